@@ -1,0 +1,61 @@
+# mixbench — build, set-up and test entry points.
+#   make deps   installs the Debian packages the project needs (idempotent)
+#   make        builds ./mixbench
+#   make run    deps + build + the interactive workbench on the built-in corpus
+#   make test   deps + build + the whole test suite (ends with "N passed, N failed")
+
+CC      ?= cc
+CFLAGS  ?= -std=c11 -O2 -march=native -g -Wall -Wextra -pthread
+CPPFLAGS += -D_GNU_SOURCE -I.
+LDLIBS  = -lopenblas -lfftw3f -lsqlite3 -lncursesw -lpthread -lm
+
+DEB_PACKAGES = build-essential libncurses-dev libsqlite3-dev libopenblas-dev \
+               libfftw3-dev sqlite3 tmux
+
+LIB_SRC  = $(sort $(wildcard engine/*.c engine/*/*.c db/*.c ui/*.c experiments/*.c))
+APP_SRC  = $(sort $(wildcard app/*.c))
+TEST_SRC = $(sort $(wildcard tests/test_*.c))
+LIB_OBJ  = $(LIB_SRC:%.c=build/%.o)
+APP_OBJ  = $(APP_SRC:%.c=build/%.o)
+TEST_BIN = $(TEST_SRC:tests/%.c=build/tests/%)
+HEADERS  = $(wildcard engine/*.h engine/*/*.h db/*.h ui/*.h experiments/*.h app/*.h tests/*.h)
+
+all: mixbench
+
+mixbench: $(APP_OBJ) build/libmixbench.a
+	$(CC) $(CFLAGS) -o $@ $(APP_OBJ) build/libmixbench.a $(LDLIBS)
+
+build/libmixbench.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $(LIB_OBJ)
+
+build/%.o: %.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+build/tests/%: tests/%.c build/libmixbench.a $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< build/libmixbench.a $(LDLIBS)
+
+tests: $(TEST_BIN)
+
+deps:
+	@missing=$$(for p in $(DEB_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:" $$missing; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	else echo "deps: all Debian packages present"; fi
+
+run: deps
+	$(MAKE) mixbench
+	./mixbench
+
+test: deps
+	$(MAKE) mixbench tests
+	@tests/run.sh
+
+clean:
+	rm -rf build mixbench
+
+.PHONY: all deps run test tests clean

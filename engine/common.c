@@ -1,0 +1,27 @@
+/*
+ * common.c — the error helper and the clock declared in common.h.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "engine/common.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <time.h>
+
+int err_set(char *err, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, ERR_LEN, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# tests/run.sh — runs every test binary (build/tests/test_*) and every shell
+# test (tests/test_*.sh) from the repository root, and ends with the line
+# "N passed, N failed".  Each test prints "PASS name" or "FAIL name"; a test
+# program that crashes or exits non-zero without a FAIL line counts as one
+# failure.  MIXBENCH_DATA points at the shared corpora (default ../shared/data).
+cd "$(dirname "$0")/.." || exit 2
+export MIXBENCH_DATA=${MIXBENCH_DATA:-$(cd .. && pwd)/shared/data}
+export MIXBENCH=${MIXBENCH:-$PWD/mixbench}
+passed=0; failed=0
+log=$(mktemp)
+for t in build/tests/test_* tests/test_*.sh; do
+  [ -e "$t" ] || continue
+  name=$(basename "$t")
+  echo "== $name"
+  start=$(date +%s)
+  if [[ $t == *.sh ]]; then bash "$t" >"$log" 2>&1; else "$t" >"$log" 2>&1; fi
+  rc=$?
+  cat "$log"
+  p=$(grep -c '^PASS ' "$log"); f=$(grep -c '^FAIL ' "$log")
+  if [ $rc -ne 0 ] && [ "$f" -eq 0 ]; then
+    echo "FAIL $name (exit code $rc)"; f=1
+  fi
+  passed=$((passed + p)); failed=$((failed + f))
+  echo "   ($name: $p passed, $f failed, $(( $(date +%s) - start ))s)"
+done
+rm -f "$log"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,77 @@
+/*
+ * data.h — corpora and tokenizers: turns a dataset spec (a folder, a file or
+ * a built-in generator) into three token streams (train, valid, test).
+ *
+ * Not for: windows, batches or masking (engine/batch.c does that).
+ *
+ * Reserved ids in every tokenizer: PAD 0, MASK 1.
+ *   word  whitespace split, <eos> at each line end, vocabulary from train
+ *         (ids by descending train frequency, ties by byte order), words
+ *         rarer than min_count and unseen words become <unk>.
+ *   char  bytes: id = 2 + byte value, vocabulary 258.
+ *   bpe   byte-level BPE learned on train to a target vocabulary size; the
+ *         merges are cached beside the data (or in the user cache dir when
+ *         that folder is read-only) so a second run does not relearn them.
+ *   ids   whitespace-separated integer ids; the vocabulary size comes from
+ *         the caller; an id >= vocab is an error naming the line.
+ */
+#ifndef MIXBENCH_DATA_H
+#define MIXBENCH_DATA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum { TOKEN_PAD = 0, TOKEN_MASK = 1 };
+enum { SPLIT_TRAIN = 0, SPLIT_VALID = 1, SPLIT_TEST = 2, SPLIT_COUNT = 3 };
+
+typedef enum { TOKENIZER_WORD, TOKENIZER_CHAR, TOKENIZER_BPE, TOKENIZER_IDS } TokenizerKind;
+
+typedef struct Tokenizer Tokenizer;
+
+typedef struct {
+    int32_t *ids;
+    size_t len;
+} TokenStream;
+
+typedef struct {
+    const char *tokenizer;  /* "word" | "char" | "bpe" | "ids"; NULL = the
+                               dataset's default (word for text, ids for
+                               builtin:markov) */
+    int vocab;              /* ids: required vocabulary size; bpe: target
+                               vocabulary (0 = 4096); word: cap (0 = none) */
+    int min_count;          /* word: rarer train words -> <unk> (0 = 1) */
+    uint64_t seed;          /* built-in generators (0 = their fixed default) */
+} DataOptions;
+
+typedef struct {
+    char spec[1024];              /* as given by the user */
+    Tokenizer *tokenizer;
+    TokenStream split[SPLIT_COUNT];
+    int vocab;                    /* model vocabulary size (incl. reserved) */
+    double loss_floor;            /* exact entropy rate, nats/token; NAN if unknown */
+    int bytes_per_token_is_one;   /* char tokenizer: loss/ln2 = bits per byte */
+} Dataset;
+
+/* Loads or generates a dataset.  spec: a folder holding train/valid/test
+   under the usual names ({train,valid,test}.txt, wiki.{train,valid,test}.tokens,
+   ptb.{train,valid,test}.txt), one text file (split 90/5/5 by lines), or
+   builtin:NAME[:key=value,...] (stories, markov). */
+int dataset_load(const char *spec, const DataOptions *opt, Dataset *ds, char *err);
+void dataset_free(Dataset *ds);
+
+/* Tokenizer access (the dataset owns its tokenizer). */
+TokenizerKind tokenizer_kind(const Tokenizer *t);
+int tokenizer_vocab(const Tokenizer *t);
+/* Encodes text; *out is malloc'd.  Returns 0 / -1 with err. */
+int tokenizer_encode(const Tokenizer *t, const char *text, int32_t **out, size_t *n, char *err);
+/* Appends the text of one token id to buf (NUL-terminated, truncated to cap).
+   Returns the number of bytes written. */
+size_t tokenizer_decode_one(const Tokenizer *t, int32_t id, char *buf, size_t cap);
+/* A self-contained serialisation (stored in checkpoint metadata so that
+   generate needs no data) and its inverse.  serialize returns a malloc'd
+   NUL-terminated string. */
+char *tokenizer_serialize(const Tokenizer *t);
+Tokenizer *tokenizer_deserialize(const char *s, char *err);
+void tokenizer_free(Tokenizer *t);
+
+#endif

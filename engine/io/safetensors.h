@@ -1,0 +1,57 @@
+/*
+ * safetensors.h — reading and writing checkpoints in the safetensors format:
+ * an 8-byte little-endian header length, a JSON header (tensor name ->
+ * dtype F32, shape, data_offsets; "__metadata__" -> string map), then raw
+ * little-endian float32 data.  Files written here load in any safetensors
+ * reader (PyTorch, numpy).
+ *
+ * Writes are atomic: a temp file beside the target, fsync, rename, fsync of
+ * the folder, so a crash leaves either the old file or the new one.
+ * Reads validate everything (header length, JSON, dtypes, offsets within the
+ * file, no overlaps) and name the problem on failure.
+ */
+#ifndef MIXBENCH_SAFETENSORS_H
+#define MIXBENCH_SAFETENSORS_H
+
+#include <stdint.h>
+
+#define ST_MAX_DIMS 4
+
+typedef struct {
+    const char *key;
+    const char *value;
+} StMeta;
+
+typedef struct {
+    const char *name;
+    int ndim;
+    int64_t shape[ST_MAX_DIMS];
+    const float *data;
+} StTensorRef;
+
+int st_write(const char *path, const StMeta *meta, int n_meta,
+             const StTensorRef *tensors, int n_tensors, char *err);
+
+typedef struct {
+    char *name;
+    int ndim;
+    int64_t shape[ST_MAX_DIMS];
+    int64_t numel;
+    float *data;          /* points into the file's loaded data */
+} StTensor;
+
+typedef struct {
+    StTensor *tensors;
+    int n_tensors;
+    char **meta_keys;
+    char **meta_values;
+    int n_meta;
+    void *blob;           /* owned storage */
+} StFile;
+
+int st_read(const char *path, StFile *out, char *err);
+const StTensor *st_find(const StFile *f, const char *name);
+const char *st_meta(const StFile *f, const char *key);
+void st_free(StFile *f);
+
+#endif

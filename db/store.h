@@ -14,6 +14,10 @@
 
 typedef struct Store Store;
 
+/* Opens (creating it if needed) and migrates the store at path.  Sets WAL
+   mode, foreign keys, a busy timeout and synchronous=NORMAL.  A store whose
+   schema is newer than this binary's is refused.  One Store belongs to one
+   thread at a time; two jobs in one process open one Store each. */
 int store_open(const char *path, Store **out, char *err);
 void store_close(Store *s);
 
@@ -42,7 +46,9 @@ typedef struct {
     double tokens_per_s;
 } MetricRow;
 
-/* Appends rows in one transaction. */
+/* Appends rows in one transaction (a row at an existing step replaces it, as
+   when a run resumes from a checkpoint) and keeps the run's steps_done,
+   tokens_seen and wall_seconds current, so `ls` shows live progress. */
 int store_metrics_append(Store *s, int64_t run_id, const MetricRow *rows, int n, char *err);
 
 typedef struct {
@@ -75,5 +81,50 @@ int store_run_finish(Store *s, int64_t run_id, const RunEnd *end, char *err);
    column names and text values (NULL for SQL NULL); returning non-zero stops. */
 typedef int (*StoreRowFn)(void *ctx, int ncols, char **values, char **names);
 int store_query(Store *s, const char *sql, StoreRowFn fn, void *ctx, char *err);
+
+/* ---- Added beyond the first interface. ---- */
+
+/* As store_open, but never creates the file: for readers such as `mixbench
+   ls`.  A missing file fails with "PATH: no such store (run `mixbench run`
+   first)". */
+int store_open_existing(const char *path, Store **out, char *err);
+
+/* The schema version this binary knows (the number of migrations), and the
+   one the open file is at (PRAGMA user_version). */
+int store_schema_latest(void);
+int store_schema_version(Store *s, int *version, char *err);
+
+/* Status changes between creation and the end ('queued', 'running',
+   'paused', or a final one); the first change to 'running' sets started_at,
+   a final status sets finished_at.  An unknown run is an error. */
+int store_run_set_status(Store *s, int64_t run_id, const char *status, char *err);
+
+/* *exists = 1 when the run is in the store, else 0. */
+int store_run_exists(Store *s, int64_t run_id, int *exists, char *err);
+
+/* store_query with text parameters bound to ?1..?n_params (a NULL entry
+   binds SQL NULL; SQLite converts text to numbers where a column needs it). */
+int store_query_params(Store *s, const char *sql, const char *const *params, int n_params,
+                       StoreRowFn fn, void *ctx, char *err);
+
+/* One numeric series of a run, ordered by step, for plots and sparklines.
+   Rows whose value is NULL are left out.  *steps and *values are malloc'd
+   (free() both; NULL when *n is 0). */
+typedef enum {
+    STORE_SERIES_TRAIN_LOSS,        /* metrics.train_loss (raw) */
+    STORE_SERIES_TRAIN_LOSS_SMOOTH, /* metrics.train_loss_smooth */
+    STORE_SERIES_LR,                /* metrics.lr */
+    STORE_SERIES_GRAD_NORM,         /* metrics.grad_norm */
+    STORE_SERIES_TOKENS_PER_S,      /* metrics.tokens_per_s */
+    STORE_SERIES_VALID_LOSS,        /* evals.loss, split 'valid' */
+    STORE_SERIES_VALID_ACCURACY,    /* evals.accuracy, split 'valid' */
+    STORE_SERIES_TEST_LOSS          /* evals.loss, split 'test' */
+} StoreSeries;
+
+int store_run_series(Store *s, int64_t run_id, StoreSeries what, double **steps,
+                     double **values, int *n, char *err);
+
+/* The smoothed train loss curve: store_run_series(..., TRAIN_LOSS_SMOOTH). */
+int store_run_curve(Store *s, int64_t run_id, double **steps, double **loss, int *n, char *err);
 
 #endif

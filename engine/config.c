@@ -1,0 +1,277 @@
+/*
+ * config.c — the key table behind config.h.  Adding a key means one line in
+ * KEYS (and a field in Config); parsing, printing, JSON and checkpoint
+ * metadata all follow from the table.
+ */
+#include "engine/config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/common.h"
+#include "engine/mixer.h"
+#include "engine/task.h"
+
+typedef enum { T_INT, T_INT64, T_FLOAT, T_ENUM, T_BOOL, T_STRING } KeyType;
+
+typedef struct {
+    const char *name;
+    KeyType type;
+    KeyGroup group;
+    size_t offset;
+    size_t size;           /* T_STRING: buffer size */
+    const char *def;
+    const char *choices;   /* T_ENUM: "a|b|c" in enum order */
+    double lo, hi;         /* numeric range (inclusive) */
+} Key;
+
+#define F(field) offsetof(Config, field), sizeof(((Config *)0)->field)
+
+static const Key KEYS[] = {
+    {"arch", T_STRING, KEY_MODEL, F(arch), "attention", NULL, 0, 0},
+    {"task", T_STRING, KEY_MODEL, F(task), "clm", NULL, 0, 0},
+    {"vocab", T_INT, KEY_MODEL, F(vocab), "0", NULL, 0, 1 << 24},
+    {"d", T_INT, KEY_MODEL, F(d), "128", NULL, 1, 65536},
+    {"layers", T_INT, KEY_MODEL, F(layers), "2", NULL, 1, 256},
+    {"heads", T_INT, KEY_MODEL, F(heads), "4", NULL, 1, 1024},
+    {"n_ctx", T_INT, KEY_MODEL, F(n_ctx), "64", NULL, 1, 65536},
+    {"ffn_mult", T_INT, KEY_MODEL, F(ffn_mult), "4", NULL, 1, 64},
+    {"act", T_ENUM, KEY_MODEL, F(act), "gelu", "gelu|relu|none", 0, 0},
+    {"norm", T_ENUM, KEY_MODEL, F(norm), "pre", "pre|post|none", 0, 0},
+    {"pos", T_ENUM, KEY_MODEL, F(pos), "default", "default|learned|sinusoidal|none", 0, 0},
+    {"tie", T_BOOL, KEY_MODEL, F(tie), "false", NULL, 0, 1},
+    {"dropout", T_FLOAT, KEY_MODEL, F(dropout), "0", NULL, 0, 0.99},
+    {"hash_size", T_INT, KEY_MODEL, F(hash_size), "1000", NULL, 1, 100000000},
+    {"hash_seed", T_INT, KEY_MODEL, F(hash_seed), "0", NULL, 0, 2147483647},
+    {"pair_reduce", T_ENUM, KEY_MODEL, F(pair_reduce), "mean", "mean|sum", 0, 0},
+    {"d_pair", T_INT, KEY_MODEL, F(d_pair), "0", NULL, 0, 65536},
+    {"fft_mode", T_ENUM, KEY_MODEL, F(fft_mode), "nd", "nd|fnet", 0, 0},
+    {"level_dropout", T_FLOAT, KEY_MODEL, F(level_dropout), "0", NULL, 0, 1},
+    {"table_optim", T_ENUM, KEY_MODEL, F(table_optim), "adamw", "adamw|lazy", 0, 0},
+    {"lr", T_FLOAT, KEY_TRAIN, F(lr), "0.001", NULL, 0, 10},
+    {"warmup", T_INT, KEY_TRAIN, F(warmup), "50", NULL, 0, 1 << 30},
+    {"decay", T_ENUM, KEY_TRAIN, F(decay), "cosine", "constant|linear|cosine", 0, 0},
+    {"weight_decay", T_FLOAT, KEY_TRAIN, F(weight_decay), "0.01", NULL, 0, 10},
+    {"clip", T_FLOAT, KEY_TRAIN, F(clip), "1.0", NULL, 0, 1e9},
+    {"batch", T_INT, KEY_TRAIN, F(batch), "16", NULL, 1, 1 << 16},
+    {"seed", T_INT64, KEY_TRAIN, F(seed), "1", NULL, 0, 9e18},
+    {"order", T_ENUM, KEY_TRAIN, F(order), "random", "random|sequential", 0, 0},
+    {"steps", T_INT64, KEY_TRAIN, F(steps), "1000", NULL, 0, 1e15},
+    {"tokens", T_INT64, KEY_TRAIN, F(tokens), "0", NULL, 0, 1e18},
+    {"seconds", T_FLOAT, KEY_TRAIN, F(seconds), "0", NULL, 0, 1e9},
+    {"eval_every", T_INT, KEY_TRAIN, F(eval_every), "0", NULL, 0, 1 << 30},
+    {"log_every", T_INT, KEY_TRAIN, F(log_every), "10", NULL, 1, 1 << 30},
+    {"threads", T_INT, KEY_TRAIN, F(threads), "0", NULL, 0, 1024},
+    {"data", T_STRING, KEY_DATA, F(data), "builtin:stories", NULL, 0, 0},
+    {"tokenizer", T_STRING, KEY_DATA, F(tokenizer), "", NULL, 0, 0},
+    {"min_count", T_INT, KEY_DATA, F(min_count), "1", NULL, 1, 1 << 30},
+};
+#define N_KEYS ((int)(sizeof KEYS / sizeof KEYS[0]))
+
+static const Key *find_key(const char *name)
+{
+    for (int i = 0; i < N_KEYS; i++)
+        if (strcmp(KEYS[i].name, name) == 0) return &KEYS[i];
+    return NULL;
+}
+
+int config_key_count(void) { return N_KEYS; }
+const char *config_key_name(int i) { return KEYS[i].name; }
+KeyGroup config_key_group(int i) { return KEYS[i].group; }
+int config_is_key(const char *key) { return find_key(key) != NULL; }
+
+/* Index of word in "a|b|c", or -1. */
+static int choice_index(const char *choices, const char *word)
+{
+    size_t wl = strlen(word);
+    int idx = 0;
+    for (const char *p = choices;; idx++) {
+        const char *bar = strchr(p, '|');
+        size_t len = bar ? (size_t)(bar - p) : strlen(p);
+        if (len == wl && strncmp(p, word, wl) == 0) return idx;
+        if (!bar) return -1;
+        p = bar + 1;
+    }
+}
+
+static void choice_name(const char *choices, int idx, char *buf, int cap)
+{
+    const char *p = choices;
+    for (int i = 0; i < idx && p; i++) {
+        p = strchr(p, '|');
+        if (p) p++;
+    }
+    if (!p) { snprintf(buf, cap, "%d", idx); return; }
+    const char *bar = strchr(p, '|');
+    int len = bar ? (int)(bar - p) : (int)strlen(p);
+    snprintf(buf, cap, "%.*s", len, p);
+}
+
+static int set_key(Config *c, const Key *k, const char *value, char *err)
+{
+    char *base = (char *)c + k->offset;
+    char *end = NULL;
+    if (!value || !*value) {
+        if (k->type == T_STRING) { base[0] = 0; return 0; }
+        return err_set(err, "config: %s needs a value", k->name);
+    }
+    switch (k->type) {
+    case T_INT:
+    case T_INT64: {
+        errno = 0;
+        double v = strtod(value, &end);
+        if (errno || *end || v != floor(v))
+            return err_set(err, "config: %s=%s is not a whole number", k->name, value);
+        if (v < k->lo || v > k->hi)
+            return err_set(err, "config: %s=%s is out of range [%.0f, %.0f]", k->name, value, k->lo, k->hi);
+        if (k->type == T_INT) *(int *)base = (int)v;
+        else *(int64_t *)base = (int64_t)v;
+        return 0;
+    }
+    case T_FLOAT: {
+        errno = 0;
+        double v = strtod(value, &end);
+        if (errno || *end || !isfinite(v))
+            return err_set(err, "config: %s=%s is not a number", k->name, value);
+        if (v < k->lo || v > k->hi)
+            return err_set(err, "config: %s=%s is out of range [%g, %g]", k->name, value, k->lo, k->hi);
+        *(double *)base = v;
+        return 0;
+    }
+    case T_BOOL:
+        if (!strcmp(value, "true") || !strcmp(value, "1") || !strcmp(value, "yes")) *(int *)base = 1;
+        else if (!strcmp(value, "false") || !strcmp(value, "0") || !strcmp(value, "no")) *(int *)base = 0;
+        else return err_set(err, "config: %s=%s must be true or false", k->name, value);
+        return 0;
+    case T_ENUM: {
+        int idx = choice_index(k->choices, value);
+        if (idx < 0) return err_set(err, "config: %s=%s is not one of %s", k->name, value, k->choices);
+        *(int *)base = idx;
+        return 0;
+    }
+    case T_STRING:
+        if (strlen(value) >= k->size)
+            return err_set(err, "config: %s is longer than %zu characters", k->name, k->size - 1);
+        memcpy(base, value, strlen(value) + 1);
+        return 0;
+    }
+    return err_set(err, "config: %s has an unknown type", k->name);
+}
+
+void config_defaults(Config *c)
+{
+    memset(c, 0, sizeof *c);
+    for (int i = 0; i < N_KEYS; i++) set_key(c, &KEYS[i], KEYS[i].def, NULL);
+}
+
+static void list_keys(char *buf, size_t cap)
+{
+    size_t len = 0;
+    buf[0] = 0;
+    for (int i = 0; i < N_KEYS && len + 20 < cap; i++)
+        len += snprintf(buf + len, cap - len, "%s%s", i ? " " : "", KEYS[i].name);
+}
+
+int config_set(Config *c, const char *key, const char *value, char *err)
+{
+    const Key *k = find_key(key);
+    if (!k) {
+        char known[400];
+        list_keys(known, sizeof known);
+        return err_set(err, "config: unknown key '%s' (known: %s)", key, known);
+    }
+    return set_key(c, k, value, err);
+}
+
+int config_set_arg(Config *c, const char *arg, char *err)
+{
+    const char *eq = strchr(arg, '=');
+    if (!eq || eq == arg) return err_set(err, "config: '%s' is not key=value", arg);
+    char key[64];
+    size_t kl = (size_t)(eq - arg);
+    if (kl >= sizeof key) return err_set(err, "config: key in '%s' is too long", arg);
+    memcpy(key, arg, kl);
+    key[kl] = 0;
+    return config_set(c, key, eq + 1, err);
+}
+
+int config_get(const Config *c, const char *key, char *buf, int cap)
+{
+    const Key *k = find_key(key);
+    if (!k) return -1;
+    const char *base = (const char *)c + k->offset;
+    switch (k->type) {
+    case T_INT: snprintf(buf, cap, "%d", *(const int *)base); break;
+    case T_INT64: snprintf(buf, cap, "%lld", (long long)*(const int64_t *)base); break;
+    case T_FLOAT: snprintf(buf, cap, "%.9g", *(const double *)base); break;
+    case T_BOOL: snprintf(buf, cap, "%s", *(const int *)base ? "true" : "false"); break;
+    case T_ENUM: choice_name(k->choices, *(const int *)base, buf, cap); break;
+    case T_STRING: snprintf(buf, cap, "%s", base); break;
+    }
+    return 0;
+}
+
+int config_pos(const Config *c)
+{
+    if (c->pos != POS_DEFAULT) return c->pos;
+    const MixerOps *m = mixer_find(c->arch);
+    return m ? m->default_pos : POS_NONE;
+}
+
+int config_validate(const Config *c, char *err)
+{
+    const MixerOps *m = mixer_find(c->arch);
+    if (!m) {
+        char names[256];
+        mixer_names(names, sizeof names);
+        return err_set(err, "unknown architecture '%s' (known: %s)", c->arch, names);
+    }
+    const TaskOps *t = task_find(c->task);
+    if (!t) {
+        char names[256];
+        task_names(names, sizeof names);
+        return err_set(err, "unknown task '%s' (known: %s)", c->task, names);
+    }
+    if (c->d % c->heads)
+        return err_set(err, "config: d=%d is not divisible by heads=%d", c->d, c->heads);
+    if (c->vocab < 3) return err_set(err, "config: vocab=%d is too small", c->vocab);
+    if (c->steps == 0 && c->tokens == 0 && c->seconds == 0)
+        return err_set(err, "config: no budget: set steps, tokens or seconds");
+    if (t->check_arch(m, c, err)) return -1;
+    if (m->check_config && m->check_config(c, err)) return -1;
+    return 0;
+}
+
+void config_to_json(const Config *c, StrBuf *sb)
+{
+    char value[1100];
+    sb_append(sb, "{");
+    for (int i = 0; i < N_KEYS; i++) {
+        config_get(c, KEYS[i].name, value, sizeof value);
+        if (i) sb_append(sb, ", ");
+        sb_json_string(sb, KEYS[i].name);
+        sb_append(sb, ": ");
+        sb_json_string(sb, value);
+    }
+    sb_append(sb, "}");
+}
+
+int config_from_json(Config *c, const JsonValue *obj, int ignore_unknown, char *err)
+{
+    if (!obj || obj->type != JSON_OBJECT) return err_set(err, "config: expected a JSON object");
+    for (int i = 0; i < obj->count; i++) {
+        const Key *k = find_key(obj->keys[i]);
+        if (!k) {
+            if (ignore_unknown) continue;
+            return err_set(err, "config: unknown key '%s'", obj->keys[i]);
+        }
+        const JsonValue *v = &obj->items[i];
+        if (v->type != JSON_STRING) return err_set(err, "config: value of '%s' is not a string", k->name);
+        if (set_key(c, k, v->string, err)) return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,79 @@
+/*
+ * config.h — every model and training key of SPEC sections 1 and 5, with one
+ * name each, used alike by the CLI (`key=value`), sweeps, the store (config
+ * JSON) and checkpoint metadata.  One table (config.c) holds each key's name,
+ * type, default and allowed values; everything else is derived from it.
+ */
+#ifndef MIXBENCH_CONFIG_H
+#define MIXBENCH_CONFIG_H
+
+#include <stdint.h>
+
+#include "engine/io/json.h"
+
+enum { ACT_GELU, ACT_RELU, ACT_NONE };
+enum { NORM_PRE, NORM_POST, NORM_NONE };
+enum { POS_DEFAULT, POS_LEARNED, POS_SINUSOIDAL, POS_NONE };
+enum { REDUCE_MEAN, REDUCE_SUM };
+enum { FFT_ND, FFT_FNET };
+enum { TABLE_ADAMW, TABLE_LAZY };
+enum { DECAY_CONSTANT, DECAY_LINEAR, DECAY_COSINE };
+enum { ORDER_RANDOM, ORDER_SEQUENTIAL };
+
+typedef struct {
+    /* model (SPEC section 1); these go into checkpoint metadata */
+    char arch[32];
+    char task[32];
+    int vocab;           /* 0 = take it from the dataset */
+    int d, layers, heads, n_ctx, ffn_mult;
+    int act, norm, pos, tie;
+    double dropout;
+    int hash_size, hash_seed, pair_reduce, d_pair, fft_mode;
+    double level_dropout;
+    int table_optim;
+    /* training (SPEC section 5) */
+    double lr;
+    int warmup, decay;
+    double weight_decay, clip;
+    int batch;
+    int64_t seed;
+    int order;
+    int64_t steps, tokens;
+    double seconds;
+    int eval_every, log_every, threads;
+    /* data */
+    char data[1024];
+    char tokenizer[16];
+    int min_count;
+} Config;
+
+typedef enum { KEY_MODEL, KEY_TRAIN, KEY_DATA } KeyGroup;
+
+/* Fills every key with its default. */
+void config_defaults(Config *c);
+/* Sets one key from text ("layers", "4").  Unknown keys and bad values are
+   errors naming the key and the allowed values. */
+int config_set(Config *c, const char *key, const char *value, char *err);
+/* Parses "key=value". */
+int config_set_arg(Config *c, const char *arg, char *err);
+/* The value of a key as text (into buf).  Returns -1 for an unknown key. */
+int config_get(const Config *c, const char *key, char *buf, int cap);
+/* Iteration over the key table. */
+int config_key_count(void);
+const char *config_key_name(int i);
+KeyGroup config_key_group(int i);
+int config_is_key(const char *key);
+
+/* The positional embedding actually used (resolves POS_DEFAULT per arch). */
+int config_pos(const Config *c);
+/* Checks ranges and the arch/task pair (SPEC section 3); call after the
+   dataset fixed vocab. */
+int config_validate(const Config *c, char *err);
+
+/* Every key as a JSON object of strings (the store's config_json). */
+void config_to_json(const Config *c, StrBuf *sb);
+/* Applies a JSON object of key -> string (unknown keys are ignored when
+   ignore_unknown is set, as checkpoint readers must). */
+int config_from_json(Config *c, const JsonValue *obj, int ignore_unknown, char *err);
+
+#endif

@@ -1,0 +1,83 @@
+/*
+ * mixer.h — the one interface every token mixer implements.  A mixer is a
+ * file engine/mixers/NAME.c defining a `const MixerOps mixer_NAME` and one
+ * line in engine/mixers/registry.c; the model skeleton never changes.
+ *
+ * A mixer declares its parameters (names under blocks.{i}.mix., shapes, init,
+ * weight-decay group), how many floats it keeps per sample for its backward
+ * pass, how much per-thread scratch it needs, and a forward/backward pair.
+ * The parameters of one block lie contiguously in declaration order, so a
+ * mixer may treat adjacent declarations (wq, wk, wv) as one matrix.
+ * Forward reads x [B, n, d] and writes y [B, n, d]; backward reads dy and
+ * writes dx (overwrite) and accumulates into the parameter gradients.  Both
+ * run on one thread over a contiguous slice of the batch, so they must not
+ * touch anything but their arguments (two jobs train at once).
+ */
+#ifndef MIXBENCH_MIXER_H
+#define MIXBENCH_MIXER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine/config.h"
+
+#define MIX_MAX_PARAMS 72
+
+enum { INIT_NORMAL, INIT_ZERO, INIT_ONE, INIT_UNIFORM_INV_SQRT_N };
+
+typedef struct {
+    char name[32];       /* e.g. "wq", "w0", "mlpx.w1" */
+    int ndim;
+    int64_t shape[2];
+    int init;            /* INIT_* */
+    int decay;           /* 1: in the weight-decay group */
+    int sparse_rows;     /* 1: gradient touches few rows (pair tables) */
+    int dense;           /* 1: a linear layer's weight, used once per token
+                            (the bench counts 6 FLOPs per such parameter) */
+} ParamDecl;
+
+typedef struct {
+    const Config *cfg;
+    int B, n, d, heads;
+    int causal;          /* 1 causal, 0 bidirectional */
+    int training;
+    int block;           /* block index within its stack, from 0 */
+    int sample0;         /* global index of the first sample of this slice */
+    const int32_t *tokens;     /* [B, n] input ids of the slice */
+    const float *const *w;     /* parameters, in declaration order */
+    float *const *dw;          /* their gradients (backward accumulates) */
+    float *saved;        /* [B * saved_per_sample] kept from forward to backward */
+    float *scratch;      /* scratch_floats(cfg, B) floats, this thread's own */
+    void *state;         /* the block's private state from create(), or NULL */
+    uint64_t rng_key;    /* per step/stack/block key for stochastic options */
+} MixArgs;
+
+typedef struct MixerOps {
+    const char *name;
+    const char *summary;
+    int has_causal, has_bidir;
+    int default_pos;                          /* POS_* */
+    /* Extra checks of the config (may be NULL). */
+    int (*check_config)(const Config *c, char *err);
+    /* Fills decl[0..count) for one block; returns count. */
+    int (*declare)(const Config *c, ParamDecl *decl);
+    size_t (*saved_per_sample)(const Config *c);
+    size_t (*scratch_floats)(const Config *c, int B);
+    /* Private per-block state such as FFT plans (both may be NULL). */
+    void *(*create)(const Config *c, char *err);
+    void (*destroy)(void *state);
+    void (*forward)(const MixArgs *a, const float *x, float *y);
+    void (*backward)(const MixArgs *a, const float *x, const float *dy, float *dx);
+    /* Multiply-adds x 2 of the mixer's own work (not its parameters used in
+       matrix products, which the bench counts as 6 x params) per token for
+       forward + backward: the bench's FLOP rule. */
+    double (*extra_flops_per_token)(const Config *c, int causal);
+} MixerOps;
+
+const MixerOps *mixer_find(const char *name);
+/* Space-separated names of all mixers. */
+void mixer_names(char *buf, size_t cap);
+int mixer_count(void);
+const MixerOps *mixer_at(int i);
+
+#endif

@@ -1,0 +1,146 @@
+/*
+ * attention.c — multi-head softmax self-attention, the baseline every other
+ * mixer is compared with (SPEC section 2, "MSA").
+ *
+ *   q, k, v = x Wq^T + bq, x Wk^T + bk, x Wv^T + bv      x [B, n, d]
+ *   per head: P = softmax(q k^T / sqrt(dh) + M), o = P v  (M = -inf above the
+ *   diagonal when causal); y = concat(o) Wo^T + bo        y [B, n, d]
+ *
+ * wq, wk, wv and bq, bk, bv are declared next to each other, so they are one
+ * [3d, d] matrix and one [3d] bias in memory: one sgemm makes q, k and v.
+ * Saved per sample: qkv [n, 3d], P [h, n, n], o [n, d].
+ */
+#include <math.h>
+#include <string.h>
+
+#include "engine/mixer.h"
+#include "engine/ops.h"
+
+enum { WQ, WK, WV, WO, BQ, BK, BV, BO };
+
+static int attention_declare(const Config *c, ParamDecl *decl)
+{
+    static const char *const names[] = {"wq", "wk", "wv", "wo", "bq", "bk", "bv", "bo"};
+    for (int i = 0; i < 8; i++) {
+        ParamDecl *p = &decl[i];
+        memset(p, 0, sizeof *p);
+        strcpy(p->name, names[i]);
+        if (i < 4) {
+            p->ndim = 2;
+            p->shape[0] = p->shape[1] = c->d;
+            p->init = INIT_NORMAL;
+            p->decay = 1;
+            p->dense = 1;
+        } else {
+            p->ndim = 1;
+            p->shape[0] = c->d;
+            p->init = INIT_ZERO;
+        }
+    }
+    return 8;
+}
+
+static size_t attention_saved(const Config *c)
+{
+    size_t n = c->n_ctx, d = c->d;
+    return n * 3 * d + (size_t)c->heads * n * n + n * d;
+}
+
+static size_t attention_scratch(const Config *c, int B)
+{
+    size_t n = c->n_ctx, d = c->d;
+    return (size_t)B * n * 4 * d + n * n;
+}
+
+/* The saved slice of a B-sample batch: qkv [B, n, 3d], P [B, h, n, n], o [B, n, d]. */
+typedef struct {
+    float *qkv, *probs, *o;
+} Saved;
+
+static Saved saved_split(const MixArgs *a)
+{
+    size_t n = a->n, d = a->d, B = a->B;
+    Saved s;
+    s.qkv = a->saved;
+    s.probs = s.qkv + B * n * 3 * d;
+    s.o = s.probs + B * a->heads * n * n;
+    return s;
+}
+
+static void attention_forward(const MixArgs *a, const float *x, float *y)
+{
+    int n = a->n, d = a->d, h = a->heads, dh = d / h, N = a->B * n;
+    float scale = 1.0f / sqrtf((float)dh);
+    Saved s = saved_split(a);
+    linear_forward(s.qkv, x, a->w[WQ], a->w[BQ], N, d, 3 * d);
+    for (int b = 0; b < a->B; b++) {
+        const float *qkv = s.qkv + (size_t)b * n * 3 * d;
+        for (int k = 0; k < h; k++) {
+            float *probs = s.probs + ((size_t)b * h + k) * n * n;
+            const float *q = qkv + k * dh, *kk = qkv + d + k * dh, *v = qkv + 2 * d + k * dh;
+            matmul(0, 1, n, n, dh, scale, q, 3 * d, kk, 3 * d, 0.0f, probs, n);
+            softmax_rows(probs, n, n, a->causal);
+            matmul(0, 0, n, dh, n, 1.0f, probs, n, v, 3 * d, 0.0f,
+                   s.o + (size_t)b * n * d + k * dh, d);
+        }
+    }
+    linear_forward(y, s.o, a->w[WO], a->w[BO], N, d, d);
+}
+
+static void attention_backward(const MixArgs *a, const float *x, const float *dy, float *dx)
+{
+    int n = a->n, d = a->d, h = a->heads, dh = d / h, N = a->B * n;
+    float scale = 1.0f / sqrtf((float)dh);
+    Saved s = saved_split(a);
+    float *d_o = a->scratch;                        /* [B, n, d] */
+    float *dqkv = d_o + (size_t)N * d;              /* [B, n, 3d] */
+    float *dprobs = dqkv + (size_t)N * 3 * d;       /* [n, n] */
+    linear_backward(d_o, a->dw[WO], a->dw[BO], dy, s.o, a->w[WO], N, d, d, 0);
+    for (int b = 0; b < a->B; b++) {
+        const float *qkv = s.qkv + (size_t)b * n * 3 * d;
+        float *dqkv_b = dqkv + (size_t)b * n * 3 * d;
+        for (int k = 0; k < h; k++) {
+            const float *probs = s.probs + ((size_t)b * h + k) * n * n;
+            const float *q = qkv + k * dh, *kk = qkv + d + k * dh, *v = qkv + 2 * d + k * dh;
+            const float *dout = d_o + (size_t)b * n * d + k * dh;
+            float *dq = dqkv_b + k * dh, *dk = dqkv_b + d + k * dh, *dv = dqkv_b + 2 * d + k * dh;
+            matmul(0, 1, n, n, dh, 1.0f, dout, d, v, 3 * d, 0.0f, dprobs, n);
+            matmul(1, 0, n, dh, n, 1.0f, probs, n, dout, d, 0.0f, dv, 3 * d);
+            /* softmax backward: dS = P * (dP - rowsum(P * dP)) */
+            for (int t = 0; t < n; t++) {
+                const float *p = probs + (size_t)t * n;
+                float *dp = dprobs + (size_t)t * n;
+                int len = a->causal ? t + 1 : n;
+                float dot = 0.0f;
+                for (int j = 0; j < len; j++) dot += p[j] * dp[j];
+                for (int j = 0; j < len; j++) dp[j] = p[j] * (dp[j] - dot);
+                for (int j = len; j < n; j++) dp[j] = 0.0f;
+            }
+            matmul(0, 0, n, dh, n, scale, dprobs, n, kk, 3 * d, 0.0f, dq, 3 * d);
+            matmul(1, 0, n, dh, n, scale, dprobs, n, q, 3 * d, 0.0f, dk, 3 * d);
+        }
+    }
+    linear_backward(dx, a->dw[WQ], a->dw[BQ], dqkv, x, a->w[WQ], N, d, 3 * d, 0);
+}
+
+/* q k^T and P v: 2 * 2 * n * d multiply-adds per token forward, x3 with
+   backward: 12 n d (the issue's rule; the causal half is not discounted). */
+static double attention_flops(const Config *c, int causal)
+{
+    (void)causal;
+    return 12.0 * c->n_ctx * c->d;
+}
+
+const MixerOps mixer_attention = {
+    .name = "attention",
+    .summary = "multi-head softmax self-attention (baseline)",
+    .has_causal = 1,
+    .has_bidir = 1,
+    .default_pos = POS_LEARNED,
+    .declare = attention_declare,
+    .saved_per_sample = attention_saved,
+    .scratch_floats = attention_scratch,
+    .forward = attention_forward,
+    .backward = attention_backward,
+    .extra_flops_per_token = attention_flops,
+};

@@ -1,0 +1,140 @@
+/*
+ * mixer.c — the masked mixer (Masked Mixers papers): per block, h matrices
+ * W_k [n, n] and biases b_k [n] mix positions within feature slice k:
+ *
+ *   y[b, t, f] = sum_s W_k[t, s] x[b, s, f] + b_k[t]      f in slice k
+ *
+ * Causal mode uses only s <= t: the forward pass is a lower-triangular
+ * product (strmm), and the gradient of the masked entries is kept at zero.
+ * The "linear mixer" is this mixer with act=none, norm=none.
+ */
+#include <cblas.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "engine/common.h"
+#include "engine/mixer.h"
+#include "engine/ops.h"
+
+#define MAX_HEADS 32
+
+static int mixer_check(const Config *c, char *err)
+{
+    if (c->heads > MAX_HEADS)
+        return err_set(err, "mixer: heads=%d exceeds the maximum of %d", c->heads, MAX_HEADS);
+    return 0;
+}
+
+static int mixer_declare(const Config *c, ParamDecl *decl)
+{
+    int h = c->heads;
+    for (int k = 0; k < h; k++) {
+        ParamDecl *w = &decl[k], *b = &decl[h + k];
+        memset(w, 0, sizeof *w);
+        memset(b, 0, sizeof *b);
+        snprintf(w->name, sizeof w->name, "w%d", k);
+        w->ndim = 2;
+        w->shape[0] = w->shape[1] = c->n_ctx;
+        w->init = INIT_UNIFORM_INV_SQRT_N;
+        w->decay = 1;
+        snprintf(b->name, sizeof b->name, "b%d", k);
+        b->ndim = 1;
+        b->shape[0] = c->n_ctx;
+        b->init = INIT_ZERO;
+    }
+    return 2 * h;
+}
+
+static size_t mixer_saved(const Config *c)
+{
+    (void)c;
+    return 0;
+}
+
+static size_t mixer_scratch(const Config *c, int B)
+{
+    (void)c;
+    (void)B;
+    return 0;
+}
+
+/* Copies an [n, w] block with row stride ld. */
+static void copy_block(float *dst, const float *src, int n, int w, int ld)
+{
+    for (int t = 0; t < n; t++) memcpy(dst + (size_t)t * ld, src + (size_t)t * ld, sizeof(float) * w);
+}
+
+static void mixer_forward(const MixArgs *a, const float *x, float *y)
+{
+    int n = a->n, d = a->d, h = a->heads, dk = d / h;
+    for (int b = 0; b < a->B; b++) {
+        for (int k = 0; k < h; k++) {
+            const float *W = a->w[k], *bias = a->w[h + k];
+            const float *xk = x + (size_t)b * n * d + k * dk;
+            float *yk = y + (size_t)b * n * d + k * dk;
+            if (a->causal) {
+                copy_block(yk, xk, n, dk, d);
+                cblas_strmm(CblasRowMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit,
+                            n, dk, 1.0f, W, n, yk, d);
+            } else {
+                matmul(0, 0, n, dk, n, 1.0f, W, n, xk, d, 0.0f, yk, d);
+            }
+            for (int t = 0; t < n; t++) {
+                float *row = yk + (size_t)t * d;
+                for (int f = 0; f < dk; f++) row[f] += bias[t];
+            }
+        }
+    }
+}
+
+static void mixer_backward(const MixArgs *a, const float *x, const float *dy, float *dx)
+{
+    int n = a->n, d = a->d, h = a->heads, dk = d / h;
+    for (int k = 0; k < h; k++) {
+        const float *W = a->w[k];
+        float *dW = a->dw[k], *dbias = a->dw[h + k];
+        for (int b = 0; b < a->B; b++) {
+            const float *xk = x + (size_t)b * n * d + k * dk;
+            const float *dyk = dy + (size_t)b * n * d + k * dk;
+            float *dxk = dx + (size_t)b * n * d + k * dk;
+            if (a->causal) {
+                copy_block(dxk, dyk, n, dk, d);
+                cblas_strmm(CblasRowMajor, CblasLeft, CblasLower, CblasTrans, CblasNonUnit,
+                            n, dk, 1.0f, W, n, dxk, d);
+            } else {
+                matmul(1, 0, n, dk, n, 1.0f, W, n, dyk, d, 0.0f, dxk, d);
+            }
+            matmul(0, 1, n, n, dk, 1.0f, dyk, d, xk, d, 1.0f, dW, n);
+            for (int t = 0; t < n; t++) {
+                const float *row = dyk + (size_t)t * d;
+                float s = 0.0f;
+                for (int f = 0; f < dk; f++) s += row[f];
+                dbias[t] += s;
+            }
+        }
+        if (a->causal) /* masked entries get no gradient */
+            for (int t = 0; t < n; t++) memset(dW + (size_t)t * n + t + 1, 0, sizeof(float) * (n - t - 1));
+    }
+}
+
+/* Mixing positions: 2 n d multiply-adds... per token 2 n d FLOPs forward
+   (n/2 partners on average when causal), x3 with backward. */
+static double mixer_flops(const Config *c, int causal)
+{
+    return (causal ? 3.0 : 6.0) * c->n_ctx * c->d;
+}
+
+const MixerOps mixer_mixer = {
+    .name = "mixer",
+    .summary = "masked mixer: learned position-mixing matrices per head",
+    .has_causal = 1,
+    .has_bidir = 1,
+    .default_pos = POS_NONE,
+    .check_config = mixer_check,
+    .declare = mixer_declare,
+    .saved_per_sample = mixer_saved,
+    .scratch_floats = mixer_scratch,
+    .forward = mixer_forward,
+    .backward = mixer_backward,
+    .extra_flops_per_token = mixer_flops,
+};

@@ -1,0 +1,35 @@
+/*
+ * registry.c — the list of token mixers.  Adding an architecture is its
+ * file in engine/mixers/ plus one line here.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "engine/mixer.h"
+
+extern const MixerOps mixer_attention;
+extern const MixerOps mixer_mixer;
+
+static const MixerOps *const MIXERS[] = {
+    &mixer_attention,
+    &mixer_mixer,
+};
+#define N_MIXERS ((int)(sizeof MIXERS / sizeof MIXERS[0]))
+
+const MixerOps *mixer_find(const char *name)
+{
+    for (int i = 0; i < N_MIXERS; i++)
+        if (strcmp(MIXERS[i]->name, name) == 0) return MIXERS[i];
+    return NULL;
+}
+
+void mixer_names(char *buf, size_t cap)
+{
+    size_t len = 0;
+    buf[0] = 0;
+    for (int i = 0; i < N_MIXERS && len < cap; i++)
+        len += snprintf(buf + len, cap - len, "%s%s", i ? " " : "", MIXERS[i]->name);
+}
+
+int mixer_count(void) { return N_MIXERS; }
+const MixerOps *mixer_at(int i) { return MIXERS[i]; }

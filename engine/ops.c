@@ -1,0 +1,230 @@
+/*
+ * ops.c — kernels of ops.h: linear layers on OpenBLAS sgemm, LayerNorm,
+ * activations, softmax cross-entropy, dropout and a vectorisable exp.
+ *
+ * Not for: anything mixer-specific (engine/mixers/) or the model's wiring
+ * (engine/model.c).
+ */
+#include "engine/ops.h"
+
+#include <cblas.h>
+#include <math.h>
+#include <string.h>
+
+#include "engine/config.h"
+#include "engine/rng.h"
+
+void matmul(int trans_a, int trans_b, int M, int N, int K, float alpha,
+            const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc)
+{
+    cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
+                trans_b ? CblasTrans : CblasNoTrans, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+void linear_forward(float *y, const float *x, const float *w, const float *b, int N, int n_in, int n_out)
+{
+    if (b) {
+        for (int i = 0; i < N; i++) memcpy(y + (size_t)i * n_out, b, sizeof(float) * n_out);
+    }
+    matmul(0, 1, N, n_out, n_in, 1.0f, x, n_in, w, n_in, b ? 1.0f : 0.0f, y, n_out);
+}
+
+void linear_backward(float *dx, float *dw, float *db, const float *dy, const float *x,
+                     const float *w, int N, int n_in, int n_out, int accumulate)
+{
+    if (dx) matmul(0, 0, N, n_in, n_out, 1.0f, dy, n_out, w, n_in, accumulate ? 1.0f : 0.0f, dx, n_in);
+    if (dw) matmul(1, 0, n_out, n_in, N, 1.0f, dy, n_out, x, n_in, 1.0f, dw, n_in);
+    if (db) {
+        for (int i = 0; i < N; i++) {
+            const float *row = dy + (size_t)i * n_out;
+            for (int o = 0; o < n_out; o++) db[o] += row[o];
+        }
+    }
+}
+
+void layernorm_forward(float *y, float *mean, float *rstd, const float *x,
+                       const float *w, const float *b, int N, int C)
+{
+    for (int i = 0; i < N; i++) {
+        const float *xi = x + (size_t)i * C;
+        float *yi = y + (size_t)i * C;
+        float sum = 0.0f;
+        for (int c = 0; c < C; c++) sum += xi[c];
+        float m = sum / C;
+        float var = 0.0f;
+        for (int c = 0; c < C; c++) {
+            float dv = xi[c] - m;
+            var += dv * dv;
+        }
+        var /= C;
+        float r = 1.0f / sqrtf(var + 1e-5f);
+        for (int c = 0; c < C; c++) yi[c] = (xi[c] - m) * r * w[c] + b[c];
+        mean[i] = m;
+        rstd[i] = r;
+    }
+}
+
+void layernorm_backward(float *dx, float *dw, float *db, const float *dy, const float *x,
+                        const float *mean, const float *rstd, const float *w, int N, int C,
+                        int accumulate)
+{
+    for (int i = 0; i < N; i++) {
+        const float *xi = x + (size_t)i * C;
+        const float *dyi = dy + (size_t)i * C;
+        float *dxi = dx + (size_t)i * C;
+        float m = mean[i], r = rstd[i];
+        /* dxhat = dy * w; dx = r * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat)) */
+        float sum_dxhat = 0.0f, sum_dxhat_xhat = 0.0f;
+        for (int c = 0; c < C; c++) {
+            float xhat = (xi[c] - m) * r;
+            float dxhat = dyi[c] * w[c];
+            sum_dxhat += dxhat;
+            sum_dxhat_xhat += dxhat * xhat;
+            dw[c] += dyi[c] * xhat;
+            db[c] += dyi[c];
+        }
+        float mean_dxhat = sum_dxhat / C, mean_dxhat_xhat = sum_dxhat_xhat / C;
+        for (int c = 0; c < C; c++) {
+            float xhat = (xi[c] - m) * r;
+            float g = r * (dyi[c] * w[c] - mean_dxhat - xhat * mean_dxhat_xhat);
+            dxi[c] = accumulate ? dxi[c] + g : g;
+        }
+    }
+}
+
+/* The standard normal density and distribution: GELU(x) = x Phi(x). */
+#define INV_SQRT2 0.70710678118654752440f
+#define INV_SQRT_2PI 0.39894228040143267794f
+
+void act_forward(float *y, const float *x, size_t n, int act)
+{
+    switch (act) {
+    case ACT_GELU:
+        for (size_t i = 0; i < n; i++) y[i] = 0.5f * x[i] * (1.0f + erff(x[i] * INV_SQRT2));
+        break;
+    case ACT_RELU:
+        for (size_t i = 0; i < n; i++) y[i] = x[i] > 0.0f ? x[i] : 0.0f;
+        break;
+    default:
+        if (y != x) memcpy(y, x, n * sizeof(float));
+    }
+}
+
+void act_backward(float *dx, const float *dy, const float *x, size_t n, int act, int accumulate)
+{
+    for (size_t i = 0; i < n; i++) {
+        float g;
+        switch (act) {
+        case ACT_GELU: {
+            float cdf = 0.5f * (1.0f + erff(x[i] * INV_SQRT2));
+            float pdf = INV_SQRT_2PI * expf(-0.5f * x[i] * x[i]);
+            g = dy[i] * (cdf + x[i] * pdf);
+            break;
+        }
+        case ACT_RELU: g = x[i] > 0.0f ? dy[i] : 0.0f; break;
+        default: g = dy[i];
+        }
+        dx[i] = accumulate ? dx[i] + g : g;
+    }
+}
+
+/* exp(x) by range reduction x = k ln2 + r and a degree-7 polynomial
+   (Cephes expf coefficients); written without branches so that the
+   compiler vectorises the loop. */
+static inline float exp_approx(float x)
+{
+    x = fminf(fmaxf(x, -87.3f), 88.7f);
+    float k = floorf(x * 1.44269504088896341f + 0.5f);
+    float r = x - k * 0.693359375f;
+    r = r - k * -2.12194440e-4f;
+    float p = 1.9875691500E-4f;
+    p = p * r + 1.3981999507E-3f;
+    p = p * r + 8.3334519073E-3f;
+    p = p * r + 4.1665795894E-2f;
+    p = p * r + 1.6666665459E-1f;
+    p = p * r + 5.0000001201E-1f;
+    p = p * r * r + r + 1.0f;
+    int32_t bits = ((int32_t)k + 127) << 23;
+    float scale;
+    memcpy(&scale, &bits, sizeof scale);
+    return p * scale;
+}
+
+void vec_exp(float *y, const float *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++) y[i] = exp_approx(x[i]);
+}
+
+double xent_forward_backward(float *logits, const int32_t *targets, int N, int V,
+                             float scale, int want_grad, int64_t *correct)
+{
+    double loss = 0.0;
+    int64_t hits = 0;
+    for (int i = 0; i < N; i++) {
+        float *row = logits + (size_t)i * V;
+        int32_t t = targets[i];
+        if (t < 0) {
+            if (want_grad) memset(row, 0, sizeof(float) * V);
+            continue;
+        }
+        float mx = row[0];
+        int arg = 0;
+        for (int v = 1; v < V; v++)
+            if (row[v] > mx) { mx = row[v]; arg = v; }
+        hits += arg == t;
+        float target_logit = row[t];
+        float sum = 0.0f;
+        if (want_grad) {
+            for (int v = 0; v < V; v++) {
+                row[v] = exp_approx(row[v] - mx);
+                sum += row[v];
+            }
+            float inv = scale / sum;
+            for (int v = 0; v < V; v++) row[v] *= inv;
+            row[t] -= scale;
+        } else {
+            for (int v = 0; v < V; v++) sum += exp_approx(row[v] - mx);
+        }
+        loss += (double)(logf(sum) + mx - target_logit);
+    }
+    if (correct) *correct += hits;
+    return loss;
+}
+
+void softmax_rows(float *x, int N, int C, int causal)
+{
+    for (int i = 0; i < N; i++) {
+        float *row = x + (size_t)i * C;
+        int len = causal ? (i + 1 < C ? i + 1 : C) : C;
+        float mx = row[0];
+        for (int c = 1; c < len; c++) mx = row[c] > mx ? row[c] : mx;
+        float sum = 0.0f;
+        for (int c = 0; c < len; c++) {
+            row[c] = exp_approx(row[c] - mx);
+            sum += row[c];
+        }
+        float inv = 1.0f / sum;
+        for (int c = 0; c < len; c++) row[c] *= inv;
+        for (int c = len; c < C; c++) row[c] = 0.0f;
+    }
+}
+
+void vec_add(float *y, const float *a, const float *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++) y[i] = a[i] + b[i];
+}
+
+void vec_acc(float *y, const float *a, size_t n)
+{
+    for (size_t i = 0; i < n; i++) y[i] += a[i];
+}
+
+void dropout_apply(float *y, const float *x, size_t n, float p, uint64_t key, uint64_t index0)
+{
+    float keep_scale = 1.0f / (1.0f - p);
+    uint32_t threshold = (uint32_t)((double)p * 4294967296.0);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t u = (uint32_t)(rng_hash(key, index0 + i) >> 32);
+        y[i] = u >= threshold ? x[i] * keep_scale : 0.0f;
+    }
+}

@@ -1,0 +1,61 @@
+/*
+ * ops.h — the forward/backward kernels the model skeleton and the mixers are
+ * built from.  Every kernel states its shapes; backward kernels accumulate
+ * into parameter gradients and either write (accumulate = 0) or add to
+ * (accumulate = 1) the input gradient.  No kernel allocates.
+ */
+#ifndef MIXBENCH_OPS_H
+#define MIXBENCH_OPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Matrix product on row-major storage, C = alpha op(A) op(B) + beta C:
+   op(A) [M, K], op(B) [K, N], C [M, N] (OpenBLAS sgemm). */
+void matmul(int trans_a, int trans_b, int M, int N, int K, float alpha,
+            const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc);
+
+/* x [N, n_in] -> y [N, n_out] = x w^T + b;  w [n_out, n_in], b [n_out] or NULL. */
+void linear_forward(float *y, const float *x, const float *w, const float *b, int N, int n_in, int n_out);
+/* dy [N, n_out] -> dx [N, n_in] (NULL to skip), dw [n_out, n_in] +=,
+   db [n_out] += (NULL to skip). */
+void linear_backward(float *dx, float *dw, float *db, const float *dy, const float *x,
+                     const float *w, int N, int n_in, int n_out, int accumulate);
+
+/* x [N, C] -> y [N, C], mean [N], rstd [N]; eps 1e-5. */
+void layernorm_forward(float *y, float *mean, float *rstd, const float *x,
+                       const float *w, const float *b, int N, int C);
+/* dy [N, C] -> dx [N, C]; dw, db [C] +=. */
+void layernorm_backward(float *dx, float *dw, float *db, const float *dy, const float *x,
+                        const float *mean, const float *rstd, const float *w, int N, int C,
+                        int accumulate);
+
+/* Elementwise activation: x [n] -> y [n] (ACT_GELU exact erf, ACT_RELU, ACT_NONE). */
+void act_forward(float *y, const float *x, size_t n, int act);
+/* dx [n] = dy * act'(x) (accumulate adds). */
+void act_backward(float *dx, const float *dy, const float *x, size_t n, int act, int accumulate);
+
+/* Softmax cross-entropy over rows of logits [N, V]; rows whose target is < 0
+   are skipped (their dlogits set to 0).  Overwrites logits with
+   dlogits * scale when want_grad.  Returns the summed loss (nats) over
+   target rows; *correct counts top-1 hits. */
+double xent_forward_backward(float *logits, const int32_t *targets, int N, int V,
+                             float scale, int want_grad, int64_t *correct);
+
+/* Row softmax in place: x [N, C]; entries with col > row + offset are set to
+   0 when causal (offset = 0 for square causal masks). */
+void softmax_rows(float *x, int N, int C, int causal);
+
+/* y [n] = a [n] + b [n] */
+void vec_add(float *y, const float *a, const float *b, size_t n);
+/* y [n] += a [n] */
+void vec_acc(float *y, const float *a, size_t n);
+
+/* Fast elementwise exp on an array, accurate to about 1 ulp (vectorisable). */
+void vec_exp(float *y, const float *x, size_t n);
+
+/* Dropout as a pure function of (key, element index): keep with prob 1-p,
+   scale 1/(1-p).  y [n] = x * mask (x may equal y). */
+void dropout_apply(float *y, const float *x, size_t n, float p, uint64_t key, uint64_t index0);
+
+#endif

@@ -1,0 +1,283 @@
+/*
+ * stack.c — forward and backward through a stack of blocks (SPEC section 1)
+ * and the per-thread work space that holds their activations.
+ *
+ *   pre:  x1 = x + drop(Mix(LN1 x));   out = x1 + drop(FFN(LN2 x1))
+ *   post: x1 = LN1(x + drop(Mix x));   out = LN2(x1 + drop(FFN x1))
+ *   none: x1 = x + drop(Mix x);        out = x1 + drop(FFN x1)
+ *   FFN(z) = W2 act(W1 z + b1) + b2;   the stack ends with LN_f unless none.
+ *
+ * Not for: embeddings or the head (model.c), task wiring (engine/tasks/).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/common.h"
+#include "engine/model.h"
+#include "engine/ops.h"
+#include "engine/rng.h"
+
+/* ---- work space ---- */
+
+typedef struct {
+    char *base;          /* NULL while sizing */
+    size_t used;
+} Arena;
+
+static void *take(Arena *a, size_t bytes)
+{
+    size_t off = a->used;
+    a->used += (bytes + 63) & ~(size_t)63;
+    return a->base ? a->base + off : NULL;
+}
+
+#define TAKE_F(a, n) ((float *)take(a, sizeof(float) * (size_t)(n)))
+
+static void layout(Work *w, const Model *m, int B, int with_grads, Arena *a)
+{
+    const Config *c = &m->cfg;
+    size_t N = (size_t)B * c->n_ctx, d = c->d, dff = (size_t)c->ffn_mult * c->d;
+    int post = c->norm == NORM_POST, pre = c->norm == NORM_PRE;
+    int gelu_like = c->act != ACT_NONE;
+    size_t saved = m->mixer->saved_per_sample(c) * (size_t)B;
+    for (int s = 0; s < m->n_stacks; s++) {
+        StackActs *sa = &w->stacks[s];
+        for (int l = 0; l < c->layers; l++) {
+            BlockActs *ba = &sa->blocks[l];
+            /* block l's input is block l-1's output: s2 itself (pre/none)
+               or LN2(s2), which gets its own buffer (post) */
+            ba->x = (l == 0 || post) ? TAKE_F(a, N * d) : sa->blocks[l - 1].s2;
+            ba->a = pre ? TAKE_F(a, N * d) : ba->x;
+            ba->ln1_mean = c->norm != NORM_NONE ? TAKE_F(a, N) : NULL;
+            ba->ln1_rstd = c->norm != NORM_NONE ? TAKE_F(a, N) : NULL;
+            ba->m = TAKE_F(a, N * d);
+            ba->mix_saved = saved ? TAKE_F(a, saved) : NULL;
+            ba->s1 = TAKE_F(a, N * d);
+            ba->x1 = post ? TAKE_F(a, N * d) : ba->s1;
+            ba->b = pre ? TAKE_F(a, N * d) : ba->x1;
+            ba->ln2_mean = c->norm != NORM_NONE ? TAKE_F(a, N) : NULL;
+            ba->ln2_rstd = c->norm != NORM_NONE ? TAKE_F(a, N) : NULL;
+            ba->h = TAKE_F(a, N * dff);
+            ba->ha = gelu_like ? TAKE_F(a, N * dff) : ba->h;
+            ba->f = TAKE_F(a, N * d);
+            ba->s2 = TAKE_F(a, N * d);
+        }
+        sa->xL = post ? TAKE_F(a, N * d) : sa->blocks[c->layers - 1].s2;
+        if (c->norm != NORM_NONE) {
+            sa->out = TAKE_F(a, N * d);
+            sa->lnf_mean = TAKE_F(a, N);
+            sa->lnf_rstd = TAKE_F(a, N);
+        } else {
+            sa->out = sa->xL;
+        }
+    }
+    w->inputs = take(a, sizeof(int32_t) * N);
+    w->targets = take(a, sizeof(int32_t) * N);
+    w->logits = TAKE_F(a, N * (size_t)c->vocab);
+    w->head_in = TAKE_F(a, N * d);
+    w->g = TAKE_F(a, N * d);
+    w->t1 = TAKE_F(a, N * d);
+    w->t2 = TAKE_F(a, N * d);
+    w->dh = TAKE_F(a, N * dff);
+    size_t scratch = m->mixer->scratch_floats(c, B);
+    w->mix_scratch = scratch ? TAKE_F(a, scratch) : NULL;
+    w->grads = with_grads ? TAKE_F(a, m->n_floats) : NULL;
+}
+
+int work_alloc(Work *w, const Model *m, int B, int with_grads, char *err)
+{
+    memset(w, 0, sizeof *w);
+    w->B = B;
+    for (int s = 0; s < m->n_stacks; s++) {
+        w->stacks[s].blocks = calloc((size_t)m->cfg.layers, sizeof(BlockActs));
+        if (!w->stacks[s].blocks) {
+            work_free(w);
+            return err_set(err, "out of memory for activations");
+        }
+    }
+    Arena sizing = {NULL, 0};
+    layout(w, m, B, with_grads, &sizing);
+    w->arena_bytes = sizing.used;
+    w->arena = aligned_alloc(64, sizing.used);
+    if (!w->arena) {
+        work_free(w);
+        return err_set(err, "out of memory: activations need %.1f MB", sizing.used / 1048576.0);
+    }
+    memset(w->arena, 0, sizing.used);
+    Arena real = {w->arena, 0};
+    layout(w, m, B, with_grads, &real);
+    return 0;
+}
+
+void work_free(Work *w)
+{
+    for (int s = 0; s < MODEL_MAX_STACKS; s++) free(w->stacks[s].blocks);
+    free(w->arena);
+    memset(w, 0, sizeof *w);
+}
+
+/* ---- forward / backward ---- */
+
+static uint64_t drop_key(const StackCall *c, int s, int l, int branch)
+{
+    return rng_hash(c->step_key, ((uint64_t)s * 4096 + (uint64_t)l) * 2 + (uint64_t)branch);
+}
+
+static void mix_args(const StackCall *c, int s, int l, const int32_t *tokens, MixArgs *a,
+                     const float **w, float **dw)
+{
+    const Model *m = c->m;
+    const BlockParams *bp = &m->stacks[s].blocks[l];
+    for (int k = 0; k < bp->n_mix; k++) {
+        w[k] = model_param(m, bp->mix0 + k);
+        dw[k] = c->w->grads ? c->w->grads + m->params[bp->mix0 + k].offset : NULL;
+    }
+    memset(a, 0, sizeof *a);
+    a->cfg = &m->cfg;
+    a->B = c->B;
+    a->n = m->cfg.n_ctx;
+    a->d = m->cfg.d;
+    a->heads = m->cfg.heads;
+    a->causal = m->stacks[s].causal;
+    a->training = c->training;
+    a->block = l;
+    a->sample0 = c->sample0;
+    a->tokens = tokens;
+    a->w = w;
+    a->dw = dw;
+    a->saved = c->w->stacks[s].blocks[l].mix_saved;
+    a->scratch = c->w->mix_scratch;
+    a->state = bp->mix_state;
+    a->rng_key = rng_hash(c->step_key, 0x6d6978ULL + (uint64_t)s * 4096 + (uint64_t)l);
+}
+
+/* branch = drop(branch) in place (training with dropout only) */
+static void maybe_dropout(const StackCall *c, float *v, size_t N, int s, int l, int branch)
+{
+    float p = (float)c->m->cfg.dropout;
+    if (!c->training || p <= 0.0f) return;
+    size_t per_sample = (size_t)c->m->cfg.n_ctx * c->m->cfg.d;
+    dropout_apply(v, v, N, p, drop_key(c, s, l, branch), (uint64_t)c->sample0 * per_sample);
+}
+
+static void zero_positions(float *x, int B, int n, int d, int from)
+{
+    for (int b = 0; b < B; b++)
+        memset(x + ((size_t)b * n + from) * d, 0, sizeof(float) * (size_t)(n - from) * d);
+}
+
+void stack_forward(const StackCall *c, int s, const int32_t *tokens)
+{
+    const Model *m = c->m;
+    const Config *cf = &m->cfg;
+    StackActs *sa = &c->w->stacks[s];
+    int B = c->B, n = cf->n_ctx, d = cf->d, dff = cf->ffn_mult * cf->d, N = B * n;
+    size_t Nd = (size_t)N * d;
+    const float *w[MIX_MAX_PARAMS];
+    float *dw[MIX_MAX_PARAMS];
+    MixArgs ma;
+    for (int l = 0; l < cf->layers; l++) {
+        const BlockParams *bp = &m->stacks[s].blocks[l];
+        BlockActs *A = &sa->blocks[l];
+        if (l == c->zero_block) zero_positions(A->x, B, n, d, c->zero_from);
+        mix_args(c, s, l, tokens, &ma, w, dw);
+        if (cf->norm == NORM_PRE)
+            layernorm_forward(A->a, A->ln1_mean, A->ln1_rstd, A->x, model_param(m, bp->ln1_w),
+                              model_param(m, bp->ln1_b), N, d);
+        m->mixer->forward(&ma, A->a, A->m);
+        maybe_dropout(c, A->m, Nd, s, l, 0);
+        vec_add(A->s1, A->x, A->m, Nd);
+        if (cf->norm == NORM_POST)
+            layernorm_forward(A->x1, A->ln1_mean, A->ln1_rstd, A->s1, model_param(m, bp->ln1_w),
+                              model_param(m, bp->ln1_b), N, d);
+        if (cf->norm == NORM_PRE)
+            layernorm_forward(A->b, A->ln2_mean, A->ln2_rstd, A->x1, model_param(m, bp->ln2_w),
+                              model_param(m, bp->ln2_b), N, d);
+        linear_forward(A->h, A->b, model_param(m, bp->w1), model_param(m, bp->b1), N, d, dff);
+        if (A->ha != A->h) act_forward(A->ha, A->h, (size_t)N * dff, cf->act);
+        linear_forward(A->f, A->ha, model_param(m, bp->w2), model_param(m, bp->b2), N, dff, d);
+        maybe_dropout(c, A->f, Nd, s, l, 1);
+        vec_add(A->s2, A->x1, A->f, Nd);
+        if (cf->norm == NORM_POST) {
+            float *next = l + 1 < cf->layers ? sa->blocks[l + 1].x : sa->xL;
+            layernorm_forward(next, A->ln2_mean, A->ln2_rstd, A->s2, model_param(m, bp->ln2_w),
+                              model_param(m, bp->ln2_b), N, d);
+        }
+    }
+    if (cf->norm != NORM_NONE)
+        layernorm_forward(sa->out, sa->lnf_mean, sa->lnf_rstd, sa->xL,
+                          model_param(m, m->stacks[s].lnf_w), model_param(m, m->stacks[s].lnf_b), N, d);
+}
+
+/* Gradient of a LayerNorm with parameters (wi, bi). */
+static void ln_backward(const StackCall *c, int wi, int bi, float *dx, const float *dy,
+                        const float *x, const float *mean, const float *rstd, int N, int accumulate)
+{
+    const Model *m = c->m;
+    float *g = c->w->grads;
+    layernorm_backward(dx, g + m->params[wi].offset, g + m->params[bi].offset, dy, x, mean, rstd,
+                       model_param(m, wi), N, m->cfg.d, accumulate);
+}
+
+void stack_backward(const StackCall *c, int s, const int32_t *tokens, float *dout, float *dx0)
+{
+    const Model *m = c->m;
+    const Config *cf = &m->cfg;
+    Work *wk = c->w;
+    StackActs *sa = &wk->stacks[s];
+    float *grads = wk->grads;
+    int B = c->B, n = cf->n_ctx, d = cf->d, dff = cf->ffn_mult * cf->d, N = B * n;
+    size_t Nd = (size_t)N * d;
+    const float *w[MIX_MAX_PARAMS];
+    float *dw[MIX_MAX_PARAMS];
+    MixArgs ma;
+    float *g = wk->g, *t1 = wk->t1, *t2 = wk->t2;
+
+    /* g = dL/d(xL) */
+    if (cf->norm != NORM_NONE)
+        ln_backward(c, m->stacks[s].lnf_w, m->stacks[s].lnf_b, g, dout, sa->xL, sa->lnf_mean,
+                    sa->lnf_rstd, N, 0);
+    else
+        memcpy(g, dout, sizeof(float) * Nd);
+
+    for (int l = cf->layers - 1; l >= 0; l--) {
+        const BlockParams *bp = &m->stacks[s].blocks[l];
+        BlockActs *A = &sa->blocks[l];
+        /* g holds dL/d(block output) */
+        if (cf->norm == NORM_POST) { /* output = LN2(s2): g <- dL/ds2 */
+            ln_backward(c, bp->ln2_w, bp->ln2_b, t1, g, A->s2, A->ln2_mean, A->ln2_rstd, N, 0);
+            memcpy(g, t1, sizeof(float) * Nd);
+        }
+        /* s2 = x1 + drop(f): g is dL/ds2 = dL/dx1 (residual) + path through f */
+        memcpy(t1, g, sizeof(float) * Nd);
+        maybe_dropout(c, t1, Nd, s, l, 1);
+        linear_backward(wk->dh, grads + m->params[bp->w2].offset, grads + m->params[bp->b2].offset,
+                        t1, A->ha, model_param(m, bp->w2), N, dff, d, 0);
+        if (A->ha != A->h) act_backward(wk->dh, wk->dh, A->h, (size_t)N * dff, cf->act, 0);
+        if (cf->norm == NORM_PRE) {
+            linear_backward(t2, grads + m->params[bp->w1].offset, grads + m->params[bp->b1].offset,
+                            wk->dh, A->b, model_param(m, bp->w1), N, d, dff, 0);
+            ln_backward(c, bp->ln2_w, bp->ln2_b, g, t2, A->x1, A->ln2_mean, A->ln2_rstd, N, 1);
+        } else {
+            linear_backward(g, grads + m->params[bp->w1].offset, grads + m->params[bp->b1].offset,
+                            wk->dh, A->b, model_param(m, bp->w1), N, d, dff, 1);
+        }
+        /* g = dL/dx1 */
+        if (cf->norm == NORM_POST) { /* x1 = LN1(s1) */
+            ln_backward(c, bp->ln1_w, bp->ln1_b, t1, g, A->s1, A->ln1_mean, A->ln1_rstd, N, 0);
+            memcpy(g, t1, sizeof(float) * Nd);
+        }
+        /* s1 = x + drop(m): g = dL/ds1 */
+        memcpy(t1, g, sizeof(float) * Nd);
+        maybe_dropout(c, t1, Nd, s, l, 0);
+        mix_args(c, s, l, tokens, &ma, w, dw);
+        m->mixer->backward(&ma, A->a, t1, t2);
+        if (cf->norm == NORM_PRE)
+            ln_backward(c, bp->ln1_w, bp->ln1_b, g, t2, A->x, A->ln1_mean, A->ln1_rstd, N, 1);
+        else
+            vec_acc(g, t2, Nd);
+        /* g = dL/dx */
+        if (l == c->zero_block) zero_positions(g, B, n, d, c->zero_from);
+    }
+    memcpy(dx0, g, sizeof(float) * Nd);
+}

@@ -1,0 +1,55 @@
+/*
+ * trainer.h — one training job: a model, its dataset, its own worker
+ * threads, optimizer state and data position.  trainer_step takes one
+ * optimizer step (data-parallel over the job's threads, gradients summed in
+ * a fixed order, so the same seed and thread count give the same numbers
+ * bit for bit); trainer_evaluate runs every window of a split.
+ *
+ * Not for: storing results (app/ writes them to db/) or scheduling jobs.
+ */
+#ifndef MIXBENCH_TRAINER_H
+#define MIXBENCH_TRAINER_H
+
+#include <stdint.h>
+
+#include "engine/config.h"
+#include "engine/data/data.h"
+#include "engine/model.h"
+
+typedef struct {
+    int64_t step;            /* optimizer steps done */
+    int64_t tokens;          /* input tokens seen */
+    double loss;             /* this step's mean loss */
+    double loss_smooth;      /* bias-corrected EMA (0.95) of the loss */
+    double lr;               /* learning rate used by this step */
+    double grad_norm;        /* global norm before clipping */
+    double tokens_per_s;     /* this step's input tokens / its wall time */
+    double train_seconds;    /* wall time spent in steps so far */
+} TrainProgress;
+
+typedef struct {
+    double loss;             /* mean nats over every target token */
+    double accuracy;         /* top-1 */
+    int64_t n_targets, n_windows;
+} EvalResult;
+
+typedef struct Trainer Trainer;
+
+/* threads <= 0: all cores.  training = 0 builds an evaluator only (no
+   gradients, no optimizer state). */
+int trainer_create(Trainer **out, Model *m, const Dataset *ds, int threads, int training, char *err);
+void trainer_free(Trainer *t);
+
+/* Planned number of steps (the seconds budget plans none: returns 0). */
+int64_t trainer_total_steps(const Trainer *t);
+/* 1 when the budget is used up. */
+int trainer_done(const Trainer *t);
+/* One optimizer step.  A non-finite loss or gradient returns -1 with
+   "loss is NaN at step N" (the parameters are left as before the step). */
+int trainer_step(Trainer *t, TrainProgress *p, char *err);
+int trainer_evaluate(Trainer *t, int split, EvalResult *r, char *err);
+int trainer_threads(const Trainer *t);
+/* Number of evaluation windows in a split for the model's task. */
+int64_t task_window_count(const Model *m, const TokenStream *s);
+
+#endif

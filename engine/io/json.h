@@ -20,12 +20,30 @@ struct JsonValue {
     int count;
 };
 
-/* Parses text[0..len); returns NULL and fills err on malformed input. */
+/* Objects and arrays nested deeper than this are rejected (no stack blow-up
+ * on hostile input). */
+#define JSON_MAX_DEPTH 128
+
+/* Parses text[0..len) (RFC 8259: one value, surrounded by optional
+ * whitespace); returns NULL and fills err on malformed input, e.g.
+ * "JSON: expected ':' at byte 57, found '}'" (byte offsets count from 0).
+ * Strings must be valid UTF-8; escapes, including \uXXXX surrogate pairs,
+ * are decoded to UTF-8.  \u0000 is rejected because strings are
+ * NUL-terminated.  Numbers must fit a double.  Duplicate object keys are
+ * kept; json_get finds the first.  The result is freed with json_free. */
 JsonValue *json_parse(const char *text, size_t len, char *err);
 void json_free(JsonValue *v);
+/* The value under key in an object; NULL when absent or not an object. */
 const JsonValue *json_get(const JsonValue *object, const char *key);
 
-/* A growable output buffer for writing JSON (or any text). */
+/* 1 when s[0..len) is well-formed UTF-8 (no overlong forms, no surrogates,
+ * nothing above U+10FFFF), else 0. */
+int json_utf8_valid(const char *s, size_t len);
+
+/* A growable output buffer for writing JSON (or any text).  data is always
+ * a NUL-terminated string (the empty string right after sb_init).  If memory
+ * runs out the buffer becomes empty and stays so: appends do nothing and
+ * sb_ok() returns 0, so a writer checks once at the end. */
 typedef struct {
     char *data;
     size_t len, cap;
@@ -34,8 +52,13 @@ typedef struct {
 void sb_init(StrBuf *sb);
 void sb_free(StrBuf *sb);
 void sb_append(StrBuf *sb, const char *s);
+void sb_append_len(StrBuf *sb, const char *s, size_t n);
 void sb_printf(StrBuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Appends s as a quoted, escaped JSON string. */
+/* Appends s as a quoted, escaped JSON string: quotes, backslashes and
+ * control characters are escaped (\n, \t, ... or \u00XX); bytes that are not valid
+ * UTF-8 become U+FFFD so the output is always valid JSON. */
 void sb_json_string(StrBuf *sb, const char *s);
+/* 1 unless an allocation failed since sb_init. */
+int sb_ok(const StrBuf *sb);
 
 #endif

@@ -29,6 +29,11 @@ typedef struct {
     const float *data;
 } StTensorRef;
 
+/* Writes tensors back to back in the order given (ndim 0..ST_MAX_DIMS, data
+ * may be NULL when a tensor has no elements).  Names and metadata must be
+ * unique, valid UTF-8, and no tensor may be called "__metadata__"; n_meta 0
+ * writes no "__metadata__" entry.  The temp file is "<path>.tmp.<pid>.<tid>";
+ * on failure it is removed and an existing file at path is untouched. */
 int st_write(const char *path, const StMeta *meta, int n_meta,
              const StTensorRef *tensors, int n_tensors, char *err);
 
@@ -49,9 +54,15 @@ typedef struct {
     void *blob;           /* owned storage */
 } StFile;
 
+/* Loads the whole file.  Tensors keep the header's order; data pointers are
+ * float-aligned.  On failure out is left empty (st_free on it is harmless)
+ * and err names the file and the problem, e.g.
+ * "ckpt.safetensors: truncated: header says 1234 bytes but the file has 100". */
 int st_read(const char *path, StFile *out, char *err);
+/* NULL when absent. */
 const StTensor *st_find(const StFile *f, const char *name);
 const char *st_meta(const StFile *f, const char *key);
+/* Frees everything st_read allocated and zeroes f; safe to call twice. */
 void st_free(StFile *f);
 
 #endif

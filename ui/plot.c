@@ -65,6 +65,7 @@ void plot_canvas_dot(PlotCanvas *c, int x, int y, int series)
     size_t cell = (size_t)(y / 4) * (size_t)c->cols + (size_t)(x / 2);
     c->dots[cell] |= plot_braille_bit(x % 2, y % 4);
     c->series[cell] = (unsigned char)(series < 0 ? 0 : series > 254 ? 255 : series + 1);
+    c->glyph[cell] = 0; /* what is drawn later shows on top, in ASCII too */
 }
 
 void plot_canvas_line(PlotCanvas *c, int x0, int y0, int x1, int y1, int series)

@@ -25,7 +25,7 @@ typedef struct {
     int cols, rows;          /* size in cells */
     unsigned char *dots;     /* [rows * cols] braille dot masks */
     unsigned char *series;   /* [rows * cols] 0 = empty, k + 1 = series k drew last */
-    char *glyph;             /* [rows * cols] ASCII marker drawn here, 0 = none */
+    char *glyph;             /* [rows * cols] ASCII marker shown, 0 = none */
 } PlotCanvas;
 
 int plot_canvas_init(PlotCanvas *c, int cols, int rows, char *err);
@@ -34,7 +34,8 @@ void plot_canvas_free(PlotCanvas *c);
 /* The bit of dot (dx, dy) within a cell, dx in 0..1, dy in 0..3. */
 unsigned char plot_braille_bit(int dx, int dy);
 
-/* Dots outside the canvas are ignored, so callers may draw past the edges. */
+/* Dots outside the canvas are ignored, so callers may draw past the edges.
+   A dot clears the cell's marker glyph: what is drawn last shows. */
 void plot_canvas_dot(PlotCanvas *c, int x, int y, int series);
 /* Bresenham line from (x0, y0) to (x1, y1), both ends included. */
 void plot_canvas_line(PlotCanvas *c, int x0, int y0, int x1, int y1, int series);
@@ -74,7 +75,7 @@ void plot_format_tick(double value, double step, char *out, size_t cap);
 typedef enum {
     PLOT_LINE,     /* consecutive points joined */
     PLOT_DOTS,     /* one dot per point (a noisy raw curve as a cloud) */
-    PLOT_MARKERS   /* a 2x2 block per point, the marker glyph in ASCII */
+    PLOT_MARKERS   /* a full cell (⣿) per point, the marker glyph in ASCII */
 } PlotMark;
 
 typedef struct {

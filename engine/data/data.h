@@ -61,6 +61,8 @@ void dataset_free(Dataset *ds);
 
 /* Tokenizer access (the dataset owns its tokenizer). */
 TokenizerKind tokenizer_kind(const Tokenizer *t);
+/* "word" | "char" | "bpe" | "ids". */
+const char *tokenizer_kind_name(TokenizerKind kind);
 int tokenizer_vocab(const Tokenizer *t);
 /* Encodes text; *out is malloc'd.  Returns 0 / -1 with err. */
 int tokenizer_encode(const Tokenizer *t, const char *text, int32_t **out, size_t *n, char *err);

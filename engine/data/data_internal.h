@@ -1,0 +1,251 @@
+/*
+ * data_internal.h — what the files of engine/data share and nobody else
+ * needs: the Tokenizer struct, a string map and a pair map (open addressing,
+ * dense indices), a growable byte buffer, whole-file reading, a small seeded
+ * generator for the built-in corpora and the per-kind tokenizer entry points.
+ *
+ * Not for: callers outside engine/data (they use data.h only).
+ */
+#ifndef MIXBENCH_DATA_INTERNAL_H
+#define MIXBENCH_DATA_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine/data/data.h"
+
+/* Ids shared by the text tokenizers. */
+enum { WORD_UNK = 2, WORD_EOS = 3, WORD_FIRST = 4 };
+enum { BYTE_BASE = 2, BYTE_VOCAB = 258 };
+
+/* ---- string map: byte string -> dense index (0, 1, ... in insertion order) */
+typedef struct {
+    uint64_t hash;
+    uint32_t key_off;   /* into pool */
+    uint32_t key_len;
+    int32_t index;      /* -1 = empty slot */
+} DataStrSlot;
+
+typedef struct {
+    DataStrSlot *slots;
+    size_t n_slots;         /* power of two */
+    int32_t count;
+    uint32_t *key_offs;     /* [count] dense index -> pool offset */
+    uint32_t *key_lens;     /* [count] */
+    size_t keys_cap;
+    char *pool;             /* keys, each NUL-terminated */
+    size_t pool_len, pool_cap;
+} DataStrMap;
+
+int data_strmap_init(DataStrMap *m, size_t expected);
+void data_strmap_free(DataStrMap *m);
+uint64_t data_hash_bytes(const void *s, size_t len);
+/* Index of the key, or -1. */
+int32_t data_strmap_find(const DataStrMap *m, const char *s, size_t len);
+/* Index of the key, inserting it when absent (*is_new says which); -1 when
+   out of memory. */
+int32_t data_strmap_add(DataStrMap *m, const char *s, size_t len, int *is_new);
+static inline const char *data_strmap_key(const DataStrMap *m, int32_t index)
+{
+    return m->pool + m->key_offs[index];
+}
+static inline uint32_t data_strmap_len(const DataStrMap *m, int32_t index)
+{
+    return m->key_lens[index];
+}
+
+/* ---- pair map: (left, right) id pair -> dense index */
+typedef struct {
+    uint64_t *keys;     /* slot -> key, UINT64_MAX = empty */
+    int32_t *values;    /* slot -> dense index */
+    size_t n_slots;     /* power of two */
+    int32_t count;
+} DataPairMap;
+
+static inline uint64_t data_pair_key(int32_t left, int32_t right)
+{
+    return ((uint64_t)(uint32_t)left << 32) | (uint32_t)right;
+}
+int data_pairmap_init(DataPairMap *m, size_t expected);
+void data_pairmap_free(DataPairMap *m);
+int32_t data_pairmap_find(const DataPairMap *m, uint64_t key);
+/* As data_strmap_add. */
+int32_t data_pairmap_add(DataPairMap *m, uint64_t key, int *is_new);
+
+/* ---- growable buffers */
+typedef struct {
+    char *data;
+    size_t len, cap;
+} DataText;
+
+int data_text_reserve(DataText *t, size_t extra);
+int data_text_append(DataText *t, const char *s, size_t len);
+int data_text_printf(DataText *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+typedef struct {
+    int32_t *ids;
+    size_t len, cap;
+} DataIds;
+
+int data_ids_push(DataIds *v, int32_t id);
+
+/* Reads a whole file, NUL-terminated; *len excludes the NUL. */
+int data_read_file(const char *path, char **buf, size_t *len, char *err);
+
+/* Whitespace as the word and ids tokenizers see it: space \t \n \v \f \r. */
+static inline int data_is_space(unsigned char c)
+{
+    return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+/* ---- seeded generator (xoshiro256**, seeded through splitmix64) */
+typedef struct {
+    uint64_t s[4];
+} DataRng;
+
+static inline uint64_t data_splitmix64(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static inline void data_rng_seed(DataRng *r, uint64_t seed, uint64_t stream)
+{
+    uint64_t x = seed ^ (0xD1B54A32D192ED03ull * (stream + 1));
+    for (int i = 0; i < 4; i++) r->s[i] = data_splitmix64(&x);
+}
+
+static inline uint64_t data_rng_next(DataRng *r)
+{
+    uint64_t *s = r->s;
+    uint64_t x = s[1] * 5;
+    uint64_t result = ((x << 7) | (x >> 57)) * 9;
+    uint64_t t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = (s[3] << 45) | (s[3] >> 19);
+    return result;
+}
+
+/* Uniform in [0, 1) with 53 bits. */
+static inline double data_rng_double(DataRng *r)
+{
+    return (double)(data_rng_next(r) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* Uniform in [0, n), n > 0 (multiply-shift; the bias is below 2^-32 for
+   the table sizes used here). */
+static inline uint32_t data_rng_below(DataRng *r, uint32_t n)
+{
+    return (uint32_t)(((data_rng_next(r) >> 32) * (uint64_t)n) >> 32);
+}
+
+/* ---- the tokenizer */
+typedef struct {
+    DataStrMap index;      /* word -> dense index; dense index i is id i+2 */
+} WordVocab;
+
+typedef struct {
+    int n_merges;
+    int32_t *merges;       /* [n_merges][2]: merge r makes id 258 + r */
+    DataPairMap rank;      /* (left, right) -> r */
+    uint32_t *piece_off;   /* [vocab] id -> bytes in pieces */
+    uint32_t *piece_len;
+    uint8_t *pieces;
+} BpeModel;
+
+struct Tokenizer {
+    TokenizerKind kind;
+    int vocab;
+    WordVocab word;
+    BpeModel bpe;
+};
+
+/* Where a text came from, for error messages and BPE cache keys. */
+typedef struct {
+    const char *name;      /* file name for "name:line:" errors */
+    long first_line;       /* line number of the text's first line */
+} DataSource;
+
+/* word (tokenizer_word.c) */
+int word_build(Tokenizer *t, const char *train, size_t len, int cap, int min_count,
+               int32_t **train_ids, size_t *n_train, char *err);
+int word_add(Tokenizer *t, const char *word, size_t len, char *err);
+int word_encode(const Tokenizer *t, const char *text, size_t len, int final_eos,
+                DataIds *out, char *err);
+size_t word_decode_one(const Tokenizer *t, int32_t id, char *buf, size_t cap);
+void word_free(Tokenizer *t);
+
+/* char (tokenizer_char.c) */
+int char_encode(const char *text, size_t len, DataIds *out, char *err);
+size_t char_decode_one(int32_t id, char *buf, size_t cap);
+
+/* bpe (bpe_learn.c learns, tokenizer_bpe.c encodes, bpe_cache.c stores) */
+enum { BPE_MAX_CHUNK = 256 };
+/* The pre-split shared by learning and encoding: returns the end of the
+   chunk starting at i (a word with its leading space, GPT-2 style: letters,
+   digits or punctuation runs, a whitespace run; at most BPE_MAX_CHUNK
+   bytes).  Merges never cross a chunk boundary. */
+size_t bpe_chunk_end(const unsigned char *s, size_t n, size_t i);
+int bpe_learn(const char *train, size_t len, int target_vocab, int32_t **merges,
+              int *n_merges, char *err);
+int bpe_init(Tokenizer *t, const int32_t *merges, int n_merges, char *err);
+int bpe_encode(const Tokenizer *t, const char *text, size_t len, DataIds *out, char *err);
+size_t bpe_decode_one(const Tokenizer *t, int32_t id, char *buf, size_t cap);
+void bpe_free(Tokenizer *t);
+/* cache_key: one line identifying the training text (e.g. absolute path,
+   size and mtime); beside: the file or folder the cache may sit beside, or
+   NULL for the user cache only.  Reads the merges when a matching cache
+   exists, else learns them and tries to store them.  *from_cache says
+   which. */
+int bpe_learn_cached(const char *train, size_t len, int target_vocab,
+                     const char *cache_key, const char *beside, int32_t **merges,
+                     int *n_merges, int *from_cache, char *err);
+/* The cache files tried, in order (beside the data, then the user cache);
+   empty string when a location is unavailable. */
+void bpe_cache_paths(const char *cache_key, const char *beside, int target_vocab,
+                     char *beside_path, char *user_path, size_t cap);
+
+/* ids (tokenizer_ids.c) */
+int ids_encode(const char *text, size_t len, int vocab, const DataSource *src,
+               DataIds *out, char *err);
+size_t ids_decode_one(int32_t id, char *buf, size_t cap);
+
+/* Tokenizer construction shared by dataset.c and the deserializer. */
+Tokenizer *tokenizer_new(TokenizerKind kind, int vocab, char *err);
+/* Copies n bytes of s into buf (cap includes the NUL); returns bytes written. */
+size_t data_put(char *buf, size_t cap, const char *s, size_t n);
+
+/* Built-in corpora.  opts: the text after "builtin:NAME:" (may be ""). */
+typedef struct {
+    char *text[SPLIT_COUNT];        /* stories: generated text per split */
+    size_t text_len[SPLIT_COUNT];
+    int32_t *ids[SPLIT_COUNT];      /* markov: token ids per split */
+    size_t ids_len[SPLIT_COUNT];
+    int vocab;                      /* markov: V + 2 */
+    double loss_floor;              /* markov: exact entropy rate */
+    char canonical[256];            /* the spec with every option spelt out */
+} BuiltinCorpus;
+
+int builtin_stories(const char *opts, uint64_t seed, BuiltinCorpus *out, char *err);
+int builtin_markov(const char *opts, uint64_t seed, BuiltinCorpus *out, char *err);
+void builtin_free(BuiltinCorpus *c);
+
+/* key=value,key=value option lists of the built-ins (builtin_options.c). */
+typedef struct {
+    const char *name;
+    double min, max;        /* allowed range */
+    int is_integer;
+    double value;           /* in: default; out: the parsed value */
+    int given;              /* out: 1 when set in the spec */
+} BuiltinOption;
+
+int builtin_parse_options(const char *corpus, const char *opts, BuiltinOption *o,
+                          int n_options, char *err);
+
+#endif

@@ -5,7 +5,7 @@
 #   make test   deps + build + the whole test suite (ends with "N passed, N failed")
 
 CC      ?= cc
-CFLAGS  ?= -std=c11 -O2 -march=native -g -Wall -Wextra -pthread
+CFLAGS  ?= -std=c11 -O3 -march=native -g -Wall -Wextra -pthread
 CPPFLAGS += -D_GNU_SOURCE -I.
 LDLIBS  = -lopenblas -lfftw3f -lsqlite3 -lncursesw -lpthread -lm
 

@@ -96,45 +96,15 @@ void layernorm_backward(float *dx, float *dw, float *db, const float *dy, const 
 #define INV_SQRT2 0.70710678118654752440f
 #define INV_SQRT_2PI 0.39894228040143267794f
 
-void act_forward(float *y, const float *x, size_t n, int act)
-{
-    switch (act) {
-    case ACT_GELU:
-        for (size_t i = 0; i < n; i++) y[i] = 0.5f * x[i] * (1.0f + erff(x[i] * INV_SQRT2));
-        break;
-    case ACT_RELU:
-        for (size_t i = 0; i < n; i++) y[i] = x[i] > 0.0f ? x[i] : 0.0f;
-        break;
-    default:
-        if (y != x) memcpy(y, x, n * sizeof(float));
-    }
-}
-
-void act_backward(float *dx, const float *dy, const float *x, size_t n, int act, int accumulate)
-{
-    for (size_t i = 0; i < n; i++) {
-        float g;
-        switch (act) {
-        case ACT_GELU: {
-            float cdf = 0.5f * (1.0f + erff(x[i] * INV_SQRT2));
-            float pdf = INV_SQRT_2PI * expf(-0.5f * x[i] * x[i]);
-            g = dy[i] * (cdf + x[i] * pdf);
-            break;
-        }
-        case ACT_RELU: g = x[i] > 0.0f ? dy[i] : 0.0f; break;
-        default: g = dy[i];
-        }
-        dx[i] = accumulate ? dx[i] + g : g;
-    }
-}
-
 /* exp(x) by range reduction x = k ln2 + r and a degree-7 polynomial
    (Cephes expf coefficients); written without branches so that the
    compiler vectorises the loop. */
 static inline float exp_approx(float x)
 {
-    x = fminf(fmaxf(x, -87.3f), 88.7f);
-    float k = floorf(x * 1.44269504088896341f + 0.5f);
+    x = x < -87.3f ? -87.3f : x;
+    x = x > 88.7f ? 88.7f : x;
+    /* round to nearest by the 1.5 * 2^23 trick: vectorises, unlike floorf */
+    float k = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
     float r = x - k * 0.693359375f;
     r = r - k * -2.12194440e-4f;
     float p = 1.9875691500E-4f;
@@ -148,6 +118,66 @@ static inline float exp_approx(float x)
     float scale;
     memcpy(&scale, &bits, sizeof scale);
     return p * scale;
+}
+
+/* Phi(x) = P(N(0,1) <= x) = erfc(-x / sqrt 2) / 2, with erfc from the
+   Chebyshev fit of Numerical Recipes (erfcc: fractional error below 1.2e-7
+   for every argument), so GELU(x) = x Phi(x) keeps float32 accuracy in the
+   far tails too, and the loop vectorises (no libm call). */
+static inline float normal_cdf(float x)
+{
+    float z = -x * INV_SQRT2;
+    float az = z < 0.0f ? -z : z;
+    float t = 1.0f / (1.0f + 0.5f * az);
+    float p = 0.17087277f;
+    p = p * t - 0.82215223f;
+    p = p * t + 1.48851587f;
+    p = p * t - 1.13520398f;
+    p = p * t + 0.27886807f;
+    p = p * t - 0.18628806f;
+    p = p * t + 0.09678418f;
+    p = p * t + 0.37409196f;
+    p = p * t + 1.00002368f;
+    p = p * t - 1.26551223f;
+    float erfc_az = t * exp_approx(-az * az + p);
+    float erfc_z = z >= 0.0f ? erfc_az : 2.0f - erfc_az;
+    return 0.5f * erfc_z;
+}
+
+void act_forward(float *y, const float *x, size_t n, int act)
+{
+    switch (act) {
+    case ACT_GELU:
+        for (size_t i = 0; i < n; i++) y[i] = x[i] * normal_cdf(x[i]);
+        break;
+    case ACT_RELU:
+        for (size_t i = 0; i < n; i++) y[i] = x[i] > 0.0f ? x[i] : 0.0f;
+        break;
+    default:
+        if (y != x) memcpy(y, x, n * sizeof(float));
+    }
+}
+
+void act_backward(float *dx, const float *dy, const float *x, size_t n, int act, int accumulate)
+{
+    /* written as select, not keep * dx, so that uninitialised dx never leaks NaN */
+    switch (act) {
+    case ACT_GELU:
+        for (size_t i = 0; i < n; i++) {
+            float pdf = INV_SQRT_2PI * exp_approx(-0.5f * x[i] * x[i]);
+            float g = dy[i] * (normal_cdf(x[i]) + x[i] * pdf);
+            dx[i] = accumulate ? dx[i] + g : g;
+        }
+        break;
+    case ACT_RELU:
+        for (size_t i = 0; i < n; i++) {
+            float g = x[i] > 0.0f ? dy[i] : 0.0f;
+            dx[i] = accumulate ? dx[i] + g : g;
+        }
+        break;
+    default:
+        for (size_t i = 0; i < n; i++) dx[i] = accumulate ? dx[i] + dy[i] : dy[i];
+    }
 }
 
 void vec_exp(float *y, const float *x, size_t n)

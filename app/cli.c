@@ -1,0 +1,89 @@
+/*
+ * cli.c — argument parsing and dataset loading shared by the subcommands.
+ */
+#include "app/cli.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine/common.h"
+
+int cli_fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("mixbench: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return 1;
+}
+
+static const CliOpt *find_opt(const CliOpt *opts, const char *name, size_t len)
+{
+    for (; opts && opts->name; opts++)
+        if (strlen(opts->name) == len && strncmp(opts->name, name, len) == 0) return opts;
+    return NULL;
+}
+
+int cli_parse(int argc, char **argv, const CliOpt *opts, Config *c, const char **positional,
+              int max_pos, int *n_pos, char *err)
+{
+    if (n_pos) *n_pos = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (a[0] == '-' && a[1] == '-' && a[2]) {
+            const char *name = a + 2, *eq = strchr(name, '=');
+            size_t len = eq ? (size_t)(eq - name) : strlen(name);
+            const CliOpt *o = find_opt(opts, name, len);
+            char key[64];
+            if (len >= sizeof key) return err_set(err, "option %s is too long", a);
+            memcpy(key, name, len);
+            key[len] = 0;
+            const char *value = eq ? eq + 1 : NULL;
+            if (o && !o->takes_value) {
+                if (eq) return err_set(err, "option --%s takes no value", key);
+                *o->value = "1";
+                continue;
+            }
+            if (!o && !(c && config_is_key(key)))
+                return err_set(err, "unknown option --%s", key);
+            if (!value) {
+                if (i + 1 >= argc) return err_set(err, "option --%s needs a value", key);
+                value = argv[++i];
+            }
+            if (o) *o->value = value;
+            else if (config_set(c, key, value, err)) return -1;
+        } else if (c && strchr(a, '=') && a[0] != '=') {
+            if (config_set_arg(c, a, err)) return -1;
+        } else {
+            if (!positional || !n_pos || *n_pos >= max_pos) return err_set(err, "unexpected argument '%s'", a);
+            positional[(*n_pos)++] = a;
+        }
+    }
+    return 0;
+}
+
+int cli_load_data(Config *c, const Tokenizer *tok, Dataset *ds, char *err)
+{
+    DataOptions o;
+    memset(&o, 0, sizeof o);
+    o.tokenizer = c->tokenizer[0] ? c->tokenizer : NULL;
+    o.vocab = c->vocab;
+    o.min_count = c->min_count;
+    o.reuse = tok;
+    if (dataset_load(c->data, &o, ds, err)) return -1;
+    if (tok && ds->vocab != c->vocab)
+        return err_set(err, "%s: the tokenizer gives %d ids but the model has vocab=%d", c->data, ds->vocab,
+                       c->vocab);
+    c->vocab = ds->vocab;
+    return 0;
+}
+
+int cli_cores(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}

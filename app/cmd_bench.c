@@ -1,0 +1,183 @@
+/*
+ * cmd_bench.c — `mixbench bench [--arch A] [--config S|M] [--threads T]
+ * [--json]`: training throughput of each architecture on random tokens, and,
+ * in the same run on the same threads, the machine's sgemm rate.
+ *
+ * FLOP rule: a training step costs, per input token, 6 x the parameters used
+ * in dense matrix products (QKV/O projections, FFN, lm_head; tied heads
+ * counted once as lm_head) plus the mixer's own work (attention: 12 n d per
+ * layer; masked mixer: 6 n d bidirectional, 3 n d causal).  Achieved GFLOP/s
+ * = that x tokens/s; the ratio divides by the sgemm GFLOP/s measured with
+ * 1024^3 single-threaded sgemm calls running on every bench thread at once.
+ *   S = {d 256, L 4, h 4, n 64, V 10000, batch 32}
+ *   M = {d 512, L 8, h 8, n 128, V 10000, batch 16}
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/cli.h"
+#include "app/commands.h"
+#include "engine/common.h"
+#include "engine/ops.h"
+#include "engine/pool.h"
+#include "engine/rng.h"
+#include "engine/trainer.h"
+
+typedef struct {
+    int size;
+    float *a[64], *b[64], *c[64];
+} SgemmArgs;
+
+static void sgemm_thread(void *arg, int i, int n)
+{
+    (void)n;
+    SgemmArgs *s = arg;
+    int k = s->size;
+    matmul(0, 0, k, k, k, 1.0f, s->a[i], k, s->b[i], k, 0.0f, s->c[i], k);
+}
+
+/* Total GFLOP/s of `threads` concurrent single-threaded sgemms. */
+static double measure_sgemm(int threads, char *err)
+{
+    Pool *pool = pool_create(threads, err);
+    if (!pool) return -1;
+    SgemmArgs s = {.size = 1024};
+    size_t bytes = sizeof(float) * 1024 * 1024;
+    Rng r;
+    rng_seed(&r, 1);
+    for (int i = 0; i < threads; i++) {
+        s.a[i] = malloc(bytes);
+        s.b[i] = malloc(bytes);
+        s.c[i] = malloc(bytes);
+        for (size_t j = 0; j < 1024 * 1024; j++) {
+            s.a[i][j] = rng_float(&r) - 0.5f;
+            s.b[i][j] = rng_float(&r) - 0.5f;
+        }
+    }
+    pool_run(pool, sgemm_thread, &s); /* warm-up */
+    double best = 0;
+    for (int rep = 0; rep < 7; rep++) {
+        double t0 = now_seconds();
+        pool_run(pool, sgemm_thread, &s);
+        double dt = now_seconds() - t0;
+        double rate = threads * 2.0 * 1024.0 * 1024.0 * 1024.0 / dt / 1e9;
+        if (rate > best) best = rate;
+    }
+    for (int i = 0; i < threads; i++) {
+        free(s.a[i]);
+        free(s.b[i]);
+        free(s.c[i]);
+    }
+    pool_destroy(pool);
+    return best;
+}
+
+typedef struct {
+    double tokens_per_s, gflops, flops_per_token;
+    int64_t params;
+    int steps;
+} BenchResult;
+
+static int bench_train(const char *arch, const char *size, int threads, BenchResult *out, char *err)
+{
+    Config c;
+    config_defaults(&c);
+    const char *common[] = {"vocab=10000", "task=clm", "warmup=0", "decay=constant", "seed=1", NULL};
+    for (int i = 0; common[i]; i++) config_set_arg(&c, common[i], err);
+    if (config_set(&c, "arch", arch, err)) return -1;
+    if (!strcmp(size, "S")) {
+        const char *s[] = {"d=256", "layers=4", "heads=4", "n_ctx=64", "batch=32", NULL};
+        for (int i = 0; s[i]; i++) config_set_arg(&c, s[i], err);
+    } else {
+        const char *s[] = {"d=512", "layers=8", "heads=8", "n_ctx=128", "batch=16", NULL};
+        for (int i = 0; s[i]; i++) config_set_arg(&c, s[i], err);
+    }
+    if (config_validate(&c, err)) return -1;
+    Model m;
+    if (model_build(&m, &c, err)) return -1;
+    /* random tokens: throughput does not depend on the text */
+    Dataset ds;
+    memset(&ds, 0, sizeof ds);
+    size_t len = 200000;
+    ds.split[SPLIT_TRAIN].ids = malloc(sizeof(int32_t) * len);
+    ds.split[SPLIT_TRAIN].len = len;
+    ds.vocab = c.vocab;
+    Rng r;
+    rng_seed(&r, 2);
+    for (size_t i = 0; i < len; i++) ds.split[SPLIT_TRAIN].ids[i] = 2 + (int32_t)rng_below(&r, c.vocab - 2);
+    Trainer *tr = NULL;
+    int rc = -1;
+    if (trainer_create(&tr, &m, &ds, threads, 1, err)) goto done;
+    TrainProgress p;
+    for (int i = 0; i < 2; i++) /* warm-up */
+        if (trainer_step(tr, &p, err)) goto done;
+    double t0 = now_seconds(), elapsed = 0;
+    int steps = 0;
+    while (steps < 3 || elapsed < 4.0) {
+        if (trainer_step(tr, &p, err)) goto done;
+        steps++;
+        elapsed = now_seconds() - t0;
+    }
+    out->steps = steps;
+    out->tokens_per_s = (double)steps * c.batch * c.n_ctx / elapsed;
+    out->flops_per_token = model_train_flops_per_token(&m);
+    out->gflops = out->tokens_per_s * out->flops_per_token / 1e9;
+    out->params = model_count_params(&m, NULL);
+    rc = 0;
+done:
+    trainer_free(tr);
+    free(ds.split[SPLIT_TRAIN].ids);
+    model_free(&m);
+    return rc;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+    const char *arch = NULL, *size = NULL, *threads_s = "1", *json = NULL;
+    CliOpt opts[] = {{"arch", 1, &arch}, {"config", 1, &size}, {"threads", 1, &threads_s},
+                     {"json", 0, &json}, {NULL, 0, NULL}};
+    char err[ERR_LEN];
+    if (cli_parse(argc, argv, opts, NULL, NULL, 0, NULL, err)) return cli_fail("bench: %s", err);
+    char *end;
+    long threads = strtol(threads_s, &end, 10);
+    if (*end || threads < 0 || threads > 64) return cli_fail("bench: --threads %s is not 0..64", threads_s);
+    if (threads == 0) threads = cli_cores();
+    if (size && strcmp(size, "S") && strcmp(size, "M")) return cli_fail("bench: --config must be S or M");
+    if (arch && !mixer_find(arch)) {
+        char names[256];
+        mixer_names(names, sizeof names);
+        return cli_fail("bench: unknown architecture '%s' (known: %s)", arch, names);
+    }
+    double sgemm = measure_sgemm((int)threads, err);
+    if (sgemm < 0) return cli_fail("bench: %s", err);
+    if (json) printf("{\"threads\": %ld, \"sgemm_gflops\": %.2f, \"results\": [", threads, sgemm);
+    else printf("sgemm 1024^3 on %ld thread%s: %.1f GFLOP/s\n%-12s %-6s %10s %12s %10s %10s %8s\n", threads,
+                threads > 1 ? "s" : "", sgemm, "arch", "config", "params", "tokens/s", "GFLOP/tok", "GFLOP/s",
+                "of sgemm");
+    const char *sizes[] = {"S", "M"};
+    int first = 1;
+    for (int i = 0; i < mixer_count(); i++) {
+        const MixerOps *mx = mixer_at(i);
+        if (arch && strcmp(arch, mx->name)) continue;
+        if (!mx->has_causal) continue;
+        for (int s = 0; s < 2; s++) {
+            if (size && strcmp(size, sizes[s])) continue;
+            BenchResult r;
+            if (bench_train(mx->name, sizes[s], (int)threads, &r, err)) return cli_fail("bench %s: %s", mx->name, err);
+            if (json)
+                printf("%s{\"arch\": \"%s\", \"config\": \"%s\", \"params\": %lld, \"tokens_per_s\": %.1f, "
+                       "\"flops_per_token\": %.0f, \"gflops\": %.2f, \"fraction_of_sgemm\": %.4f}",
+                       first ? "" : ", ", mx->name, sizes[s], (long long)r.params, r.tokens_per_s,
+                       r.flops_per_token, r.gflops, r.gflops / sgemm);
+            else
+                printf("%-12s %-6s %10lld %12.0f %10.4f %10.1f %7.1f%%\n", mx->name, sizes[s], (long long)r.params,
+                       r.tokens_per_s, r.flops_per_token / 1e9, r.gflops, 100.0 * r.gflops / sgemm);
+            fflush(stdout);
+            first = 0;
+        }
+    }
+    if (json) printf("]}\n");
+    return 0;
+}

@@ -1,0 +1,143 @@
+/*
+ * cmd_generate.c — `mixbench generate --ckpt CKPT [--prompt TEXT] [-n N]
+ * [--temperature T] [--top-k K] [--seed S]`: samples text from a causal
+ * checkpoint with its stored tokenizer.
+ *
+ * The context is the last n_ctx tokens; a shorter context sits at positions
+ * 0..len-1 with PAD after it, which a causal model cannot see, so the
+ * logits at position len-1 are exact.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/cli.h"
+#include "app/commands.h"
+#include "engine/checkpoint.h"
+#include "engine/common.h"
+#include "engine/ops.h"
+#include "engine/rng.h"
+#include "engine/task.h"
+
+/* Samples an id from logits [V] (ids < 2 are reserved and never drawn). */
+static int32_t sample(float *logits, int V, double temperature, int top_k, Rng *rng)
+{
+    logits[0] = logits[1] = -INFINITY;
+    if (temperature <= 0) {
+        int best = 2;
+        for (int v = 3; v < V; v++)
+            if (logits[v] > logits[best]) best = v;
+        return best;
+    }
+    if (top_k > 0 && top_k < V) {
+        /* the k-th largest logit is the cut-off */
+        float *copy = malloc(sizeof(float) * V);
+        memcpy(copy, logits, sizeof(float) * V);
+        float cut = INFINITY;
+        for (int k = 0; k < top_k; k++) {
+            int best = -1;
+            for (int v = 0; v < V; v++)
+                if (copy[v] > -INFINITY && (best < 0 || copy[v] > copy[best])) best = v;
+            if (best < 0) break;
+            cut = copy[best];
+            copy[best] = -INFINITY;
+        }
+        free(copy);
+        for (int v = 0; v < V; v++)
+            if (logits[v] < cut) logits[v] = -INFINITY;
+    }
+    float mx = -INFINITY;
+    for (int v = 0; v < V; v++) mx = fmaxf(mx, logits[v]);
+    double total = 0;
+    for (int v = 0; v < V; v++) total += logits[v] > -INFINITY ? exp((logits[v] - mx) / temperature) : 0.0;
+    double u = rng_double(rng) * total, acc = 0;
+    for (int v = 0; v < V; v++) {
+        if (logits[v] == -INFINITY) continue;
+        acc += exp((logits[v] - mx) / temperature);
+        if (acc >= u) return v;
+    }
+    return V - 1;
+}
+
+int cmd_generate(int argc, char **argv)
+{
+    const char *ckpt = NULL, *prompt = "", *count = "200", *temp = "0.8", *topk = "40", *seed = "1";
+    CliOpt opts[] = {{"ckpt", 1, &ckpt}, {"prompt", 1, &prompt},   {"n", 1, &count},    {"temperature", 1, &temp},
+                     {"top-k", 1, &topk}, {"seed", 1, &seed},      {NULL, 0, NULL}};
+    /* accept -n N as well as --n N */
+    for (int i = 0; i < argc; i++)
+        if (!strcmp(argv[i], "-n")) argv[i] = "--n";
+    char err[ERR_LEN];
+    if (cli_parse(argc, argv, opts, NULL, NULL, 0, NULL, err)) return cli_fail("generate: %s", err);
+    if (!ckpt) return cli_fail("generate: --ckpt CKPT is required");
+    char *end;
+    long n_new = strtol(count, &end, 10);
+    if (*end || n_new < 0) return cli_fail("generate: -n %s is not a token count", count);
+    double temperature = strtod(temp, &end);
+    if (*end || temperature < 0) return cli_fail("generate: --temperature %s is not a number >= 0", temp);
+    long top_k = strtol(topk, &end, 10);
+    if (*end || top_k < 0) return cli_fail("generate: --top-k %s is not a count", topk);
+    unsigned long long seed_v = strtoull(seed, &end, 10);
+    if (*end) return cli_fail("generate: --seed %s is not a number", seed);
+
+    Config c;
+    config_defaults(&c);
+    Model m;
+    Tokenizer *tok = NULL;
+    if (checkpoint_load(ckpt, &c, &m, &tok, err)) return cli_fail("%s", err);
+    if (!tok) {
+        model_free(&m);
+        return cli_fail("%s: the checkpoint stores no tokenizer", ckpt);
+    }
+    if (strcmp(c.task, "clm")) {
+        model_free(&m);
+        tokenizer_free(tok);
+        return cli_fail("generate: %s was trained for task %s; generation needs a clm model", ckpt, c.task);
+    }
+    int n = c.n_ctx, V = c.vocab;
+    int32_t *prompt_ids = NULL;
+    size_t n_prompt = 0;
+    if (tokenizer_encode(tok, prompt, &prompt_ids, &n_prompt, err)) {
+        model_free(&m);
+        tokenizer_free(tok);
+        return cli_fail("generate: %s", err);
+    }
+    size_t cap = n_prompt + (size_t)n_new + 1;
+    int32_t *seq = malloc(sizeof(int32_t) * cap);
+    Work w;
+    if (!seq || work_alloc(&w, &m, 1, 0, err)) {
+        free(seq);
+        free(prompt_ids);
+        model_free(&m);
+        tokenizer_free(tok);
+        return cli_fail("generate: %s", seq ? err : "out of memory");
+    }
+    size_t len = 0;
+    if (n_prompt == 0) seq[len++] = 3 < V ? 3 : 2; /* <eos> for word data: start of a line */
+    for (size_t i = 0; i < n_prompt; i++) seq[len++] = prompt_ids[i];
+    Rng rng;
+    rng_seed(&rng, seed_v);
+    char piece[1024];
+    fputs(prompt, stdout);
+    for (long k = 0; k < n_new; k++) {
+        size_t start = len > (size_t)n ? len - n : 0, ctx = len - start;
+        for (int t = 0; t < n; t++) w.inputs[t] = (size_t)t < ctx ? seq[start + t] : 0;
+        StackCall sc = {&m, &w, 1, 0, 0, 0, -1, 0};
+        embed_forward(&m, 0, w.stacks[0].blocks[0].x, w.inputs, 1);
+        stack_forward(&sc, 0, w.inputs);
+        head_forward(&m, w.logits, w.stacks[0].out + (ctx - 1) * (size_t)c.d, 1);
+        int32_t id = sample(w.logits, V, temperature, (int)top_k, &rng);
+        seq[len++] = id;
+        tokenizer_decode_one(tok, id, piece, sizeof piece);
+        fputs(piece, stdout);
+        fflush(stdout);
+    }
+    fputc('\n', stdout);
+    free(seq);
+    free(prompt_ids);
+    work_free(&w);
+    model_free(&m);
+    tokenizer_free(tok);
+    return 0;
+}

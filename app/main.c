@@ -1,0 +1,52 @@
+/*
+ * main.c — the mixbench binary: dispatches subcommands.  OpenBLAS is pinned
+ * to one thread here, once, because the engine owns its threads: each job
+ * splits its batch over its own pool, and each sgemm runs on the thread
+ * that calls it.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "app/commands.h"
+
+void openblas_set_num_threads(int num_threads);
+
+static void usage(FILE *f)
+{
+    fputs("usage: mixbench <command> [options]\n"
+          "  run       train a model headless: --arch A --task T --data D [key=value ...]\n"
+          "  eval      evaluate a checkpoint: --ckpt CKPT --data D [--split test|valid|train] [--json]\n"
+          "  generate  sample text: --ckpt CKPT [--prompt TEXT] [-n N] [--temperature T] [--top-k K]\n"
+          "  bench     training throughput vs sgemm: [--arch A] [--config S|M] [--threads T] [--json]\n"
+          "  ls        list runs in the store [--db FILE]\n"
+          "  show RUN  one run's config, evaluations and loss curve [--db FILE]\n"
+          "Every model and training key of the SPEC is accepted as key=value or --key value.\n",
+          f);
+}
+
+int main(int argc, char **argv)
+{
+    openblas_set_num_threads(1);
+    if (argc < 2) {
+        /* the interactive workbench arrives with the UI; until then the
+           default job is a demo training run on the built-in corpus */
+        char *demo[] = {"--arch", "attention", "--data", "builtin:stories", "--steps", "300"};
+        return cmd_run(6, demo);
+    }
+    const char *cmd = argv[1];
+    int sub_argc = argc - 2;
+    char **sub_argv = argv + 2;
+    if (!strcmp(cmd, "run")) return cmd_run(sub_argc, sub_argv);
+    if (!strcmp(cmd, "eval")) return cmd_eval(sub_argc, sub_argv);
+    if (!strcmp(cmd, "generate")) return cmd_generate(sub_argc, sub_argv);
+    if (!strcmp(cmd, "bench")) return cmd_bench(sub_argc, sub_argv);
+    if (!strcmp(cmd, "ls")) return cmd_ls(sub_argc, sub_argv);
+    if (!strcmp(cmd, "show")) return cmd_show(sub_argc, sub_argv);
+    if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
+        usage(stdout);
+        return 0;
+    }
+    fprintf(stderr, "mixbench: unknown command '%s'\n", cmd);
+    usage(stderr);
+    return 2;
+}

@@ -1,0 +1,238 @@
+/*
+ * test_train.c — end-to-end training checks of the engine: a model overfits
+ * one batch; on builtin:markov it gets within 5% of the exact entropy floor;
+ * on a real corpus the valid loss falls well below the unigram entropy; the
+ * same seed and thread count give identical numbers; two jobs trained at
+ * once in one process give the numbers each gives alone.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/config.h"
+#include "engine/data/data.h"
+#include "engine/model.h"
+#include "engine/rng.h"
+#include "engine/trainer.h"
+#include "tests/check.h"
+
+void openblas_set_num_threads(int num_threads);
+
+static int setup(Config *c, const char *const *args)
+{
+    char err[512];
+    config_defaults(c);
+    for (int i = 0; args[i]; i++)
+        if (config_set_arg(c, args[i], err)) {
+            printf("  %s\n", err);
+            return -1;
+        }
+    return 0;
+}
+
+/* A dataset of random ids held in memory. */
+static void random_dataset(Dataset *ds, int vocab, size_t len, uint64_t seed)
+{
+    memset(ds, 0, sizeof *ds);
+    Rng r;
+    rng_seed(&r, seed);
+    for (int s = 0; s < SPLIT_COUNT; s++) {
+        ds->split[s].ids = malloc(sizeof(int32_t) * len);
+        ds->split[s].len = len;
+        for (size_t i = 0; i < len; i++) ds->split[s].ids[i] = 2 + (int32_t)rng_below(&r, vocab - 2);
+    }
+    ds->vocab = vocab;
+    ds->loss_floor = NAN;
+}
+
+static void free_random_dataset(Dataset *ds)
+{
+    for (int s = 0; s < SPLIT_COUNT; s++) free(ds->split[s].ids);
+}
+
+/* Trains for c->steps; losses[] receives every step's loss (may be NULL).
+   Returns the final valid loss, or NAN on error. */
+static double train(const Config *c, const Dataset *ds, double *losses, double *final_train)
+{
+    Model m;
+    char err[512];
+    Config cc = *c;
+    cc.vocab = ds->vocab;
+    if (config_validate(&cc, err) || model_build(&m, &cc, err)) {
+        printf("  %s\n", err);
+        return NAN;
+    }
+    Trainer *t;
+    if (trainer_create(&t, &m, ds, cc.threads, 1, err)) {
+        printf("  %s\n", err);
+        model_free(&m);
+        return NAN;
+    }
+    TrainProgress p = {0};
+    while (!trainer_done(t)) {
+        if (trainer_step(t, &p, err)) {
+            printf("  %s\n", err);
+            break;
+        }
+        if (losses) losses[p.step - 1] = p.loss;
+    }
+    if (final_train) *final_train = p.loss;
+    EvalResult r;
+    double v = trainer_evaluate(t, SPLIT_VALID, &r, err) ? NAN : r.loss;
+    trainer_free(t);
+    model_free(&m);
+    return v;
+}
+
+static void test_overfit_one_batch(void)
+{
+    const char *archs[] = {"attention", "mixer"};
+    for (int a = 0; a < 2; a++) {
+        Config c;
+        char arch[40];
+        snprintf(arch, sizeof arch, "arch=%s", archs[a]);
+        const char *args[] = {arch, "d=32", "layers=2", "heads=2", "n_ctx=16", "batch=4", "order=sequential",
+                              "steps=300", "lr=0.01", "warmup=10", "decay=constant", "weight_decay=0",
+                              "threads=1", NULL};
+        if (setup(&c, args)) { CHECK(0, "setup"); continue; }
+        Dataset ds;
+        /* exactly one batch of windows: 4 windows of 16 (+1) tokens */
+        random_dataset(&ds, 50, 4 * 16 + 1, 7);
+        double last;
+        train(&c, &ds, NULL, &last);
+        CHECK(last < 0.05, "%s: loss after 300 steps on one batch is %.4f", archs[a], last);
+        free_random_dataset(&ds);
+    }
+}
+
+static void test_markov_floor(void)
+{
+    Dataset ds;
+    char err[512];
+    DataOptions o = {0};
+    if (dataset_load("builtin:markov", &o, &ds, err)) { CHECK(0, "%s", err); return; }
+    CHECK(isfinite(ds.loss_floor) && ds.loss_floor > 0, "loss floor %g", ds.loss_floor);
+    const char *archs[] = {"attention", "mixer"};
+    for (int a = 0; a < 2; a++) {
+        Config c;
+        char arch[40];
+        snprintf(arch, sizeof arch, "arch=%s", archs[a]);
+        const char *args[] = {arch, "d=64", "layers=2", "heads=2", "n_ctx=32", "batch=32", "steps=400",
+                              "lr=0.003", "warmup=20", "decay=cosine", "threads=0", NULL};
+        if (setup(&c, args)) { CHECK(0, "setup"); continue; }
+        double valid = train(&c, &ds, NULL, NULL);
+        printf("  %s on builtin:markov: valid %.4f, floor %.4f (%.2f%% above)\n", archs[a], valid, ds.loss_floor,
+               100 * (valid / ds.loss_floor - 1));
+        CHECK(valid < 1.05 * ds.loss_floor, "%s: valid %.4f not within 5%% of the floor %.4f", archs[a], valid,
+              ds.loss_floor);
+        CHECK(valid > ds.loss_floor * 0.98, "%s: valid %.4f below the entropy floor %.4f?", archs[a], valid,
+              ds.loss_floor);
+    }
+    dataset_free(&ds);
+}
+
+static double unigram_entropy(const TokenStream *s, int vocab)
+{
+    double *counts = calloc((size_t)vocab, sizeof(double)), h = 0;
+    for (size_t i = 0; i < s->len; i++) counts[s->ids[i]] += 1;
+    for (int v = 0; v < vocab; v++)
+        if (counts[v] > 0) h -= counts[v] / s->len * log(counts[v] / s->len);
+    free(counts);
+    return h;
+}
+
+static void test_real_corpus(void)
+{
+    const char *root = getenv("MIXBENCH_DATA");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tinyshakespeare/input.txt", root ? root : "../shared/data");
+    Dataset ds;
+    char err[512];
+    DataOptions o = {0};
+    o.tokenizer = "char";
+    if (dataset_load(path, &o, &ds, err)) { CHECK(0, "%s", err); return; }
+    double h1 = unigram_entropy(&ds.split[SPLIT_TRAIN], ds.vocab);
+    Config c;
+    const char *args[] = {"arch=attention", "d=64", "layers=2", "heads=4", "n_ctx=64", "batch=16", "steps=300",
+                          "lr=0.003", "warmup=20", "threads=0", NULL};
+    if (setup(&c, args)) { CHECK(0, "setup"); dataset_free(&ds); return; }
+    double valid = train(&c, &ds, NULL, NULL);
+    printf("  tinyshakespeare char: unigram entropy %.4f, valid loss after 300 steps %.4f\n", h1, valid);
+    CHECK(valid < 0.8 * h1, "valid %.4f is not well below the unigram entropy %.4f", valid, h1);
+    dataset_free(&ds);
+}
+
+static void test_determinism(void)
+{
+    Dataset ds;
+    random_dataset(&ds, 60, 5000, 3);
+    for (int threads = 1; threads <= 2; threads++) {
+        for (int a = 0; a < 2; a++) {
+            Config c;
+            char th[32];
+            snprintf(th, sizeof th, "threads=%d", threads);
+            const char *args[] = {a ? "arch=mixer" : "arch=attention", "d=32", "layers=2", "heads=2", "n_ctx=16",
+                                  "batch=6", "steps=15", "dropout=0.1", th, NULL};
+            if (setup(&c, args)) { CHECK(0, "setup"); continue; }
+            double l1[15], l2[15];
+            double v1 = train(&c, &ds, l1, NULL), v2 = train(&c, &ds, l2, NULL);
+            CHECK(memcmp(l1, l2, sizeof l1) == 0, "threads=%d: losses differ between identical runs", threads);
+            CHECK(v1 == v2, "threads=%d: valid %.9g vs %.9g", threads, v1, v2);
+        }
+    }
+    free_random_dataset(&ds);
+}
+
+typedef struct {
+    Config c;
+    const Dataset *ds;
+    double losses[20];
+    double valid;
+} Job;
+
+static void *job_main(void *p)
+{
+    Job *j = p;
+    j->valid = train(&j->c, j->ds, j->losses, NULL);
+    return NULL;
+}
+
+static void test_two_jobs_at_once(void)
+{
+    Dataset ds;
+    random_dataset(&ds, 60, 5000, 4);
+    Job alone[2], together[2];
+    const char *args0[] = {"arch=attention", "d=32", "layers=2", "heads=2", "n_ctx=16", "batch=6", "steps=20",
+                           "threads=1", "seed=1", NULL};
+    const char *args1[] = {"arch=mixer", "d=32", "layers=2", "heads=2", "n_ctx=16", "batch=6", "steps=20",
+                           "threads=2", "seed=2", NULL};
+    for (int i = 0; i < 2; i++) {
+        setup(&alone[i].c, i ? args1 : args0);
+        alone[i].ds = &ds;
+        together[i] = alone[i];
+        job_main(&alone[i]);
+    }
+    pthread_t th[2];
+    for (int i = 0; i < 2; i++) pthread_create(&th[i], NULL, job_main, &together[i]);
+    for (int i = 0; i < 2; i++) pthread_join(th[i], NULL);
+    for (int i = 0; i < 2; i++) {
+        CHECK(memcmp(alone[i].losses, together[i].losses, sizeof alone[i].losses) == 0,
+              "job %d: losses differ when run beside another job", i);
+        CHECK(alone[i].valid == together[i].valid, "job %d: valid %.9g alone, %.9g together", i, alone[i].valid,
+              together[i].valid);
+    }
+    free_random_dataset(&ds);
+}
+
+int main(void)
+{
+    openblas_set_num_threads(1);
+    RUN(test_overfit_one_batch);
+    RUN(test_determinism);
+    RUN(test_two_jobs_at_once);
+    RUN(test_markov_floor);
+    RUN(test_real_corpus);
+    CHECK_EXIT();
+}

@@ -177,8 +177,8 @@ static int newer_error(Store *s, int64_t version, char *err)
 }
 
 /* Applies the missing migrations, one transaction each.  The version is read
-   again under the write lock because another process may have migrated the
-   file between our first look and our lock. */
+   again under the write lock because another process (a sweep starting jobs
+   on a new file) may have migrated it between our first look and our lock. */
 static int migrate(Store *s, char *err)
 {
     int64_t version;
@@ -186,15 +186,6 @@ static int migrate(Store *s, char *err)
         return -1;
     if (version > STORE_MIGRATION_COUNT)
         return newer_error(s, version, err);
-    if (version == 0) {
-        int64_t tables;
-        if (query_int(s, "SELECT count(*) FROM sqlite_schema WHERE type = 'table'", &tables,
-                      "read schema", err))
-            return -1;
-        if (tables > 0)
-            return err_set(err, "%s: not a mixbench store (it has tables but no schema version)",
-                           s->path);
-    }
     while (version < STORE_MIGRATION_COUNT) {
         if (exec_sql(s, "BEGIN IMMEDIATE", "begin migration", err))
             return -1;
@@ -203,6 +194,17 @@ static int migrate(Store *s, char *err)
         if (version > STORE_MIGRATION_COUNT) {
             newer_error(s, version, err);
             goto failed;
+        }
+        if (version == 0) {
+            int64_t tables;
+            if (query_int(s, "SELECT count(*) FROM sqlite_schema WHERE type = 'table'",
+                          &tables, "read schema", err))
+                goto failed;
+            if (tables > 0) {
+                err_set(err, "%s: not a mixbench store (it has tables but no schema version)",
+                        s->path);
+                goto failed;
+            }
         }
         if (version < STORE_MIGRATION_COUNT) {
             char what[96], set_version[64];

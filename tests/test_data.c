@@ -761,6 +761,51 @@ static void test_serialize(void)
     }
 }
 
+/* ---- reusing a checkpoint's tokenizer */
+
+static void test_reuse(void)
+{
+    char path[1024], err[ERR_LEN] = "";
+    corpus_path(path, sizeof path, "ptb");
+    Dataset base, again;
+    int rc = dataset_load(path, NULL, &base, err);
+    CHECK(rc == 0, "%s", err);
+    if (rc != 0) return;
+    char *text = tokenizer_serialize(base.tokenizer);
+    Tokenizer *saved = tokenizer_deserialize(text, err);
+    free(text);
+    DataOptions reuse = {.reuse = saved, .vocab = 5};   /* vocab is ignored */
+    rc = dataset_load(path, &reuse, &again, err);
+    CHECK(rc == 0, "%s", err);
+    for (int s = 0; s < SPLIT_COUNT && rc == 0; s++)
+        CHECK(same_stream(&base.split[s], &again.split[s]), "split %d differs with the reused tokenizer", s);
+    if (rc == 0) {
+        CHECK(again.vocab == 10002 && again.tokenizer != saved, "vocab %d", again.vocab);
+        dataset_free(&again);
+    }
+    /* another corpus through the PTB vocabulary: unknown words are <unk> */
+    rc = dataset_load("builtin:stories:tokens=5000,eval_tokens=500", &reuse, &again, err);
+    CHECK(rc == 0 && again.vocab == 10002, "%s", err);
+    if (rc == 0) dataset_free(&again);
+    DataOptions clash = {.reuse = saved, .tokenizer = "char"};
+    expect_error(path, &clash, "does not match");
+
+    Tokenizer *ids66 = tokenizer_deserialize("mixbench-tokenizer 1\nkind ids\nvocab 66\n", err);
+    Tokenizer *ids10 = tokenizer_deserialize("mixbench-tokenizer 1\nkind ids\nvocab 10\n", err);
+    DataOptions markov = {.reuse = ids66};
+    rc = dataset_load("builtin:markov:tokens=1000", &markov, &again, err);
+    CHECK(rc == 0 && again.vocab == 66 && isfinite(again.loss_floor), "%s", err);
+    if (rc == 0) dataset_free(&again);
+    markov.reuse = ids10;
+    expect_error("builtin:markov:tokens=1000", &markov, "vocab >= 66");
+    markov.reuse = saved;
+    expect_error("builtin:markov:tokens=1000", &markov, "tokenizer is ids");
+    tokenizer_free(ids66);
+    tokenizer_free(ids10);
+    tokenizer_free(saved);
+    dataset_free(&base);
+}
+
 /* ---- two loads at once (no shared state) */
 
 typedef struct {
@@ -822,6 +867,7 @@ int main(void)
     RUN(test_markov);
     RUN(test_stories);
     RUN(test_serialize);
+    RUN(test_reuse);
     RUN(test_concurrent_loads);
     char cmd[1024];
     snprintf(cmd, sizeof cmd, "chmod -R u+w %s && rm -rf %s", tmp_root, tmp_root);

@@ -29,7 +29,8 @@
  *   Y family member   A activity   D part of day   W weather  w its noun
  *   S,s search spots  R where a lost thing turns up   L shelter   N food
  *   U mending supply  u rescue tool   J where the friend is stuck
- *   c contest   B number   X sad feeling   Z happy feeling   M moral
+ *   c contest   B number   X the feeling the problem causes   Z happy feeling
+ *   M moral
  *   a  "a" or "an", chosen by the word that follows.
  *
  * Not for: tokenization (dataset.c does that with the chosen tokenizer).
@@ -117,7 +118,15 @@ static const char *const STUCK_SPOTS[] = {
 static const char *const CONTESTS[] = {"race", "dance contest", "singing contest",
                                        "baking contest", "kite contest", "swimming race"};
 static const char *const NUMBERS[] = {"two", "three", "four", "five", "many"};
-static const char *const SAD[] = {"sad", "scared", "upset", "worried", "angry", "lonely"};
+/* The feeling a problem causes, by problem (same order as PROBLEMS). */
+static const char *const FEELINGS[][4] = {
+    {"sad", "upset", "worried", "unhappy"},        /* lost */
+    {"sad", "upset", "angry", "unhappy"},          /* broken */
+    {"scared", "afraid", "frightened", "worried"}, /* storm */
+    {"sad", "grumpy", "weak", "tired"},            /* hungry */
+    {"scared", "afraid", "frightened", "cold"},    /* stuck */
+    {"worried", "afraid", "nervous", "scared"},    /* contest */
+};
 static const char *const HAPPY[] = {"happy", "glad", "proud", "excited", "thankful",
                                     "joyful"};
 static const char *const MORALS[] = {
@@ -370,7 +379,6 @@ static void cast_story(Story *s, DataRng *r)
     s->slot['J'] = pick(r, STUCK_SPOTS, COUNT(STUCK_SPOTS));
     s->slot['c'] = pick(r, CONTESTS, COUNT(CONTESTS));
     s->slot['B'] = pick(r, NUMBERS, COUNT(NUMBERS));
-    s->slot['X'] = pick(r, SAD, COUNT(SAD));
     s->slot['Z'] = pick(r, HAPPY, COUNT(HAPPY));
     s->slot['M'] = pick(r, MORALS, COUNT(MORALS));
 }
@@ -422,6 +430,7 @@ static int write_story(DataText *out, DataRng *r, size_t *words)
         expand(out, &s, pick_template(r, FRIEND_INTRO)) != 0)
         return -1;
     uint32_t problem = data_rng_below(r, COUNT(PROBLEMS));
+    s.slot['X'] = pick(r, FEELINGS[problem], COUNT(FEELINGS[problem]));
     for (int beat = 0; beat < 5; beat++)
         if (expand(out, &s, pick_template(r, PROBLEMS[problem][beat])) != 0) return -1;
     if (problem == 0 && expand(out, &s, pick_template(r, LOST_AFTER)) != 0) return -1;

@@ -41,6 +41,10 @@ typedef struct {
                                vocabulary (0 = 4096); word: cap (0 = none) */
     int min_count;          /* word: rarer train words -> <unk> (0 = 1) */
     uint64_t seed;          /* built-in generators (0 = their fixed default) */
+    const Tokenizer *reuse; /* encode every split with a copy of this
+                               tokenizer (a checkpoint's) instead of building
+                               one from train; vocab is then ignored and a
+                               tokenizer name must match its kind; NULL = build */
 } DataOptions;
 
 typedef struct {
@@ -55,7 +59,8 @@ typedef struct {
 /* Loads or generates a dataset.  spec: a folder holding train/valid/test
    under the usual names ({train,valid,test}.txt, wiki.{train,valid,test}.tokens,
    ptb.{train,valid,test}.txt), one text file (split 90/5/5 by lines), or
-   builtin:NAME[:key=value,...] (stories, markov). */
+   builtin:NAME[:key=value,...] (stories, markov; see docs/data.md).
+   On failure ds is left empty (dataset_free is safe) and err says why. */
 int dataset_load(const char *spec, const DataOptions *opt, Dataset *ds, char *err);
 void dataset_free(Dataset *ds);
 
@@ -64,10 +69,16 @@ TokenizerKind tokenizer_kind(const Tokenizer *t);
 /* "word" | "char" | "bpe" | "ids". */
 const char *tokenizer_kind_name(TokenizerKind kind);
 int tokenizer_vocab(const Tokenizer *t);
-/* Encodes text; *out is malloc'd.  Returns 0 / -1 with err. */
+/* Encodes text; *out is malloc'd (also for an empty result).  Returns 0 /
+   -1 with err.  word: one <eos> per '\n' (no <eos> after an unterminated
+   last line, unlike data files, so a prompt does not end in <eos>). */
 int tokenizer_encode(const Tokenizer *t, const char *text, int32_t **out, size_t *n, char *err);
 /* Appends the text of one token id to buf (NUL-terminated, truncated to cap).
-   Returns the number of bytes written. */
+   Returns the number of bytes written.  The text is written at buf[0]: to
+   build a string pass buf + used and cap - used.  word: the word and a
+   space, "\n" for <eos>; char: the byte; bpe: the token's bytes; ids: the
+   number and a space.  PAD and out-of-range ids give "", MASK "<mask>"
+   (word: "<mask> "; ids: the number). */
 size_t tokenizer_decode_one(const Tokenizer *t, int32_t id, char *buf, size_t cap);
 /* A self-contained serialisation (stored in checkpoint metadata so that
    generate needs no data) and its inverse.  serialize returns a malloc'd

@@ -218,6 +218,8 @@ size_t ids_decode_one(int32_t id, char *buf, size_t cap);
 
 /* Tokenizer construction shared by dataset.c and the deserializer. */
 Tokenizer *tokenizer_new(TokenizerKind kind, int vocab, char *err);
+/* A deep copy (through the serialisation). */
+Tokenizer *tokenizer_clone(const Tokenizer *t, char *err);
 /* Copies n bytes of s into buf (cap includes the NUL); returns bytes written. */
 size_t data_put(char *buf, size_t cap, const char *s, size_t n);
 

@@ -8,8 +8,10 @@
  * One file: with L lines (a last line without '\n' counts), train is lines
  * [0, floor(0.90 L)), valid [floor(0.90 L), floor(0.95 L)), test the rest;
  * a split that comes out empty is an error (it takes about 20 lines).
- * Tokenizer default: word for text, ids for builtin:markov.  BPE merges are
- * keyed by the train text's absolute path, size and mtime (bpe_cache.c).
+ * Tokenizer default: word for text, ids for builtin:markov; with
+ * DataOptions.reuse (a checkpoint's tokenizer) all three splits are encoded
+ * with a copy of it instead.  BPE merges are keyed by the train text's
+ * absolute path, size and mtime (bpe_cache.c).
  *
  * Not for: windows and batches (engine/batch.c).
  */
@@ -65,6 +67,23 @@ static int parse_kind(const char *name, TokenizerKind fallback, TokenizerKind *k
     return err_set(err, "unknown tokenizer '%s' (known: word, char, bpe, ids)", name);
 }
 
+/* The tokenizer kind: the reused tokenizer's, else the named one, else the
+   dataset's default. */
+static int resolve_kind(const DataOptions *o, TokenizerKind fallback, TokenizerKind *kind,
+                        char *err)
+{
+    if (!o->reuse) return parse_kind(o->tokenizer, fallback, kind, err);
+    *kind = tokenizer_kind(o->reuse);
+    TokenizerKind named;
+    if (o->tokenizer && o->tokenizer[0]) {
+        if (parse_kind(o->tokenizer, fallback, &named, err) != 0) return -1;
+        if (named != *kind)
+            return err_set(err, "tokenizer=%s does not match the given %s tokenizer", o->tokenizer,
+                           tokenizer_kind_name(*kind));
+    }
+    return 0;
+}
+
 static int encode_split(const Tokenizer *t, const SplitTexts *st, int split, DataIds *out,
                         char *err)
 {
@@ -79,22 +98,28 @@ static int encode_split(const Tokenizer *t, const SplitTexts *st, int split, Dat
     return err_set(err, "bad tokenizer kind");
 }
 
-/* Builds the tokenizer from the train text and encodes all three splits. */
-static int tokenize_splits(Dataset *ds, TokenizerKind kind, const DataOptions *o,
-                           const SplitTexts *st, char *err)
+/* Makes ds->tokenizer: a copy of the reused one, or one built from the
+   train text.  The word tokenizer encodes train while it counts, so it
+   sets *train_done. */
+static int make_tokenizer(Dataset *ds, TokenizerKind kind, const DataOptions *o,
+                          const SplitTexts *st, int *train_done, char *err)
 {
+    *train_done = 0;
+    if (o->reuse) {
+        ds->tokenizer = tokenizer_clone(o->reuse, err);
+        return ds->tokenizer ? 0 : -1;
+    }
     int vocab = kind == TOKENIZER_CHAR ? BYTE_VOCAB : kind == TOKENIZER_IDS ? o->vocab : 0;
     if (kind == TOKENIZER_IDS && vocab <= 0)
         return err_set(err, "the ids tokenizer needs the vocabulary size (set vocab=)");
     ds->tokenizer = tokenizer_new(kind, vocab, err);
     if (!ds->tokenizer) return -1;
-    int first = 0;
     if (kind == TOKENIZER_WORD) {
-        if (word_build(ds->tokenizer, st->text[0], st->len[0], o->vocab, o->min_count,
-                       &ds->split[0].ids, &ds->split[0].len, err) != 0)
-            return -1;
-        first = 1;
-    } else if (kind == TOKENIZER_BPE) {
+        *train_done = 1;
+        return word_build(ds->tokenizer, st->text[0], st->len[0], o->vocab, o->min_count,
+                          &ds->split[0].ids, &ds->split[0].len, err);
+    }
+    if (kind == TOKENIZER_BPE) {
         int target = o->vocab > 0 ? o->vocab : DEFAULT_BPE_VOCAB;
         int32_t *merges = NULL;
         int n_merges = 0, from_cache = 0;
@@ -103,8 +128,17 @@ static int tokenize_splits(Dataset *ds, TokenizerKind kind, const DataOptions *o
             return -1;
         int rc = bpe_init(ds->tokenizer, merges, n_merges, err);
         free(merges);
-        if (rc != 0) return -1;
+        return rc;
     }
+    return 0;
+}
+
+/* Makes the tokenizer and encodes all three splits. */
+static int tokenize_splits(Dataset *ds, TokenizerKind kind, const DataOptions *o,
+                           const SplitTexts *st, char *err)
+{
+    int first = 0;
+    if (make_tokenizer(ds, kind, o, st, &first, err) != 0) return -1;
     for (int s = first; s < SPLIT_COUNT; s++) {
         DataIds ids = {0};
         if (encode_split(ds->tokenizer, st, s, &ids, err) != 0) {
@@ -231,21 +265,22 @@ static int load_builtin(Dataset *ds, const char *spec, const DataOptions *o, cha
         return err_set(err, "unknown builtin corpus '%.*s' (known: stories, markov)",
                        (int)MB_MIN(name_len, (size_t)64), name);
     TokenizerKind kind;
-    if (parse_kind(o->tokenizer, is_markov ? TOKENIZER_IDS : TOKENIZER_WORD, &kind, err) != 0)
-        return -1;
+    if (resolve_kind(o, is_markov ? TOKENIZER_IDS : TOKENIZER_WORD, &kind, err) != 0) return -1;
 
     if (is_markov) {
         if (kind != TOKENIZER_IDS)
             return err_set(err, "builtin:markov produces token ids; its tokenizer is ids (not %s)",
                            tokenizer_kind_name(kind));
         if (builtin_markov(opts, o->seed, &corpus, err) != 0) return -1;
-        if (o->vocab > 0 && o->vocab < corpus.vocab) {
+        int given = o->reuse ? tokenizer_vocab(o->reuse) : o->vocab;
+        if (given > 0 && given < corpus.vocab) {
             err_set(err, "builtin:markov needs vocab >= %d (states + 2), got %d", corpus.vocab,
-                    o->vocab);
+                    given);
             builtin_free(&corpus);
             return -1;
         }
-        ds->tokenizer = tokenizer_new(TOKENIZER_IDS, corpus.vocab, err);
+        ds->tokenizer = o->reuse ? tokenizer_clone(o->reuse, err)
+                                 : tokenizer_new(TOKENIZER_IDS, corpus.vocab, err);
         if (!ds->tokenizer) {
             builtin_free(&corpus);
             return -1;
@@ -255,7 +290,7 @@ static int load_builtin(Dataset *ds, const char *spec, const DataOptions *o, cha
             ds->split[s].len = corpus.ids_len[s];
             corpus.ids[s] = NULL;
         }
-        ds->vocab = corpus.vocab;
+        ds->vocab = ds->tokenizer->vocab;
         ds->loss_floor = corpus.loss_floor;
         builtin_free(&corpus);
         return 0;
@@ -284,7 +319,7 @@ static int load_builtin(Dataset *ds, const char *spec, const DataOptions *o, cha
 static int load_path(Dataset *ds, const char *path, const DataOptions *o, char *err)
 {
     TokenizerKind kind;
-    if (parse_kind(o->tokenizer, TOKENIZER_WORD, &kind, err) != 0) return -1;
+    if (resolve_kind(o, TOKENIZER_WORD, &kind, err) != 0) return -1;
     struct stat st;
     if (stat(path, &st) != 0) {
         if (errno == ENOENT)

@@ -34,6 +34,18 @@ Tokenizer *tokenizer_new(TokenizerKind kind, int vocab, char *err)
     return t;
 }
 
+Tokenizer *tokenizer_clone(const Tokenizer *t, char *err)
+{
+    char *text = tokenizer_serialize(t);
+    if (!text) {
+        err_set(err, "out of memory copying the tokenizer");
+        return NULL;
+    }
+    Tokenizer *copy = tokenizer_deserialize(text, err);
+    free(text);
+    return copy;
+}
+
 void tokenizer_free(Tokenizer *t)
 {
     if (!t) return;

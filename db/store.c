@@ -91,8 +91,10 @@ static int step_done(Store *s, sqlite3_stmt *st, const char *what, char *err)
 
 static int bind_real(sqlite3_stmt *st, int i, double v)
 {
-    /* NAN means "not measured": store SQL NULL, which the views skip. */
-    return isnan(v) ? sqlite3_bind_null(st, i) : sqlite3_bind_double(st, i, v);
+    /* NAN means "not measured", and an infinite loss (a diverged step) is no
+       number either: both become SQL NULL, which the views skip and JSON
+       can hold (SQLite would write Inf, which is not JSON). */
+    return isfinite(v) ? sqlite3_bind_double(st, i, v) : sqlite3_bind_null(st, i);
 }
 
 static int bind_text(sqlite3_stmt *st, int i, const char *text)

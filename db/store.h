@@ -46,6 +46,9 @@ typedef struct {
     double tokens_per_s;
 } MetricRow;
 
+/* In every row written here, a non-finite double (NAN for "not measured",
+   an infinite loss) is stored as SQL NULL. */
+
 /* Appends rows in one transaction (a row at an existing step replaces it, as
    when a run resumes from a checkpoint) and keeps the run's steps_done,
    tokens_seen and wall_seconds current, so `ls` shows live progress. */

@@ -234,12 +234,13 @@ static void test_metrics_evals_checkpoints(void)
 
     /* A resumed run rewrites steps: the row is replaced, progress stays. */
     MetricRow again = {.step = 11, .tokens = 2816, .wall = 20.0, .train_loss = 1.0,
-                       .train_loss_smooth = 1.0, .lr = NAN, .grad_norm = NAN,
+                       .train_loss_smooth = 1.0, .lr = NAN, .grad_norm = INFINITY,
                        .tokens_per_s = NAN};
     CHECK(store_metrics_append(s, run, &again, 1, err) == 0, "%s", err);
-    snprintf(sql, sizeof sql, "SELECT train_loss || '|' || (lr IS NULL) FROM metrics"
-             " WHERE run_id = %lld AND step = 11", (long long)run);
-    CHECK(strcmp(query1(s, sql).text, "1.0|1") == 0, "got %s", query1(s, sql).text);
+    snprintf(sql, sizeof sql, "SELECT train_loss || '|' || (lr IS NULL) || '|' ||"
+             " (grad_norm IS NULL) FROM metrics WHERE run_id = %lld AND step = 11",
+             (long long)run);
+    CHECK(strcmp(query1(s, sql).text, "1.0|1|1") == 0, "got %s", query1(s, sql).text);
     snprintf(sql, sizeof sql, "SELECT steps_done FROM runs WHERE id = %lld", (long long)run);
     CHECK(query_num(s, sql) == 100, "steps_done %g", query_num(s, sql));
 

@@ -123,8 +123,12 @@ if [ ! -e "$db.ready" ]; then
 fi
 reads=0 bad_reads=0 decreasing=0 not_wal=0 prev=0 first_error=""
 while kill -0 "$writer" 2>/dev/null; do
-    # No busy timeout on purpose: in WAL mode a reader never waits for the writer.
-    if out=$(sqlite3 "$db" "SELECT count(*) FROM metrics; PRAGMA journal_mode;" 2>&1); then
+    # WAL readers do not wait for the writer's transactions, but a reader that
+    # catches the WAL index mid-update may get SQLITE_BUSY for an instant
+    # (documented SQLite behaviour), so readers set a busy timeout, as the
+    # store itself does.
+    if out=$(sqlite3 -cmd ".timeout 5000" "$db" \
+                 "SELECT count(*) FROM metrics; PRAGMA journal_mode;" 2>&1); then
         count=$(sed -n 1p <<<"$out")
         mode=$(sed -n 2p <<<"$out")
         if ! [[ $count =~ ^[0-9]+$ ]]; then

@@ -292,9 +292,14 @@ int bpe_learn(const char *train, size_t len, int target_vocab, int32_t **merges_
     int max_merges = target_vocab - BYTE_VOCAB;
     Learner L;
     memset(&L, 0, sizeof L);
-    int32_t *merges = malloc(((size_t)max_merges + 1) * 2 * sizeof *merges);
-    if (!merges || data_pairmap_init(&L.pairs, 1 << 14) != 0 || count_chunks(&L, train, len) != 0)
-        goto oom;
+    int32_t *merges = NULL;
+    if (data_pairmap_init(&L.pairs, 1 << 14) != 0 || count_chunks(&L, train, len) != 0) goto oom;
+    /* Each merge removes at least one symbol from the unique words. */
+    int64_t n_syms = 0;
+    for (int32_t w = 0; w < L.n_words; w++) n_syms += L.word_len[w];
+    if (max_merges > n_syms) max_merges = (int)n_syms;
+    merges = malloc(((size_t)max_merges + 1) * 2 * sizeof *merges);
+    if (!merges) goto oom;
 
     for (int32_t w = 0; w < L.n_words; w++) {
         const int32_t *s = L.syms + L.word_off[w];

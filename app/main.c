@@ -46,7 +46,6 @@ int main(int argc, char **argv)
         usage(stdout);
         return 0;
     }
-    fprintf(stderr, "mixbench: unknown command '%s'\n", cmd);
-    usage(stderr);
+    fprintf(stderr, "mixbench: unknown command '%s' (mixbench help lists them)\n", cmd);
     return 2;
 }

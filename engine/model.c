@@ -53,9 +53,9 @@ static int add_param(ParamList *pl, const char *name, int ndim, int64_t r, int64
 static int add_ln(ParamList *pl, const char *prefix, const char *ln, int d, int *wi, int *bi)
 {
     char name[96];
-    snprintf(name, sizeof name, "%s%s.w", prefix, ln);
+    snprintf(name, sizeof name, "%.60s%.20s.w", prefix, ln);
     *wi = add_param(pl, name, 1, d, 1, INIT_ONE, 0, 0, 0, 0);
-    snprintf(name, sizeof name, "%s%s.b", prefix, ln);
+    snprintf(name, sizeof name, "%.60s%.20s.b", prefix, ln);
     *bi = add_param(pl, name, 1, d, 1, INIT_ZERO, 0, 0, 0, 0);
     return (*wi < 0 || *bi < 0) ? -1 : 0;
 }

@@ -74,7 +74,7 @@ static int resolve_kind(const DataOptions *o, TokenizerKind fallback, TokenizerK
 {
     if (!o->reuse) return parse_kind(o->tokenizer, fallback, kind, err);
     *kind = tokenizer_kind(o->reuse);
-    TokenizerKind named;
+    TokenizerKind named = *kind;
     if (o->tokenizer && o->tokenizer[0]) {
         if (parse_kind(o->tokenizer, fallback, &named, err) != 0) return -1;
         if (named != *kind)

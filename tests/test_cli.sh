@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# tests/test_cli.sh — the mixbench binary end to end: run, eval, generate,
+# ls, show on small problems, and every kind of bad input the CLI must
+# refuse with one clear line on stderr, a non-zero exit, and the store left
+# intact.  Prints "PASS name" / "FAIL name" lines for tests/run.sh.
+set -u
+MB=${MIXBENCH:-./mixbench}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+DB=$T/runs.db
+
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $2"; }
+
+# expect_error NAME PATTERN CMD...: non-zero exit, exactly one stderr line matching PATTERN
+expect_error() {
+  local name=$1 pattern=$2; shift 2
+  "$@" >"$T/out" 2>"$T/err"; local rc=$?
+  local lines; lines=$(wc -l <"$T/err")
+  if [ $rc -eq 0 ]; then fail "$name" "exit code 0"; return; fi
+  if [ "$lines" -ne 1 ]; then fail "$name" "expected one stderr line, got $lines: $(head -3 "$T/err")"; return; fi
+  if ! grep -qE "$pattern" "$T/err"; then fail "$name" "stderr '$(cat "$T/err")' does not match '$pattern'"; return; fi
+  pass "$name"
+}
+
+SMALL="d=32 layers=1 heads=2 n_ctx=16 batch=4 log_every=5"
+
+# --- a good run, then eval / generate / ls / show on it
+if $MB run --arch attention --data builtin:stories --steps 20 $SMALL --db "$DB" --save "$T/a.safetensors" >"$T/run.out" 2>&1 \
+   && grep -q "eval  test" "$T/run.out" && [ -s "$T/a.safetensors" ]; then pass run_stories; else fail run_stories "$(tail -3 "$T/run.out")"; fi
+
+n=$(sqlite3 "$DB" "select count(*) from metrics where run_id=1")
+st=$(sqlite3 "$DB" "select status from runs where id=1")
+[ "$n" = 20 ] && [ "$st" = done ] && pass store_has_run || fail store_has_run "metrics=$n status=$st"
+[ "$(sqlite3 "$DB" 'pragma journal_mode')" = wal ] && pass store_wal || fail store_wal "not WAL"
+
+if $MB eval --ckpt "$T/a.safetensors" --data builtin:stories --split test --json >"$T/eval.json" 2>&1 \
+   && grep -q '"loss"' "$T/eval.json"; then
+  # the stored test loss equals what eval recomputes from the checkpoint
+  stored=$(sqlite3 "$DB" "select printf('%.5f', loss) from evals where run_id=1 and split='test'")
+  got=$(sed -E 's/.*"loss": ([0-9.e+-]+).*/\1/' "$T/eval.json" | xargs printf '%.5f')
+  [ "$stored" = "$got" ] && pass eval_matches_run || fail eval_matches_run "stored $stored, eval $got"
+else fail eval_matches_run "$(cat "$T/eval.json")"; fi
+
+if $MB generate --ckpt "$T/a.safetensors" --prompt "once upon a time" -n 12 --seed 3 >"$T/gen.out" 2>&1 \
+   && [ "$(wc -w <"$T/gen.out")" -ge 12 ]; then pass generate; else fail generate "$(cat "$T/gen.out")"; fi
+$MB generate --ckpt "$T/a.safetensors" --prompt "once upon a time" -n 12 --seed 3 >"$T/gen2.out" 2>&1
+cmp -s "$T/gen.out" "$T/gen2.out" && pass generate_seeded || fail generate_seeded "two runs with one seed differ"
+
+$MB ls --db "$DB" >"$T/ls.out" 2>&1 && grep -q attention "$T/ls.out" && pass ls || fail ls "$(cat "$T/ls.out")"
+$MB show 1 --db "$DB" >"$T/show.out" 2>&1 && grep -q "test" "$T/show.out" && pass show || fail show "$(head -5 "$T/show.out")"
+
+# --- bad input: one line, non-zero, nothing stored damaged
+before=$(sqlite3 "$DB" "select count(*) from runs; select count(*) from metrics; select count(*) from evals")
+expect_error missing_data 'nonexistent' $MB run --data "$T/nonexistent" --db "$DB" --steps 2
+expect_error unknown_arch "unknown architecture 'transformerxl'" $MB run --arch transformerxl --data builtin:stories --db "$DB"
+expect_error unknown_task "unknown task" $MB run --task summarize --data builtin:stories --db "$DB"
+expect_error unknown_option "unknown option --bogus" $MB run --bogus 3 --data builtin:stories --db "$DB"
+expect_error bad_value "layers=abc" $MB run layers=abc --data builtin:stories --db "$DB"
+expect_error out_of_range "d=0" $MB run d=0 --data builtin:stories --db "$DB"
+expect_error heads_divide "not divisible" $MB run d=30 heads=4 --data builtin:stories --db "$DB"
+expect_error unknown_key "unknown key 'lyers'" $MB run lyers=2 --data builtin:stories --db "$DB"
+expect_error malformed_builtin "builtin" $MB run --data builtin:nosuchcorpus --db "$DB"
+mkdir -p "$T/ids"; printf '2 3 4\n5 6 7\n' >"$T/ids/train.txt"; printf '2 3 99\n' >"$T/ids/valid.txt"; printf '2 3\n' >"$T/ids/test.txt"
+expect_error ids_out_of_range 'valid.txt:1' $MB run --data "$T/ids" --tokenizer ids vocab=10 --db "$DB"
+head -c 300 "$T/a.safetensors" >"$T/trunc.safetensors"
+expect_error truncated_ckpt 'trunc.safetensors' $MB eval --ckpt "$T/trunc.safetensors" --data builtin:stories
+printf 'not a checkpoint at all' >"$T/junk.safetensors"
+expect_error corrupt_ckpt 'junk.safetensors' $MB eval --ckpt "$T/junk.safetensors" --data builtin:stories
+expect_error missing_ckpt 'nope.safetensors' $MB generate --ckpt "$T/nope.safetensors"
+expect_error bad_split "split" $MB eval --ckpt "$T/a.safetensors" --data builtin:stories --split dev
+expect_error show_unknown_run "99" $MB show 99 --db "$DB"
+expect_error unknown_command "unknown command" $MB frobnicate
+after=$(sqlite3 "$DB" "select count(*) from runs; select count(*) from metrics; select count(*) from evals")
+[ "$before" = "$after" ] && pass bad_input_leaves_store || fail bad_input_leaves_store "before [$before] after [$after]"
+
+# --- a diverging run is stored as diverged with its metrics kept
+$MB run --arch mixer --data builtin:stories $SMALL layers=10 norm=none act=none lr=10 warmup=0 clip=0 decay=constant \
+  --steps 200 --db "$DB" >"$T/nan.out" 2>"$T/nan.err"; rc=$?
+st=$(sqlite3 "$DB" "select status from runs order by id desc limit 1")
+nm=$(sqlite3 "$DB" "select count(*) from metrics where run_id=(select max(id) from runs)")
+if [ $rc -ne 0 ] && [ "$st" = diverged ] && [ "$nm" -gt 0 ] && grep -q "NaN" "$T/nan.err" && [ "$(wc -l <"$T/nan.err")" -eq 1 ]; then
+  pass nan_diverged; else fail nan_diverged "rc=$rc status=$st metrics=$nm err=$(cat "$T/nan.err")"; fi
+[ "$(sqlite3 "$DB" 'pragma integrity_check')" = ok ] && pass integrity || fail integrity "integrity_check failed"

@@ -37,6 +37,9 @@ build/tests/%: tests/%.c build/libmixbench.a $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< build/libmixbench.a $(LDLIBS)
 
+# test_alloc counts every allocation our code makes during a training step
+build/tests/test_alloc: LDLIBS += -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=aligned_alloc
+
 tests: $(TEST_BIN)
 
 deps:

@@ -68,6 +68,15 @@ typedef struct MixerOps {
     void (*destroy)(void *state);
     void (*forward)(const MixArgs *a, const float *x, float *y);
     void (*backward)(const MixArgs *a, const float *x, const float *dy, float *dx);
+    /* Incremental decoding for generate (causal mode; NULL: the caller
+       recomputes the window).  cache_floats: per-block state of one
+       sequence of up to n positions.  forward_step writes y_t [d] for
+       position t from x_t [d] (this block's mixer input at t) and what
+       positions < t left in the cache, then adds position t's part to the
+       cache.  a->B is 1, a->tokens holds the sequence's ids [n] (valid up to
+       t), a->scratch has scratch_floats(c, 1) floats. */
+    size_t (*cache_floats)(const Config *c);
+    void (*forward_step)(const MixArgs *a, int t, const float *x_t, float *y_t, float *cache);
     /* Multiply-adds x 2 of the mixer's own work (not its parameters used in
        matrix products, which the bench counts as 6 x params) per token for
        forward + backward: the bench's FLOP rule. */

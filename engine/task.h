@@ -43,10 +43,13 @@ typedef struct TaskOps {
     /* Tokens per window: n + 1 (next-token tasks) or n. */
     int (*window_len)(const Config *c);
     /* windows [B, window_len] -> inputs [B, n], targets [B, n] (-1 = no
-       target).  training: masks from rng; evaluation: window_index[b] gives
-       each window's index in its split for fixed masking rules. */
-    void (*prepare)(const Config *c, int B, const int32_t *windows, int32_t *inputs,
-                    int32_t *targets, int training, Rng *rng, const int64_t *window_index);
+       target).  scored [B, window_len] marks the tokens that count as
+       targets (NULL: all do; diagnostic corpora).  training: masks from rng;
+       evaluation: window_index[b] gives each window's index in its split
+       for fixed masking rules. */
+    void (*prepare)(const Config *c, int B, const int32_t *windows, const uint8_t *scored,
+                    int32_t *inputs, int32_t *targets, int training, Rng *rng,
+                    const int64_t *window_index);
     /* Forward (and backward when want_grad) of one slice. */
     void (*run)(TaskCall *t);
 } TaskOps;

@@ -31,6 +31,7 @@ struct Trainer {
     Work *works;                 /* one per thread */
     TaskCall *calls;             /* one per thread */
     int32_t *windows;            /* [B, window_len] */
+    uint8_t *scored;             /* [B, window_len] when the split has a mask */
     int32_t *inputs, *targets;   /* [B, n] */
     int64_t *window_index;       /* [B] */
     double *partials;            /* per-thread sums */
@@ -78,11 +79,12 @@ int trainer_create(Trainer **out, Model *m, const Dataset *ds, int threads, int 
     t->works = calloc((size_t)threads, sizeof(Work));
     t->calls = calloc((size_t)threads, sizeof(TaskCall));
     t->windows = malloc(sizeof(int32_t) * (size_t)B * wl);
+    t->scored = malloc((size_t)B * wl);
     t->inputs = malloc(sizeof(int32_t) * (size_t)B * c->n_ctx);
     t->targets = malloc(sizeof(int32_t) * (size_t)B * c->n_ctx);
     t->window_index = malloc(sizeof(int64_t) * (size_t)B);
     t->partials = calloc((size_t)threads, sizeof(double));
-    if (!t->pool || !t->works || !t->calls || !t->windows || !t->inputs || !t->targets ||
+    if (!t->pool || !t->works || !t->calls || !t->windows || !t->scored || !t->inputs || !t->targets ||
         !t->window_index || !t->partials) {
         trainer_free(t);
         return err_set(err, "out of memory for the trainer");
@@ -115,6 +117,7 @@ void trainer_free(Trainer *t)
     free(t->works);
     free(t->calls);
     free(t->windows);
+    free(t->scored);
     free(t->inputs);
     free(t->targets);
     free(t->window_index);
@@ -173,6 +176,13 @@ static void update_params(void *arg, int i, int n)
                  t->opt.t, (size_t)lo, (size_t)hi);
 }
 
+/* Copies window b (its tokens and, when the split has one, its mask). */
+static void copy_window(Trainer *t, const TokenStream *s, int b, size_t offset, int wl)
+{
+    memcpy(t->windows + (size_t)b * wl, s->ids + offset, sizeof(int32_t) * wl);
+    if (s->scored) memcpy(t->scored + (size_t)b * wl, s->scored + offset, (size_t)wl);
+}
+
 static void draw_windows(Trainer *t)
 {
     const Config *c = t->c;
@@ -185,11 +195,16 @@ static void draw_windows(Trainer *t)
             int64_t w = (t->step * B + b) % n_windows;
             offset = (size_t)w * n;
             t->window_index[b] = w;
+        } else if (s->example_len > 0) {
+            /* a corpus of examples: windows start where examples start */
+            size_t n_examples = (s->len - (size_t)wl) / (size_t)s->example_len + 1;
+            offset = (size_t)rng_below(&t->rng, n_examples) * (size_t)s->example_len;
+            t->window_index[b] = -1;
         } else {
             offset = (size_t)rng_below(&t->rng, s->len - (size_t)wl + 1);
             t->window_index[b] = -1;
         }
-        memcpy(t->windows + (size_t)b * wl, s->ids + offset, sizeof(int32_t) * wl);
+        copy_window(t, s, b, offset, wl);
     }
 }
 
@@ -226,7 +241,8 @@ int trainer_step(Trainer *t, TrainProgress *p, char *err)
     const Config *c = t->c;
     int B = c->batch;
     draw_windows(t);
-    t->m->task->prepare(c, B, t->windows, t->inputs, t->targets, 1, &t->rng, t->window_index);
+    const uint8_t *scored = t->ds->split[SPLIT_TRAIN].scored ? t->scored : NULL;
+    t->m->task->prepare(c, B, t->windows, scored, t->inputs, t->targets, 1, &t->rng, t->window_index);
     double loss_sum;
     int64_t n_targets, correct;
     run_batch(t, B, 1, 1, &loss_sum, &n_targets, &correct);
@@ -279,9 +295,10 @@ int trainer_evaluate(Trainer *t, int split, EvalResult *r, char *err)
         int nb = (int)(n_windows - w0 < B ? n_windows - w0 : B);
         for (int b = 0; b < nb; b++) {
             t->window_index[b] = w0 + b;
-            memcpy(t->windows + (size_t)b * wl, s->ids + (size_t)(w0 + b) * n, sizeof(int32_t) * wl);
+            copy_window(t, s, b, (size_t)(w0 + b) * n, wl);
         }
-        t->m->task->prepare(c, nb, t->windows, t->inputs, t->targets, 0, NULL, t->window_index);
+        t->m->task->prepare(c, nb, t->windows, s->scored ? t->scored : NULL, t->inputs, t->targets, 0, NULL,
+                            t->window_index);
         double ls;
         int64_t nt, corr;
         run_batch(t, nb, 0, 0, &ls, &nt, &corr);

@@ -52,7 +52,7 @@ static void tm_batch(const Model *m, Work *w, int B, uint64_t seed)
     rng_seed(&r2, seed + 1);
     int64_t *idx = malloc(sizeof(int64_t) * B);
     for (int b = 0; b < B; b++) idx[b] = b;
-    m->task->prepare(&m->cfg, B, win, w->inputs, w->targets, 0, &r2, idx);
+    m->task->prepare(&m->cfg, B, win, NULL, w->inputs, w->targets, 0, &r2, idx);
     (void)n;
     free(win);
     free(idx);

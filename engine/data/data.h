@@ -31,6 +31,12 @@ typedef struct Tokenizer Tokenizer;
 typedef struct {
     int32_t *ids;
     size_t len;
+    /* Diagnostic corpora (mqar, copy, ...): scored[i] = 1 when token i is
+       a target that counts in loss and accuracy (NULL: every token counts),
+       and the stream is a run of examples of example_len tokens each, so
+       training windows start at multiples of it (0: free-running text). */
+    uint8_t *scored;
+    int example_len;
 } TokenStream;
 
 typedef struct {
@@ -41,6 +47,8 @@ typedef struct {
                                vocabulary (0 = 4096); word: cap (0 = none) */
     int min_count;          /* word: rarer train words -> <unk> (0 = 1) */
     uint64_t seed;          /* built-in generators (0 = their fixed default) */
+    int n_ctx;              /* the model's context: diagnostic corpora make
+                               examples of this many tokens (0 = 64) */
     const Tokenizer *reuse; /* encode every split with a copy of this
                                tokenizer (a checkpoint's) instead of building
                                one from train; vocab is then ignored and a

@@ -358,7 +358,10 @@ void dataset_free(Dataset *ds)
 {
     if (!ds) return;
     tokenizer_free(ds->tokenizer);
-    for (int s = 0; s < SPLIT_COUNT; s++) free(ds->split[s].ids);
+    for (int s = 0; s < SPLIT_COUNT; s++) {
+        free(ds->split[s].ids);
+        free(ds->split[s].scored);
+    }
     memset(ds, 0, sizeof *ds);
     ds->loss_floor = NAN;
 }

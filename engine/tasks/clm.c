@@ -29,16 +29,21 @@ static int clm_stacks(const Config *c, const MixerOps *mixer, StackSpec *out)
 
 static int clm_window(const Config *c) { return c->n_ctx + 1; }
 
-static void clm_prepare(const Config *c, int B, const int32_t *windows, int32_t *inputs,
-                        int32_t *targets, int training, Rng *rng, const int64_t *window_index)
+static void clm_prepare(const Config *c, int B, const int32_t *windows, const uint8_t *scored,
+                        int32_t *inputs, int32_t *targets, int training, Rng *rng,
+                        const int64_t *window_index)
 {
     (void)training;
     (void)rng;
     (void)window_index;
     int n = c->n_ctx;
     for (int b = 0; b < B; b++) {
-        memcpy(inputs + (size_t)b * n, windows + (size_t)b * (n + 1), sizeof(int32_t) * n);
-        memcpy(targets + (size_t)b * n, windows + (size_t)b * (n + 1) + 1, sizeof(int32_t) * n);
+        const int32_t *w = windows + (size_t)b * (n + 1);
+        memcpy(inputs + (size_t)b * n, w, sizeof(int32_t) * n);
+        memcpy(targets + (size_t)b * n, w + 1, sizeof(int32_t) * n);
+        if (scored)
+            for (int t = 0; t < n; t++)
+                if (!scored[(size_t)b * (n + 1) + t + 1]) targets[(size_t)b * n + t] = -1;
     }
 }
 

@@ -1,0 +1,496 @@
+#!/usr/bin/python3
+"""
+crosscheck.py -- replays short mixbench training runs in the independent
+PyTorch reference (reference.py) and compares the numbers.
+
+For every case (an architecture and a model/training configuration):
+  1. writes an init checkpoint of random weights (numpy, std ~0.1),
+  2. runs `mixbench run --init ... --order sequential` for K steps with
+     --threads 1 and --threads 2 (fresh SQLite db and --save checkpoint each),
+  3. runs the same K steps in PyTorch float32 from the same init on the same
+     windows,
+  4. compares per-step train loss, lr and grad norm (from the db's metrics
+     table), the final valid/test loss, accuracy and target counts (db evals
+     table, and `mixbench eval --json` against the reference evaluating the
+     very same saved weights), and the saved weights; checks that a repeated
+     threads=2 run is bit-identical (SPEC section 5) and that the checkpoint
+     metadata reads back as the run's config (section 7).
+
+Prints `PASS crosscheck <case>`, `FAIL crosscheck <case>: <details>` or, for
+an architecture mixbench does not know yet, `SKIP crosscheck <case>: ...`;
+then one `checkpoint-metadata` line; exits 0 when nothing failed.
+
+Tolerance: 1e-4 relative on losses, lr, grad norms and evaluations (float32
+rounding gives ~1e-7 on the first step and up to a few 1e-5 after K steps).
+Weights: 1e-4 of the tensor's largest magnitude plus 10x the element's own
+float32 noise (see compare_weights: AdamW's eps = 1e-8 makes an element
+whose gradient passes near zero move by an amount set by the gradient's last
+bits, so two correct float32 implementations can differ there by ~1e-4).
+
+Usage: crosscheck.py [--mixbench PATH] [--steps K] [--cases a,b] [--seed S]
+                     [--keep] [--verbose]
+"""
+
+import argparse
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import zlib
+
+import numpy as np
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import reference as R  # noqa: E402
+
+TOL = 1e-4
+V = 13
+
+# name -> (model/training keys passed as key=value to mixbench)
+BASE = {"vocab": V, "d": 16, "layers": 2, "heads": 2, "n_ctx": 8, "batch": 4,
+        "lr": 0.01, "warmup": 2}
+
+CASES = [
+    ("attention-pre-gelu-learned-cosine",
+     {"arch": "attention", "decay": "cosine"}),
+    ("attention-post-relu-sinusoidal-tie-linear",
+     {"arch": "attention", "norm": "post", "act": "relu", "pos": "sinusoidal",
+      "tie": "true", "decay": "linear", "weight_decay": 0.1}),
+    ("attention-none-none-nopos-constant",
+     {"arch": "attention", "norm": "none", "act": "none", "pos": "none",
+      "decay": "constant", "weight_decay": 0.1}),
+    ("attention-h4-L1-ffn2-tie-relu",
+     {"arch": "attention", "heads": 4, "layers": 1, "ffn_mult": 2,
+      "tie": "true", "act": "relu", "decay": "cosine", "weight_decay": 0.1,
+      "clip": 0.5}),
+    ("mixer-pre-gelu-nopos-cosine",
+     {"arch": "mixer", "decay": "cosine", "weight_decay": 0.1}),
+    ("mixer-post-relu-learned-tie-linear",
+     {"arch": "mixer", "norm": "post", "act": "relu", "pos": "learned",
+      "tie": "true", "decay": "linear"}),
+    ("mixer-linear-none-none-sinusoidal-constant",
+     {"arch": "mixer", "norm": "none", "act": "none", "pos": "sinusoidal",
+      "decay": "constant", "weight_decay": 0.1}),
+    ("mixer-h4-L1-pre-gelu-tie-nowarmup",
+     {"arch": "mixer", "heads": 4, "layers": 1, "tie": "true", "warmup": 0,
+      "decay": "cosine", "clip": 0.5}),
+    # Mixers mixbench may not have yet: skipped (not passed) while it
+    # answers "unknown architecture".  Their reference code is written from
+    # the SPEC but has not met a second implementation yet.
+    ("dispatcher-h1-sinusoidal",
+     {"arch": "dispatcher", "heads": 1, "decay": "cosine", "weight_decay": 0.1}),
+    ("dispatcher-h2-post-relu-learned",
+     {"arch": "dispatcher", "norm": "post", "act": "relu", "pos": "learned",
+      "decay": "linear"}),
+    ("pairconnect-K64-dp8",
+     {"arch": "pairconnect", "hash_size": 64, "d_pair": 8, "hash_seed": 5,
+      "decay": "cosine", "weight_decay": 0.1}),
+    ("pairconnect-sum-tie",
+     {"arch": "pairconnect", "hash_size": 32, "pair_reduce": "sum", "tie": "true",
+      "decay": "linear"}),
+    ("cumsum-pre-gelu",
+     {"arch": "cumsum", "decay": "cosine"}),
+    ("conv-pre-gelu-h2",
+     {"arch": "conv", "decay": "cosine", "weight_decay": 0.1}),
+]
+
+
+class Unsupported(Exception):
+    """mixbench does not know the architecture (yet)."""
+
+
+def make_data(root, rng):
+    os.makedirs(root, exist_ok=True)
+    n = BASE["n_ctx"]
+    # clm has floor((T-1)/n) windows: train 19 (not 20; the 6 x 4 windows of
+    # a run wrap around), valid 12, test 8 (not 9).
+    sizes = {"train": 20 * n, "valid": 12 * n + 5, "test": 9 * n}
+    streams = {}
+    for split, T in sizes.items():
+        s = rng.randint(2, V, size=T)
+        streams[split] = s
+        with open(os.path.join(root, split + ".txt"), "w") as f:
+            i = 0
+            while i < T:
+                k = int(rng.randint(1, 12))
+                f.write(" ".join(str(int(t)) for t in s[i:i + k]) + "\n")
+                i += k
+    return streams
+
+
+def init_arrays(cfg, rng):
+    out = {}
+    for name, shp in R.param_shapes(cfg).items():
+        a = rng.normal(0.0, 0.1, size=shp)
+        last = name.split(".")[-1]
+        if (".ln" in name or name.startswith("ln_f")) and last == "w":
+            a = 1.0 + a  # LayerNorm gains around 1
+        out[name] = a.astype(np.float32)
+    return out
+
+
+def rel(a, b, floor=1e-12):
+    return abs(a - b) / max(abs(b), floor)
+
+
+def kv_args(keys):
+    out = []
+    for k, v in keys.items():
+        if k in ("arch", "task"):
+            continue
+        out.append("%s=%s" % (k, v))
+    return out
+
+
+def run_mixbench(mb, cfgkeys, datadir, init, steps, threads, work, verbose, tag=""):
+    db = os.path.join(work, "t%d%s.db" % (threads, tag))
+    save = os.path.join(work, "t%d%s.safetensors" % (threads, tag))
+    for p in (db, db + "-wal", db + "-shm", save):
+        if os.path.exists(p):
+            os.remove(p)
+    cmd = [mb, "run", "--arch", cfgkeys["arch"], "--task", "clm",
+           "--data", datadir, "--tokenizer", "ids",
+           "--steps", str(steps), "--order", "sequential", "--seed", "3",
+           "--threads", str(threads), "--db", db, "--save", save,
+           "--init", init, "log_every=1"] + kv_args(cfgkeys)
+    if verbose:
+        print("  $ " + " ".join(cmd))
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       universal_newlines=True, timeout=120)
+    if p.returncode != 0 and "unknown architecture" in p.stderr:
+        raise Unsupported(p.stderr.strip())
+    if p.returncode != 0:
+        raise RuntimeError("mixbench run (threads=%d) exited %d: %s" %
+                           (threads, p.returncode, (p.stderr or p.stdout).strip()[-400:]))
+    con = sqlite3.connect(db)
+    try:
+        rows = con.execute("select step, train_loss, lr, grad_norm from metrics "
+                           "order by step").fetchall()
+        evals = con.execute("select split, loss, accuracy, n_tokens, step from evals "
+                            "order by step").fetchall()
+        tokens = con.execute("select step, tokens from metrics order by step").fetchall()
+    finally:
+        con.close()
+    ev = {}
+    for split, loss, acc, ntok, step in evals:
+        ev[split] = {"loss": loss, "accuracy": acc, "n_tokens": ntok,
+                     "step": step}  # the last evaluation wins
+    w, meta = R.load_safetensors(save)
+    return {"metrics": rows, "evals": ev, "tokens": tokens, "weights": w, "meta": meta,
+            "ckpt": save, "stdout": p.stdout}
+
+
+def mixbench_eval(mb, ckpt, datadir, split):
+    cmd = [mb, "eval", "--ckpt", ckpt, "--data", datadir, "--tokenizer", "ids",
+           "--split", split, "--json"]
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       universal_newlines=True, timeout=120)
+    if p.returncode != 0:
+        raise RuntimeError("mixbench eval exited %d: %s" %
+                           (p.returncode, (p.stderr or p.stdout).strip()[-400:]))
+    txt = p.stdout.strip()
+    start = txt.find("{")
+    return json.loads(txt[start:txt.rfind("}") + 1])
+
+
+# An element whose (nonzero) gradient fell below this at some step is
+# float32-ill-conditioned under AdamW (eps = 1e-8): its update depends on the
+# gradient's last bits, so two correct float32 implementations may move it
+# by different amounts of order lr.  Such elements are held to a loose bound
+# (the total step budget) instead of TOL.
+ILL_GRAD = 1e-6
+NOISE_K = 10.0
+
+
+def compare_weights(cfg, ref32, ref64, theirs, other, min_grad):
+    """Final weights of one mixbench run (`theirs`) against the float32
+    reference.  Per element the allowance is TOL * (tensor's max |w|) plus
+    NOISE_K times the element's own float32 noise, estimated as the larger of
+    |reference float32 - reference float64| and |this mixbench run - the
+    other thread count's run| (Adam's eps makes a few elements chaotic; a
+    real optimizer or model bug moves whole tensors and shows far above
+    both).  Returns (max plain relative difference, its tensor, max relative
+    difference beyond NOISE_K x noise (the quantity held to TOL), notes,
+    problems)."""
+    worst, worst_name, notes, problems = 0.0, "", [], []
+    excess = 0.0
+    exp = set(R.param_shapes(cfg))
+    got = set(theirs)
+    if exp - got:
+        problems.append("checkpoint lacks %s" % sorted(exp - got))
+    if got - exp:
+        problems.append("checkpoint has unexpected %s" % sorted(got - exp))
+    budget = 3.0 * sum(R.lr_at(cfg, s) for s in range(cfg["steps"]))
+    for name in sorted(exp & got):
+        a, b = theirs[name], ref32[name]
+        if a.shape != b.shape:
+            problems.append("%s shape %s vs %s" % (name, a.shape, b.shape))
+            continue
+        a = a.astype(np.float64)
+        b = b.astype(np.float64)
+        noise = np.abs(b - ref64[name].astype(np.float64))
+        if other is not None and name in other and other[name].shape == a.shape:
+            noise = np.maximum(noise, np.abs(a - other[name].astype(np.float64)))
+        m = R.masked_entries(cfg, name)
+        if m is not None and m.any():
+            dm = float(np.abs(a[m] - b[m]).max())
+            if dm > 0:
+                notes.append("%s masked entries differ by %.2g (ignored)" % (name, dm))
+        keep = np.ones(a.shape, dtype=bool) if m is None else ~m
+        scale = max(float(np.abs(b[keep]).max()), 1e-6)
+        ill = keep & (min_grad[name] < ILL_GRAD)
+        if ill.any():
+            di = float(np.abs(a[ill] - b[ill]).max())
+            notes.append("%s: %d element(s) with a gradient below %g: "
+                         "max abs diff %.2g (bound %.2g)"
+                         % (name, int(ill.sum()), ILL_GRAD, di, budget))
+            if di > budget:
+                problems.append("%s ill-conditioned elements differ by %.3g > %.3g"
+                                % (name, di, budget))
+            keep = keep & ~ill
+        if not keep.any():
+            continue
+        d = np.where(keep, np.abs(a - b), 0.0)
+        r = float(d.max()) / scale
+        if r > worst:
+            worst, worst_name = r, name
+        allowed = TOL * scale + NOISE_K * noise
+        excess = max(excess, float(np.where(keep, d - NOISE_K * noise, 0.0).max()) / scale)
+        bad = keep & (d > allowed)
+        if bad.any():
+            k = np.unravel_index(np.argmax(np.where(bad, d - allowed, -1.0)), d.shape)
+            problems.append("%s: %d element(s) beyond float32 noise, e.g. %s mixbench "
+                            "%.8g reference %.8g (float64 %.8g), rel %.2g"
+                            % (name, int(bad.sum()), list(map(int, k)), a[k], b[k],
+                               ref64[name][k], d[k] / scale))
+        loose = keep & (d > TOL * scale) & ~bad
+        if loose.any():
+            notes.append("%s: %d element(s) above %g relative but within %g x their "
+                         "float32 noise" % (name, int(loose.sum()), TOL, NOISE_K))
+    return worst, worst_name, excess, notes, problems
+
+
+def run_case(name, keys, args, datadir, streams, work):
+    allkeys = dict(BASE)
+    allkeys.update(keys)
+    allkeys["steps"] = args.steps
+    cfg = R.make_config(task="clm", **{k: v for k, v in allkeys.items()})
+    rng = np.random.RandomState((zlib.crc32(name.encode()) + 7919 * args.seed) & 0x7fffffff)
+    init = init_arrays(cfg, rng)
+    init_path = os.path.join(work, "init.safetensors")
+    R.save_safetensors(init_path, init, R.metadata_for(cfg))
+
+    mbkeys = dict(allkeys)
+    del mbkeys["steps"]
+    res = {t: run_mixbench(args.mixbench, mbkeys, datadir, init_path, args.steps,
+                           t, work, args.verbose) for t in (1, 2)}
+
+    # Reference: same init, same windows.
+    P = R.params_from_arrays(cfg, init)
+    stats = {}
+    hist = R.train(P, cfg, streams["train"], stats=stats)
+    ref_w = R.arrays_of(P)
+    P64 = R.params_from_arrays(cfg, init, dtype=torch.float64)
+    hist64 = R.train(P64, cfg, streams["train"])
+    ref_w64 = R.arrays_of(P64)
+    ref_ev = {s: R.evaluate(P, cfg, streams[s]) for s in ("valid", "test")}
+
+    fails, info = [], []
+    m = {"loss": 0.0, "grad_norm": 0.0, "lr": 0.0, "eval": 0.0,
+         "eval_same_w": 0.0, "weights": 0.0, "weights_beyond_noise": 0.0}
+    for t, r in res.items():
+        rows = r["metrics"]
+        if len(rows) != len(hist):
+            fails.append("threads=%d: %d metric rows, expected %d" %
+                         (t, len(rows), len(hist)))
+            continue
+        for (step, loss, lr, gn), h, h64 in zip(rows, hist, hist64):
+            if step != h["step"]:
+                fails.append("threads=%d: metric step %s, expected %d" % (t, step, h["step"]))
+                break
+            for key, got in (("loss", loss), ("lr", lr), ("grad_norm", gn)):
+                d = rel(got, h[key]) if h[key] != 0 else abs(got)
+                m[key] = max(m[key], d)
+                if d > TOL:
+                    fails.append("threads=%d step %d %s mixbench %.9g reference %.9g "
+                                 "(float64 %.9g) rel %.2g"
+                                 % (t, step, key, got, h[key], h64[key], d))
+        # Final evaluation as the run reported it (on its own trajectory).
+        for split in ("valid", "test"):
+            e = r["evals"].get(split)
+            if e is None:
+                fails.append("threads=%d: no %s eval in the db" % (t, split))
+                continue
+            ntok = ref_ev[split]["windows"] * cfg["n_ctx"]
+            if e["n_tokens"] != ntok or e["step"] != args.steps:
+                fails.append("threads=%d %s eval: %s target tokens at step %s, expected "
+                             "%d at step %d" % (t, split, e["n_tokens"], e["step"], ntok,
+                                                args.steps))
+            d = rel(e["loss"], ref_ev[split]["loss"])
+            m["eval"] = max(m["eval"], d)
+            if d > TOL:
+                fails.append("threads=%d %s loss mixbench %.9g reference %.9g (rel %.2g)"
+                             % (t, split, e["loss"], ref_ev[split]["loss"], d))
+            if e["accuracy"] is not None and abs(e["accuracy"] - ref_ev[split]["accuracy"]) > 1e-9:
+                fails.append("threads=%d %s accuracy mixbench %.6f reference %.6f"
+                             % (t, split, e["accuracy"], ref_ev[split]["accuracy"]))
+        per_step = cfg["batch"] * cfg["n_ctx"]
+        bad_tok = [(st, tk) for st, tk in r["tokens"] if tk != st * per_step]
+        if bad_tok:
+            fails.append("threads=%d metrics.tokens %s, expected step x %d"
+                         % (t, bad_tok[:2], per_step))
+        # Weights.
+        other = res[3 - t]["weights"]
+        worst, wname, excess, notes, probs = compare_weights(cfg, ref_w, ref_w64, r["weights"],
+                                                     other, stats["min_abs_grad"])
+        m["weights"] = max(m["weights"], worst)
+        m["weights_beyond_noise"] = max(m["weights_beyond_noise"], excess)
+        info += ["threads=%d: %s" % (t, s) for s in notes]
+        fails += ["threads=%d: %s" % (t, s) for s in probs]
+
+    # Same seed and thread count give the same numbers, bit for bit (section
+    # 5): repeat the threads=2 run.
+    rep = run_mixbench(args.mixbench, mbkeys, datadir, init_path, args.steps, 2,
+                       work, args.verbose, tag="-again")
+    if rep["metrics"] != res[2]["metrics"]:
+        fails.append("threads=2 repeated run: metrics not bit-identical")
+    if rep["evals"] != res[2]["evals"]:
+        fails.append("threads=2 repeated run: evals not bit-identical")
+    diff = [k for k in res[2]["weights"]
+            if k not in rep["weights"] or
+            res[2]["weights"][k].tobytes() != rep["weights"][k].tobytes()]
+    if diff:
+        fails.append("threads=2 repeated run: weights not bit-identical (%s)" % diff[:3])
+
+    # Section 7 metadata: a reader following the SPEC must recover the config.
+    meta_problems = []
+    for t, r in res.items():
+        mcfg, probs = R.config_from_metadata(r["meta"])
+        for k in ("arch", "task", "vocab", "d", "layers", "heads", "n_ctx", "ffn_mult",
+                  "act", "norm", "pos", "tie"):
+            if mcfg[k] != cfg[k]:
+                probs.append("%s reads as %r, the run used %r" % (k, mcfg[k], cfg[k]))
+        meta_problems += ["%s: %s" % (name, p) for p in probs if "%s: %s" % (name, p)
+                          not in meta_problems]
+
+    # `mixbench eval` on the threads=1 checkpoint versus the reference on the
+    # very same weights (isolates evaluation from training drift).
+    r1 = res[1]
+    try:
+        Pm = R.params_from_arrays(cfg, r1["weights"])
+        for split in ("valid", "test"):
+            je = mixbench_eval(args.mixbench, r1["ckpt"], datadir, split)
+            re_ = R.evaluate(Pm, cfg, streams[split])
+            if je.get("windows") != re_["windows"] or \
+                    je.get("targets") != re_["windows"] * cfg["n_ctx"]:
+                fails.append("eval --json %s: %s windows / %s targets, expected %d / %d"
+                             % (split, je.get("windows"), je.get("targets"), re_["windows"],
+                                re_["windows"] * cfg["n_ctx"]))
+            d = rel(float(je["loss"]), re_["loss"])
+            m["eval_same_w"] = max(m["eval_same_w"], d)
+            if d > TOL:
+                fails.append("eval --json %s loss mixbench %.9g reference %.9g (rel %.2g)"
+                             % (split, je["loss"], re_["loss"], d))
+            if abs(float(je["accuracy"]) - re_["accuracy"]) > 1e-9:
+                fails.append("eval --json %s accuracy mixbench %.6f reference %.6f"
+                             % (split, je["accuracy"], re_["accuracy"]))
+    except (RuntimeError, KeyError, ValueError) as e:
+        fails.append(str(e))
+
+    # threads=1 vs threads=2: same math, only summation order may differ.
+    l1 = [x[1] for x in res[1]["metrics"]]
+    l2 = [x[1] for x in res[2]["metrics"]]
+    t12 = max([rel(a, b) for a, b in zip(l1, l2)] or [0.0])
+    summary = ("loss %.1e  grad_norm %.1e  lr %.1e  eval %.1e  eval(same w) %.1e  "
+               "weights %.1e (beyond float32 noise %.1e)  threads1-vs-2 loss %.1e"
+               % (m["loss"], m["grad_norm"], m["lr"], m["eval"], m["eval_same_w"],
+                  m["weights"], m["weights_beyond_noise"], t12))
+    return fails, info, summary, m, meta_problems
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    root = os.path.abspath(os.path.join(here, "..", ".."))
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--mixbench", default=os.environ.get("MIXBENCH",
+                                                         os.path.join(root, "mixbench")))
+    ap.add_argument("--steps", type=int, default=6)
+    ap.add_argument("--cases", default="")
+    ap.add_argument("--seed", type=int, default=0,
+                    help="varies the data and the init weights (default 0)")
+    ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--verbose", "-v", action="store_true")
+    args = ap.parse_args()
+    args.mixbench = os.path.abspath(args.mixbench)
+    if not os.access(args.mixbench, os.X_OK):
+        print("FAIL crosscheck: no mixbench binary at %s" % args.mixbench)
+        return 1
+
+    sel = [c for c in args.cases.split(",") if c]
+    tmp = tempfile.mkdtemp(prefix="mixbench-crosscheck-")
+    nfail = 0
+    overall = {}
+    meta_problems, meta_checked = [], 0
+    try:
+        # A private copy, so that a rebuild in the work tree mid-run cannot
+        # swap binaries between the cases.
+        snap = os.path.join(tmp, "mixbench")
+        shutil.copy2(args.mixbench, snap)
+        args.mixbench = snap
+        datadir = os.path.join(tmp, "data")
+        streams = make_data(datadir, np.random.RandomState(20240601 + args.seed))
+        for name, keys in CASES:
+            if sel and not any(s in name for s in sel):
+                continue
+            work = os.path.join(tmp, name)
+            os.makedirs(work)
+            try:
+                fails, info, summary, m, mp = run_case(name, keys, args, datadir,
+                                                       streams, work)
+                meta_problems += mp
+                meta_checked += 1
+            except Unsupported as e:
+                print("SKIP crosscheck %s: %s" % (name, e))
+                continue
+            except Exception as e:  # a crash or refusal is a failure of the case
+                fails, info, summary, m = ["%s: %s" % (type(e).__name__, e)], [], "", {}
+            for k, v in m.items():
+                overall[k] = max(overall.get(k, 0.0), v)
+            if args.verbose:
+                for s in info:
+                    print("  note: " + s)
+            if fails:
+                nfail += 1
+                print("FAIL crosscheck %s: %s" % (name, "; ".join(fails[:8]) +
+                                                  ("; ... %d more" % (len(fails) - 8)
+                                                   if len(fails) > 8 else "")))
+                if summary:
+                    print("  max rel diff: " + summary)
+            else:
+                print("PASS crosscheck %s" % name)
+                if args.verbose:
+                    print("  max rel diff: " + summary)
+        if meta_checked:
+            if meta_problems:
+                nfail += 1
+                print("FAIL crosscheck checkpoint-metadata: " + "; ".join(meta_problems[:6]) +
+                      ("; ... %d more" % (len(meta_problems) - 6) if len(meta_problems) > 6 else ""))
+            else:
+                print("PASS crosscheck checkpoint-metadata")
+        if overall:
+            print("crosscheck max rel diff over all cases: " +
+                  "  ".join("%s %.1e" % (k, v) for k, v in sorted(overall.items())))
+    finally:
+        if args.keep:
+            print("kept " + tmp)
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return 1 if nfail else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -44,6 +44,7 @@ import zlib
 import numpy as np
 import torch
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import reference as R  # noqa: E402
 

@@ -103,8 +103,13 @@ typedef struct {
     int B;                             /* capacity in samples */
     StackActs stacks[MODEL_MAX_STACKS];
     int32_t *inputs, *targets;         /* [B, n] */
-    float *logits;                     /* [B * n, V] */
+    int32_t *inputs_rev;               /* [B, n] flipped inputs (bidir) */
+    int32_t *target_rows;              /* [B * n] rows that have a target */
+    int32_t *targets_compact;          /* [B * n] their targets */
+    float *logits;                     /* [B * n, V] (only target rows are computed) */
     float *head_in;                    /* [B * n, d] rows fed to the head */
+    float *head_grad;                  /* [B * n, d] gradient of those rows */
+    float *dout, *dout2;               /* [B, n, d] gradients of stack outputs */
     float *g, *t1, *t2;                /* [B, n, d] backward temporaries */
     float *dh;                         /* [B, n, d_ff] */
     float *mix_scratch;

@@ -73,8 +73,14 @@ static void layout(Work *w, const Model *m, int B, int with_grads, Arena *a)
     }
     w->inputs = take(a, sizeof(int32_t) * N);
     w->targets = take(a, sizeof(int32_t) * N);
+    w->inputs_rev = take(a, sizeof(int32_t) * N);
+    w->target_rows = take(a, sizeof(int32_t) * N);
+    w->targets_compact = take(a, sizeof(int32_t) * N);
     w->logits = TAKE_F(a, N * (size_t)c->vocab);
     w->head_in = TAKE_F(a, N * d);
+    w->head_grad = TAKE_F(a, N * d);
+    w->dout = TAKE_F(a, N * d);
+    w->dout2 = TAKE_F(a, N * d);
     w->g = TAKE_F(a, N * d);
     w->t1 = TAKE_F(a, N * d);
     w->t2 = TAKE_F(a, N * d);

@@ -54,6 +54,12 @@ typedef struct TaskOps {
     void (*run)(TaskCall *t);
 } TaskOps;
 
+/* Head and cross-entropy over the rows [B*n, d] whose target is >= 0
+   (t->loss_sum, n_targets, correct accumulate).  With t->want_grad, drows
+   [B*n, d] receives every row's gradient (0 where there is no target) and
+   the head's parameter gradients accumulate. */
+void task_head_loss(TaskCall *t, const float *rows, const int32_t *targets, float *drows);
+
 /* The shared path of single-stack tasks: embed, stack (zeroing positions
    >= zero_from before block zero_block, -1 for never), head, loss, and the
    backward pass when t->want_grad. */

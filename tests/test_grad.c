@@ -256,20 +256,21 @@ static void test_mixer_grads(void)
 
 /* ---- whole models ---- */
 
-static void check_model(const char *arch, const char *norm, const char *act, const char *pos, const char *tie,
-                        const char *dropout)
+static void check_model_task(const char *task, const char *arch, const char *norm, const char *act,
+                             const char *pos, const char *tie, const char *dropout)
 {
     int training = strcmp(dropout, "0") != 0;
     Model m;
     Config c;
-    char a1[48], a2[48], a3[48], a4[48], a5[48], a6[48];
+    char a1[48], a2[48], a3[48], a4[48], a5[48], a6[48], a7[48];
+    snprintf(a7, sizeof a7, "task=%s", task);
     snprintf(a1, sizeof a1, "arch=%s", arch);
     snprintf(a2, sizeof a2, "norm=%s", norm);
     snprintf(a3, sizeof a3, "act=%s", act);
     snprintf(a4, sizeof a4, "pos=%s", pos);
     snprintf(a5, sizeof a5, "tie=%s", tie);
     snprintf(a6, sizeof a6, "dropout=%s", dropout);
-    if (tm_build(&m, &c, a1, a2, a3, a4, a5, a6, "seed=5", NULL)) { CHECK(0, "build"); return; }
+    if (tm_build(&m, &c, a1, a2, a3, a4, a5, a6, a7, "seed=5", NULL)) { CHECK(0, "build"); return; }
     /* larger weights than the 0.02 init so every path carries gradient */
     Rng r;
     rng_seed(&r, 11);
@@ -315,14 +316,23 @@ static void check_model(const char *arch, const char *norm, const char *act, con
             }
             checked++;
             if (!ok && bad++ < 4)
-                CHECK(0, "%s norm=%s act=%s pos=%s tie=%s: %s[%zu] numeric %.6g analytic %.6g", arch, norm, act,
-                      pos, tie, p->name, j, num, ana);
+                CHECK(0, "%s/%s norm=%s act=%s pos=%s tie=%s: %s[%zu] numeric %.6g analytic %.6g", arch, task,
+                      norm, act, pos, tie, p->name, j, num, ana);
         }
     }
-    CHECK(bad == 0, "%s norm=%s act=%s: %d of %d gradient entries off", arch, norm, act, bad, checked);
+    CHECK(bad == 0, "%s/%s norm=%s act=%s: %d of %d gradient entries off", arch, task, norm, act, bad, checked);
     free(grads);
     work_free(&w);
     model_free(&m);
+}
+
+/* The task a mixer's whole-model checks use: clm when it is causal, else mlm. */
+static const char *home_task(const MixerOps *ops) { return ops->has_causal ? "clm" : "mlm"; }
+
+static void check_model(const char *arch, const char *norm, const char *act, const char *pos, const char *tie,
+                        const char *dropout)
+{
+    check_model_task(home_task(mixer_find(arch)), arch, norm, act, pos, tie, dropout);
 }
 
 static void test_model_grads(void)
@@ -338,6 +348,25 @@ static void test_model_grads(void)
         check_model(arch, "pre", "gelu", "learned", "false", "0.25");
         check_model(arch, "post", "relu", "learned", "false", "0.25");
     }
+}
+
+/* Every task's loss end to end, with every mixer the task accepts. */
+static void test_task_grads(void)
+{
+    const char *tasks[] = {"clm", "mlm", "bidir", "autoencode", "complete"};
+    for (int k = 0; k < 5; k++)
+        for (int i = 0; i < mixer_count(); i++) {
+            const MixerOps *ops = mixer_at(i);
+            Config c;
+            char err[512];
+            config_defaults(&c);
+            config_set(&c, "arch", ops->name, err);
+            config_set(&c, "task", tasks[k], err);
+            config_set(&c, "vocab", "13", err);
+            if (task_find(tasks[k])->check_arch(ops, &c, err)) continue; /* refused pair */
+            check_model_task(tasks[k], ops->name, "pre", "gelu", "learned", "false", "0");
+            check_model_task(tasks[k], ops->name, "post", "relu", "sinusoidal", "true", "0");
+        }
 }
 
 /* Changing token t leaves every logit at positions < t unchanged. */
@@ -388,6 +417,7 @@ int main(void)
     RUN(test_vec_exp);
     RUN(test_mixer_grads);
     RUN(test_model_grads);
+    RUN(test_task_grads);
     RUN(test_causality);
     CHECK_EXIT();
 }

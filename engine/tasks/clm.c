@@ -47,28 +47,6 @@ static void clm_prepare(const Config *c, int B, const int32_t *windows, const ui
     }
 }
 
-/* The shared single-stack path: embed, stack, head over every position,
-   cross-entropy on the rows that have a target. */
-void task_single_stack_run(TaskCall *t, int zero_block, int zero_from)
-{
-    const Model *m = t->m;
-    Work *w = t->w;
-    int n = m->cfg.n_ctx, N = t->B * n;
-    StackCall sc = {m, w, t->B, t->sample0, t->training, t->step_key, zero_block, zero_from};
-    StackActs *sa = &w->stacks[0];
-    embed_forward(m, 0, sa->blocks[0].x, w->inputs, t->B);
-    stack_forward(&sc, 0, w->inputs);
-    head_forward(m, w->logits, sa->out, N);
-    t->loss_sum = xent_forward_backward(w->logits, w->targets, N, m->cfg.vocab, t->loss_scale,
-                                        t->want_grad, &t->correct);
-    t->n_targets = 0;
-    for (int i = 0; i < N; i++) t->n_targets += w->targets[i] >= 0;
-    if (!t->want_grad) return;
-    head_backward(m, w->grads, w->head_in, w->logits, sa->out, N);
-    stack_backward(&sc, 0, w->inputs, w->head_in, w->t1);
-    embed_backward(m, 0, w->grads, w->t1, w->inputs, t->B);
-}
-
 static void clm_run(TaskCall *t) { task_single_stack_run(t, -1, 0); }
 
 const TaskOps task_clm = {

@@ -7,9 +7,13 @@
 #include "engine/task.h"
 
 extern const TaskOps task_clm;
+extern const TaskOps task_mlm;
+extern const TaskOps task_bidir;
+extern const TaskOps task_autoencode;
+extern const TaskOps task_complete;
 
 static const TaskOps *const TASKS[] = {
-    &task_clm,
+    &task_clm, &task_mlm, &task_bidir, &task_autoencode, &task_complete,
 };
 #define N_TASKS ((int)(sizeof TASKS / sizeof TASKS[0]))
 

@@ -1,0 +1,59 @@
+/*
+ * head.c — what every task ends with: the output head and cross-entropy over
+ * the positions that have a target.  Only those rows go through the head
+ * (mlm computes logits at its chosen positions only; clm at every position).
+ */
+#include <string.h>
+
+#include "engine/ops.h"
+#include "engine/task.h"
+
+void task_head_loss(TaskCall *t, const float *rows, const int32_t *targets, float *drows)
+{
+    const Model *m = t->m;
+    Work *w = t->w;
+    int N = t->B * m->cfg.n_ctx, d = m->cfg.d, M = 0;
+    for (int i = 0; i < N; i++)
+        if (targets[i] >= 0) {
+            w->target_rows[M] = i;
+            w->targets_compact[M++] = targets[i];
+        }
+    t->n_targets += M;
+    if (M == 0) {
+        if (t->want_grad) memset(drows, 0, sizeof(float) * (size_t)N * d);
+        return;
+    }
+    /* every row has a target: use them in place, else gather */
+    const float *head_rows = rows;
+    if (M < N) {
+        for (int r = 0; r < M; r++)
+            memcpy(w->head_in + (size_t)r * d, rows + (size_t)w->target_rows[r] * d, sizeof(float) * d);
+        head_rows = w->head_in;
+    }
+    head_forward(m, w->logits, head_rows, M);
+    t->loss_sum += xent_forward_backward(w->logits, w->targets_compact, M, m->cfg.vocab, t->loss_scale,
+                                         t->want_grad, &t->correct);
+    if (!t->want_grad) return;
+    if (M == N) {
+        head_backward(m, w->grads, drows, w->logits, head_rows, M);
+        return;
+    }
+    head_backward(m, w->grads, w->head_grad, w->logits, head_rows, M);
+    memset(drows, 0, sizeof(float) * (size_t)N * d);
+    for (int r = 0; r < M; r++)
+        memcpy(drows + (size_t)w->target_rows[r] * d, w->head_grad + (size_t)r * d, sizeof(float) * d);
+}
+
+void task_single_stack_run(TaskCall *t, int zero_block, int zero_from)
+{
+    const Model *m = t->m;
+    Work *w = t->w;
+    StackCall sc = {m, w, t->B, t->sample0, t->training, t->step_key, zero_block, zero_from};
+    StackActs *sa = &w->stacks[0];
+    embed_forward(m, 0, sa->blocks[0].x, w->inputs, t->B);
+    stack_forward(&sc, 0, w->inputs);
+    task_head_loss(t, sa->out, w->targets, w->dout);
+    if (!t->want_grad) return;
+    stack_backward(&sc, 0, w->inputs, w->dout, w->t1);
+    embed_backward(m, 0, w->grads, w->t1, w->inputs, t->B);
+}

@@ -85,6 +85,9 @@ int model_build(Model *m, const Config *c, char *err)
 {
     memset(m, 0, sizeof *m);
     m->cfg = *c;
+    /* store resolved values, so checkpoint metadata says what was built */
+    m->cfg.pos = config_pos(c);
+    if (m->cfg.d_pair == 0) m->cfg.d_pair = c->d;
     m->mixer = mixer_find(c->arch);
     m->task = task_find(c->task);
     if (!m->mixer) return err_set(err, "unknown architecture '%s'", c->arch);

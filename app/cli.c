@@ -73,6 +73,7 @@ int cli_load_data(Config *c, const Tokenizer *tok, Dataset *ds, char *err)
     o.tokenizer = c->tokenizer[0] ? c->tokenizer : NULL;
     o.vocab = c->vocab;
     o.min_count = c->min_count;
+    o.n_ctx = c->n_ctx;
     o.reuse = tok;
     if (dataset_load(c->data, &o, ds, err)) return -1;
     if (tok && ds->vocab != c->vocab)

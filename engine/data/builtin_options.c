@@ -1,7 +1,8 @@
 /*
  * builtin_options.c — parses the "key=value,key=value" tail of a
  * builtin:NAME:... spec against a table of numeric options with ranges,
- * so every built-in reports unknown keys and bad values the same way.
+ * so every built-in reports unknown keys and bad values the same way; and
+ * lays out the example streams the diagnostic corpora share.
  *
  * Not for: the options' meaning (each builtin_*.c documents its own).
  */
@@ -69,11 +70,35 @@ int builtin_parse_options(const char *corpus, const char *opts, BuiltinOption *o
     return 0;
 }
 
+int builtin_examples(const char *corpus, const size_t examples[SPLIT_COUNT], int example_len,
+                     uint64_t seed, BuiltinExampleFn write, void *state, BuiltinCorpus *out,
+                     char *err)
+{
+    size_t n = (size_t)example_len;
+    for (int split = 0; split < SPLIT_COUNT; split++) {
+        size_t len = examples[split] * n + 1;
+        out->ids[split] = calloc(len, sizeof *out->ids[split]);   /* PAD = 0 */
+        out->scored[split] = calloc(len, 1);
+        if (!out->ids[split] || !out->scored[split]) {
+            builtin_free(out);
+            return err_set(err, "builtin:%s: out of memory for %zu tokens", corpus, len);
+        }
+        out->ids_len[split] = len;
+        DataRng rng;
+        data_rng_seed(&rng, seed, (uint64_t)split + 1);
+        for (size_t e = 0; e < examples[split]; e++)
+            write(state, &rng, out->ids[split] + e * n, out->scored[split] + e * n);
+    }
+    out->example_len = example_len;
+    return 0;
+}
+
 void builtin_free(BuiltinCorpus *c)
 {
     for (int s = 0; s < SPLIT_COUNT; s++) {
         free(c->text[s]);
         free(c->ids[s]);
+        free(c->scored[s]);
     }
     memset(c, 0, sizeof *c);
 }

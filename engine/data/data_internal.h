@@ -227,16 +227,35 @@ size_t data_put(char *buf, size_t cap, const char *s, size_t n);
 typedef struct {
     char *text[SPLIT_COUNT];        /* stories: generated text per split */
     size_t text_len[SPLIT_COUNT];
-    int32_t *ids[SPLIT_COUNT];      /* markov: token ids per split */
+    int32_t *ids[SPLIT_COUNT];      /* markov, diagnostics: token ids per split */
     size_t ids_len[SPLIT_COUNT];
-    int vocab;                      /* markov: V + 2 */
+    uint8_t *scored[SPLIT_COUNT];   /* diagnostics: 1 where a token is a scored target */
+    int example_len;                /* diagnostics: tokens per example */
+    int vocab;                      /* markov: V + 2; diagnostics: their vocab= */
     double loss_floor;              /* markov: exact entropy rate */
     char canonical[256];            /* the spec with every option spelt out */
 } BuiltinCorpus;
 
 int builtin_stories(const char *opts, uint64_t seed, BuiltinCorpus *out, char *err);
 int builtin_markov(const char *opts, uint64_t seed, BuiltinCorpus *out, char *err);
+/* The diagnostics (builtin_mqar.c, builtin_copy.c): examples of n_ctx
+   tokens (0: 64). */
+int builtin_mqar(const char *opts, uint64_t seed, int n_ctx, BuiltinCorpus *out, char *err);
+int builtin_copy(const char *opts, uint64_t seed, int n_ctx, BuiltinCorpus *out, char *err);
+int builtin_selective_copy(const char *opts, uint64_t seed, int n_ctx, BuiltinCorpus *out,
+                           char *err);
 void builtin_free(BuiltinCorpus *c);
+
+/* The streams of a diagnostic corpus (builtin_options.c): split s holds
+   examples[s] examples of example_len tokens back to back plus one trailing
+   PAD (so a next-token window of example_len + 1 fits at every example
+   start), drawn from stream s + 1 of seed.  write fills one example: ids
+   arrive all PAD and scored all 0.  Sets ids, ids_len, scored and
+   example_len of out. */
+typedef void (*BuiltinExampleFn)(void *state, DataRng *rng, int32_t *ids, uint8_t *scored);
+int builtin_examples(const char *corpus, const size_t examples[SPLIT_COUNT], int example_len,
+                     uint64_t seed, BuiltinExampleFn write, void *state, BuiltinCorpus *out,
+                     char *err);
 
 /* key=value,key=value option lists of the built-ins (builtin_options.c). */
 typedef struct {

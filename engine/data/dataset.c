@@ -261,21 +261,31 @@ static int load_builtin(Dataset *ds, const char *spec, const DataOptions *o, cha
     memset(&corpus, 0, sizeof corpus);
     int is_markov = name_len == 6 && memcmp(name, "markov", 6) == 0;
     int is_stories = name_len == 7 && memcmp(name, "stories", 7) == 0;
-    if (!is_markov && !is_stories)
-        return err_set(err, "unknown builtin corpus '%.*s' (known: stories, markov)",
+    /* the diagnostics: examples of n_ctx tokens with scored targets */
+    int (*diagnostic)(const char *, uint64_t, int, BuiltinCorpus *, char *) =
+        name_len == 4 && memcmp(name, "mqar", 4) == 0             ? builtin_mqar
+        : name_len == 4 && memcmp(name, "copy", 4) == 0           ? builtin_copy
+        : name_len == 14 && memcmp(name, "selective-copy", 14) == 0 ? builtin_selective_copy
+                                                                    : NULL;
+    if (!is_markov && !is_stories && !diagnostic)
+        return err_set(err, "unknown builtin corpus '%.*s' (known: stories, markov, mqar, copy, "
+                            "selective-copy)",
                        (int)MB_MIN(name_len, (size_t)64), name);
+    int is_ids = is_markov || diagnostic;
     TokenizerKind kind;
-    if (resolve_kind(o, is_markov ? TOKENIZER_IDS : TOKENIZER_WORD, &kind, err) != 0) return -1;
+    if (resolve_kind(o, is_ids ? TOKENIZER_IDS : TOKENIZER_WORD, &kind, err) != 0) return -1;
 
-    if (is_markov) {
+    if (is_ids) {
         if (kind != TOKENIZER_IDS)
-            return err_set(err, "builtin:markov produces token ids; its tokenizer is ids (not %s)",
-                           tokenizer_kind_name(kind));
-        if (builtin_markov(opts, o->seed, &corpus, err) != 0) return -1;
+            return err_set(err, "builtin:%.*s produces token ids; its tokenizer is ids (not %s)",
+                           (int)name_len, name, tokenizer_kind_name(kind));
+        int rc = is_markov ? builtin_markov(opts, o->seed, &corpus, err)
+                           : diagnostic(opts, o->seed, o->n_ctx, &corpus, err);
+        if (rc != 0) return -1;
         int given = o->reuse ? tokenizer_vocab(o->reuse) : o->vocab;
         if (given > 0 && given < corpus.vocab) {
-            err_set(err, "builtin:markov needs vocab >= %d (states + 2), got %d", corpus.vocab,
-                    given);
+            err_set(err, "builtin:%.*s needs vocab >= %d (%s), got %d", (int)name_len, name,
+                    corpus.vocab, is_markov ? "states + 2" : "its own vocab= option", given);
             builtin_free(&corpus);
             return -1;
         }
@@ -288,7 +298,10 @@ static int load_builtin(Dataset *ds, const char *spec, const DataOptions *o, cha
         for (int s = 0; s < SPLIT_COUNT; s++) {
             ds->split[s].ids = corpus.ids[s];
             ds->split[s].len = corpus.ids_len[s];
+            ds->split[s].scored = corpus.scored[s];
+            ds->split[s].example_len = corpus.example_len;
             corpus.ids[s] = NULL;
+            corpus.scored[s] = NULL;
         }
         ds->vocab = ds->tokenizer->vocab;
         ds->loss_floor = corpus.loss_floor;

@@ -16,7 +16,7 @@
 
 /* Builds a model from a NULL-terminated list of "key=value" settings on top
    of a tiny default (V 13, d 8, h 2, n 6, L 2). */
-static int tm_build(Model *m, Config *c, ...)
+static inline int tm_build(Model *m, Config *c, ...)
 {
     char err[512];
     config_defaults(c);
@@ -41,7 +41,7 @@ static int tm_build(Model *m, Config *c, ...)
 }
 
 /* Random tokens (ids >= 2) and clm-style targets for B windows. */
-static void tm_batch(const Model *m, Work *w, int B, uint64_t seed)
+static inline void tm_batch(const Model *m, Work *w, int B, uint64_t seed)
 {
     Rng r;
     rng_seed(&r, seed);
@@ -60,7 +60,7 @@ static void tm_batch(const Model *m, Work *w, int B, uint64_t seed)
 
 /* Forward (+ backward when want_grad) over the batch already in w; returns
    the mean loss. */
-static double tm_run(const Model *m, Work *w, int B, int want_grad, int training)
+static inline double tm_run(const Model *m, Work *w, int B, int want_grad, int training)
 {
     int64_t count = 0;
     for (int i = 0; i < B * m->cfg.n_ctx; i++) count += w->targets[i] >= 0;

@@ -32,7 +32,23 @@ int cli_parse(int argc, char **argv, const CliOpt *opts, Config *c, const char *
               int max_pos, int *n_pos, char *err)
 {
     if (n_pos) *n_pos = 0;
+    /* --variant NAME first, so that the user's keys override its bundle */
+    for (int i = 0; c && i < argc; i++) {
+        const char *v = NULL;
+        if (!strcmp(argv[i], "--variant")) {
+            if (i + 1 >= argc) return err_set(err, "option --variant needs a value");
+            v = argv[i + 1];
+        } else if (!strncmp(argv[i], "--variant=", 10)) {
+            v = argv[i] + 10;
+        }
+        if (v && config_apply_variant(c, v, err)) return -1;
+    }
     for (int i = 0; i < argc; i++) {
+        if (c && !strcmp(argv[i], "--variant")) {
+            i++;
+            continue;
+        }
+        if (c && !strncmp(argv[i], "--variant=", 10)) continue;
         const char *a = argv[i];
         if (a[0] == '-' && a[1] == '-' && a[2]) {
             const char *name = a + 2, *eq = strchr(name, '=');

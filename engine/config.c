@@ -215,6 +215,33 @@ int config_get(const Config *c, const char *key, char *buf, int cap)
     return 0;
 }
 
+/* The seeds' named variants: a bundle of keys applied before the user's. */
+static const struct {
+    const char *name, *keys, *what;
+} VARIANTS[] = {
+    {"linear-mixer", "arch=mixer act=none norm=none", "Masked Mixers II: the fully linear masked mixer"},
+    {"dispatcher-block", "arch=dispatcher norm=post act=relu pos=sinusoidal",
+     "the Dispatcher paper's block: post-norm, ReLU, sinusoidal positions"},
+    {"fnet", "arch=fft fft_mode=fnet norm=post task=mlm", "FNet: Re(DFT2) token mixing, post-norm encoder"},
+};
+
+int config_apply_variant(Config *c, const char *name, char *err)
+{
+    for (size_t i = 0; i < sizeof VARIANTS / sizeof VARIANTS[0]; i++) {
+        if (strcmp(VARIANTS[i].name, name)) continue;
+        char keys[256];
+        snprintf(keys, sizeof keys, "%s", VARIANTS[i].keys);
+        for (char *save = NULL, *kv = strtok_r(keys, " ", &save); kv; kv = strtok_r(NULL, " ", &save))
+            if (config_set_arg(c, kv, err)) return -1;
+        return 0;
+    }
+    char names[256] = "";
+    size_t len = 0;
+    for (size_t i = 0; i < sizeof VARIANTS / sizeof VARIANTS[0]; i++)
+        len += snprintf(names + len, sizeof names - len, "%s%s", i ? " " : "", VARIANTS[i].name);
+    return err_set(err, "unknown variant '%s' (known: %s)", name, names);
+}
+
 int config_pos(const Config *c)
 {
     if (c->pos != POS_DEFAULT) return c->pos;

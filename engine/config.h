@@ -64,6 +64,10 @@ const char *config_key_name(int i);
 KeyGroup config_key_group(int i);
 int config_is_key(const char *key);
 
+/* Applies a named variant of the seeds (linear-mixer, dispatcher-block,
+   fnet): a bundle of keys, applied before the user's own keys. */
+int config_apply_variant(Config *c, const char *name, char *err);
+
 /* The positional embedding actually used (resolves POS_DEFAULT per arch). */
 int config_pos(const Config *c);
 /* Checks ranges and the arch/task pair (SPEC section 3); call after the

@@ -3,9 +3,9 @@
  * [--temperature T] [--top-k K] [--seed S]`: samples text from a causal
  * checkpoint with its stored tokenizer.
  *
- * The context is the last n_ctx tokens; a shorter context sits at positions
- * 0..len-1 with PAD after it, which a causal model cannot see, so the
- * logits at position len-1 are exact.
+ * Tokens are fed to a Generator (engine/generate.h): incremental while the
+ * sequence fits in n_ctx, then a full pass over the last n_ctx tokens per
+ * new token.  --stats prints the generation speed on stderr.
  */
 #include <math.h>
 #include <stdio.h>
@@ -16,9 +16,8 @@
 #include "app/commands.h"
 #include "engine/checkpoint.h"
 #include "engine/common.h"
-#include "engine/ops.h"
+#include "engine/generate.h"
 #include "engine/rng.h"
-#include "engine/task.h"
 
 /* Samples an id from logits [V] (ids < 2 are reserved and never drawn). */
 static int32_t sample(float *logits, int V, double temperature, int top_k, Rng *rng)
@@ -62,9 +61,11 @@ static int32_t sample(float *logits, int V, double temperature, int top_k, Rng *
 
 int cmd_generate(int argc, char **argv)
 {
-    const char *ckpt = NULL, *prompt = "", *count = "200", *temp = "0.8", *topk = "40", *seed = "1";
-    CliOpt opts[] = {{"ckpt", 1, &ckpt}, {"prompt", 1, &prompt},   {"n", 1, &count},    {"temperature", 1, &temp},
-                     {"top-k", 1, &topk}, {"seed", 1, &seed},      {NULL, 0, NULL}};
+    const char *ckpt = NULL, *prompt = "", *count = "200", *temp = "0.8", *topk = "40", *seed = "1",
+               *stats = NULL;
+    CliOpt opts[] = {{"ckpt", 1, &ckpt},  {"prompt", 1, &prompt}, {"n", 1, &count},
+                     {"temperature", 1, &temp}, {"top-k", 1, &topk}, {"seed", 1, &seed},
+                     {"stats", 0, &stats}, {NULL, 0, NULL}};
     /* accept -n N as well as --n N */
     for (int i = 0; i < argc; i++)
         if (!strcmp(argv[i], "-n")) argv[i] = "--n";
@@ -95,7 +96,7 @@ int cmd_generate(int argc, char **argv)
         tokenizer_free(tok);
         return cli_fail("generate: %s was trained for task %s; generation needs a clm model", ckpt, c.task);
     }
-    int n = c.n_ctx, V = c.vocab;
+    int V = c.vocab;
     int32_t *prompt_ids = NULL;
     size_t n_prompt = 0;
     if (tokenizer_encode(tok, prompt, &prompt_ids, &n_prompt, err)) {
@@ -103,40 +104,39 @@ int cmd_generate(int argc, char **argv)
         tokenizer_free(tok);
         return cli_fail("generate: %s", err);
     }
-    size_t cap = n_prompt + (size_t)n_new + 1;
-    int32_t *seq = malloc(sizeof(int32_t) * cap);
-    Work w;
-    if (!seq || work_alloc(&w, &m, 1, 0, err)) {
-        free(seq);
+    Generator *g = NULL;
+    if (generator_create(&g, &m, 1, err)) {
         free(prompt_ids);
         model_free(&m);
         tokenizer_free(tok);
-        return cli_fail("generate: %s", seq ? err : "out of memory");
+        return cli_fail("generate: %s", err);
     }
-    size_t len = 0;
-    if (n_prompt == 0) seq[len++] = 3 < V ? 3 : 2; /* <eos> for word data: start of a line */
-    for (size_t i = 0; i < n_prompt; i++) seq[len++] = prompt_ids[i];
+    /* an empty prompt starts a line: <eos> for word data, else the first id */
+    const float *logits = generator_push(g, n_prompt ? prompt_ids[0] : (V > 3 ? 3 : 2));
+    for (size_t i = 1; i < n_prompt; i++) logits = generator_push(g, prompt_ids[i]);
+    float *work_logits = malloc(sizeof(float) * V);
     Rng rng;
     rng_seed(&rng, seed_v);
     char piece[1024];
     fputs(prompt, stdout);
-    for (long k = 0; k < n_new; k++) {
-        size_t start = len > (size_t)n ? len - n : 0, ctx = len - start;
-        for (int t = 0; t < n; t++) w.inputs[t] = (size_t)t < ctx ? seq[start + t] : 0;
-        StackCall sc = {&m, &w, 1, 0, 0, 0, -1, 0};
-        embed_forward(&m, 0, w.stacks[0].blocks[0].x, w.inputs, 1);
-        stack_forward(&sc, 0, w.inputs);
-        head_forward(&m, w.logits, w.stacks[0].out + (ctx - 1) * (size_t)c.d, 1);
-        int32_t id = sample(w.logits, V, temperature, (int)top_k, &rng);
-        seq[len++] = id;
+    double t0 = now_seconds();
+    for (long k = 0; k < n_new && work_logits; k++) {
+        memcpy(work_logits, logits, sizeof(float) * V);
+        int32_t id = sample(work_logits, V, temperature, (int)top_k, &rng);
         tokenizer_decode_one(tok, id, piece, sizeof piece);
         fputs(piece, stdout);
         fflush(stdout);
+        if (k + 1 < n_new) logits = generator_push(g, id);
     }
     fputc('\n', stdout);
-    free(seq);
+    if (stats) {
+        double dt = now_seconds() - t0;
+        fprintf(stderr, "%ld tokens in %.3f s: %.1f tokens/s (%s)\n", n_new, dt, dt > 0 ? n_new / dt : 0.0,
+                m.mixer->forward_step ? "incremental" : "full window per token");
+    }
+    free(work_logits);
+    generator_free(g);
     free(prompt_ids);
-    work_free(&w);
     model_free(&m);
     tokenizer_free(tok);
     return 0;

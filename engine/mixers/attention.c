@@ -123,6 +123,32 @@ static void attention_backward(const MixArgs *a, const float *x, const float *dy
     linear_backward(dx, a->dw[WQ], a->dw[BQ], dqkv, x, a->w[WQ], N, d, 3 * d, 0);
 }
 
+/* Incremental decoding cache: k_s and v_s of positions s < n, [n, 2d]. */
+static size_t attention_cache_floats(const Config *c)
+{
+    return (size_t)c->n_ctx * 2 * c->d;
+}
+
+/* x_t [d] -> y_t [d] at position t (causal): k_t, v_t join the cache, then
+   per head o = softmax(q_t k_{0..t}^T / sqrt(dh)) v_{0..t}; O(t d) per token. */
+static void attention_forward_step(const MixArgs *a, int t, const float *x_t, float *y_t, float *cache)
+{
+    int d = a->d, h = a->heads, dh = d / h, len = t + 1;
+    float scale = 1.0f / sqrtf((float)dh);
+    float *qkv = a->scratch;      /* [3d] */
+    float *o = qkv + 3 * d;       /* [d] */
+    float *probs = o + d;         /* [t + 1] */
+    linear_forward(qkv, x_t, a->w[WQ], a->w[BQ], 1, d, 3 * d);
+    memcpy(cache + (size_t)t * 2 * d, qkv + d, sizeof(float) * 2 * d);
+    for (int k = 0; k < h; k++) {
+        const float *keys = cache + k * dh, *values = cache + d + k * dh;
+        matmul(0, 1, 1, len, dh, scale, qkv + k * dh, dh, keys, 2 * d, 0.0f, probs, len);
+        softmax_rows(probs, 1, len, 0);
+        matmul(0, 0, 1, dh, len, 1.0f, probs, len, values, 2 * d, 0.0f, o + k * dh, dh);
+    }
+    linear_forward(y_t, o, a->w[WO], a->w[BO], 1, d, d);
+}
+
 /* q k^T and P v: 2 * 2 * n * d multiply-adds per token forward, x3 with
    backward: 12 n d (the issue's rule; the causal half is not discounted). */
 static double attention_flops(const Config *c, int causal)
@@ -142,5 +168,7 @@ const MixerOps mixer_attention = {
     .scratch_floats = attention_scratch,
     .forward = attention_forward,
     .backward = attention_backward,
+    .cache_floats = attention_cache_floats,
+    .forward_step = attention_forward_step,
     .extra_flops_per_token = attention_flops,
 };

@@ -117,6 +117,25 @@ static void mixer_backward(const MixArgs *a, const float *x, const float *dy, fl
     }
 }
 
+/* Incremental decoding cache: the inputs x_s of positions s < n, [n, d]. */
+static size_t mixer_cache_floats(const Config *c)
+{
+    return (size_t)c->n_ctx * c->d;
+}
+
+/* x_t [d] -> y_t [d] at position t (causal): x_t joins the cache, then per
+   head y_t = sum_{s<=t} W_k[t, s] x_s + b_k[t]; O(t d) per token. */
+static void mixer_forward_step(const MixArgs *a, int t, const float *x_t, float *y_t, float *cache)
+{
+    int n = a->n, d = a->d, h = a->heads, dk = d / h;
+    memcpy(cache + (size_t)t * d, x_t, sizeof(float) * d);
+    for (int k = 0; k < h; k++) {
+        const float *W = a->w[k], *bias = a->w[h + k];
+        matmul(0, 0, 1, dk, t + 1, 1.0f, W + (size_t)t * n, n, cache + k * dk, d, 0.0f, y_t + k * dk, dk);
+        for (int f = 0; f < dk; f++) y_t[k * dk + f] += bias[t];
+    }
+}
+
 /* Mixing positions: 2 n d multiply-adds... per token 2 n d FLOPs forward
    (n/2 partners on average when causal), x3 with backward. */
 static double mixer_flops(const Config *c, int causal)
@@ -136,5 +155,7 @@ const MixerOps mixer_mixer = {
     .scratch_floats = mixer_scratch,
     .forward = mixer_forward,
     .backward = mixer_backward,
+    .cache_floats = mixer_cache_floats,
+    .forward_step = mixer_forward_step,
     .extra_flops_per_token = mixer_flops,
 };

@@ -9,10 +9,14 @@
 
 extern const MixerOps mixer_attention;
 extern const MixerOps mixer_mixer;
+extern const MixerOps mixer_dispatcher;
+extern const MixerOps mixer_cumsum;
 
 static const MixerOps *const MIXERS[] = {
     &mixer_attention,
     &mixer_mixer,
+    &mixer_dispatcher,
+    &mixer_cumsum,
 };
 #define N_MIXERS ((int)(sizeof MIXERS / sizeof MIXERS[0]))
 

@@ -3,6 +3,10 @@
  * [--json]`: training throughput of each architecture on random tokens, and,
  * in the same run on the same threads, the machine's sgemm rate.
  *
+ * --inference: batch-1 single-thread forward samples/s of every
+ * architecture at the PairConnect paper's setting, and incremental
+ * generation tokens/s for the causal ones (bench_inference below).
+ *
  * FLOP rule: a training step costs, per input token, 6 x the parameters used
  * in dense matrix products (QKV/O projections, FFN, lm_head; tied heads
  * counted once as lm_head) plus the mixer's own work (attention: 12 n d per
@@ -20,6 +24,7 @@
 #include "app/cli.h"
 #include "app/commands.h"
 #include "engine/common.h"
+#include "engine/generate.h"
 #include "engine/ops.h"
 #include "engine/pool.h"
 #include "engine/rng.h"
@@ -133,11 +138,108 @@ done:
     return rc;
 }
 
+/* The PairConnect paper's Table 3 setting: batch 1, one thread, a full
+   forward pass (every position through the head) per sample; the home task
+   of the mixer: mlm when it has a bidirectional mode, else clm.  Causal
+   mixers also report incremental generation tokens/s (n_ctx tokens). */
+static int bench_inference_one(const char *arch, int hash_size, int json, int *first, char *err)
+{
+    Config c;
+    config_defaults(&c);
+    const MixerOps *mx = mixer_find(arch);
+    const char *keys[] = {"vocab=10000", "d=256", "layers=6", "heads=4", "n_ctx=64", "batch=1", "seed=1", NULL};
+    for (int i = 0; keys[i]; i++) config_set_arg(&c, keys[i], err);
+    config_set(&c, "arch", arch, err);
+    config_set(&c, "task", mx->has_bidir ? "mlm" : "clm", err);
+    if (hash_size) c.hash_size = hash_size;
+    Model m;
+    if (config_validate(&c, err) || model_build(&m, &c, err)) return -1;
+    Work w;
+    if (work_alloc(&w, &m, 1, 0, err)) {
+        model_free(&m);
+        return -1;
+    }
+    Rng r;
+    rng_seed(&r, 3);
+    int n = c.n_ctx;
+    for (int t = 0; t < n; t++) w.inputs[t] = 2 + (int32_t)rng_below(&r, c.vocab - 2);
+    StackCall sc = {&m, &w, 1, 0, 0, 0, -1, 0};
+    double t0 = 0, elapsed = 0;
+    int samples = 0;
+    for (int i = -3; elapsed < 2.0 || samples < 10; i++) {
+        if (i == 0) t0 = now_seconds();
+        embed_forward(&m, 0, w.stacks[0].blocks[0].x, w.inputs, 1);
+        stack_forward(&sc, 0, w.inputs);
+        head_forward(&m, w.logits, w.stacks[0].out, n);
+        if (i >= 0) {
+            samples++;
+            elapsed = now_seconds() - t0;
+        }
+    }
+    double sps = samples / elapsed, gen_tps = 0;
+    work_free(&w);
+    if (mx->has_causal) {
+        /* generation: n tokens one by one, from a clm model of the same size */
+        model_free(&m);
+        config_set(&c, "task", "clm", err);
+        Generator *g = NULL;
+        if (model_build(&m, &c, err)) return -1;
+        if (generator_create(&g, &m, 1, err)) {
+            model_free(&m);
+            return -1;
+        }
+        double g0 = now_seconds();
+        int tokens = 0;
+        for (int rep = 0; rep < 3; rep++) {
+            generator_reset(g);
+            for (int t = 0; t < n; t++, tokens++) generator_push(g, 2 + t);
+        }
+        gen_tps = tokens / (now_seconds() - g0);
+        generator_free(g);
+    }
+    char label[64];
+    snprintf(label, sizeof label, hash_size ? "%s K=%d" : "%s", arch, hash_size);
+    if (json)
+        printf("%s{\"arch\": \"%s\", \"hash_size\": %d, \"task\": \"%s\", \"samples_per_s\": %.2f, "
+               "\"ms_per_sample\": %.3f, \"generate_tokens_per_s\": %.1f}",
+               *first ? "" : ", ", arch, hash_size, mx->has_bidir ? "mlm" : "clm", sps, 1000.0 / sps, gen_tps);
+    else if (gen_tps > 0)
+        printf("%-22s %-5s %12.1f %10.3f %14.0f\n", label, mx->has_bidir ? "mlm" : "clm", sps, 1000.0 / sps,
+               gen_tps);
+    else
+        printf("%-22s %-5s %12.1f %10.3f %14s\n", label, mx->has_bidir ? "mlm" : "clm", sps, 1000.0 / sps, "-");
+    fflush(stdout);
+    *first = 0;
+    model_free(&m);
+    return 0;
+}
+
+static int bench_inference(const char *arch, int json, char *err)
+{
+    if (json) printf("{\"inference\": [");
+    else printf("batch 1, 1 thread, d 256, L 6, h 4, n 64, V 10000\n%-22s %-5s %12s %10s %14s\n", "arch", "task",
+                "samples/s", "ms/sample", "generate tok/s");
+    int first = 1;
+    for (int i = 0; i < mixer_count(); i++) {
+        const MixerOps *mx = mixer_at(i);
+        if (arch && strcmp(arch, mx->name)) continue;
+        if (!strcmp(mx->name, "pairconnect")) {
+            int ks[] = {100, 1000, 10000};
+            for (int k = 0; k < 3; k++)
+                if (bench_inference_one(mx->name, ks[k], json, &first, err)) return -1;
+        } else if (bench_inference_one(mx->name, 0, json, &first, err)) {
+            return -1;
+        }
+    }
+    if (json) printf("]}\n");
+    return 0;
+}
+
 int cmd_bench(int argc, char **argv)
 {
-    const char *arch = NULL, *size = NULL, *threads_s = "1", *json = NULL;
-    CliOpt opts[] = {{"arch", 1, &arch}, {"config", 1, &size}, {"threads", 1, &threads_s},
-                     {"json", 0, &json}, {NULL, 0, NULL}};
+    const char *arch = NULL, *size = NULL, *threads_s = "1", *json = NULL, *inference = NULL;
+    CliOpt opts[] = {{"arch", 1, &arch},  {"config", 1, &size},          {"threads", 1, &threads_s},
+                     {"json", 0, &json},  {"inference", 0, &inference}, {NULL, 0, NULL}};
     char err[ERR_LEN];
     if (cli_parse(argc, argv, opts, NULL, NULL, 0, NULL, err)) return cli_fail("bench: %s", err);
     char *end;
@@ -150,6 +252,7 @@ int cmd_bench(int argc, char **argv)
         mixer_names(names, sizeof names);
         return cli_fail("bench: unknown architecture '%s' (known: %s)", arch, names);
     }
+    if (inference) return bench_inference(arch, json != NULL, err) ? cli_fail("bench: %s", err) : 0;
     double sgemm = measure_sgemm((int)threads, err);
     if (sgemm < 0) return cli_fail("bench: %s", err);
     if (json) printf("{\"threads\": %ld, \"sgemm_gflops\": %.2f, \"results\": [", threads, sgemm);

@@ -183,11 +183,10 @@ static void check_mixer(const char *arch, int causal)
 {
     Model m;
     Config c;
-    if (tm_build(&m, &c, causal ? "task=clm" : "task=clm", NULL)) { CHECK(0, "build"); return; }
-    char a_arg[64];
+    char a_arg[64], t_arg[64];
     snprintf(a_arg, sizeof a_arg, "arch=%s", arch);
-    model_free(&m);
-    if (tm_build(&m, &c, a_arg, NULL)) { CHECK(0, "build %s", arch); return; }
+    snprintf(t_arg, sizeof t_arg, "task=%s", mixer_find(arch)->has_causal ? "clm" : "mlm");
+    if (tm_build(&m, &c, a_arg, t_arg, NULL)) { CHECK(0, "build %s", arch); return; }
     Work w;
     char err[512];
     CHECK(work_alloc(&w, &m, 3, 1, err) == 0, "%s", err);

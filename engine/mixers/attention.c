@@ -149,8 +149,10 @@ static void attention_forward_step(const MixArgs *a, int t, const float *x_t, fl
     linear_forward(y_t, o, a->w[WO], a->w[BO], 1, d, d);
 }
 
-/* q k^T and P v: 2 * 2 * n * d multiply-adds per token forward, x3 with
-   backward: 12 n d (the issue's rule; the causal half is not discounted). */
+/* q k^T and P v: 2 n d multiply-adds = 4 n d FLOPs per token forward, x3
+   with backward: 12 n d.  This is the rule the project fixed for attention,
+   and the kernels really compute the full n x n scores (then mask), so the
+   causal half is not discounted. */
 static double attention_flops(const Config *c, int causal)
 {
     (void)causal;

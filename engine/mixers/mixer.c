@@ -136,8 +136,9 @@ static void mixer_forward_step(const MixArgs *a, int t, const float *x_t, float 
     }
 }
 
-/* Mixing positions: 2 n d multiply-adds... per token 2 n d FLOPs forward
-   (n/2 partners on average when causal), x3 with backward. */
+/* Mixing positions: n multiply-adds per feature per token, 2 n d FLOPs
+   forward; causal mode computes only the lower triangle (strmm), n/2
+   partners on average: n d.  x3 with backward: 6 n d or 3 n d. */
 static double mixer_flops(const Config *c, int causal)
 {
     return (causal ? 3.0 : 6.0) * c->n_ctx * c->d;

@@ -11,12 +11,16 @@ extern const MixerOps mixer_attention;
 extern const MixerOps mixer_mixer;
 extern const MixerOps mixer_dispatcher;
 extern const MixerOps mixer_cumsum;
+extern const MixerOps mixer_fft;
+extern const MixerOps mixer_conv;
 
 static const MixerOps *const MIXERS[] = {
     &mixer_attention,
     &mixer_mixer,
     &mixer_dispatcher,
     &mixer_cumsum,
+    &mixer_fft,
+    &mixer_conv,
 };
 #define N_MIXERS ((int)(sizeof MIXERS / sizeof MIXERS[0]))
 

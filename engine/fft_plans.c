@@ -22,7 +22,7 @@ static pthread_mutex_t planner_lock = PTHREAD_MUTEX_INITIALIZER;
    so SIMD-aligned like the 64-byte buffers of fft_exec).  FFTW_ESTIMATE
    does not touch the arrays, and makes the same plan for the same shape
    every time. */
-static int make_plan(FftPlan *p, int kind, int in_place, size_t in_floats, size_t out_floats,
+static int make_plan(FftPlan *p, int kind, size_t in_floats, size_t out_floats,
                      int rank, const int *dims, int rows, int sign, char *err)
 {
     int last = dims[rank - 1], points = 1;
@@ -31,10 +31,9 @@ static int make_plan(FftPlan *p, int kind, int in_place, size_t in_floats, size_
     int real_dist = points, half_dist = points / last * (last / 2 + 1);
     p->plan = NULL;
     p->kind = kind;
-    p->in_place = in_place;
     pthread_mutex_lock(&planner_lock);
     float *in = fftwf_malloc(sizeof(float) * in_floats);
-    float *out = in_place ? in : fftwf_malloc(sizeof(float) * out_floats);
+    float *out = fftwf_malloc(sizeof(float) * out_floats);
     if (in && out) {
         unsigned flags = FFTW_ESTIMATE;
         switch (kind) {
@@ -51,7 +50,7 @@ static int make_plan(FftPlan *p, int kind, int in_place, size_t in_floats, size_
                                               1, real_dist, flags | FFTW_DESTROY_INPUT);
         }
     }
-    if (out != in) fftwf_free(out);
+    fftwf_free(out);
     fftwf_free(in);
     pthread_mutex_unlock(&planner_lock);
     if (!p->plan) return err_set(err, "fft: FFTW could not plan a transform of %d points", points);
@@ -61,25 +60,25 @@ static int make_plan(FftPlan *p, int kind, int in_place, size_t in_floats, size_
 int fft_plan_c2c(FftPlan *p, int N, int sign, char *err)
 {
     int dims[1] = {N};
-    return make_plan(p, FFT_C2C, 1, 2 * (size_t)N, 0, 1, dims, 1, sign, err);
+    return make_plan(p, FFT_C2C, 2 * (size_t)N, 2 * (size_t)N, 1, dims, 1, sign, err);
 }
 
 int fft_plan_r2c_2d(FftPlan *p, int n0, int n1, char *err)
 {
     int dims[2] = {n0, n1};
-    return make_plan(p, FFT_R2C, 0, (size_t)n0 * n1, (size_t)n0 * (n1 / 2 + 1) * 2, 2, dims, 1, 0, err);
+    return make_plan(p, FFT_R2C, (size_t)n0 * n1, (size_t)n0 * (n1 / 2 + 1) * 2, 2, dims, 1, 0, err);
 }
 
 int fft_plan_r2c_rows(FftPlan *p, int L, int rows, char *err)
 {
     int dims[1] = {L};
-    return make_plan(p, FFT_R2C, 0, (size_t)L * rows, (size_t)(L / 2 + 1) * 2 * rows, 1, dims, rows, 0, err);
+    return make_plan(p, FFT_R2C, (size_t)L * rows, (size_t)(L / 2 + 1) * 2 * rows, 1, dims, rows, 0, err);
 }
 
 int fft_plan_c2r_rows(FftPlan *p, int L, int rows, char *err)
 {
     int dims[1] = {L};
-    return make_plan(p, FFT_C2R, 0, (size_t)(L / 2 + 1) * 2 * rows, (size_t)L * rows, 1, dims, rows, 0, err);
+    return make_plan(p, FFT_C2R, (size_t)(L / 2 + 1) * 2 * rows, (size_t)L * rows, 1, dims, rows, 0, err);
 }
 
 void fft_exec(const FftPlan *p, float *in, float *out)

@@ -14,11 +14,13 @@
  * Buffers: FFTW's SIMD plans require that a new array has the alignment the
  * plan was made with.  Plans are made on fftwf_malloc'd arrays, so every
  * buffer given to fft_exec must start on a 64-byte boundary: carve them from
- * scratch with fft_carve (give scratch_floats the slack of fft_floats).
+ * scratch with fft_carve, and count fft_floats(size) for each buffer plus
+ * FFT_ALIGN_FLOATS once in scratch_floats.
  * Complex numbers are interleaved (re, im) float pairs, FFTW's layout.
  *
  * Not for: the math of any mixer (transform sizes, scaling, adjoints live
- * with the mixer that uses them).
+ * with the mixer that uses them); the one mixer-specific thing here is the
+ * conv mixer's path switch, declared at the end for its tests.
  */
 #ifndef MIXBENCH_FFT_PLANS_H
 #define MIXBENCH_FFT_PLANS_H
@@ -33,7 +35,6 @@ enum { FFT_C2C, FFT_R2C, FFT_C2R };
 typedef struct {
     fftwf_plan plan;     /* NULL: no plan */
     int kind;            /* FFT_C2C, FFT_R2C or FFT_C2R */
-    int in_place;
 } FftPlan;
 
 /* Buffers start on this many floats (64 bytes). */
@@ -57,9 +58,10 @@ static inline float *fft_carve(float **cursor, size_t floats)
     return buf;
 }
 
-/* In-place complex DFT of length N:  buf [N complex] -> buf [N complex],
+/* Out-of-place complex DFT of length N: in [N complex] -> out [N complex],
    X[k] = sum_j x[j] e^(sign 2 pi i jk/N), sign = FFTW_FORWARD (-1) or
-   FFTW_BACKWARD (+1), unnormalised. */
+   FFTW_BACKWARD (+1), unnormalised.  (Out of place because FFTW's in-place
+   plans for large N, 2^14 and up, malloc a buffer on every run.) */
 int fft_plan_c2c(FftPlan *p, int N, int sign, char *err);
 
 /* Out-of-place 2-D real DFT, unnormalised (forward sign):
@@ -77,9 +79,11 @@ int fft_plan_r2c_2d(FftPlan *p, int n0, int n1, char *err);
 int fft_plan_r2c_rows(FftPlan *p, int L, int rows, char *err);
 int fft_plan_c2r_rows(FftPlan *p, int L, int rows, char *err);
 
-/* Runs a plan on new arrays (64-byte aligned; in == out exactly when the
-   plan is in place).  Thread-safe: any number of threads may run the same
-   plan at once on different buffers. */
+/* Runs a plan on new arrays (64-byte aligned, distinct).  Thread-safe: any
+   number of threads may run the same plan at once on different buffers.
+   FFTW allocates nothing here for the shapes the mixers use (powers of two
+   and small factors), but its generic solvers for large prime factors
+   (a 97 x 62 r2c, say) malloc working buffers inside the run. */
 void fft_exec(const FftPlan *p, float *in, float *out);
 
 /* Frees the plan (NULL plans are ignored); serialised with planning. */

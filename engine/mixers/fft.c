@@ -18,8 +18,8 @@
  * tests/test_grad.c against finite differences.
  *
  * Each transform copies the sample into 64-byte-aligned scratch (the plans'
- * alignment), runs the block's plan there, and writes the (scaled) result
- * out.  Plans come from create() (engine/fft_plans.h).  Not for: anything
+ * alignment), runs the block's plan from there into a second scratch
+ * buffer, and writes the (scaled) result out.  Plans come from create() (engine/fft_plans.h).  Not for: anything
  * causal (the transform mixes all positions).
  */
 #include <math.h>
@@ -58,15 +58,14 @@ static size_t fft_saved(const Config *c)
     return 0;
 }
 
-/* nd: one sample [n*d]; fnet: one sample [n, d] plus its half spectrum
+/* One sample [n*d] and its transform: nd [n*d]; fnet the half spectrum
    [n, d/2+1] complex. */
 static size_t fft_scratch(const Config *c, int B)
 {
     (void)B;
     size_t n = c->n_ctx, d = c->d;
-    size_t need = fft_floats(n * d);
-    if (c->fft_mode == FFT_FNET) need += fft_floats(n * (d / 2 + 1) * 2);
-    return need + FFT_ALIGN_FLOATS;
+    size_t out = c->fft_mode == FFT_FNET ? n * (d / 2 + 1) * 2 : n * d;
+    return fft_floats(n * d) + fft_floats(out) + FFT_ALIGN_FLOATS;
 }
 
 static void fft_destroy(void *state)
@@ -107,13 +106,13 @@ static void *fft_create(const Config *c, char *err)
 static void nd_apply(const MixArgs *a, const FftPlan *plan, const float *in, float *out)
 {
     size_t nd = (size_t)a->n * a->d;
-    float *cursor = a->scratch, *buf = fft_carve(&cursor, nd);
+    float *cursor = a->scratch, *buf = fft_carve(&cursor, nd), *spec = fft_carve(&cursor, nd);
     float scale = (float)(1.0 / sqrt((double)(nd / 2)));
     for (int b = 0; b < a->B; b++) {
         memcpy(buf, in + b * nd, sizeof(float) * nd);
-        fft_exec(plan, buf, buf);
+        fft_exec(plan, buf, spec);
         float *o = out + b * nd;
-        for (size_t i = 0; i < nd; i++) o[i] = buf[i] * scale;
+        for (size_t i = 0; i < nd; i++) o[i] = spec[i] * scale;
     }
 }
 

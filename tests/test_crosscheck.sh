@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # tests/test_crosscheck.sh -- replays short mixbench runs in an independent
 # PyTorch reference (tests/crosscheck/) and compares losses, grad norms,
-# evaluations and final weights to float32 rounding.  Skipped (not passed)
-# when PyTorch or the mixbench binary is missing.
+# evaluations and final weights to float32 rounding, for every task (clm,
+# mlm, bidir, autoencode, complete) and every mixer the binary knows.
+# Skipped (not passed) when PyTorch or the mixbench binary is missing; a
+# case whose arch the binary does not know yet prints SKIP.
 cd "$(dirname "$0")/.." || exit 2
 MIXBENCH=${MIXBENCH:-$PWD/mixbench}
 PY=/usr/bin/python3

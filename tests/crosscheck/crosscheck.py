@@ -3,12 +3,17 @@
 crosscheck.py -- replays short mixbench training runs in the independent
 PyTorch reference (reference.py) and compares the numbers.
 
-For every case (an architecture and a model/training configuration):
-  1. writes an init checkpoint of random weights (numpy, std ~0.1),
-  2. runs `mixbench run --init ... --order sequential` for K steps with
-     --threads 1 and --threads 2 (fresh SQLite db and --save checkpoint each),
+For every case (a task, an architecture and a model/training configuration;
+the names say which: <task>-<arch>-<variant>):
+  1. writes an init checkpoint of random weights (numpy, std ~0.1) with the
+     task's stacks (fwd./rev. for bidir, enc./dec. for autoencode),
+  2. runs `mixbench run --task T --init ... --order sequential` for K steps
+     with --threads 1 and --threads 2 (fresh SQLite db and --save checkpoint
+     each),
   3. runs the same K steps in PyTorch float32 from the same init on the same
-     windows,
+     windows; mlm training masks come from the reference's bit-exact copy of
+     the run's generator (seeded by the case's seed), evaluation masks from
+     the SPEC's MurmurHash3 rule,
   4. compares per-step train loss, lr and grad norm (from the db's metrics
      table), the final valid/test loss, accuracy and target counts (db evals
      table, and `mixbench eval --json` against the reference evaluating the
@@ -17,8 +22,11 @@ For every case (an architecture and a model/training configuration):
      metadata reads back as the run's config (section 7).
 
 Prints `PASS crosscheck <case>`, `FAIL crosscheck <case>: <details>` or, for
-an architecture mixbench does not know yet, `SKIP crosscheck <case>: ...`;
-then one `checkpoint-metadata` line; exits 0 when nothing failed.
+an architecture mixbench does not know yet, `SKIP crosscheck <case>: ...`
+(such cases start running as soon as the binary knows the arch); then one
+`task-pairs` line (every arch/task pair mixbench can build is accepted or
+refused exactly as SPEC section 3 says) and one `checkpoint-metadata` line;
+exits 0 when nothing failed.
 
 Tolerance: 1e-4 relative on losses, lr, grad norms and evaluations (float32
 rounding gives ~1e-7 on the first step and up to a few 1e-5 after K steps).
@@ -51,52 +59,157 @@ import reference as R  # noqa: E402
 TOL = 1e-4
 V = 13
 
-# name -> (model/training keys passed as key=value to mixbench)
+# name -> model/training keys passed as key=value to mixbench (arch and task
+# go as --arch/--task; task defaults to clm).  Positional defaults per arch
+# (section 1): attention learned, dispatcher sinusoidal, pairconnect learned,
+# mixer/fft/cumsum/conv none.
 BASE = {"vocab": V, "d": 16, "layers": 2, "heads": 2, "n_ctx": 8, "batch": 4,
-        "lr": 0.01, "warmup": 2}
+        "lr": 0.01, "warmup": 2, "seed": 3}
 
 CASES = [
-    ("attention-pre-gelu-learned-cosine",
+    # ---- clm (section 3): causal mixers
+    ("clm-attention-pre-gelu-learned-cosine",
      {"arch": "attention", "decay": "cosine"}),
-    ("attention-post-relu-sinusoidal-tie-linear",
+    ("clm-attention-post-relu-sinusoidal-tie-linear",
      {"arch": "attention", "norm": "post", "act": "relu", "pos": "sinusoidal",
       "tie": "true", "decay": "linear", "weight_decay": 0.1}),
-    ("attention-none-none-nopos-constant",
+    ("clm-attention-none-none-nopos-constant",
      {"arch": "attention", "norm": "none", "act": "none", "pos": "none",
       "decay": "constant", "weight_decay": 0.1}),
-    ("attention-h4-L1-ffn2-tie-relu",
+    ("clm-attention-h4-L1-ffn2-tie-relu",
      {"arch": "attention", "heads": 4, "layers": 1, "ffn_mult": 2,
       "tie": "true", "act": "relu", "decay": "cosine", "weight_decay": 0.1,
       "clip": 0.5}),
-    ("mixer-pre-gelu-nopos-cosine",
+    ("clm-mixer-pre-gelu-nopos-cosine",
      {"arch": "mixer", "decay": "cosine", "weight_decay": 0.1}),
-    ("mixer-post-relu-learned-tie-linear",
+    ("clm-mixer-post-relu-learned-tie-linear",
      {"arch": "mixer", "norm": "post", "act": "relu", "pos": "learned",
       "tie": "true", "decay": "linear"}),
-    ("mixer-linear-none-none-sinusoidal-constant",
+    ("clm-mixer-linear-none-none-sinusoidal-constant",
      {"arch": "mixer", "norm": "none", "act": "none", "pos": "sinusoidal",
       "decay": "constant", "weight_decay": 0.1}),
-    ("mixer-h4-L1-pre-gelu-tie-nowarmup",
+    ("clm-mixer-h4-L1-pre-gelu-tie-nowarmup",
      {"arch": "mixer", "heads": 4, "layers": 1, "tie": "true", "warmup": 0,
       "decay": "cosine", "clip": 0.5}),
+    ("clm-dispatcher-h1-sinusoidal",
+     {"arch": "dispatcher", "heads": 1, "decay": "cosine", "weight_decay": 0.1}),
+    ("clm-dispatcher-h2-post-relu-learned",
+     {"arch": "dispatcher", "norm": "post", "act": "relu", "pos": "learned",
+      "decay": "linear"}),
+    ("clm-dispatcher-n6-h2-pre-gelu",
+     {"arch": "dispatcher", "n_ctx": 6, "decay": "cosine"}),   # levels = ceil(log2 6) = 3
+    ("clm-cumsum-pre-gelu",
+     {"arch": "cumsum", "decay": "cosine"}),
+    ("clm-cumsum-post-relu-learned-tie",
+     {"arch": "cumsum", "norm": "post", "act": "relu", "pos": "learned", "tie": "true",
+      "decay": "linear", "weight_decay": 0.1}),
     # Mixers mixbench may not have yet: skipped (not passed) while it
     # answers "unknown architecture".  Their reference code is written from
     # the SPEC but has not met a second implementation yet.
-    ("dispatcher-h1-sinusoidal",
-     {"arch": "dispatcher", "heads": 1, "decay": "cosine", "weight_decay": 0.1}),
-    ("dispatcher-h2-post-relu-learned",
-     {"arch": "dispatcher", "norm": "post", "act": "relu", "pos": "learned",
-      "decay": "linear"}),
-    ("pairconnect-K64-dp8",
-     {"arch": "pairconnect", "hash_size": 64, "d_pair": 8, "hash_seed": 5,
+    ("clm-pairconnect-K50-mean-dp8-seed5",
+     {"arch": "pairconnect", "hash_size": 50, "d_pair": 8, "hash_seed": 5,
       "decay": "cosine", "weight_decay": 0.1}),
-    ("pairconnect-sum-tie",
-     {"arch": "pairconnect", "hash_size": 32, "pair_reduce": "sum", "tie": "true",
+    ("clm-pairconnect-K50-sum-tie",
+     {"arch": "pairconnect", "hash_size": 50, "pair_reduce": "sum", "tie": "true",
       "decay": "linear"}),
-    ("cumsum-pre-gelu",
-     {"arch": "cumsum", "decay": "cosine"}),
-    ("conv-pre-gelu-h2",
+    ("clm-conv-pre-gelu-h2",
      {"arch": "conv", "decay": "cosine", "weight_decay": 0.1}),
+    ("clm-conv-post-relu-h4-sinusoidal",
+     {"arch": "conv", "heads": 4, "norm": "post", "act": "relu", "pos": "sinusoidal",
+      "decay": "linear"}),
+    # n = 256: mixbench's conv switches to its FFT path there (SPEC: "results
+    # must agree with the direct sum"); the reference is the direct sum
+    ("clm-conv-n256-fft-path",
+     {"arch": "conv", "n_ctx": 256, "d": 8, "layers": 1, "batch": 2,
+      "decay": "cosine", "weight_decay": 0.1}),
+
+    # ---- mlm: bidirectional mixers; training masks from the run's generator
+    ("mlm-attention-pre-gelu-learned-cosine",
+     {"task": "mlm", "arch": "attention", "decay": "cosine", "weight_decay": 0.1}),
+    ("mlm-attention-post-relu-sinusoidal-tie-linear",
+     {"task": "mlm", "arch": "attention", "norm": "post", "act": "relu",
+      "pos": "sinusoidal", "tie": "true", "decay": "linear", "seed": 11}),
+    ("mlm-mixer-pre-gelu-nopos-cosine",
+     {"task": "mlm", "arch": "mixer", "decay": "cosine", "weight_decay": 0.1}),
+    ("mlm-mixer-linear-none-none-learned-constant",
+     {"task": "mlm", "arch": "mixer", "norm": "none", "act": "none", "pos": "learned",
+      "decay": "constant", "seed": 12345678901}),
+    ("mlm-fft-nd-pre-gelu",
+     {"task": "mlm", "arch": "fft", "fft_mode": "nd", "decay": "cosine",
+      "weight_decay": 0.1}),
+    ("mlm-fft-fnet-post-gelu-learned",
+     {"task": "mlm", "arch": "fft", "fft_mode": "fnet", "norm": "post",
+      "pos": "learned", "decay": "linear"}),
+    # batch 1, seed 25: steps 2, 3 and 6 draw an unmasked sequence, so their
+    # batch has no target (loss 0, zero gradient, AdamW still steps)
+    ("mlm-attention-B1-seed25-empty-steps",
+     {"task": "mlm", "arch": "attention", "batch": 1, "seed": 25, "decay": "linear",
+      "weight_decay": 0.1}),
+    ("mlm-pairconnect-K50-mean",
+     {"task": "mlm", "arch": "pairconnect", "hash_size": 50, "hash_seed": 7,
+      "decay": "cosine", "weight_decay": 0.1}),
+    ("mlm-pairconnect-K50-sum-dp8-tie",
+     {"task": "mlm", "arch": "pairconnect", "hash_size": 50, "pair_reduce": "sum",
+      "d_pair": 8, "tie": "true", "decay": "linear"}),
+
+    # ---- bidir: fwd./rev. causal stacks sharing tok_emb and the head
+    ("bidir-attention-pre-gelu-learned-cosine",
+     {"task": "bidir", "arch": "attention", "decay": "cosine", "weight_decay": 0.1}),
+    ("bidir-attention-post-relu-sinusoidal-tie-linear",
+     {"task": "bidir", "arch": "attention", "norm": "post", "act": "relu",
+      "pos": "sinusoidal", "tie": "true", "decay": "linear"}),
+    ("bidir-mixer-pre-gelu-nopos-cosine",
+     {"task": "bidir", "arch": "mixer", "decay": "cosine", "weight_decay": 0.1}),
+    ("bidir-mixer-linear-none-none-learned-constant",
+     {"task": "bidir", "arch": "mixer", "norm": "none", "act": "none", "pos": "learned",
+      "decay": "constant"}),
+    ("bidir-dispatcher-h1-sinusoidal",
+     {"task": "bidir", "arch": "dispatcher", "heads": 1, "decay": "cosine"}),
+    ("bidir-cumsum-pre-gelu-learned",
+     {"task": "bidir", "arch": "cumsum", "pos": "learned", "decay": "linear",
+      "weight_decay": 0.1}),
+    ("bidir-pairconnect-K50-mean",
+     {"task": "bidir", "arch": "pairconnect", "hash_size": 50, "hash_seed": 3,
+      "decay": "cosine"}),
+    ("bidir-pairconnect-K50-sum",
+     {"task": "bidir", "arch": "pairconnect", "hash_size": 50, "pair_reduce": "sum",
+      "d_pair": 8, "decay": "linear", "weight_decay": 0.1}),
+    ("bidir-conv-pre-gelu",
+     {"task": "bidir", "arch": "conv", "decay": "cosine"}),
+
+    # ---- autoencode: enc./dec. stacks, e = encoder's last final-LN state
+    ("autoencode-attention-pre-gelu-learned-cosine",
+     {"task": "autoencode", "arch": "attention", "decay": "cosine",
+      "weight_decay": 0.1}),
+    ("autoencode-attention-post-relu-sinusoidal-tie-linear",
+     {"task": "autoencode", "arch": "attention", "norm": "post", "act": "relu",
+      "pos": "sinusoidal", "tie": "true", "decay": "linear"}),
+    ("autoencode-mixer-pre-gelu-nopos-cosine",
+     {"task": "autoencode", "arch": "mixer", "decay": "cosine", "weight_decay": 0.1}),
+    ("autoencode-mixer-linear-none-none-learned-constant",
+     {"task": "autoencode", "arch": "mixer", "norm": "none", "act": "none",
+      "pos": "learned", "decay": "constant"}),
+    ("autoencode-dispatcher-h2-sinusoidal",
+     {"task": "autoencode", "arch": "dispatcher", "decay": "cosine"}),
+    ("autoencode-fft-nd-pre-gelu",
+     {"task": "autoencode", "arch": "fft", "fft_mode": "nd", "decay": "cosine"}),
+    ("autoencode-fft-fnet-post-gelu-learned",
+     {"task": "autoencode", "arch": "fft", "fft_mode": "fnet", "norm": "post",
+      "pos": "learned", "decay": "linear", "weight_decay": 0.1}),
+
+    # ---- complete: positions >= ceil(n/2) zeroed before block floor(L/2)
+    ("complete-attention-pre-gelu-learned-cosine",
+     {"task": "complete", "arch": "attention", "decay": "cosine", "weight_decay": 0.1}),
+    ("complete-attention-L3-n7-post-relu-sinusoidal-tie",
+     {"task": "complete", "arch": "attention", "layers": 3, "n_ctx": 7, "norm": "post",
+      "act": "relu", "pos": "sinusoidal", "tie": "true", "decay": "linear"}),
+    ("complete-mixer-pre-gelu-nopos-cosine",
+     {"task": "complete", "arch": "mixer", "decay": "cosine"}),
+    ("complete-mixer-L1-linear-none-none-learned",
+     {"task": "complete", "arch": "mixer", "layers": 1, "norm": "none", "act": "none",
+      "pos": "learned", "decay": "constant", "weight_decay": 0.1}),
+    ("complete-cumsum-L3-pre-gelu",
+     {"task": "complete", "arch": "cumsum", "layers": 3, "decay": "cosine"}),
 ]
 
 
@@ -104,11 +217,13 @@ class Unsupported(Exception):
     """mixbench does not know the architecture (yet)."""
 
 
-def make_data(root, rng):
+def make_data(root, rng, n=None):
+    """An ids dataset for windows of n tokens (default BASE's n_ctx)."""
     os.makedirs(root, exist_ok=True)
-    n = BASE["n_ctx"]
-    # clm has floor((T-1)/n) windows: train 19 (not 20; the 6 x 4 windows of
-    # a run wrap around), valid 12, test 8 (not 9).
+    n = n or BASE["n_ctx"]
+    # clm/complete have floor((T-1)/n) windows: train 19 (not 20; the 6 x 4
+    # windows of a run wrap around), valid 12, test 8 (not 9); mlm, bidir and
+    # autoencode floor(T/n): 20, 12, 9.
     sizes = {"train": 20 * n, "valid": 12 * n + 5, "test": 9 * n}
     streams = {}
     for split, T in sizes.items():
@@ -141,7 +256,7 @@ def rel(a, b, floor=1e-12):
 def kv_args(keys):
     out = []
     for k, v in keys.items():
-        if k in ("arch", "task"):
+        if k in ("arch", "task", "seed"):
             continue
         out.append("%s=%s" % (k, v))
     return out
@@ -153,9 +268,9 @@ def run_mixbench(mb, cfgkeys, datadir, init, steps, threads, work, verbose, tag=
     for p in (db, db + "-wal", db + "-shm", save):
         if os.path.exists(p):
             os.remove(p)
-    cmd = [mb, "run", "--arch", cfgkeys["arch"], "--task", "clm",
+    cmd = [mb, "run", "--arch", cfgkeys["arch"], "--task", cfgkeys.get("task", "clm"),
            "--data", datadir, "--tokenizer", "ids",
-           "--steps", str(steps), "--order", "sequential", "--seed", "3",
+           "--steps", str(steps), "--order", "sequential", "--seed", str(cfgkeys["seed"]),
            "--threads", str(threads), "--db", db, "--save", save,
            "--init", init, "log_every=1"] + kv_args(cfgkeys)
     if verbose:
@@ -279,7 +394,8 @@ def run_case(name, keys, args, datadir, streams, work):
     allkeys = dict(BASE)
     allkeys.update(keys)
     allkeys["steps"] = args.steps
-    cfg = R.make_config(task="clm", **{k: v for k, v in allkeys.items()})
+    allkeys.setdefault("task", "clm")
+    cfg = R.make_config(**allkeys)
     rng = np.random.RandomState((zlib.crc32(name.encode()) + 7919 * args.seed) & 0x7fffffff)
     init = init_arrays(cfg, rng)
     init_path = os.path.join(work, "init.safetensors")
@@ -326,7 +442,7 @@ def run_case(name, keys, args, datadir, streams, work):
             if e is None:
                 fails.append("threads=%d: no %s eval in the db" % (t, split))
                 continue
-            ntok = ref_ev[split]["windows"] * cfg["n_ctx"]
+            ntok = ref_ev[split]["targets"]
             if e["n_tokens"] != ntok or e["step"] != args.steps:
                 fails.append("threads=%d %s eval: %s target tokens at step %s, expected "
                              "%d at step %d" % (t, split, e["n_tokens"], e["step"], ntok,
@@ -371,8 +487,7 @@ def run_case(name, keys, args, datadir, streams, work):
     meta_problems = []
     for t, r in res.items():
         mcfg, probs = R.config_from_metadata(r["meta"])
-        for k in ("arch", "task", "vocab", "d", "layers", "heads", "n_ctx", "ffn_mult",
-                  "act", "norm", "pos", "tie"):
+        for k in R.MODEL_DEFAULTS:
             if mcfg[k] != cfg[k]:
                 probs.append("%s reads as %r, the run used %r" % (k, mcfg[k], cfg[k]))
         meta_problems += ["%s: %s" % (name, p) for p in probs if "%s: %s" % (name, p)
@@ -386,11 +501,10 @@ def run_case(name, keys, args, datadir, streams, work):
         for split in ("valid", "test"):
             je = mixbench_eval(args.mixbench, r1["ckpt"], datadir, split)
             re_ = R.evaluate(Pm, cfg, streams[split])
-            if je.get("windows") != re_["windows"] or \
-                    je.get("targets") != re_["windows"] * cfg["n_ctx"]:
+            if je.get("windows") != re_["windows"] or je.get("targets") != re_["targets"]:
                 fails.append("eval --json %s: %s windows / %s targets, expected %d / %d"
                              % (split, je.get("windows"), je.get("targets"), re_["windows"],
-                                re_["windows"] * cfg["n_ctx"]))
+                                re_["targets"]))
             d = rel(float(je["loss"]), re_["loss"])
             m["eval_same_w"] = max(m["eval_same_w"], d)
             if d > TOL:
@@ -411,6 +525,56 @@ def run_case(name, keys, args, datadir, streams, work):
                % (m["loss"], m["grad_norm"], m["lr"], m["eval"], m["eval_same_w"],
                   m["weights"], m["weights_beyond_noise"], t12))
     return fails, info, summary, m, meta_problems
+
+
+def check_task_pairs(mb, datadir, work):
+    """Section 3: 'An architecture/task pair outside these rules is refused
+    with a message that says why, before any work starts.'  For every arch
+    mixbench knows and every task: a 1-step run must succeed exactly when
+    R.task_refusal allows the pair, and a refusal must exit nonzero, name the
+    task and leave no run in the store.  Returns (fails, skipped archs,
+    pairs checked)."""
+    fails, skipped, checked = [], [], 0
+    for arch in sorted(R.DEFAULT_POS):
+        for task in R.TASKS:
+            cfg = R.make_config(arch=arch, task=task, vocab=V, d=8, heads=1, layers=1,
+                                n_ctx=8, batch=1, hash_size=10)
+            db = os.path.join(work, "pairs-%s-%s.db" % (arch, task))
+            cmd = [mb, "run", "--arch", arch, "--task", task, "--data", datadir,
+                   "--tokenizer", "ids", "--steps", "1", "--order", "sequential",
+                   "--threads", "1", "--db", db, "--save", db + ".safetensors",
+                   "vocab=%d" % V, "d=8", "heads=1", "layers=1", "n_ctx=8", "batch=1",
+                   "hash_size=10"]
+            p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               universal_newlines=True, timeout=120)
+            if p.returncode != 0 and "unknown architecture" in p.stderr:
+                skipped.append(arch)
+                break
+            checked += 1
+            why = R.task_refusal(cfg)
+            msg = (p.stderr or p.stdout).strip().replace("\n", " ")[-200:]
+            if why is None and p.returncode != 0:
+                fails.append("%s/%s refused but the SPEC allows it: %s" % (arch, task, msg))
+            elif why is not None:
+                if p.returncode == 0:
+                    fails.append("%s/%s accepted but the SPEC refuses it (%s)"
+                                 % (arch, task, why))
+                    continue
+                if task not in p.stderr:
+                    fails.append("%s/%s refusal does not name the task: %s"
+                                 % (arch, task, msg))
+                runs = 0
+                if os.path.exists(db):
+                    con = sqlite3.connect(db)
+                    try:
+                        runs = con.execute("select count(*) from runs").fetchone()[0]
+                    except sqlite3.Error:
+                        runs = 0
+                    finally:
+                        con.close()
+                if runs:
+                    fails.append("%s/%s refused only after a run was recorded" % (arch, task))
+    return fails, skipped, checked
 
 
 def main():
@@ -444,14 +608,21 @@ def main():
         args.mixbench = snap
         datadir = os.path.join(tmp, "data")
         streams = make_data(datadir, np.random.RandomState(20240601 + args.seed))
+        data_by_n = {BASE["n_ctx"]: (datadir, streams)}
         for name, keys in CASES:
             if sel and not any(s in name for s in sel):
                 continue
+            n = keys.get("n_ctx", BASE["n_ctx"])
+            if n > BASE["n_ctx"] and n not in data_by_n:  # long windows: own data
+                d_n = os.path.join(tmp, "data-n%d" % n)
+                data_by_n[n] = (d_n, make_data(d_n, np.random.RandomState(
+                    20240601 + n + args.seed), n))
+            case_dir, case_streams = data_by_n.get(n, data_by_n[BASE["n_ctx"]])
             work = os.path.join(tmp, name)
             os.makedirs(work)
             try:
-                fails, info, summary, m, mp = run_case(name, keys, args, datadir,
-                                                       streams, work)
+                fails, info, summary, m, mp = run_case(name, keys, args, case_dir,
+                                                       case_streams, work)
                 meta_problems += mp
                 meta_checked += 1
             except Unsupported as e:
@@ -475,6 +646,18 @@ def main():
                 print("PASS crosscheck %s" % name)
                 if args.verbose:
                     print("  max rel diff: " + summary)
+        if not sel or any(s in "task-pairs" for s in sel):
+            work = os.path.join(tmp, "task-pairs")
+            os.makedirs(work)
+            pf, skipped, npairs = check_task_pairs(args.mixbench, datadir, work)
+            if pf:
+                nfail += 1
+                print("FAIL crosscheck task-pairs: " + "; ".join(pf[:6]) +
+                      ("; ... %d more" % (len(pf) - 6) if len(pf) > 6 else ""))
+            elif npairs:
+                print("PASS crosscheck task-pairs (%d arch/task pairs%s)"
+                      % (npairs, "; unknown to mixbench: " + " ".join(skipped)
+                         if skipped else ""))
         if meta_checked:
             if meta_problems:
                 nfail += 1

@@ -2,21 +2,36 @@
 reference.py -- an independent PyTorch (float32) implementation of the math
 in SPEC.md, used to cross-check the numbers mixbench prints.
 
-It is written from the SPEC text only (not from the C sources) so that the two
+It is written from the SPEC text (not from the C sources) so that the two
 implementations can disagree when one of them is wrong.  What it covers:
 
   section 1  model skeleton: tok_emb, pos = learned | sinusoidal | none,
              norm = pre | post | none, act = gelu | relu | none, tie, ffn_mult
   section 2  token mixers, one function each in MIXERS (arch -> (params, fn)):
-             attention, mixer (masked mixer); also dispatcher, pairconnect,
-             fft, cumsum and conv written from the SPEC text, which
-             crosscheck.py exercises whenever mixbench accepts the arch
-  section 3  task clm (TASKS holds the task table; add mlm/bidir/... there)
+             attention, mixer (masked mixer), dispatcher, pairconnect, fft,
+             cumsum and conv, each in the modes of MIXER_MODES
+  section 3  tasks clm, mlm, bidir, autoencode, complete (TASKS; the model's
+             stacks and their name prefixes per task_stacks, the pairs the
+             SPEC refuses per task_refusal)
   section 4  windows of an ids token stream, order = sequential
   section 5  AdamW exactly as torch.optim.AdamW (decay group = 2-D+ weights
              except tok_emb, pos_emb and pair tables), warmup + constant |
              linear | cosine schedule, global-norm clipping
-  section 7  safetensors read/write with struct + json + numpy
+  section 7  safetensors read/write with struct + json + numpy; stack
+             prefixes fwd./rev. (bidir) and enc./dec. (autoencode)
+
+Where the SPEC leaves a choice open, this file follows mixbench's documented
+choice and says so at the place (search for "SPEC is silent"):
+  - mlm training masks: the SPEC only says "from the run's seeded
+    generator".  The generator and its draw order are mixbench's
+    (engine/rng.c: xoshiro256** seeded through splitmix64 with
+    seed XOR 0x747261696e000000, engine/trainer.c; per sequence in batch
+    order one uniform for "masked?", then one uniform per position, then,
+    if none was chosen, one rng_below(n) index: engine/tasks/mlm.c).
+    Replicated bit for bit in Rng below.  With order = sequential the
+    trainer draws nothing else from it.
+  - fft_mode: the SPEC names only "fnet"; the default mode's name is
+    mixbench's "nd" (engine/config.c).
 
 Init (section 5) is deliberately absent: weights always come from a
 checkpoint, so both sides start from the same numbers.
@@ -46,20 +61,21 @@ MODEL_DEFAULTS = {
     "heads": 2, "n_ctx": 64, "ffn_mult": 4, "act": "gelu", "norm": "pre",
     "pos": None,  # per-arch default, see DEFAULT_POS
     "tie": False, "dropout": 0.0, "hash_size": 1000, "hash_seed": 0,
-    "pair_reduce": "mean", "d_pair": None, "fft_mode": "ortho",
+    "pair_reduce": "mean", "d_pair": None, "fft_mode": "nd",
     "level_dropout": 0.0,
 }
 TRAIN_DEFAULTS = {
     "lr": 1e-3, "warmup": 0, "decay": "cosine", "weight_decay": 0.01,
     "clip": 1.0, "batch": 8, "steps": 1, "order": "sequential",
-    "table_optim": "adamw",
+    "table_optim": "adamw", "seed": 1,
 }
+TASKS = ("clm", "mlm", "bidir", "autoencode", "complete")  # section 3
 DEFAULT_POS = {"attention": "learned", "dispatcher": "sinusoidal",
                "pairconnect": "learned", "mixer": "none", "fft": "none",
                "cumsum": "none", "conv": "none"}
 
 INT_KEYS = {"vocab", "d", "layers", "heads", "n_ctx", "ffn_mult", "hash_size",
-            "hash_seed", "d_pair", "warmup", "batch", "steps"}
+            "hash_seed", "d_pair", "warmup", "batch", "steps", "seed"}
 FLOAT_KEYS = {"dropout", "level_dropout", "lr", "weight_decay", "clip"}
 BOOL_KEYS = {"tie"}
 
@@ -76,11 +92,17 @@ def make_config(**kw):
             elif k in BOOL_KEYS:
                 v = v.lower() in ("1", "true", "yes")
         c[k] = v
+    if c["arch"] not in DEFAULT_POS:
+        raise ValueError("reference: unknown arch %r" % c["arch"])
+    if c["task"] not in TASKS:
+        raise ValueError("reference: unknown task %r" % c["task"])
     if c["pos"] is None:
         c["pos"] = DEFAULT_POS[c["arch"]]
     if c["d_pair"] is None:
         c["d_pair"] = c["d"]
     assert c["d"] % c["heads"] == 0
+    if c["table_optim"] != "adamw":
+        raise ValueError("reference: table_optim=lazy (SparseAdam) is not implemented")
     if c["dropout"] != 0 or c["level_dropout"] != 0:
         raise ValueError("reference: dropout must be 0 (no shared random stream)")
     return c
@@ -144,10 +166,10 @@ def metadata_for(cfg):
 
 
 DOMAINS = {
-    "arch": set(DEFAULT_POS), "task": {"clm", "mlm", "bidir", "autoencode", "complete"},
+    "arch": set(DEFAULT_POS), "task": set(TASKS),
     "act": {"gelu", "relu", "none"}, "norm": {"pre", "post", "none"},
     "pos": {"learned", "sinusoidal", "none"}, "tie": {"true", "false"},
-    "pair_reduce": {"mean", "sum"},
+    "pair_reduce": {"mean", "sum"}, "fft_mode": {"nd", "fnet"},
 }
 
 
@@ -188,7 +210,7 @@ def config_from_metadata(meta):
 
 
 def load_checkpoint(path, dtype=torch.float32):
-    """(cfg, P, problems) for a single-stack mixbench checkpoint."""
+    """(cfg, P, problems) for a mixbench checkpoint of any task."""
     arrays, meta = load_safetensors(path)
     cfg, problems = config_from_metadata(meta)
     return cfg, params_from_arrays(cfg, arrays, dtype), problems
@@ -434,6 +456,15 @@ MIXERS = {
     "conv": (conv_params, conv_mix),
 }
 
+# (has a causal mode, has a bidirectional mode), section 2: dispatcher,
+# cumsum and conv are causal only, fft bidirectional only.
+MIXER_MODES = {
+    "attention": (True, True), "mixer": (True, True), "pairconnect": (True, True),
+    "dispatcher": (True, False), "cumsum": (True, False), "conv": (True, False),
+    "fft": (False, True),
+}
+
+
 # Which mixer parameters are "tables" (no weight decay, like embeddings).
 def _is_table(name):
     last = name.split(".")[-1]
@@ -441,41 +472,90 @@ def _is_table(name):
 
 
 # --------------------------------------------------------------------------
-# Model skeleton (section 1)
+# Tasks: the model's stacks and the pairs the SPEC refuses (section 3)
+# --------------------------------------------------------------------------
+
+def task_stacks(c):
+    """[(prefix, causal)] of the model's stacks, in order (sections 3, 7)."""
+    t, arch = c["task"], c["arch"]
+    if t in ("clm", "complete"):
+        return [("", True)]
+    if t == "mlm":
+        return [("", False)]
+    if t == "bidir":
+        return [("fwd.", True), ("rev.", True)]
+    if t == "autoencode":
+        # "causal mode where the mixer has one, else bidirectional"
+        causal = MIXER_MODES[arch][0]
+        return [("enc.", causal), ("dec.", causal)]
+    raise ValueError("task " + t)
+
+
+def task_refusal(c):
+    """Why section 3 refuses the arch/task pair, or None when it is allowed."""
+    t, arch = c["task"], c["arch"]
+    causal, bidir = MIXER_MODES[arch]
+    if t in ("clm", "bidir", "complete") and not causal:
+        return "%s needs a causal mixer" % t
+    if t == "mlm" and not bidir:
+        return "mlm needs a bidirectional mixer"
+    if t in ("autoencode", "complete") and arch == "pairconnect":
+        return "%s excludes pairconnect" % t
+    return None
+
+
+# --------------------------------------------------------------------------
+# Model skeleton (section 1), per stack
 # --------------------------------------------------------------------------
 
 def param_shapes(c):
-    """name -> shape for the single-stack model (tasks clm / mlm / complete)."""
+    """name -> shape of every parameter of the model for c's task: tok_emb,
+    per stack (prefix from task_stacks) pos_emb, blocks and ln_f, then the
+    shared head."""
     V, d, n, L = c["vocab"], c["d"], c["n_ctx"], c["layers"]
     dff = c["ffn_mult"] * d
     s = {"tok_emb": (V, d)}
-    if c["pos"] == "learned":
-        s["pos_emb"] = (n, d)
     mix_params = MIXERS[c["arch"]][0](c)
-    for i in range(L):
-        b = "blocks.%d." % i
+    for pre, _causal in task_stacks(c):
+        if c["pos"] == "learned":
+            s[pre + "pos_emb"] = (n, d)
+        for i in range(L):
+            b = pre + "blocks.%d." % i
+            if c["norm"] != "none":
+                s[b + "ln1.w"] = (d,); s[b + "ln1.b"] = (d,)
+                s[b + "ln2.w"] = (d,); s[b + "ln2.b"] = (d,)
+            for k, shp in mix_params.items():
+                s[b + "mix." + k] = tuple(shp)
+            s[b + "ffn.w1"] = (dff, d); s[b + "ffn.b1"] = (dff,)
+            s[b + "ffn.w2"] = (d, dff); s[b + "ffn.b2"] = (d,)
         if c["norm"] != "none":
-            s[b + "ln1.w"] = (d,); s[b + "ln1.b"] = (d,)
-            s[b + "ln2.w"] = (d,); s[b + "ln2.b"] = (d,)
-        for k, shp in mix_params.items():
-            s[b + "mix." + k] = tuple(shp)
-        s[b + "ffn.w1"] = (dff, d); s[b + "ffn.b1"] = (dff,)
-        s[b + "ffn.w2"] = (d, dff); s[b + "ffn.b2"] = (d,)
-    if c["norm"] != "none":
-        s["ln_f.w"] = (d,); s["ln_f.b"] = (d,)
+            s[pre + "ln_f.w"] = (d,); s[pre + "ln_f.b"] = (d,)
     if not c["tie"]:
         s["lm_head.w"] = (V, d)
     s["lm_head.b"] = (V,)
     return s
 
 
+def stack_of(c, name):
+    """(prefix, causal) of the stack a parameter belongs to, or None."""
+    for pre, causal in task_stacks(c):
+        if pre and name.startswith(pre):
+            return pre, causal
+    for pre, causal in task_stacks(c):
+        if not pre and (name.startswith("blocks.") or name in ("pos_emb", "ln_f.w", "ln_f.b")):
+            return pre, causal
+    return None
+
+
 def masked_entries(c, name):
     """Boolean numpy mask of stored-but-ignored entries of a parameter
-    (section 7: the masked mixer's upper triangle in causal mode), or None."""
-    if c["arch"] == "mixer" and TASKS[c["task"]]["causal"] and \
-            ".mix.w" in name:
-        n = c["n_ctx"]
-        return np.triu(np.ones((n, n), dtype=bool), k=1)
+    (section 7: the masked mixer's upper triangle in a causal stack), or
+    None."""
+    if c["arch"] == "mixer" and ".mix.w" in name:
+        st = stack_of(c, name)
+        if st is not None and st[1]:
+            n = c["n_ctx"]
+            return np.triu(np.ones((n, n), dtype=bool), k=1)
     return None
 
 
@@ -504,18 +584,34 @@ def _ln(P, name, x):
     return F.layer_norm(x, (x.shape[-1],), P[name + ".w"], P[name + ".b"], eps=1e-5)
 
 
-def forward(P, c, tokens, causal):
-    """tokens: LongTensor [B, n] -> logits [B, n, V]."""
-    B, n = tokens.shape
-    x = P["tok_emb"][tokens]
+def pos_table(P, c, prefix, n, dtype):
+    """The stack's positional embedding [n, d] (learned: its own
+    prefix + 'pos_emb'; sinusoidal: the fixed table), or None."""
     if c["pos"] == "learned":
-        x = x + P["pos_emb"][:n]
-    elif c["pos"] == "sinusoidal":
-        x = x + sinusoidal_table(n, c["d"], x.dtype)
+        return P[prefix + "pos_emb"][:n]
+    if c["pos"] == "sinusoidal":
+        return sinusoidal_table(n, c["d"], dtype)
+    return None
+
+
+def embed(P, c, tokens, prefix=""):
+    x = P["tok_emb"][tokens]
+    pe = pos_table(P, c, prefix, tokens.shape[1], x.dtype)
+    return x if pe is None else x + pe
+
+
+def run_stack(P, c, x, prefix, causal, tokens, zero=None):
+    """The blocks of one stack and its final LN.  tokens: the stack's input
+    ids (numpy [B, n], read by pairconnect).  zero = (block, from): before
+    that block the hidden states at positions >= from are set to zero."""
     mix = MIXERS[c["arch"]][1]
     for i in range(c["layers"]):
-        b = "blocks.%d." % i
-        ctx = {"cfg": c, "causal": causal, "block": i, "tokens": tokens.numpy()}
+        b = prefix + "blocks.%d." % i
+        if zero is not None and i == zero[0]:
+            keep = torch.ones(x.shape[1], 1, dtype=x.dtype)
+            keep[zero[1]:] = 0
+            x = x * keep
+        ctx = {"cfg": c, "causal": causal, "block": i, "tokens": tokens}
 
         def M(z):
             return mix(P, b + "mix.", z, ctx)
@@ -536,9 +632,74 @@ def forward(P, c, tokens, causal):
         else:
             raise ValueError("norm " + c["norm"])
     if c["norm"] != "none":
-        x = _ln(P, "ln_f", x)
+        x = _ln(P, prefix + "ln_f", x)
+    return x
+
+
+def head(P, c, rows):
     W = P["tok_emb"] if c["tie"] else P["lm_head.w"]
-    return F.linear(x, W, P["lm_head.b"])
+    return F.linear(rows, W, P["lm_head.b"])
+
+
+def forward(P, c, tokens, causal):
+    """Single stack (prefix ''): tokens LongTensor [B, n] -> logits [B, n, V]."""
+    x = embed(P, c, tokens, "")
+    return head(P, c, run_stack(P, c, x, "", causal, tokens.numpy()))
+
+
+# --------------------------------------------------------------------------
+# The run's generator (mlm training masks).  The SPEC is silent on which
+# generator: this is mixbench's engine/rng.c, bit for bit.
+# --------------------------------------------------------------------------
+
+M64 = (1 << 64) - 1
+TRAIN_RNG_XOR = 0x747261696e000000  # "train" << 24: engine/trainer.c
+
+
+def _rotl64(x, k):
+    return ((x << k) | (x >> (64 - k))) & M64
+
+
+class Rng:
+    """xoshiro256** seeded through splitmix64."""
+
+    def __init__(self, seed):
+        x = seed & M64
+        self.s = []
+        for _ in range(4):
+            x = (x + 0x9e3779b97f4a7c15) & M64
+            z = x
+            z = ((z ^ (z >> 30)) * 0xbf58476d1ce4e5b9) & M64
+            z = ((z ^ (z >> 27)) * 0x94d049bb133111eb) & M64
+            self.s.append(z ^ (z >> 31))
+
+    def next(self):
+        s = self.s
+        result = (_rotl64((s[1] * 5) & M64, 7) * 9) & M64
+        t = (s[1] << 17) & M64
+        s[2] ^= s[0]
+        s[3] ^= s[1]
+        s[1] ^= s[2]
+        s[0] ^= s[3]
+        s[2] ^= t
+        s[3] = _rotl64(s[3], 45)
+        return result
+
+    def double(self):
+        """Uniform in [0, 1) with 53 bits: (next >> 11) * 2^-53."""
+        return (self.next() >> 11) * (1.0 / 9007199254740992.0)
+
+    def below(self, n):
+        """Uniform in [0, n): rejection sampling as engine/rng.c codes it."""
+        limit = M64 - M64 % n
+        while True:
+            x = self.next()
+            if x < limit:
+                return x % n
+
+
+def train_rng(c):
+    return Rng((c["seed"] & M64) ^ TRAIN_RNG_XOR)
 
 
 # --------------------------------------------------------------------------
@@ -553,50 +714,134 @@ def read_ids(path, vocab):
     return s
 
 
-def clm_num_windows(T, n):
-    return max(0, (T - 1) // n)
+def window_len(c):
+    """n + 1 for the next-token tasks (clm, complete), else n."""
+    return c["n_ctx"] + (1 if c["task"] in ("clm", "complete") else 0)
 
 
-def clm_window(stream, n, w):
-    x = stream[w * n:w * n + n]
-    y = stream[w * n + 1:w * n + n + 1]
-    return x, y
+def num_windows(c, T):
+    """floor((T-1)/n) for clm and complete, floor(T/n) otherwise (section 4)."""
+    n, extra = c["n_ctx"], window_len(c) - c["n_ctx"]
+    return max(0, (T - extra) // n) if T >= n + extra else 0
 
 
-TASKS = {
-    # causal: the mixer mode; windows(T, n); window(stream, n, w) -> (x, y)
-    "clm": {"causal": True, "num_windows": clm_num_windows, "window": clm_window},
-}
+def windows_of(c, stream, widx):
+    """[B, window_len]: window w starts at w*n."""
+    n, wl = c["n_ctx"], window_len(c)
+    return np.stack([stream[w * n:w * n + wl] for w in widx]).astype(np.int64)
 
 
-def batch_for(c, stream, widx):
-    task = TASKS[c["task"]]
-    xs, ys = zip(*(task["window"](stream, c["n_ctx"], w) for w in widx))
-    return torch.tensor(np.stack(xs)), torch.tensor(np.stack(ys))
+MLM_SEED, MLM_SEED_FALLBACK = 0x6d6c6d, 0x6d6c6e
 
 
-def loss_fn(logits, targets):
-    V = logits.shape[-1]
-    return F.cross_entropy(logits.reshape(-1, V), targets.reshape(-1))
+def mlm_eval_positions(w, n):
+    """Chosen positions of evaluation window w (section 3's fixed rule)."""
+    if murmur3_32(struct.pack("<I", w & 0xffffffff), MLM_SEED) % 10 == 0:
+        return []
+    ch = [p for p in range(n)
+          if murmur3_32(struct.pack("<II", w & 0xffffffff, p), MLM_SEED) % 10000 < 1500]
+    if not ch:
+        ch = [murmur3_32(struct.pack("<I", w & 0xffffffff), MLM_SEED_FALLBACK) % n]
+    return ch
+
+
+def mlm_train_positions(rng, n):
+    """Chosen positions of one training sequence.  Draw order (SPEC is
+    silent; engine/tasks/mlm.c): masked iff double() < 0.9; then per
+    position in order chosen iff double() < 0.15; if none, below(n)."""
+    if not rng.double() < 0.9:
+        return []
+    ch = [p for p in range(n) if rng.double() < 0.15]
+    if not ch:
+        ch = [rng.below(n)]
+    return ch
+
+
+def prepare(c, win, training, rng, widx):
+    """windows [B, window_len] -> (inputs [B, n], targets [B, n]) numpy
+    int64, -1 = no target at that position (section 3)."""
+    t, n = c["task"], c["n_ctx"]
+    if t in ("clm", "complete"):
+        inputs, targets = win[:, :n].copy(), win[:, 1:n + 1].copy()
+        if t == "complete":
+            cpos = (n + 1) // 2                    # c = ceil(n/2)
+            targets[:, :cpos - 1] = -1             # predictions at c-1 .. n-1
+        return inputs, targets
+    if t in ("bidir", "autoencode"):
+        return win.copy(), win.copy()
+    if t == "mlm":
+        inputs, targets = win.copy(), np.full(win.shape, -1, dtype=np.int64)
+        for b in range(win.shape[0]):
+            ch = mlm_train_positions(rng, n) if training else mlm_eval_positions(widx[b], n)
+            for p in ch:
+                targets[b, p] = win[b, p]
+                inputs[b, p] = MASK                 # always MASK, no 80/10/10
+        return inputs, targets
+    raise ValueError("task " + t)
+
+
+def _shift(x, k):
+    """y[:, t] = x[:, t - k] (zero where t - k is outside)."""
+    z = torch.zeros_like(x[:, :abs(k)])
+    return torch.cat([z, x[:, :-k]], 1) if k > 0 else torch.cat([x[:, -k:], z], 1)
+
+
+def hidden_rows(P, c, inputs):
+    """inputs numpy [B, n] -> the rows [B, n, d] the head reads (section 3)."""
+    t, n, L = c["task"], c["n_ctx"], c["layers"]
+    tok = torch.tensor(inputs)
+    if t in ("clm", "mlm", "complete"):
+        (pre, causal), = task_stacks(c)
+        zero = (L // 2, (n + 1) // 2) if t == "complete" else None
+        return run_stack(P, c, embed(P, c, tok, pre), pre, causal, inputs, zero)
+    if t == "bidir":
+        rev_in = np.ascontiguousarray(inputs[:, ::-1])
+        f = run_stack(P, c, embed(P, c, tok, "fwd."), "fwd.", True, inputs)
+        r = run_stack(P, c, embed(P, c, torch.tensor(rev_in), "rev."), "rev.", True, rev_in)
+        r = torch.flip(r, [1])                      # back to window order
+        return _shift(f, 1) + _shift(r, -1)         # f[t-1] + r[t+1]
+    if t == "autoencode":
+        (pe, ce), (pd, cd) = task_stacks(c)
+        enc = run_stack(P, c, embed(P, c, tok, pe), pe, ce, inputs)
+        e = enc[:, n - 1:n, :]                      # final-LN state, last position
+        x = e.expand(-1, n, -1)
+        pos = pos_table(P, c, pd, n, x.dtype)
+        x = x + pos if pos is not None else x.contiguous()
+        return run_stack(P, c, x, pd, cd, inputs)
+    raise ValueError("task " + t)
+
+
+def head_loss(P, c, rows, targets):
+    """(sum of the cross-entropies as a tensor, number of targets, number of
+    correct top-1 predictions) over the positions with a target."""
+    tg = torch.tensor(targets).reshape(-1)
+    sel = (tg >= 0).nonzero().view(-1)
+    if sel.numel() == 0:
+        return None, 0, 0
+    logits = head(P, c, rows.reshape(-1, rows.shape[-1])[sel])
+    y = tg[sel]
+    l = F.cross_entropy(logits, y, reduction="sum")
+    ok = int((logits.argmax(-1) == y).sum())
+    return l, int(sel.numel()), ok
 
 
 @torch.no_grad()
 def evaluate(P, c, stream, batch=16):
     """Every window of the split in order; token-weighted mean loss and top-1
     accuracy over all target positions."""
-    task = TASKS[c["task"]]
-    nw = task["num_windows"](len(stream), c["n_ctx"])
+    nw = num_windows(c, len(stream))
     tot_loss, tot_ok, tot_n = 0.0, 0, 0
     for w0 in range(0, nw, batch):
         widx = list(range(w0, min(nw, w0 + batch)))
-        x, y = batch_for(c, stream, widx)
-        logits = forward(P, c, x, task["causal"])
-        V = logits.shape[-1]
-        l = F.cross_entropy(logits.reshape(-1, V), y.reshape(-1), reduction="none")
-        tot_loss += float(l.double().sum())
-        tot_ok += int((logits.argmax(-1) == y).sum())
-        tot_n += y.numel()
-    return {"loss": tot_loss / tot_n, "accuracy": tot_ok / tot_n, "windows": nw}
+        inputs, targets = prepare(c, windows_of(c, stream, widx), False, None, widx)
+        l, cnt, ok = head_loss(P, c, hidden_rows(P, c, inputs), targets)
+        if cnt:
+            tot_loss += float(l.double())
+            tot_ok += ok
+            tot_n += cnt
+    return {"loss": tot_loss / tot_n if tot_n else 0.0,
+            "accuracy": tot_ok / tot_n if tot_n else 0.0,
+            "windows": nw, "targets": tot_n}
 
 
 # --------------------------------------------------------------------------
@@ -646,19 +891,20 @@ def params_from_arrays(c, arrays, dtype=torch.float32):
 
 def train(P, c, stream, steps=None, log=None, stats=None):
     """Runs `steps` (default c['steps']) sequential-order steps from P in
-    place.  Returns per-step dicts {step, loss, lr, grad_norm} (grad_norm is
-    G before clipping).  If `stats` is a dict, stats['min_abs_grad'][name]
-    receives the element-wise minimum over steps of the nonzero |clipped
-    gradient| (inf where it was always exactly 0): AdamW
-    maps a gradient near eps (1e-8) to an update of order lr whose size
+    place.  Returns per-step dicts {step, loss, lr, grad_norm, targets}
+    (grad_norm is G before clipping).  mlm masks come from a fresh
+    train_rng(c), as a mixbench run's do.  If `stats` is a dict,
+    stats['min_abs_grad'][name] receives the element-wise minimum over steps
+    of the nonzero |clipped gradient| (inf where it was always exactly 0):
+    AdamW maps a gradient near eps (1e-8) to an update of order lr whose size
     depends on the gradient's last bits, so such elements are float32-
     ill-conditioned and a comparison must treat them apart."""
     steps = c["steps"] if steps is None else steps
     if c["order"] != "sequential":
         raise ValueError("reference: only order=sequential is reproducible")
-    task = TASKS[c["task"]]
-    nw = task["num_windows"](len(stream), c["n_ctx"])
+    nw = num_windows(c, len(stream))
     B = c["batch"]
+    rng = train_rng(c)
     names = sorted(P)
     dec = [P[k] for k in names if decays(k, P[k].shape)]
     nodec = [P[k] for k in names if not decays(k, P[k].shape)]
@@ -673,10 +919,14 @@ def train(P, c, stream, steps=None, log=None, stats=None):
         for g in opt.param_groups:
             g["lr"] = lr
         widx = [(s * B + j) % nw for j in range(B)]
-        x, y = batch_for(c, stream, widx)
+        inputs, targets = prepare(c, windows_of(c, stream, widx), True, rng, widx)
         opt.zero_grad(set_to_none=False)
-        loss = loss_fn(forward(P, c, x, task["causal"]), y)
-        loss.backward()
+        lsum, cnt, _ = head_loss(P, c, hidden_rows(P, c, inputs), targets)
+        if cnt:
+            loss = lsum / cnt
+            loss.backward()
+        else:
+            loss = torch.zeros(())  # no target in the batch: no gradient
         for p in plist:
             if p.grad is None:
                 p.grad = torch.zeros_like(p)
@@ -693,7 +943,8 @@ def train(P, c, stream, steps=None, log=None, stats=None):
                 a[a == 0] = np.inf
                 mg[k] = a.copy() if k not in mg else np.minimum(mg[k], a)
         opt.step()
-        rec = {"step": s + 1, "loss": float(loss), "lr": lr, "grad_norm": G}
+        rec = {"step": s + 1, "loss": float(loss), "lr": lr, "grad_norm": G,
+               "targets": cnt}
         hist.append(rec)
         if log:
             log(rec)
@@ -754,6 +1005,50 @@ def _selftest():
     y = fft_mix({}, "", x, {"cfg": c, "causal": False})
     check("fft orthonormal", torch.allclose(y.norm(dim=(1, 2)), x.norm(dim=(1, 2)),
                                             rtol=1e-5))
+    # the run's generator: xoshiro256** reference outputs from state
+    # {1, 2, 3, 4}, and splitmix64's first output from 0
+    r = Rng(0)
+    first = r.s[0]
+    r.s = [1, 2, 3, 4]
+    check("xoshiro256** / splitmix64 vectors",
+          first == 0xe220a8397b1dcdaf and [r.next() for _ in range(4)] ==
+          [11520, 0, 1509978240, 1215971899390074240])
+    # mlm evaluation masks: ~10% of windows unmasked, ~15% of positions
+    # chosen, every masked window has a target
+    ch = [mlm_eval_positions(w, 16) for w in range(2000)]
+    un = sum(1 for x in ch if not x) / 2000.0
+    frac = sum(len(x) for x in ch) / (16.0 * sum(1 for x in ch if x))
+    check("mlm eval rule", 0.08 < un < 0.12 and 0.13 < frac < 0.18)
+    # bidir: the logits at t do not depend on token t, but on its neighbours
+    for arch in ("attention", "mixer", "pairconnect"):
+        c = make_config(arch=arch, task="bidir", vocab=11, d=16, heads=2, n_ctx=8,
+                        layers=2, hash_size=17)
+        P = {k: torch.tensor(rng.normal(0, 0.3, s).astype(np.float32))
+             for k, s in param_shapes(c).items()}
+        t1 = rng.randint(2, 11, (2, 8))
+        t2 = t1.copy()
+        t2[:, 3] = (t1[:, 3] - 2 + 1) % 9 + 2
+        with torch.no_grad():
+            a, b = (head(P, c, hidden_rows(P, c, t)) for t in (t1, t2))
+        dif = (a - b).abs().amax(dim=(0, 2))
+        check("bidir %s hides the predicted token" % arch,
+              float(dif[3]) == 0.0 and float(dif[2]) > 0 and float(dif[4]) > 0)
+    # complete: no logit depends on a token at a position >= c = ceil(n/2)
+    for L, n in ((1, 8), (2, 7), (3, 8)):
+        c = make_config(arch="attention", task="complete", vocab=11, d=16, heads=2,
+                        n_ctx=n, layers=L)
+        P = {k: torch.tensor(rng.normal(0, 0.3, s).astype(np.float32))
+             for k, s in param_shapes(c).items()}
+        t1 = rng.randint(2, 11, (2, n))
+        t2 = t1.copy()
+        cp = (n + 1) // 2
+        t2[:, cp:] = rng.randint(2, 11, (2, n - cp))
+        t3 = t1.copy()
+        t3[:, cp - 1] = (t1[:, cp - 1] - 2 + 1) % 9 + 2
+        with torch.no_grad():
+            a, b, e = (head(P, c, hidden_rows(P, c, t)) for t in (t1, t2, t3))
+        check("complete L=%d n=%d hides positions >= %d" % (L, n, cp),
+              float((a - b).abs().max()) == 0.0 and float((a - e).abs().max()) > 0)
     # schedule: warmup 2, 6 steps, linear decay reaches 0 at the last step
     c = make_config(lr=1.0, warmup=2, steps=6, decay="linear")
     check("schedule", [round(lr_at(c, s), 6) for s in range(6)] ==

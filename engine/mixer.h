@@ -7,7 +7,9 @@
  * weight-decay group), how many floats it keeps per sample for its backward
  * pass, how much per-thread scratch it needs, and a forward/backward pair.
  * The parameters of one block lie contiguously in declaration order, so a
- * mixer may treat adjacent declarations (wq, wk, wv) as one matrix.
+ * mixer may treat adjacent declarations (wq, wk, wv) as one matrix (params
+ * with sparse_rows are the exception: they live after every dense param,
+ * still adjacent to each other in declaration order; engine/sparse.h).
  * Forward reads x [B, n, d] and writes y [B, n, d]; backward reads dy and
  * writes dx (overwrite) and accumulates into the parameter gradients.  Both
  * run on one thread over a contiguous slice of the batch, so they must not
@@ -23,6 +25,8 @@
 
 #define MIX_MAX_PARAMS 72
 
+struct RowGrad;
+
 enum { INIT_NORMAL, INIT_ZERO, INIT_ONE, INIT_UNIFORM_INV_SQRT_N };
 
 typedef struct {
@@ -31,7 +35,10 @@ typedef struct {
     int64_t shape[2];
     int init;            /* INIT_* */
     int decay;           /* 1: in the weight-decay group */
-    int sparse_rows;     /* 1: gradient touches few rows (pair tables) */
+    int sparse_rows;     /* 1: gradient touches few rows (pair tables): it
+                            goes to a row accumulator, not a dense buffer */
+    int64_t rows_per_sample; /* sparse_rows: most rows one sample's gradient
+                            can touch (bounds the accumulator; 0 = all) */
     int dense;           /* 1: a linear layer's weight, used once per token
                             (the bench counts 6 FLOPs per such parameter) */
 } ParamDecl;
@@ -45,7 +52,11 @@ typedef struct {
     int sample0;         /* global index of the first sample of this slice */
     const int32_t *tokens;     /* [B, n] input ids of the slice */
     const float *const *w;     /* parameters, in declaration order */
-    float *const *dw;          /* their gradients (backward accumulates) */
+    float *const *dw;          /* their gradients (backward accumulates);
+                                  NULL for sparse_rows params */
+    /* sparse_rows params: this thread's row accumulator (engine/sparse.h),
+       which backward adds into with rowgrad_row(); NULL for the others */
+    struct RowGrad *row_grads[MIX_MAX_PARAMS];
     float *saved;        /* [B * saved_per_sample] kept from forward to backward */
     float *scratch;      /* scratch_floats(cfg, B) floats, this thread's own */
     void *state;         /* the block's private state from create(), or NULL */

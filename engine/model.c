@@ -14,6 +14,7 @@
 #include "engine/common.h"
 #include "engine/ops.h"
 #include "engine/rng.h"
+#include "engine/sparse.h"
 #include "engine/task.h"
 
 typedef struct {
@@ -125,9 +126,10 @@ int model_build(Model *m, const Config *c, char *err)
             for (int k = 0; k < nd; k++) {
                 snprintf(name, sizeof name, "%.60smix.%.30s", pre, decl[k].name);
                 int emb = decl[k].sparse_rows;
-                if (add_param(&pl, name, decl[k].ndim, decl[k].shape[0], decl[k].shape[1],
-                              decl[k].init, decl[k].decay, emb, decl[k].dense, decl[k].sparse_rows) < 0)
-                    bad = 1;
+                int pi = add_param(&pl, name, decl[k].ndim, decl[k].shape[0], decl[k].shape[1],
+                                   decl[k].init, decl[k].decay, emb, decl[k].dense, decl[k].sparse_rows);
+                if (pi < 0) bad = 1;
+                else pl.items[pi].rows_per_sample = decl[k].rows_per_sample;
             }
             if (c->norm != NORM_NONE) bad |= add_ln(&pl, pre, "ln2", d, &bp->ln2_w, &bp->ln2_b);
             snprintf(name, sizeof name, "%sffn.w1", pre);
@@ -161,6 +163,7 @@ int model_build(Model *m, const Config *c, char *err)
         model_free(m);
         return had_msg ? -1 : err_set(err, "out of memory building the model");
     }
+    sparse_layout(m);   /* sparse_rows params after the dense ones (engine/sparse.h) */
     m->w = aligned_alloc(64, sizeof(float) * (m->n_floats ? m->n_floats : 16));
     if (!m->w) {
         model_free(m);

@@ -28,6 +28,8 @@ typedef struct {
     size_t offset, numel;
     int init, decay, sparse_rows, dense;
     int embedding;       /* tok_emb, pos_emb, pair tables: not "non-embedding" */
+    int64_t rows_per_sample;   /* sparse_rows: see ParamDecl */
+    int sparse_index;    /* index among the sparse_rows params, or -1 */
 } Param;
 
 typedef struct {
@@ -54,6 +56,9 @@ typedef struct Model {
     Param *params;
     int n_params;
     size_t n_floats;
+    size_t n_dense_floats;   /* params with dense gradients lie in w[0, n_dense_floats),
+                                sparse_rows params after them (engine/sparse.h) */
+    int n_sparse;            /* number of sparse_rows params */
     float *w;            /* every parameter, one allocation */
     int tok_emb, head_w, head_b;   /* head_w == tok_emb when tie */
     Stack stacks[MODEL_MAX_STACKS];
@@ -113,7 +118,9 @@ typedef struct {
     float *g, *t1, *t2;                /* [B, n, d] backward temporaries */
     float *dh;                         /* [B, n, d_ff] */
     float *mix_scratch;
-    float *grads;                      /* [n_floats], this thread's gradient */
+    float *grads;                      /* [n_dense_floats], this thread's gradient */
+    struct RowGrad *row_grads;         /* [n_row_grads = n_sparse] this thread's */
+    int n_row_grads;                   /* sparse-row gradients (engine/sparse.h) */
     void *arena;
     size_t arena_bytes;
 } Work;

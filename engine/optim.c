@@ -2,7 +2,9 @@
  * optim.c — AdamW, schedule and clipping of optim.h.  The arithmetic follows
  * PyTorch's single-tensor AdamW step operation by operation (lerp for the
  * first moment, bias corrections in double), so a run can be matched against
- * torch.optim.AdamW to float32 rounding.
+ * torch.optim.AdamW to float32 rounding.  Dense floats and live table rows go
+ * through the same element function, so the sparse path gives the dense
+ * numbers bit for bit.
  */
 #include "engine/optim.h"
 
@@ -24,6 +26,30 @@ int adamw_init(AdamW *o, const Model *model, char *err)
     }
     memset(o->m, 0, bytes);
     memset(o->v, 0, bytes);
+    o->lazy = model->cfg.table_optim == TABLE_LAZY;
+    for (int i = 0; i < model->n_params; i++)
+        if (model->params[i].sparse_rows && model->params[i].decay) {
+            adamw_free(o);
+            return err_set(err, "%s: a sparse-row parameter cannot take weight decay", model->params[i].name);
+        }
+    if (o->lazy || model->n_sparse == 0) return 0;
+    o->live = calloc((size_t)model->n_sparse, sizeof(LiveRows));
+    if (!o->live) {
+        adamw_free(o);
+        return err_set(err, "out of memory for optimizer state");
+    }
+    o->n_live = model->n_sparse;
+    for (int i = 0; i < model->n_params; i++) {
+        const Param *p = &model->params[i];
+        if (!p->sparse_rows) continue;
+        LiveRows *l = &o->live[p->sparse_index];
+        l->rows = malloc(sizeof(int32_t) * (size_t)p->shape[0]);
+        l->is_live = calloc((size_t)p->shape[0], 1);
+        if (!l->rows || !l->is_live) {
+            adamw_free(o);
+            return err_set(err, "out of memory for optimizer state");
+        }
+    }
     return 0;
 }
 
@@ -31,6 +57,11 @@ void adamw_free(AdamW *o)
 {
     free(o->m);
     free(o->v);
+    for (int s = 0; s < o->n_live; s++) {
+        free(o->live[s].rows);
+        free(o->live[s].is_live);
+    }
+    free(o->live);
     memset(o, 0, sizeof *o);
 }
 
@@ -57,30 +88,110 @@ double grad_sumsq(const float *grads, size_t begin, size_t end)
     return s;
 }
 
+/* The per-step constants of AdamW, in PyTorch's order of operations. */
+typedef struct {
+    float step_size, bc2_sqrt, decay_mul, one_minus_b1, beta2, one_minus_b2, eps;
+} AdamStep;
+
+static AdamStep adam_step(double lr, double weight_decay, int64_t t)
+{
+    double bc1 = 1.0 - pow(0.9, (double)t), bc2 = 1.0 - pow(0.999, (double)t);
+    AdamStep k;
+    k.step_size = (float)(lr / bc1);
+    k.bc2_sqrt = (float)sqrt(bc2);
+    k.decay_mul = (float)(1.0 - lr * weight_decay);
+    k.one_minus_b1 = (float)(1.0 - 0.9);
+    k.beta2 = 0.999f;
+    k.one_minus_b2 = (float)(1.0 - 0.999);
+    k.eps = 1e-8f;
+    return k;
+}
+
+/* AdamW on n floats; grads NULL means a zero gradient. */
+static inline void adamw_floats(float *w, float *m, float *v, const float *grads, float clip_coef,
+                                const AdamStep *k, int decay, size_t n)
+{
+    for (size_t j = 0; j < n; j++) {
+        float g = grads ? grads[j] * clip_coef : 0.0f;
+        if (decay) w[j] *= k->decay_mul;
+        m[j] = m[j] + k->one_minus_b1 * (g - m[j]);
+        v[j] = v[j] * k->beta2 + k->one_minus_b2 * g * g;
+        float denom = sqrtf(v[j]) / k->bc2_sqrt + k->eps;
+        w[j] = w[j] + (-k->step_size) * (m[j] / denom);
+    }
+}
+
 void adamw_update(const Model *model, AdamW *o, const float *grads, float clip_coef,
                   double lr, double weight_decay, int64_t t, size_t begin, size_t end)
 {
-    const float beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f;
-    double bc1 = 1.0 - pow(0.9, (double)t), bc2 = 1.0 - pow(0.999, (double)t);
-    float step_size = (float)(lr / bc1);
-    float bc2_sqrt = (float)sqrt(bc2);
-    float one_minus_b1 = (float)(1.0 - 0.9), one_minus_b2 = (float)(1.0 - 0.999);
-    float decay_mul = (float)(1.0 - lr * weight_decay);
-    (void)beta1;
+    AdamStep k = adam_step(lr, weight_decay, t);
     for (int i = 0; i < model->n_params; i++) {
         const Param *p = &model->params[i];
         size_t lo = p->offset > begin ? p->offset : begin;
         size_t hi = p->offset + p->numel < end ? p->offset + p->numel : end;
         if (lo >= hi) continue;
-        float *w = model->w, *m = o->m, *v = o->v;
         int decay = p->decay && weight_decay > 0.0;
-        for (size_t j = lo; j < hi; j++) {
-            float g = grads[j] * clip_coef;
-            if (decay) w[j] *= decay_mul;
-            m[j] = m[j] + one_minus_b1 * (g - m[j]);
-            v[j] = v[j] * beta2 + one_minus_b2 * g * g;
-            float denom = sqrtf(v[j]) / bc2_sqrt + eps;
-            w[j] = w[j] + (-step_size) * (m[j] / denom);
+        adamw_floats(model->w + lo, o->m + lo, o->v + lo, grads + lo, clip_coef, &k, decay, hi - lo);
+    }
+}
+
+void adamw_sparse_begin(AdamW *o, int s, const RowGrad *g)
+{
+    if (o->lazy) return;
+    LiveRows *l = &o->live[s];
+    for (int64_t i = 0; i < g->count; i++) {
+        int32_t row = g->touched[i];
+        if (l->is_live[row]) continue;
+        l->is_live[row] = 1;
+        l->rows[l->count++] = row;
+    }
+}
+
+int64_t adamw_sparse_rows(const AdamW *o, int s, const RowGrad *g)
+{
+    return o->lazy ? g->count : o->live[s].count;
+}
+
+/* PyTorch SparseAdam (torch.optim.SparseAdam, 1.13) on one touched row:
+     m_upd = (g - m)(1-b1); m += m_upd; v_upd = (g^2 - v)(1-b2); v += v_upd;
+     p += -(lr sqrt(bc2)/bc1) * ((m_upd + m_old) / (sqrt(v_upd + v_old) + eps)) */
+static inline void sparse_adam_floats(float *w, float *m, float *v, const float *grads, float clip_coef,
+                                      float neg_step_size, const AdamStep *k, size_t n)
+{
+    for (size_t j = 0; j < n; j++) {
+        float g = grads[j] * clip_coef;
+        float m_old = m[j], v_old = v[j];
+        float m_upd = (g - m_old) * k->one_minus_b1;
+        float v_upd = (g * g - v_old) * k->one_minus_b2;
+        m[j] = m_old + m_upd;
+        v[j] = v_old + v_upd;
+        float numer = m_upd + m_old;
+        float denom = sqrtf(v_upd + v_old) + k->eps;
+        w[j] = w[j] + neg_step_size * (numer / denom);
+    }
+}
+
+void adamw_sparse_update(const Model *model, AdamW *o, int s, const RowGrad *g, float clip_coef,
+                         double lr, int64_t t, int64_t begin, int64_t end)
+{
+    const Param *p = &model->params[g->param];
+    size_t width = (size_t)g->width;
+    float *w = model->w + p->offset, *m = o->m + p->offset, *v = o->v + p->offset;
+    AdamStep k = adam_step(lr, 0.0, t);
+    if (o->lazy) {
+        double bc1 = 1.0 - pow(0.9, (double)t), bc2 = 1.0 - pow(0.999, (double)t);
+        float neg_step_size = (float)(-(lr * sqrt(bc2) / bc1));
+        for (int64_t i = begin; i < end; i++) {
+            size_t at = (size_t)g->touched[i] * width;
+            sparse_adam_floats(w + at, m + at, v + at, g->values + (size_t)i * width, clip_coef, neg_step_size,
+                               &k, width);
         }
+        return;
+    }
+    const LiveRows *l = &o->live[s];
+    for (int64_t i = begin; i < end; i++) {
+        int32_t row = l->rows[i];
+        size_t at = (size_t)row * width;
+        adamw_floats(w + at, m + at, v + at, rowgrad_find(g, row), clip_coef, &k, 0, width);
     }
 }

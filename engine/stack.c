@@ -16,6 +16,7 @@
 #include "engine/model.h"
 #include "engine/ops.h"
 #include "engine/rng.h"
+#include "engine/sparse.h"
 
 /* ---- work space ---- */
 
@@ -87,7 +88,7 @@ static void layout(Work *w, const Model *m, int B, int with_grads, Arena *a)
     w->dh = TAKE_F(a, N * dff);
     size_t scratch = m->mixer->scratch_floats(c, B);
     w->mix_scratch = scratch ? TAKE_F(a, scratch) : NULL;
-    w->grads = with_grads ? TAKE_F(a, m->n_floats) : NULL;
+    w->grads = with_grads ? TAKE_F(a, m->n_dense_floats) : NULL;   /* sparse_rows params: row_grads */
 }
 
 int work_alloc(Work *w, const Model *m, int B, int with_grads, char *err)
@@ -112,12 +113,17 @@ int work_alloc(Work *w, const Model *m, int B, int with_grads, char *err)
     memset(w->arena, 0, sizing.used);
     Arena real = {w->arena, 0};
     layout(w, m, B, with_grads, &real);
+    if (with_grads && work_alloc_row_grads(w, m, B, err)) {
+        work_free(w);
+        return -1;
+    }
     return 0;
 }
 
 void work_free(Work *w)
 {
     for (int s = 0; s < MODEL_MAX_STACKS; s++) free(w->stacks[s].blocks);
+    work_free_row_grads(w);
     free(w->arena);
     memset(w, 0, sizeof *w);
 }
@@ -134,11 +140,13 @@ static void mix_args(const StackCall *c, int s, int l, const int32_t *tokens, Mi
 {
     const Model *m = c->m;
     const BlockParams *bp = &m->stacks[s].blocks[l];
-    for (int k = 0; k < bp->n_mix; k++) {
-        w[k] = model_param(m, bp->mix0 + k);
-        dw[k] = c->w->grads ? c->w->grads + m->params[bp->mix0 + k].offset : NULL;
-    }
     memset(a, 0, sizeof *a);
+    for (int k = 0; k < bp->n_mix; k++) {
+        const Param *p = &m->params[bp->mix0 + k];
+        w[k] = model_param(m, bp->mix0 + k);
+        dw[k] = c->w->grads && !p->sparse_rows ? c->w->grads + p->offset : NULL;
+        a->row_grads[k] = c->w->row_grads && p->sparse_rows ? &c->w->row_grads[p->sparse_index] : NULL;
+    }
     a->cfg = &m->cfg;
     a->B = c->B;
     a->n = m->cfg.n_ctx;

@@ -5,6 +5,10 @@
  * task turn them into inputs and targets, run forward + backward on each
  * thread's contiguous share of the batch into that thread's own gradient
  * buffer, sum the buffers in thread order, clip by the global norm, AdamW.
+ * sparse_rows params (pair tables) have per-thread row accumulators instead
+ * of dense buffers (engine/sparse.h): each is merged, whole, by one pool
+ * thread, visiting the threads' accumulators in thread order, so the step
+ * costs O(rows touched) for them, not O(rows), and stays bit-reproducible.
  * Everything is allocated in trainer_create; a step allocates nothing.
  */
 #include "engine/trainer.h"
@@ -19,6 +23,7 @@
 #include "engine/optim.h"
 #include "engine/pool.h"
 #include "engine/rng.h"
+#include "engine/sparse.h"
 #include "engine/task.h"
 
 struct Trainer {
@@ -35,6 +40,7 @@ struct Trainer {
     int32_t *inputs, *targets;   /* [B, n] */
     int64_t *window_index;       /* [B] */
     double *partials;            /* per-thread sums */
+    RowGrad *merged;             /* [n_sparse] the batch's sparse-row gradients */
     AdamW opt;
     Rng rng;
     int64_t step, tokens, total_steps;
@@ -99,6 +105,21 @@ int trainer_create(Trainer **out, Model *m, const Dataset *ds, int threads, int 
         trainer_free(t);
         return -1;
     }
+    if (training && m->n_sparse) {
+        t->merged = calloc((size_t)m->n_sparse, sizeof(RowGrad));
+        if (!t->merged) {
+            trainer_free(t);
+            return err_set(err, "out of memory for the trainer");
+        }
+        for (int s = 0; s < m->n_sparse; s++) {
+            const RowGrad *g = &t->works[0].row_grads[s];
+            if (rowgrad_init(&t->merged[s], g->param, g->rows, g->width, sparse_row_cap(&m->params[g->param], B),
+                             err)) {
+                trainer_free(t);
+                return -1;
+            }
+        }
+    }
     rng_seed(&t->rng, (uint64_t)c->seed ^ 0x747261696e000000ULL);
     int64_t tokens_per_step = (int64_t)B * c->n_ctx;
     if (c->tokens > 0) t->total_steps = (c->tokens + tokens_per_step - 1) / tokens_per_step;
@@ -122,6 +143,9 @@ void trainer_free(Trainer *t)
     free(t->targets);
     free(t->window_index);
     free(t->partials);
+    if (t->merged)
+        for (int s = 0; s < t->m->n_sparse; s++) rowgrad_free(&t->merged[s]);
+    free(t->merged);
     adamw_free(&t->opt);
     free(t);
 }
@@ -149,7 +173,7 @@ static void run_slice(void *arg, int i, int n)
     call->sample0 = (int)b0;
     call->loss_sum = 0.0;
     call->n_targets = call->correct = 0;
-    if (call->want_grad) memset(w->grads, 0, sizeof(float) * t->m->n_floats);
+    if (call->want_grad) work_zero_grads(w, t->m);
     if (call->B == 0) return;
     memcpy(w->inputs, t->inputs + b0 * N, sizeof(int32_t) * (size_t)call->B * N);
     memcpy(w->targets, t->targets + b0 * N, sizeof(int32_t) * (size_t)call->B * N);
@@ -160,20 +184,42 @@ static void reduce_grads(void *arg, int i, int n)
 {
     Trainer *t = arg;
     long lo, hi;
-    pool_share((long)t->m->n_floats, i, n, &lo, &hi);
+    pool_share((long)t->m->n_dense_floats, i, n, &lo, &hi);
     float *sum = t->works[0].grads;
     for (int k = 1; k < t->n_threads; k++)
         for (long j = lo; j < hi; j++) sum[j] += t->works[k].grads[j];
     t->partials[i] = grad_sumsq(sum, (size_t)lo, (size_t)hi);
+    /* sparse-row params: each merged by one thread, the threads' rows in thread order */
+    pool_share(t->m->n_sparse, i, n, &lo, &hi);
+    for (long s = lo; s < hi; s++) {
+        RowGrad *g = &t->merged[s];
+        rowgrad_clear(g);
+        for (int k = 0; k < t->n_threads; k++) rowgrad_merge(g, &t->works[k].row_grads[s]);
+        t->partials[i] += rowgrad_sumsq(g);
+        adamw_sparse_begin(&t->opt, (int)s, g);
+    }
 }
 
 static void update_params(void *arg, int i, int n)
 {
     Trainer *t = arg;
     long lo, hi;
-    pool_share((long)t->m->n_floats, i, n, &lo, &hi);
+    pool_share((long)t->m->n_dense_floats, i, n, &lo, &hi);
     adamw_update(t->m, &t->opt, t->works[0].grads, t->clip_coef, t->lr, t->c->weight_decay,
                  t->opt.t, (size_t)lo, (size_t)hi);
+    for (int s = 0; s < t->m->n_sparse; s++) {
+        pool_share((long)adamw_sparse_rows(&t->opt, s, &t->merged[s]), i, n, &lo, &hi);
+        adamw_sparse_update(t->m, &t->opt, s, &t->merged[s], t->clip_coef, t->lr, t->opt.t, lo, hi);
+    }
+}
+
+/* 1 when a sparse gradient had more rows than its capacity (a bug: the
+   capacity bounds every row a batch can touch). */
+static int sparse_overflowed(const Trainer *t)
+{
+    for (int s = 0; s < t->m->n_sparse; s++)
+        if (t->merged[s].overflow) return 1;
+    return 0;
 }
 
 /* Copies window b (its tokens and, when the split has one, its mask). */
@@ -253,6 +299,9 @@ int trainer_step(Trainer *t, TrainProgress *p, char *err)
     double norm = sqrt(sumsq);
     if (!isfinite(loss) || !isfinite(norm))
         return err_set(err, "loss is %s at step %lld", isfinite(loss) ? "finite but the gradient is NaN" : "NaN",
+                       (long long)t->step + 1);
+    if (sparse_overflowed(t))
+        return err_set(err, "internal error: a sparse gradient touched more rows than its capacity at step %lld",
                        (long long)t->step + 1);
     double coef = c->clip > 0 ? c->clip / (norm + 1e-6) : 1.0;
     t->clip_coef = coef < 1.0 ? (float)coef : 1.0f;

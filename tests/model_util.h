@@ -12,6 +12,7 @@
 #include "engine/config.h"
 #include "engine/model.h"
 #include "engine/rng.h"
+#include "engine/sparse.h"
 #include "engine/task.h"
 
 /* Builds a model from a NULL-terminated list of "key=value" settings on top
@@ -73,7 +74,7 @@ static inline double tm_run(const Model *m, Work *w, int B, int want_grad, int t
     t.want_grad = want_grad;
     t.step_key = 12345;
     t.loss_scale = 1.0f / (float)count;
-    if (want_grad) memset(w->grads, 0, sizeof(float) * m->n_floats);
+    if (want_grad) work_zero_grads(w, m);
     m->task->run(&t);
     return t.loss_sum / (double)count;
 }

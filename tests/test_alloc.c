@@ -1,7 +1,8 @@
 /*
  * test_alloc.c — a training step allocates nothing: malloc, calloc, realloc
  * and aligned_alloc are wrapped at link time (see the Makefile) and counted
- * while steps run, for both mixers, one and two threads, with dropout.
+ * while steps run, for attention, mixer and pairconnect (sparse-row
+ * gradients), one and two threads, with dropout.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +28,8 @@ void *__wrap_calloc(size_t n, size_t s) { __atomic_add_fetch(&allocations, 1, __
 void *__wrap_realloc(void *p, size_t n) { __atomic_add_fetch(&allocations, 1, __ATOMIC_RELAXED); return __real_realloc(p, n); }
 void *__wrap_aligned_alloc(size_t a, size_t n) { __atomic_add_fetch(&allocations, 1, __ATOMIC_RELAXED); return __real_aligned_alloc(a, n); }
 
-static void check_steps(const char *arch, const char *threads)
+/* extra: one more key=value (the table optimizer), or "" */
+static void check_steps(const char *arch, const char *threads, const char *extra)
 {
     Config c;
     char err[512], a1[40], a2[40];
@@ -37,6 +39,7 @@ static void check_steps(const char *arch, const char *threads)
     const char *args[] = {a1, a2, "vocab=40", "d=32", "layers=2", "heads=2", "n_ctx=16", "batch=4",
                           "dropout=0.1", "steps=100", NULL};
     for (int i = 0; args[i]; i++) config_set_arg(&c, args[i], err);
+    if (*extra) config_set_arg(&c, extra, err);
     Dataset ds;
     memset(&ds, 0, sizeof ds);
     ds.vocab = 40;
@@ -72,10 +75,14 @@ static void check_steps(const char *arch, const char *threads)
 
 static void test_step_allocates_nothing(void)
 {
-    check_steps("attention", "1");
-    check_steps("attention", "2");
-    check_steps("mixer", "1");
-    check_steps("mixer", "2");
+    check_steps("attention", "1", "");
+    check_steps("attention", "2", "");
+    check_steps("mixer", "1", "");
+    check_steps("mixer", "2", "");
+    /* sparse table gradients, both table optimizers */
+    check_steps("pairconnect", "1", "table_optim=adamw");
+    check_steps("pairconnect", "2", "table_optim=adamw");
+    check_steps("pairconnect", "2", "table_optim=lazy");
 }
 
 int main(void)

@@ -12,6 +12,7 @@
 #include "engine/model.h"
 #include "engine/ops.h"
 #include "engine/rng.h"
+#include "engine/sparse.h"
 #include "tests/check.h"
 #include "tests/model_util.h"
 
@@ -202,7 +203,7 @@ static void check_mixer(const char *arch, int causal)
         wp[k] = v;
         dwp[k] = w.grads + p->offset;
     }
-    memset(w.grads, 0, sizeof(float) * m.n_floats);
+    work_zero_grads(&w, &m);
     int B = 3, n = c.n_ctx, d = c.d;
     size_t N = (size_t)B * n * d;
     float *x = malloc(sizeof(float) * N), *y = malloc(sizeof(float) * N), *rr = malloc(sizeof(float) * N),
@@ -213,9 +214,15 @@ static void check_mixer(const char *arch, int causal)
     a.cfg = &m.cfg; a.B = B; a.n = n; a.d = d; a.heads = c.heads; a.causal = causal;
     a.w = wp; a.dw = dwp; a.saved = w.stacks[0].blocks[0].mix_saved; a.scratch = w.mix_scratch;
     a.state = bp->mix_state; a.tokens = w.inputs;
+    for (int k = 0; k < bp->n_mix; k++) { /* sparse-row params: a row accumulator instead of dw */
+        const Param *p = &m.params[bp->mix0 + k];
+        if (p->sparse_rows) { dwp[k] = NULL; a.row_grads[k] = &w.row_grads[p->sparse_index]; }
+    }
     for (int i = 0; i < B * n; i++) w.inputs[i] = 2 + i % 9;
     m.mixer->forward(&a, x, y);
     m.mixer->backward(&a, x, rr, dx);
+    float *grads = malloc(sizeof(float) * m.n_floats);
+    work_dense_grads(&w, &m, grads);
     float h = 1e-2f;
     int bad = 0;
     for (size_t i = 0; i < N; i++) {
@@ -234,12 +241,12 @@ static void check_mixer(const char *arch, int causal)
             v[i] = keep + h; double lp = mixer_loss(&a, m.mixer, x, y, rr, N);
             v[i] = keep - h; double lm = mixer_loss(&a, m.mixer, x, y, rr, N);
             v[i] = keep;
-            double num = (lp - lm) / (2 * h), ana = w.grads[p->offset + i];
+            double num = (lp - lm) / (2 * h), ana = grads[p->offset + i];
             if (!close_to(num, ana, 1e-2, 2e-3) && bad++ < 5)
                 CHECK(0, "%s causal=%d %s[%zu] numeric %g analytic %g", arch, causal, p->name, i, num, ana);
         }
     }
-    free(x); free(y); free(rr); free(dx);
+    free(x); free(y); free(rr); free(dx); free(grads);
     work_free(&w);
     model_free(&m);
 }
@@ -286,7 +293,7 @@ static void check_model_task(const char *task, const char *arch, const char *nor
     tm_batch(&m, &w, B, 99);
     tm_run(&m, &w, B, 1, training);
     float *grads = malloc(sizeof(float) * m.n_floats);
-    memcpy(grads, w.grads, sizeof(float) * m.n_floats);
+    work_dense_grads(&w, &m, grads);
     float h = 1e-2f;
     int bad = 0, checked = 0;
     for (int i = 0; i < m.n_params; i++) {

@@ -75,9 +75,9 @@ static int rig_open(MixerRig *r, const char *arch, int n, int B, const char *ext
         float *v = model_param(&r->m, bp->mix0 + k);
         fill(v, p->numel, &rng, 0.5f);
         r->wp[k] = v;
-        r->dwp[k] = r->w.grads + p->offset;
+        r->dwp[k] = p->sparse_rows ? NULL : r->w.grads + p->offset;   /* tables: row_grads */
     }
-    memset(r->w.grads, 0, sizeof(float) * r->m.n_floats);
+    work_zero_grads(&r->w, &r->m);
     for (int i = 0; i < B * n; i++) r->w.inputs[i] = 2 + i % 9;
     MixArgs *a = &r->a;
     a->cfg = &r->m.cfg;

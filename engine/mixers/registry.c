@@ -9,6 +9,7 @@
 
 extern const MixerOps mixer_attention;
 extern const MixerOps mixer_mixer;
+extern const MixerOps mixer_pairconnect;
 extern const MixerOps mixer_dispatcher;
 extern const MixerOps mixer_cumsum;
 extern const MixerOps mixer_fft;
@@ -17,6 +18,7 @@ extern const MixerOps mixer_conv;
 static const MixerOps *const MIXERS[] = {
     &mixer_attention,
     &mixer_mixer,
+    &mixer_pairconnect,
     &mixer_dispatcher,
     &mixer_cumsum,
     &mixer_fft,

@@ -1,0 +1,265 @@
+/*
+ * pairconnect.c — PairConnect, hashed pairwise word embeddings (SPEC
+ * section 2).  Per block, h tables T_k [K, d] (K = hash_size) and two MLPs:
+ *
+ *   slot_k(i, j) = murmur3_32(le32(t_i) || le32(t_j),
+ *                             seed = hash_seed + 1000 * block + k) mod K
+ *   P_k[i] = mean over j in N(i) of T_k[slot_k(i, j)]   (pair_reduce = sum:
+ *            the sum; 0 when N(i) is empty)
+ *   p[i]   = concat_k P_k[i]                            p [B, n, h*d]
+ *   y[i]   = MLPx(x[i]) + MLPp(p[i])                    x, y [B, n, d]
+ *   MLP(z) = W2 GELU(W1 z + b1) + b2 (GELU whatever `act` is);
+ *            MLPx: d -> d_p -> d, MLPp: h*d -> d_p -> d
+ *
+ * N(i) = {j < i} causal, {j != i} bidirectional.  The pair part reads the
+ * block's input token ids (MixArgs.tokens), not x, so dx comes from MLPx
+ * alone.  Table gradients are scatter-adds into this thread's row
+ * accumulators (MixArgs.row_grads, engine/sparse.h), never a dense [K, d]
+ * buffer.  Slots are recomputed in backward: h hashes per pair cost less
+ * than keeping n^2 h ids per sample.
+ *
+ * Saved per sample: p [n, h*d], then MLPx's hidden layer before and after
+ * GELU [n, d_p] each, then MLPp's.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "engine/common.h"
+#include "engine/mixer.h"
+#include "engine/murmur3.h"
+#include "engine/ops.h"
+#include "engine/sparse.h"
+
+/* Parameter order: table0 .. table{h-1}, then MLPx and MLPp, each w1 b1 w2 b2. */
+enum { W1, B1, W2, B2, MLP_PARAMS };
+#define MLPX(h) (h)
+#define MLPP(h) ((h) + MLP_PARAMS)
+#define MAX_TABLES (MIX_MAX_PARAMS - 2 * MLP_PARAMS)
+
+static int pair_width(const Config *c) { return c->d_pair > 0 ? c->d_pair : c->d; }
+
+static int pairconnect_check(const Config *c, char *err)
+{
+    if (c->heads > MAX_TABLES)
+        return err_set(err, "pairconnect: heads=%d exceeds the maximum of %d tables", c->heads, MAX_TABLES);
+    return 0;
+}
+
+static void set_decl(ParamDecl *p, const char *name, int64_t rows, int64_t cols, int init)
+{
+    memset(p, 0, sizeof *p);
+    snprintf(p->name, sizeof p->name, "%s", name);
+    p->ndim = cols ? 2 : 1;
+    p->shape[0] = rows;
+    p->shape[1] = cols;
+    p->init = init;
+}
+
+/* An MLP n_in -> dp -> d: weights decay and count as dense, biases do not. */
+static void declare_mlp(ParamDecl *decl, const char *prefix, int n_in, int dp, int d)
+{
+    char name[32];
+    snprintf(name, sizeof name, "%s.w1", prefix);
+    set_decl(&decl[W1], name, dp, n_in, INIT_NORMAL);
+    snprintf(name, sizeof name, "%s.b1", prefix);
+    set_decl(&decl[B1], name, dp, 0, INIT_ZERO);
+    snprintf(name, sizeof name, "%s.w2", prefix);
+    set_decl(&decl[W2], name, d, dp, INIT_NORMAL);
+    snprintf(name, sizeof name, "%s.b2", prefix);
+    set_decl(&decl[B2], name, d, 0, INIT_ZERO);
+    decl[W1].decay = decl[W1].dense = decl[W2].decay = decl[W2].dense = 1;
+}
+
+static int pairconnect_declare(const Config *c, ParamDecl *decl)
+{
+    int h = c->heads, d = c->d, dp = pair_width(c);
+    int64_t n = c->n_ctx;
+    for (int k = 0; k < h; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "table%d", k);
+        set_decl(&decl[k], name, c->hash_size, d, INIT_NORMAL);
+        decl[k].sparse_rows = 1;
+        /* a sample has n(n-1) ordered pairs (bidirectional; causal half) */
+        decl[k].rows_per_sample = n > 1 ? n * (n - 1) : 1;
+    }
+    declare_mlp(decl + MLPX(h), "mlpx", d, dp, d);
+    declare_mlp(decl + MLPP(h), "mlpp", h * d, dp, d);
+    return h + 2 * MLP_PARAMS;
+}
+
+static size_t pairconnect_saved(const Config *c)
+{
+    return (size_t)c->n_ctx * ((size_t)c->heads * c->d + 4 * (size_t)pair_width(c));
+}
+
+/* forward: MLPp's output [B*n, d]; backward: the hidden gradient [B*n, dp]
+   and dp [B*n, h*d]; forward_step: p, hidden, GELU(hidden), MLPp output. */
+static size_t pairconnect_scratch(const Config *c, int B)
+{
+    size_t d = c->d, dp = pair_width(c), hd = (size_t)c->heads * c->d;
+    return (size_t)B * c->n_ctx * (d + dp + hd) + dp;
+}
+
+typedef struct {
+    float *pair, *hx, *ax, *hp, *ap;
+} Saved;
+
+static Saved saved_split(const MixArgs *a)
+{
+    size_t N = (size_t)a->B * a->n, dp = pair_width(a->cfg);
+    Saved s;
+    s.pair = a->saved;
+    s.hx = s.pair + N * a->heads * a->d;
+    s.ax = s.hx + N * dp;
+    s.hp = s.ax + N * dp;
+    s.ap = s.hp + N * dp;
+    return s;
+}
+
+static uint32_t table_seed(const MixArgs *a, int k)
+{
+    return (uint32_t)a->cfg->hash_seed + 1000u * (uint32_t)a->block + (uint32_t)k;
+}
+
+static uint32_t pair_slot(int32_t t_i, int32_t t_j, uint32_t seed, uint32_t K)
+{
+    return murmur3_u32_pair((uint32_t)t_i, (uint32_t)t_j, seed) % K;
+}
+
+/* |N(i)| and the factor the reduction applies to the sum over it. */
+static int partners(const MixArgs *a, int i, int causal) { return causal ? i : a->n - 1; }
+
+static float reduce_scale(const Config *c, int count)
+{
+    return c->pair_reduce == REDUCE_SUM || count == 0 ? 1.0f : 1.0f / (float)count;
+}
+
+/* ids [n] -> p_i [h*d]: the reduced T_k[slot_k(i, j)] over j in N(i), per k. */
+static void pair_features(const MixArgs *a, const int32_t *ids, int i, int causal, float *p_i)
+{
+    int d = a->d, h = a->heads, end = causal ? i : a->n;
+    uint32_t K = (uint32_t)a->cfg->hash_size;
+    memset(p_i, 0, sizeof(float) * (size_t)h * d);
+    for (int k = 0; k < h; k++) {
+        const float *table = a->w[k];
+        uint32_t seed = table_seed(a, k);
+        float *acc = p_i + (size_t)k * d;
+        for (int j = 0; j < end; j++)
+            if (j != i) vec_acc(acc, table + (size_t)pair_slot(ids[i], ids[j], seed, K) * d, (size_t)d);
+    }
+    float scale = reduce_scale(a->cfg, partners(a, i, causal));
+    if (scale != 1.0f)
+        for (int f = 0; f < h * d; f++) p_i[f] *= scale;
+}
+
+/* dp_i [h*d] (scaled in place) -> scatter-adds into the tables' row
+   accumulators at every slot_k(i, j), j in N(i). */
+static void pair_backward(const MixArgs *a, const int32_t *ids, int i, float *dp_i)
+{
+    int d = a->d, h = a->heads, end = a->causal ? i : a->n, count = partners(a, i, a->causal);
+    uint32_t K = (uint32_t)a->cfg->hash_size;
+    if (count == 0) return;
+    float scale = reduce_scale(a->cfg, count);
+    if (scale != 1.0f)
+        for (int f = 0; f < h * d; f++) dp_i[f] *= scale;
+    for (int k = 0; k < h; k++) {
+        RowGrad *g = a->row_grads[k];
+        if (!g) continue;
+        uint32_t seed = table_seed(a, k);
+        const float *grad = dp_i + (size_t)k * d;
+        for (int j = 0; j < end; j++)
+            if (j != i) vec_acc(rowgrad_row(g, pair_slot(ids[i], ids[j], seed, K)), grad, (size_t)d);
+    }
+}
+
+/* z [N, n_in] -> out [N, d] = W2 GELU(W1 z + b1) + b2; hid, act [N, dp]
+   keep the hidden layer before and after GELU.  w: the MLP's 4 params. */
+static void mlp_forward(const float *const *w, const float *z, int N, int n_in, int dp, int d, float *hid,
+                        float *act, float *out)
+{
+    linear_forward(hid, z, w[W1], w[B1], N, n_in, dp);
+    act_forward(act, hid, (size_t)N * dp, ACT_GELU);
+    linear_forward(out, act, w[W2], w[B2], N, dp, d);
+}
+
+/* dout [N, d] -> dz [N, n_in] (overwritten; NULL to skip); the MLP's
+   parameter gradients (from index i0) accumulate; dhid [N, dp] is scratch. */
+static void mlp_backward(const MixArgs *a, int i0, const float *z, const float *hid, const float *act,
+                         const float *dout, int N, int n_in, int dp, int d, float *dhid, float *dz)
+{
+    const float *const *w = a->w + i0;
+    float *const *dw = a->dw + i0;
+    linear_backward(dhid, dw[W2], dw[B2], dout, act, w[W2], N, dp, d, 0);
+    act_backward(dhid, dhid, hid, (size_t)N * dp, ACT_GELU, 0);
+    linear_backward(dz, dw[W1], dw[B1], dhid, z, w[W1], N, n_in, dp, 0);
+}
+
+static void pairconnect_forward(const MixArgs *a, const float *x, float *y)
+{
+    int n = a->n, d = a->d, h = a->heads, dp = pair_width(a->cfg), N = a->B * n;
+    Saved s = saved_split(a);
+    for (int b = 0; b < a->B; b++)
+        for (int i = 0; i < n; i++)
+            pair_features(a, a->tokens + (size_t)b * n, i, a->causal, s.pair + ((size_t)b * n + i) * h * d);
+    float *y_pair = a->scratch;
+    mlp_forward(a->w + MLPX(h), x, N, d, dp, d, s.hx, s.ax, y);
+    mlp_forward(a->w + MLPP(h), s.pair, N, h * d, dp, d, s.hp, s.ap, y_pair);
+    vec_acc(y, y_pair, (size_t)N * d);
+}
+
+static void pairconnect_backward(const MixArgs *a, const float *x, const float *dy, float *dx)
+{
+    int n = a->n, d = a->d, h = a->heads, dp = pair_width(a->cfg), N = a->B * n;
+    Saved s = saved_split(a);
+    float *dhid = a->scratch, *dpair = dhid + (size_t)N * dp;
+    mlp_backward(a, MLPX(h), x, s.hx, s.ax, dy, N, d, dp, d, dhid, dx);
+    mlp_backward(a, MLPP(h), s.pair, s.hp, s.ap, dy, N, h * d, dp, d, dhid, dpair);
+    for (int b = 0; b < a->B; b++)
+        for (int i = 0; i < n; i++)
+            pair_backward(a, a->tokens + (size_t)b * n, i, dpair + ((size_t)b * n + i) * h * d);
+}
+
+/* Incremental decoding: position t pairs with the ids before it, which
+   a->tokens holds, so the cache is unused (O(t h d) per token). */
+static size_t pairconnect_cache(const Config *c)
+{
+    (void)c;
+    return 0;
+}
+
+static void pairconnect_step(const MixArgs *a, int t, const float *x_t, float *y_t, float *cache)
+{
+    (void)cache;
+    int d = a->d, h = a->heads, dp = pair_width(a->cfg);
+    float *pair = a->scratch, *hid = pair + (size_t)h * d, *act = hid + dp, *y_pair = act + dp;
+    pair_features(a, a->tokens, t, 1, pair);
+    mlp_forward(a->w + MLPX(h), x_t, 1, d, dp, d, hid, act, y_t);
+    mlp_forward(a->w + MLPP(h), pair, 1, h * d, dp, d, hid, act, y_pair);
+    vec_acc(y_t, y_pair, (size_t)d);
+}
+
+/* The pair lookups: h*d adds per partner forward and as many scatter-adds
+   backward; a token has (n-1)/2 partners on average causal, n-1
+   bidirectional.  (The MLPs are dense parameters: 6 x params.) */
+static double pairconnect_flops(const Config *c, int causal)
+{
+    double partners_per_token = causal ? (c->n_ctx - 1) / 2.0 : (double)(c->n_ctx - 1);
+    return 2.0 * c->heads * c->d * partners_per_token;
+}
+
+const MixerOps mixer_pairconnect = {
+    .name = "pairconnect",
+    .summary = "PairConnect: hashed pairwise token embeddings + MLPs",
+    .has_causal = 1,
+    .has_bidir = 1,
+    .default_pos = POS_LEARNED,
+    .check_config = pairconnect_check,
+    .declare = pairconnect_declare,
+    .saved_per_sample = pairconnect_saved,
+    .scratch_floats = pairconnect_scratch,
+    .forward = pairconnect_forward,
+    .backward = pairconnect_backward,
+    .cache_floats = pairconnect_cache,
+    .forward_step = pairconnect_step,
+    .extra_flops_per_token = pairconnect_flops,
+};

@@ -513,8 +513,11 @@ static void bench_conv(int d, int h, int argc, char **argv)
                 best[p] = fmin(best[p], now_seconds() - t0);
             }
         }
-        printf("n=%5d d=%d h=%d  direct %8.3f ms  fft %8.3f ms  (auto: %s)\n", n, d, h, 1e3 * best[0],
-               1e3 * best[1], conv_auto_path(n) == CONV_FFT ? "fft" : "direct");
+        char direct[32];
+        if (best[0] < 1e30) snprintf(direct, sizeof direct, "%8.3f ms", 1e3 * best[0]);
+        else snprintf(direct, sizeof direct, "%11s", "n/a");
+        printf("n=%5d d=%d h=%d  direct %s  fft %8.3f ms  (auto: %s)\n", n, d, h, direct, 1e3 * best[1],
+               conv_auto_path(n) == CONV_FFT ? "fft" : "direct");
         free(x); free(y); free(dx);
         block_close(&bk);
     }

@@ -16,24 +16,28 @@
  *   fft: real DFTs of length L = fft_good_size(2n) >= 2n of every feature's
  *     sequence (zero padding makes the circular products linear ones):
  *     y = c * IDFT(X W), dx = IDFT(G conj W), dw = IDFT(sum G conj X).
+ *     Features are transposed into contiguous rows, a cache-sized chunk of
+ *     them at a time (FFTW ran contiguous rows ~14x faster than strided
+ *     columns).
  *
  * The path is chosen by n: fft from CONV_FFT_MIN_N = 256 positions.
  * Measured with `build/tests/test_fft bench-conv D H N...` (forward +
  * backward of B = 8 samples, one thread, best of 5, ms; AMD EPYC, 2 cores
- * shared with other jobs):
+ * shared with other jobs, so +-20% noise; n/a: the direct path is not
+ * offered from n = 512, see CONV_DIRECT_MAX_N):
  *
- *     n  |  d=256 h=4      |  d=64 h=4       |  d=512 h=8     |  d=128 h=1
- *        |  direct   fft   |  direct   fft   |  direct  fft   |  direct  fft
- *    128 |   1.46   2.15   |   0.52   0.54   |   2.91   4.47  |   0.67  1.06
- *    192 |   3.04   4.06   |   1.09   0.99   |   6.21  12.49  |   1.38  1.94
- *    224 |   4.16   4.29   |   1.49   1.05   |                |
- *    256 |   5.56   4.40   |   2.00   1.07   |  15.41  13.13  |   2.43  2.16
- *    384 |                 |                 |  31.48  20.72  |   5.44  3.53
- *    512 |  21.5   11.4    |   8.05   2.56   |                |
- *   1024 |  87.3   30.6    |  31.2    6.62   |                |
+ *     n  |  d=256 h=4    |  d=64 h=4     |  d=128 h=8    |  d=512 h=8    |  d=128 h=1
+ *        |  direct  fft  |  direct  fft  |  direct  fft  |  direct  fft  |  direct  fft
+ *    128 |   1.39  2.37  |   0.43  0.54  |   0.90  1.10  |   4.84  9.04  |   0.66  1.08
+ *    192 |   2.86  4.11  |   0.91  1.00  |   1.84  2.03  |   8.43  8.82  |   1.34  1.98
+ *    224 |   4.01  4.33  |   1.25  1.07  |   2.52  2.15  |  10.54 11.77  |   1.86  2.16
+ *    256 |   5.11  4.49  |   1.67  1.09  |   3.46  2.25  |  14.82 11.22  |   2.48  2.15
+ *    384 |  15.69  7.71  |   3.66  1.80  |               |  33.85 22.63  |   5.41  3.55
+ *    511 |  25.87 12.81  |   6.65  2.63  |               |               |  13.22  5.68
+ *   1024 |   n/a  37.84  |               |               |               |
  *
  * From n = 256 the FFT wins at every width tried; below it the direct
- * product wins except with narrow slices (d/h <= 16: up to 1.4x at n = 224),
+ * product wins except with narrow slices (d/h = 16) at n = 224 (by 1.2x),
  * too small a band to justify a second rule.
  *
  * Incremental decoding (forward_step) keeps the inputs x_s [n, d] of the
@@ -59,9 +63,10 @@
    so a forced direct path is possible around the threshold but a long
    context does not pay n^2 scratch it never uses. */
 #define CONV_DIRECT_MAX_N (2 * CONV_FFT_MIN_N)
-#ifndef CHUNK_BYTES
+/* A chunk of feature rows and its spectra stay within this many bytes
+   (a quarter of this machine's 1 MB L2 per core): at n = 1024, d = 256 the
+   FFT path took 31 ms chunked vs 44 ms with all d rows at once. */
 #define CHUNK_BYTES (256 * 1024)
-#endif
 
 typedef struct {
     int n, d, h, L;
@@ -220,11 +225,12 @@ static void direct_backward(const MixArgs *a, const float *x, const float *dy, f
             /* dT[t, s] (+)= sum_f dy[t, f] x[s, f] */
             matmul(0, 1, n, n, dk, 1.0f, dy + off, d, x + off, d, b ? 1.0f : 0.0f, dT, n);
         }
+        /* dw[j] += sum_t c_t dT[t, t-j] */
         float *dw = a->dw[k];
-        for (int j = 0; j < n; j++) {
-            float sum = 0.0f;
-            for (int t = j; t < n; t++) sum += inv_sqrt_pos(t) * dT[(size_t)t * n + t - j];
-            dw[j] += sum;
+        for (int t = 0; t < n; t++) {
+            float c = inv_sqrt_pos(t);
+            const float *row = dT + (size_t)t * n;
+            for (int j = 0; j <= t; j++) dw[j] += c * row[t - j];
         }
     }
 }

@@ -91,13 +91,6 @@ int64_t sparse_row_cap(const Param *p, int B)
     return cap < K ? cap : K;
 }
 
-int sparse_param(const Model *m, int s)
-{
-    for (int i = 0; i < m->n_params; i++)
-        if (m->params[i].sparse_index == s && m->params[i].sparse_rows) return i;
-    return -1;
-}
-
 /* ---- per-thread work space ---- */
 
 int work_alloc_row_grads(Work *w, const Model *m, int B, char *err)

@@ -87,8 +87,6 @@ void rowgrad_scatter(const RowGrad *g, float *dense);
 void sparse_layout(Model *m);
 /* Rows a RowGrad of param p needs for B samples: min(K, B * rows_per_sample). */
 int64_t sparse_row_cap(const Param *p, int B);
-/* The model param index of sparse param s. */
-int sparse_param(const Model *m, int s);
 
 /* Work: one RowGrad per sparse param for B samples (work_alloc calls it when
    it allocates gradients), freed by work_free_row_grads. */

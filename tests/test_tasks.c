@@ -50,13 +50,14 @@ static double max_diff(const float *a, const float *b, size_t n)
 
 static void test_mlm_sees_both_sides(void)
 {
-    const char *archs[] = {"attention", "mixer"};
-    for (int a = 0; a < 2; a++) {
+    for (int a = 0; a < mixer_count(); a++) {
+        const MixerOps *ops = mixer_at(a);
+        if (!ops->has_bidir) continue;
         char arg[40];
-        snprintf(arg, sizeof arg, "arch=%s", archs[a]);
+        snprintf(arg, sizeof arg, "arch=%s", ops->name);
         Model m;
         Config c;
-        if (tm_build(&m, &c, arg, "task=mlm", "n_ctx=8", NULL)) { CHECK(0, "build"); continue; }
+        if (tm_build(&m, &c, arg, "task=mlm", "n_ctx=8", NULL)) { CHECK(0, "build %s", ops->name); continue; }
         randomize(&m, 3);
         Work w;
         char err[512];
@@ -67,7 +68,12 @@ static void test_mlm_sees_both_sides(void)
         all_logits(&m, &w, tok, ref);
         tok[n - 1] = 11; /* the last token moves the first position's logits */
         all_logits(&m, &w, tok, got);
-        CHECK(max_diff(ref, got, V) > 1e-6, "%s/mlm: position 0 does not see position %d", archs[a], n - 1);
+        CHECK(max_diff(ref, got, V) > 1e-6, "%s/mlm: position 0 does not see position %d", ops->name, n - 1);
+        tok[n - 1] = 9;
+        tok[0] = 11; /* and the first token the last position's */
+        all_logits(&m, &w, tok, got);
+        CHECK(max_diff(ref + (size_t)(n - 1) * V, got + (size_t)(n - 1) * V, V) > 1e-6,
+              "%s/mlm: position %d does not see position 0", ops->name, n - 1);
         free(ref);
         free(got);
         work_free(&w);
@@ -75,13 +81,24 @@ static void test_mlm_sees_both_sides(void)
     }
 }
 
+/* The mixers a task accepts, by its own rule. */
+static int task_accepts(const char *task, const MixerOps *ops)
+{
+    Config c;
+    char err[512];
+    config_defaults(&c);
+    return task_find(task)->check_arch(ops, &c, err) == 0;
+}
+
 static void test_complete_hides_targets(void)
 {
-    const char *archs[] = {"attention", "mixer"};
-    for (int a = 0; a < 2; a++)
+    for (int a = 0; a < mixer_count(); a++)
         for (int layers = 1; layers <= 3; layers++) {
+            const MixerOps *ops = mixer_at(a);
+            if (!task_accepts("complete", ops)) continue;
+            const char *arch = ops->name;
             char arg[40], lay[40];
-            snprintf(arg, sizeof arg, "arch=%s", archs[a]);
+            snprintf(arg, sizeof arg, "arch=%s", arch);
             snprintf(lay, sizeof lay, "layers=%d", layers);
             Model m;
             Config c;
@@ -97,10 +114,10 @@ static void test_complete_hides_targets(void)
             for (int t = prompt; t < n; t++) tok[t] = 12 - (t % 3);
             all_logits(&m, &w, tok, got);
             CHECK(max_diff(ref, got, (size_t)n * V) == 0.0, "%s/complete L=%d: tokens after the prompt change logits",
-                  archs[a], layers);
+                  arch, layers);
             tok[prompt - 1] = 12; /* the prompt itself matters */
             all_logits(&m, &w, tok, got);
-            CHECK(max_diff(ref, got, (size_t)n * V) > 0.0, "%s/complete: the prompt's last token is ignored", archs[a]);
+            CHECK(max_diff(ref, got, (size_t)n * V) > 0.0, "%s/complete: the prompt's last token is ignored", arch);
             free(ref);
             free(got);
             work_free(&w);
@@ -110,10 +127,12 @@ static void test_complete_hides_targets(void)
 
 static void test_bidir_hides_own_token(void)
 {
-    const char *archs[] = {"attention", "mixer"};
-    for (int a = 0; a < 2; a++) {
+    for (int a = 0; a < mixer_count(); a++) {
+        const MixerOps *ops = mixer_at(a);
+        if (!task_accepts("bidir", ops)) continue;
+        const char *arch = ops->name;
         char arg[40];
-        snprintf(arg, sizeof arg, "arch=%s", archs[a]);
+        snprintf(arg, sizeof arg, "arch=%s", arch);
         Model m;
         Config c;
         if (tm_build(&m, &c, arg, "task=bidir", "n_ctx=7", NULL)) { CHECK(0, "build"); continue; }
@@ -129,9 +148,9 @@ static void test_bidir_hides_own_token(void)
             tok[t] = 12;
             all_logits(&m, &w, tok, got);
             CHECK(max_diff(ref + (size_t)t * V, got + (size_t)t * V, V) == 0.0,
-                  "%s/bidir: token %d changes its own logits", archs[a], t);
+                  "%s/bidir: token %d changes its own logits", arch, t);
             double others = max_diff(ref, got, (size_t)n * V);
-            CHECK(others > 0.0, "%s/bidir: token %d changes no logits at all", archs[a], t);
+            CHECK(others > 0.0, "%s/bidir: token %d changes no logits at all", arch, t);
         }
         free(ref);
         free(got);

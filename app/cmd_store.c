@@ -7,6 +7,7 @@
  * Not for: writing runs (cmd_run does) or the interactive workbench (ui/).
  * Reading never creates a store: a missing file is an error.
  */
+#include "app/cli.h"
 #include "app/commands.h"
 #include "db/store.h"
 #include "engine/common.h"
@@ -25,20 +26,6 @@
 #define SPARK_WIDTH 10
 #define PLOT_WIDTH 72
 #define PLOT_HEIGHT 14
-
-static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* Prints "mixbench: <message>" on stderr; returns the exit code 1. */
-static int fail(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("mixbench: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    return 1;
-}
 
 /* Whether the user's locale speaks UTF-8 (braille and block characters).
    Numbers stay in the C locale so "0.5" never prints as "0,5". */
@@ -100,18 +87,18 @@ static int parse_args(const char *cmd, int argc, char **argv, int is_show, Args 
             else if (i + 1 < argc)
                 *value = argv[++i];
             else
-                return fail("%s: %s needs a value", cmd, name);
+                return cli_fail("%s: %s needs a value", cmd, name);
             if (!**value)
-                return fail("%s: %s needs a value", cmd, name);
+                return cli_fail("%s: %s needs a value", cmd, name);
             continue;
         }
         if (arg[0] == '-' && arg[1])
-            return fail("%s: unknown option %s (try `mixbench %s --help`)", cmd, arg, cmd);
+            return cli_fail("%s: unknown option %s (try `mixbench %s --help`)", cmd, arg, cmd);
         if (is_show && !a->run) {
             a->run = arg;
             continue;
         }
-        return fail("%s: unexpected argument %s", cmd, arg);
+        return cli_fail("%s: unexpected argument %s", cmd, arg);
     }
     return 0;
 }
@@ -342,7 +329,7 @@ static Store *open_existing(const char *path)
     char err[ERR_LEN] = "";
     Store *s = NULL;
     if (store_open_existing(path, &s, err)) {
-        fail("%s", err);
+        cli_fail("%s", err);
         return NULL;
     }
     return s;
@@ -403,7 +390,7 @@ static int ls_table(Store *s, const Rows *runs, int utf8)
                                          "CREATED", "NAME"};
     Table t = {.ncols = any_name ? 13 : 12, .align = "rllllrrlrrrll"};
     if (table_add(&t, header))
-        return fail("ls: out of memory");
+        return cli_fail("ls: out of memory");
     for (int i = 0; i < runs->nrows; i++) {
         char **r = runs->rows[i];
         char data[64], steps[48], train[32], valid[32], test[32], rate[32], created[32];
@@ -423,7 +410,7 @@ static int ls_table(Store *s, const Rows *runs, int utf8)
         int n = 0;
         if (store_run_curve(s, strtoll(r[LS_ID], NULL, 10), &x, &y, &n, err)) {
             table_free(&t);
-            return fail("%s", err);
+            return cli_fail("%s", err);
         }
         plot_sparkline(y, n, SPARK_WIDTH, !utf8, spark, sizeof spark);
         free(x);
@@ -433,7 +420,7 @@ static int ls_table(Store *s, const Rows *runs, int utf8)
                                  train, spark, valid, test, rate, created, r[LS_NAME]};
         if (table_add(&t, cells)) {
             table_free(&t);
-            return fail("ls: out of memory");
+            return cli_fail("ls: out of memory");
         }
     }
     table_print(&t, "");
@@ -451,7 +438,7 @@ int cmd_ls(int argc, char **argv)
         return 0;
     }
     if (a.status && !valid_status(a.status))
-        return fail("ls: unknown status %s (queued, running, paused, done, failed, diverged, "
+        return cli_fail("ls: unknown status %s (queued, running, paused, done, failed, diverged, "
                     "cancelled, interrupted)", a.status);
     int utf8 = utf8_locale();
     Store *s = open_existing(a.db);
@@ -462,11 +449,11 @@ int cmd_ls(int argc, char **argv)
     int rc = 0;
     if (a.json) {
         if (store_query_params(s, LS_JSON_SQL, params, 2, print_value, NULL, err))
-            rc = fail("%s", err);
+            rc = cli_fail("%s", err);
     } else {
         Rows runs;
         if (query_rows(s, LS_SQL, params, 2, &runs, err))
-            rc = fail("%s", err);
+            rc = cli_fail("%s", err);
         else if (runs.nrows == 0)
             printf("no runs in %s%s\n", a.db, a.status || a.arch ? " match" : "");
         else
@@ -538,11 +525,11 @@ static long long resolve_run(Store *s, const char *run, const char *db)
     if (end != run && *end == 0) {
         int exists = 0;
         if (store_run_exists(s, id, &exists, err)) {
-            fail("%s", err);
+            cli_fail("%s", err);
             return 0;
         }
         if (!exists) {
-            fail("show: no run %s in %s (see `mixbench ls`)", run, db);
+            cli_fail("show: no run %s in %s (see `mixbench ls`)", run, db);
             return 0;
         }
         return id;
@@ -551,13 +538,13 @@ static long long resolve_run(Store *s, const char *run, const char *db)
     const char *params[1] = {run};
     if (query_rows(s, "SELECT id FROM runs WHERE name = ?1 ORDER BY id DESC LIMIT 1", params,
                    1, &rows, err)) {
-        fail("%s", err);
+        cli_fail("%s", err);
         return 0;
     }
     id = rows.nrows && rows.rows[0][0] ? strtoll(rows.rows[0][0], NULL, 10) : 0;
     rows_free(&rows);
     if (!id)
-        fail("show: no run %s in %s (see `mixbench ls`)", run, db);
+        cli_fail("show: no run %s in %s (see `mixbench ls`)", run, db);
     return id;
 }
 
@@ -567,10 +554,10 @@ static int show_header(Store *s, const char *id_text)
     Rows rows;
     const char *params[1] = {id_text};
     if (query_rows(s, SHOW_RUN_SQL, params, 1, &rows, err))
-        return fail("%s", err);
+        return cli_fail("%s", err);
     if (rows.nrows == 0) {
         rows_free(&rows);
-        return fail("show: run %s disappeared while reading", id_text);
+        return cli_fail("show: run %s disappeared while reading", id_text);
     }
     char **r = rows.rows[0];
     char data[256], when[3][32], tokens[32], params_total[32], params_ne[32], rate[32];
@@ -614,7 +601,7 @@ static int show_config(Store *s, const char *id_text)
                    " WHEN 'null' THEN 'null' ELSE j.value END"
                    " FROM runs, json_each(runs.config_json) AS j WHERE runs.id = ?1",
                    params, 1, &rows, err))
-        return fail("%s", err);
+        return cli_fail("%s", err);
     printf("\nconfig\n");
     if (rows.nrows == 0)
         printf("  (empty)\n");
@@ -653,7 +640,7 @@ static int show_evals_and_checkpoints(Store *s, const char *id_text)
                    " FROM evals WHERE run_id = ?1 ORDER BY step, CASE split WHEN 'train' THEN 0"
                    " WHEN 'valid' THEN 1 ELSE 2 END",
                    params, 1, &rows, err))
-        return fail("%s", err);
+        return cli_fail("%s", err);
     printf("\nevals\n");
     if (rows.nrows == 0) {
         printf("  (none yet)\n");
@@ -676,7 +663,7 @@ static int show_evals_and_checkpoints(Store *s, const char *id_text)
         if (bad) {
             table_free(&t);
             rows_free(&rows);
-            return fail("show: out of memory");
+            return cli_fail("show: out of memory");
         }
         table_print(&t, "  ");
         table_free(&t);
@@ -687,7 +674,7 @@ static int show_evals_and_checkpoints(Store *s, const char *id_text)
                    "SELECT step, path, created_at FROM checkpoints WHERE run_id = ?1"
                    " ORDER BY step, path",
                    params, 1, &rows, err))
-        return fail("%s", err);
+        return cli_fail("%s", err);
     printf("\ncheckpoints\n");
     if (rows.nrows == 0)
         printf("  (none)\n");
@@ -711,7 +698,7 @@ static int show_plot(Store *s, long long run, int utf8, int log_y)
     int rc = 0;
     for (int k = 0; k < 3 && !rc; k++)
         if (store_run_series(s, run, what[k], &x[k], &y[k], &n[k], err))
-            rc = fail("%s", err);
+            rc = cli_fail("%s", err);
     if (!rc && n[0] + n[1] == 0) {
         printf("\ntrain loss: no metrics yet\n");
     } else if (!rc) {
@@ -725,7 +712,7 @@ static int show_plot(Store *s, long long run, int utf8, int log_y)
         PlotOptions opt = {PLOT_WIDTH, PLOT_HEIGHT, log_y, !utf8, use_color()};
         char *text = NULL;
         if (plot_render(&opt, series, 3, &text, err)) {
-            rc = fail("%s", err);
+            rc = cli_fail("%s", err);
         } else {
             printf("\ntrain loss by step%s: %s raw, %s smoothed, %s valid\n",
                    log_y ? " (log scale)" : "", utf8 ? "⠂" : ".", utf8 ? "⠤" : "*",
@@ -751,7 +738,7 @@ int cmd_show(int argc, char **argv)
         return 0;
     }
     if (!a.run)
-        return fail("show: which run? (mixbench show RUN; see `mixbench ls`)");
+        return cli_fail("show: which run? (mixbench show RUN; see `mixbench ls`)");
     int utf8 = utf8_locale();
     Store *s = open_existing(a.db);
     if (!s)
@@ -767,7 +754,7 @@ int cmd_show(int argc, char **argv)
     if (a.json) {
         const char *params[1] = {id_text};
         if (store_query_params(s, SHOW_JSON_SQL, params, 1, print_value, NULL, err))
-            rc = fail("%s", err);
+            rc = cli_fail("%s", err);
     } else {
         rc = show_header(s, id_text);
         if (!rc)

@@ -100,8 +100,8 @@ if ! $CC $flags -o "$tmp/writer" "$tmp/writer.c" db/*.c engine/common.c -lsqlite
     fail build_writer "$(head -c 300 "$tmp/cc.log")"
     exit 1
 fi
-if ! $CC $flags -o "$tmp/cli" "$tmp/cli.c" app/cmd_store.c ui/plot.c db/*.c engine/common.c \
-        -lsqlite3 -lm 2>"$tmp/cc.log"; then
+if ! $CC $flags -o "$tmp/cli" "$tmp/cli.c" app/cmd_store.c app/cli.c build/libmixbench.a \
+        -lopenblas -lfftw3f -lsqlite3 -lm -lpthread 2>"$tmp/cc.log"; then
     fail build_cli "$(head -c 300 "$tmp/cc.log")"
     exit 1
 fi

@@ -9,6 +9,7 @@
 #ifndef MIXBENCH_DATA_INTERNAL_H
 #define MIXBENCH_DATA_INTERNAL_H
 
+#include "engine/rng.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -98,45 +99,19 @@ static inline int data_is_space(unsigned char c)
     return c == ' ' || (c >= '\t' && c <= '\r');
 }
 
-/* ---- seeded generator (xoshiro256**, seeded through splitmix64) */
-typedef struct {
-    uint64_t s[4];
-} DataRng;
-
-static inline uint64_t data_splitmix64(uint64_t *x)
-{
-    uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
+/* ---- seeded generator: the engine's xoshiro256** (engine/rng.h), one
+   stream per (seed, stream) pair */
+typedef Rng DataRng;
 
 static inline void data_rng_seed(DataRng *r, uint64_t seed, uint64_t stream)
 {
-    uint64_t x = seed ^ (0xD1B54A32D192ED03ull * (stream + 1));
-    for (int i = 0; i < 4; i++) r->s[i] = data_splitmix64(&x);
+    rng_seed(r, seed ^ (0xD1B54A32D192ED03ull * (stream + 1)));
 }
 
-static inline uint64_t data_rng_next(DataRng *r)
-{
-    uint64_t *s = r->s;
-    uint64_t x = s[1] * 5;
-    uint64_t result = ((x << 7) | (x >> 57)) * 9;
-    uint64_t t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = (s[3] << 45) | (s[3] >> 19);
-    return result;
-}
+static inline uint64_t data_rng_next(DataRng *r) { return rng_next(r); }
 
 /* Uniform in [0, 1) with 53 bits. */
-static inline double data_rng_double(DataRng *r)
-{
-    return (double)(data_rng_next(r) >> 11) * (1.0 / 9007199254740992.0);
-}
+static inline double data_rng_double(DataRng *r) { return rng_double(r); }
 
 /* Uniform in [0, n), n > 0 (multiply-shift; the bias is below 2^-32 for
    the table sizes used here). */

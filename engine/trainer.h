@@ -12,6 +12,7 @@
 
 #include <stdint.h>
 
+#include "engine/checkpoint.h"
 #include "engine/config.h"
 #include "engine/data/data.h"
 #include "engine/model.h"
@@ -49,6 +50,21 @@ int trainer_done(const Trainer *t);
 int trainer_step(Trainer *t, TrainProgress *p, char *err);
 int trainer_evaluate(Trainer *t, int split, EvalResult *r, char *err);
 int trainer_threads(const Trainer *t);
+/* Steps done so far. */
+int64_t trainer_step_count(const Trainer *t);
+
+/* A resumable checkpoint: everything needed to continue bit-identically
+   (weights, AdamW moments and step count, the data generator, the step and
+   token counters, the smoothed loss), written atomically as one safetensors
+   file: the model tensors of SPEC section 7, plus optim.m.<name> and
+   optim.v.<name> tensors and a "train_state" metadata entry.  Readers of
+   model checkpoints ignore the extra entries. */
+int trainer_save(const Trainer *t, const char *path, const Tokenizer *tok, const CkptExtra *extra,
+                 int n_extra, char *err);
+/* Restores a trainer (created for the same config and data) from
+   trainer_save's file; the next step is the one the saved run would have
+   taken next, with the same numbers. */
+int trainer_resume(Trainer *t, const char *path, char *err);
 /* Number of evaluation windows in a split for the model's task. */
 int64_t task_window_count(const Model *m, const TokenStream *s);
 

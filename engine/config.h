@@ -41,6 +41,9 @@ typedef struct {
     int64_t steps, tokens;
     double seconds;
     int eval_every, log_every, threads;
+    int ckpt_every;      /* resumable checkpoint every N steps (0: at the end) */
+    int patience;        /* early stop after N evaluations without a better
+                            valid loss (0: never) */
     /* data */
     char data[1024];
     char tokenizer[16];

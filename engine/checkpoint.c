@@ -1,5 +1,7 @@
 /*
- * checkpoint.c — save and load models as safetensors (checkpoint.h).
+ * checkpoint.c — save and load models as safetensors (checkpoint.h).  The
+ * writer lays out the weights, then any model-shaped arrays; the readers
+ * find tensors by name, so they skip whatever else a file holds.
  */
 #include "engine/checkpoint.h"
 
@@ -8,19 +10,23 @@
 #include <string.h>
 
 #include "engine/common.h"
-#include "engine/io/safetensors.h"
 
-int checkpoint_save(const char *path, const Model *m, const Tokenizer *tok,
-                    const CkptExtra *extra, int n_extra, char *err)
+/* "<prefix><param name>" fits: names are < 96 bytes, prefixes short. */
+#define CKPT_NAME_LEN 160
+
+int checkpoint_write(const char *path, const Model *m, const Tokenizer *tok, const CkptExtra *extra,
+                     int n_extra, const CkptArray *arrays, int n_arrays, char *err)
 {
     int n_keys = config_key_count();
     int cap = n_keys + 4 + n_extra;
+    int n_tensors = m->n_params * (1 + n_arrays);
     StMeta *meta = calloc((size_t)cap, sizeof(StMeta));
     char (*values)[1100] = calloc((size_t)n_keys, sizeof *values);
-    StTensorRef *tensors = calloc((size_t)m->n_params, sizeof(StTensorRef));
+    StTensorRef *tensors = calloc((size_t)(n_tensors ? n_tensors : 1), sizeof(StTensorRef));
+    char (*names)[CKPT_NAME_LEN] = calloc((size_t)(n_tensors ? n_tensors : 1), sizeof *names);
     char *tok_text = tok ? tokenizer_serialize(tok) : NULL;
     int rc = -1;
-    if (!meta || !values || !tensors || (tok && !tok_text)) {
+    if (!meta || !values || !tensors || !names || (tok && !tok_text)) {
         err_set(err, "out of memory writing %s", path);
         goto done;
     }
@@ -33,74 +39,140 @@ int checkpoint_save(const char *path, const Model *m, const Tokenizer *tok,
     }
     if (tok_text) meta[nm++] = (StMeta){"tokenizer", tok_text};
     for (int i = 0; i < n_extra; i++) meta[nm++] = (StMeta){extra[i].key, extra[i].value};
-    for (int i = 0; i < m->n_params; i++) {
-        const Param *p = &m->params[i];
-        tensors[i].name = p->name;
-        tensors[i].ndim = p->ndim;
-        tensors[i].shape[0] = p->shape[0];
-        tensors[i].shape[1] = p->shape[1];
-        tensors[i].data = m->w + p->offset;
+    for (int a = -1; a < n_arrays; a++) {
+        const float *base = a < 0 ? m->w : arrays[a].data;
+        for (int i = 0; i < m->n_params; i++) {
+            const Param *p = &m->params[i];
+            StTensorRef *t = &tensors[(a + 1) * m->n_params + i];
+            char *name = names[(a + 1) * m->n_params + i];
+            snprintf(name, CKPT_NAME_LEN, "%s%s", a < 0 ? "" : arrays[a].prefix, p->name);
+            t->name = name;
+            t->ndim = p->ndim;
+            t->shape[0] = p->shape[0];
+            t->shape[1] = p->shape[1];
+            t->data = base + p->offset;
+        }
     }
-    rc = st_write(path, meta, nm, tensors, m->n_params, err);
+    rc = st_write(path, meta, nm, tensors, n_tensors, err);
 done:
     free(meta);
     free(values);
     free(tensors);
+    free(names);
     free(tok_text);
     return rc;
 }
 
-static int copy_tensors(const char *path, const StFile *f, Model *m, char *err)
+int checkpoint_save(const char *path, const Model *m, const Tokenizer *tok,
+                    const CkptExtra *extra, int n_extra, char *err)
+{
+    return checkpoint_write(path, m, tok, extra, n_extra, NULL, 0, err);
+}
+
+int checkpoint_open(const char *path, StFile *f, char *err)
+{
+    if (st_read(path, f, err)) return -1;
+    const char *format = st_meta(f, "format");
+    if (!format || strcmp(format, "mixbench") != 0) {
+        err_set(err, "%s: not a mixbench checkpoint (metadata \"format\" is %s)", path,
+                format ? format : "missing");
+        st_free(f);
+        return -1;
+    }
+    return 0;
+}
+
+/* Applies every model key stored in f's metadata to c. */
+static int read_config(const char *path, const StFile *f, Config *c, char *err)
+{
+    for (int i = 0; i < f->n_meta; i++) {
+        int idx = -1;
+        for (int k = 0; k < config_key_count(); k++)
+            if (!strcmp(config_key_name(k), f->meta_keys[i]) && config_key_group(k) == KEY_MODEL) idx = k;
+        if (idx < 0) continue;
+        char e[ERR_LEN];
+        if (config_set(c, f->meta_keys[i], f->meta_values[i], e)) return err_set(err, "%s: %s", path, e);
+    }
+    return 0;
+}
+
+int checkpoint_check_config(const char *path, const StFile *f, const Model *m, char *err)
+{
+    Config stored;
+    config_defaults(&stored);
+    if (read_config(path, f, &stored, err)) return -1;
+    /* model_build stores these resolved; a file lacking them means the defaults */
+    stored.pos = config_pos(&stored);
+    if (stored.d_pair == 0) stored.d_pair = stored.d;
+    for (int k = 0; k < config_key_count(); k++) {
+        if (config_key_group(k) != KEY_MODEL) continue;
+        char have[1100], want[1100];
+        config_get(&stored, config_key_name(k), have, sizeof have);
+        config_get(&m->cfg, config_key_name(k), want, sizeof want);
+        if (strcmp(have, want))
+            return err_set(err, "%s: the checkpoint has %s=%s but this model has %s=%s", path, config_key_name(k),
+                           have, config_key_name(k), want);
+    }
+    return 0;
+}
+
+static const StTensor *find_tensor(const StFile *f, const Model *m, int param, const char *prefix)
+{
+    char name[CKPT_NAME_LEN];
+    snprintf(name, sizeof name, "%s%s", prefix, m->params[param].name);
+    return st_find(f, name);
+}
+
+int checkpoint_check_tensors(const char *path, const StFile *f, const Model *m, const char *prefix,
+                             char *err)
 {
     for (int i = 0; i < m->n_params; i++) {
         const Param *p = &m->params[i];
-        const StTensor *t = st_find(f, p->name);
-        if (!t) return err_set(err, "%s: tensor %s is missing", path, p->name);
+        const StTensor *t = find_tensor(f, m, i, prefix);
+        if (!t) return err_set(err, "%s: tensor %s%s is missing", path, prefix, p->name);
         int ok = t->ndim == p->ndim && t->shape[0] == p->shape[0] &&
                  (p->ndim < 2 || t->shape[1] == p->shape[1]);
         if (!ok)
-            return err_set(err, "%s: tensor %s has shape [%lld%s%lld] but the model needs [%lld%s%lld]", path,
-                           p->name, (long long)t->shape[0], t->ndim > 1 ? "," : "",
+            return err_set(err, "%s: tensor %s%s has shape [%lld%s%lld] but the model needs [%lld%s%lld]", path,
+                           prefix, p->name, (long long)t->shape[0], t->ndim > 1 ? "," : "",
                            t->ndim > 1 ? (long long)t->shape[1] : 0LL, (long long)p->shape[0],
                            p->ndim > 1 ? "," : "", p->ndim > 1 ? (long long)p->shape[1] : 0LL);
-        memcpy(m->w + p->offset, t->data, sizeof(float) * p->numel);
     }
     return 0;
+}
+
+const float *checkpoint_tensor(const StFile *f, const Model *m, int param, const char *prefix)
+{
+    const StTensor *t = find_tensor(f, m, param, prefix);
+    return t ? t->data : NULL;
+}
+
+void checkpoint_copy_tensors(const StFile *f, const Model *m, const char *prefix, float *dest)
+{
+    for (int i = 0; i < m->n_params; i++) {
+        const Param *p = &m->params[i];
+        memcpy(dest + p->offset, checkpoint_tensor(f, m, i, prefix), sizeof(float) * p->numel);
+    }
 }
 
 int checkpoint_load(const char *path, Config *c, Model *m, Tokenizer **tok, char *err)
 {
     StFile f;
     if (tok) *tok = NULL;
-    if (st_read(path, &f, err)) return -1;
+    if (checkpoint_open(path, &f, err)) return -1;
     int rc = -1;
-    const char *format = st_meta(&f, "format");
-    if (!format || strcmp(format, "mixbench") != 0) {
-        err_set(err, "%s: not a mixbench checkpoint (metadata \"format\" is %s)", path,
-                format ? format : "missing");
-        goto done;
-    }
-    for (int i = 0; i < f.n_meta; i++) {
-        int idx = -1;
-        for (int k = 0; k < config_key_count(); k++)
-            if (!strcmp(config_key_name(k), f.meta_keys[i]) && config_key_group(k) == KEY_MODEL) idx = k;
-        if (idx < 0) continue;
-        char e[ERR_LEN];
-        if (config_set(c, f.meta_keys[i], f.meta_values[i], e)) {
-            err_set(err, "%s: %s", path, e);
-            goto done;
-        }
-    }
     char e[ERR_LEN];
+    if (read_config(path, &f, c, err)) goto done;
     if (config_validate(c, e)) {
         err_set(err, "%s: %s", path, e);
         goto done;
     }
     if (model_build(m, c, err)) goto done;
-    if (copy_tensors(path, &f, m, err)) {
+    if (checkpoint_check_tensors(path, &f, m, "", err)) {
         model_free(m);
         goto done;
     }
+    checkpoint_copy_tensors(&f, m, "", m->w);
     const char *tok_text = st_meta(&f, "tokenizer");
     if (tok && tok_text) {
         *tok = tokenizer_deserialize(tok_text, e);
@@ -120,7 +192,8 @@ int checkpoint_load_weights(const char *path, Model *m, char *err)
 {
     StFile f;
     if (st_read(path, &f, err)) return -1;
-    int rc = copy_tensors(path, &f, m, err);
+    int rc = checkpoint_check_tensors(path, &f, m, "", err);
+    if (rc == 0) checkpoint_copy_tensors(&f, m, "", m->w);
     st_free(&f);
     return rc;
 }

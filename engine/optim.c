@@ -195,3 +195,32 @@ void adamw_sparse_update(const Model *model, AdamW *o, int s, const RowGrad *g, 
         adamw_floats(w + at, m + at, v + at, rowgrad_find(g, row), clip_coef, &k, 0, width);
     }
 }
+
+/* 1 when any of the n floats has a bit set (-0.0 counts: an update would
+   turn it into +0). */
+static int any_bit_set(const float *x, size_t n)
+{
+    for (size_t j = 0; j < n; j++) {
+        uint32_t bits;
+        memcpy(&bits, &x[j], sizeof bits);
+        if (bits) return 1;
+    }
+    return 0;
+}
+
+void adamw_restore_live(AdamW *o, const Model *model)
+{
+    if (o->lazy) return;
+    for (int i = 0; i < model->n_params; i++) {
+        const Param *p = &model->params[i];
+        if (!p->sparse_rows) continue;
+        LiveRows *l = &o->live[p->sparse_index];
+        size_t width = p->numel / (size_t)p->shape[0];
+        l->count = 0;
+        for (int64_t row = 0; row < p->shape[0]; row++) {
+            size_t at = p->offset + (size_t)row * width;
+            l->is_live[row] = (uint8_t)(any_bit_set(o->m + at, width) || any_bit_set(o->v + at, width));
+            if (l->is_live[row]) l->rows[l->count++] = (int32_t)row;
+        }
+    }
+}

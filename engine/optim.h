@@ -75,4 +75,11 @@ int64_t adamw_sparse_rows(const AdamW *o, int s, const RowGrad *g);
 void adamw_sparse_update(const Model *model, AdamW *o, int s, const RowGrad *g, float clip_coef,
                          double lr, int64_t t, int64_t begin, int64_t end);
 
+/* After m and v were restored from a checkpoint: rebuilds the live lists
+   (table_optim = adamw) as the rows whose moments have any bit set, in row
+   order.  That gives the same updates as the list of the saved run: a live
+   row whose moments are all +0 gets g = 0 and is left bit for bit unchanged
+   by AdamW, and each row's update does not depend on its place in the list. */
+void adamw_restore_live(AdamW *o, const Model *model);
+
 #endif

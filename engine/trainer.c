@@ -10,15 +10,25 @@
  * thread, visiting the threads' accumulators in thread order, so the step
  * costs O(rows touched) for them, not O(rows), and stays bit-reproducible.
  * Everything is allocated in trainer_create; a step allocates nothing.
+ *
+ * Resumable checkpoints (trainer_save / trainer_resume) hold the weights,
+ * the AdamW moments and a "train_state" metadata entry: a JSON object of
+ * strings with everything else a step reads or advances.
  */
 #include "engine/trainer.h"
 
+#include <errno.h>
+#include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "engine/checkpoint.h"
 #include "engine/common.h"
+#include "engine/io/json.h"
+#include "engine/io/safetensors.h"
 #include "engine/ops.h"
 #include "engine/optim.h"
 #include "engine/pool.h"
@@ -152,6 +162,7 @@ void trainer_free(Trainer *t)
 
 int64_t trainer_total_steps(const Trainer *t) { return t->total_steps; }
 int trainer_threads(const Trainer *t) { return t->n_threads; }
+int64_t trainer_step_count(const Trainer *t) { return t->step; }
 
 int trainer_done(const Trainer *t)
 {
@@ -360,4 +371,241 @@ int trainer_evaluate(Trainer *t, int split, EvalResult *r, char *err)
     r->accuracy = r->n_targets ? r->accuracy / (double)r->n_targets : 0.0;
     if (!isfinite(r->loss)) return err_set(err, "evaluation loss is NaN");
     return 0;
+}
+
+/* ---- resumable checkpoints ---- */
+
+#define TRAIN_STATE_VERSION 1
+
+/* The arrays of a resume file after the weights, as trainer_save writes them. */
+static const char *const MOMENT_PREFIX[2] = {"optim.m.", "optim.v."};
+
+/* Everything of a step's state besides weights and moments. */
+typedef struct {
+    int64_t step, tokens, adam_t;
+    Rng rng;
+    double loss_ema, ema_weight, train_seconds;
+    uint64_t train_len;      /* tokens of the train split it was trained on */
+    uint64_t checksum;       /* of the weights and moments (state_checksum) */
+} TrainState;
+
+/* A 64-bit checksum of float arrays: a multiply-xorshift chain over 8-byte
+   words, each step a bijection of the running value, so a change to any one
+   word always changes the result.  It finds a resume file damaged after it
+   was written (the safetensors layer checks structure, not values). */
+static uint64_t checksum_floats(uint64_t h, const float *x, size_t n)
+{
+    size_t i = 0;
+    for (; i + 2 <= n; i += 2) {
+        uint64_t word;
+        memcpy(&word, x + i, sizeof word);
+        h = (h ^ word) * 0x9e3779b97f4a7c15ULL;
+        h ^= h >> 29;
+    }
+    if (i < n) {
+        uint32_t word;
+        memcpy(&word, x + i, sizeof word);
+        h = (h ^ word) * 0x9e3779b97f4a7c15ULL;
+        h ^= h >> 29;
+    }
+    return h;
+}
+
+/* Checksum of every param of the weights, then of m, then of v; tensor(a, i)
+   gives array a's data of param i. */
+static uint64_t state_checksum(const Model *m, const float *(*tensor)(const void *, const Model *, int, int),
+                               const void *src)
+{
+    uint64_t h = 0x6d6978626e636b70ULL;
+    for (int a = 0; a < 3; a++)
+        for (int i = 0; i < m->n_params; i++) h = checksum_floats(h, tensor(src, m, a, i), m->params[i].numel);
+    return h;
+}
+
+static const float *trainer_tensor(const void *src, const Model *m, int a, int i)
+{
+    const Trainer *t = src;
+    const float *base = a == 0 ? m->w : a == 1 ? t->opt.m : t->opt.v;
+    return base + m->params[i].offset;
+}
+
+static const float *file_tensor(const void *src, const Model *m, int a, int i)
+{
+    return checkpoint_tensor(src, m, i, a == 0 ? "" : MOMENT_PREFIX[a - 1]);
+}
+
+static void put(StrBuf *sb, const char *key, const char *value, int *first)
+{
+    sb_append(sb, *first ? "{" : ",");
+    *first = 0;
+    sb_json_string(sb, key);
+    sb_append(sb, ":");
+    sb_json_string(sb, value);
+}
+
+static void state_to_json(const TrainState *s, StrBuf *sb)
+{
+    char v[128];
+    int first = 1;
+    snprintf(v, sizeof v, "%d", TRAIN_STATE_VERSION);
+    put(sb, "version", v, &first);
+    snprintf(v, sizeof v, "%" PRId64, s->step);
+    put(sb, "step", v, &first);
+    snprintf(v, sizeof v, "%" PRId64, s->tokens);
+    put(sb, "tokens", v, &first);
+    snprintf(v, sizeof v, "%" PRId64, s->adam_t);
+    put(sb, "adam_t", v, &first);
+    snprintf(v, sizeof v, "%016" PRIx64 " %016" PRIx64 " %016" PRIx64 " %016" PRIx64, s->rng.s[0], s->rng.s[1],
+             s->rng.s[2], s->rng.s[3]);
+    put(sb, "rng", v, &first);
+    snprintf(v, sizeof v, "%.17g", s->loss_ema);
+    put(sb, "loss_ema", v, &first);
+    snprintf(v, sizeof v, "%.17g", s->ema_weight);
+    put(sb, "ema_weight", v, &first);
+    snprintf(v, sizeof v, "%.17g", s->train_seconds);
+    put(sb, "train_seconds", v, &first);
+    snprintf(v, sizeof v, "%" PRIu64, s->train_len);
+    put(sb, "train_len", v, &first);
+    snprintf(v, sizeof v, "%016" PRIx64, s->checksum);
+    put(sb, "checksum", v, &first);
+    sb_append(sb, "}");
+}
+
+int trainer_save(const Trainer *t, const char *path, const Tokenizer *tok, const CkptExtra *extra,
+                 int n_extra, char *err)
+{
+    if (!t->training) return err_set(err, "%s: an evaluation-only trainer has no training state to save", path);
+    TrainState s = {t->step, t->tokens, t->opt.t, t->rng, t->loss_ema, t->ema_weight, t->train_seconds,
+                    (uint64_t)t->ds->split[SPLIT_TRAIN].len, state_checksum(t->m, trainer_tensor, t)};
+    StrBuf json;
+    sb_init(&json);
+    state_to_json(&s, &json);
+    CkptExtra *meta = malloc(sizeof(CkptExtra) * (size_t)(n_extra + 1));
+    int rc = -1;
+    if (!sb_ok(&json) || !meta) {
+        err_set(err, "out of memory writing %s", path);
+    } else {
+        for (int i = 0; i < n_extra; i++) meta[i] = extra[i];
+        meta[n_extra] = (CkptExtra){"train_state", json.data};
+        CkptArray moments[2] = {{MOMENT_PREFIX[0], t->opt.m}, {MOMENT_PREFIX[1], t->opt.v}};
+        rc = checkpoint_write(path, t->m, tok, meta, n_extra + 1, moments, 2, err);
+    }
+    free(meta);
+    sb_free(&json);
+    return rc;
+}
+
+/* The string under key, parsed whole by one of the formats below. */
+static int state_field(const char *path, const JsonValue *obj, const char *key, char kind, void *out, char *err)
+{
+    const JsonValue *v = json_get(obj, key);
+    if (!v || v->type != JSON_STRING)
+        return err_set(err, "%s: train_state has no \"%s\" string: the file is damaged", path, key);
+    const char *text = v->string;
+    char *end = NULL;
+    errno = 0;
+    switch (kind) {
+    case 'i': *(int64_t *)out = strtoll(text, &end, 10); break;
+    case 'u': *(uint64_t *)out = strtoull(text, &end, 10); break;
+    case 'x': *(uint64_t *)out = strtoull(text, &end, 16); break;
+    case 'd': *(double *)out = strtod(text, &end); break;
+    case 'r': {
+        Rng *r = out;
+        end = (char *)text;
+        for (int k = 0; k < 4 && end; k++) {
+            char *next;
+            r->s[k] = strtoull(end, &next, 16);
+            end = next > end ? next : NULL;
+        }
+        if (end && !(r->s[0] | r->s[1] | r->s[2] | r->s[3])) end = NULL;   /* xoshiro's one invalid state */
+        break;
+    }
+    }
+    int ok = end && end != text && *end == 0 && errno == 0 && (kind != 'i' || *(int64_t *)out >= 0) &&
+             (kind != 'd' || isfinite(*(double *)out));
+    if (!ok)
+        return err_set(err, "%s: train_state \"%s\" is '%s', not a valid value: the file is damaged", path, key,
+                       text);
+    return 0;
+}
+
+static int parse_train_state(const char *path, const char *text, TrainState *s, char *err)
+{
+    char e[ERR_LEN];
+    JsonValue *obj = json_parse(text, strlen(text), e);
+    if (!obj) return err_set(err, "%s: train_state is not JSON (%s): the file is damaged", path, e);
+    int rc = -1;
+    int64_t version = 0;
+    if (obj->type != JSON_OBJECT) {
+        err_set(err, "%s: train_state is not a JSON object: the file is damaged", path);
+        goto done;
+    }
+    if (state_field(path, obj, "version", 'i', &version, err)) goto done;
+    if (version != TRAIN_STATE_VERSION) {
+        err_set(err, "%s: train_state version %lld, but this mixbench reads version %d", path, (long long)version,
+                TRAIN_STATE_VERSION);
+        goto done;
+    }
+    if (state_field(path, obj, "step", 'i', &s->step, err) ||
+        state_field(path, obj, "tokens", 'i', &s->tokens, err) ||
+        state_field(path, obj, "adam_t", 'i', &s->adam_t, err) || state_field(path, obj, "rng", 'r', &s->rng, err) ||
+        state_field(path, obj, "loss_ema", 'd', &s->loss_ema, err) ||
+        state_field(path, obj, "ema_weight", 'd', &s->ema_weight, err) ||
+        state_field(path, obj, "train_seconds", 'd', &s->train_seconds, err) ||
+        state_field(path, obj, "train_len", 'u', &s->train_len, err) ||
+        state_field(path, obj, "checksum", 'x', &s->checksum, err))
+        goto done;
+    rc = 0;
+done:
+    json_free(obj);
+    return rc;
+}
+
+/* Reads and checks everything (format, train_state, the model config, the
+   train split's length, every tensor's presence and shape, the checksum)
+   before changing anything, so on failure the trainer and its model are
+   exactly as before the call and remain usable. */
+int trainer_resume(Trainer *t, const char *path, char *err)
+{
+    if (!t->training) return err_set(err, "%s: an evaluation-only trainer cannot resume training", path);
+    StFile f;
+    if (checkpoint_open(path, &f, err)) return -1;
+    int rc = -1;
+    TrainState s;
+    const char *state_text = st_meta(&f, "train_state");
+    if (!state_text) {
+        err_set(err, "%s: a model checkpoint without training state (no \"train_state\" metadata): it can "
+                     "initialise a run (--init) but not resume one", path);
+        goto done;
+    }
+    if (parse_train_state(path, state_text, &s, err) || checkpoint_check_config(path, &f, t->m, err)) goto done;
+    if (s.train_len != (uint64_t)t->ds->split[SPLIT_TRAIN].len) {
+        err_set(err, "%s: the run was trained on a train split of %" PRIu64 " tokens but this data has %zu", path,
+                s.train_len, t->ds->split[SPLIT_TRAIN].len);
+        goto done;
+    }
+    if (checkpoint_check_tensors(path, &f, t->m, "", err) ||
+        checkpoint_check_tensors(path, &f, t->m, MOMENT_PREFIX[0], err) ||
+        checkpoint_check_tensors(path, &f, t->m, MOMENT_PREFIX[1], err))
+        goto done;
+    if (state_checksum(t->m, file_tensor, &f) != s.checksum) {
+        err_set(err, "%s: the weights or optimizer moments do not match their checksum: the file is damaged", path);
+        goto done;
+    }
+    /* every check passed: from here nothing can fail */
+    checkpoint_copy_tensors(&f, t->m, "", t->m->w);
+    checkpoint_copy_tensors(&f, t->m, MOMENT_PREFIX[0], t->opt.m);
+    checkpoint_copy_tensors(&f, t->m, MOMENT_PREFIX[1], t->opt.v);
+    adamw_restore_live(&t->opt, t->m);
+    t->opt.t = s.adam_t;
+    t->step = s.step;
+    t->tokens = s.tokens;
+    t->rng = s.rng;
+    t->loss_ema = s.loss_ema;
+    t->ema_weight = s.ema_weight;
+    t->train_seconds = s.train_seconds;
+    rc = 0;
+done:
+    st_free(&f);
+    return rc;
 }

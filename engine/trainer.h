@@ -63,7 +63,11 @@ int trainer_save(const Trainer *t, const char *path, const Tokenizer *tok, const
                  int n_extra, char *err);
 /* Restores a trainer (created for the same config and data) from
    trainer_save's file; the next step is the one the saved run would have
-   taken next, with the same numbers. */
+   taken next, with the same numbers.  The file must hold a train_state
+   (a plain model checkpoint is refused), the same model keys (the first
+   mismatch is named) and a train split of the same length; the weights and
+   moments are checksummed.  Everything is checked before anything changes:
+   on failure the trainer and model are as before the call, still usable. */
 int trainer_resume(Trainer *t, const char *path, char *err);
 /* Number of evaluation windows in a split for the model's task. */
 int64_t task_window_count(const Model *m, const TokenStream *s);

@@ -6,7 +6,8 @@
  *
  * Not for: opening the file, pragmas or transactions (db/store.c runs these
  * scripts).  A released migration is never edited: a change to the schema is
- * a new script appended at the end (a job queue or sweeps, for instance).
+ * a new script appended at the end (version 2 added sweeps and the job
+ * queue that way).
  */
 #include "db/migrations.h"
 
@@ -117,8 +118,147 @@ static const char MIGRATION_1[] =
     "  FROM metrics m\n"
     "  LEFT JOIN evals e ON e.run_id = m.run_id AND e.step = m.step AND e.split = 'valid';\n";
 
+/* Version 2: sweeps and the persistent job queue (db/jobs.h).
+
+   A store at version 1 is upgraded in place the first time a newer mixbench
+   opens it: its runs keep their ids and numbers, and become runs of no sweep
+   with no job columns set (coords_json '{}', priority 0).
+
+   sweeps         one row per sweep: name (the preset, or 'grid'), spec (the
+                  grid), axes_json (the axis keys in order), created_at.
+   runs           gains the job columns: sweep_id; coords_json, the job's
+                  point of its sweep (a JSON object, one string per axis);
+                  priority (workers claim the highest first, then the oldest
+                  id); control ('pause' | 'cancel', a request the worker of a
+                  running job obeys at its next check); owner_pid and
+                  heartbeat_at (the worker process and its last sign of
+                  life); resume_ckpt and resume_step (the checkpoint a paused
+                  or interrupted job resumes from); queued_at.
+   paper_figures  the figures a preset's paper reports: preset, coords_json,
+                  metric, value, note; one per preset, point and metric.
+   queue          (view) the jobs not finished: running ones, then the queued
+                  ones in claim order (position 1 is claimed next), then the
+                  paused ones, with their sweep's name and coords.
+   sweep_results  (view) one row per job of a sweep: sweep_id, sweep (its
+                  name), run_id, status, coords and the final numbers of the
+                  results view; json_extract(coords, '$.KEY') is the job's
+                  value of axis KEY.
+
+   Three questions as queries:
+
+     -- best test loss per architecture in sweep 3
+     SELECT arch, min(test_loss) FROM sweep_results
+      WHERE sweep_id = 3 AND status = 'done' GROUP BY arch;
+
+     -- smoothed train loss once 1M training tokens were seen, per hash
+     -- size of sweep 3 (SQLite returns the other columns of the row where
+     -- min() is taken)
+     SELECT json_extract(s.coords, '$.hash_size') AS hash_size, s.run_id,
+            min(c.step) AS step, c.train_loss_smooth
+       FROM sweep_results s JOIN curves c ON c.run_id = s.run_id
+      WHERE s.sweep_id = 3 AND c.tokens >= 1000000
+      GROUP BY s.run_id ORDER BY CAST(hash_size AS INTEGER);
+
+     -- jobs still queued, the next one first
+     SELECT position, id, sweep, coords, priority FROM queue
+      WHERE status = 'queued' ORDER BY position;
+*/
+static const char MIGRATION_2[] =
+    "CREATE TABLE sweeps (\n"
+    "  id INTEGER PRIMARY KEY AUTOINCREMENT,\n"
+    "  name TEXT NOT NULL,                     -- the preset's name, or 'grid'\n"
+    "  spec TEXT NOT NULL,                     -- the grid as given, or as the preset expands\n"
+    "  axes_json TEXT NOT NULL DEFAULT '[]'    -- the axis keys in order: [\"layers\", \"heads\"]\n"
+    "            CHECK (json_valid(axes_json) AND json_type(axes_json) = 'array'),\n"
+    "  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))\n"
+    ");\n"
+    "\n"
+    "-- The job columns of runs.  SQLite appends an added column's text, comment\n"
+    "-- included, at the end of CREATE TABLE runs, so each comment is a /* */ one.\n"
+    "ALTER TABLE runs ADD COLUMN sweep_id INTEGER REFERENCES sweeps(id) ON DELETE SET NULL  /*\n"
+    "    the sweep that queued this job; NULL for a run of its own\n"
+    "*/;\n"
+    "ALTER TABLE runs ADD COLUMN coords_json TEXT NOT NULL DEFAULT '{}'\n"
+    "    CHECK (json_valid(coords_json) AND json_type(coords_json) = 'object')  /*\n"
+    "    the job's point of its sweep, one string per axis:\n"
+    "    {\"layers\": \"2\", \"arch\": \"mixer\"}; json_extract(coords_json, '$.layers') reads one\n"
+    "*/;\n"
+    "ALTER TABLE runs ADD COLUMN priority INTEGER NOT NULL DEFAULT 0  /*\n"
+    "    workers claim the queued job of highest priority first, then the lowest id\n"
+    "*/;\n"
+    "ALTER TABLE runs ADD COLUMN control TEXT CHECK (control IN ('pause', 'cancel'))  /*\n"
+    "    a request (CLI, UI) to the worker of a running job, obeyed at its next check;\n"
+    "    NULL when there is none\n"
+    "*/;\n"
+    "ALTER TABLE runs ADD COLUMN owner_pid INTEGER  /*\n"
+    "    process id of the worker running the job; a running job whose process is\n"
+    "    gone is found by recovery, marked interrupted and queued again\n"
+    "*/;\n"
+    "ALTER TABLE runs ADD COLUMN heartbeat_at TEXT  /*\n"
+    "    when that worker last said it is alive (ISO-8601 UTC)\n"
+    "*/;\n"
+    "ALTER TABLE runs ADD COLUMN resume_ckpt TEXT  /*\n"
+    "    the checkpoint a paused or interrupted job resumes from; NULL: it starts fresh\n"
+    "*/;\n"
+    "ALTER TABLE runs ADD COLUMN resume_step INTEGER  /*\n"
+    "    the step whose weights resume_ckpt holds\n"
+    "*/;\n"
+    "ALTER TABLE runs ADD COLUMN queued_at TEXT  /*\n"
+    "    when the job last entered the queue (queued, resumed or recovered)\n"
+    "*/;\n"
+    "CREATE INDEX runs_claim ON runs(status, priority DESC, id);\n"
+    "CREATE INDEX runs_sweep ON runs(sweep_id);\n"
+    "\n"
+    "CREATE TABLE paper_figures (\n"
+    "  preset TEXT NOT NULL,                   -- the preset (experiments/) the paper backs\n"
+    "  coords_json TEXT NOT NULL DEFAULT '{}'  -- the point it belongs to, as runs.coords_json\n"
+    "              CHECK (json_valid(coords_json) AND json_type(coords_json) = 'object'),\n"
+    "  metric TEXT NOT NULL,                   -- test_loss, test_perplexity, samples_per_s, ...\n"
+    "  value REAL,\n"
+    "  note TEXT,                              -- the table or figure it comes from\n"
+    "  PRIMARY KEY (preset, coords_json, metric)\n"
+    ") WITHOUT ROWID;\n"
+    "\n"
+    "-- The jobs not finished: `SELECT * FROM queue`.  Running jobs first, then the\n"
+    "-- queued ones in the order workers claim them, then the paused ones.\n"
+    "CREATE VIEW queue AS\n"
+    "SELECT CASE WHEN r.status = 'queued'\n"
+    "            THEN row_number() OVER (PARTITION BY r.status ORDER BY r.priority DESC, r.id)\n"
+    "       END AS position,                 -- place in line of a queued job, 1 = claimed next\n"
+    "       r.id, r.status, r.control, r.priority,\n"
+    "       r.sweep_id, s.name AS sweep,\n"
+    "       r.coords_json AS coords,         -- the job's point of its sweep\n"
+    "       r.name, r.arch, r.task, r.data,\n"
+    "       r.steps_done, r.total_steps, r.resume_step, r.resume_ckpt,\n"
+    "       r.owner_pid, r.heartbeat_at, r.queued_at, r.started_at,\n"
+    "       r.error                          -- why an interrupted job was queued again\n"
+    "  FROM runs r\n"
+    "  LEFT JOIN sweeps s ON s.id = r.sweep_id\n"
+    " WHERE r.status IN ('running', 'queued', 'paused')\n"
+    " ORDER BY CASE r.status WHEN 'running' THEN 0 WHEN 'queued' THEN 1 ELSE 2 END,\n"
+    "          r.priority DESC, r.id;\n"
+    "\n"
+    "-- One row per job of a sweep with its point and final numbers (the columns\n"
+    "-- of results): `SELECT json_extract(coords, '$.layers') AS layers, test_loss\n"
+    "-- FROM sweep_results WHERE sweep_id = 3`.\n"
+    "CREATE VIEW sweep_results AS\n"
+    "SELECT s.id AS sweep_id, s.name AS sweep,\n"
+    "       x.id AS run_id, x.status,\n"
+    "       r.coords_json AS coords,         -- json_extract(coords, '$.KEY'): the job's KEY\n"
+    "       x.name, x.arch, x.task, x.data, x.seed,\n"
+    "       x.n_params, x.n_params_nonembedding,\n"
+    "       x.total_steps, x.steps_done, x.tokens_seen,\n"
+    "       x.train_loss, x.best_valid_loss, x.valid_loss, x.valid_accuracy,\n"
+    "       x.test_loss, x.test_perplexity, x.test_accuracy, x.test_bits_per_byte,\n"
+    "       x.tokens_per_s, x.wall_seconds, x.peak_mem_mb,\n"
+    "       x.started_at, x.finished_at, x.error\n"
+    "  FROM sweeps s\n"
+    "  JOIN runs r ON r.sweep_id = s.id\n"
+    "  JOIN results x ON x.id = r.id;\n";
+
 const char *const STORE_MIGRATIONS[] = {
     MIGRATION_1,
+    MIGRATION_2,
 };
 
 const int STORE_MIGRATION_COUNT = (int)(sizeof STORE_MIGRATIONS / sizeof STORE_MIGRATIONS[0]);

@@ -15,6 +15,7 @@
 #include "db/store.h"
 
 #include "db/migrations.h"
+#include "db/store_internal.h"
 #include "engine/common.h"
 
 #include <errno.h>
@@ -26,7 +27,7 @@
 #include <sys/stat.h>
 
 #define BUSY_TIMEOUT_MS 5000
-#define NOW_SQL "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+#define NOW_SQL STORE_NOW_SQL
 
 struct Store {
     sqlite3 *db;
@@ -40,14 +41,19 @@ static const char *const RUN_STATUSES[] = {
 /* RUN_STATUSES[FIRST_FINAL_STATUS..] end a run. */
 enum { FIRST_FINAL_STATUS = 3, N_RUN_STATUSES = 8 };
 
-/* ---- small helpers ---------------------------------------------------- */
+/* ---- small helpers (shared with db/ through store_internal.h) ---------- */
 
-static int fail(Store *s, char *err, const char *what)
+sqlite3 *store_sqlite(Store *s)
+{
+    return s->db;
+}
+
+int store_fail(Store *s, char *err, const char *what)
 {
     return err_set(err, "store: %s: %s", what, sqlite3_errmsg(s->db));
 }
 
-static int exec_sql(Store *s, const char *sql, const char *what, char *err)
+int store_exec(Store *s, const char *sql, const char *what, char *err)
 {
     char *msg = NULL;
     if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
@@ -61,35 +67,35 @@ static int exec_sql(Store *s, const char *sql, const char *what, char *err)
 /* Called after a failure inside a transaction: the first error is the one the
    user needs, so a failing ROLLBACK (the transaction may already be gone)
    does not replace it. */
-static void rollback_after_error(Store *s)
+void store_rollback_after_error(Store *s)
 {
     if (!sqlite3_get_autocommit(s->db))
         (void)sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 }
 
-static int prepare(Store *s, const char *sql, sqlite3_stmt **st, const char *what, char *err)
+int store_prepare(Store *s, const char *sql, sqlite3_stmt **st, const char *what, char *err)
 {
     *st = NULL;
     if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) != SQLITE_OK)
-        return fail(s, err, what);
+        return store_fail(s, err, what);
     return 0;
 }
 
 /* Steps st to completion and finalizes it. */
-static int step_done(Store *s, sqlite3_stmt *st, const char *what, char *err)
+int store_step_done(Store *s, sqlite3_stmt *st, const char *what, char *err)
 {
     int rc = sqlite3_step(st);
     if (rc != SQLITE_DONE) {
-        fail(s, err, what);
+        store_fail(s, err, what);
         (void)sqlite3_finalize(st); /* repeats the error just reported */
         return -1;
     }
     if (sqlite3_finalize(st) != SQLITE_OK)
-        return fail(s, err, what);
+        return store_fail(s, err, what);
     return 0;
 }
 
-static int bind_real(sqlite3_stmt *st, int i, double v)
+int store_bind_real(sqlite3_stmt *st, int i, double v)
 {
     /* NAN means "not measured", and an infinite loss (a diverged step) is no
        number either: both become SQL NULL, which the views skip and JSON
@@ -97,29 +103,29 @@ static int bind_real(sqlite3_stmt *st, int i, double v)
     return isfinite(v) ? sqlite3_bind_double(st, i, v) : sqlite3_bind_null(st, i);
 }
 
-static int bind_text(sqlite3_stmt *st, int i, const char *text)
+int store_bind_text(sqlite3_stmt *st, int i, const char *text)
 {
     return text ? sqlite3_bind_text(st, i, text, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(st, i);
 }
 
 /* Runs a statement returning one integer (a pragma, a count). */
-static int query_int(Store *s, const char *sql, int64_t *out, const char *what, char *err)
+int store_query_int(Store *s, const char *sql, int64_t *out, const char *what, char *err)
 {
     sqlite3_stmt *st;
-    if (prepare(s, sql, &st, what, err))
+    if (store_prepare(s, sql, &st, what, err))
         return -1;
     int rc = sqlite3_step(st);
     if (rc != SQLITE_ROW) {
         if (rc == SQLITE_DONE)
             err_set(err, "store: %s: no result", what);
         else
-            fail(s, err, what);
+            store_fail(s, err, what);
         (void)sqlite3_finalize(st);
         return -1;
     }
     *out = sqlite3_column_int64(st, 0);
     if (sqlite3_finalize(st) != SQLITE_OK)
-        return fail(s, err, what);
+        return store_fail(s, err, what);
     return 0;
 }
 
@@ -136,7 +142,7 @@ static int status_index(const char *status)
 static int set_pragmas(Store *s, char *err)
 {
     if (sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS) != SQLITE_OK)
-        return fail(s, err, "busy timeout");
+        return store_fail(s, err, "busy timeout");
 
     /* The first statement that reads the file: name the file when it is not
        a database at all. */
@@ -160,11 +166,11 @@ static int set_pragmas(Store *s, char *err)
         return err_set(err, "%s: cannot switch to WAL mode (journal mode is %s; is the file "
                             "on a network file system?)", s->path, mode_copy);
 
-    if (exec_sql(s, "PRAGMA foreign_keys = ON", "foreign keys", err) ||
-        exec_sql(s, "PRAGMA synchronous = NORMAL", "synchronous", err))
+    if (store_exec(s, "PRAGMA foreign_keys = ON", "foreign keys", err) ||
+        store_exec(s, "PRAGMA synchronous = NORMAL", "synchronous", err))
         return -1;
     int64_t fk = 0;
-    if (query_int(s, "PRAGMA foreign_keys", &fk, "foreign keys", err))
+    if (store_query_int(s, "PRAGMA foreign_keys", &fk, "foreign keys", err))
         return -1;
     if (fk != 1)
         return err_set(err, "store: this SQLite has no foreign key support");
@@ -184,14 +190,14 @@ static int newer_error(Store *s, int64_t version, char *err)
 static int migrate(Store *s, char *err)
 {
     int64_t version;
-    if (query_int(s, "PRAGMA user_version", &version, "read schema version", err))
+    if (store_query_int(s, "PRAGMA user_version", &version, "read schema version", err))
         return -1;
     if (version > STORE_MIGRATION_COUNT)
         return newer_error(s, version, err);
     while (version < STORE_MIGRATION_COUNT) {
-        if (exec_sql(s, "BEGIN IMMEDIATE", "begin migration", err))
+        if (store_exec(s, "BEGIN IMMEDIATE", "begin migration", err))
             return -1;
-        if (query_int(s, "PRAGMA user_version", &version, "read schema version", err))
+        if (store_query_int(s, "PRAGMA user_version", &version, "read schema version", err))
             goto failed;
         if (version > STORE_MIGRATION_COUNT) {
             newer_error(s, version, err);
@@ -199,7 +205,7 @@ static int migrate(Store *s, char *err)
         }
         if (version == 0) {
             int64_t tables;
-            if (query_int(s, "SELECT count(*) FROM sqlite_schema WHERE type = 'table'",
+            if (store_query_int(s, "SELECT count(*) FROM sqlite_schema WHERE type = 'table'",
                           &tables, "read schema", err))
                 goto failed;
             if (tables > 0) {
@@ -213,18 +219,18 @@ static int migrate(Store *s, char *err)
             snprintf(what, sizeof what, "migration to schema version %lld", (long long)version + 1);
             snprintf(set_version, sizeof set_version, "PRAGMA user_version = %lld",
                      (long long)version + 1);
-            if (exec_sql(s, STORE_MIGRATIONS[version], what, err) ||
-                exec_sql(s, set_version, what, err))
+            if (store_exec(s, STORE_MIGRATIONS[version], what, err) ||
+                store_exec(s, set_version, what, err))
                 goto failed;
             version++;
         }
-        if (exec_sql(s, "COMMIT", "commit migration", err))
+        if (store_exec(s, "COMMIT", "commit migration", err))
             goto failed;
     }
     return 0;
 
 failed:
-    rollback_after_error(s);
+    store_rollback_after_error(s);
     return -1;
 }
 
@@ -295,7 +301,7 @@ int store_schema_latest(void)
 int store_schema_version(Store *s, int *version, char *err)
 {
     int64_t v;
-    if (query_int(s, "PRAGMA user_version", &v, "read schema version", err))
+    if (store_query_int(s, "PRAGMA user_version", &v, "read schema version", err))
         return -1;
     *version = (int)v;
     return 0;
@@ -303,24 +309,25 @@ int store_schema_version(Store *s, int *version, char *err)
 
 /* ---- writing ------------------------------------------------------------ */
 
-int store_run_create(Store *s, const RunInfo *info, int64_t *run_id, char *err)
+int store_run_insert(Store *s, const RunInfo *info, const char *status, int64_t *run_id,
+                     char *err)
 {
     if (!info || !info->arch || !info->task)
         return err_set(err, "store: a run needs an arch and a task");
     sqlite3_stmt *st;
-    if (prepare(s,
-                "INSERT INTO runs (name, status, started_at, arch, task, data, tokenizer,"
-                " d, layers, heads, n_ctx, vocab, seed, threads, total_steps,"
-                " n_params, n_params_nonembedding, config_json)"
-                " VALUES (?1, 'running', " NOW_SQL ", ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
-                " ?11, ?12, ?13, ?14, ?15, ?16)",
-                &st, "create run", err))
+    if (store_prepare(s,
+                      "INSERT INTO runs (name, status, started_at, arch, task, data, tokenizer,"
+                      " d, layers, heads, n_ctx, vocab, seed, threads, total_steps,"
+                      " n_params, n_params_nonembedding, config_json)"
+                      " VALUES (?1, ?17, CASE WHEN ?17 = 'running' THEN " NOW_SQL " END,"
+                      " ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+                      &st, "create run", err))
         return -1;
-    if (bind_text(st, 1, info->name) != SQLITE_OK ||
-        bind_text(st, 2, info->arch) != SQLITE_OK ||
-        bind_text(st, 3, info->task) != SQLITE_OK ||
-        bind_text(st, 4, info->data) != SQLITE_OK ||
-        bind_text(st, 5, info->tokenizer) != SQLITE_OK ||
+    if (store_bind_text(st, 1, info->name) != SQLITE_OK ||
+        store_bind_text(st, 2, info->arch) != SQLITE_OK ||
+        store_bind_text(st, 3, info->task) != SQLITE_OK ||
+        store_bind_text(st, 4, info->data) != SQLITE_OK ||
+        store_bind_text(st, 5, info->tokenizer) != SQLITE_OK ||
         sqlite3_bind_int(st, 6, info->d) != SQLITE_OK ||
         sqlite3_bind_int(st, 7, info->layers) != SQLITE_OK ||
         sqlite3_bind_int(st, 8, info->heads) != SQLITE_OK ||
@@ -331,16 +338,22 @@ int store_run_create(Store *s, const RunInfo *info, int64_t *run_id, char *err)
         sqlite3_bind_int64(st, 13, info->total_steps) != SQLITE_OK ||
         sqlite3_bind_int64(st, 14, info->n_params) != SQLITE_OK ||
         sqlite3_bind_int64(st, 15, info->n_params_nonembedding) != SQLITE_OK ||
-        bind_text(st, 16, info->config_json ? info->config_json : "{}") != SQLITE_OK) {
-        fail(s, err, "create run");
+        store_bind_text(st, 16, info->config_json ? info->config_json : "{}") != SQLITE_OK ||
+        store_bind_text(st, 17, status) != SQLITE_OK) {
+        store_fail(s, err, "create run");
         (void)sqlite3_finalize(st);
         return -1;
     }
-    if (step_done(s, st, "create run", err))
+    if (store_step_done(s, st, "create run", err))
         return -1;
     if (run_id)
         *run_id = sqlite3_last_insert_rowid(s->db);
     return 0;
+}
+
+int store_run_create(Store *s, const RunInfo *info, int64_t *run_id, char *err)
+{
+    return store_run_insert(s, info, "running", run_id, err);
 }
 
 int store_metrics_append(Store *s, int64_t run_id, const MetricRow *rows, int n, char *err)
@@ -353,13 +366,13 @@ int store_metrics_append(Store *s, int64_t run_id, const MetricRow *rows, int n,
     snprintf(what, sizeof what, "append metrics for run %lld", (long long)run_id);
 
     if (!s->insert_metric &&
-        prepare(s,
-                "INSERT OR REPLACE INTO metrics (run_id, step, tokens, wall, train_loss,"
-                " train_loss_smooth, lr, grad_norm, tokens_per_s)"
-                " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-                &s->insert_metric, what, err))
+        store_prepare(s,
+                      "INSERT OR REPLACE INTO metrics (run_id, step, tokens, wall, train_loss,"
+                      " train_loss_smooth, lr, grad_norm, tokens_per_s)"
+                      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                      &s->insert_metric, what, err))
         return -1;
-    if (exec_sql(s, "BEGIN IMMEDIATE", what, err))
+    if (store_exec(s, "BEGIN IMMEDIATE", what, err))
         return -1;
 
     sqlite3_stmt *st = s->insert_metric;
@@ -371,21 +384,21 @@ int store_metrics_append(Store *s, int64_t run_id, const MetricRow *rows, int n,
         if (sqlite3_bind_int64(st, 1, run_id) != SQLITE_OK ||
             sqlite3_bind_int64(st, 2, r->step) != SQLITE_OK ||
             sqlite3_bind_int64(st, 3, r->tokens) != SQLITE_OK ||
-            bind_real(st, 4, r->wall) != SQLITE_OK ||
-            bind_real(st, 5, r->train_loss) != SQLITE_OK ||
-            bind_real(st, 6, r->train_loss_smooth) != SQLITE_OK ||
-            bind_real(st, 7, r->lr) != SQLITE_OK ||
-            bind_real(st, 8, r->grad_norm) != SQLITE_OK ||
-            bind_real(st, 9, r->tokens_per_s) != SQLITE_OK) {
-            fail(s, err, what);
+            store_bind_real(st, 4, r->wall) != SQLITE_OK ||
+            store_bind_real(st, 5, r->train_loss) != SQLITE_OK ||
+            store_bind_real(st, 6, r->train_loss_smooth) != SQLITE_OK ||
+            store_bind_real(st, 7, r->lr) != SQLITE_OK ||
+            store_bind_real(st, 8, r->grad_norm) != SQLITE_OK ||
+            store_bind_real(st, 9, r->tokens_per_s) != SQLITE_OK) {
+            store_fail(s, err, what);
             goto failed;
         }
         if (sqlite3_step(st) != SQLITE_DONE) {
-            fail(s, err, what);
+            store_fail(s, err, what);
             goto failed;
         }
         if (sqlite3_reset(st) != SQLITE_OK) {
-            fail(s, err, what);
+            store_fail(s, err, what);
             goto failed;
         }
     }
@@ -393,31 +406,31 @@ int store_metrics_append(Store *s, int64_t run_id, const MetricRow *rows, int n,
     /* Live progress for readers; max() keeps it monotonic when a resumed run
        rewrites earlier steps. */
     sqlite3_stmt *up;
-    if (prepare(s,
-                "UPDATE runs SET steps_done = max(steps_done, ?2),"
-                " tokens_seen = max(tokens_seen, ?3),"
-                " wall_seconds = max(coalesce(wall_seconds, 0), coalesce(?4, 0))"
-                " WHERE id = ?1",
-                &up, what, err))
+    if (store_prepare(s,
+                      "UPDATE runs SET steps_done = max(steps_done, ?2),"
+                      " tokens_seen = max(tokens_seen, ?3),"
+                      " wall_seconds = max(coalesce(wall_seconds, 0), coalesce(?4, 0))"
+                      " WHERE id = ?1",
+                      &up, what, err))
         goto failed;
     if (sqlite3_bind_int64(up, 1, run_id) != SQLITE_OK ||
         sqlite3_bind_int64(up, 2, last->step) != SQLITE_OK ||
         sqlite3_bind_int64(up, 3, last->tokens) != SQLITE_OK ||
-        bind_real(up, 4, last->wall) != SQLITE_OK) {
-        fail(s, err, what);
+        store_bind_real(up, 4, last->wall) != SQLITE_OK) {
+        store_fail(s, err, what);
         (void)sqlite3_finalize(up);
         goto failed;
     }
-    if (step_done(s, up, what, err))
+    if (store_step_done(s, up, what, err))
         goto failed;
-    if (exec_sql(s, "COMMIT", what, err))
+    if (store_exec(s, "COMMIT", what, err))
         goto failed;
     return 0;
 
 failed:
     /* The statement reports the failure again on reset; it is reported. */
     (void)sqlite3_reset(st);
-    rollback_after_error(s);
+    store_rollback_after_error(s);
     return -1;
 }
 
@@ -430,28 +443,28 @@ int store_eval_add(Store *s, int64_t run_id, const EvalRow *row, char *err)
     char what[80];
     snprintf(what, sizeof what, "add %s evaluation for run %lld", row->split, (long long)run_id);
     sqlite3_stmt *st;
-    if (prepare(s,
-                "INSERT INTO evals (run_id, step, split, loss, perplexity, accuracy,"
-                " bits_per_byte, n_tokens) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
-                " ON CONFLICT (run_id, step, split) DO UPDATE SET loss = excluded.loss,"
-                " perplexity = excluded.perplexity, accuracy = excluded.accuracy,"
-                " bits_per_byte = excluded.bits_per_byte, n_tokens = excluded.n_tokens,"
-                " created_at = excluded.created_at",
-                &st, what, err))
+    if (store_prepare(s,
+                      "INSERT INTO evals (run_id, step, split, loss, perplexity, accuracy,"
+                      " bits_per_byte, n_tokens) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
+                      " ON CONFLICT (run_id, step, split) DO UPDATE SET loss = excluded.loss,"
+                      " perplexity = excluded.perplexity, accuracy = excluded.accuracy,"
+                      " bits_per_byte = excluded.bits_per_byte, n_tokens = excluded.n_tokens,"
+                      " created_at = excluded.created_at",
+                      &st, what, err))
         return -1;
     if (sqlite3_bind_int64(st, 1, run_id) != SQLITE_OK ||
         sqlite3_bind_int64(st, 2, row->step) != SQLITE_OK ||
-        bind_text(st, 3, row->split) != SQLITE_OK ||
-        bind_real(st, 4, row->loss) != SQLITE_OK ||
-        bind_real(st, 5, exp(row->loss)) != SQLITE_OK ||
-        bind_real(st, 6, row->accuracy) != SQLITE_OK ||
-        bind_real(st, 7, row->bits_per_byte) != SQLITE_OK ||
+        store_bind_text(st, 3, row->split) != SQLITE_OK ||
+        store_bind_real(st, 4, row->loss) != SQLITE_OK ||
+        store_bind_real(st, 5, exp(row->loss)) != SQLITE_OK ||
+        store_bind_real(st, 6, row->accuracy) != SQLITE_OK ||
+        store_bind_real(st, 7, row->bits_per_byte) != SQLITE_OK ||
         sqlite3_bind_int64(st, 8, row->n_tokens) != SQLITE_OK) {
-        fail(s, err, what);
+        store_fail(s, err, what);
         (void)sqlite3_finalize(st);
         return -1;
     }
-    return step_done(s, st, what, err);
+    return store_step_done(s, st, what, err);
 }
 
 int store_checkpoint_add(Store *s, int64_t run_id, int64_t step, const char *path, char *err)
@@ -461,26 +474,26 @@ int store_checkpoint_add(Store *s, int64_t run_id, int64_t step, const char *pat
     char what[80];
     snprintf(what, sizeof what, "add checkpoint for run %lld", (long long)run_id);
     sqlite3_stmt *st;
-    if (prepare(s,
-                "INSERT INTO checkpoints (run_id, step, path) VALUES (?1, ?2, ?3)"
-                " ON CONFLICT (run_id, path) DO UPDATE SET step = excluded.step,"
-                " created_at = excluded.created_at",
-                &st, what, err))
+    if (store_prepare(s,
+                      "INSERT INTO checkpoints (run_id, step, path) VALUES (?1, ?2, ?3)"
+                      " ON CONFLICT (run_id, path) DO UPDATE SET step = excluded.step,"
+                      " created_at = excluded.created_at",
+                      &st, what, err))
         return -1;
     if (sqlite3_bind_int64(st, 1, run_id) != SQLITE_OK ||
         sqlite3_bind_int64(st, 2, step) != SQLITE_OK ||
-        bind_text(st, 3, path) != SQLITE_OK) {
-        fail(s, err, what);
+        store_bind_text(st, 3, path) != SQLITE_OK) {
+        store_fail(s, err, what);
         (void)sqlite3_finalize(st);
         return -1;
     }
-    return step_done(s, st, what, err);
+    return store_step_done(s, st, what, err);
 }
 
 /* Runs an UPDATE of one run and checks that the run was there. */
-static int update_run(Store *s, sqlite3_stmt *st, int64_t run_id, const char *what, char *err)
+int store_update_run(Store *s, sqlite3_stmt *st, int64_t run_id, const char *what, char *err)
 {
-    if (step_done(s, st, what, err))
+    if (store_step_done(s, st, what, err))
         return -1;
     if (sqlite3_changes(s->db) != 1)
         return err_set(err, "store: run %lld: no such run", (long long)run_id);
@@ -496,27 +509,28 @@ int store_run_finish(Store *s, int64_t run_id, const RunEnd *end, char *err)
     char what[80];
     snprintf(what, sizeof what, "finish run %lld", (long long)run_id);
     sqlite3_stmt *st;
-    if (prepare(s,
-                "UPDATE runs SET status = ?2, error = ?3, steps_done = ?4, tokens_seen = ?5,"
-                " wall_seconds = coalesce(?6, wall_seconds),"
-                " tokens_per_s = coalesce(?7, tokens_per_s),"
-                " peak_mem_mb = coalesce(?8, peak_mem_mb),"
-                " finished_at = " NOW_SQL " WHERE id = ?1",
-                &st, what, err))
+    if (store_prepare(s,
+                      "UPDATE runs SET status = ?2, error = ?3, steps_done = ?4, tokens_seen = ?5,"
+                      " wall_seconds = coalesce(?6, wall_seconds),"
+                      " tokens_per_s = coalesce(?7, tokens_per_s),"
+                      " peak_mem_mb = coalesce(?8, peak_mem_mb),"
+                      " control = NULL, owner_pid = NULL,"  /* no worker, nothing to obey */
+                      " finished_at = " NOW_SQL " WHERE id = ?1",
+                      &st, what, err))
         return -1;
     if (sqlite3_bind_int64(st, 1, run_id) != SQLITE_OK ||
-        bind_text(st, 2, end->status) != SQLITE_OK ||
-        bind_text(st, 3, end->error) != SQLITE_OK ||
+        store_bind_text(st, 2, end->status) != SQLITE_OK ||
+        store_bind_text(st, 3, end->error) != SQLITE_OK ||
         sqlite3_bind_int64(st, 4, end->steps_done) != SQLITE_OK ||
         sqlite3_bind_int64(st, 5, end->tokens_seen) != SQLITE_OK ||
-        bind_real(st, 6, end->wall_seconds) != SQLITE_OK ||
-        bind_real(st, 7, end->tokens_per_s) != SQLITE_OK ||
-        bind_real(st, 8, end->peak_mem_mb) != SQLITE_OK) {
-        fail(s, err, what);
+        store_bind_real(st, 6, end->wall_seconds) != SQLITE_OK ||
+        store_bind_real(st, 7, end->tokens_per_s) != SQLITE_OK ||
+        store_bind_real(st, 8, end->peak_mem_mb) != SQLITE_OK) {
+        store_fail(s, err, what);
         (void)sqlite3_finalize(st);
         return -1;
     }
-    return update_run(s, st, run_id, what, err);
+    return store_update_run(s, st, run_id, what, err);
 }
 
 int store_run_set_status(Store *s, int64_t run_id, const char *status, char *err)
@@ -526,21 +540,27 @@ int store_run_set_status(Store *s, int64_t run_id, const char *status, char *err
     char what[80];
     snprintf(what, sizeof what, "set status of run %lld", (long long)run_id);
     sqlite3_stmt *st;
-    if (prepare(s,
-                "UPDATE runs SET status = ?2,"
-                " started_at = CASE WHEN ?2 = 'running' THEN coalesce(started_at, " NOW_SQL ")"
-                "                   ELSE started_at END,"
-                " finished_at = CASE WHEN ?2 IN ('done', 'failed', 'diverged', 'cancelled',"
-                "                                'interrupted') THEN " NOW_SQL " ELSE NULL END"
-                " WHERE id = ?1",
-                &st, what, err))
+    if (store_prepare(s,
+                      "UPDATE runs SET status = ?2,"
+                      " started_at = CASE WHEN ?2 = 'running'"
+                      "                   THEN coalesce(started_at, " NOW_SQL ")"
+                      "                   ELSE started_at END,"
+                      " finished_at = CASE WHEN ?2 IN ('done', 'failed', 'diverged',"
+                      "                                'cancelled', 'interrupted')"
+                      "                    THEN " NOW_SQL " ELSE NULL END,"
+                      /* a job leaving 'running' has no worker and no request left */
+                      " control = CASE WHEN ?2 = 'running' THEN control END,"
+                      " owner_pid = CASE WHEN ?2 = 'running' THEN owner_pid END"
+                      " WHERE id = ?1",
+                      &st, what, err))
         return -1;
-    if (sqlite3_bind_int64(st, 1, run_id) != SQLITE_OK || bind_text(st, 2, status) != SQLITE_OK) {
-        fail(s, err, what);
+    if (sqlite3_bind_int64(st, 1, run_id) != SQLITE_OK ||
+        store_bind_text(st, 2, status) != SQLITE_OK) {
+        store_fail(s, err, what);
         (void)sqlite3_finalize(st);
         return -1;
     }
-    return update_run(s, st, run_id, what, err);
+    return store_update_run(s, st, run_id, what, err);
 }
 
 /* ---- reading ------------------------------------------------------------ */
@@ -550,7 +570,7 @@ int store_run_exists(Store *s, int64_t run_id, int *exists, char *err)
     char sql[80];
     snprintf(sql, sizeof sql, "SELECT count(*) FROM runs WHERE id = %lld", (long long)run_id);
     int64_t count;
-    if (query_int(s, sql, &count, "look up run", err))
+    if (store_query_int(s, sql, &count, "look up run", err))
         return -1;
     *exists = count > 0;
     return 0;
@@ -578,7 +598,7 @@ static int deliver_rows(Store *s, sqlite3_stmt *st, StoreRowFn fn, void *ctx, in
         if (rc == SQLITE_DONE)
             break;
         if (rc != SQLITE_ROW) {
-            status = fail(s, err, "query");
+            status = store_fail(s, err, "query");
             break;
         }
         for (int i = 0; i < ncols; i++) {
@@ -611,14 +631,14 @@ int store_query_params(Store *s, const char *sql, const char *const *params, int
         sqlite3_stmt *st = NULL;
         const char *next = NULL;
         if (sqlite3_prepare_v2(s->db, tail, -1, &st, &next) != SQLITE_OK)
-            return fail(s, err, "query");
+            return store_fail(s, err, "query");
         tail = next;
         if (!st) /* only whitespace or a comment was left */
             continue;
         int wanted = sqlite3_bind_parameter_count(st);
         for (int i = 0; i < wanted && i < n_params; i++) {
-            if (bind_text(st, i + 1, params[i]) != SQLITE_OK) {
-                fail(s, err, "query");
+            if (store_bind_text(st, i + 1, params[i]) != SQLITE_OK) {
+                store_fail(s, err, "query");
                 (void)sqlite3_finalize(st);
                 return -1;
             }
@@ -629,7 +649,7 @@ int store_query_params(Store *s, const char *sql, const char *const *params, int
             return -1;
         }
         if (sqlite3_finalize(st) != SQLITE_OK)
-            return fail(s, err, "query");
+            return store_fail(s, err, "query");
         if (stopped)
             break;
     }
@@ -670,10 +690,10 @@ int store_run_series(Store *s, int64_t run_id, StoreSeries what, double **steps,
     if ((int)what < 0 || (size_t)what >= sizeof SERIES_SQL / sizeof SERIES_SQL[0])
         return err_set(err, "store: unknown series %d", (int)what);
     sqlite3_stmt *st;
-    if (prepare(s, SERIES_SQL[what], &st, "read series", err))
+    if (store_prepare(s, SERIES_SQL[what], &st, "read series", err))
         return -1;
     if (sqlite3_bind_int64(st, 1, run_id) != SQLITE_OK) {
-        fail(s, err, "read series");
+        store_fail(s, err, "read series");
         (void)sqlite3_finalize(st);
         return -1;
     }
@@ -699,11 +719,11 @@ int store_run_series(Store *s, int64_t run_id, StoreSeries what, double **steps,
         count++;
     }
     if (rc != SQLITE_DONE) {
-        fail(s, err, "read series");
+        store_fail(s, err, "read series");
         goto failed;
     }
     if (sqlite3_finalize(st) != SQLITE_OK) {
-        fail(s, err, "read series");
+        store_fail(s, err, "read series");
         free(xs);
         free(ys);
         return -1;

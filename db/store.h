@@ -67,7 +67,8 @@ int store_eval_add(Store *s, int64_t run_id, const EvalRow *row, char *err);
 int store_checkpoint_add(Store *s, int64_t run_id, int64_t step, const char *path, char *err);
 
 /* Final state: status is 'done' | 'failed' | 'diverged' | 'cancelled' |
-   'interrupted'; error may be NULL. */
+   'interrupted'; error may be NULL.  A job's control request and owner_pid
+   (db/jobs.h) are cleared: no worker holds it any more. */
 typedef struct {
     const char *status;
     const char *error;
@@ -99,7 +100,8 @@ int store_schema_version(Store *s, int *version, char *err);
 
 /* Status changes between creation and the end ('queued', 'running',
    'paused', or a final one); the first change to 'running' sets started_at,
-   a final status sets finished_at.  An unknown run is an error. */
+   a final status sets finished_at; any status but 'running' clears the
+   job's control request and owner_pid.  An unknown run is an error. */
 int store_run_set_status(Store *s, int64_t run_id, const char *status, char *err);
 
 /* *exists = 1 when the run is in the store, else 0. */

@@ -1,0 +1,550 @@
+/*
+ * jobs.c — the persistent job queue and sweeps declared in db/jobs.h, on
+ * the job columns of runs (schema version 2, db/migrations.c).
+ *
+ * A job's life: store_job_enqueue -> 'queued'; store_job_claim -> 'running'
+ * (owner_pid, heartbeat_at); then store_run_finish (db/store.c) ends it, or
+ * its worker obeys a control request and sets 'paused' / 'cancelled', or the
+ * worker dies and store_jobs_recover queues it again.  store_job_resume
+ * takes a paused or interrupted job back to 'queued'.
+ *
+ * Every change that reads a job's state before writing it runs in one
+ * BEGIN IMMEDIATE transaction: the write lock is taken before the read, so
+ * two processes (two workers claiming, a worker and `mixbench pause`) never
+ * act on the same stale state.
+ *
+ * Not for: running jobs or deciding when to check for requests
+ * (app/scheduler.c), or expanding sweeps (experiments/).
+ */
+#include "db/jobs.h"
+
+#include "db/store_internal.h"
+#include "engine/common.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+/* Longer than any status name. */
+#define STATUS_LEN 16
+
+/* ---- helpers ---------------------------------------------------------- */
+
+static int no_such_run(int64_t run_id, char *err)
+{
+    return err_set(err, "store: run %lld: no such run", (long long)run_id);
+}
+
+/* A status after which a run never trains again by itself ('interrupted'
+   is not one: it can be resumed). */
+static int is_finished(const char *status)
+{
+    return strcmp(status, "done") == 0 || strcmp(status, "failed") == 0 ||
+           strcmp(status, "diverged") == 0 || strcmp(status, "cancelled") == 0;
+}
+
+/* Reads the status and control request ("" for none) of run_id; meant to
+   run inside the caller's IMMEDIATE transaction. */
+static int read_job(Store *s, int64_t run_id, char status[STATUS_LEN], char control[STATUS_LEN],
+                    const char *what, char *err)
+{
+    sqlite3_stmt *st;
+    if (store_prepare(s, "SELECT status, coalesce(control, '') FROM runs WHERE id = ?1", &st,
+                      what, err))
+        return -1;
+    if (sqlite3_bind_int64(st, 1, run_id) != SQLITE_OK) {
+        store_fail(s, err, what);
+        (void)sqlite3_finalize(st);
+        return -1;
+    }
+    int rc = sqlite3_step(st);
+    if (rc != SQLITE_ROW) {
+        if (rc == SQLITE_DONE)
+            no_such_run(run_id, err);
+        else
+            store_fail(s, err, what);
+        (void)sqlite3_finalize(st);
+        return -1;
+    }
+    const char *st_status = (const char *)sqlite3_column_text(st, 0);
+    const char *st_control = (const char *)sqlite3_column_text(st, 1);
+    if (!st_status || !st_control) {
+        err_set(err, "store: %s: out of memory", what);
+        (void)sqlite3_finalize(st);
+        return -1;
+    }
+    snprintf(status, STATUS_LEN, "%s", st_status);
+    snprintf(control, STATUS_LEN, "%s", st_control);
+    if (sqlite3_finalize(st) != SQLITE_OK)
+        return store_fail(s, err, what);
+    return 0;
+}
+
+/* Runs one UPDATE of run run_id: ?1 is run_id, ?2 text and ?3 number where
+   the statement has them.  An unknown run is an error. */
+static int update_job(Store *s, const char *sql, int64_t run_id, const char *text,
+                      int64_t number, const char *what, char *err)
+{
+    sqlite3_stmt *st;
+    if (store_prepare(s, sql, &st, what, err))
+        return -1;
+    int n_params = sqlite3_bind_parameter_count(st);
+    if (sqlite3_bind_int64(st, 1, run_id) != SQLITE_OK ||
+        (n_params >= 2 && store_bind_text(st, 2, text) != SQLITE_OK) ||
+        (n_params >= 3 && sqlite3_bind_int64(st, 3, number) != SQLITE_OK)) {
+        store_fail(s, err, what);
+        (void)sqlite3_finalize(st);
+        return -1;
+    }
+    return store_update_run(s, st, run_id, what, err);
+}
+
+/* COMMIT, or ROLLBACK when status (the body's result) is an error. */
+static int finish_transaction(Store *s, int status, const char *what, char *err)
+{
+    if (status == 0 && store_exec(s, "COMMIT", what, err) == 0)
+        return 0;
+    store_rollback_after_error(s);
+    return -1;
+}
+
+/* ---- sweeps and queueing ---------------------------------------------- */
+
+int store_sweep_create(Store *s, const char *name, const char *spec, const char *axes_json,
+                       int64_t *sweep_id, char *err)
+{
+    if (!name || !*name || !spec)
+        return err_set(err, "store: a sweep needs a name and a spec");
+    sqlite3_stmt *st;
+    if (store_prepare(s, "INSERT INTO sweeps (name, spec, axes_json) VALUES (?1, ?2, ?3)", &st,
+                      "create sweep", err))
+        return -1;
+    if (store_bind_text(st, 1, name) != SQLITE_OK || store_bind_text(st, 2, spec) != SQLITE_OK ||
+        store_bind_text(st, 3, axes_json ? axes_json : "[]") != SQLITE_OK) {
+        store_fail(s, err, "create sweep");
+        (void)sqlite3_finalize(st);
+        return -1;
+    }
+    if (store_step_done(s, st, "create sweep", err))
+        return -1;
+    if (sweep_id)
+        *sweep_id = sqlite3_last_insert_rowid(store_sqlite(s));
+    return 0;
+}
+
+/* The job columns of a freshly inserted queued run. */
+static int set_job_columns(Store *s, int64_t run_id, int64_t sweep_id, const char *coords_json,
+                           int priority, char *err)
+{
+    const char *what = "queue job";
+    sqlite3_stmt *st;
+    if (store_prepare(s,
+                      "UPDATE runs SET sweep_id = ?2, coords_json = json(coalesce(?3, '{}')),"
+                      " priority = ?4, queued_at = " STORE_NOW_SQL " WHERE id = ?1",
+                      &st, what, err))
+        return -1;
+    int bound = sqlite3_bind_int64(st, 1, run_id) == SQLITE_OK &&
+                (sweep_id > 0 ? sqlite3_bind_int64(st, 2, sweep_id)
+                              : sqlite3_bind_null(st, 2)) == SQLITE_OK &&
+                store_bind_text(st, 3, coords_json) == SQLITE_OK &&
+                sqlite3_bind_int(st, 4, priority) == SQLITE_OK;
+    if (!bound) {
+        store_fail(s, err, what);
+        (void)sqlite3_finalize(st);
+        return -1;
+    }
+    if (sqlite3_step(st) != SQLITE_DONE) {
+        /* The foreign key is the one failure a caller can cause by itself. */
+        if (sqlite3_extended_errcode(store_sqlite(s)) == SQLITE_CONSTRAINT_FOREIGNKEY)
+            err_set(err, "store: queue job: no sweep %lld", (long long)sweep_id);
+        else
+            store_fail(s, err, what);
+        (void)sqlite3_finalize(st); /* repeats the error just reported */
+        return -1;
+    }
+    if (sqlite3_finalize(st) != SQLITE_OK)
+        return store_fail(s, err, what);
+    return 0;
+}
+
+int store_job_enqueue(Store *s, const RunInfo *info, int64_t sweep_id, const char *coords_json,
+                      int priority, int64_t *run_id, char *err)
+{
+    if (store_exec(s, "BEGIN IMMEDIATE", "queue job", err))
+        return -1;
+    int64_t id = 0;
+    int status = store_run_insert(s, info, "queued", &id, err);
+    if (status == 0)
+        status = set_job_columns(s, id, sweep_id, coords_json, priority, err);
+    if (finish_transaction(s, status, "queue job", err))
+        return -1;
+    if (run_id)
+        *run_id = id;
+    return 0;
+}
+
+/* ---- claiming --------------------------------------------------------- */
+
+/* Copies text (length n) into dst[cap] or fails naming the column. */
+static int copy_column(char *dst, size_t cap, const unsigned char *text, int n, int64_t run_id,
+                       const char *column, char *err)
+{
+    if (n < 0 || (size_t)n >= cap)
+        return err_set(err, "store: run %lld: its %s is %d bytes, more than the %zu a claimed job "
+                            "holds", (long long)run_id, column, n, cap - 1);
+    if (n > 0)
+        memcpy(dst, text, (size_t)n);
+    dst[n] = '\0';
+    return 0;
+}
+
+/* Inside the claim transaction: the next job's id and fields, or *found 0. */
+static int select_next_job(Store *s, ClaimedJob *job, int *found, char *err)
+{
+    const char *what = "claim a job";
+    sqlite3_stmt *st;
+    if (store_prepare(s,
+                      "SELECT id, config_json, coalesce(resume_ckpt, '') FROM runs"
+                      " WHERE status = 'queued' ORDER BY priority DESC, id LIMIT 1",
+                      &st, what, err))
+        return -1;
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_DONE) {
+        *found = 0;
+    } else if (rc == SQLITE_ROW) {
+        *found = 1;
+        job->run_id = sqlite3_column_int64(st, 0);
+        const unsigned char *config = sqlite3_column_text(st, 1);
+        int config_len = sqlite3_column_bytes(st, 1);
+        const unsigned char *ckpt = sqlite3_column_text(st, 2);
+        int ckpt_len = sqlite3_column_bytes(st, 2);
+        if (!config || !ckpt) {
+            err_set(err, "store: %s: out of memory", what);
+            goto failed;
+        }
+        if (copy_column(job->config_json, sizeof job->config_json, config, config_len,
+                        job->run_id, "config_json", err) ||
+            copy_column(job->resume_ckpt, sizeof job->resume_ckpt, ckpt, ckpt_len, job->run_id,
+                        "resume_ckpt", err))
+            goto failed;
+    } else {
+        store_fail(s, err, what);
+        goto failed;
+    }
+    if (sqlite3_finalize(st) != SQLITE_OK)
+        return store_fail(s, err, what);
+    return 0;
+
+failed:
+    (void)sqlite3_finalize(st); /* any error was reported above */
+    return -1;
+}
+
+int store_job_claim(Store *s, int pid, ClaimedJob *job, int *found, char *err)
+{
+    *found = 0;
+    if (pid <= 0)
+        return err_set(err, "store: claim a job: bad worker process id %d", pid);
+    const char *what = "claim a job";
+    if (store_exec(s, "BEGIN IMMEDIATE", what, err))
+        return -1;
+    int any = 0;
+    int status = select_next_job(s, job, &any, err);
+    if (status == 0 && any)
+        status = update_job(s,
+                            "UPDATE runs SET status = 'running', owner_pid = ?3,"
+                            " started_at = coalesce(started_at, " STORE_NOW_SQL "),"
+                            " heartbeat_at = " STORE_NOW_SQL ", finished_at = NULL,"
+                            " control = NULL WHERE id = ?1",
+                            job->run_id, NULL, pid, what, err);
+    if (finish_transaction(s, status, what, err))
+        return -1;
+    *found = any;
+    return 0;
+}
+
+/* ---- requests --------------------------------------------------------- */
+
+int store_job_control(Store *s, int64_t run_id, char *control, int cap, char *err)
+{
+    const char *what = "read job control";
+    if (!control || cap < 1)
+        return err_set(err, "store: %s: no room for the answer", what);
+    char status[STATUS_LEN], request[STATUS_LEN];
+    /* One SELECT: a read transaction of its own is enough. */
+    if (read_job(s, run_id, status, request, what, err))
+        return -1;
+    if ((int)strlen(request) >= cap)
+        return err_set(err, "store: %s: %d bytes are too few for \"%s\"", what, cap, request);
+    snprintf(control, (size_t)cap, "%s", request);
+    return 0;
+}
+
+/* The body of store_job_request, inside its transaction. */
+static int apply_request(Store *s, int64_t run_id, const char *control, const char *what,
+                         char *err)
+{
+    char status[STATUS_LEN], pending[STATUS_LEN];
+    if (read_job(s, run_id, status, pending, what, err))
+        return -1;
+    int cancel = strcmp(control, "cancel") == 0;
+    if (is_finished(status))
+        return err_set(err, "run %lld is %s; nothing to %s", (long long)run_id, status, control);
+
+    if (strcmp(status, "running") == 0) {
+        /* The worker acts at its next check; a pending cancel is not
+           weakened into a pause. */
+        return update_job(s,
+                          "UPDATE runs SET control = CASE WHEN control = 'cancel' THEN 'cancel'"
+                          " ELSE ?2 END WHERE id = ?1",
+                          run_id, control, 0, what, err);
+    }
+    if (cancel) /* queued, paused or interrupted: no worker to wait for */
+        return update_job(s,
+                          "UPDATE runs SET status = 'cancelled', control = NULL,"
+                          " owner_pid = NULL, finished_at = " STORE_NOW_SQL " WHERE id = ?1",
+                          run_id, NULL, 0, what, err);
+    if (strcmp(status, "queued") == 0)
+        return update_job(s, "UPDATE runs SET status = 'paused', control = NULL WHERE id = ?1",
+                          run_id, NULL, 0, what, err);
+    if (strcmp(status, "paused") == 0)
+        return 0; /* already what was asked */
+    return err_set(err, "run %lld is %s; nothing to pause (resume queues it again)",
+                   (long long)run_id, status);
+}
+
+int store_job_request(Store *s, int64_t run_id, const char *control, char *err)
+{
+    if (!control || (strcmp(control, "pause") && strcmp(control, "cancel")))
+        return err_set(err, "store: a job request is pause or cancel, not %s",
+                       control ? control : "(none)");
+    char what[64];
+    snprintf(what, sizeof what, "%s run %lld", control, (long long)run_id);
+    if (store_exec(s, "BEGIN IMMEDIATE", what, err))
+        return -1;
+    return finish_transaction(s, apply_request(s, run_id, control, what, err), what, err);
+}
+
+/* The body of store_job_resume, inside its transaction. */
+static int apply_resume(Store *s, int64_t run_id, const char *what, char *err)
+{
+    char status[STATUS_LEN], pending[STATUS_LEN];
+    if (read_job(s, run_id, status, pending, what, err))
+        return -1;
+    if (strcmp(status, "paused") == 0 || strcmp(status, "interrupted") == 0)
+        return update_job(s,
+                          "UPDATE runs SET status = 'queued', control = NULL, owner_pid = NULL,"
+                          " finished_at = NULL, queued_at = " STORE_NOW_SQL " WHERE id = ?1",
+                          run_id, NULL, 0, what, err);
+    if (strcmp(status, "queued") == 0)
+        return 0; /* already waiting for a worker */
+    if (strcmp(status, "running") == 0 && strcmp(pending, "pause") == 0)
+        /* The worker has not paused yet: withdraw the request. */
+        return update_job(s, "UPDATE runs SET control = NULL WHERE id = ?1", run_id, NULL, 0,
+                          what, err);
+    if (strcmp(status, "running") == 0)
+        return err_set(err, "run %lld is running; nothing to resume", (long long)run_id);
+    return err_set(err, "run %lld is %s; only a paused or interrupted job can be resumed",
+                   (long long)run_id, status);
+}
+
+int store_job_resume(Store *s, int64_t run_id, char *err)
+{
+    char what[64];
+    snprintf(what, sizeof what, "resume run %lld", (long long)run_id);
+    if (store_exec(s, "BEGIN IMMEDIATE", what, err))
+        return -1;
+    return finish_transaction(s, apply_resume(s, run_id, what, err), what, err);
+}
+
+/* ---- worker bookkeeping ----------------------------------------------- */
+
+int store_job_set_resume(Store *s, int64_t run_id, int64_t step, const char *ckpt_path, char *err)
+{
+    if (!ckpt_path || !*ckpt_path)
+        return err_set(err, "store: a job resumes from a checkpoint path, none given");
+    char what[64];
+    snprintf(what, sizeof what, "record resume point of run %lld", (long long)run_id);
+    if (store_exec(s, "BEGIN IMMEDIATE", what, err))
+        return -1;
+    sqlite3_stmt *st;
+    int status = store_prepare(s,
+                               "UPDATE runs SET resume_ckpt = ?2, resume_step = ?3 WHERE id = ?1",
+                               &st, what, err);
+    if (status == 0) {
+        if (sqlite3_bind_int64(st, 1, run_id) != SQLITE_OK ||
+            store_bind_text(st, 2, ckpt_path) != SQLITE_OK ||
+            sqlite3_bind_int64(st, 3, step) != SQLITE_OK) {
+            status = store_fail(s, err, what);
+            (void)sqlite3_finalize(st);
+        } else {
+            status = store_update_run(s, st, run_id, what, err);
+        }
+    }
+    if (status == 0)
+        status = store_checkpoint_add(s, run_id, step, ckpt_path, err);
+    return finish_transaction(s, status, what, err);
+}
+
+int store_job_set_priority(Store *s, int64_t run_id, int priority, char *err)
+{
+    char what[64];
+    snprintf(what, sizeof what, "set priority of run %lld", (long long)run_id);
+    if (store_exec(s, "BEGIN IMMEDIATE", what, err))
+        return -1;
+    char status[STATUS_LEN], pending[STATUS_LEN];
+    int rc = read_job(s, run_id, status, pending, what, err);
+    if (rc == 0 && is_finished(status))
+        rc = err_set(err, "run %lld is %s; its priority no longer matters", (long long)run_id,
+                     status);
+    if (rc == 0)
+        rc = update_job(s, "UPDATE runs SET priority = ?3 WHERE id = ?1", run_id, NULL, priority,
+                        what, err);
+    return finish_transaction(s, rc, what, err);
+}
+
+int store_job_heartbeat(Store *s, int64_t run_id, char *err)
+{
+    char what[64];
+    snprintf(what, sizeof what, "heartbeat of run %lld", (long long)run_id);
+    return update_job(s, "UPDATE runs SET heartbeat_at = " STORE_NOW_SQL " WHERE id = ?1", run_id,
+                      NULL, 0, what, err);
+}
+
+/* ---- recovery --------------------------------------------------------- */
+
+/* Whether process pid exists.  EPERM means it does (another user's); only
+   ESRCH says it is gone.  A pid that cannot name one process (0 or below
+   would signal a process group) counts as gone. */
+static int process_alive(int64_t pid)
+{
+    if (pid <= 0 || pid > INT_MAX)
+        return 0;
+    return kill((pid_t)pid, 0) == 0 || errno != ESRCH;
+}
+
+typedef struct {
+    int64_t run_id, pid;
+} OwnedJob;
+
+/* The running jobs that have an owner process, malloc'd into *jobs. */
+static int list_owned_jobs(Store *s, OwnedJob **jobs, int *n, const char *what, char *err)
+{
+    *jobs = NULL;
+    *n = 0;
+    sqlite3_stmt *st;
+    if (store_prepare(s,
+                      "SELECT id, owner_pid FROM runs"
+                      " WHERE status = 'running' AND owner_pid IS NOT NULL ORDER BY id",
+                      &st, what, err))
+        return -1;
+    int cap = 0, rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*n == cap) {
+            int grown = cap ? 2 * cap : 16;
+            OwnedJob *more = realloc(*jobs, (size_t)grown * sizeof *more);
+            if (!more) {
+                err_set(err, "store: %s: out of memory", what);
+                goto failed;
+            }
+            *jobs = more;
+            cap = grown;
+        }
+        (*jobs)[*n].run_id = sqlite3_column_int64(st, 0);
+        (*jobs)[*n].pid = sqlite3_column_int64(st, 1);
+        (*n)++;
+    }
+    if (rc != SQLITE_DONE) {
+        store_fail(s, err, what);
+        goto failed;
+    }
+    if (sqlite3_finalize(st) != SQLITE_OK) {
+        store_fail(s, err, what);
+        free(*jobs);
+        *jobs = NULL;
+        return -1;
+    }
+    return 0;
+
+failed:
+    (void)sqlite3_finalize(st); /* the error was reported above */
+    free(*jobs);
+    *jobs = NULL;
+    *n = 0;
+    return -1;
+}
+
+/* A job whose worker died: a pending request is honoured (cancel ->
+   'cancelled', pause -> 'paused'); otherwise it goes back to the queue, to
+   resume from its last checkpoint.  The error column says what happened. */
+static const char RECOVER_SQL[] =
+    "UPDATE runs SET"
+    " status = CASE control WHEN 'cancel' THEN 'cancelled' WHEN 'pause' THEN 'paused'"
+    "          ELSE 'queued' END,"
+    " finished_at = CASE WHEN control = 'cancel' THEN " STORE_NOW_SQL " END,"
+    " queued_at = CASE WHEN control IS NULL THEN " STORE_NOW_SQL " ELSE queued_at END,"
+    " error = printf('interrupted: worker process %s was gone at %s; %s', owner_pid, "
+    STORE_NOW_SQL ","
+    "   CASE control WHEN 'cancel' THEN 'cancelled as requested'"
+    "                WHEN 'pause' THEN 'paused as requested'"
+    "                ELSE 'queued again to resume from '"
+    "                     || CASE WHEN resume_ckpt IS NULL THEN 'the start'"
+    "                             ELSE 'step ' || resume_step END END),"
+    " control = NULL, owner_pid = NULL"
+    " WHERE id = ?1";
+
+int store_jobs_recover(Store *s, int *n, char *err)
+{
+    *n = 0;
+    const char *what = "recover jobs of dead workers";
+    if (store_exec(s, "BEGIN IMMEDIATE", what, err))
+        return -1;
+    /* Listed first, changed after: rows are not updated under an open
+       SELECT on the same index. */
+    OwnedJob *jobs;
+    int n_jobs, recovered = 0;
+    int status = list_owned_jobs(s, &jobs, &n_jobs, what, err);
+    for (int i = 0; status == 0 && i < n_jobs; i++) {
+        if (process_alive(jobs[i].pid))
+            continue;
+        status = update_job(s, RECOVER_SQL, jobs[i].run_id, NULL, 0, what, err);
+        recovered++;
+    }
+    free(jobs);
+    if (finish_transaction(s, status, what, err))
+        return -1;
+    *n = recovered;
+    return 0;
+}
+
+/* ---- paper figures ---------------------------------------------------- */
+
+int store_paper_figure_add(Store *s, const char *preset, const char *coords_json,
+                           const char *metric, double value, const char *note, char *err)
+{
+    if (!preset || !*preset || !metric || !*metric)
+        return err_set(err, "store: a paper figure needs a preset and a metric");
+    char what[128];
+    snprintf(what, sizeof what, "add paper figure %.40s of %.40s", metric, preset);
+    sqlite3_stmt *st;
+    /* json() writes the coordinates in one spelling, so the same point
+       written twice replaces its row instead of adding one. */
+    if (store_prepare(s,
+                      "INSERT OR REPLACE INTO paper_figures (preset, coords_json, metric, value,"
+                      " note) VALUES (?1, json(coalesce(?2, '{}')), ?3, ?4, ?5)",
+                      &st, what, err))
+        return -1;
+    if (store_bind_text(st, 1, preset) != SQLITE_OK ||
+        store_bind_text(st, 2, coords_json) != SQLITE_OK ||
+        store_bind_text(st, 3, metric) != SQLITE_OK || store_bind_real(st, 4, value) != SQLITE_OK ||
+        store_bind_text(st, 5, note) != SQLITE_OK) {
+        store_fail(s, err, what);
+        (void)sqlite3_finalize(st);
+        return -1;
+    }
+    return store_step_done(s, st, what, err);
+}

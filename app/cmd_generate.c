@@ -119,6 +119,10 @@ int cmd_generate(int argc, char **argv)
     rng_seed(&rng, seed_v);
     char piece[1024];
     fputs(prompt, stdout);
+    /* word tokens decode as "word ": the prompt needs its own separator */
+    size_t plen = strlen(prompt);
+    if (tokenizer_kind(tok) == TOKENIZER_WORD && plen && prompt[plen - 1] != ' ' && prompt[plen - 1] != '\n')
+        fputc(' ', stdout);
     double t0 = now_seconds();
     for (long k = 0; k < n_new && work_logits; k++) {
         memcpy(work_logits, logits, sizeof(float) * V);

@@ -8,7 +8,9 @@
  * One file: with L lines (a last line without '\n' counts), train is lines
  * [0, floor(0.90 L)), valid [floor(0.90 L), floor(0.95 L)), test the rest;
  * a split that comes out empty is an error (it takes about 20 lines).
- * Tokenizer default: word for text, ids for builtin:markov; with
+ * Tokenizer default: word for text, ids for builtin:markov and the
+ * diagnostics (mqar, copy, selective-copy: builtin_mqar.c, builtin_copy.c,
+ * which also set the splits' scored masks and example_len); with
  * DataOptions.reuse (a checkpoint's tokenizer) all three splits are encoded
  * with a copy of it instead.  BPE merges are keyed by the train text's
  * absolute path, size and mtime (bpe_cache.c).

@@ -16,11 +16,15 @@
 
 #include "db/store.h"
 
+/* A sweeps row: name (the preset, or "grid"), spec, axes_json (a JSON array
+   of the axis keys; NULL means []). */
 int store_sweep_create(Store *s, const char *name, const char *spec, const char *axes_json,
                        int64_t *sweep_id, char *err);
 
 /* Queues a job: a runs row with status 'queued' (info as for
-   store_run_create; n_params etc. may be 0 until the job starts). */
+   store_run_create; n_params etc. may be 0 until the job starts).  sweep_id
+   0 means no sweep; coords_json is a JSON object (NULL means {}), stored
+   minified.  An unknown sweep fails with "store: queue job: no sweep N". */
 int store_job_enqueue(Store *s, const RunInfo *info, int64_t sweep_id, const char *coords_json,
                       int priority, int64_t *run_id, char *err);
 
@@ -31,27 +35,41 @@ typedef struct {
 } ClaimedJob;
 
 /* Claims the next queued job (highest priority, then oldest) for worker
-   process `pid`: status 'running', owner_pid, started_at.  *found = 0 when
-   the queue is empty. */
+   process `pid`: status 'running', owner_pid, started_at (only the first
+   time), heartbeat_at, control cleared.  *found = 0 when the queue is empty.
+   One IMMEDIATE transaction, so concurrent workers never claim one job. */
 int store_job_claim(Store *s, int pid, ClaimedJob *job, int *found, char *err);
 
-/* The pending control request of a job: "" | "pause" | "cancel". */
+/* The pending control request of a job: "" | "pause" | "cancel" (a worker
+   polls this between steps). */
 int store_job_control(Store *s, int64_t run_id, char *control, int cap, char *err);
-/* Requests pause/cancel (CLI/UI).  A queued job is paused/cancelled at
-   once; a running one when its worker next checks. */
+/* Requests "pause" or "cancel" (CLI/UI).  A queued job is paused or
+   cancelled at once (a paused or interrupted one can be cancelled at once
+   too; pausing a paused job does nothing); a running one gets the request
+   in its control column and stops when its worker next checks (a pending
+   cancel is not replaced by a pause).  A finished job is an error: "run 7
+   is done; nothing to pause". */
 int store_job_request(Store *s, int64_t run_id, const char *control, char *err);
-/* paused / interrupted -> queued again (it resumes from its checkpoint). */
+/* paused / interrupted -> queued again (it resumes from its checkpoint),
+   control cleared.  A queued job stays queued; a running job with a
+   pending pause has the request withdrawn; anything else is an error. */
 int store_job_resume(Store *s, int64_t run_id, char *err);
-/* Records where a job can resume from (with the checkpoint row). */
+/* Records where a job can resume from: resume_ckpt, resume_step and the
+   checkpoints row, in one transaction. */
 int store_job_set_resume(Store *s, int64_t run_id, int64_t step, const char *ckpt_path, char *err);
+/* Higher is claimed first.  A finished job is an error. */
 int store_job_set_priority(Store *s, int64_t run_id, int priority, char *err);
-/* Marks 'running' jobs whose owner process is gone as 'interrupted' and
-   queues them again; *n receives how many. */
+/* Marks 'running' jobs whose owner process is gone (kill(pid, 0) fails
+   with ESRCH) as 'interrupted' and queues them again, the error column
+   saying so; a job whose request was pending ends as asked instead
+   (cancel -> 'cancelled', pause -> 'paused').  Jobs without an owner_pid
+   (runs of `mixbench run`) are left alone.  *n receives how many. */
 int store_jobs_recover(Store *s, int *n, char *err);
 /* Heartbeat of a running job (so readers can see it is alive). */
 int store_job_heartbeat(Store *s, int64_t run_id, char *err);
 
-/* The paper's figures for a preset, stored once per preset. */
+/* The paper's figures for a preset, one row per (preset, coords, metric):
+   writing the same point again replaces it.  A non-finite value is NULL. */
 int store_paper_figure_add(Store *s, const char *preset, const char *coords_json, const char *metric,
                            double value, const char *note, char *err);
 

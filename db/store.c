@@ -3,8 +3,9 @@
  * forward migrations), writing runs, metrics, evaluations and checkpoints,
  * and the read helpers that `ls`, `show` and the UI use.
  *
- * Not for: the schema itself (db/migrations.c holds it, with the views), or
- * formatting anything for people (app/ and ui/ do that).
+ * Not for: the schema itself (db/migrations.c holds it, with the views), the
+ * job queue (db/jobs.c, on the helpers shared through db/store_internal.h),
+ * or formatting anything for people (app/ and ui/ do that).
  *
  * Concurrency: the file is in WAL mode, so the sqlite3 CLI and other
  * processes read while a run writes.  Every write that spans statements
@@ -27,7 +28,6 @@
 #include <sys/stat.h>
 
 #define BUSY_TIMEOUT_MS 5000
-#define NOW_SQL STORE_NOW_SQL
 
 struct Store {
     sqlite3 *db;
@@ -206,7 +206,7 @@ static int migrate(Store *s, char *err)
         if (version == 0) {
             int64_t tables;
             if (store_query_int(s, "SELECT count(*) FROM sqlite_schema WHERE type = 'table'",
-                          &tables, "read schema", err))
+                                &tables, "read schema", err))
                 goto failed;
             if (tables > 0) {
                 err_set(err, "%s: not a mixbench store (it has tables but no schema version)",
@@ -319,7 +319,7 @@ int store_run_insert(Store *s, const RunInfo *info, const char *status, int64_t 
                       "INSERT INTO runs (name, status, started_at, arch, task, data, tokenizer,"
                       " d, layers, heads, n_ctx, vocab, seed, threads, total_steps,"
                       " n_params, n_params_nonembedding, config_json)"
-                      " VALUES (?1, ?17, CASE WHEN ?17 = 'running' THEN " NOW_SQL " END,"
+                      " VALUES (?1, ?17, CASE WHEN ?17 = 'running' THEN " STORE_NOW_SQL " END,"
                       " ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
                       &st, "create run", err))
         return -1;
@@ -515,7 +515,7 @@ int store_run_finish(Store *s, int64_t run_id, const RunEnd *end, char *err)
                       " tokens_per_s = coalesce(?7, tokens_per_s),"
                       " peak_mem_mb = coalesce(?8, peak_mem_mb),"
                       " control = NULL, owner_pid = NULL,"  /* no worker, nothing to obey */
-                      " finished_at = " NOW_SQL " WHERE id = ?1",
+                      " finished_at = " STORE_NOW_SQL " WHERE id = ?1",
                       &st, what, err))
         return -1;
     if (sqlite3_bind_int64(st, 1, run_id) != SQLITE_OK ||
@@ -543,11 +543,11 @@ int store_run_set_status(Store *s, int64_t run_id, const char *status, char *err
     if (store_prepare(s,
                       "UPDATE runs SET status = ?2,"
                       " started_at = CASE WHEN ?2 = 'running'"
-                      "                   THEN coalesce(started_at, " NOW_SQL ")"
+                      "                   THEN coalesce(started_at, " STORE_NOW_SQL ")"
                       "                   ELSE started_at END,"
                       " finished_at = CASE WHEN ?2 IN ('done', 'failed', 'diverged',"
                       "                                'cancelled', 'interrupted')"
-                      "                    THEN " NOW_SQL " ELSE NULL END,"
+                      "                    THEN " STORE_NOW_SQL " ELSE NULL END,"
                       /* a job leaving 'running' has no worker and no request left */
                       " control = CASE WHEN ?2 = 'running' THEN control END,"
                       " owner_pid = CASE WHEN ?2 = 'running' THEN owner_pid END"

@@ -67,7 +67,8 @@ typedef struct {
 /* Loads or generates a dataset.  spec: a folder holding train/valid/test
    under the usual names ({train,valid,test}.txt, wiki.{train,valid,test}.tokens,
    ptb.{train,valid,test}.txt), one text file (split 90/5/5 by lines), or
-   builtin:NAME[:key=value,...] (stories, markov; see docs/data.md).
+   builtin:NAME[:key=value,...] (stories, markov, mqar, copy, selective-copy;
+   see docs/data.md).
    On failure ds is left empty (dataset_free is safe) and err says why. */
 int dataset_load(const char *spec, const DataOptions *opt, Dataset *ds, char *err);
 void dataset_free(Dataset *ds);

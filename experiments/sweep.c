@@ -1,0 +1,523 @@
+/*
+ * sweep.c — a sweep spec (preset name or grid) expanded into validated job
+ * configs.  The grammar, items separated by whitespace:
+ *
+ *   key=v                      a fixed key (one value: not an axis)
+ *   key=v1,v2,...              an axis
+ *   (k1,k2)=(a1,a2),(b1,b2)    a zipped axis: one tuple per point
+ *   repeats=R                  every point over seeds seed .. seed+R-1
+ *   variant=NAME               config_apply_variant before the keys
+ *
+ * Axes multiply in the order given (the first varies slowest; repeats
+ * fastest).  A job's config is base, then the variant, then every item in
+ * spec order (a later fixed key overrides an earlier one, so a preset's
+ * keys can be overridden after its name: `recall steps=100`).  Whitespace
+ * after '(' ',' '=' and before ')' ',' '=' is ignored, so
+ * "(layers, heads)=(1, 1), (2, 4)" reads as one item.  `$MIXBENCH_DATA`
+ * in a value becomes that environment variable (default ../shared/data).
+ * Every job is validated as a whole config before anything is returned, so
+ * a bad spec yields one error line and no jobs.
+ *
+ * Not for: running or storing jobs (app/scheduler.c, db/jobs.h); the
+ * presets' table is experiments/presets.c.
+ */
+#include "experiments/sweep.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/common.h"
+#include "engine/io/json.h"
+
+enum { MAX_ITEMS = 64, MAX_ZIP = 16, MAX_JOBS = 10000, MAX_REPEATS = 10000 };
+
+#define DATA_VAR "$MIXBENCH_DATA"
+#define DATA_DEFAULT "../shared/data"
+
+/* One item of the spec: n_keys keys (more than one when zipped) and
+   n_tuples tuples of values; an axis when n_tuples > 1. */
+typedef struct {
+    int n_keys, n_tuples;
+    char *keys[MAX_ZIP];
+    char **values;          /* [n_tuples * n_keys], pointers into the text */
+    char *source;           /* the item as written, for messages */
+} Item;
+
+typedef struct {
+    char *text;             /* mutable copy of the spec; items point into it */
+    char *source_text;      /* a second copy, kept whole for messages */
+    Item items[MAX_ITEMS];
+    int n_items;
+    const char *variant;    /* NULL or the variant's name */
+    int repeats;
+} Parsed;
+
+static void parsed_free(Parsed *p)
+{
+    for (int i = 0; i < p->n_items; i++) free(p->items[i].values);
+    free(p->text);
+    free(p->source_text);
+    memset(p, 0, sizeof *p);
+}
+
+/* Levenshtein distance of two short strings (names of keys and presets). */
+static int edit_distance(const char *a, const char *b)
+{
+    int la = (int)strlen(a), lb = (int)strlen(b);
+    if (la > 63 || lb > 63) return 99;
+    int row[64];
+    for (int j = 0; j <= lb; j++) row[j] = j;
+    for (int i = 1; i <= la; i++) {
+        int diag = row[0];
+        row[0] = i;
+        for (int j = 1; j <= lb; j++) {
+            int up = row[j];
+            int best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best) best = up + 1;
+            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+/* The known key nearest to key (config keys, repeats, variant), or NULL
+   when none is within edit distance 2. */
+static const char *nearest_key(const char *key)
+{
+    const char *best = NULL;
+    int best_d = 3;
+    int n = config_key_count();
+    for (int i = 0; i < n + 2; i++) {
+        const char *name = i < n ? config_key_name(i) : i == n ? "repeats" : "variant";
+        int d = edit_distance(key, name);
+        if (d < best_d) best_d = d, best = name;
+    }
+    return best;
+}
+
+static const char *nearest_preset(const char *name)
+{
+    const char *best = NULL;
+    int best_d = 3;
+    for (int i = 0; i < preset_count(); i++) {
+        int d = edit_distance(name, preset_at(i)->name);
+        if (d < best_d) best_d = d, best = preset_at(i)->name;
+    }
+    return best;
+}
+
+static int unknown_key(const char *key, char *err)
+{
+    const char *near = nearest_key(key);
+    if (near) return err_set(err, "sweep: unknown key '%s' (did you mean '%s'?)", key, near);
+    return err_set(err, "sweep: unknown key '%s' (not a config key: see engine/config.c)", key);
+}
+
+static int unknown_word(const char *word, char *err)
+{
+    const char *near = nearest_preset(word);
+    if (near) return err_set(err, "sweep: unknown preset '%s' (did you mean '%s'?)", word, near);
+    char names[512];
+    size_t len = 0;
+    names[0] = 0;
+    for (int i = 0; i < preset_count() && len < sizeof names; i++)
+        len += snprintf(names + len, sizeof names - len, "%s%s", i ? " " : "", preset_at(i)->name);
+    return err_set(err, "sweep: '%s' is neither key=value nor a preset (presets: %s)", word, names);
+}
+
+/* Drops whitespace after '(' ',' '=' and before ')' ',' '=', and turns
+   every other run of whitespace into one space; trims both ends. */
+static void normalize(char *s)
+{
+    char *out = s;
+    for (char *p = s; *p;) {
+        if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') {
+            char *q = p;
+            while (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r') q++;
+            int glue = out == s || !*q || strchr("(,=", out[-1]) || strchr("),=", *q);
+            if (!glue) *out++ = ' ';
+            p = q;
+        } else {
+            *out++ = *p++;
+        }
+    }
+    *out = 0;
+}
+
+/* s with every $MIXBENCH_DATA replaced (malloc'd), or NULL. */
+static char *expand_data_var(const char *s)
+{
+    const char *data = getenv("MIXBENCH_DATA");
+    if (!data || !*data) data = DATA_DEFAULT;
+    StrBuf sb;
+    sb_init(&sb);
+    size_t var_len = strlen(DATA_VAR);
+    for (const char *p = s;;) {
+        const char *hit = strstr(p, DATA_VAR);
+        if (!hit) {
+            sb_append(&sb, p);
+            break;
+        }
+        sb_append_len(&sb, p, (size_t)(hit - p));
+        sb_append(&sb, data);
+        p = hit + var_len;
+    }
+    if (!sb_ok(&sb)) {
+        sb_free(&sb);
+        return NULL;
+    }
+    return sb.data;
+}
+
+/* Splits s at every top-level comma into at most cap pieces (NUL-terminating
+   them in place); returns the count, or -1 when there are more than cap. */
+static int split_commas(char *s, char **out, int cap)
+{
+    int n = 0;
+    for (char *p = s;;) {
+        if (n == cap) return -1;
+        out[n++] = p;
+        char *comma = strchr(p, ',');
+        if (!comma) break;
+        *comma = 0;
+        p = comma + 1;
+    }
+    return n;
+}
+
+/* A key of the grammar: a config key, or (when allow_special) repeats or
+   variant. */
+static int check_key(const char *key, int allow_special, const char *source, char *err)
+{
+    if (!*key) return err_set(err, "sweep: '%s' has an empty key", source);
+    if (!strcmp(key, "repeats") || !strcmp(key, "variant")) {
+        if (allow_special) return 0;
+        return err_set(err, "sweep: %s cannot be zipped ('%s')", key, source);
+    }
+    if (!config_is_key(key)) return unknown_key(key, err);
+    return 0;
+}
+
+/* Checks that value is of key's type and range, with config.c's message. */
+static int check_value(const char *key, const char *value, char *err)
+{
+    Config scratch;
+    config_defaults(&scratch);
+    return config_set(&scratch, key, value, err);
+}
+
+/* key=v1,v2,... */
+static int parse_plain(Parsed *p, Item *it, char *word, char *err)
+{
+    char *eq = strchr(word, '=');
+    *eq = 0;
+    char *key = word, *list = eq + 1;
+    if (check_key(key, 1, it->source, err)) return -1;
+    if (!*list) return err_set(err, "sweep: %s= has no value", key);
+    int cap = 1;
+    for (const char *c = list; *c; c++) cap += *c == ',';
+    it->values = calloc((size_t)cap, sizeof *it->values);
+    if (!it->values) return err_set(err, "sweep: out of memory");
+    int n = split_commas(list, it->values, cap);
+    for (int i = 0; i < n; i++)
+        if (!*it->values[i]) return err_set(err, "sweep: %s has an empty value (value %d)", it->source, i + 1);
+    it->n_keys = 1;
+    it->keys[0] = key;
+    it->n_tuples = n;
+    if (!strcmp(key, "repeats") || !strcmp(key, "variant")) {
+        if (n > 1) return err_set(err, "sweep: %s takes one value ('%s')", key, it->source);
+        if (!strcmp(key, "variant")) {
+            if (p->variant) return err_set(err, "sweep: variant is given twice");
+            Config scratch;
+            config_defaults(&scratch);
+            if (config_apply_variant(&scratch, list, err)) return -1;
+            p->variant = list;
+        } else {
+            if (p->repeats) return err_set(err, "sweep: repeats is given twice");
+            char *end = NULL;
+            errno = 0;
+            long r = strtol(list, &end, 10);
+            if (errno || *end || r < 1 || r > MAX_REPEATS)
+                return err_set(err, "sweep: repeats=%s must be a whole number in [1, %d]", list, MAX_REPEATS);
+            p->repeats = (int)r;
+        }
+        it->n_keys = 0;        /* consumed: not applied as config keys */
+        return 0;
+    }
+    for (int i = 0; i < n; i++)
+        if (check_value(key, it->values[i], err)) return -1;
+    return 0;
+}
+
+/* (k1,k2,...)=(a1,a2,...),(b1,b2,...) */
+static int parse_zip(Item *it, char *word, char *err)
+{
+    char *close = strstr(word, ")=");
+    if (!close) return err_set(err, "sweep: '%s' is not (key,key,...)=(value,value,...),...", it->source);
+    *close = 0;
+    char *keys = word + 1, *rest = close + 2;
+    if (strchr(keys, '(') || strchr(keys, ')'))
+        return err_set(err, "sweep: '%s' is not (key,key,...)=(value,value,...),...", it->source);
+    int nk = split_commas(keys, it->keys, MAX_ZIP);
+    if (nk < 0) return err_set(err, "sweep: '%s' zips more than %d keys", it->source, MAX_ZIP);
+    it->n_keys = nk;
+    for (int k = 0; k < nk; k++) {
+        if (check_key(it->keys[k], 0, it->source, err)) return -1;
+        for (int j = 0; j < k; j++)
+            if (!strcmp(it->keys[j], it->keys[k]))
+                return err_set(err, "sweep: duplicate axis key '%s' in '%s'", it->keys[k], it->source);
+    }
+    if (!*rest) return err_set(err, "sweep: %s= has no value", it->source);
+    int cap = 1;
+    for (const char *c = rest; *c; c++) cap += *c == '(';
+    it->values = calloc((size_t)cap * (size_t)nk, sizeof *it->values);
+    if (!it->values) return err_set(err, "sweep: out of memory");
+    int t = 0;
+    for (char *q = rest;;) {
+        if (*q != '(') return err_set(err, "sweep: in '%s' tuple %d does not start with '('", it->source, t + 1);
+        char *end = strchr(q, ')');
+        if (!end) return err_set(err, "sweep: in '%s' tuple %d has no ')'", it->source, t + 1);
+        *end = 0;
+        char *inner = q + 1;
+        if (strchr(inner, '(')) return err_set(err, "sweep: in '%s' tuple %d has no ')'", it->source, t + 1);
+        char *vals[MAX_ZIP + 1];
+        int nv = split_commas(inner, vals, MAX_ZIP + 1);
+        if (nv != nk) {
+            /* re-join the tuple's values for the message */
+            char shown[256];
+            size_t len = 0;
+            int count = nv < 0 ? MAX_ZIP + 1 : nv;
+            for (int v = 0; v < count && len < sizeof shown; v++)
+                len += snprintf(shown + len, sizeof shown - len, "%s%s", v ? "," : "", vals[v]);
+            return err_set(err, "sweep: tuple %d (%s) of '%s' has %s%d value%s for %d keys", t + 1, shown,
+                           it->source, nv < 0 ? "more than " : "", count - (nv < 0), count == 1 ? "" : "s", nk);
+        }
+        for (int v = 0; v < nk; v++) {
+            if (!*vals[v])
+                return err_set(err, "sweep: tuple %d of '%s' has an empty value for %s", t + 1, it->source,
+                               it->keys[v]);
+            if (check_value(it->keys[v], vals[v], err)) return -1;
+            it->values[t * nk + v] = vals[v];
+        }
+        t++;
+        q = end + 1;
+        if (!*q) break;
+        if (*q != ',') return err_set(err, "sweep: in '%s' tuples must be separated by ','", it->source);
+        q++;
+        if (!*q) return err_set(err, "sweep: '%s' has an empty tuple at the end", it->source);
+    }
+    it->n_tuples = t;
+    return 0;
+}
+
+/* The spec text (normalized, variable expanded) into items. */
+static int parse_items(Parsed *p, const char *spec, char *err)
+{
+    p->text = strdup(spec);
+    p->source_text = strdup(spec);
+    if (!p->text || !p->source_text) return err_set(err, "sweep: out of memory");
+    char *save = NULL, *save_src = NULL;
+    char *word = strtok_r(p->text, " ", &save);
+    char *src = strtok_r(p->source_text, " ", &save_src);
+    for (; word; word = strtok_r(NULL, " ", &save), src = strtok_r(NULL, " ", &save_src)) {
+        if (p->n_items == MAX_ITEMS) return err_set(err, "sweep: more than %d items", MAX_ITEMS);
+        Item *it = &p->items[p->n_items++];
+        it->source = src;
+        if (word[0] == '(') {
+            if (parse_zip(it, word, err)) return -1;
+        } else if (strchr(word, '=')) {
+            if (word[0] == '=') return err_set(err, "sweep: '%s' has an empty key", src);
+            if (parse_plain(p, it, word, err)) return -1;
+        } else {
+            if (preset_find(word))
+                return err_set(err, "sweep: preset '%s' must come first, alone or followed by keys", word);
+            if (p->n_items == 1) return unknown_word(word, err);
+            return err_set(err, "sweep: '%s' is not key=value", word);
+        }
+    }
+    if (!p->repeats) p->repeats = 1;
+    /* an axis key may appear once; a fixed key may be repeated (last wins) */
+    for (int a = 0; a < p->n_items; a++)
+        for (int ka = 0; ka < p->items[a].n_keys; ka++)
+            for (int b = a + 1; b < p->n_items; b++)
+                for (int kb = 0; kb < p->items[b].n_keys; kb++) {
+                    if (strcmp(p->items[a].keys[ka], p->items[b].keys[kb])) continue;
+                    if (p->items[a].n_tuples > 1 || p->items[b].n_tuples > 1)
+                        return err_set(err, "sweep: duplicate axis key '%s'", p->items[a].keys[ka]);
+                }
+    if (p->repeats > 1)
+        for (int a = 0; a < p->n_items; a++)
+            for (int k = 0; k < p->items[a].n_keys; k++)
+                if (p->items[a].n_tuples > 1 && !strcmp(p->items[a].keys[k], "seed"))
+                    return err_set(err, "sweep: seed is an axis, so repeats cannot set it");
+    return 0;
+}
+
+/* Joins argv, resolves a leading preset name, normalizes and expands. */
+static int build_spec(int argc, char **argv, Sweep *out, char **spec, char *err)
+{
+    StrBuf sb;
+    sb_init(&sb);
+    for (int i = 0; i < argc; i++) {
+        if (i) sb_append(&sb, " ");
+        sb_append(&sb, argv[i]);
+    }
+    if (!sb_ok(&sb)) return err_set(err, "sweep: out of memory");
+    normalize(sb.data);
+    if (!sb.data[0]) {
+        sb_free(&sb);
+        return err_set(err, "sweep: empty spec (give key=v1,v2 ... or a preset name)");
+    }
+    snprintf(out->name, sizeof out->name, "grid");
+    size_t first_len = strcspn(sb.data, " ");
+    char first[128];
+    if (first_len < sizeof first && !memchr(sb.data, '=', first_len) && sb.data[0] != '(') {
+        memcpy(first, sb.data, first_len);
+        first[first_len] = 0;
+        const Preset *pr = preset_find(first);
+        if (!pr) {
+            sb_free(&sb);
+            return unknown_word(first, err);
+        }
+        StrBuf full;
+        sb_init(&full);
+        sb_append(&full, pr->spec);
+        sb_append(&full, sb.data + first_len);
+        sb_free(&sb);
+        if (!sb_ok(&full)) return err_set(err, "sweep: out of memory");
+        normalize(full.data);
+        sb = full;
+        snprintf(out->name, sizeof out->name, "%s", pr->name);
+    }
+    *spec = expand_data_var(sb.data);
+    sb_free(&sb);
+    if (!*spec) return err_set(err, "sweep: out of memory");
+    if (strlen(*spec) >= sizeof out->spec) {
+        free(*spec);
+        *spec = NULL;
+        return err_set(err, "sweep: the spec is longer than %zu characters", sizeof out->spec - 1);
+    }
+    snprintf(out->spec, sizeof out->spec, "%s", *spec);
+    return 0;
+}
+
+int sweep_parse(int argc, char **argv, const Config *base, Sweep *out, char *err)
+{
+    memset(out, 0, sizeof *out);
+    Parsed p;
+    memset(&p, 0, sizeof p);
+    char *spec = NULL;
+    if (build_spec(argc, argv, out, &spec, err)) return -1;
+    int rc = -1;
+    StrBuf sb;
+    sb_init(&sb);
+    if (parse_items(&p, spec, err)) goto done;
+
+    /* job count: the product of the axes' lengths, times repeats */
+    long n_jobs = p.repeats;
+    for (int i = 0; i < p.n_items; i++) {
+        if (p.items[i].n_keys && p.items[i].n_tuples > 1) n_jobs *= p.items[i].n_tuples;
+        if (n_jobs > MAX_JOBS) {
+            /* finish the product for the message, saturating */
+            double total = p.repeats;
+            for (int j = 0; j < p.n_items; j++)
+                if (p.items[j].n_keys && p.items[j].n_tuples > 1) total *= p.items[j].n_tuples;
+            err_set(err, "sweep: %.0f jobs is more than the limit of %d", total, MAX_JOBS);
+            goto done;
+        }
+    }
+
+    sb_append(&sb, "[");
+    int n_axis_keys = 0;
+    for (int i = 0; i < p.n_items; i++)
+        for (int k = 0; p.items[i].n_tuples > 1 && k < p.items[i].n_keys; k++) {
+            if (n_axis_keys++) sb_append(&sb, ", ");
+            sb_json_string(&sb, p.items[i].keys[k]);
+        }
+    if (p.repeats > 1) sb_append(&sb, n_axis_keys ? ", \"seed\"" : "\"seed\"");
+    sb_append(&sb, "]");
+    if (!sb_ok(&sb) || sb.len >= sizeof out->axes) {
+        err_set(err, "sweep: the list of axes is longer than %zu characters", sizeof out->axes - 1);
+        goto done;
+    }
+    memcpy(out->axes, sb.data, sb.len + 1);
+
+    out->jobs = calloc((size_t)n_jobs, sizeof *out->jobs);
+    if (!out->jobs) {
+        err_set(err, "sweep: out of memory for %ld jobs", n_jobs);
+        goto done;
+    }
+    for (long j = 0; j < n_jobs; j++) {
+        SweepJob *job = &out->jobs[j];
+        Config *c = &job->config;
+        *c = *base;
+        if (p.variant && config_apply_variant(c, p.variant, err)) goto done;
+        /* tuple index of every axis: mixed radix, the last axis fastest */
+        int tuple[MAX_ITEMS];
+        long point = j / p.repeats;
+        for (int i = p.n_items - 1; i >= 0; i--) {
+            int n = p.items[i].n_keys ? p.items[i].n_tuples : 1;
+            tuple[i] = (int)(point % n);
+            point /= n;
+        }
+        sb_free(&sb);
+        sb_init(&sb);
+        sb_append(&sb, "{");
+        int n_coords = 0;
+        for (int i = 0; i < p.n_items; i++) {
+            const Item *it = &p.items[i];
+            for (int k = 0; k < it->n_keys; k++) {
+                const char *value = it->values[tuple[i] * it->n_keys + k];
+                if (config_set(c, it->keys[k], value, err)) goto done;
+                if (it->n_tuples > 1) {
+                    if (n_coords++) sb_append(&sb, ", ");
+                    sb_json_string(&sb, it->keys[k]);
+                    sb_append(&sb, ": ");
+                    sb_json_string(&sb, value);
+                }
+            }
+        }
+        if (p.repeats > 1) {
+            c->seed += j % p.repeats;
+            sb_printf(&sb, "%s\"seed\": \"%lld\"", n_coords ? ", " : "", (long long)c->seed);
+        }
+        sb_append(&sb, "}");
+        if (!sb_ok(&sb) || sb.len >= sizeof job->coords) {
+            err_set(err, "sweep: the coordinates of job %ld are longer than %zu characters", j + 1,
+                    sizeof job->coords - 1);
+            goto done;
+        }
+        memcpy(job->coords, sb.data, sb.len + 1);
+        /* the dataset fixes vocab later: validate with a placeholder */
+        Config check = *c;
+        if (check.vocab == 0) check.vocab = 1000;
+        char why[ERR_LEN];
+        if (config_validate(&check, why)) {
+            err_set(err, "sweep: job %ld of %ld %s: %s", j + 1, n_jobs, job->coords, why);
+            goto done;
+        }
+    }
+    out->n_jobs = (int)n_jobs;
+    rc = 0;
+done:
+    sb_free(&sb);
+    parsed_free(&p);
+    free(spec);
+    if (rc) {
+        free(out->jobs);
+        out->jobs = NULL;
+        out->n_jobs = 0;
+    }
+    return rc;
+}
+
+void sweep_free(Sweep *s)
+{
+    free(s->jobs);
+    s->jobs = NULL;
+    s->n_jobs = 0;
+}

@@ -1,0 +1,393 @@
+/*
+ * job.c — the job runner of job.h.
+ *
+ * Crash safety: a periodic checkpoint is written to a new file (temp file,
+ * fsync, rename), and only then does the store learn about it (the run's
+ * resume point and checkpoint row, one transaction); the previous periodic
+ * file is deleted after that.  Killed at any instant, the store names a
+ * checkpoint that exists and loads, and resuming from it redoes the later
+ * steps to the same numbers (their metric rows are rewritten with the same
+ * values).
+ */
+#include "app/job.h"
+
+#include <libgen.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "app/cli.h"
+#include "db/jobs.h"
+#include "engine/common.h"
+#include "engine/trainer.h"
+
+#define METRIC_BUFFER 4096
+#define FLUSH_SECONDS 1.0
+
+void job_monitor_init(JobMonitor *m)
+{
+    memset(m, 0, sizeof *m);
+    pthread_mutex_init(&m->lock, NULL);
+}
+
+int job_monitor_read(JobMonitor *m, JobProgress *out)
+{
+    pthread_mutex_lock(&m->lock);
+    int active = m->active;
+    *out = m->p;
+    pthread_mutex_unlock(&m->lock);
+    return active;
+}
+
+static void publish(JobSpec *js, const JobProgress *p, int active)
+{
+    if (!js->monitor) return;
+    pthread_mutex_lock(&js->monitor->lock);
+    js->monitor->p = *p;
+    js->monitor->active = active;
+    pthread_mutex_unlock(&js->monitor->lock);
+}
+
+static double peak_mem_mb(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_maxrss / 1024.0;
+}
+
+static void fmt_duration(double s, char *buf, size_t cap)
+{
+    if (!isfinite(s) || s < 0) snprintf(buf, cap, "-");
+    else if (s < 60) snprintf(buf, cap, "%.0fs", s);
+    else if (s < 3600) snprintf(buf, cap, "%dm%02ds", (int)s / 60, (int)s % 60);
+    else snprintf(buf, cap, "%dh%02dm", (int)s / 3600, ((int)s % 3600) / 60);
+}
+
+static const char *split_name(int split)
+{
+    return split == SPLIT_TEST ? "test" : split == SPLIT_VALID ? "valid" : "train";
+}
+
+static const char *tokenizer_name(const Dataset *ds)
+{
+    return ds->tokenizer ? tokenizer_kind_name(tokenizer_kind(ds->tokenizer)) : "ids";
+}
+
+/* Everything one running job holds. */
+typedef struct {
+    JobSpec *js;
+    Config c;
+    Dataset ds;
+    Model m;
+    int have_model;
+    Trainer *tr;
+    MetricRow *rows;
+    int n_rows;
+    double last_flush;
+    char ckpt_dir[1100];
+    char last_periodic[1300];
+    JobProgress prog;
+} Job;
+
+static int flush_metrics(Job *j, char *err)
+{
+    if (j->n_rows == 0) return 0;
+    int rc = store_metrics_append(j->js->store, j->prog.run_id, j->rows, j->n_rows, err);
+    j->n_rows = 0;
+    j->last_flush = now_seconds();
+    return rc;
+}
+
+static int eval_and_store(Job *j, int split, double *loss, char *err)
+{
+    EvalResult r;
+    if (trainer_evaluate(j->tr, split, &r, err)) return -1;
+    double bpb = j->ds.bytes_per_token_is_one ? r.loss / log(2.0) : NAN;
+    if (!j->js->quiet) {
+        printf("eval  %-5s step %lld  loss %.4f  ppl %.2f  acc %.4f", split_name(split), (long long)j->prog.step,
+               r.loss, exp(r.loss), r.accuracy);
+        if (isfinite(bpb)) printf("  bpb %.4f", bpb);
+        if (isfinite(j->ds.loss_floor) && j->ds.loss_floor > 0) printf("  (floor %.4f)", j->ds.loss_floor);
+        printf("\n");
+        fflush(stdout);
+    }
+    if (loss) *loss = r.loss;
+    EvalRow row = {j->prog.step, split_name(split), r.loss, r.accuracy, bpb, r.n_targets};
+    return store_eval_add(j->js->store, j->prog.run_id, &row, err);
+}
+
+static int save_checkpoint(Job *j, const char *path, char *err)
+{
+    char step_text[32];
+    snprintf(step_text, sizeof step_text, "%lld", (long long)j->prog.step);
+    CkptExtra extra[] = {{"step", step_text}, {"data", j->c.data}};
+    return trainer_save(j->tr, path, j->ds.tokenizer, extra, 2, err);
+}
+
+/* A resumable checkpoint the store knows about; the previous one goes. */
+static int periodic_checkpoint(Job *j, char *err)
+{
+    char path[1300];
+    snprintf(path, sizeof path, "%s/run%lld-step%lld.safetensors", j->ckpt_dir, (long long)j->prog.run_id,
+             (long long)j->prog.step);
+    if (flush_metrics(j, err) || save_checkpoint(j, path, err) ||
+        store_job_set_resume(j->js->store, j->prog.run_id, j->prog.step, path, err))
+        return -1;
+    if (j->last_periodic[0] && strcmp(j->last_periodic, path)) unlink(j->last_periodic);
+    snprintf(j->last_periodic, sizeof j->last_periodic, "%s", path);
+    return 0;
+}
+
+static void default_ckpt_dir(const char *db, char *out, size_t cap)
+{
+    char copy[1024];
+    snprintf(copy, sizeof copy, "%s", db);
+    snprintf(out, cap, "%s/mixbench-ckpt", dirname(copy));
+    mkdir(out, 0777);
+}
+
+static int record_start(Job *j, char *err)
+{
+    JobSpec *js = j->js;
+    int64_t nonemb, n_params = model_count_params(&j->m, &nonemb);
+    StrBuf cfg;
+    sb_init(&cfg);
+    config_to_json(&j->c, &cfg);
+    int rc;
+    if (js->run_id == 0) {
+        RunInfo info = {0};
+        info.name = js->name;
+        info.arch = j->c.arch;
+        info.task = j->c.task;
+        info.data = j->c.data;
+        info.tokenizer = tokenizer_name(&j->ds);
+        info.config_json = cfg.data;
+        info.n_params = n_params;
+        info.n_params_nonembedding = nonemb;
+        info.total_steps = trainer_total_steps(j->tr);
+        info.seed = j->c.seed;
+        info.threads = trainer_threads(j->tr);
+        info.d = j->c.d;
+        info.layers = j->c.layers;
+        info.heads = j->c.heads;
+        info.n_ctx = j->c.n_ctx;
+        info.vocab = j->c.vocab;
+        rc = store_run_create(js->store, &info, &j->prog.run_id, err);
+    } else {
+        char p[8][64];
+        snprintf(p[0], 64, "%lld", (long long)n_params);
+        snprintf(p[1], 64, "%lld", (long long)nonemb);
+        snprintf(p[2], 64, "%lld", (long long)trainer_total_steps(j->tr));
+        snprintf(p[3], 64, "%d", trainer_threads(j->tr));
+        snprintf(p[4], 64, "%d", j->c.vocab);
+        snprintf(p[5], 64, "%s", tokenizer_name(&j->ds));
+        snprintf(p[7], 64, "%lld", (long long)js->run_id);
+        const char *params[8] = {p[0], p[1], p[2], p[3], p[4], p[5], cfg.data, p[7]};
+        rc = store_query_params(js->store,
+                                "UPDATE runs SET n_params = ?1, n_params_nonembedding = ?2, total_steps = ?3,"
+                                " threads = ?4, vocab = ?5, tokenizer = ?6, config_json = ?7 WHERE id = ?8",
+                                params, 8, NULL, NULL, err);
+        j->prog.run_id = js->run_id;
+    }
+    sb_free(&cfg);
+    return rc;
+}
+
+static void job_free(Job *j)
+{
+    trainer_free(j->tr);
+    if (j->have_model) model_free(&j->m);
+    dataset_free(&j->ds);
+    free(j->rows);
+}
+
+/* Builds everything; on failure nothing is stored for a new run. */
+static int job_setup(Job *j, char *err)
+{
+    JobSpec *js = j->js;
+    j->c = js->config;
+    if (cli_load_data(&j->c, NULL, &j->ds, err) || config_validate(&j->c, err)) return -1;
+    if (model_build(&j->m, &j->c, err)) return -1;
+    j->have_model = 1;
+    if (js->init_ckpt && checkpoint_load_weights(js->init_ckpt, &j->m, err)) return -1;
+    if (trainer_create(&j->tr, &j->m, &j->ds, j->c.threads, 1, err)) return -1;
+    if (js->resume_ckpt && js->resume_ckpt[0] && trainer_resume(j->tr, js->resume_ckpt, err)) return -1;
+    j->rows = calloc(METRIC_BUFFER, sizeof(MetricRow));
+    if (!j->rows) return err_set(err, "out of memory");
+    default_ckpt_dir(js->db_path, j->ckpt_dir, sizeof j->ckpt_dir);
+    if (js->resume_ckpt && js->resume_ckpt[0]) snprintf(j->last_periodic, sizeof j->last_periodic, "%s", js->resume_ckpt);
+    return 0;
+}
+
+int job_run(JobSpec *js, char *status_out, int status_cap, char *err)
+{
+    Job j;
+    memset(&j, 0, sizeof j);
+    j.js = js;
+    snprintf(j.prog.arch, sizeof j.prog.arch, "%s", js->config.arch);
+    snprintf(j.prog.task, sizeof j.prog.task, "%s", js->config.task);
+    snprintf(j.prog.status, sizeof j.prog.status, "starting");
+    j.prog.run_id = js->run_id;
+    publish(js, &j.prog, 1);
+    char setup_err[ERR_LEN];
+    int own_store = js->store == NULL;
+    if (job_setup(&j, setup_err) || (own_store && store_open(js->db_path, &js->store, setup_err)) ||
+        record_start(&j, setup_err)) {
+        snprintf(err, ERR_LEN, "%s", setup_err);
+        int stored = js->run_id != 0;
+        if (stored) {
+            /* a queued job that cannot start: the run says why */
+            RunEnd end = {"failed", setup_err, 0, 0, 0, 0, peak_mem_mb()};
+            store_run_finish(js->store, js->run_id, &end, setup_err);
+            snprintf(status_out, status_cap, "failed");
+        }
+        job_free(&j);
+        publish(js, &j.prog, 0);
+        if (own_store && js->store) {
+            store_close(js->store);
+            js->store = NULL;
+        }
+        return stored ? 0 : -1;
+    }
+    const Config *c = &j.c;
+    j.prog.threads = trainer_threads(j.tr);
+    j.prog.total_steps = trainer_total_steps(j.tr);
+    j.prog.step = trainer_step_count(j.tr);
+    j.prog.valid_loss = NAN;
+    snprintf(j.prog.status, sizeof j.prog.status, "running");
+    if (!js->quiet) {
+        int64_t nonemb, n_params = model_count_params(&j.m, &nonemb);
+        printf("run %lld: %s/%s on %s (%s, vocab %d): %lld parameters (%lld non-embedding), %d thread%s%s\n",
+               (long long)j.prog.run_id, c->arch, c->task, c->data, tokenizer_name(&j.ds), c->vocab,
+               (long long)n_params, (long long)nonemb, j.prog.threads, j.prog.threads > 1 ? "s" : "",
+               j.prog.step ? " (resumed)" : "");
+        if (isfinite(j.ds.loss_floor) && j.ds.loss_floor > 0)
+            printf("data entropy rate (loss floor): %.4f nats/token\n", j.ds.loss_floor);
+        fflush(stdout);
+    }
+    const char *status = "done";
+    char msg[ERR_LEN] = "";
+    double best_valid = INFINITY;
+    int evals_without_gain = 0;
+    j.last_flush = now_seconds();
+    TrainProgress p = {0};
+    p.step = j.prog.step;
+    while (!trainer_done(j.tr)) {
+        if (js->stop && *js->stop) {
+            status = "interrupted";
+            break;
+        }
+        if (trainer_step(j.tr, &p, err)) {
+            status = strstr(err, "NaN") ? "diverged" : "failed";
+            snprintf(msg, sizeof msg, "%s", err);
+            break;
+        }
+        j.rows[j.n_rows++] = (MetricRow){p.step, p.tokens, p.train_seconds, p.loss, p.loss_smooth,
+                                         p.lr, p.grad_norm, p.tokens_per_s};
+        double rate = p.train_seconds > 0 ? p.tokens / p.train_seconds : 0;
+        j.prog.step = p.step;
+        j.prog.tokens = p.tokens;
+        j.prog.loss = p.loss;
+        j.prog.loss_smooth = p.loss_smooth;
+        j.prog.lr = p.lr;
+        j.prog.tokens_per_s = rate;
+        j.prog.eta_seconds = j.prog.total_steps > 0 ? (j.prog.total_steps - p.step) * (p.train_seconds / p.step)
+                                                    : c->seconds - p.train_seconds;
+        publish(js, &j.prog, 1);
+        int last = trainer_done(j.tr);
+        if (j.n_rows == METRIC_BUFFER || now_seconds() - j.last_flush >= FLUSH_SECONDS || last) {
+            if (flush_metrics(&j, err)) {
+                status = "failed";
+                snprintf(msg, sizeof msg, "%s", err);
+                break;
+            }
+            if (js->check_control) {
+                char control[16];
+                if (store_job_control(js->store, j.prog.run_id, control, sizeof control, err) == 0 && control[0]) {
+                    status = !strcmp(control, "pause") ? "paused" : "cancelled";
+                    break;
+                }
+                store_job_heartbeat(js->store, j.prog.run_id, err);
+            }
+        }
+        if (!js->quiet && (p.step % c->log_every == 0 || last)) {
+            char eta[32];
+            fmt_duration(j.prog.eta_seconds, eta, sizeof eta);
+            printf("step %lld", (long long)p.step);
+            if (j.prog.total_steps > 0) printf("/%lld", (long long)j.prog.total_steps);
+            printf("  loss %.4f (smooth %.4f)  lr %.2e  gnorm %.3f  %.0f tok/s  eta %s\n", p.loss, p.loss_smooth,
+                   p.lr, p.grad_norm, rate, eta);
+            fflush(stdout);
+        }
+        if (c->eval_every > 0 && p.step % c->eval_every == 0 && !last) {
+            double v;
+            if (flush_metrics(&j, err) || eval_and_store(&j, SPLIT_VALID, &v, err)) {
+                status = "failed";
+                snprintf(msg, sizeof msg, "%s", err);
+                break;
+            }
+            j.prog.valid_loss = v;
+            if (v < best_valid) {
+                best_valid = v;
+                evals_without_gain = 0;
+            } else if (c->patience > 0 && ++evals_without_gain >= c->patience) {
+                snprintf(msg, sizeof msg, "early stop at step %lld: valid loss did not improve for %d evaluations",
+                         (long long)p.step, c->patience);
+                if (!js->quiet) printf("%s\n", msg);
+                break;
+            }
+        }
+        if (c->ckpt_every > 0 && p.step % c->ckpt_every == 0 && !last && periodic_checkpoint(&j, err)) {
+            status = "failed";
+            snprintf(msg, sizeof msg, "%s", err);
+            break;
+        }
+    }
+    if (flush_metrics(&j, err) && !msg[0]) {
+        status = "failed";
+        snprintf(msg, sizeof msg, "%s", err);
+    }
+    if (!strcmp(status, "done")) {
+        if (eval_and_store(&j, SPLIT_VALID, NULL, err) || eval_and_store(&j, SPLIT_TEST, NULL, err)) {
+            status = "failed";
+            snprintf(msg, sizeof msg, "%s", err);
+        }
+    }
+    /* every end but a failure or divergence leaves a resumable checkpoint */
+    if (strcmp(status, "diverged") && strcmp(status, "failed")) {
+        char path[1300];
+        if (!strcmp(status, "done")) {
+            if (js->save_path) snprintf(path, sizeof path, "%s", js->save_path);
+            else snprintf(path, sizeof path, "%s/run%lld.safetensors", j.ckpt_dir, (long long)j.prog.run_id);
+            if (save_checkpoint(&j, path, err) ||
+                store_checkpoint_add(js->store, j.prog.run_id, j.prog.step, path, err)) {
+                status = "failed";
+                snprintf(msg, sizeof msg, "%s", err);
+            } else {
+                if (j.last_periodic[0] && strcmp(j.last_periodic, path)) unlink(j.last_periodic);
+                if (!js->quiet) printf("checkpoint %s\n", path);
+            }
+        } else if (j.prog.step > 0 && periodic_checkpoint(&j, err)) {
+            status = "failed";
+            snprintf(msg, sizeof msg, "%s", err);
+        }
+    }
+    RunEnd end = {status, msg[0] ? msg : NULL, p.step, p.tokens, p.train_seconds,
+                  p.train_seconds > 0 ? p.tokens / p.train_seconds : 0, peak_mem_mb()};
+    int rc = store_run_finish(js->store, j.prog.run_id, &end, err);
+    snprintf(status_out, status_cap, "%s", status);
+    if (msg[0] && rc == 0) snprintf(err, ERR_LEN, "%s", msg);
+    snprintf(j.prog.status, sizeof j.prog.status, "%s", status);
+    publish(js, &j.prog, 0);
+    js->run_id = j.prog.run_id;
+    job_free(&j);
+    if (own_store) {
+        store_close(js->store);
+        js->store = NULL;
+    }
+    return rc;
+}

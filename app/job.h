@@ -1,0 +1,62 @@
+/*
+ * job.h — one training job from its config to stored results, shared by
+ * `mixbench run` (in the foreground) and the scheduler's workers: load the
+ * data, build the model, resume from a checkpoint if there is one, train
+ * with metrics batched into the store, evaluate, checkpoint resumably every
+ * ckpt_every steps and at the end, stop early on patience, and obey pause /
+ * cancel requests and the stop flag.
+ *
+ * Progress is published in a JobMonitor that any thread can read at any
+ * time (a short mutex section per step), so a UI never waits on training.
+ */
+#ifndef MIXBENCH_JOB_H
+#define MIXBENCH_JOB_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "db/store.h"
+#include "engine/config.h"
+
+typedef struct {
+    int64_t run_id;
+    char arch[32], task[32], status[16];
+    int threads;
+    int64_t step, total_steps, tokens;
+    double loss, loss_smooth, valid_loss, lr, tokens_per_s, eta_seconds;
+} JobProgress;
+
+typedef struct {
+    pthread_mutex_t lock;
+    JobProgress p;
+    int active;
+} JobMonitor;
+
+void job_monitor_init(JobMonitor *m);
+/* A consistent copy of the progress; returns 0 when no job is active. */
+int job_monitor_read(JobMonitor *m, JobProgress *out);
+
+typedef struct {
+    Store *store;              /* this thread's connection, or NULL: job_run
+                                  opens db_path once the job has started
+                                  (so bad input creates no store) */
+    const char *db_path;       /* for the default checkpoint folder */
+    Config config;
+    int64_t run_id;            /* an existing (queued, claimed) run, or 0: create one */
+    const char *name;          /* label of a new run */
+    const char *resume_ckpt;   /* resumable checkpoint, or NULL */
+    const char *init_ckpt;     /* --init weights, or NULL */
+    const char *save_path;     /* final checkpoint, or NULL for the default */
+    int quiet;                 /* no progress lines on stdout */
+    int check_control;         /* poll the store for pause / cancel */
+    volatile int *stop;        /* set: checkpoint and end as 'interrupted' */
+    JobMonitor *monitor;       /* may be NULL */
+} JobSpec;
+
+/* Runs the job.  Returns 0 once the run row holds its final state (written
+   into status: done, paused, cancelled, interrupted, diverged or failed;
+   for the last two err says why); -1 when the job could not start (bad
+   input: err says why; with run_id 0 nothing was stored). */
+int job_run(JobSpec *spec, char *status, int status_cap, char *err);
+
+#endif

@@ -1,0 +1,227 @@
+/*
+ * scheduler.c — worker threads over the store's job queue (scheduler.h).
+ * Each worker has its own SQLite connection; claims are atomic in the store
+ * (db/jobs.c), so any number of worker threads and processes share a queue.
+ */
+#include "app/scheduler.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "db/jobs.h"
+#include "engine/common.h"
+
+struct Scheduler {
+    SchedulerOptions o;
+    char db_path[1024];
+    pthread_t *threads;
+    JobMonitor *monitors;
+    int n_workers;
+    volatile int stop;
+    pthread_mutex_t lock;
+    int running;          /* jobs running now */
+    int finished;         /* jobs ended (any status) */
+};
+
+typedef struct {
+    Scheduler *s;
+    int index;
+} WorkerArg;
+
+
+static int read_count(void *ctx, int ncols, char **values, char **names)
+{
+    (void)names;
+    if (ncols > 0 && values[0]) *(int *)ctx = atoi(values[0]);
+    return 0;
+}
+
+/* Threads for a job starting now that did not name its own. */
+static int fair_share(Scheduler *s, Store *st)
+{
+    int queued = 0;
+    char err[ERR_LEN];
+    if (store_query(st, "SELECT count(*) FROM runs WHERE status = 'queued'", read_count, &queued, err)) queued = 0;
+    pthread_mutex_lock(&s->lock);
+    int concurrent = s->running + queued; /* the job just claimed counts in running */
+    pthread_mutex_unlock(&s->lock);
+    if (concurrent > s->o.max_jobs) concurrent = s->o.max_jobs;
+    if (concurrent < 1) concurrent = 1;
+    int share = s->o.cores / concurrent;
+    return share < 1 ? 1 : share;
+}
+
+static void sleep_seconds(double sec)
+{
+    struct timespec ts = {(time_t)sec, (long)((sec - (time_t)sec) * 1e9)};
+    nanosleep(&ts, NULL);
+}
+
+static void *worker_main(void *p)
+{
+    WorkerArg *wa = p;
+    Scheduler *s = wa->s;
+    JobMonitor *mon = &s->monitors[wa->index];
+    free(wa);
+    char err[ERR_LEN];
+    Store *st = NULL;
+    if (store_open(s->db_path, &st, err)) {
+        fprintf(stderr, "mixbench: worker: %s\n", err);
+        return NULL;
+    }
+    ClaimedJob *job = malloc(sizeof *job);
+    while (job && !s->stop) {
+        int found = 0;
+        pthread_mutex_lock(&s->lock);
+        s->running++; /* counted before the claim, so fair_share sees it */
+        pthread_mutex_unlock(&s->lock);
+        if (store_job_claim(st, (int)getpid(), job, &found, err)) {
+            fprintf(stderr, "mixbench: worker: %s\n", err);
+            found = 0;
+        }
+        if (!found) {
+            pthread_mutex_lock(&s->lock);
+            s->running--;
+            int others = s->running;
+            pthread_mutex_unlock(&s->lock);
+            if (s->o.until_empty && others == 0) break;
+            sleep_seconds(0.5);
+            continue;
+        }
+        JobSpec js;
+        memset(&js, 0, sizeof js);
+        config_defaults(&js.config);
+        JsonValue *cfg = json_parse(job->config_json, strlen(job->config_json), err);
+        int bad = !cfg || config_from_json(&js.config, cfg, 1, err);
+        json_free(cfg);
+        char status[16] = "failed";
+        if (bad) {
+            RunEnd end = {"failed", err, 0, 0, 0, 0, 0};
+            store_run_finish(st, job->run_id, &end, err);
+        } else {
+            if (js.config.threads <= 0) js.config.threads = fair_share(s, st);
+            js.store = st;
+            js.db_path = s->db_path;
+            js.run_id = job->run_id;
+            js.resume_ckpt = job->resume_ckpt[0] ? job->resume_ckpt : NULL;
+            js.quiet = s->o.quiet;
+            js.check_control = 1;
+            js.stop = &s->stop;
+            js.monitor = mon;
+            if (job_run(&js, status, sizeof status, err))
+                fprintf(stderr, "mixbench: run %lld: %s\n", (long long)job->run_id, err);
+            else if (!strcmp(status, "interrupted") && store_job_resume(st, job->run_id, err))
+                fprintf(stderr, "mixbench: run %lld: %s\n", (long long)job->run_id, err);
+        }
+        if (!s->o.quiet || strcmp(status, "done"))
+            printf("run %lld %s\n", (long long)job->run_id, status);
+        fflush(stdout);
+        pthread_mutex_lock(&s->lock);
+        s->running--;
+        s->finished++;
+        pthread_mutex_unlock(&s->lock);
+    }
+    free(job);
+    store_close(st);
+    return NULL;
+}
+
+/* Interrupted jobs (a quit, or a process that died) go back to the queue. */
+typedef struct {
+    int64_t ids[4096];
+    int n;
+} IdList;
+
+static int collect_id(void *ctx, int ncols, char **values, char **names)
+{
+    (void)names;
+    IdList *l = ctx;
+    if (ncols > 0 && values[0] && l->n < 4096) l->ids[l->n++] = atoll(values[0]);
+    return 0;
+}
+
+static int recover(const char *db_path, char *err)
+{
+    Store *st;
+    if (store_open(db_path, &st, err)) return -1;
+    int n = 0;
+    int rc = store_jobs_recover(st, &n, err);
+    IdList *l = calloc(1, sizeof *l);
+    if (!rc && l) rc = store_query(st, "SELECT id FROM runs WHERE status = 'interrupted' ORDER BY id", collect_id, l, err);
+    for (int i = 0; !rc && l && i < l->n; i++) rc = store_job_resume(st, l->ids[i], err);
+    free(l);
+    store_close(st);
+    return rc;
+}
+
+int scheduler_start(Scheduler **out, const SchedulerOptions *o, char *err)
+{
+    *out = NULL;
+    if (recover(o->db_path, err)) return -1;
+    Scheduler *s = calloc(1, sizeof *s);
+    if (!s) return err_set(err, "out of memory");
+    s->o = *o;
+    if (s->o.max_jobs < 1) s->o.max_jobs = 1;
+    if (s->o.cores < 1) s->o.cores = 1;
+    snprintf(s->db_path, sizeof s->db_path, "%s", o->db_path);
+    s->o.db_path = s->db_path;
+    pthread_mutex_init(&s->lock, NULL);
+    s->threads = calloc((size_t)s->o.max_jobs, sizeof(pthread_t));
+    s->monitors = calloc((size_t)s->o.max_jobs, sizeof(JobMonitor));
+    if (!s->threads || !s->monitors) {
+        scheduler_free(s);
+        return err_set(err, "out of memory");
+    }
+    for (int i = 0; i < s->o.max_jobs; i++) job_monitor_init(&s->monitors[i]);
+    for (int i = 0; i < s->o.max_jobs; i++) {
+        WorkerArg *wa = malloc(sizeof *wa);
+        if (!wa) break;
+        wa->s = s;
+        wa->index = i;
+        if (pthread_create(&s->threads[i], NULL, worker_main, wa)) {
+            free(wa);
+            break;
+        }
+        s->n_workers++;
+    }
+    if (s->n_workers == 0) {
+        scheduler_free(s);
+        return err_set(err, "cannot start worker threads");
+    }
+    *out = s;
+    return 0;
+}
+
+int scheduler_progress(Scheduler *s, JobProgress *out, int max)
+{
+    int n = 0;
+    for (int i = 0; i < s->n_workers && n < max; i++)
+        if (job_monitor_read(&s->monitors[i], &out[n])) n++;
+    return n;
+}
+
+void scheduler_request_stop(Scheduler *s) { s->stop = 1; }
+
+int scheduler_wait(Scheduler *s)
+{
+    for (int i = 0; i < s->n_workers; i++) pthread_join(s->threads[i], NULL);
+    s->n_workers = 0;
+    return s->finished;
+}
+
+void scheduler_free(Scheduler *s)
+{
+    if (!s) return;
+    if (s->n_workers) {
+        scheduler_request_stop(s);
+        scheduler_wait(s);
+    }
+    free(s->threads);
+    free(s->monitors);
+    pthread_mutex_destroy(&s->lock);
+    free(s);
+}

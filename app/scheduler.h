@@ -1,0 +1,42 @@
+/*
+ * scheduler.h — the engine's job queue at work: worker threads in this
+ * process take queued jobs from the store (highest priority, then oldest)
+ * and run them (app/job.c), splitting the machine's cores between the jobs
+ * that run at once.  Used headless by `mixbench worker` and, in the same
+ * process, by the interactive workbench, which reads each worker's progress
+ * without ever waiting on training.
+ *
+ * Threads: a job that names `threads` keeps it; otherwise, when it first
+ * starts, it gets cores / (jobs that can run at once), at least 1: all
+ * cores to a job alone, shared fairly when several run.  The count is then
+ * written into the job's config, so a resumed job runs on the same number
+ * of threads and reaches the same numbers.
+ */
+#ifndef MIXBENCH_SCHEDULER_H
+#define MIXBENCH_SCHEDULER_H
+
+#include "app/job.h"
+
+typedef struct {
+    const char *db_path;
+    int max_jobs;        /* jobs running at once (>= 1) */
+    int cores;           /* threads to share (>= 1) */
+    int until_empty;     /* workers end when the queue is empty (worker);
+                            else they wait for new jobs (workbench) */
+    int quiet;           /* no per-step lines (several jobs would interleave) */
+} SchedulerOptions;
+
+typedef struct Scheduler Scheduler;
+
+/* Recovers jobs of dead processes (and those stopped by a quit) into the
+   queue, then starts the workers. */
+int scheduler_start(Scheduler **out, const SchedulerOptions *o, char *err);
+/* Copies the progress of the jobs running now; returns how many. */
+int scheduler_progress(Scheduler *s, JobProgress *out, int max);
+/* Running jobs checkpoint and go back to the queue; workers end. */
+void scheduler_request_stop(Scheduler *s);
+/* Waits for every worker to end; returns the number of jobs finished. */
+int scheduler_wait(Scheduler *s);
+void scheduler_free(Scheduler *s);
+
+#endif

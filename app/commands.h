@@ -12,5 +12,12 @@ int cmd_generate(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_ls(int argc, char **argv);
 int cmd_show(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
+int cmd_worker(int argc, char **argv);
+int cmd_queue(int argc, char **argv);
+int cmd_pause(int argc, char **argv);
+int cmd_cancel(int argc, char **argv);
+int cmd_resume(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 #endif

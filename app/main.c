@@ -20,6 +20,11 @@ static void usage(FILE *f)
           "  bench     training throughput vs sgemm: [--arch A] [--config S|M] [--threads T] [--json]\n"
           "  ls        list runs in the store [--db FILE]\n"
           "  show RUN  one run's config, evaluations and loss curve [--db FILE]\n"
+          "  sweep     queue a preset or a grid: PRESET|key=v1,v2 ... [--data D] [--dry-run] [--priority P]\n"
+          "  worker    run queued jobs until the queue is empty [--jobs N] [--threads T]\n"
+          "  queue     list queued, running and paused jobs\n"
+          "  pause | cancel | resume RUN...   control jobs\n"
+          "  export    results or curves: [--sweep S] --csv|--json [--curves]\n"
           "Every model and training key of the SPEC is accepted as key=value or --key value.\n",
           f);
 }
@@ -42,6 +47,13 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "bench")) return cmd_bench(sub_argc, sub_argv);
     if (!strcmp(cmd, "ls")) return cmd_ls(sub_argc, sub_argv);
     if (!strcmp(cmd, "show")) return cmd_show(sub_argc, sub_argv);
+    if (!strcmp(cmd, "sweep")) return cmd_sweep(sub_argc, sub_argv);
+    if (!strcmp(cmd, "worker")) return cmd_worker(sub_argc, sub_argv);
+    if (!strcmp(cmd, "queue")) return cmd_queue(sub_argc, sub_argv);
+    if (!strcmp(cmd, "pause")) return cmd_pause(sub_argc, sub_argv);
+    if (!strcmp(cmd, "cancel")) return cmd_cancel(sub_argc, sub_argv);
+    if (!strcmp(cmd, "resume")) return cmd_resume(sub_argc, sub_argv);
+    if (!strcmp(cmd, "export")) return cmd_export(sub_argc, sub_argv);
     if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
         usage(stdout);
         return 0;

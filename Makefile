@@ -22,8 +22,9 @@ HEADERS  = $(wildcard engine/*.h engine/*/*.h db/*.h ui/*.h experiments/*.h app/
 
 all: mixbench
 
+# the whole library: the workbench finds its screens through weak references
 mixbench: $(APP_OBJ) build/libmixbench.a
-	$(CC) $(CFLAGS) -o $@ $(APP_OBJ) build/libmixbench.a $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $(APP_OBJ) -Wl,--whole-archive build/libmixbench.a -Wl,--no-whole-archive $(LDLIBS)
 
 build/libmixbench.a: $(LIB_OBJ)
 	@rm -f $@

@@ -6,6 +6,7 @@
 #ifndef MIXBENCH_COMMANDS_H
 #define MIXBENCH_COMMANDS_H
 
+int cmd_workbench(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
 int cmd_generate(int argc, char **argv);

@@ -1,0 +1,34 @@
+/*
+ * cmd_workbench.c — `mixbench [--db FILE] [--jobs N] [--threads T]`: the
+ * interactive workbench (ui/), with the engine's workers in the same
+ * process.
+ */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "app/cli.h"
+#include "app/commands.h"
+#include "engine/common.h"
+#include "ui/ui.h"
+
+int cmd_workbench(int argc, char **argv)
+{
+    const char *db_path = "mixbench.db", *jobs_s = NULL, *threads_s = NULL;
+    CliOpt opts[] = {{"db", 1, &db_path}, {"jobs", 1, &jobs_s}, {"threads", 1, &threads_s}, {NULL, 0, NULL}};
+    char err[ERR_LEN];
+    if (cli_parse(argc, argv, opts, NULL, NULL, 0, NULL, err)) return cli_fail("%s", err);
+    int cores = cli_cores(), jobs;
+    char *end;
+    if (threads_s) {
+        cores = (int)strtol(threads_s, &end, 10);
+        if (*end || cores < 1) return cli_fail("--threads %s is not a positive count", threads_s);
+    }
+    jobs = cores;
+    if (jobs_s) {
+        jobs = (int)strtol(jobs_s, &end, 10);
+        if (*end || jobs < 1 || jobs > 64) return cli_fail("--jobs %s is not 1..64", jobs_s);
+    }
+    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
+        return cli_fail("the workbench needs a terminal (the headless commands are listed by `mixbench help`)");
+    return ui_main(db_path, jobs, cores);
+}

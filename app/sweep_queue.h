@@ -1,0 +1,22 @@
+/*
+ * sweep_queue.h — queues a parsed sweep in the store: the sweep row, the
+ * preset's paper figures, and one queued job per point.  Shared by
+ * `mixbench sweep` and the workbench's New sweep form and demo.
+ */
+#ifndef MIXBENCH_SWEEP_QUEUE_H
+#define MIXBENCH_SWEEP_QUEUE_H
+
+#include <stdint.h>
+
+#include "db/store.h"
+#include "experiments/sweep.h"
+
+int sweep_enqueue(Store *st, const Sweep *sw, int priority, int64_t *sweep_id, char *err);
+
+/* The demo a first launch offers: a few architectures on builtin:stories,
+   small enough that curves appear within a minute. */
+#define DEMO_SWEEP_SPEC                                                                          \
+    "arch=attention,mixer,dispatcher,cumsum data=builtin:stories d=64 layers=2 heads=4 n_ctx=32 " \
+    "batch=16 steps=1500 eval_every=250 ckpt_every=250 lr=0.002 warmup=50"
+
+#endif

@@ -1,0 +1,215 @@
+/*
+ * app.c — the workbench's main loop: terminal set-up (UTF-8 or ASCII,
+ * colours or monochrome), the tab bar, the current screen, the message
+ * line and footer, the '?' help overlay, resize, and quitting (running jobs
+ * checkpoint and go back to the queue, to resume on the next launch or
+ * under `mixbench worker`).  Input is read with a short timeout so the
+ * screen refreshes from the store and the workers' progress while nothing
+ * is pressed; the workers train in their own threads and are never waited
+ * on, except at quit.
+ */
+#define _XOPEN_SOURCE_EXTENDED 1
+#include <langinfo.h>
+#include <locale.h>
+#include <ncurses.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "engine/common.h"
+#include "ui/ui.h"
+
+/* Screens in tab order.  The references are weak so that the workbench
+   builds while a screen is being written; the binary links the whole
+   library, so every screen that exists is present. */
+#pragma weak ui_screen_runs
+#pragma weak ui_screen_run
+#pragma weak ui_screen_compare
+#pragma weak ui_screen_grid
+#pragma weak ui_screen_masked
+#pragma weak ui_screen_queue
+#pragma weak ui_screen_sweep
+#pragma weak ui_screen_generate
+static const UiScreen *const ALL_SCREENS[] = {
+    &ui_screen_runs, &ui_screen_run,   &ui_screen_compare, &ui_screen_grid,
+    &ui_screen_masked, &ui_screen_queue, &ui_screen_sweep, &ui_screen_generate,
+};
+#define MAX_SCREENS ((int)(sizeof ALL_SCREENS / sizeof ALL_SCREENS[0]))
+
+#define REFRESH_SECONDS 0.5
+
+static const char *GLOBAL_HELP =
+    "Tab / Shift-Tab   next / previous screen\n"
+    "1..8              go to a screen (the number in its tab)\n"
+    "arrows, hjkl      move\n"
+    "Enter             open\n"
+    "/                 filter (Runs)\n"
+    "?                 this help\n"
+    "q                 quit (running jobs checkpoint and resume next time)\n";
+
+static void setup_colors(UiContext *ctx)
+{
+    ctx->colors = has_colors();
+    if (!ctx->colors) return;
+    start_color();
+    use_default_colors();
+    init_pair(UI_PAIR_TITLE, COLOR_CYAN, -1);
+    init_pair(UI_PAIR_SELECTED, COLOR_BLACK, COLOR_CYAN);
+    init_pair(UI_PAIR_GOOD, COLOR_GREEN, -1);
+    init_pair(UI_PAIR_BAD, COLOR_RED, -1);
+    init_pair(UI_PAIR_DIM, COLOR_BLUE, -1);
+    init_pair(UI_PAIR_WARN, COLOR_YELLOW, -1);
+    static const short series[8] = {COLOR_CYAN, COLOR_YELLOW, COLOR_GREEN, COLOR_MAGENTA,
+                                    COLOR_RED, COLOR_BLUE, COLOR_WHITE, COLOR_GREEN};
+    for (int k = 0; k < 8; k++) init_pair((short)(UI_PAIR_SERIES0 + k), series[k], -1);
+}
+
+static void draw_tabs(const UiScreen *const *SCREENS, int N_SCREENS, int current, int width, UiContext *ctx)
+{
+    move(0, 0);
+    clrtoeol();
+    int x = 0;
+    attron(ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD);
+    mvaddnstr(0, x, "mixbench", width - x);
+    attroff(ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD);
+    x += 9;
+    for (int i = 0; i < N_SCREENS && x < width; i++) {
+        char label[32];
+        snprintf(label, sizeof label, " %d %s ", i + 1, SCREENS[i]->name);
+        int attr = i == current ? ui_attr(ctx, UI_PAIR_SELECTED) | A_BOLD : 0;
+        attron(attr);
+        mvaddnstr(0, x, label, width - x);
+        attroff(attr);
+        x += (int)strlen(label);
+    }
+}
+
+static void draw_footer(const UiScreen *s, int rows, int width, UiContext *ctx)
+{
+    move(rows - 2, 0);
+    clrtoeol();
+    if (ctx->message[0]) ui_text(rows - 2, 0, width, ui_attr(ctx, UI_PAIR_WARN), "%s", ctx->message);
+    move(rows - 1, 0);
+    clrtoeol();
+    ui_text(rows - 1, 0, width, A_REVERSE, " %s  Tab screens  ? help  q quit ", s->footer);
+}
+
+static void draw_help(const UiScreen *s, int rows, int width, UiContext *ctx)
+{
+    int y = 2;
+    erase();
+    ui_text(y++, 2, width - 4, ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD, "Keys: %s screen", s->name);
+    const char *texts[2] = {s->help, GLOBAL_HELP};
+    for (int t = 0; t < 2; t++) {
+        const char *p = texts[t];
+        while (p && *p && y < rows - 2) {
+            const char *nl = strchr(p, '\n');
+            int len = nl ? (int)(nl - p) : (int)strlen(p);
+            ui_text(y++, 4, width - 6, 0, "%.*s", len, p);
+            p = nl ? nl + 1 : NULL;
+        }
+        if (t == 0 && y < rows - 2) ui_text(++y, 2, width - 4, ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD, "Everywhere"), y++;
+    }
+    ui_text(rows - 1, 0, width, A_REVERSE, " any key: back ");
+}
+
+int ui_main(const char *db_path, int jobs, int cores)
+{
+    char err[ERR_LEN];
+    UiContext ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.db_path = db_path;
+    ctx.switch_to = -1;
+    if (store_open(db_path, &ctx.store, err)) {
+        fprintf(stderr, "mixbench: %s\n", err);
+        return 1;
+    }
+    SchedulerOptions so = {db_path, jobs, cores, 0, 1};
+    if (scheduler_start(&ctx.scheduler, &so, err)) {
+        store_close(ctx.store);
+        fprintf(stderr, "mixbench: %s\n", err);
+        return 1;
+    }
+    setlocale(LC_ALL, "");
+    ctx.utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+    initscr();
+    cbreak();
+    noecho();
+    keypad(stdscr, TRUE);
+    curs_set(0);
+    timeout(100);
+    setup_colors(&ctx);
+
+    const UiScreen *SCREENS[MAX_SCREENS];
+    int N_SCREENS = 0;
+    for (int i = 0; i < MAX_SCREENS; i++)
+        if (ALL_SCREENS[i]) SCREENS[N_SCREENS++] = ALL_SCREENS[i];
+    if (N_SCREENS == 0) {
+        endwin();
+        scheduler_free(ctx.scheduler);
+        store_close(ctx.store);
+        fprintf(stderr, "mixbench: this build has no workbench screens\n");
+        return 1;
+    }
+    void *states[MAX_SCREENS];
+    for (int i = 0; i < N_SCREENS; i++) states[i] = SCREENS[i]->create(&ctx);
+    int current = 0, help = 0;
+    double last_refresh = 0;
+    while (!ctx.quit) {
+        const UiScreen *s = SCREENS[current];
+        double now = now_seconds();
+        if (now - last_refresh >= REFRESH_SECONDS) {
+            s->reload(states[current], &ctx);
+            last_refresh = now;
+        }
+        int rows, cols;
+        getmaxyx(stdscr, rows, cols);
+        if (help) {
+            draw_help(s, rows, cols, &ctx);
+        } else {
+            erase();
+            draw_tabs(SCREENS, N_SCREENS, current, cols, &ctx);
+            if (rows > 4) s->draw(states[current], &ctx, 1, rows - 3, cols);
+            draw_footer(s, rows, cols, &ctx);
+        }
+        refresh();
+        int ch = getch();
+        if (ch == ERR) continue;
+        if (ch == KEY_RESIZE) continue;
+        if (help) {
+            help = 0;
+            continue;
+        }
+        int typing = s->typing && s->typing(states[current]);
+        int handled = s->key(states[current], &ctx, ch);
+        if (!handled && !typing) {
+            if (ch == 'q') {
+                ctx.quit = 1;
+            } else if (ch == '?') {
+                help = 1;
+            } else if (ch == '\t') {
+                current = (current + 1) % N_SCREENS;
+            } else if (ch == KEY_BTAB) {
+                current = (current + N_SCREENS - 1) % N_SCREENS;
+            } else if (ch >= '1' && ch < '1' + N_SCREENS) {
+                current = ch - '1';
+            }
+        }
+        if (ctx.switch_to >= 0 && ctx.switch_to < N_SCREENS) {
+            current = ctx.switch_to;
+            ctx.switch_to = -1;
+        }
+        SCREENS[current]->reload(states[current], &ctx);
+        last_refresh = now_seconds();
+    }
+    /* quitting: running jobs checkpoint and return to the queue */
+    erase();
+    mvaddstr(0, 0, "mixbench: checkpointing running jobs...");
+    refresh();
+    scheduler_request_stop(ctx.scheduler);
+    scheduler_wait(ctx.scheduler);
+    scheduler_free(ctx.scheduler);
+    for (int i = 0; i < N_SCREENS; i++) SCREENS[i]->destroy(states[i]);
+    endwin();
+    store_close(ctx.store);
+    return 0;
+}

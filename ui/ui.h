@@ -1,0 +1,77 @@
+/*
+ * ui.h — the interactive workbench: one ncurses screen at a time, each a
+ * module ui/screen_NAME.c implementing UiScreen, over a shared UiContext
+ * (the store, the in-process scheduler, what the user selected).  The main
+ * loop (ui/app.c) owns input, redraws, resize, the '?' help and the footer;
+ * screens read the store and the scheduler's progress, never train.
+ */
+#ifndef MIXBENCH_UI_H
+#define MIXBENCH_UI_H
+
+#include <stdint.h>
+
+#include "app/scheduler.h"
+#include "db/store.h"
+#include "ui/plot.h"
+
+#define UI_MAX_COMPARE 8
+
+/* Colour pairs (the monochrome fallback uses attributes instead). */
+enum {
+    UI_PAIR_TITLE = 1, UI_PAIR_SELECTED, UI_PAIR_GOOD, UI_PAIR_BAD, UI_PAIR_DIM, UI_PAIR_WARN,
+    UI_PAIR_SERIES0,   /* UI_PAIR_SERIES0 + k for plot series k (8 colours) */
+};
+
+typedef struct UiContext {
+    Store *store;              /* the UI thread's own connection */
+    Scheduler *scheduler;      /* workers in this process (may be NULL) */
+    const char *db_path;
+    int utf8;                  /* braille and block characters allowed */
+    int colors;                /* the terminal has colours */
+    int64_t run_id;            /* the run opened with Enter (0: none) */
+    int64_t compare[UI_MAX_COMPARE];   /* runs selected for Compare */
+    int n_compare;
+    int64_t sweep_id;          /* the sweep the Grid screen shows (0: latest) */
+    char message[256];         /* one-line status shown above the footer */
+    int switch_to;             /* a screen asks the loop to show screen N (-1: none) */
+    int quit;
+} UiContext;
+
+typedef struct UiScreen {
+    const char *name;          /* tab label, e.g. "Runs" */
+    const char *footer;        /* the main keys, e.g. "Enter open  s sort  / filter" */
+    const char *help;          /* every key of the screen, one per line */
+    void *(*create)(UiContext *ctx);
+    void (*destroy)(void *state);
+    /* Reloads from the store / scheduler (called about twice a second and
+       after every key); must be cheap for the UI to stay responsive. */
+    void (*reload)(void *state, UiContext *ctx);
+    /* Draws into rows [top, top + height) of the terminal, all columns. */
+    void (*draw)(void *state, UiContext *ctx, int top, int height, int width);
+    /* A key the screen may take; returns 1 when it did. */
+    int (*key)(void *state, UiContext *ctx, int ch);
+    /* 1 while the screen is reading text (a form field, a filter), so the
+       loop passes every key to it, q and digits included. */
+    int (*typing)(void *state);
+} UiScreen;
+
+/* The screens, in tab order (ui/app.c). */
+extern const UiScreen ui_screen_runs, ui_screen_run, ui_screen_compare, ui_screen_grid,
+    ui_screen_masked, ui_screen_queue, ui_screen_sweep, ui_screen_generate;
+
+/* Runs the workbench until the user quits; returns the exit code. */
+int ui_main(const char *db_path, int jobs, int cores);
+
+/* ---- drawing helpers shared by the screens (ui/widgets.c) ---- */
+
+/* Text clipped to width columns (UTF-8 aware), with attributes. */
+void ui_text(int y, int x, int width, int attr, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* A plot (ui/plot.h) of the series in the rectangle, series k in colour k. */
+void ui_plot(UiContext *ctx, int y, int x, int height, int width, const PlotSeries *series, int n_series,
+             int log_y);
+/* The attribute of a colour pair, or a monochrome stand-in. */
+int ui_attr(UiContext *ctx, int pair);
+/* Asks a question on the message line; returns 1 for y/Y. */
+int ui_confirm(UiContext *ctx, const char *question);
+
+#endif

@@ -9,7 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <math.h>
+
 #include "engine/config.h"
+#include "engine/data/data.h"
 #include "engine/model.h"
 #include "engine/rng.h"
 #include "engine/sparse.h"
@@ -77,6 +80,26 @@ static inline double tm_run(const Model *m, Work *w, int B, int want_grad, int t
     if (want_grad) work_zero_grads(w, m);
     m->task->run(&t);
     return t.loss_sum / (double)count;
+}
+
+/* A dataset of random ids (2..vocab-1) held in memory, every split len long. */
+static inline void tm_random_dataset(Dataset *ds, int vocab, size_t len, uint64_t seed)
+{
+    memset(ds, 0, sizeof *ds);
+    Rng r;
+    rng_seed(&r, seed);
+    for (int s = 0; s < SPLIT_COUNT; s++) {
+        ds->split[s].ids = malloc(sizeof(int32_t) * len);
+        ds->split[s].len = len;
+        for (size_t i = 0; i < len; i++) ds->split[s].ids[i] = 2 + (int32_t)rng_below(&r, vocab - 2);
+    }
+    ds->vocab = vocab;
+    ds->loss_floor = NAN;
+}
+
+static inline void tm_free_dataset(Dataset *ds)
+{
+    for (int s = 0; s < SPLIT_COUNT; s++) free(ds->split[s].ids);
 }
 
 #endif

@@ -540,25 +540,6 @@ static void test_forward_step(void)
 
 /* ---- whole training runs ---- */
 
-static void random_dataset(Dataset *ds, int vocab, size_t len, uint64_t seed)
-{
-    memset(ds, 0, sizeof *ds);
-    Rng r;
-    rng_seed(&r, seed);
-    for (int s = 0; s < SPLIT_COUNT; s++) {
-        ds->split[s].ids = malloc(sizeof(int32_t) * len);
-        ds->split[s].len = len;
-        for (size_t i = 0; i < len; i++) ds->split[s].ids[i] = 2 + (int32_t)rng_below(&r, vocab - 2);
-    }
-    ds->vocab = vocab;
-    ds->loss_floor = NAN;
-}
-
-static void free_dataset(Dataset *ds)
-{
-    for (int s = 0; s < SPLIT_COUNT; s++) free(ds->split[s].ids);
-}
-
 /* Trains `steps` steps; losses [steps]; *final_w gets a copy of the weights
    and *n_floats their count (may be NULL); *step_seconds the mean time of
    the steps after the first.  Returns 0 or -1. */
@@ -601,7 +582,7 @@ static int train(const char *const *args, const Dataset *ds, int steps, double *
 static void test_determinism(void)
 {
     Dataset ds;
-    random_dataset(&ds, 40, 3000, 2);
+    tm_random_dataset(&ds, 40, 3000, 2);
     const char *tasks[] = {"task=clm", "task=mlm"}, *optims[] = {"table_optim=adamw", "table_optim=lazy"};
     for (int threads = 1; threads <= 2; threads++)
         for (int k = 0; k < 2; k++) {
@@ -626,7 +607,7 @@ static void test_determinism(void)
             free(w1);
             free(w2);
         }
-    free_dataset(&ds);
+    tm_free_dataset(&ds);
 }
 
 /* K up to 1e6: training works and, in lazy mode, a step's time does not
@@ -634,7 +615,7 @@ static void test_determinism(void)
 static void test_large_tables(void)
 {
     Dataset ds;
-    random_dataset(&ds, 200, 20000, 3);
+    tm_random_dataset(&ds, 200, 20000, 3);
     for (int s = 0; s < SPLIT_COUNT; s++) /* learnable: next = 3 prev + noise */
         for (size_t i = 1; i < ds.split[s].len; i++)
             ds.split[s].ids[i] = 2 + (3 * ds.split[s].ids[i - 1] + ds.split[s].ids[i] % 3) % 198;
@@ -652,7 +633,7 @@ static void test_large_tables(void)
             printf("  %-17s %-17s d=16: %.2f ms per step, loss %.3f -> %.3f\n", sizes[k], optims[o], 1e3 * secs,
                    losses[0], losses[STEPS - 1]);
         }
-    free_dataset(&ds);
+    tm_free_dataset(&ds);
 }
 
 int main(void)

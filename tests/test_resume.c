@@ -26,6 +26,7 @@
 #include "engine/rng.h"
 #include "engine/trainer.h"
 #include "tests/check.h"
+#include "tests/model_util.h"
 
 void openblas_set_num_threads(int num_threads);
 
@@ -34,26 +35,6 @@ static char dir[64];
 static void path_in_dir(char *out, size_t cap, const char *name)
 {
     snprintf(out, cap, "%s/%s", dir, name);
-}
-
-/* A dataset of random ids held in memory. */
-static void random_dataset(Dataset *ds, int vocab, size_t len, uint64_t seed)
-{
-    memset(ds, 0, sizeof *ds);
-    Rng r;
-    rng_seed(&r, seed);
-    for (int s = 0; s < SPLIT_COUNT; s++) {
-        ds->split[s].ids = malloc(sizeof(int32_t) * len);
-        ds->split[s].len = len;
-        for (size_t i = 0; i < len; i++) ds->split[s].ids[i] = 2 + (int32_t)rng_below(&r, vocab - 2);
-    }
-    ds->vocab = vocab;
-    ds->loss_floor = NAN;
-}
-
-static void free_random_dataset(Dataset *ds)
-{
-    for (int s = 0; s < SPLIT_COUNT; s++) free(ds->split[s].ids);
 }
 
 /* A model and its trainer, built from key=value settings. */
@@ -171,30 +152,30 @@ static void check_resume(const char *name, const char *const *args, int N, int k
 static void test_continuation_attention(void)
 {
     Dataset ds;
-    random_dataset(&ds, 40, 3000, 11);
+    tm_random_dataset(&ds, 40, 3000, 11);
     const char *random_t1[] = {"arch=attention", SMALL, "decay=cosine", "dropout=0.1", "threads=1", NULL};
     const char *sequential_t2[] = {"arch=attention", SMALL, "decay=linear", "order=sequential", "threads=2", NULL};
     check_resume("attention clm random threads=1 cosine", random_t1, 12, 5, &ds);
     check_resume("attention clm sequential threads=2 linear", sequential_t2, 12, 7, &ds);
     check_resume("attention clm resumed after one step", random_t1, 6, 1, &ds);
-    free_random_dataset(&ds);
+    tm_free_dataset(&ds);
 }
 
 static void test_continuation_mixer_mlm(void)
 {
     Dataset ds;
-    random_dataset(&ds, 40, 3000, 12);
+    tm_random_dataset(&ds, 40, 3000, 12);
     const char *t2[] = {"arch=mixer", "task=mlm", SMALL, "decay=cosine", "threads=2", NULL};
     const char *t1[] = {"arch=mixer", "task=mlm", SMALL, "decay=cosine", "order=sequential", "threads=1", NULL};
     check_resume("mixer mlm random threads=2", t2, 12, 5, &ds);
     check_resume("mixer mlm sequential threads=1", t1, 12, 6, &ds);
-    free_random_dataset(&ds);
+    tm_free_dataset(&ds);
 }
 
 static void test_continuation_pairconnect(void)
 {
     Dataset ds;
-    random_dataset(&ds, 40, 3000, 13);
+    tm_random_dataset(&ds, 40, 3000, 13);
     /* K = 1000 rows: after the first steps many live rows are not touched
        again, so a lost live list would leave them behind */
     const char *adamw_t2[] = {"arch=pairconnect", SMALL, "hash_size=1000", "table_optim=adamw", "decay=cosine",
@@ -209,20 +190,20 @@ static void test_continuation_pairconnect(void)
     check_resume("pairconnect clm adamw sequential threads=1", adamw_t1, 12, 6, &ds);
     check_resume("pairconnect clm lazy threads=1", lazy_t1, 12, 4, &ds);
     check_resume("pairconnect clm lazy sequential threads=2", lazy_t2, 12, 6, &ds);
-    free_random_dataset(&ds);
+    tm_free_dataset(&ds);
 }
 
 static void test_continuation_dispatcher(void)
 {
     Dataset ds;
-    random_dataset(&ds, 40, 3000, 14);
+    tm_random_dataset(&ds, 40, 3000, 14);
     const char *t2[] = {"arch=dispatcher", SMALL, "level_dropout=0.2", "dropout=0.1", "order=sequential",
                         "decay=cosine", "threads=2", NULL};
     const char *t1[] = {"arch=dispatcher", SMALL, "level_dropout=0.2", "dropout=0.1", "decay=cosine",
                         "threads=1", NULL};
     check_resume("dispatcher clm level_dropout sequential threads=2", t2, 12, 5, &ds);
     check_resume("dispatcher clm level_dropout random threads=1", t1, 12, 8, &ds);
-    free_random_dataset(&ds);
+    tm_free_dataset(&ds);
 }
 
 static int one_line(const char *s) { return s[0] && !strchr(s, '\n'); }
@@ -258,8 +239,8 @@ static int write_damaged(const char *src, const char *path, long n, long at, int
 static void test_refused_files(void)
 {
     Dataset ds, other_ds;
-    random_dataset(&ds, 40, 3000, 21);
-    random_dataset(&other_ds, 40, 2000, 21);
+    tm_random_dataset(&ds, 40, 3000, 21);
+    tm_random_dataset(&other_ds, 40, 2000, 21);
     const char *args[] = {"arch=attention", SMALL, "decay=cosine", "threads=1", "steps=10", NULL};
     char good[256], bad[256], plain[256], err[ERR_LEN];
     path_in_dir(good, sizeof good, "good.safetensors");
@@ -360,8 +341,8 @@ static void test_refused_files(void)
     unlink(good);
     unlink(bad);
     unlink(plain);
-    free_random_dataset(&ds);
-    free_random_dataset(&other_ds);
+    tm_free_dataset(&ds);
+    tm_free_dataset(&other_ds);
 }
 
 /* Model readers load resume files (they skip optim.* and train_state);
@@ -416,13 +397,13 @@ static void test_model_readers(void)
 static void test_save_time(void)
 {
     Dataset ds;
-    random_dataset(&ds, 10000, 20000, 31);
+    tm_random_dataset(&ds, 10000, 20000, 31);
     const char *args[] = {"arch=attention", "d=256", "layers=4", "heads=4", "n_ctx=64", "batch=2", "threads=1",
                           "steps=10", NULL};
     char path[256], err[ERR_LEN];
     path_in_dir(path, sizeof path, "config-s.safetensors");
     Job a;
-    if (job_open(&a, args, NULL, &ds)) { CHECK(0, "setup"); free_random_dataset(&ds); return; }
+    if (job_open(&a, args, NULL, &ds)) { CHECK(0, "setup"); tm_free_dataset(&ds); return; }
     double losses[MAX_STEPS];
     TrainProgress p;
     job_train(&a, 1, losses, &p);
@@ -441,7 +422,7 @@ static void test_save_time(void)
            (long long)n_params, best, file_size(path) / 1e6, resume);
     job_close(&a);
     unlink(path);
-    free_random_dataset(&ds);
+    tm_free_dataset(&ds);
 }
 
 int main(void)

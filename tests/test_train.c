@@ -17,6 +17,7 @@
 #include "engine/rng.h"
 #include "engine/trainer.h"
 #include "tests/check.h"
+#include "tests/model_util.h"
 
 void openblas_set_num_threads(int num_threads);
 
@@ -30,26 +31,6 @@ static int setup(Config *c, const char *const *args)
             return -1;
         }
     return 0;
-}
-
-/* A dataset of random ids held in memory. */
-static void random_dataset(Dataset *ds, int vocab, size_t len, uint64_t seed)
-{
-    memset(ds, 0, sizeof *ds);
-    Rng r;
-    rng_seed(&r, seed);
-    for (int s = 0; s < SPLIT_COUNT; s++) {
-        ds->split[s].ids = malloc(sizeof(int32_t) * len);
-        ds->split[s].len = len;
-        for (size_t i = 0; i < len; i++) ds->split[s].ids[i] = 2 + (int32_t)rng_below(&r, vocab - 2);
-    }
-    ds->vocab = vocab;
-    ds->loss_floor = NAN;
-}
-
-static void free_random_dataset(Dataset *ds)
-{
-    for (int s = 0; s < SPLIT_COUNT; s++) free(ds->split[s].ids);
 }
 
 /* Trains for c->steps; losses[] receives every step's loss (may be NULL).
@@ -99,11 +80,11 @@ static void test_overfit_one_batch(void)
         if (setup(&c, args)) { CHECK(0, "setup"); continue; }
         Dataset ds;
         /* exactly one batch of windows: 4 windows of 16 (+1) tokens */
-        random_dataset(&ds, 50, 4 * 16 + 1, 7);
+        tm_random_dataset(&ds, 50, 4 * 16 + 1, 7);
         double last;
         train(&c, &ds, NULL, &last);
         CHECK(last < 0.05, "%s: loss after 300 steps on one batch is %.4f", archs[a], last);
-        free_random_dataset(&ds);
+        tm_free_dataset(&ds);
     }
 }
 
@@ -167,7 +148,7 @@ static void test_real_corpus(void)
 static void test_determinism(void)
 {
     Dataset ds;
-    random_dataset(&ds, 60, 5000, 3);
+    tm_random_dataset(&ds, 60, 5000, 3);
     for (int threads = 1; threads <= 2; threads++) {
         for (int a = 0; a < 2; a++) {
             Config c;
@@ -182,7 +163,7 @@ static void test_determinism(void)
             CHECK(v1 == v2, "threads=%d: valid %.9g vs %.9g", threads, v1, v2);
         }
     }
-    free_random_dataset(&ds);
+    tm_free_dataset(&ds);
 }
 
 typedef struct {
@@ -202,7 +183,7 @@ static void *job_main(void *p)
 static void test_two_jobs_at_once(void)
 {
     Dataset ds;
-    random_dataset(&ds, 60, 5000, 4);
+    tm_random_dataset(&ds, 60, 5000, 4);
     Job alone[2], together[2];
     const char *args0[] = {"arch=attention", "d=32", "layers=2", "heads=2", "n_ctx=16", "batch=6", "steps=20",
                            "threads=1", "seed=1", NULL};
@@ -223,7 +204,7 @@ static void test_two_jobs_at_once(void)
         CHECK(alone[i].valid == together[i].valid, "job %d: valid %.9g alone, %.9g together", i, alone[i].valid,
               together[i].valid);
     }
-    free_random_dataset(&ds);
+    tm_free_dataset(&ds);
 }
 
 int main(void)

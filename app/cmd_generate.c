@@ -7,7 +7,6 @@
  * sequence fits in n_ctx, then a full pass over the last n_ctx tokens per
  * new token.  --stats prints the generation speed on stderr.
  */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,46 +17,7 @@
 #include "engine/common.h"
 #include "engine/generate.h"
 #include "engine/rng.h"
-
-/* Samples an id from logits [V] (ids < 2 are reserved and never drawn). */
-static int32_t sample(float *logits, int V, double temperature, int top_k, Rng *rng)
-{
-    logits[0] = logits[1] = -INFINITY;
-    if (temperature <= 0) {
-        int best = 2;
-        for (int v = 3; v < V; v++)
-            if (logits[v] > logits[best]) best = v;
-        return best;
-    }
-    if (top_k > 0 && top_k < V) {
-        /* the k-th largest logit is the cut-off */
-        float *copy = malloc(sizeof(float) * V);
-        memcpy(copy, logits, sizeof(float) * V);
-        float cut = INFINITY;
-        for (int k = 0; k < top_k; k++) {
-            int best = -1;
-            for (int v = 0; v < V; v++)
-                if (copy[v] > -INFINITY && (best < 0 || copy[v] > copy[best])) best = v;
-            if (best < 0) break;
-            cut = copy[best];
-            copy[best] = -INFINITY;
-        }
-        free(copy);
-        for (int v = 0; v < V; v++)
-            if (logits[v] < cut) logits[v] = -INFINITY;
-    }
-    float mx = -INFINITY;
-    for (int v = 0; v < V; v++) mx = fmaxf(mx, logits[v]);
-    double total = 0;
-    for (int v = 0; v < V; v++) total += logits[v] > -INFINITY ? exp((logits[v] - mx) / temperature) : 0.0;
-    double u = rng_double(rng) * total, acc = 0;
-    for (int v = 0; v < V; v++) {
-        if (logits[v] == -INFINITY) continue;
-        acc += exp((logits[v] - mx) / temperature);
-        if (acc >= u) return v;
-    }
-    return V - 1;
-}
+#include "engine/sample.h"
 
 int cmd_generate(int argc, char **argv)
 {
@@ -112,9 +72,9 @@ int cmd_generate(int argc, char **argv)
         return cli_fail("generate: %s", err);
     }
     /* an empty prompt starts a line: <eos> for word data, else the first id */
-    const float *logits = generator_push(g, n_prompt ? prompt_ids[0] : (V > 3 ? 3 : 2));
+    const float *logits = generator_push(g, n_prompt ? prompt_ids[0] : sample_start_token(V));
     for (size_t i = 1; i < n_prompt; i++) logits = generator_push(g, prompt_ids[i]);
-    float *work_logits = malloc(sizeof(float) * V);
+    float *work_logits = malloc(sizeof(float) * 2 * (size_t)V), *scratch = work_logits ? work_logits + V : NULL;
     Rng rng;
     rng_seed(&rng, seed_v);
     char piece[1024];
@@ -126,7 +86,7 @@ int cmd_generate(int argc, char **argv)
     double t0 = now_seconds();
     for (long k = 0; k < n_new && work_logits; k++) {
         memcpy(work_logits, logits, sizeof(float) * V);
-        int32_t id = sample(work_logits, V, temperature, (int)top_k, &rng);
+        int32_t id = sample_token(work_logits, V, temperature, (int)top_k, &rng, scratch);
         tokenizer_decode_one(tok, id, piece, sizeof piece);
         fputs(piece, stdout);
         fflush(stdout);

@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# tests/test_ui_runs.sh — the Runs and Run screens of the workbench, driven
+# for real in tmux: the welcome of an empty store, `d` queuing the demo
+# whose rows start running and progress, Enter opening a run with its
+# header and a braille loss curve, `x` switching the x axis, a resize and
+# back, the `/` filter, quitting with q (running jobs go back to the queue
+# with a resume checkpoint), a relaunch listing the same runs, and the
+# ASCII curve when the locale is not UTF-8.
+#
+# A private tmux server (-L) keeps the test away from other sessions; the
+# workbench runs one job on one thread to leave the machine's cores alone.
+set -u
+MB=${MIXBENCH:-$PWD/mixbench}
+T=$(mktemp -d)
+SOCK=mbruns$$
+TM() { tmux -u -L "$SOCK" "$@"; }
+trap 'TM kill-server 2>/dev/null; rm -rf "$T"' EXIT
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $2"; }
+q() { sqlite3 -cmd '.timeout 5000' "$1" "$2"; }
+export LANG=C.UTF-8 LC_ALL=C.UTF-8
+
+# launch NAME DB LOCALE: the workbench at 80x24 in a tmux session
+launch() {
+  TM new-session -d -s "$1" -x 80 -y 24 "env LANG=$3 LC_ALL=$3 TERM=xterm-256color $MB --db $2 --jobs 1 --threads 1"
+}
+screen() { TM capture-pane -p -t "$1" 2>/dev/null; }
+# wait_for NAME SECONDS PATTERN: polls the screen until grep -E matches
+wait_for() {
+  local end=$((SECONDS + $2))
+  while [ $SECONDS -lt $end ]; do
+    screen "$1" | grep -Eq -- "$3" && return 0
+    sleep 0.2
+  done
+  return 1
+}
+# wait_exit NAME SECONDS: the session ends when the workbench exits
+wait_exit() {
+  local end=$((SECONDS + $2))
+  while [ $SECONDS -lt $end ]; do
+    TM has-session -t "$1" 2>/dev/null || return 0
+    sleep 0.2
+  done
+  return 1
+}
+# the step of the first running row of the Runs screen
+running_step() { screen "$1" | sed -nE 's/.* running +([0-9]+)\/.*/\1/p' | head -1; }
+braille() { LC_ALL=C grep -c $'\xe2[\xa0-\xa3]'; }
+
+# --- an empty store: the welcome, then d queues the demo
+A=$T/a.db
+launch A "$A" C.UTF-8
+wait_for A 10 "press d to queue the demo sweep" && pass welcome || fail welcome "$(screen A)"
+screen A | grep -q "Tab / 1-8" && pass welcome_names_screens || fail welcome_names_screens "$(screen A)"
+TM send-keys -t A d
+wait_for A 10 "demo sweep [0-9]+ queued" && pass demo_queued_message || fail demo_queued_message "$(screen A)"
+n=$(q "$A" "select count(*) from runs where sweep_id is not null")
+[ "$n" -ge 2 ] && pass demo_queued_jobs || fail demo_queued_jobs "runs in the store: $n"
+if wait_for A 15 " running +[0-9]+/"; then
+  pass demo_row_running
+  s1=$(running_step A)
+  end=$((SECONDS + 10)); s2=$s1
+  while [ $SECONDS -lt $end ] && [ "${s2:-0}" -le "${s1:-0}" ]; do sleep 0.5; s2=$(running_step A); done
+  [ -n "$s1" ] && [ "${s2:-0}" -gt "$s1" ] && pass demo_progresses || fail demo_progresses "step $s1 then $s2"
+else
+  fail demo_row_running "$(screen A)"
+fi
+TM send-keys -t A q
+wait_exit A 15 && pass demo_quit || fail demo_quit "still running after 15 s"
+n=$(q "$A" "select count(*) from runs where status = 'running'")
+[ "$n" = 0 ] && pass demo_quit_leaves_nothing_running || fail demo_quit_leaves_nothing_running "$n running"
+
+# --- a small sweep of our own: the Run screen, resize, filter, quit, relaunch
+B=$T/b.db
+$MB sweep --db "$B" arch=attention,cumsum data=builtin:stories d=32 layers=1 heads=2 n_ctx=16 batch=4 \
+  steps=200000 eval_every=100 ckpt_every=200 warmup=5 threads=1 >/dev/null 2>&1 \
+  || fail sweep_queued "mixbench sweep failed"
+launch B "$B" C.UTF-8
+wait_for B 15 "^ +1 attention +clm +running" && pass row_running || fail row_running "$(screen B)"
+rows_before=$(screen B | grep -E '^[ *]+[0-9]+ [a-z]+ ' | awk '{print $1, $2}' | tr -d '*')
+wait_for B 5 "^ +1 attention .*[0-9]\.[0-9]{3}" && pass row_shows_loss || fail row_shows_loss "$(screen B)"
+TM send-keys -t B Enter
+wait_for B 10 "^ run 1 .*running" && pass run_header || fail run_header "$(screen B)"
+screen B | grep -q "params .*threads 1" && pass run_header_params || fail run_header_params "$(screen B)"
+end=$((SECONDS + 10)); nb=0
+while [ $SECONDS -lt $end ]; do nb=$(screen B | braille); [ "$nb" -ge 3 ] && break; sleep 0.3; done
+[ "$nb" -ge 3 ] && pass braille_curve || fail braille_curve "$(screen B)"
+screen B | grep -q "x: steps" && pass axis_steps || fail axis_steps "$(screen B)"
+TM send-keys -t B x
+wait_for B 5 "x: tokens" && pass axis_toggles_tokens || fail axis_toggles_tokens "$(screen B)"
+TM send-keys -t B x
+wait_for B 5 "x: wall" && pass axis_toggles_wall || fail axis_toggles_wall "$(screen B)"
+TM resize-window -t B -x 120 -y 40
+wait_for B 5 "^ run 1 .*running" && screen B | grep -q "config" && [ "$(screen B | wc -l)" -ge 38 ] \
+  && pass resize_120x40 || fail resize_120x40 "$(screen B)"
+TM resize-window -t B -x 80 -y 24
+wait_for B 5 "^ run 1 .*running" && [ "$(screen B | wc -l)" -le 24 ] && pass resize_back_80x24 \
+  || fail resize_back_80x24 "$(screen B)"
+TM send-keys -t B 1
+wait_for B 5 "^ +2 cumsum" || fail back_to_runs "$(screen B)"
+TM send-keys -t B -l /cum
+TM send-keys -t B Enter
+if wait_for B 5 "filter: cum"; then
+  s=$(screen B)
+  echo "$s" | grep -Eq "^ +2 cumsum" && ! echo "$s" | grep -Eq "^ +1 attention" && pass filter_narrows \
+    || fail filter_narrows "$s"
+else
+  fail filter_narrows "$(screen B)"
+fi
+TM send-keys -t B q
+wait_exit B 15 && pass quit_exits || fail quit_exits "still running after 15 s"
+n=$(q "$B" "select count(*) from runs where status = 'running'")
+bad=$(q "$B" "select count(*) from runs where steps_done > 0 and (status != 'queued' or resume_ckpt is null)")
+ck=$(q "$B" "select resume_ckpt from runs where id = 1")
+[ "$n" = 0 ] && [ "$bad" = 0 ] && [ -n "$ck" ] && [ -e "$ck" ] && pass quit_requeues_with_checkpoint \
+  || fail quit_requeues_with_checkpoint "running=$n not requeued=$bad ckpt=$ck"
+
+# --- relaunch without UTF-8: the same runs, an ASCII curve
+launch C "$B" C
+wait_for C 10 "^ +2 cumsum" || true
+rows_after=$(screen C | grep -E '^[ *]+[0-9]+ [a-z]+ ' | awk '{print $1, $2}' | tr -d '*')
+[ -n "$rows_before" ] && [ "$rows_before" = "$rows_after" ] && pass relaunch_same_runs \
+  || fail relaunch_same_runs "before: $rows_before / after: $rows_after"
+TM send-keys -t C Enter
+if wait_for C 10 "^ run 1 " && wait_for C 10 "\+-----"; then
+  s=$(screen C)
+  if echo "$s" | LC_ALL=C grep -q $'[\x80-\xff]' || echo "$s" | grep -q 'M-'; then
+    fail ascii_curve "non-ASCII output: $s"
+  else
+    pass ascii_curve
+  fi
+else
+  fail ascii_curve "$(screen C)"
+fi
+TM send-keys -t C q
+wait_exit C 15 && pass ascii_quit || fail ascii_quit "still running after 15 s"

@@ -1,0 +1,759 @@
+/*
+ * screen_runs.c — the Runs screen (tab 1): every run in the store, one row
+ * each (id, arch, task, data, status, step/total, smoothed train loss, last
+ * valid loss, tokens/s, ETA, a sparkline of the train loss), sortable,
+ * filterable, with the job controls (pause / resume / cancel), the picking
+ * of runs for Compare, and on an empty store a welcome that queues the demo
+ * sweep.
+ *
+ * Not for: training (the scheduler does it) or a run's details (the Run
+ * screen).  Rows come from one SELECT over runs with index lookups of each
+ * run's last metric and valid evaluation; running jobs are overlaid with
+ * the scheduler's live progress, so they move between the workers'
+ * once-a-second writes.  Sparklines are cached per run and extended
+ * incrementally (only metrics past the last cached step), only for rows on
+ * screen, and at most once a second for running ones.
+ */
+#define _XOPEN_SOURCE_EXTENDED 1
+#include <ctype.h>
+#include <stdarg.h>
+#include <math.h>
+#include <ncurses.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/sweep_queue.h"
+#include "db/jobs.h"
+#include "engine/common.h"
+#include "ui/ui.h"
+
+/* The other screens may be missing from a build (ui/app.c skips them). */
+#pragma weak ui_screen_run
+#pragma weak ui_screen_compare
+#pragma weak ui_screen_grid
+#pragma weak ui_screen_masked
+#pragma weak ui_screen_queue
+#pragma weak ui_screen_sweep
+#pragma weak ui_screen_generate
+
+#define MAX_LIVE 64              /* running jobs overlaid from the scheduler */
+#define SPARK_REFRESH_SECONDS 1.0
+#define SPARK_MAX_WIDTH 30
+
+typedef enum { SORT_ID, SORT_ARCH, SORT_STATUS, SORT_TRAIN, SORT_VALID, SORT_SPEED, N_SORTS } SortKey;
+static const char *const SORT_NAMES[N_SORTS] = {"id", "arch", "status", "train loss", "valid loss", "tokens/s"};
+
+/* A run's train-loss history for its sparkline, extended as it trains. */
+typedef struct {
+    double *loss;                /* smoothed train loss, by step */
+    int n, cap;
+    int64_t last_step;           /* the last step fetched */
+    double fetched_at;           /* now_seconds() of the last fetch, 0: never */
+    char fetched_status[16];     /* the run's status then (one more fetch when it changes) */
+} Spark;
+
+typedef struct {
+    int64_t id;
+    char name[64], arch[32], task[32], data[256], status[16], sweep[64];
+    int64_t step, total;
+    double train_loss, valid_loss, tokens_per_s, eta;   /* NAN: not known */
+    Spark spark;
+} RunRow;
+
+typedef struct {
+    RunRow *rows;                /* every run, by id */
+    int n, cap;
+    int *visible;                /* indices into rows: filtered and sorted */
+    int n_visible;
+    int64_t selected_id;         /* the selection follows its run through re-sorts */
+    int cursor, scroll;          /* position in visible; first row shown */
+    int page;                    /* rows shown by the last draw (PgUp/PgDn, sparklines) */
+    SortKey sort;
+    int descending;
+    char filter[64];
+    int editing;                 /* the filter is being typed */
+    int loaded;                  /* the store was read at least once */
+} RunsState;
+
+/* ---- helpers ------------------------------------------------------------ */
+
+/* The position of a screen in the tab bar: ui/app.c shows the screens that
+   exist, in this order. */
+static int tab_index(const UiScreen *target)
+{
+    const UiScreen *const order[] = {&ui_screen_runs,   &ui_screen_run,   &ui_screen_compare, &ui_screen_grid,
+                                     &ui_screen_masked, &ui_screen_queue, &ui_screen_sweep,   &ui_screen_generate};
+    int index = 0;
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+        if (!order[i]) continue;
+        if (order[i] == target) return index;
+        index++;
+    }
+    return -1;
+}
+
+/* A line for the message line above the footer. */
+static void say(UiContext *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(UiContext *ctx, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(ctx->message, sizeof ctx->message, fmt, ap);
+    va_end(ap);
+}
+
+static double parse_double(const char *s) { return s ? strtod(s, NULL) : NAN; }
+
+static void copy_text(char *dst, size_t cap, const char *src) { snprintf(dst, cap, "%s", src ? src : ""); }
+
+/* The data spec in a few characters: "builtin:stories" -> "stories",
+   "../shared/data/ptb" -> "ptb", "../x/tinyshakespeare/input.txt" ->
+   "tinyshakespeare/input.txt" clipped by the caller. */
+static const char *short_data(const char *data, char *buf, size_t cap)
+{
+    if (!strncmp(data, "builtin:", 8)) return data + 8;
+    size_t len = strlen(data);
+    while (len > 1 && data[len - 1] == '/') len--;
+    size_t start = len;
+    while (start > 0 && data[start - 1] != '/') start--;
+    /* a file: keep its folder too, which usually names the corpus */
+    if (memchr(data + start, '.', len - start) && start > 1) {
+        size_t dir = start - 1;
+        while (dir > 0 && data[dir - 1] != '/') dir--;
+        if (data[dir] != '.') start = dir;
+    }
+    snprintf(buf, cap, "%.*s", (int)(len - start), data + start);
+    return buf;
+}
+
+static void fmt_loss(double v, char *out, size_t cap)
+{
+    if (isfinite(v)) snprintf(out, cap, "%.3f", v);
+    else snprintf(out, cap, "-");
+}
+
+static void fmt_count(int64_t n, char *out, size_t cap)
+{
+    if (n < 10000) snprintf(out, cap, "%lld", (long long)n);
+    else if (n < 1000000) snprintf(out, cap, "%lldk", (long long)(n / 1000));
+    else snprintf(out, cap, "%.1fM", n / 1e6);
+}
+
+static void fmt_rate(double v, char *out, size_t cap)
+{
+    if (!isfinite(v) || v <= 0) snprintf(out, cap, "-");
+    else if (v < 1000) snprintf(out, cap, "%.0f", v);
+    else if (v < 100e3) snprintf(out, cap, "%.1fk", v / 1e3);
+    else if (v < 1e6) snprintf(out, cap, "%.0fk", v / 1e3);
+    else snprintf(out, cap, "%.1fM", v / 1e6);
+}
+
+static void fmt_eta(double s, char *out, size_t cap)
+{
+    if (!isfinite(s) || s < 0) out[0] = 0;
+    else if (s < 60) snprintf(out, cap, "%.0fs", s);
+    else if (s < 3600) snprintf(out, cap, "%d:%02d", (int)s / 60, (int)s % 60);
+    else snprintf(out, cap, "%dh%02d", (int)(s / 3600), ((int)s % 3600) / 60);
+}
+
+/* Sorting by status: the live ones first. */
+static int status_rank(const char *status)
+{
+    static const char *const order[] = {"running", "queued", "paused", "interrupted",
+                                        "done", "failed", "diverged", "cancelled"};
+    for (int i = 0; i < (int)(sizeof order / sizeof order[0]); i++)
+        if (!strcmp(status, order[i])) return i;
+    return (int)(sizeof order / sizeof order[0]);
+}
+
+static int status_pair(const char *status)
+{
+    if (!strcmp(status, "running")) return UI_PAIR_GOOD;
+    if (!strcmp(status, "failed") || !strcmp(status, "diverged")) return UI_PAIR_BAD;
+    if (!strcmp(status, "queued") || !strcmp(status, "paused")) return UI_PAIR_DIM;
+    return 0;
+}
+
+/* ---- loading ------------------------------------------------------------ */
+
+static void spark_free(Spark *sp)
+{
+    free(sp->loss);
+    memset(sp, 0, sizeof *sp);
+}
+
+static int add_spark_point(void *state, int ncols, char **values, char **names)
+{
+    (void)names;
+    Spark *sp = state;
+    if (ncols < 2 || !values[0]) return 0;
+    if (sp->n == sp->cap) {
+        int cap = sp->cap ? 2 * sp->cap : 256;
+        double *grown = realloc(sp->loss, (size_t)cap * sizeof *grown);
+        if (!grown) return 1;
+        sp->loss = grown;
+        sp->cap = cap;
+    }
+    sp->last_step = atoll(values[0]);
+    sp->loss[sp->n++] = parse_double(values[1]);
+    return 0;
+}
+
+/* Fetches the metrics past the last cached step. */
+static int spark_fetch(Spark *sp, Store *store, int64_t run_id, const char *status, char *err)
+{
+    char id[24], after[24];
+    snprintf(id, sizeof id, "%lld", (long long)run_id);
+    snprintf(after, sizeof after, "%lld", (long long)sp->last_step);
+    const char *params[2] = {id, after};
+    int rc = store_query_params(store,
+                                "SELECT step, train_loss_smooth FROM metrics WHERE run_id = ?1 AND step > ?2"
+                                " AND train_loss_smooth IS NOT NULL ORDER BY step",
+                                params, 2, add_spark_point, sp, err);
+    sp->fetched_at = now_seconds();
+    copy_text(sp->fetched_status, sizeof sp->fetched_status, status);
+    return rc;
+}
+
+typedef struct {
+    RunsState *st;
+    RunRow *old;                 /* the previous rows, by id: their sparklines carry over */
+    int n_old, i_old;
+} LoadCtx;
+
+static int add_run(void *state, int ncols, char **v, char **names)
+{
+    (void)names;
+    LoadCtx *lc = state;
+    RunsState *st = lc->st;
+    if (ncols < 12 || !v[0]) return 0;
+    if (st->n == st->cap) {
+        int cap = st->cap ? 2 * st->cap : 64;
+        RunRow *grown = realloc(st->rows, (size_t)cap * sizeof *grown);
+        if (!grown) return 1;
+        st->rows = grown;
+        st->cap = cap;
+    }
+    RunRow *r = &st->rows[st->n++];
+    memset(r, 0, sizeof *r);
+    r->id = atoll(v[0]);
+    copy_text(r->name, sizeof r->name, v[1]);
+    copy_text(r->arch, sizeof r->arch, v[2]);
+    copy_text(r->task, sizeof r->task, v[3]);
+    copy_text(r->data, sizeof r->data, v[4]);
+    copy_text(r->status, sizeof r->status, v[5]);
+    r->step = v[6] ? atoll(v[6]) : 0;
+    r->total = v[7] ? atoll(v[7]) : 0;
+    r->train_loss = parse_double(v[8]);
+    r->tokens_per_s = parse_double(v[9]);
+    r->valid_loss = parse_double(v[10]);
+    copy_text(r->sweep, sizeof r->sweep, v[11]);
+    r->eta = NAN;
+    /* both lists ascend by id: walk the old one along */
+    while (lc->i_old < lc->n_old && lc->old[lc->i_old].id < r->id) lc->i_old++;
+    if (lc->i_old < lc->n_old && lc->old[lc->i_old].id == r->id) {
+        r->spark = lc->old[lc->i_old].spark;
+        memset(&lc->old[lc->i_old].spark, 0, sizeof(Spark));
+    }
+    return 0;
+}
+
+static const char RUNS_SQL[] =
+    "SELECT r.id, r.name, r.arch, r.task, r.data, r.status, r.steps_done, r.total_steps,"
+    "       m.train_loss_smooth, coalesce(r.tokens_per_s, m.tokens_per_s),"
+    "       (SELECT e.loss FROM evals e WHERE e.run_id = r.id AND e.split = 'valid'"
+    "         ORDER BY e.step DESC LIMIT 1),"
+    "       s.name"
+    "  FROM runs r"
+    "  LEFT JOIN sweeps s ON s.id = r.sweep_id"
+    "  LEFT JOIN metrics m ON m.run_id = r.id"
+    "       AND m.step = (SELECT max(step) FROM metrics WHERE run_id = r.id)"
+    " ORDER BY r.id";
+
+/* Running jobs: the workers' live step, loss and speed. */
+static void overlay_progress(RunsState *st, UiContext *ctx)
+{
+    if (!ctx->scheduler) return;
+    JobProgress live[MAX_LIVE];
+    int n = scheduler_progress(ctx->scheduler, live, MAX_LIVE);
+    for (int k = 0; k < n; k++) {
+        if (strcmp(live[k].status, "running")) continue;
+        for (int i = 0; i < st->n; i++) {
+            RunRow *r = &st->rows[i];
+            if (r->id != live[k].run_id) continue;
+            if (strcmp(r->status, "running")) break; /* the store knows it ended */
+            if (live[k].step >= r->step) {
+                r->step = live[k].step;
+                if (isfinite(live[k].loss_smooth)) r->train_loss = live[k].loss_smooth;
+            }
+            if (live[k].total_steps > 0) r->total = live[k].total_steps;
+            if (isfinite(live[k].valid_loss) && live[k].valid_loss > 0) r->valid_loss = live[k].valid_loss;
+            if (live[k].tokens_per_s > 0) r->tokens_per_s = live[k].tokens_per_s;
+            r->eta = live[k].eta_seconds;
+            break;
+        }
+    }
+}
+
+/* ---- filtering and sorting ---------------------------------------------- */
+
+static int contains_ci(const char *hay, const char *needle, size_t len)
+{
+    for (; *hay; hay++) {
+        size_t k = 0;
+        while (k < len && hay[k] && tolower((unsigned char)hay[k]) == tolower((unsigned char)needle[k])) k++;
+        if (k == len) return 1;
+    }
+    return 0;
+}
+
+/* Every word of the filter is in the arch, task, status, data, sweep or name. */
+static int matches(const RunRow *r, const char *filter)
+{
+    const char *p = filter;
+    for (;;) {
+        while (*p == ' ') p++;
+        if (!*p) return 1;
+        size_t len = strcspn(p, " ");
+        const char *fields[] = {r->arch, r->task, r->status, r->data, r->sweep, r->name};
+        int found = 0;
+        for (size_t f = 0; f < sizeof fields / sizeof fields[0] && !found; f++) found = contains_ci(fields[f], p, len);
+        if (!found) return 0;
+        p += len;
+    }
+}
+
+/* Missing numbers sort last in both directions. */
+static int cmp_number(double a, double b, int descending)
+{
+    int fa = isfinite(a), fb = isfinite(b);
+    if (!fa || !fb) return fa == fb ? 0 : fa ? -1 : 1;
+    int c = a < b ? -1 : a > b;
+    return descending ? -c : c;
+}
+
+static int cmp_rows(const RunRow *a, const RunRow *b, SortKey key, int descending)
+{
+    int c = 0;
+    switch (key) {
+    case SORT_ARCH: c = strcmp(a->arch, b->arch); break;
+    case SORT_STATUS: c = status_rank(a->status) - status_rank(b->status); break;
+    case SORT_TRAIN: c = cmp_number(a->train_loss, b->train_loss, descending); break;
+    case SORT_VALID: c = cmp_number(a->valid_loss, b->valid_loss, descending); break;
+    case SORT_SPEED: c = cmp_number(a->tokens_per_s, b->tokens_per_s, descending); break;
+    default: break;
+    }
+    if (key == SORT_ARCH || key == SORT_STATUS) c = descending ? -c : c;
+    if (c == 0) c = (a->id > b->id) - (a->id < b->id); /* ties by id, always ascending */
+    if (key == SORT_ID && descending) c = -c;
+    return c;
+}
+
+/* Insertion sort: a few hundred rows, mostly in order from the last time. */
+static void rebuild_visible(RunsState *st)
+{
+    int *vis = realloc(st->visible, (size_t)(st->n ? st->n : 1) * sizeof *vis);
+    if (!vis) return;
+    st->visible = vis;
+    st->n_visible = 0;
+    for (int i = 0; i < st->n; i++)
+        if (matches(&st->rows[i], st->filter)) vis[st->n_visible++] = i;
+    for (int i = 1; i < st->n_visible; i++) {
+        int v = vis[i], j = i;
+        while (j > 0 && cmp_rows(&st->rows[vis[j - 1]], &st->rows[v], st->sort, st->descending) > 0) {
+            vis[j] = vis[j - 1];
+            j--;
+        }
+        vis[j] = v;
+    }
+    /* keep the selected run under the cursor */
+    int found = -1;
+    for (int i = 0; i < st->n_visible; i++)
+        if (st->rows[vis[i]].id == st->selected_id) found = i;
+    if (found >= 0) st->cursor = found;
+    if (st->cursor >= st->n_visible) st->cursor = st->n_visible - 1;
+    if (st->cursor < 0) st->cursor = 0;
+    st->selected_id = st->n_visible ? st->rows[vis[st->cursor]].id : 0;
+}
+
+static RunRow *selected_row(RunsState *st)
+{
+    return st->n_visible ? &st->rows[st->visible[st->cursor]] : NULL;
+}
+
+/* ---- the screen --------------------------------------------------------- */
+
+static void *runs_create(UiContext *ctx)
+{
+    (void)ctx;
+    RunsState *st = calloc(1, sizeof *st);
+    if (st) st->page = 10;
+    return st;
+}
+
+static void runs_destroy(void *state)
+{
+    RunsState *st = state;
+    if (!st) return;
+    for (int i = 0; i < st->n; i++) spark_free(&st->rows[i].spark);
+    free(st->rows);
+    free(st->visible);
+    free(st);
+}
+
+static void runs_reload(void *state, UiContext *ctx)
+{
+    RunsState *st = state;
+    if (!st) return;
+    char err[ERR_LEN];
+    LoadCtx lc = {st, st->rows, st->n, 0};
+    st->rows = NULL;
+    st->n = st->cap = 0;
+    if (store_query(ctx->store, RUNS_SQL, add_run, &lc, err))
+        say(ctx, "runs: %s", err);
+    for (int i = 0; i < lc.n_old; i++) spark_free(&lc.old[i].spark);
+    free(lc.old);
+    st->loaded = 1;
+    overlay_progress(st, ctx);
+    rebuild_visible(st);
+    if (st->scroll > st->cursor) st->scroll = st->cursor;
+    if (st->page > 0 && st->cursor >= st->scroll + st->page) st->scroll = st->cursor - st->page + 1;
+    if (st->scroll < 0) st->scroll = 0;
+
+    /* sparklines of the rows on screen */
+    double now = now_seconds();
+    for (int i = st->scroll; i < st->n_visible && i < st->scroll + st->page; i++) {
+        RunRow *r = &st->rows[st->visible[i]];
+        Spark *sp = &r->spark;
+        int due = sp->fetched_at == 0 || strcmp(sp->fetched_status, r->status) ||
+                  (!strcmp(r->status, "running") && now - sp->fetched_at >= SPARK_REFRESH_SECONDS);
+        if (due && spark_fetch(sp, ctx->store, r->id, r->status, err))
+            say(ctx, "runs: %s", err);
+    }
+}
+
+static void draw_welcome(UiContext *ctx, int top, int height, int width)
+{
+    const char *lines[] = {
+        "mixbench: train and compare language models that replace self-attention",
+        "",
+        "The store has no runs yet.",
+        "",
+        "press d to queue the demo sweep",
+        "(attention, mixer, dispatcher and cumsum on builtin:stories,",
+        "about a minute of training)",
+        "",
+        "The other screens are on Tab / 1-8; ? lists every key.",
+    };
+    int n = (int)(sizeof lines / sizeof lines[0]);
+    int y = top + (height - n) / 2;
+    if (y < top) y = top;
+    for (int i = 0; i < n && y + i < top + height; i++) {
+        int len = (int)strlen(lines[i]);
+        int x = len < width ? (width - len) / 2 : 0;
+        int attr = i == 0 ? ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD : !strncmp(lines[i], "press d", 7) ? (int)A_BOLD : 0;
+        ui_text(y + i, x, width - x, attr, "%s", lines[i]);
+    }
+}
+
+/* Column positions for a terminal width: the fixed columns, then the data
+   column and the sparkline share what is left (data first from 90
+   columns on). */
+typedef struct {
+    int id, arch, task, data, status, step, train, valid, speed, eta, spark;
+    int w_id, w_data, w_spark;
+} Columns;
+
+static Columns layout(int width, int64_t max_id)
+{
+    Columns c;
+    c.w_id = 3;
+    for (int64_t v = max_id; v >= 1000; v /= 10) c.w_id++;
+    c.id = 1;
+    c.arch = c.id + c.w_id + 1;
+    c.task = c.arch + 12;
+    int x = c.task + 6;
+    int rest = width - (x + 10 + 10 + 7 + 7 + 7 + 5);
+    c.w_data = rest >= 19 ? MB_MIN(rest - 10, 24) : 0;
+    c.data = x;
+    if (c.w_data) x += c.w_data + 1;
+    c.status = x;
+    c.step = c.status + 10;      /* step/total right-aligned in 9 */
+    c.train = c.step + 10;
+    c.valid = c.train + 7;
+    c.speed = c.valid + 7;
+    c.eta = c.speed + 7;
+    c.spark = c.eta + 6;
+    c.w_spark = MB_MIN(width - c.spark, SPARK_MAX_WIDTH);
+    return c;
+}
+
+static void runs_draw(void *state, UiContext *ctx, int top, int height, int width)
+{
+    RunsState *st = state;
+    if (!st || height < 3) return;
+    if (st->loaded && st->n == 0 && !st->filter[0] && !st->editing) {
+        st->page = 1;
+        draw_welcome(ctx, top, height, width);
+        return;
+    }
+    /* the summary line: counts, sort, filter */
+    int running = 0, queued = 0;
+    for (int i = 0; i < st->n; i++) {
+        running += !strcmp(st->rows[i].status, "running");
+        queued += !strcmp(st->rows[i].status, "queued");
+    }
+    char summary[160];
+    snprintf(summary, sizeof summary, "%d run%s  %d running  %d queued   sort: %s %s", st->n, st->n == 1 ? "" : "s",
+             running, queued, SORT_NAMES[st->sort], st->descending ? "desc" : "asc");
+    ui_text(top, 1, width - 1, ui_attr(ctx, UI_PAIR_TITLE), "%s", summary);
+    if (st->editing || st->filter[0]) {
+        int x = (int)strlen(summary) + 4;
+        ui_text(top, x, width - x, st->editing ? (int)A_BOLD : ui_attr(ctx, UI_PAIR_WARN), "filter: %s%s%s", st->filter,
+                st->editing ? "_" : "", st->editing ? "  (Enter/Esc)" : "");
+    }
+
+    int64_t max_id = st->n ? st->rows[st->n - 1].id : 1;
+    Columns c = layout(width, max_id);
+    int head = A_BOLD | A_UNDERLINE;
+    ui_text(top + 1, 0, width, head, "%*s", width, "");
+    ui_text(top + 1, c.id, c.w_id, head, "%*s", c.w_id, "id");
+    ui_text(top + 1, c.arch, 11, head, "arch");
+    ui_text(top + 1, c.task, 5, head, "task");
+    if (c.w_data) ui_text(top + 1, c.data, c.w_data, head, "data");
+    ui_text(top + 1, c.status, 9, head, "status");
+    ui_text(top + 1, c.step, 9, head, "%9s", "step");
+    ui_text(top + 1, c.train, 6, head, "%6s", "train");
+    ui_text(top + 1, c.valid, 6, head, "%6s", "valid");
+    ui_text(top + 1, c.speed, 6, head, "%6s", "tok/s");
+    ui_text(top + 1, c.eta, 5, head, "%5s", "ETA");
+    if (c.w_spark > 0) ui_text(top + 1, c.spark, c.w_spark, head, "loss");
+
+    st->page = height - 2;
+    if (st->cursor < st->scroll) st->scroll = st->cursor;
+    if (st->cursor >= st->scroll + st->page) st->scroll = st->cursor - st->page + 1;
+    if (st->n_visible == 0) {
+        ui_text(top + 3, 2, width - 2, ui_attr(ctx, UI_PAIR_DIM), "no run matches \"%s\" (Esc clears the filter)",
+                st->filter);
+        return;
+    }
+    for (int i = st->scroll; i < st->n_visible && i < st->scroll + st->page; i++) {
+        const RunRow *r = &st->rows[st->visible[i]];
+        int y = top + 2 + i - st->scroll;
+        int sel = i == st->cursor;
+        int base = sel ? ui_attr(ctx, UI_PAIR_SELECTED) | A_BOLD : 0;
+        if (sel) ui_text(y, 0, width, base, "%*s", width, "");
+        int picked = 0;
+        for (int k = 0; k < ctx->n_compare; k++) picked |= ctx->compare[k] == r->id;
+        if (picked) ui_text(y, 0, 1, base | A_BOLD, "*");
+        ui_text(y, c.id, c.w_id, base, "%*lld", c.w_id, (long long)r->id);
+        ui_text(y, c.arch, 11, base, "%s", r->arch);
+        ui_text(y, c.task, 5, base, "%s", r->task);
+        char buf[64];
+        if (c.w_data) ui_text(y, c.data, c.w_data, base, "%s", short_data(r->data, buf, sizeof buf));
+        ui_text(y, c.status, 9, sel ? base : ui_attr(ctx, status_pair(r->status)), "%s", r->status);
+        char step[24], total[24];
+        fmt_count(r->step, step, sizeof step);
+        fmt_count(r->total, total, sizeof total);
+        if (r->total > 0) snprintf(buf, sizeof buf, "%s/%s", step, total);
+        else snprintf(buf, sizeof buf, "%s", step);
+        ui_text(y, c.step, 9, base, "%9s", buf);
+        fmt_loss(r->train_loss, buf, sizeof buf);
+        ui_text(y, c.train, 6, base, "%6s", buf);
+        fmt_loss(r->valid_loss, buf, sizeof buf);
+        ui_text(y, c.valid, 6, base, "%6s", buf);
+        fmt_rate(r->tokens_per_s, buf, sizeof buf);
+        ui_text(y, c.speed, 6, base, "%6s", buf);
+        fmt_eta(!strcmp(r->status, "running") ? r->eta : NAN, buf, sizeof buf);
+        ui_text(y, c.eta, 5, base, "%5s", buf);
+        if (c.w_spark > 0 && r->spark.n > 0) {
+            char line[3 * SPARK_MAX_WIDTH + 1];
+            if (plot_sparkline(r->spark.loss, r->spark.n, c.w_spark, !ctx->utf8, line, sizeof line) >= 0)
+                ui_text(y, c.spark, c.w_spark, sel ? base : ui_attr(ctx, UI_PAIR_SERIES0), "%s", line);
+        }
+    }
+}
+
+/* ---- keys --------------------------------------------------------------- */
+
+static void switch_to(UiContext *ctx, const UiScreen *target, const char *missing)
+{
+    int index = target ? tab_index(target) : -1;
+    if (index >= 0) ctx->switch_to = index;
+    else say(ctx, "%s", missing);
+}
+
+static void queue_demo(RunsState *st, UiContext *ctx)
+{
+    if (st->n > 0) {
+        say(ctx, "the demo is offered on an empty store only");
+        return;
+    }
+    char err[ERR_LEN];
+    char spec[] = DEMO_SWEEP_SPEC;
+    char *argv[1] = {spec};
+    Config base;
+    config_defaults(&base);
+    Sweep sw;
+    if (sweep_parse(1, argv, &base, &sw, err)) {
+        say(ctx, "demo: %s", err);
+        return;
+    }
+    int64_t sweep_id = 0;
+    if (sweep_enqueue(ctx->store, &sw, 0, &sweep_id, err))
+        say(ctx, "demo: %s", err);
+    else
+        say(ctx, "demo sweep %lld queued: %d jobs (attention, mixer, dispatcher, cumsum)", (long long)sweep_id,
+            sw.n_jobs);
+    sweep_free(&sw);
+}
+
+static void toggle_compare(UiContext *ctx, int64_t id)
+{
+    for (int k = 0; k < ctx->n_compare; k++)
+        if (ctx->compare[k] == id) {
+            memmove(&ctx->compare[k], &ctx->compare[k + 1], (size_t)(ctx->n_compare - k - 1) * sizeof ctx->compare[0]);
+            ctx->n_compare--;
+            say(ctx, "run %lld left the comparison (%d picked)", (long long)id,
+                     ctx->n_compare);
+            return;
+        }
+    if (ctx->n_compare == UI_MAX_COMPARE) {
+        say(ctx, "Compare holds %d runs at most: unpick one first", UI_MAX_COMPARE);
+        return;
+    }
+    ctx->compare[ctx->n_compare++] = id;
+    say(ctx, "run %lld picked for Compare (%d picked; c opens Compare)",
+             (long long)id, ctx->n_compare);
+}
+
+static void control_job(UiContext *ctx, const RunRow *r, int ch)
+{
+    char err[ERR_LEN];
+    int rc;
+    if (ch == 'x') {
+        char question[128];
+        snprintf(question, sizeof question, "cancel run %lld (%s, %s)?", (long long)r->id, r->arch, r->status);
+        if (!ui_confirm(ctx, question)) {
+            say(ctx, "run %lld left as it is", (long long)r->id);
+            return;
+        }
+        rc = store_job_request(ctx->store, r->id, "cancel", err);
+    } else if (ch == 'p') {
+        rc = store_job_request(ctx->store, r->id, "pause", err);
+    } else {
+        rc = store_job_resume(ctx->store, r->id, err);
+    }
+    if (rc) say(ctx, "%s", err);
+    else
+        say(ctx, "run %lld: %s", (long long)r->id,
+                 ch == 'x' ? "cancelled" : ch == 'p' ? "paused (a running job checkpoints first)" : "queued to resume");
+}
+
+static int filter_key(RunsState *st, int ch)
+{
+    size_t len = strlen(st->filter);
+    if (ch == '\n' || ch == '\r' || ch == KEY_ENTER) {
+        st->editing = 0;
+    } else if (ch == 27) {
+        st->editing = 0;
+        st->filter[0] = 0;
+    } else if (ch == KEY_BACKSPACE || ch == 127 || ch == 8) {
+        if (len) st->filter[len - 1] = 0;
+    } else if (ch >= 32 && ch < 127 && len + 1 < sizeof st->filter) {
+        st->filter[len] = (char)ch;
+        st->filter[len + 1] = 0;
+    }
+    st->cursor = 0;
+    st->scroll = 0;
+    st->selected_id = 0;
+    rebuild_visible(st);
+    return 1;
+}
+
+static void move_cursor(RunsState *st, int to)
+{
+    if (to >= st->n_visible) to = st->n_visible - 1;
+    if (to < 0) to = 0;
+    st->cursor = to;
+    st->selected_id = st->n_visible ? st->rows[st->visible[to]].id : 0;
+}
+
+static int runs_key(void *state, UiContext *ctx, int ch)
+{
+    RunsState *st = state;
+    if (!st) return 0;
+    if (st->editing) return filter_key(st, ch);
+    RunRow *r = selected_row(st);
+    int page = st->page > 1 ? st->page - 1 : 1;
+    switch (ch) {
+    case KEY_UP: case 'k': move_cursor(st, st->cursor - 1); return 1;
+    case KEY_DOWN: case 'j': move_cursor(st, st->cursor + 1); return 1;
+    case KEY_PPAGE: move_cursor(st, st->cursor - page); return 1;
+    case KEY_NPAGE: move_cursor(st, st->cursor + page); return 1;
+    case KEY_HOME: move_cursor(st, 0); return 1;
+    case KEY_END: move_cursor(st, st->n_visible - 1); return 1;
+    case '\n': case '\r': case KEY_ENTER:
+        if (!r) return 1;
+        ctx->run_id = r->id;
+        switch_to(ctx, &ui_screen_run, "the Run screen is not in this build");
+        return 1;
+    case 's':
+        st->sort = (SortKey)((st->sort + 1) % N_SORTS);
+        rebuild_visible(st);
+        say(ctx, "sorted by %s (S reverses)", SORT_NAMES[st->sort]);
+        return 1;
+    case 'S':
+        st->descending = !st->descending;
+        rebuild_visible(st);
+        return 1;
+    case '/':
+        st->editing = 1;
+        return 1;
+    case 27:
+        if (!st->filter[0]) return 0;
+        st->filter[0] = 0;
+        rebuild_visible(st);
+        return 1;
+    case ' ':
+        if (r) toggle_compare(ctx, r->id);
+        return 1;
+    case 'c':
+        switch_to(ctx, &ui_screen_compare, "the Compare screen is not in this build");
+        return 1;
+    case 'p': case 'r': case 'x': case 'X':
+        if (r) control_job(ctx, r, ch == 'X' ? 'x' : ch);
+        return 1;
+    case 'd':
+        queue_demo(st, ctx);
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static int runs_typing(void *state)
+{
+    RunsState *st = state;
+    return st && st->editing;
+}
+
+const UiScreen ui_screen_runs = {
+    "Runs",
+    "Enter open  s sort  / filter  space pick  p/r/x",
+    "up/down j/k     move (PgUp/PgDn, Home/End)\n"
+    "Enter           open the run (Run screen)\n"
+    "s / S           sort by id, arch, status, train loss, valid loss, tokens/s / reverse\n"
+    "/               filter by arch, task, status, data, sweep or name (Enter keeps, Esc clears)\n"
+    "space           pick / unpick the run for Compare (* in the row, 8 at most)\n"
+    "c               open Compare\n"
+    "p / r / x       pause / resume / cancel the job\n"
+    "d               queue the demo sweep (on an empty store)",
+    runs_create,
+    runs_destroy,
+    runs_reload,
+    runs_draw,
+    runs_key,
+    runs_typing,
+};

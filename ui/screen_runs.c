@@ -354,7 +354,10 @@ static int cmp_rows(const RunRow *a, const RunRow *b, SortKey key, int descendin
 static void rebuild_visible(RunsState *st)
 {
     int *vis = realloc(st->visible, (size_t)(st->n ? st->n : 1) * sizeof *vis);
-    if (!vis) return;
+    if (!vis) {
+        st->n_visible = 0; /* the old indices may point past the new rows */
+        return;
+    }
     st->visible = vis;
     st->n_visible = 0;
     for (int i = 0; i < st->n; i++)

@@ -1,0 +1,847 @@
+/*
+ * screen_generate.c — the Generate screen: text sampled from a finished
+ * causal language model (task clm) of the store, with a prompt and the
+ * sampling settings of `mixbench generate` (temperature, top-k, length,
+ * seed), shown word-wrapped as it is produced.
+ *
+ * The model is the run opened elsewhere (ctx->run_id) when it is a clm run
+ * with a checkpoint, else one picked from the list of such runs.  Sampling
+ * runs in a thread of its own: the UI thread only starts it, asks it to
+ * stop, and copies the text it has produced so far, so a large model never
+ * freezes the workbench (text appears token by token).  The loaded model is
+ * kept while the same checkpoint is used again.
+ *
+ * Not for: the sampling rule (engine/sample.h, shared with `mixbench
+ * generate`) or computing logits (engine/generate.h).
+ */
+#define _XOPEN_SOURCE_EXTENDED 1
+#include <ncurses.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/checkpoint.h"
+#include "engine/common.h"
+#include "engine/generate.h"
+#include "engine/rng.h"
+#include "engine/sample.h"
+#include "ui/ui.h"
+
+enum { F_MODEL, F_PROMPT, F_TEMP, F_TOPK, F_LENGTH, F_SEED, F_GO, N_FIELDS };
+enum { MAX_RUNS = 200, TEXT_CAP = 512, MAX_LENGTH = 2000, OUTPUT_CAP = 1 << 18, LABEL_WIDTH = 8 };
+
+/* How often the list of runs is read again. */
+#define RUNS_REFRESH_SECONDS 3.0
+
+typedef struct {
+    int64_t id, step;
+    char arch[32], task[16], status[16], name[64], ckpt[1024];
+    int d, layers, n_ctx;
+} GenRun;
+
+typedef struct {
+    char text[TEXT_CAP];
+    int cursor;
+} TextField;
+
+/* What one generation was asked for (a copy the thread owns). */
+typedef struct {
+    char ckpt[1024];
+    char prompt[TEXT_CAP];
+    double temperature;
+    int top_k, length;
+    uint64_t seed;
+} GenRequest;
+
+typedef struct {
+    /* the runs one can pick, newest first */
+    GenRun runs[MAX_RUNS];
+    int n_runs;
+    double runs_at;
+    int64_t chosen_id;           /* the run generating (0: none yet) */
+    GenRun chosen;
+    int64_t ctx_run_seen;        /* the last ctx->run_id taken */
+    char notice[300];            /* why ctx->run_id cannot generate */
+    int list_open, list_sel, list_scroll;
+    /* the form */
+    int field, editing;
+    TextField text[N_FIELDS];    /* F_PROMPT .. F_SEED */
+    int scroll;                  /* output lines scrolled up from the end */
+    /* the generation thread; everything below `lock` is shared with it */
+    pthread_t thread;
+    int thread_live;             /* started and not joined yet */
+    GenRequest req;
+    Model model;                 /* kept between generations (thread's while live) */
+    Tokenizer *tok;
+    Config cfg;
+    char loaded_ckpt[1024];      /* "" when nothing is loaded */
+    pthread_mutex_t lock;
+    int running, stop;
+    char *output;                /* [OUTPUT_CAP] the prompt and the text so far */
+    size_t out_len;
+    int tokens_done;
+    double seconds;
+    int incremental;
+    char error[ERR_LEN];
+    /* the UI thread's copy of output, for drawing */
+    char *shown;
+} GenScreen;
+
+static void say(UiContext *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(UiContext *ctx, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(ctx->message, sizeof ctx->message, fmt, ap);
+    va_end(ap);
+}
+
+static void set_text(TextField *t, const char *value)
+{
+    snprintf(t->text, sizeof t->text, "%s", value);
+    t->cursor = (int)strlen(t->text);
+}
+
+static int is_text_field(int f)
+{
+    return f >= F_PROMPT && f <= F_SEED;
+}
+
+/* ---- the generation thread -------------------------------------------- */
+
+/* Appends text to the output (under the lock). */
+static void output_append(GenScreen *g, const char *text)
+{
+    size_t n = strlen(text);
+    pthread_mutex_lock(&g->lock);
+    if (g->out_len + n + 1 < OUTPUT_CAP) {
+        memcpy(g->output + g->out_len, text, n + 1);
+        g->out_len += n;
+    }
+    pthread_mutex_unlock(&g->lock);
+}
+
+static int stop_requested(GenScreen *g)
+{
+    pthread_mutex_lock(&g->lock);
+    int stop = g->stop;
+    pthread_mutex_unlock(&g->lock);
+    return stop;
+}
+
+/* Loads req->ckpt unless it is the model already loaded. */
+static int ensure_model(GenScreen *g, char *err)
+{
+    if (g->loaded_ckpt[0] && !strcmp(g->loaded_ckpt, g->req.ckpt)) return 0;
+    if (g->loaded_ckpt[0]) {
+        model_free(&g->model);
+        tokenizer_free(g->tok);
+        g->tok = NULL;
+        g->loaded_ckpt[0] = 0;
+    }
+    config_defaults(&g->cfg);
+    if (checkpoint_load(g->req.ckpt, &g->cfg, &g->model, &g->tok, err)) return -1;
+    if (!g->tok || strcmp(g->cfg.task, "clm")) {
+        if (!g->tok) err_set(err, "%s: the checkpoint stores no tokenizer", g->req.ckpt);
+        else err_set(err, "%s was trained for task %s; generation needs a causal clm model", g->req.ckpt, g->cfg.task);
+        model_free(&g->model);
+        tokenizer_free(g->tok);
+        g->tok = NULL;
+        return -1;
+    }
+    snprintf(g->loaded_ckpt, sizeof g->loaded_ckpt, "%s", g->req.ckpt);
+    return 0;
+}
+
+static int generate(GenScreen *g, char *err)
+{
+    if (ensure_model(g, err)) return -1;
+    const GenRequest *r = &g->req;
+    int V = g->cfg.vocab;
+    int32_t *prompt_ids = NULL;
+    size_t n_prompt = 0;
+    if (tokenizer_encode(g->tok, r->prompt, &prompt_ids, &n_prompt, err)) return -1;
+    Generator *gen = NULL;
+    float *work = malloc(sizeof(float) * 2 * (size_t)V);
+    if (!work || generator_create(&gen, &g->model, 1, err)) {
+        if (!work) err_set(err, "generate: out of memory");
+        free(work);
+        free(prompt_ids);
+        return -1;
+    }
+    pthread_mutex_lock(&g->lock);
+    g->incremental = generator_is_incremental(gen);
+    pthread_mutex_unlock(&g->lock);
+    /* as `mixbench generate`: the prompt, a space after a word-level
+       prompt, then the sampled tokens */
+    output_append(g, r->prompt);
+    size_t plen = strlen(r->prompt);
+    if (tokenizer_kind(g->tok) == TOKENIZER_WORD && plen && r->prompt[plen - 1] != ' ' &&
+        r->prompt[plen - 1] != '\n')
+        output_append(g, " ");
+    double t0 = now_seconds();
+    const float *logits = generator_push(gen, n_prompt ? prompt_ids[0] : sample_start_token(V));
+    for (size_t i = 1; i < n_prompt && !stop_requested(g); i++) logits = generator_push(gen, prompt_ids[i]);
+    Rng rng;
+    rng_seed(&rng, r->seed);
+    char piece[1024];
+    for (int k = 0; k < r->length && !stop_requested(g); k++) {
+        memcpy(work, logits, sizeof(float) * V);
+        int32_t id = sample_token(work, V, r->temperature, r->top_k, &rng, work + V);
+        tokenizer_decode_one(g->tok, id, piece, sizeof piece);
+        output_append(g, piece);
+        pthread_mutex_lock(&g->lock);
+        g->tokens_done = k + 1;
+        g->seconds = now_seconds() - t0;
+        pthread_mutex_unlock(&g->lock);
+        if (k + 1 < r->length) logits = generator_push(gen, id);
+    }
+    generator_free(gen);
+    free(work);
+    free(prompt_ids);
+    return 0;
+}
+
+static void *generate_thread(void *arg)
+{
+    GenScreen *g = arg;
+    char err[ERR_LEN] = "";
+    int rc = generate(g, err);
+    pthread_mutex_lock(&g->lock);
+    if (rc) snprintf(g->error, sizeof g->error, "%s", err);
+    g->running = 0;
+    pthread_mutex_unlock(&g->lock);
+    return NULL;
+}
+
+/* Stops a generation that runs and reaps a finished thread. */
+static void stop_thread(GenScreen *g)
+{
+    if (!g->thread_live) return;
+    pthread_mutex_lock(&g->lock);
+    g->stop = 1;
+    pthread_mutex_unlock(&g->lock);
+    pthread_join(g->thread, NULL);
+    g->thread_live = 0;
+}
+
+/* ---- runs ----------------------------------------------------------- */
+
+static void copy_text(char *dst, size_t cap, const char *src)
+{
+    snprintf(dst, cap, "%s", src ? src : "");
+}
+
+/* Columns: id, arch, task, status, name, d, layers, n_ctx, step, ckpt. */
+#define RUN_COLUMNS                                                                                      \
+    "r.id, r.arch, r.task, r.status, coalesce(r.name, ''), coalesce(r.d, 0), coalesce(r.layers, 0),"   \
+    " coalesce(r.n_ctx, 0),"                                                                           \
+    " (SELECT step FROM checkpoints c WHERE c.run_id = r.id ORDER BY step DESC, created_at DESC LIMIT 1)," \
+    " (SELECT path FROM checkpoints c WHERE c.run_id = r.id ORDER BY step DESC, created_at DESC LIMIT 1)"
+
+static void parse_run(GenRun *r, char **v)
+{
+    r->id = v[0] ? strtoll(v[0], NULL, 10) : 0;
+    copy_text(r->arch, sizeof r->arch, v[1]);
+    copy_text(r->task, sizeof r->task, v[2]);
+    copy_text(r->status, sizeof r->status, v[3]);
+    copy_text(r->name, sizeof r->name, v[4]);
+    r->d = v[5] ? atoi(v[5]) : 0;
+    r->layers = v[6] ? atoi(v[6]) : 0;
+    r->n_ctx = v[7] ? atoi(v[7]) : 0;
+    r->step = v[8] ? strtoll(v[8], NULL, 10) : 0;
+    copy_text(r->ckpt, sizeof r->ckpt, v[9]);
+}
+
+static int run_row(void *arg, int ncols, char **v, char **names)
+{
+    (void)names;
+    GenScreen *g = arg;
+    if (ncols < 10 || g->n_runs >= MAX_RUNS) return 0;
+    parse_run(&g->runs[g->n_runs++], v);
+    return 0;
+}
+
+static int one_run_row(void *arg, int ncols, char **v, char **names)
+{
+    (void)names;
+    if (ncols >= 10) parse_run(arg, v);
+    return 0;
+}
+
+static void load_runs(GenScreen *g, UiContext *ctx)
+{
+    char err[ERR_LEN];
+    g->n_runs = 0;
+    if (store_query(ctx->store,
+                    "SELECT " RUN_COLUMNS " FROM runs r"
+                    " WHERE r.task = 'clm' AND r.status IN ('done', 'interrupted', 'paused', 'cancelled')"
+                    "   AND EXISTS (SELECT 1 FROM checkpoints c WHERE c.run_id = r.id)"
+                    " ORDER BY r.id DESC LIMIT 200",
+                    run_row, g, err))
+        g->n_runs = 0;
+    g->runs_at = now_seconds();
+}
+
+static void choose(GenScreen *g, const GenRun *r)
+{
+    g->chosen = *r;
+    g->chosen_id = r->id;
+    g->notice[0] = 0;
+}
+
+/* Takes ctx->run_id when it changed: a clm run with a checkpoint becomes
+   the model; anything else is explained. */
+static void take_context_run(GenScreen *g, UiContext *ctx)
+{
+    if (ctx->run_id == g->ctx_run_seen) return;
+    g->ctx_run_seen = ctx->run_id;
+    g->notice[0] = 0;
+    if (!ctx->run_id) return;
+    GenRun r;
+    memset(&r, 0, sizeof r);
+    char id[32], err[ERR_LEN];
+    snprintf(id, sizeof id, "%lld", (long long)ctx->run_id);
+    const char *params[1] = {id};
+    if (store_query_params(ctx->store, "SELECT " RUN_COLUMNS " FROM runs r WHERE r.id = ?1", params, 1,
+                           one_run_row, &r, err) ||
+        !r.id)
+        return;
+    if (strcmp(r.task, "clm"))
+        snprintf(g->notice, sizeof g->notice, "run %lld is a %s model; generation needs a causal (clm) one",
+                 (long long)r.id, r.task);
+    else if (!r.ckpt[0])
+        snprintf(g->notice, sizeof g->notice, "run %lld has no checkpoint yet (it is %s)", (long long)r.id,
+                 r.status);
+    else
+        choose(g, &r);
+}
+
+/* ---- life cycle ------------------------------------------------------ */
+
+static void generate_destroy(void *state);
+
+static void *generate_create(UiContext *ctx)
+{
+    GenScreen *g = calloc(1, sizeof *g);
+    if (!g) return NULL;
+    g->output = malloc(OUTPUT_CAP);
+    g->shown = malloc(OUTPUT_CAP);
+    if (!g->output || !g->shown || pthread_mutex_init(&g->lock, NULL)) {
+        free(g->output);
+        free(g->shown);
+        free(g);
+        return NULL;
+    }
+    g->output[0] = g->shown[0] = 0;
+    g->field = F_PROMPT;
+    set_text(&g->text[F_PROMPT], "once upon a time");
+    set_text(&g->text[F_TEMP], "0.8");
+    set_text(&g->text[F_TOPK], "40");
+    set_text(&g->text[F_LENGTH], "200");
+    set_text(&g->text[F_SEED], "1");
+    load_runs(g, ctx);
+    if (g->n_runs) choose(g, &g->runs[0]);
+    return g;
+}
+
+static void generate_destroy(void *state)
+{
+    GenScreen *g = state;
+    if (!g) return;
+    stop_thread(g);
+    if (g->loaded_ckpt[0]) {
+        model_free(&g->model);
+        tokenizer_free(g->tok);
+    }
+    pthread_mutex_destroy(&g->lock);
+    free(g->output);
+    free(g->shown);
+    free(g);
+}
+
+static void generate_reload(void *state, UiContext *ctx)
+{
+    GenScreen *g = state;
+    if (!g) return;
+    if (now_seconds() - g->runs_at >= RUNS_REFRESH_SECONDS) {
+        load_runs(g, ctx);
+        if (!g->chosen_id && g->n_runs) choose(g, &g->runs[0]);
+    }
+    take_context_run(g, ctx);
+    /* reap a thread that has finished */
+    if (g->thread_live) {
+        pthread_mutex_lock(&g->lock);
+        int running = g->running;
+        pthread_mutex_unlock(&g->lock);
+        if (!running) stop_thread(g);
+    }
+}
+
+/* ---- drawing --------------------------------------------------------- */
+
+/* Bytes of the UTF-8 character at s (1 for a byte that does not start a
+   valid one). */
+static int utf8_len(const unsigned char *s)
+{
+    int n = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 ? 2 : (s[0] & 0xf0) == 0xe0 ? 3 : (s[0] & 0xf8) == 0xf0 ? 4 : 0;
+    if (n == 0) return 1;
+    for (int k = 1; k < n; k++)
+        if ((s[k] & 0xc0) != 0x80) return 1;
+    return n;
+}
+
+/* Makes text safe to draw in place: control characters but '\n' become
+   spaces, bytes that are not UTF-8 (or any byte >= 0x80 on an ASCII
+   terminal) become '?'. */
+static void sanitize(char *text, int utf8)
+{
+    unsigned char *p = (unsigned char *)text;
+    while (*p) {
+        if (*p == '\n') {
+            p++;
+        } else if (*p < 32 || *p == 127) {
+            *p++ = ' ';
+        } else if (*p < 0x80) {
+            p++;
+        } else {
+            int n = utf8 ? utf8_len(p) : 1;
+            if (n == 1) *p = '?';
+            p += n;
+        }
+    }
+}
+
+/* Breaks text into lines of at most width columns at spaces (a longer word
+   is cut); writes (start, length) of line i into starts/lens when i < cap,
+   returns the count of lines. */
+static int wrap_lines(const char *text, int width, int *starts, int *lens, int cap)
+{
+    int n = 0;
+    const char *p = text;
+    while (*p) {
+        const char *line = p, *last_space = NULL, *end = p;
+        int cols = 0;
+        while (*end && *end != '\n' && cols < width) {
+            if (*end == ' ') last_space = end;
+            end += utf8_len((const unsigned char *)end);
+            cols++;
+        }
+        const char *next;
+        if (!*end || *end == '\n') {
+            next = *end ? end + 1 : end;
+        } else if (last_space && last_space > line) {
+            end = last_space;
+            next = last_space + 1;
+        } else {
+            next = end;
+        }
+        if (n < cap) {
+            starts[n] = (int)(line - text);
+            lens[n] = (int)(end - line);
+        }
+        n++;
+        p = next;
+    }
+    return n;
+}
+
+/* A text field: underlined, the cursor shown in reverse while editing,
+   scrolled so that the cursor shows. */
+static void draw_field_box(GenScreen *g, int f, int y, int x, int width)
+{
+    const TextField *t = &g->text[f];
+    if (width < 2) return;
+    int editing = g->editing && g->field == f;
+    int len = (int)strlen(t->text);
+    int first = editing ? t->cursor - (width - 1) : 0;
+    if (first < 0) first = 0;
+    while (first > 0 && first < len && ((unsigned char)t->text[first] & 0xc0) == 0x80) first++;
+    mvhline(y, x, ' ' | (chtype)A_UNDERLINE, width);
+    ui_text(y, x, width, A_UNDERLINE | (editing ? (int)A_BOLD : 0), "%s", t->text + first);
+    if (!editing) return;
+    int col = 0;
+    for (int b = first; b < t->cursor; b++)
+        if (((unsigned char)t->text[b] & 0xc0) != 0x80) col++;
+    if (col >= width) return;
+    char under[5] = " ";
+    if (t->cursor < len)
+        snprintf(under, sizeof under, "%.*s", utf8_len((const unsigned char *)t->text + t->cursor),
+                 t->text + t->cursor);
+    ui_text(y, x + col, 1, A_REVERSE, "%s", under);
+}
+
+static void draw_label(GenScreen *g, UiContext *ctx, int f, int y, int x, const char *label)
+{
+    int attr = g->field == f ? ui_attr(ctx, UI_PAIR_SELECTED) | (int)A_BOLD : (int)A_BOLD;
+    ui_text(y, x, (int)strlen(label), attr, "%s", label);
+}
+
+static void describe_run(const GenRun *r, char *out, size_t cap)
+{
+    snprintf(out, cap, "run %lld%s%.40s  %s %s  d=%d L=%d n_ctx=%d  step %lld  %s", (long long)r->id,
+             r->name[0] ? " " : "", r->name, r->arch, r->status, r->d, r->layers, r->n_ctx, (long long)r->step,
+             r->ckpt);
+}
+
+static void draw_run_list(GenScreen *g, UiContext *ctx, int top, int height, int width)
+{
+    ui_text(top, 1, width - 1, ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD, "Pick a model");
+    ui_text(top, 15, width - 15, ui_attr(ctx, UI_PAIR_DIM), "clm runs with a checkpoint: up/down, Enter take, Esc back");
+    int rows = height - 2;
+    if (rows < 1) return;
+    if (g->list_sel < g->list_scroll) g->list_scroll = g->list_sel;
+    if (g->list_sel >= g->list_scroll + rows) g->list_scroll = g->list_sel - rows + 1;
+    for (int i = g->list_scroll; i < g->n_runs && i - g->list_scroll < rows; i++) {
+        int y = top + 2 + i - g->list_scroll;
+        int attr = i == g->list_sel ? ui_attr(ctx, UI_PAIR_SELECTED) : 0;
+        if (i == g->list_sel) mvhline(y, 0, ' ' | (chtype)attr, width);
+        char line[1300];
+        describe_run(&g->runs[i], line, sizeof line);
+        ui_text(y, 1, width - 1, attr, "%s", line);
+    }
+}
+
+static void generate_draw(void *state, UiContext *ctx, int top, int height, int width)
+{
+    GenScreen *g = state;
+    if (!g) return;
+    if (g->list_open) {
+        draw_run_list(g, ctx, top, height, width);
+        return;
+    }
+    int dim = ui_attr(ctx, UI_PAIR_DIM), bottom = top + height;
+    ui_text(top, 1, width - 1, ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD, "Generate");
+    ui_text(top, 11, width - 11, dim, "%s",
+            g->editing ? "editing: Enter generate  Esc done  Tab next field"
+                       : "up/down field  Enter edit/generate  Esc stop");
+    int y = top + 1, x = LABEL_WIDTH + 2;
+    if (y >= bottom) return;
+    draw_label(g, ctx, F_MODEL, y, 1, "Model");
+    if (g->chosen_id) {
+        char line[1300];
+        describe_run(&g->chosen, line, sizeof line);
+        ui_text(y, x, width - x, 0, "%s", line);
+    } else {
+        ui_text(y, x, width - x, dim, "no finished clm run with a checkpoint yet");
+    }
+    if (g->notice[0] && ++y < bottom) ui_text(y, x, width - x, ui_attr(ctx, UI_PAIR_WARN), "%s", g->notice);
+    if (++y >= bottom) return;
+    draw_label(g, ctx, F_PROMPT, y, 1, "Prompt");
+    draw_field_box(g, F_PROMPT, y, x, width - x - 1);
+    if (++y >= bottom) return;
+    static const struct {
+        int field, box;
+        const char *label;
+    } SMALL[] = {{F_TEMP, 5, "Temperature"}, {F_TOPK, 5, "Top-k"}, {F_LENGTH, 5, "Length"}, {F_SEED, 6, "Seed"}};
+    int cx = 1;
+    for (int i = 0; i < 4 && cx < width; i++) {
+        draw_label(g, ctx, SMALL[i].field, y, cx, SMALL[i].label);
+        cx += (int)strlen(SMALL[i].label) + 1;
+        int w = SMALL[i].box < width - cx ? SMALL[i].box : width - cx;
+        draw_field_box(g, SMALL[i].field, y, cx, w);
+        cx += SMALL[i].box + 2;
+    }
+    if (++y >= bottom) return;
+    /* the button and what the generation did */
+    int go_attr = g->field == F_GO ? ui_attr(ctx, UI_PAIR_SELECTED) | (int)A_BOLD : (int)A_BOLD;
+    ui_text(y, 1, width - 1, go_attr, "[ Generate ]");
+    pthread_mutex_lock(&g->lock);
+    int running = g->running, tokens = g->tokens_done, incremental = g->incremental;
+    double seconds = g->seconds;
+    char error[ERR_LEN];
+    snprintf(error, sizeof error, "%s", g->error);
+    memcpy(g->shown, g->output, g->out_len + 1);
+    pthread_mutex_unlock(&g->lock);
+    if (error[0]) {
+        ui_text(y, 15, width - 15, ui_attr(ctx, UI_PAIR_BAD) | A_BOLD, "%s", error);
+    } else if (running || tokens) {
+        ui_text(y, 15, width - 15, running ? ui_attr(ctx, UI_PAIR_WARN) : dim,
+                "%s%d/%d tokens in %.2f s (%.0f tokens/s, %s)", running ? "generating: " : "", tokens,
+                g->req.length, seconds, seconds > 0 ? tokens / seconds : 0.0,
+                incremental ? "incremental" : "a full window per token");
+    } else if (g->chosen_id) {
+        ui_text(y, 15, width - 15, dim, "length at most %d tokens", MAX_LENGTH);
+    }
+    if (++y >= bottom) return;
+    mvhline(y, 0, ctx->utf8 ? ACS_HLINE : '-', width);
+    if (++y >= bottom) return;
+
+    /* the text, wrapped; the end shows unless scrolled back */
+    sanitize(g->shown, ctx->utf8);
+    int rows = bottom - y, text_width = width - 2;
+    if (text_width < 1) return;
+    int n_lines = wrap_lines(g->shown, text_width, NULL, NULL, 0);
+    int *starts = malloc(sizeof(int) * (size_t)(n_lines + 1)), *lens = malloc(sizeof(int) * (size_t)(n_lines + 1));
+    if (!starts || !lens) {
+        free(starts);
+        free(lens);
+        return;
+    }
+    wrap_lines(g->shown, text_width, starts, lens, n_lines);
+    int max_scroll = n_lines > rows ? n_lines - rows : 0;
+    if (g->scroll > max_scroll) g->scroll = max_scroll;
+    int first = n_lines > rows ? n_lines - rows - g->scroll : 0;
+    for (int i = 0; i < rows && first + i < n_lines; i++)
+        ui_text(y + i, 1, text_width, 0, "%.*s", lens[first + i], g->shown + starts[first + i]);
+    if (g->scroll > 0) ui_text(bottom - 1, width - 12, 12, dim, "(%d more)", g->scroll);
+    free(starts);
+    free(lens);
+}
+
+/* ---- keys ------------------------------------------------------------ */
+
+/* Reads the settings, then starts the thread. */
+static void start_generation(GenScreen *g, UiContext *ctx)
+{
+    if (!g->chosen_id) {
+        say(ctx, "no model: train a clm run first (e.g. `mixbench run --steps 300 data=builtin:stories`)");
+        return;
+    }
+    char *end;
+    GenRequest r;
+    memset(&r, 0, sizeof r);
+    r.temperature = strtod(g->text[F_TEMP].text, &end);
+    if (*end || !g->text[F_TEMP].text[0] || !(r.temperature >= 0)) {
+        say(ctx, "temperature '%s' is not a number >= 0", g->text[F_TEMP].text);
+        return;
+    }
+    long top_k = strtol(g->text[F_TOPK].text, &end, 10);
+    if (*end || !g->text[F_TOPK].text[0] || top_k < 0) {
+        say(ctx, "top-k '%s' is not a count >= 0 (0: no cut)", g->text[F_TOPK].text);
+        return;
+    }
+    long length = strtol(g->text[F_LENGTH].text, &end, 10);
+    if (*end || length < 1 || length > MAX_LENGTH) {
+        say(ctx, "length '%s' is not a token count in 1..%d", g->text[F_LENGTH].text, MAX_LENGTH);
+        return;
+    }
+    unsigned long long seed = strtoull(g->text[F_SEED].text, &end, 10);
+    if (*end || !g->text[F_SEED].text[0]) {
+        say(ctx, "seed '%s' is not a whole number", g->text[F_SEED].text);
+        return;
+    }
+    r.top_k = (int)(top_k > 1000000 ? 1000000 : top_k);
+    r.length = (int)length;
+    r.seed = seed;
+    snprintf(r.ckpt, sizeof r.ckpt, "%s", g->chosen.ckpt);
+    snprintf(r.prompt, sizeof r.prompt, "%s", g->text[F_PROMPT].text);
+    stop_thread(g);
+    g->req = r;
+    g->output[0] = 0;
+    g->out_len = 0;
+    g->tokens_done = 0;
+    g->seconds = 0;
+    g->error[0] = 0;
+    g->stop = 0;
+    g->running = 1;
+    g->scroll = 0;
+    if (pthread_create(&g->thread, NULL, generate_thread, g)) {
+        g->running = 0;
+        say(ctx, "generate: could not start a thread");
+        return;
+    }
+    g->thread_live = 1;
+    ctx->message[0] = 0;
+}
+
+static void move_field(GenScreen *g, int step)
+{
+    g->field = (g->field + step + N_FIELDS) % N_FIELDS;
+}
+
+/* A key while a text field is edited; every key is taken. */
+static void edit_key(GenScreen *g, UiContext *ctx, int ch)
+{
+    TextField *t = &g->text[g->field];
+    int len = (int)strlen(t->text);
+    switch (ch) {
+    case '\n':
+    case '\r':
+    case KEY_ENTER:
+        g->editing = 0;
+        start_generation(g, ctx);
+        return;
+    case 27:                         /* Esc */
+        g->editing = 0;
+        return;
+    case KEY_UP:
+    case KEY_DOWN:
+        g->editing = 0;
+        move_field(g, ch == KEY_UP ? -1 : 1);
+        return;
+    case '\t':
+    case KEY_BTAB:
+        do move_field(g, ch == '\t' ? 1 : -1);
+        while (!is_text_field(g->field));
+        g->text[g->field].cursor = (int)strlen(g->text[g->field].text);
+        return;
+    case KEY_LEFT:
+        while (t->cursor > 0 && ((unsigned char)t->text[--t->cursor] & 0xc0) == 0x80) {}
+        return;
+    case KEY_RIGHT:
+        if (t->cursor < len) t->cursor++;
+        while (t->cursor < len && ((unsigned char)t->text[t->cursor] & 0xc0) == 0x80) t->cursor++;
+        return;
+    case KEY_HOME:
+    case 1:                          /* Ctrl-A */
+        t->cursor = 0;
+        return;
+    case KEY_END:
+    case 5:                          /* Ctrl-E */
+        t->cursor = len;
+        return;
+    case 21:                         /* Ctrl-U: clear to the start */
+        memmove(t->text, t->text + t->cursor, (size_t)(len - t->cursor + 1));
+        t->cursor = 0;
+        return;
+    case 11:                         /* Ctrl-K: clear to the end */
+        t->text[t->cursor] = 0;
+        return;
+    case KEY_BACKSPACE:
+    case 127:
+    case 8: {
+        if (t->cursor == 0) return;
+        int from = t->cursor;
+        while (from > 0 && ((unsigned char)t->text[--from] & 0xc0) == 0x80) {}
+        memmove(t->text + from, t->text + t->cursor, (size_t)(len - t->cursor + 1));
+        t->cursor = from;
+        return;
+    }
+    case KEY_DC: {
+        if (t->cursor >= len) return;
+        int to = t->cursor + 1;
+        while (to < len && ((unsigned char)t->text[to] & 0xc0) == 0x80) to++;
+        memmove(t->text + t->cursor, t->text + to, (size_t)(len - to + 1));
+        return;
+    }
+    default:
+        if (ch < 32 || ch > 255 || ch == 127 || len + 1 >= TEXT_CAP) return;
+        memmove(t->text + t->cursor + 1, t->text + t->cursor, (size_t)(len - t->cursor + 1));
+        t->text[t->cursor++] = (char)ch;
+        return;
+    }
+}
+
+static int list_key(GenScreen *g, int ch)
+{
+    switch (ch) {
+    case KEY_UP:
+    case 'k':
+        if (g->list_sel > 0) g->list_sel--;
+        return 1;
+    case KEY_DOWN:
+    case 'j':
+        if (g->list_sel + 1 < g->n_runs) g->list_sel++;
+        return 1;
+    case '\n':
+    case '\r':
+    case KEY_ENTER:
+        if (g->list_sel >= 0 && g->list_sel < g->n_runs) choose(g, &g->runs[g->list_sel]);
+        g->list_open = 0;
+        return 1;
+    case 27:
+    case KEY_LEFT:
+    case 'h':
+        g->list_open = 0;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static int generate_key(void *state, UiContext *ctx, int ch)
+{
+    GenScreen *g = state;
+    if (!g) return 0;
+    if (g->editing) {
+        edit_key(g, ctx, ch);
+        return 1;
+    }
+    if (g->list_open) return list_key(g, ch);
+    int enter = ch == '\n' || ch == '\r' || ch == KEY_ENTER;
+    switch (ch) {
+    case KEY_UP:
+    case 'k':
+        move_field(g, -1);
+        return 1;
+    case KEY_DOWN:
+    case 'j':
+        move_field(g, 1);
+        return 1;
+    case KEY_PPAGE:
+        g->scroll += 5;
+        return 1;
+    case KEY_NPAGE:
+        g->scroll = g->scroll > 5 ? g->scroll - 5 : 0;
+        return 1;
+    case 27:
+    case 's':
+        if (!g->thread_live) return 0;
+        stop_thread(g);
+        say(ctx, "generation stopped");
+        return 1;
+    default:
+        break;
+    }
+    if (g->field == F_MODEL) {
+        if (enter) {
+            if (!g->n_runs) {
+                say(ctx, "no finished clm run with a checkpoint in the store yet");
+                return 1;
+            }
+            g->list_open = 1;
+            g->list_sel = 0;
+            for (int i = 0; i < g->n_runs; i++)
+                if (g->runs[i].id == g->chosen_id) g->list_sel = i;
+            return 1;
+        }
+        if ((ch == KEY_LEFT || ch == KEY_RIGHT) && g->n_runs) {
+            int i = 0;
+            for (int k = 0; k < g->n_runs; k++)
+                if (g->runs[k].id == g->chosen_id) i = k;
+            i = (i + (ch == KEY_RIGHT ? 1 : g->n_runs - 1)) % g->n_runs;
+            choose(g, &g->runs[i]);
+            return 1;
+        }
+        return 0;
+    }
+    if (!enter) return 0;
+    if (g->field == F_GO) {
+        start_generation(g, ctx);
+    } else {
+        g->editing = 1;
+        g->text[g->field].cursor = (int)strlen(g->text[g->field].text);
+    }
+    return 1;
+}
+
+static int generate_typing(void *state)
+{
+    const GenScreen *g = state;
+    return g && g->editing;
+}
+
+const UiScreen ui_screen_generate = {
+    "Generate",
+    "up/down field  Enter edit/generate  s stop",
+    "up/down, j/k      move between fields\n"
+    "Enter             on Model: pick a run; on a field: edit it; on [ Generate ]: generate\n"
+    "left/right        on Model: the previous / next run\n"
+    "While editing:    Enter generates, Esc leaves the field, Tab / Shift-Tab\n"
+    "                  next / previous field, up/down leave and move,\n"
+    "                  Home/End, Backspace/Delete, Ctrl-U / Ctrl-K clear\n"
+    "s or Esc          stop a generation that is running\n"
+    "PgUp / PgDn       scroll the text\n"
+    "Models: finished runs of task clm with a checkpoint (the run opened on\n"
+    "another screen when it is one).  Sampling is `mixbench generate`'s:\n"
+    "temperature 0 is greedy, top-k 0 keeps every token; at most 2000 tokens.\n",
+    generate_create,
+    generate_destroy,
+    generate_reload,
+    generate_draw,
+    generate_key,
+    generate_typing,
+};

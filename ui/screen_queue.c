@@ -1,0 +1,444 @@
+/*
+ * screen_queue.c — the Queue screen: the store's `queue` view (running jobs
+ * first, then the queued ones in claim order, then the paused ones) with
+ * the live progress of the jobs this process's workers are running (step,
+ * loss, tokens/s, ETA, threads), and the keys that steer the queue: raise
+ * or lower a job's priority, pause, resume, cancel.
+ *
+ * Not for: running jobs (app/scheduler.c) or the rules of the queue
+ * (db/jobs.c): every change goes through db/jobs.h, whose error, if any, is
+ * what the message line shows.  Jobs run by another process (`mixbench
+ * worker`) show the progress the store has, updated once a second.
+ */
+#define _XOPEN_SOURCE_EXTENDED 1
+#include <ncurses.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/jobs.h"
+#include "engine/common.h"
+#include "ui/ui.h"
+
+enum { MAX_ROWS = 500, MAX_PROGRESS = 64, BAR_CELLS = 12 };
+
+typedef struct {
+    int64_t id;
+    int position;                /* place in line of a queued job, 0 for others */
+    char status[16], control[16];
+    int priority;
+    char sweep[48], coords[256], name[64], arch[32], task[16], error[200];
+    int64_t steps_done, total_steps, resume_step;
+} QueueRow;
+
+typedef struct {
+    QueueRow *rows;              /* [MAX_ROWS + 1]: one more tells "there are more" */
+    int n;
+    int n_running, n_queued, n_paused;
+    JobProgress progress[MAX_PROGRESS];
+    int n_progress;
+    int sel, scroll;
+    int64_t sel_id;              /* the selection follows its job across reloads */
+    char load_error[ERR_LEN];
+} QueueScreen;
+
+static const char *QUEUE_SQL =
+    "SELECT coalesce(q.position, 0), q.id, q.status, coalesce(q.control, ''), q.priority,"
+    "       coalesce(q.sweep, ''),"
+    "       coalesce((SELECT group_concat(j.key || '=' || j.value, ' ') FROM json_each(q.coords) j), ''),"
+    "       coalesce(q.name, ''), q.arch, q.task, q.steps_done, q.total_steps,"
+    "       coalesce(q.resume_step, 0), coalesce(q.error, '')"
+    "  FROM queue q LIMIT 501";
+
+/* The message line (ctx->message), formatted and clipped. */
+static void say(UiContext *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(UiContext *ctx, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(ctx->message, sizeof ctx->message, fmt, ap);
+    va_end(ap);
+}
+
+static void copy_text(char *dst, size_t cap, const char *src)
+{
+    snprintf(dst, cap, "%s", src ? src : "");
+}
+
+static int64_t to_i64(const char *s)
+{
+    return s ? strtoll(s, NULL, 10) : 0;
+}
+
+static int queue_row(void *arg, int ncols, char **v, char **names)
+{
+    (void)names;
+    QueueScreen *q = arg;
+    if (ncols < 14 || q->n > MAX_ROWS) return 0;
+    QueueRow *r = &q->rows[q->n++];
+    r->position = (int)to_i64(v[0]);
+    r->id = to_i64(v[1]);
+    copy_text(r->status, sizeof r->status, v[2]);
+    copy_text(r->control, sizeof r->control, v[3]);
+    r->priority = (int)to_i64(v[4]);
+    copy_text(r->sweep, sizeof r->sweep, v[5]);
+    copy_text(r->coords, sizeof r->coords, v[6]);
+    copy_text(r->name, sizeof r->name, v[7]);
+    copy_text(r->arch, sizeof r->arch, v[8]);
+    copy_text(r->task, sizeof r->task, v[9]);
+    r->steps_done = to_i64(v[10]);
+    r->total_steps = to_i64(v[11]);
+    r->resume_step = to_i64(v[12]);
+    copy_text(r->error, sizeof r->error, v[13]);
+    return 0;
+}
+
+static void *queue_create(UiContext *ctx)
+{
+    (void)ctx;
+    QueueScreen *q = calloc(1, sizeof *q);
+    if (!q) return NULL;
+    q->rows = calloc(MAX_ROWS + 1, sizeof *q->rows);
+    if (!q->rows) {
+        free(q);
+        return NULL;
+    }
+    return q;
+}
+
+static void queue_destroy(void *state)
+{
+    QueueScreen *q = state;
+    if (!q) return;
+    free(q->rows);
+    free(q);
+}
+
+static int shown_rows(const QueueScreen *q)
+{
+    return q->n > MAX_ROWS ? MAX_ROWS : q->n;
+}
+
+static void queue_reload(void *state, UiContext *ctx)
+{
+    QueueScreen *q = state;
+    if (!q) return;
+    q->n = 0;
+    q->load_error[0] = 0;
+    if (store_query(ctx->store, QUEUE_SQL, queue_row, q, q->load_error)) q->n = 0;
+    q->n_running = q->n_queued = q->n_paused = 0;
+    for (int i = 0; i < shown_rows(q); i++) {
+        const char *s = q->rows[i].status;
+        if (!strcmp(s, "running")) q->n_running++;
+        else if (!strcmp(s, "queued")) q->n_queued++;
+        else q->n_paused++;
+    }
+    q->n_progress = ctx->scheduler ? scheduler_progress(ctx->scheduler, q->progress, MAX_PROGRESS) : 0;
+    /* keep the selection on its job; if the job left the queue, keep the place */
+    int n = shown_rows(q);
+    for (int i = 0; i < n; i++)
+        if (q->rows[i].id == q->sel_id) q->sel = i;
+    if (q->sel >= n) q->sel = n - 1;
+    if (q->sel < 0) q->sel = 0;
+    q->sel_id = n ? q->rows[q->sel].id : 0;
+}
+
+static const JobProgress *progress_of(const QueueScreen *q, int64_t run_id)
+{
+    for (int i = 0; i < q->n_progress; i++)
+        if (q->progress[i].run_id == run_id) return &q->progress[i];
+    return NULL;
+}
+
+/* "1h02m", "5m03s", "45s" */
+static void format_duration(double seconds, char *out, size_t cap)
+{
+    if (!(seconds >= 0) || seconds > 1e8) {
+        snprintf(out, cap, "?");
+        return;
+    }
+    long s = (long)(seconds + 0.5);
+    if (s >= 3600) snprintf(out, cap, "%ldh%02ldm", s / 3600, s / 60 % 60);
+    else if (s >= 60) snprintf(out, cap, "%ldm%02lds", s / 60, s % 60);
+    else snprintf(out, cap, "%lds", s);
+}
+
+/* "12.3k", "980" */
+static void format_rate(double v, char *out, size_t cap)
+{
+    if (!(v > 0)) snprintf(out, cap, "-");
+    else if (v >= 1e6) snprintf(out, cap, "%.1fM", v / 1e6);
+    else if (v >= 1e4) snprintf(out, cap, "%.0fk", v / 1e3);
+    else if (v >= 1e3) snprintf(out, cap, "%.1fk", v / 1e3);
+    else snprintf(out, cap, "%.0f", v);
+}
+
+/* A progress bar of `cells` cells: eighth blocks on light shade in UTF-8,
+   '#' on '.' in ASCII. */
+static void format_bar(double fraction, int cells, int utf8, char *out, size_t cap)
+{
+    static const char *const EIGHTHS[8] = {"░", "▏", "▎", "▍", "▌", "▋", "▊", "▉"};
+    if (fraction < 0) fraction = 0;
+    if (fraction > 1) fraction = 1;
+    int eighths = (int)(fraction * cells * 8 + 0.5);
+    size_t len = 0;
+    out[0] = 0;
+    for (int c = 0; c < cells && len + 4 < cap; c++) {
+        int here = eighths - 8 * c;
+        const char *piece = utf8 ? (here >= 8 ? "█" : here > 0 ? EIGHTHS[here] : "░") : (here >= 4 ? "#" : ".");
+        len += (size_t)snprintf(out + len, cap - len, "%s", piece);
+    }
+}
+
+static const char *shown_status(const QueueRow *r)
+{
+    if (!strcmp(r->status, "running") && !strcmp(r->control, "pause")) return "pausing";
+    if (!strcmp(r->status, "running") && !strcmp(r->control, "cancel")) return "stopping";
+    return r->status;
+}
+
+static int status_attr(UiContext *ctx, const QueueRow *r)
+{
+    if (!strcmp(r->status, "running")) return ui_attr(ctx, UI_PAIR_GOOD) | A_BOLD;
+    if (!strcmp(r->status, "paused")) return ui_attr(ctx, UI_PAIR_WARN);
+    return 0;
+}
+
+/* Lines a row takes: running jobs have a second line with their progress. */
+static int row_lines(const QueueRow *r)
+{
+    return strcmp(r->status, "running") ? 1 : 2;
+}
+
+static void draw_progress_line(QueueScreen *q, UiContext *ctx, const QueueRow *r, int y, int width)
+{
+    const JobProgress *p = progress_of(q, r->id);
+    int dim = ui_attr(ctx, UI_PAIR_DIM);
+    if (!p) {
+        ui_text(y, 6, width - 6, dim, "step %lld/%lld  (run by another worker process; the store's numbers)",
+                (long long)r->steps_done, (long long)r->total_steps);
+        return;
+    }
+    char bar[BAR_CELLS * 4 + 1], rate[32], eta[32];
+    double fraction = p->total_steps > 0 ? (double)p->step / (double)p->total_steps : 0;
+    format_bar(fraction, BAR_CELLS, ctx->utf8, bar, sizeof bar);
+    format_rate(p->tokens_per_s, rate, sizeof rate);
+    format_duration(p->eta_seconds, eta, sizeof eta);
+    int x = 6;
+    ui_text(y, x, width - x, ui_attr(ctx, UI_PAIR_GOOD), "%s", bar);
+    x += BAR_CELLS + 2;
+    char loss[24];
+    if (p->loss_smooth == p->loss_smooth && p->step > 0) snprintf(loss, sizeof loss, "%.4f", p->loss_smooth);
+    else snprintf(loss, sizeof loss, "-");
+    ui_text(y, x, width - x, 0, "%lld/%lld %3.0f%%  loss %s  %s tok/s  ETA %s  thr %d",
+            (long long)p->step, (long long)p->total_steps, 100 * fraction, loss, rate,
+            p->step > 0 ? eta : "?", p->threads);
+}
+
+static void queue_draw(void *state, UiContext *ctx, int top, int height, int width)
+{
+    QueueScreen *q = state;
+    if (!q) return;
+    int title = ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD, dim = ui_attr(ctx, UI_PAIR_DIM);
+    int n = shown_rows(q);
+    ui_text(top, 1, width - 1, title, "Queue");
+    ui_text(top, 8, width - 8, 0, "%d running  %d%s queued  %d paused", q->n_running, q->n_queued,
+            q->n > MAX_ROWS ? "+" : "", q->n_paused);
+    if (q->load_error[0]) {
+        ui_text(top + 2, 1, width - 1, ui_attr(ctx, UI_PAIR_BAD), "%s", q->load_error);
+        return;
+    }
+    if (n == 0) {
+        ui_text(top + 2, 1, width - 1, 0, "The queue is empty: nothing is running, queued or paused.");
+        ui_text(top + 3, 1, width - 1, dim,
+                "Queue a sweep on the New sweep screen, or with `mixbench sweep` in a shell.");
+        return;
+    }
+    int detail_lines = height >= 12 ? 2 : 0;
+    int list_top = top + 2, list_height = height - 2 - detail_lines;
+    if (list_height < 1) return;
+    ui_text(top + 1, 0, width, A_BOLD, "%4s %6s %-9s %4s %-11s %-10s %-12s %s", "pos", "id", "status", "pri",
+            "arch", "task", "sweep", "coords");
+
+    /* scroll so that the selected row (with its progress line) is visible */
+    if (q->sel < q->scroll) q->scroll = q->sel;
+    for (;;) {
+        int lines = 0;
+        for (int i = q->scroll; i <= q->sel; i++) lines += row_lines(&q->rows[i]);
+        if (lines <= list_height || q->scroll >= q->sel) break;
+        q->scroll++;
+    }
+    int y = list_top;
+    for (int i = q->scroll; i < n && y < list_top + list_height; i++) {
+        const QueueRow *r = &q->rows[i];
+        int selected = i == q->sel;
+        int attr = selected ? ui_attr(ctx, UI_PAIR_SELECTED) : 0;
+        if (selected) mvhline(y, 0, ' ' | attr, width);
+        char pos[8] = "";
+        if (r->position) snprintf(pos, sizeof pos, "%d", r->position);
+        ui_text(y, 0, width, attr, "%4s %6lld", pos, (long long)r->id);
+        ui_text(y, 12, width - 12, selected ? attr : status_attr(ctx, r), "%-9s", shown_status(r));
+        ui_text(y, 22, width - 22, attr, "%4d %-11.11s %-10.10s %-12.12s %s", r->priority, r->arch, r->task,
+                r->sweep[0] ? r->sweep : "-", r->coords);
+        y++;
+        if (row_lines(r) == 2 && y < list_top + list_height) draw_progress_line(q, ctx, r, y++, width);
+    }
+    if (q->n > MAX_ROWS && y < list_top + list_height)
+        ui_text(y, 1, width - 1, dim, "(the first %d jobs; `mixbench queue` lists them all)", MAX_ROWS);
+
+    if (!detail_lines) return;
+    const QueueRow *r = &q->rows[q->sel];
+    int dy = top + height - 2;
+    char where[160] = "";
+    if (!strcmp(r->status, "queued")) snprintf(where, sizeof where, "position %d of %d", r->position, q->n_queued);
+    else if (!strcmp(r->status, "running")) snprintf(where, sizeof where, "running");
+    else snprintf(where, sizeof where, "paused at step %lld", (long long)r->resume_step);
+    ui_text(dy, 1, width - 1, title, "job %lld%s%s  %s  priority %d  %s %s%s%s", (long long)r->id,
+            r->name[0] ? " " : "", r->name, where, r->priority, r->arch, r->task, r->sweep[0] ? "  sweep " : "",
+            r->sweep);
+    char more[512];
+    if (r->control[0]) snprintf(more, sizeof more, "%s requested: the job checkpoints, then stops", r->control);
+    else if (r->resume_step > 0) snprintf(more, sizeof more, "resumes from its checkpoint at step %lld%s%s",
+                                          (long long)r->resume_step, r->error[0] ? ": " : "", r->error);
+    else snprintf(more, sizeof more, "%s", r->coords[0] ? r->coords : "no sweep coordinates");
+    ui_text(dy + 1, 1, width - 1, dim, "%s", more);
+}
+
+static const QueueRow *selected_row(QueueScreen *q, UiContext *ctx)
+{
+    if (shown_rows(q) == 0) {
+        say(ctx, "the queue is empty");
+        return NULL;
+    }
+    return &q->rows[q->sel];
+}
+
+/* After a change: the job's place in line, read back from the store. */
+static void report_place(QueueScreen *q, UiContext *ctx, int64_t id, const char *what)
+{
+    queue_reload(q, ctx);
+    for (int i = 0; i < shown_rows(q); i++) {
+        const QueueRow *r = &q->rows[i];
+        if (r->id != id) continue;
+        if (r->position)
+            say(ctx, "job %lld: %s; priority %d, position %d of %d",
+                     (long long)id, what, r->priority, r->position, q->n_queued);
+        else
+            say(ctx, "job %lld: %s; priority %d (%s)", (long long)id, what,
+                     r->priority, shown_status(r));
+        return;
+    }
+    say(ctx, "job %lld: %s", (long long)id, what);
+}
+
+static int queue_key(void *state, UiContext *ctx, int ch)
+{
+    QueueScreen *q = state;
+    if (!q) return 0;
+    int n = shown_rows(q);
+    char err[ERR_LEN];
+    switch (ch) {
+    case KEY_UP:
+    case 'k':
+        if (q->sel > 0) q->sel--;
+        break;
+    case KEY_DOWN:
+    case 'j':
+        if (q->sel + 1 < n) q->sel++;
+        break;
+    case KEY_PPAGE:
+        q->sel = q->sel > 10 ? q->sel - 10 : 0;
+        break;
+    case KEY_NPAGE:
+        q->sel = q->sel + 10 < n ? q->sel + 10 : n - 1;
+        break;
+    case KEY_HOME:
+    case 'g':
+        q->sel = 0;
+        break;
+    case KEY_END:
+    case 'G':
+        q->sel = n - 1;
+        break;
+    case '+':
+    case '=':
+    case 'K':
+    case '-':
+    case 'J': {
+        const QueueRow *r = selected_row(q, ctx);
+        if (!r) return 1;
+        int64_t id = r->id;
+        int up = ch == '+' || ch == '=' || ch == 'K';
+        if (store_job_set_priority(ctx->store, id, r->priority + (up ? 1 : -1), err)) {
+            say(ctx, "%s", err);
+            return 1;
+        }
+        q->sel_id = id;
+        report_place(q, ctx, id, up ? "priority raised" : "priority lowered");
+        return 1;
+    }
+    case 'p':
+    case 'r':
+    case 'x': {
+        const QueueRow *r = selected_row(q, ctx);
+        if (!r) return 1;
+        int64_t id = r->id;
+        int running = !strcmp(r->status, "running");
+        const char *done;
+        int rc;
+        if (ch == 'x') {
+            char question[200];
+            snprintf(question, sizeof question, "Cancel job %lld (%s %s%s%.100s)?", (long long)id, r->arch, r->task,
+                     r->coords[0] ? " " : "", r->coords);
+            if (!ui_confirm(ctx, question)) {
+                say(ctx, "job %lld: not cancelled", (long long)id);
+                return 1;
+            }
+            rc = store_job_request(ctx->store, id, "cancel", err);
+            done = running ? "cancel requested (it stops within a second)" : "cancelled";
+        } else if (ch == 'p') {
+            rc = store_job_request(ctx->store, id, "pause", err);
+            done = running ? "pause requested (it checkpoints, then stops)" : "paused";
+        } else {
+            rc = store_job_resume(ctx->store, id, err);
+            done = running ? "still running (a pending pause was withdrawn)" : "queued again";
+        }
+        if (rc) {
+            say(ctx, "%s", err);
+            return 1;
+        }
+        q->sel_id = id;
+        report_place(q, ctx, id, done);
+        return 1;
+    }
+    default:
+        return 0;
+    }
+    if (q->sel >= 0 && q->sel < n) q->sel_id = q->rows[q->sel].id;
+    return 1;
+}
+
+static int queue_typing(void *state)
+{
+    (void)state;
+    return 0;
+}
+
+const UiScreen ui_screen_queue = {
+    "Queue",
+    "+/- priority  p pause  r resume  x cancel",
+    "up/down, j/k      select a job (PgUp/PgDn, g/G: page, first, last)\n"
+    "+ or K            raise the job's priority (claimed sooner)\n"
+    "- or J            lower the job's priority\n"
+    "p                 pause (a running job checkpoints first)\n"
+    "r                 resume a paused or interrupted job (back in the queue)\n"
+    "x                 cancel the job (asks first)\n"
+    "Running jobs show step/total, smoothed loss, tokens/s, ETA and threads.\n",
+    queue_create,
+    queue_destroy,
+    queue_reload,
+    queue_draw,
+    queue_key,
+    queue_typing,
+};

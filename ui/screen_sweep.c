@@ -1,0 +1,813 @@
+/*
+ * screen_sweep.c — the New sweep screen: a form that queues a sweep, either
+ * one of the seeds' presets (experiments/presets.c) or a grid built from
+ * fields: architectures (the registered mixers), task, dataset, axes,
+ * budget and extra keys.  Every change re-parses the composed spec with
+ * sweep_parse, so the form always shows the job count (or the parser's
+ * error line) and an estimate of the training time; "Queue" hands the
+ * sweep to sweep_enqueue, exactly as `mixbench sweep` does, and switches to
+ * the Queue screen.
+ *
+ * Keys: up/down move between fields; Enter edits a text field, toggles or
+ * cycles the others, opens the preset list, or queues; Space toggles an
+ * architecture; left/right move within the architectures, cycle the task
+ * and the preset.  While a text field is edited every key goes to it
+ * (typing() is 1): Enter or Esc leave it, up/down leave it and move, Tab /
+ * Shift-Tab go to the next / previous text field still editing.
+ *
+ * Not for: parsing or validating specs (experiments/sweep.c) or storing
+ * jobs (app/sweep_queue.c, db/jobs.c).
+ */
+#define _XOPEN_SOURCE_EXTENDED 1
+#include <ncurses.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "app/sweep_queue.h"
+#include "engine/common.h"
+#include "engine/mixer.h"
+#include "experiments/sweep.h"
+#include "ui/ui.h"
+
+/* The other screens, to find the Queue screen's tab (ui/app.c's order,
+   screens not compiled in are NULL). */
+#pragma weak ui_screen_runs
+#pragma weak ui_screen_run
+#pragma weak ui_screen_compare
+#pragma weak ui_screen_grid
+#pragma weak ui_screen_masked
+#pragma weak ui_screen_queue
+#pragma weak ui_screen_generate
+
+enum { F_PRESET, F_ARCH, F_TASK, F_DATA, F_AXES, F_BUDGET, F_EXTRA, F_PRIORITY, F_QUEUE, N_FIELDS };
+enum { MAX_MIXERS = 16, MAX_PRESETS = 64, TEXT_CAP = 512, LABEL_WIDTH = 11 };
+
+/* Without measured runs of an architecture, its training speed is assumed
+   to be this many tokens/s: a conservative figure for the default model
+   size on two cores. */
+#define ASSUMED_TOKENS_PER_S 5000.0
+/* How often the measured speeds are read again. */
+#define SPEED_REFRESH_SECONDS 10.0
+/* Sweeps with more jobs than this ask before queueing. */
+#define CONFIRM_JOBS 100
+
+static const char *const TASKS[] = {"clm", "mlm", "bidir", "autoencode", "complete"};
+#define N_TASKS ((int)(sizeof TASKS / sizeof TASKS[0]))
+
+static const char *const LABELS[N_FIELDS] = {"Preset", "Archs", "Task", "Dataset", "Axes",
+                                              "Budget", "Extra keys", "Priority", ""};
+
+typedef struct {
+    char text[TEXT_CAP];
+    int cursor;                  /* byte offset */
+} TextField;
+
+typedef struct {
+    char arch[32];
+    double tokens_per_s;
+} ArchSpeed;
+
+typedef struct {
+    int field;                   /* the focused field */
+    int editing;                 /* a text field is being edited */
+    int preset;                  /* -1: build a grid, else preset_at(preset) */
+    int list_open, list_sel, list_scroll;  /* the preset list; list_sel -1 = grid */
+    int n_presets;
+    int preset_jobs[MAX_PRESETS];          /* job count of each preset, -1: does not parse */
+    int n_mixers;
+    const char *mixers[MAX_MIXERS];
+    int arch_on[MAX_MIXERS];
+    int arch_cursor;
+    int task;
+    TextField text[N_FIELDS];    /* used for F_DATA .. F_PRIORITY */
+    /* derived from the fields on every change */
+    char spec[2048];
+    int n_jobs;                  /* 0 when the spec does not parse */
+    char error[ERR_LEN];         /* why it does not parse */
+    char warning[ERR_LEN];       /* e.g. a dataset path that does not exist */
+    double estimate_seconds;
+    char estimate_basis[256];
+    /* measured speeds of finished runs, per architecture */
+    ArchSpeed speeds[MAX_MIXERS * 2];
+    int n_speeds;
+    double speeds_at;
+} SweepScreen;
+
+static void say(UiContext *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(UiContext *ctx, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(ctx->message, sizeof ctx->message, fmt, ap);
+    va_end(ap);
+}
+
+static int is_text_field(int f)
+{
+    return f >= F_DATA && f <= F_PRIORITY;
+}
+
+/* Fields a preset fixes are skipped in preset mode. */
+static int field_enabled(const SweepScreen *s, int f)
+{
+    if (s->preset < 0) return 1;
+    return f != F_ARCH && f != F_TASK && f != F_AXES && f != F_BUDGET;
+}
+
+static void set_text(TextField *t, const char *value)
+{
+    snprintf(t->text, sizeof t->text, "%s", value);
+    t->cursor = (int)strlen(t->text);
+}
+
+/* ---- composing and checking the spec --------------------------------- */
+
+static int speed_row(void *arg, int ncols, char **v, char **names)
+{
+    (void)names;
+    SweepScreen *s = arg;
+    if (ncols < 2 || !v[0] || !v[1] || s->n_speeds >= (int)(sizeof s->speeds / sizeof s->speeds[0])) return 0;
+    ArchSpeed *a = &s->speeds[s->n_speeds++];
+    snprintf(a->arch, sizeof a->arch, "%s", v[0]);
+    a->tokens_per_s = strtod(v[1], NULL);
+    return 0;
+}
+
+static void load_speeds(SweepScreen *s, UiContext *ctx)
+{
+    char err[ERR_LEN];
+    s->n_speeds = 0;
+    if (store_query(ctx->store,
+                    "SELECT arch, avg(tokens_per_s) FROM runs WHERE status = 'done' AND tokens_per_s > 0 "
+                    "GROUP BY arch",
+                    speed_row, s, err))
+        s->n_speeds = 0;
+    s->speeds_at = now_seconds();
+}
+
+/* Measured tokens/s of finished runs of arch, or 0. */
+static double measured_speed(const SweepScreen *s, const char *arch)
+{
+    for (int i = 0; i < s->n_speeds; i++)
+        if (!strcmp(s->speeds[i].arch, arch)) return s->speeds[i].tokens_per_s;
+    return 0;
+}
+
+static void format_duration(double seconds, char *out, size_t cap)
+{
+    long t = (long)(seconds + 0.5);
+    if (t >= 86400) snprintf(out, cap, "%ldd%02ldh", t / 86400, t / 3600 % 24);
+    else if (t >= 3600) snprintf(out, cap, "%ldh%02ldm", t / 3600, t / 60 % 60);
+    else if (t >= 60) snprintf(out, cap, "%ldm%02lds", t / 60, t % 60);
+    else snprintf(out, cap, "%lds", t);
+}
+
+static void format_rate(double v, char *out, size_t cap)
+{
+    if (v >= 1e4) snprintf(out, cap, "%.0fk", v / 1e3);
+    else if (v >= 1e3) snprintf(out, cap, "%.1fk", v / 1e3);
+    else snprintf(out, cap, "%.0f", v);
+}
+
+/* Training time of the parsed jobs: each job's training tokens (its token
+   budget, else steps x batch x n_ctx; a seconds budget counts as itself)
+   over its architecture's tokens/s. */
+static void estimate(SweepScreen *s, const Sweep *sw)
+{
+    s->estimate_seconds = 0;
+    const char *archs[MAX_MIXERS];
+    int n_archs = 0;
+    for (int j = 0; j < sw->n_jobs; j++) {
+        const Config *c = &sw->jobs[j].config;
+        double tps = measured_speed(s, c->arch);
+        if (tps <= 0) tps = ASSUMED_TOKENS_PER_S;
+        if (c->tokens > 0) s->estimate_seconds += (double)c->tokens / tps;
+        else if (c->seconds > 0) s->estimate_seconds += c->seconds;
+        else s->estimate_seconds += (double)c->steps * c->batch * c->n_ctx / tps;
+        int seen = 0;
+        for (int a = 0; a < n_archs; a++) seen |= !strcmp(archs[a], c->arch);
+        if (!seen && n_archs < MAX_MIXERS) archs[n_archs++] = c->arch;
+    }
+    size_t len = 0;
+    s->estimate_basis[0] = 0;
+    for (int a = 0; a < n_archs && len < sizeof s->estimate_basis; a++) {
+        double tps = measured_speed(s, archs[a]);
+        char rate[32];
+        format_rate(tps > 0 ? tps : ASSUMED_TOKENS_PER_S, rate, sizeof rate);
+        len += (size_t)snprintf(s->estimate_basis + len, sizeof s->estimate_basis - len, "%s%s %s%s",
+                                a ? ", " : "", archs[a], rate, tps > 0 ? "" : " (assumed)");
+    }
+}
+
+static void append_word(StrBuf *sb, const char *text)
+{
+    if (!text[0]) return;
+    if (sb->len) sb_append(sb, " ");
+    sb_append(sb, text);
+}
+
+/* The spec of the form: the preset and the extra keys, or the grid. */
+static void compose(SweepScreen *s, StrBuf *sb)
+{
+    if (s->preset >= 0) {
+        append_word(sb, preset_at(s->preset)->name);
+    } else {
+        int any = 0;
+        for (int i = 0; i < s->n_mixers; i++) {
+            if (!s->arch_on[i]) continue;
+            sb_append(sb, any ? "," : sb->len ? " arch=" : "arch=");
+            sb_append(sb, s->mixers[i]);
+            any = 1;
+        }
+        sb_append(sb, sb->len ? " task=" : "task=");
+        sb_append(sb, TASKS[s->task]);
+        append_word(sb, s->text[F_AXES].text);
+        append_word(sb, s->text[F_BUDGET].text);
+    }
+    append_word(sb, s->text[F_EXTRA].text);
+}
+
+/* The base config every job starts from: the defaults and the dataset. */
+static int base_config(const SweepScreen *s, Config *base, char *err)
+{
+    config_defaults(base);
+    const char *data = s->text[F_DATA].text;
+    if (!data[0]) return 0;
+    if (config_set(base, "data", data, err)) return -1;
+    return 0;
+}
+
+/* Parses the form into sw (sweep_free it when 0 is returned). */
+static int parse_form(SweepScreen *s, Sweep *sw, char *err)
+{
+    memset(sw, 0, sizeof *sw);
+    if (s->preset < 0) {
+        int any = 0;
+        for (int i = 0; i < s->n_mixers; i++) any |= s->arch_on[i];
+        if (!any) return err_set(err, "pick at least one architecture (Space toggles one)");
+    }
+    char *end;
+    strtol(s->text[F_PRIORITY].text, &end, 10);
+    if (*end || !s->text[F_PRIORITY].text[0])
+        return err_set(err, "priority '%s' is not a whole number", s->text[F_PRIORITY].text);
+    Config base;
+    if (base_config(s, &base, err)) return -1;
+    StrBuf sb;
+    sb_init(&sb);
+    compose(s, &sb);
+    if (!sb_ok(&sb)) return err_set(err, "out of memory");
+    char *argv[1] = {sb.data};
+    int rc = sweep_parse(1, argv, &base, sw, err);
+    sb_free(&sb);
+    return rc;
+}
+
+/* Recomputes everything derived from the fields (after every change). */
+static void recompute(SweepScreen *s)
+{
+    StrBuf sb;
+    sb_init(&sb);
+    compose(s, &sb);
+    snprintf(s->spec, sizeof s->spec, "%s", sb_ok(&sb) ? sb.data : "");
+    sb_free(&sb);
+    s->error[0] = s->warning[0] = 0;
+    s->n_jobs = 0;
+    s->estimate_seconds = 0;
+    s->estimate_basis[0] = 0;
+    Sweep sw;
+    if (parse_form(s, &sw, s->error) == 0) {
+        s->n_jobs = sw.n_jobs;
+        estimate(s, &sw);
+        sweep_free(&sw);
+    }
+    /* a dataset path that is not there: the jobs would fail when they start */
+    const char *data = s->text[F_DATA].text;
+    struct stat st;
+    if (data[0] && strncmp(data, "builtin:", 8) && !strchr(data, '$') && stat(data, &st))
+        snprintf(s->warning, sizeof s->warning, "dataset %.200s: no such file or folder (its jobs would fail)",
+                 data);
+}
+
+/* ---- life cycle ------------------------------------------------------ */
+
+static void *sweep_create(UiContext *ctx)
+{
+    SweepScreen *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->preset = -1;
+    s->list_sel = -1;
+    s->n_mixers = mixer_count() < MAX_MIXERS ? mixer_count() : MAX_MIXERS;
+    for (int i = 0; i < s->n_mixers; i++) {
+        s->mixers[i] = mixer_at(i)->name;
+        s->arch_on[i] = !strcmp(s->mixers[i], "attention");
+    }
+    s->n_presets = preset_count() < MAX_PRESETS ? preset_count() : MAX_PRESETS;
+    for (int i = 0; i < s->n_presets; i++) {
+        Config base;
+        config_defaults(&base);
+        char *argv[1] = {(char *)preset_at(i)->name};
+        Sweep sw;
+        char err[ERR_LEN];
+        s->preset_jobs[i] = sweep_parse(1, argv, &base, &sw, err) ? -1 : sw.n_jobs;
+        if (s->preset_jobs[i] >= 0) sweep_free(&sw);
+    }
+    set_text(&s->text[F_DATA], "builtin:stories");
+    set_text(&s->text[F_AXES], "layers=1,2");
+    set_text(&s->text[F_BUDGET], "steps=300");
+    set_text(&s->text[F_EXTRA], "");
+    set_text(&s->text[F_PRIORITY], "0");
+    load_speeds(s, ctx);
+    recompute(s);
+    return s;
+}
+
+static void sweep_destroy(void *state)
+{
+    free(state);
+}
+
+static void sweep_reload(void *state, UiContext *ctx)
+{
+    SweepScreen *s = state;
+    if (!s || now_seconds() - s->speeds_at < SPEED_REFRESH_SECONDS) return;
+    load_speeds(s, ctx);
+    recompute(s);
+}
+
+/* ---- drawing --------------------------------------------------------- */
+
+/* text wrapped at spaces into at most max_lines lines of width columns;
+   returns the lines used. */
+static int draw_wrapped(int y, int x, int width, int max_lines, int attr, const char *text)
+{
+    int lines = 0;
+    const char *p = text;
+    while (*p && lines < max_lines && width > 0) {
+        int len = (int)strlen(p);
+        int take = len;
+        if (len > width) {
+            take = width;
+            while (take > 0 && p[take] != ' ') take--;
+            if (take == 0) take = width;
+        }
+        ui_text(y + lines, x, width, attr, "%.*s", take, p);
+        p += take;
+        while (*p == ' ') p++;
+        lines++;
+    }
+    return lines;
+}
+
+static void draw_text_field(SweepScreen *s, UiContext *ctx, int f, int y, int x, int width)
+{
+    const TextField *t = &s->text[f];
+    int editing = s->editing && s->field == f;
+    int box = ui_attr(ctx, UI_PAIR_DIM) | A_UNDERLINE;
+    if (width < 4) return;
+    if (!editing) {
+        if (!field_enabled(s, f)) {
+            ui_text(y, x, width, box, "%s", "(from the preset)");
+            return;
+        }
+        mvhline(y, x, ' ' | (chtype)A_UNDERLINE, width);
+        ui_text(y, x, width, A_UNDERLINE, "%s", t->text);
+        return;
+    }
+    /* scroll horizontally so that the cursor shows */
+    int len = (int)strlen(t->text);
+    int first = t->cursor - (width - 1);
+    if (first < 0) first = 0;
+    while (first > 0 && first < len && ((unsigned char)t->text[first] & 0xc0) == 0x80) first++;
+    mvhline(y, x, ' ' | (chtype)A_UNDERLINE, width);
+    ui_text(y, x, width, A_UNDERLINE | A_BOLD, "%s", t->text + first);
+    int cx = x, col = 0;
+    for (int b = first; b < t->cursor; b++)
+        if (((unsigned char)t->text[b] & 0xc0) != 0x80) col++;
+    cx += col;
+    if (cx < x + width) {
+        char under[5] = " ";
+        if (t->cursor < len) {
+            int n = 1;
+            while (t->cursor + n < len && ((unsigned char)t->text[t->cursor + n] & 0xc0) == 0x80) n++;
+            snprintf(under, sizeof under, "%.*s", n, t->text + t->cursor);
+        }
+        ui_text(y, cx, 4, A_REVERSE, "%s", under);
+    }
+}
+
+/* The architectures as [x] boxes, wrapped; returns the lines used. */
+static int draw_archs(SweepScreen *s, UiContext *ctx, int y, int x, int width, int max_lines)
+{
+    int focused = s->field == F_ARCH && field_enabled(s, F_ARCH);
+    int cx = x, line = 0;
+    for (int i = 0; i < s->n_mixers; i++) {
+        char item[48];
+        snprintf(item, sizeof item, "[%c]%s", s->arch_on[i] ? 'x' : ' ', s->mixers[i]);
+        int len = (int)strlen(item);
+        if (cx > x && cx + len > x + width) {
+            if (++line >= max_lines) break;
+            cx = x;
+        }
+        int attr = !field_enabled(s, F_ARCH) ? ui_attr(ctx, UI_PAIR_DIM)
+                 : focused && i == s->arch_cursor ? ui_attr(ctx, UI_PAIR_SELECTED)
+                 : s->arch_on[i] ? (int)A_BOLD : 0;
+        ui_text(y + line, cx, x + width - cx, attr, "%s", item);
+        cx += len + 1;
+    }
+    return line + 1;
+}
+
+static void draw_preset_list(SweepScreen *s, UiContext *ctx, int top, int height, int width)
+{
+    int title = ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD;
+    ui_text(top, 1, width - 1, title, "Pick a preset");
+    ui_text(top, 15, width - 15, ui_attr(ctx, UI_PAIR_DIM), "up/down choose  Enter take  Esc back");
+    int info_lines = height >= 12 ? 3 : 0;
+    int list_top = top + 2, rows = height - 2 - info_lines;
+    if (rows < 1) return;
+    int n = s->n_presets + 1;                /* entry 0: build a grid */
+    int sel = s->list_sel + 1;
+    if (sel < s->list_scroll) s->list_scroll = sel;
+    if (sel >= s->list_scroll + rows) s->list_scroll = sel - rows + 1;
+    for (int e = s->list_scroll; e < n && e - s->list_scroll < rows; e++) {
+        int y = list_top + e - s->list_scroll;
+        int attr = e == sel ? ui_attr(ctx, UI_PAIR_SELECTED) : 0;
+        if (e == sel) mvhline(y, 0, ' ' | (chtype)attr, width);
+        if (e == 0) {
+            ui_text(y, 1, width - 1, attr, "%-22s %s", "(none)", "build a grid from the form's fields");
+            continue;
+        }
+        const Preset *p = preset_at(e - 1);
+        char jobs[24];
+        if (s->preset_jobs[e - 1] >= 0) snprintf(jobs, sizeof jobs, "%d job%s", s->preset_jobs[e - 1],
+                                                 s->preset_jobs[e - 1] == 1 ? "" : "s");
+        else snprintf(jobs, sizeof jobs, "does not parse");
+        ui_text(y, 1, width - 1, attr, "%-22s %9s  %s", p->name, jobs, p->source);
+    }
+    if (info_lines && s->list_sel >= 0) {
+        const Preset *p = preset_at(s->list_sel);
+        int y = top + height - info_lines;
+        draw_wrapped(y, 1, width - 2, info_lines, ui_attr(ctx, UI_PAIR_DIM), p->what);
+    }
+}
+
+static void sweep_draw(void *state, UiContext *ctx, int top, int height, int width)
+{
+    SweepScreen *s = state;
+    if (!s) return;
+    if (s->list_open) {
+        draw_preset_list(s, ctx, top, height, width);
+        return;
+    }
+    int title = ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD, dim = ui_attr(ctx, UI_PAIR_DIM);
+    ui_text(top, 1, width - 1, title, "New sweep");
+    ui_text(top, 12, width - 12, dim, "%s",
+            s->editing ? "editing: Enter/Esc done  Tab next field  up/down leave"
+                       : "up/down field  Enter edit/choose  Space toggle  left/right cycle");
+    int y = top + 2, bottom = top + height;
+    int x = LABEL_WIDTH + 2, fw = width - x - 1;
+    for (int f = 0; f < N_FIELDS && y < bottom; f++) {
+        int focused = s->field == f, enabled = field_enabled(s, f);
+        int label_attr = focused ? ui_attr(ctx, UI_PAIR_SELECTED) | (int)A_BOLD : enabled ? (int)A_BOLD : dim;
+        if (f != F_QUEUE) ui_text(y, 1, LABEL_WIDTH, label_attr, "%-*s", LABEL_WIDTH, LABELS[f]);
+        switch (f) {
+        case F_PRESET:
+            if (s->preset < 0) {
+                ui_text(y, x, fw, 0, "(none: a grid from the fields below)");
+            } else {
+                const Preset *p = preset_at(s->preset);
+                ui_text(y, x, fw, A_BOLD, "%s", p->name);
+                ui_text(y, x + (int)strlen(p->name) + 2, fw - (int)strlen(p->name) - 2, dim, "%s", p->source);
+            }
+            y++;
+            break;
+        case F_ARCH:
+            if (enabled) y += draw_archs(s, ctx, y, x, fw, bottom - y);
+            else ui_text(y++, x, fw, dim, "(from the preset)");
+            break;
+        case F_TASK: {
+            if (!enabled) {
+                ui_text(y++, x, fw, dim, "(from the preset)");
+                break;
+            }
+            int cx = x;
+            for (int t = 0; t < N_TASKS; t++) {
+                int on = t == s->task;
+                int attr = !enabled ? dim : on && focused ? ui_attr(ctx, UI_PAIR_SELECTED) : on ? (int)A_BOLD : dim;
+                ui_text(y, cx, x + fw - cx, attr, on ? "<%s>" : " %s ", TASKS[t]);
+                cx += (int)strlen(TASKS[t]) + 3;
+            }
+            y++;
+            break;
+        }
+        case F_QUEUE: {
+            y++;
+            int attr = focused ? ui_attr(ctx, UI_PAIR_SELECTED) | A_BOLD : A_BOLD;
+            if (s->n_jobs > 0) ui_text(y, 1, width - 1, attr, "[ Queue %d job%s ]", s->n_jobs, s->n_jobs == 1 ? "" : "s");
+            else ui_text(y, 1, width - 1, focused ? attr : dim, "[ Queue ]");
+            y++;
+            break;
+        }
+        default:
+            draw_text_field(s, ctx, f, y, x, fw);
+            y++;
+            break;
+        }
+    }
+    y++;
+    if (y < bottom) {
+        /* as the command line that queues the same sweep */
+        char command[2600];
+        snprintf(command, sizeof command, "mixbench sweep %s%s%.512s", s->spec,
+                 s->text[F_DATA].text[0] ? " --data " : "", s->text[F_DATA].text);
+        ui_text(y, 1, LABEL_WIDTH, A_BOLD, "Same as");
+        y += draw_wrapped(y, x, fw, bottom - y < 2 ? bottom - y : 2, dim, command);
+    }
+    if (y < bottom) {
+        ui_text(y, 1, LABEL_WIDTH, A_BOLD, "Jobs");
+        if (s->n_jobs > 0) ui_text(y, x, fw, ui_attr(ctx, UI_PAIR_GOOD) | A_BOLD, "%d", s->n_jobs);
+        else ui_text(y, x, fw, ui_attr(ctx, UI_PAIR_BAD) | A_BOLD, "none: the spec does not parse");
+        y++;
+    }
+    if (y < bottom && s->n_jobs > 0) {
+        char when[32];
+        format_duration(s->estimate_seconds, when, sizeof when);
+        char line[512];
+        snprintf(line, sizeof line, "~%s of training, one job after another (an estimate: tokens/s %s)", when,
+                 s->estimate_basis);
+        ui_text(y, 1, LABEL_WIDTH, A_BOLD, "Time");
+        y += draw_wrapped(y, x, fw, bottom - y < 2 ? bottom - y : 2, 0, line);
+    }
+    if (y < bottom && s->error[0]) y += draw_wrapped(y, 1, width - 2, bottom - y, ui_attr(ctx, UI_PAIR_BAD) | A_BOLD, s->error);
+    if (y < bottom && s->warning[0]) draw_wrapped(y, 1, width - 2, bottom - y, ui_attr(ctx, UI_PAIR_WARN), s->warning);
+}
+
+/* ---- keys ------------------------------------------------------------ */
+
+/* The tab of a screen in ui/app.c's order, skipping screens not built in. */
+static int tab_index(const UiScreen *target)
+{
+    const UiScreen *const order[] = {&ui_screen_runs,   &ui_screen_run,   &ui_screen_compare, &ui_screen_grid,
+                                     &ui_screen_masked, &ui_screen_queue, &ui_screen_sweep,   &ui_screen_generate};
+    int index = 0;
+    for (int i = 0; i < (int)(sizeof order / sizeof order[0]); i++) {
+        if (!order[i]) continue;
+        if (order[i] == target) return index;
+        index++;
+    }
+    return -1;
+}
+
+static void move_field(SweepScreen *s, int step)
+{
+    int f = s->field;
+    for (int k = 0; k < N_FIELDS; k++) {
+        f = (f + step + N_FIELDS) % N_FIELDS;
+        if (field_enabled(s, f)) break;
+    }
+    s->field = f;
+}
+
+/* The next / previous enabled text field (Tab while editing). */
+static void move_text_field(SweepScreen *s, int step)
+{
+    int f = s->field;
+    for (int k = 0; k < N_FIELDS; k++) {
+        f = (f + step + N_FIELDS) % N_FIELDS;
+        if (is_text_field(f) && field_enabled(s, f)) break;
+    }
+    s->field = f;
+    s->text[f].cursor = (int)strlen(s->text[f].text);
+}
+
+static void queue_sweep(SweepScreen *s, UiContext *ctx)
+{
+    char err[ERR_LEN];
+    Sweep sw;
+    if (parse_form(s, &sw, err)) {
+        say(ctx, "not queued: %s", err);
+        return;
+    }
+    if (sw.n_jobs > CONFIRM_JOBS) {
+        char question[128];
+        snprintf(question, sizeof question, "Queue %d jobs?", sw.n_jobs);
+        if (!ui_confirm(ctx, question)) {
+            sweep_free(&sw);
+            say(ctx, "not queued");
+            return;
+        }
+    }
+    int priority = (int)strtol(s->text[F_PRIORITY].text, NULL, 10);
+    int64_t sweep_id = 0;
+    int rc = sweep_enqueue(ctx->store, &sw, priority, &sweep_id, err);
+    if (rc) say(ctx, "%s", err);
+    else say(ctx, "queued sweep %lld (%s): %d job%s", (long long)sweep_id, sw.name, sw.n_jobs,
+             sw.n_jobs == 1 ? "" : "s");
+    sweep_free(&sw);
+    if (rc) return;
+    /* back to the top, so that an Enter on returning does not queue it twice */
+    s->field = F_PRESET;
+    int tab = tab_index(&ui_screen_queue);
+    if (tab >= 0) ctx->switch_to = tab;
+}
+
+/* A key while a text field is edited; every key is taken. */
+static void edit_key(SweepScreen *s, int ch)
+{
+    TextField *t = &s->text[s->field];
+    int len = (int)strlen(t->text);
+    switch (ch) {
+    case '\n':
+    case '\r':
+    case KEY_ENTER:
+    case 27:                         /* Esc */
+        s->editing = 0;
+        return;
+    case KEY_UP:
+    case KEY_DOWN:
+        s->editing = 0;
+        move_field(s, ch == KEY_UP ? -1 : 1);
+        return;
+    case '\t':
+    case KEY_BTAB:
+        move_text_field(s, ch == '\t' ? 1 : -1);
+        return;
+    case KEY_LEFT:
+        while (t->cursor > 0 && ((unsigned char)t->text[--t->cursor] & 0xc0) == 0x80) {}
+        return;
+    case KEY_RIGHT:
+        if (t->cursor < len) t->cursor++;
+        while (t->cursor < len && ((unsigned char)t->text[t->cursor] & 0xc0) == 0x80) t->cursor++;
+        return;
+    case KEY_HOME:
+    case 1:                          /* Ctrl-A */
+        t->cursor = 0;
+        return;
+    case KEY_END:
+    case 5:                          /* Ctrl-E */
+        t->cursor = len;
+        return;
+    case 21:                         /* Ctrl-U: clear to the start */
+        memmove(t->text, t->text + t->cursor, (size_t)(len - t->cursor + 1));
+        t->cursor = 0;
+        break;
+    case 11:                         /* Ctrl-K: clear to the end */
+        t->text[t->cursor] = 0;
+        break;
+    case KEY_BACKSPACE:
+    case 127:
+    case 8: {
+        if (t->cursor == 0) return;
+        int from = t->cursor;
+        while (from > 0 && ((unsigned char)t->text[--from] & 0xc0) == 0x80) {}
+        memmove(t->text + from, t->text + t->cursor, (size_t)(len - t->cursor + 1));
+        t->cursor = from;
+        break;
+    }
+    case KEY_DC: {
+        if (t->cursor >= len) return;
+        int to = t->cursor + 1;
+        while (to < len && ((unsigned char)t->text[to] & 0xc0) == 0x80) to++;
+        memmove(t->text + t->cursor, t->text + to, (size_t)(len - to + 1));
+        break;
+    }
+    default:
+        /* printable ASCII and the bytes of UTF-8 characters */
+        if (ch < 32 || ch > 255 || ch == 127 || len + 1 >= TEXT_CAP) return;
+        memmove(t->text + t->cursor + 1, t->text + t->cursor, (size_t)(len - t->cursor + 1));
+        t->text[t->cursor++] = (char)ch;
+        break;
+    }
+    recompute(s);
+}
+
+static int list_key(SweepScreen *s, int ch)
+{
+    switch (ch) {
+    case KEY_UP:
+    case 'k':
+        if (s->list_sel > -1) s->list_sel--;
+        return 1;
+    case KEY_DOWN:
+    case 'j':
+        if (s->list_sel + 1 < s->n_presets) s->list_sel++;
+        return 1;
+    case KEY_HOME:
+    case 'g':
+        s->list_sel = -1;
+        return 1;
+    case KEY_END:
+    case 'G':
+        s->list_sel = s->n_presets - 1;
+        return 1;
+    case '\n':
+    case '\r':
+    case KEY_ENTER:
+        s->preset = s->list_sel;
+        s->list_open = 0;
+        recompute(s);
+        return 1;
+    case 27:
+    case KEY_LEFT:
+    case 'h':
+        s->list_open = 0;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static int sweep_key(void *state, UiContext *ctx, int ch)
+{
+    SweepScreen *s = state;
+    if (!s) return 0;
+    if (s->editing) {
+        edit_key(s, ch);
+        return 1;
+    }
+    if (s->list_open) return list_key(s, ch);
+    int enter = ch == '\n' || ch == '\r' || ch == KEY_ENTER;
+    int left = ch == KEY_LEFT || ch == 'h', right = ch == KEY_RIGHT || ch == 'l';
+    switch (ch) {
+    case KEY_UP:
+    case 'k':
+        move_field(s, -1);
+        return 1;
+    case KEY_DOWN:
+    case 'j':
+        move_field(s, 1);
+        return 1;
+    default:
+        break;
+    }
+    switch (s->field) {
+    case F_PRESET:
+        if (enter) {
+            s->list_open = 1;
+            s->list_sel = s->preset;
+        } else if (left || right) {
+            int n = s->n_presets + 1;
+            s->preset = (s->preset + 1 + (right ? 1 : n - 1)) % n - 1;
+            recompute(s);
+        } else {
+            return 0;
+        }
+        return 1;
+    case F_ARCH:
+        if (left && s->arch_cursor > 0) s->arch_cursor--;
+        else if (right && s->arch_cursor + 1 < s->n_mixers) s->arch_cursor++;
+        else if (enter || ch == ' ') {
+            s->arch_on[s->arch_cursor] = !s->arch_on[s->arch_cursor];
+            recompute(s);
+        } else if (!left && !right) return 0;
+        return 1;
+    case F_TASK:
+        if (enter || ch == ' ' || right) s->task = (s->task + 1) % N_TASKS;
+        else if (left) s->task = (s->task + N_TASKS - 1) % N_TASKS;
+        else return 0;
+        recompute(s);
+        return 1;
+    case F_QUEUE:
+        if (!enter) return 0;
+        queue_sweep(s, ctx);
+        return 1;
+    default:
+        if (!enter) return 0;
+        s->editing = 1;
+        s->text[s->field].cursor = (int)strlen(s->text[s->field].text);
+        return 1;
+    }
+}
+
+static int sweep_typing(void *state)
+{
+    const SweepScreen *s = state;
+    return s && s->editing;
+}
+
+const UiScreen ui_screen_sweep = {
+    "New sweep",
+    "up/down field  Enter edit/choose/queue",
+    "up/down, j/k      move between fields\n"
+    "Enter             edit a text field; open the preset list; toggle an\n"
+    "                  architecture; next task; on [ Queue ]: queue the sweep\n"
+    "Space             toggle the architecture under the cursor; next task\n"
+    "left/right, h/l   architecture cursor; previous/next task or preset\n"
+    "While editing:    Enter or Esc leave the field, up/down leave and move,\n"
+    "                  Tab / Shift-Tab next / previous text field, left/right,\n"
+    "                  Home/End, Backspace/Delete, Ctrl-U / Ctrl-K clear\n"
+    "Preset list:      up/down, Enter take, Esc back; '(none)' builds a grid\n"
+    "Axes: `layers=1,2 heads=2,4` (a grid) or `(layers,heads)=(1,1),(2,4)` (zipped);\n"
+    "Budget: steps=N, tokens=N or seconds=S; Extra keys: any key=value (with a\n"
+    "preset they override its keys).  The job count and the error line follow\n"
+    "every keystroke; the time is an estimate from finished runs' tokens/s.\n",
+    sweep_create,
+    sweep_destroy,
+    sweep_reload,
+    sweep_draw,
+    sweep_key,
+    sweep_typing,
+};

@@ -13,7 +13,8 @@ void openblas_set_num_threads(int num_threads);
 
 static void usage(FILE *f)
 {
-    fputs("usage: mixbench <command> [options]\n"
+    fputs("usage: mixbench [--db FILE] [--jobs N] [--threads T]   the interactive workbench\n"
+          "       mixbench <command> [options]\n"
           "  run       train a model headless: --arch A --task T --data D [key=value ...]\n"
           "  eval      evaluate a checkpoint: --ckpt CKPT --data D [--split test|valid|train] [--json]\n"
           "  generate  sample text: --ckpt CKPT [--prompt TEXT] [-n N] [--temperature T] [--top-k K]\n"
@@ -32,12 +33,8 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
     openblas_set_num_threads(1);
-    if (argc < 2) {
-        /* the interactive workbench arrives with the UI; until then the
-           default job is a demo training run on the built-in corpus */
-        char *demo[] = {"--arch", "attention", "--data", "builtin:stories", "--steps", "300"};
-        return cmd_run(6, demo);
-    }
+    if (argc < 2 || (argv[1][0] == '-' && strcmp(argv[1], "--help") && strcmp(argv[1], "-h")))
+        return cmd_workbench(argc - 1, argv + 1);
     const char *cmd = argv[1];
     int sub_argc = argc - 2;
     char **sub_argv = argv + 2;

@@ -429,7 +429,7 @@ const UiScreen ui_screen_queue = {
     "Queue",
     "+/- priority  p pause  r resume  x cancel",
     "up/down, j/k      select a job (PgUp/PgDn, g/G: page, first, last)\n"
-    "+ or K            raise the job's priority (claimed sooner)\n"
+    "+ (or =, K)       raise the job's priority (claimed sooner)\n"
     "- or J            lower the job's priority\n"
     "p                 pause (a running job checkpoints first)\n"
     "r                 resume a paused or interrupted job (back in the queue)\n"

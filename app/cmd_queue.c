@@ -109,7 +109,7 @@ int cmd_worker(int argc, char **argv)
     Store *st;
     if (store_open_existing(db_path, &st, err)) return cli_fail("%s", err);
     store_close(st);
-    SchedulerOptions o = {db_path, jobs, cores, 1, verbose == NULL && jobs > 1};
+    SchedulerOptions o = {db_path, jobs, cores, 1, verbose == NULL && jobs > 1, 0};
     Scheduler *s;
     if (scheduler_start(&s, &o, err)) return cli_fail("worker: %s", err);
     active_scheduler = s;

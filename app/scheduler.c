@@ -70,7 +70,7 @@ static void *worker_main(void *p)
     char err[ERR_LEN];
     Store *st = NULL;
     if (store_open(s->db_path, &st, err)) {
-        fprintf(stderr, "mixbench: worker: %s\n", err);
+        if (!s->o.silent) fprintf(stderr, "mixbench: worker: %s\n", err);
         return NULL;
     }
     ClaimedJob *job = malloc(sizeof *job);
@@ -80,7 +80,7 @@ static void *worker_main(void *p)
         s->running++; /* counted before the claim, so fair_share sees it */
         pthread_mutex_unlock(&s->lock);
         if (store_job_claim(st, (int)getpid(), job, &found, err)) {
-            fprintf(stderr, "mixbench: worker: %s\n", err);
+            if (!s->o.silent) fprintf(stderr, "mixbench: worker: %s\n", err);
             found = 0;
         }
         if (!found) {
@@ -108,18 +108,18 @@ static void *worker_main(void *p)
             js.db_path = s->db_path;
             js.run_id = job->run_id;
             js.resume_ckpt = job->resume_ckpt[0] ? job->resume_ckpt : NULL;
-            js.quiet = s->o.quiet;
+            js.quiet = s->o.quiet || s->o.silent;
             js.check_control = 1;
             js.stop = &s->stop;
             js.monitor = mon;
-            if (job_run(&js, status, sizeof status, err))
-                fprintf(stderr, "mixbench: run %lld: %s\n", (long long)job->run_id, err);
-            else if (!strcmp(status, "interrupted") && store_job_resume(st, job->run_id, err))
-                fprintf(stderr, "mixbench: run %lld: %s\n", (long long)job->run_id, err);
+            int rc = job_run(&js, status, sizeof status, err);
+            if (!rc && !strcmp(status, "interrupted")) rc = store_job_resume(st, job->run_id, err);
+            if (rc && !s->o.silent) fprintf(stderr, "mixbench: run %lld: %s\n", (long long)job->run_id, err);
         }
-        if (!s->o.quiet || strcmp(status, "done"))
+        if (!s->o.silent && (!s->o.quiet || strcmp(status, "done"))) {
             printf("run %lld %s\n", (long long)job->run_id, status);
-        fflush(stdout);
+            fflush(stdout);
+        }
         pthread_mutex_lock(&s->lock);
         s->running--;
         s->finished++;

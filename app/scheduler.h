@@ -24,6 +24,8 @@ typedef struct {
     int until_empty;     /* workers end when the queue is empty (worker);
                             else they wait for new jobs (workbench) */
     int quiet;           /* no per-step lines (several jobs would interleave) */
+    int silent;          /* nothing on stdout/stderr at all (the workbench
+                            owns the terminal); every outcome is in the store */
 } SchedulerOptions;
 
 typedef struct Scheduler Scheduler;

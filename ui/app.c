@@ -123,7 +123,7 @@ int ui_main(const char *db_path, int jobs, int cores)
         fprintf(stderr, "mixbench: %s\n", err);
         return 1;
     }
-    SchedulerOptions so = {db_path, jobs, cores, 0, 1};
+    SchedulerOptions so = {db_path, jobs, cores, 0, 1, 1};
     if (scheduler_start(&ctx.scheduler, &so, err)) {
         store_close(ctx.store);
         fprintf(stderr, "mixbench: %s\n", err);
@@ -153,13 +153,21 @@ int ui_main(const char *db_path, int jobs, int cores)
     void *states[MAX_SCREENS];
     for (int i = 0; i < N_SCREENS; i++) states[i] = SCREENS[i]->create(&ctx);
     int current = 0, help = 0;
-    double last_refresh = 0;
+    double last_refresh = 0, message_since = 0;
+    char shown_message[sizeof ctx.message] = "";
     while (!ctx.quit) {
         const UiScreen *s = SCREENS[current];
         double now = now_seconds();
         if (now - last_refresh >= REFRESH_SECONDS) {
             s->reload(states[current], &ctx);
             last_refresh = now;
+        }
+        /* a message stays 5 seconds after it last changed */
+        if (strcmp(shown_message, ctx.message)) {
+            snprintf(shown_message, sizeof shown_message, "%s", ctx.message);
+            message_since = now;
+        } else if (ctx.message[0] && now - message_since > 5.0) {
+            ctx.message[0] = shown_message[0] = 0;
         }
         int rows, cols;
         getmaxyx(stdscr, rows, cols);

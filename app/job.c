@@ -12,6 +12,7 @@
 #include "app/job.h"
 
 #include <libgen.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,11 +158,15 @@ static int periodic_checkpoint(Job *j, char *err)
     return 0;
 }
 
+/* mixbench-ckpt/ beside the store, as an absolute path: the store is read
+   from other working directories too (the workbench, `eval`). */
 static void default_ckpt_dir(const char *db, char *out, size_t cap)
 {
-    char copy[1024];
+    char copy[1024], dir[PATH_MAX];
     snprintf(copy, sizeof copy, "%s", db);
-    snprintf(out, cap, "%s/mixbench-ckpt", dirname(copy));
+    const char *parent = dirname(copy);
+    if (!realpath(parent, dir)) snprintf(dir, sizeof dir, "%s", parent);
+    snprintf(out, cap, "%s/mixbench-ckpt", dir);
     mkdir(out, 0777);
 }
 

@@ -135,6 +135,7 @@ int ui_main(const char *db_path, int jobs, int cores)
     cbreak();
     noecho();
     keypad(stdscr, TRUE);
+    set_escdelay(25);   /* Esc leaves a field at once, not after ncurses' 1 s */
     curs_set(0);
     timeout(100);
     setup_colors(&ctx);

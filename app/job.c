@@ -90,8 +90,8 @@ typedef struct {
     MetricRow *rows;
     int n_rows;
     double last_flush, last_control;
-    char ckpt_dir[1100];
-    char last_periodic[1300];
+    char ckpt_dir[PATH_MAX + 32];
+    char last_periodic[PATH_MAX + 128];
     JobProgress prog;
 } Job;
 
@@ -147,7 +147,7 @@ static void forget_checkpoint(Job *j, const char *keep)
 /* A resumable checkpoint the store knows about; the previous one goes. */
 static int periodic_checkpoint(Job *j, char *err)
 {
-    char path[1300];
+    char path[PATH_MAX + 128];
     snprintf(path, sizeof path, "%s/run%lld-step%lld.safetensors", j->ckpt_dir, (long long)j->prog.run_id,
              (long long)j->prog.step);
     if (flush_metrics(j, err) || save_checkpoint(j, path, err) ||
@@ -383,7 +383,7 @@ int job_run(JobSpec *js, char *status_out, int status_cap, char *err)
     }
     /* every end but a failure or divergence leaves a resumable checkpoint */
     if (strcmp(status, "diverged") && strcmp(status, "failed")) {
-        char path[1300];
+        char path[PATH_MAX + 128];
         if (!strcmp(status, "done")) {
             if (js->save_path) snprintf(path, sizeof path, "%s", js->save_path);
             else snprintf(path, sizeof path, "%s/run%lld.safetensors", j.ckpt_dir, (long long)j.prog.run_id);

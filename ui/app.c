@@ -18,23 +18,6 @@
 #include "engine/common.h"
 #include "ui/ui.h"
 
-/* Screens in tab order.  The references are weak so that the workbench
-   builds while a screen is being written; the binary links the whole
-   library, so every screen that exists is present. */
-#pragma weak ui_screen_runs
-#pragma weak ui_screen_run
-#pragma weak ui_screen_compare
-#pragma weak ui_screen_grid
-#pragma weak ui_screen_masked
-#pragma weak ui_screen_queue
-#pragma weak ui_screen_sweep
-#pragma weak ui_screen_generate
-static const UiScreen *const ALL_SCREENS[] = {
-    &ui_screen_runs, &ui_screen_run,   &ui_screen_compare, &ui_screen_grid,
-    &ui_screen_masked, &ui_screen_queue, &ui_screen_sweep, &ui_screen_generate,
-};
-#define MAX_SCREENS ((int)(sizeof ALL_SCREENS / sizeof ALL_SCREENS[0]))
-
 #define REFRESH_SECONDS 0.5
 
 static const char *GLOBAL_HELP =
@@ -140,10 +123,11 @@ int ui_main(const char *db_path, int jobs, int cores)
     timeout(100);
     setup_colors(&ctx);
 
-    const UiScreen *SCREENS[MAX_SCREENS];
+    /* the screens compiled in, in tab order (ui_screen_order, ui/widgets.c) */
+    const UiScreen *SCREENS[UI_MAX_SCREENS];
     int N_SCREENS = 0;
-    for (int i = 0; i < MAX_SCREENS; i++)
-        if (ALL_SCREENS[i]) SCREENS[N_SCREENS++] = ALL_SCREENS[i];
+    for (int i = 0; i < UI_MAX_SCREENS; i++)
+        if (ui_screen_order[i]) SCREENS[N_SCREENS++] = ui_screen_order[i];
     if (N_SCREENS == 0) {
         endwin();
         scheduler_free(ctx.scheduler);
@@ -151,7 +135,7 @@ int ui_main(const char *db_path, int jobs, int cores)
         fprintf(stderr, "mixbench: this build has no workbench screens\n");
         return 1;
     }
-    void *states[MAX_SCREENS];
+    void *states[UI_MAX_SCREENS];
     for (int i = 0; i < N_SCREENS; i++) states[i] = SCREENS[i]->create(&ctx);
     int current = 0, help = 0;
     double last_refresh = 0, message_since = 0;

@@ -17,7 +17,6 @@
 #define _XOPEN_SOURCE_EXTENDED 1
 #include <ncurses.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +29,7 @@
 #include "ui/ui.h"
 
 enum { F_MODEL, F_PROMPT, F_TEMP, F_TOPK, F_LENGTH, F_SEED, F_GO, N_FIELDS };
-enum { MAX_RUNS = 200, TEXT_CAP = 512, MAX_LENGTH = 2000, OUTPUT_CAP = 1 << 18, LABEL_WIDTH = 8 };
+enum { MAX_RUNS = 200, MAX_LENGTH = 2000, OUTPUT_CAP = 1 << 18, LABEL_WIDTH = 8 };
 
 /* How often the list of runs is read again. */
 #define RUNS_REFRESH_SECONDS 3.0
@@ -41,15 +40,10 @@ typedef struct {
     int d, layers, n_ctx;
 } GenRun;
 
-typedef struct {
-    char text[TEXT_CAP];
-    int cursor;
-} TextField;
-
 /* What one generation was asked for (a copy the thread owns). */
 typedef struct {
     char ckpt[1024];
-    char prompt[TEXT_CAP];
+    char prompt[UI_FIELD_CAP];
     double temperature;
     int top_k, length;
     uint64_t seed;
@@ -67,7 +61,7 @@ typedef struct {
     int list_open, list_sel, list_scroll;
     /* the form */
     int field, editing;
-    TextField text[N_FIELDS];    /* F_PROMPT .. F_SEED */
+    UiTextField text[N_FIELDS];  /* F_PROMPT .. F_SEED */
     int scroll;                  /* output lines scrolled up from the end */
     /* the generation thread; everything below `lock` is shared with it */
     pthread_t thread;
@@ -88,21 +82,6 @@ typedef struct {
     /* the UI thread's copy of output, for drawing */
     char *shown;
 } GenScreen;
-
-static void say(UiContext *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void say(UiContext *ctx, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(ctx->message, sizeof ctx->message, fmt, ap);
-    va_end(ap);
-}
-
-static void set_text(TextField *t, const char *value)
-{
-    snprintf(t->text, sizeof t->text, "%s", value);
-    t->cursor = (int)strlen(t->text);
-}
 
 static int is_text_field(int f)
 {
@@ -229,11 +208,6 @@ static void stop_thread(GenScreen *g)
 
 /* ---- runs ----------------------------------------------------------- */
 
-static void copy_text(char *dst, size_t cap, const char *src)
-{
-    snprintf(dst, cap, "%s", src ? src : "");
-}
-
 /* Columns: id, arch, task, status, name, d, layers, n_ctx, step, ckpt. */
 #define RUN_COLUMNS                                                                                      \
     "r.id, r.arch, r.task, r.status, coalesce(r.name, ''), coalesce(r.d, 0), coalesce(r.layers, 0),"   \
@@ -244,15 +218,15 @@ static void copy_text(char *dst, size_t cap, const char *src)
 static void parse_run(GenRun *r, char **v)
 {
     r->id = v[0] ? strtoll(v[0], NULL, 10) : 0;
-    copy_text(r->arch, sizeof r->arch, v[1]);
-    copy_text(r->task, sizeof r->task, v[2]);
-    copy_text(r->status, sizeof r->status, v[3]);
-    copy_text(r->name, sizeof r->name, v[4]);
+    ui_copy_text(r->arch, sizeof r->arch, v[1]);
+    ui_copy_text(r->task, sizeof r->task, v[2]);
+    ui_copy_text(r->status, sizeof r->status, v[3]);
+    ui_copy_text(r->name, sizeof r->name, v[4]);
     r->d = v[5] ? atoi(v[5]) : 0;
     r->layers = v[6] ? atoi(v[6]) : 0;
     r->n_ctx = v[7] ? atoi(v[7]) : 0;
     r->step = v[8] ? strtoll(v[8], NULL, 10) : 0;
-    copy_text(r->ckpt, sizeof r->ckpt, v[9]);
+    ui_copy_text(r->ckpt, sizeof r->ckpt, v[9]);
 }
 
 static int run_row(void *arg, int ncols, char **v, char **names)
@@ -337,11 +311,11 @@ static void *generate_create(UiContext *ctx)
     }
     g->output[0] = g->shown[0] = 0;
     g->field = F_PROMPT;
-    set_text(&g->text[F_PROMPT], "once upon a time");
-    set_text(&g->text[F_TEMP], "0.8");
-    set_text(&g->text[F_TOPK], "40");
-    set_text(&g->text[F_LENGTH], "200");
-    set_text(&g->text[F_SEED], "1");
+    ui_field_set(&g->text[F_PROMPT], "once upon a time");
+    ui_field_set(&g->text[F_TEMP], "0.8");
+    ui_field_set(&g->text[F_TOPK], "40");
+    ui_field_set(&g->text[F_LENGTH], "200");
+    ui_field_set(&g->text[F_SEED], "1");
     load_runs(g, ctx);
     if (g->n_runs) choose(g, &g->runs[0]);
     return g;
@@ -448,31 +422,6 @@ static int wrap_lines(const char *text, int width, int *starts, int *lens, int c
     return n;
 }
 
-/* A text field: underlined, the cursor shown in reverse while editing,
-   scrolled so that the cursor shows. */
-static void draw_field_box(GenScreen *g, int f, int y, int x, int width)
-{
-    const TextField *t = &g->text[f];
-    if (width < 2) return;
-    int editing = g->editing && g->field == f;
-    int len = (int)strlen(t->text);
-    int first = editing ? t->cursor - (width - 1) : 0;
-    if (first < 0) first = 0;
-    while (first > 0 && first < len && ((unsigned char)t->text[first] & 0xc0) == 0x80) first++;
-    mvhline(y, x, ' ' | (chtype)A_UNDERLINE, width);
-    ui_text(y, x, width, A_UNDERLINE | (editing ? (int)A_BOLD : 0), "%s", t->text + first);
-    if (!editing) return;
-    int col = 0;
-    for (int b = first; b < t->cursor; b++)
-        if (((unsigned char)t->text[b] & 0xc0) != 0x80) col++;
-    if (col >= width) return;
-    char under[5] = " ";
-    if (t->cursor < len)
-        snprintf(under, sizeof under, "%.*s", utf8_len((const unsigned char *)t->text + t->cursor),
-                 t->text + t->cursor);
-    ui_text(y, x + col, 1, A_REVERSE, "%s", under);
-}
-
 static void draw_label(GenScreen *g, UiContext *ctx, int f, int y, int x, const char *label)
 {
     int attr = g->field == f ? ui_attr(ctx, UI_PAIR_SELECTED) | (int)A_BOLD : (int)A_BOLD;
@@ -530,7 +479,7 @@ static void generate_draw(void *state, UiContext *ctx, int top, int height, int 
     if (g->notice[0] && ++y < bottom) ui_text(y, x, width - x, ui_attr(ctx, UI_PAIR_WARN), "%s", g->notice);
     if (++y >= bottom) return;
     draw_label(g, ctx, F_PROMPT, y, 1, "Prompt");
-    draw_field_box(g, F_PROMPT, y, x, width - x - 1);
+    ui_field_draw(&g->text[F_PROMPT], g->editing && g->field == F_PROMPT, y, x, width - x - 1);
     if (++y >= bottom) return;
     static const struct {
         int field, box;
@@ -541,7 +490,7 @@ static void generate_draw(void *state, UiContext *ctx, int top, int height, int 
         draw_label(g, ctx, SMALL[i].field, y, cx, SMALL[i].label);
         cx += (int)strlen(SMALL[i].label) + 1;
         int w = SMALL[i].box < width - cx ? SMALL[i].box : width - cx;
-        draw_field_box(g, SMALL[i].field, y, cx, w);
+        ui_field_draw(&g->text[SMALL[i].field], g->editing && g->field == SMALL[i].field, y, cx, w);
         cx += SMALL[i].box + 2;
     }
     if (++y >= bottom) return;
@@ -597,7 +546,7 @@ static void generate_draw(void *state, UiContext *ctx, int top, int height, int 
 static void start_generation(GenScreen *g, UiContext *ctx)
 {
     if (!g->chosen_id) {
-        say(ctx, "no model: train a clm run first (e.g. `mixbench run --steps 300 data=builtin:stories`)");
+        ui_say(ctx, "no model: train a clm run first (e.g. `mixbench run --steps 300 data=builtin:stories`)");
         return;
     }
     char *end;
@@ -605,22 +554,22 @@ static void start_generation(GenScreen *g, UiContext *ctx)
     memset(&r, 0, sizeof r);
     r.temperature = strtod(g->text[F_TEMP].text, &end);
     if (*end || !g->text[F_TEMP].text[0] || !(r.temperature >= 0)) {
-        say(ctx, "temperature '%s' is not a number >= 0", g->text[F_TEMP].text);
+        ui_say(ctx, "temperature '%s' is not a number >= 0", g->text[F_TEMP].text);
         return;
     }
     long top_k = strtol(g->text[F_TOPK].text, &end, 10);
     if (*end || !g->text[F_TOPK].text[0] || top_k < 0) {
-        say(ctx, "top-k '%s' is not a count >= 0 (0: no cut)", g->text[F_TOPK].text);
+        ui_say(ctx, "top-k '%s' is not a count >= 0 (0: no cut)", g->text[F_TOPK].text);
         return;
     }
     long length = strtol(g->text[F_LENGTH].text, &end, 10);
     if (*end || length < 1 || length > MAX_LENGTH) {
-        say(ctx, "length '%s' is not a token count in 1..%d", g->text[F_LENGTH].text, MAX_LENGTH);
+        ui_say(ctx, "length '%s' is not a token count in 1..%d", g->text[F_LENGTH].text, MAX_LENGTH);
         return;
     }
     unsigned long long seed = strtoull(g->text[F_SEED].text, &end, 10);
     if (*end || !g->text[F_SEED].text[0]) {
-        say(ctx, "seed '%s' is not a whole number", g->text[F_SEED].text);
+        ui_say(ctx, "seed '%s' is not a whole number", g->text[F_SEED].text);
         return;
     }
     r.top_k = (int)(top_k > 1000000 ? 1000000 : top_k);
@@ -640,7 +589,7 @@ static void start_generation(GenScreen *g, UiContext *ctx)
     g->scroll = 0;
     if (pthread_create(&g->thread, NULL, generate_thread, g)) {
         g->running = 0;
-        say(ctx, "generate: could not start a thread");
+        ui_say(ctx, "generate: could not start a thread");
         return;
     }
     g->thread_live = 1;
@@ -655,8 +604,6 @@ static void move_field(GenScreen *g, int step)
 /* A key while a text field is edited; every key is taken. */
 static void edit_key(GenScreen *g, UiContext *ctx, int ch)
 {
-    TextField *t = &g->text[g->field];
-    int len = (int)strlen(t->text);
     switch (ch) {
     case '\n':
     case '\r':
@@ -678,49 +625,8 @@ static void edit_key(GenScreen *g, UiContext *ctx, int ch)
         while (!is_text_field(g->field));
         g->text[g->field].cursor = (int)strlen(g->text[g->field].text);
         return;
-    case KEY_LEFT:
-        while (t->cursor > 0 && ((unsigned char)t->text[--t->cursor] & 0xc0) == 0x80) {}
-        return;
-    case KEY_RIGHT:
-        if (t->cursor < len) t->cursor++;
-        while (t->cursor < len && ((unsigned char)t->text[t->cursor] & 0xc0) == 0x80) t->cursor++;
-        return;
-    case KEY_HOME:
-    case 1:                          /* Ctrl-A */
-        t->cursor = 0;
-        return;
-    case KEY_END:
-    case 5:                          /* Ctrl-E */
-        t->cursor = len;
-        return;
-    case 21:                         /* Ctrl-U: clear to the start */
-        memmove(t->text, t->text + t->cursor, (size_t)(len - t->cursor + 1));
-        t->cursor = 0;
-        return;
-    case 11:                         /* Ctrl-K: clear to the end */
-        t->text[t->cursor] = 0;
-        return;
-    case KEY_BACKSPACE:
-    case 127:
-    case 8: {
-        if (t->cursor == 0) return;
-        int from = t->cursor;
-        while (from > 0 && ((unsigned char)t->text[--from] & 0xc0) == 0x80) {}
-        memmove(t->text + from, t->text + t->cursor, (size_t)(len - t->cursor + 1));
-        t->cursor = from;
-        return;
-    }
-    case KEY_DC: {
-        if (t->cursor >= len) return;
-        int to = t->cursor + 1;
-        while (to < len && ((unsigned char)t->text[to] & 0xc0) == 0x80) to++;
-        memmove(t->text + t->cursor, t->text + to, (size_t)(len - to + 1));
-        return;
-    }
     default:
-        if (ch < 32 || ch > 255 || ch == 127 || len + 1 >= TEXT_CAP) return;
-        memmove(t->text + t->cursor + 1, t->text + t->cursor, (size_t)(len - t->cursor + 1));
-        t->text[t->cursor++] = (char)ch;
+        ui_field_key(&g->text[g->field], ch);
         return;
     }
 }
@@ -781,7 +687,7 @@ static int generate_key(void *state, UiContext *ctx, int ch)
     case 's':
         if (!g->thread_live) return 0;
         stop_thread(g);
-        say(ctx, "generation stopped");
+        ui_say(ctx, "generation stopped");
         return 1;
     default:
         break;
@@ -789,7 +695,7 @@ static int generate_key(void *state, UiContext *ctx, int ch)
     if (g->field == F_MODEL) {
         if (enter) {
             if (!g->n_runs) {
-                say(ctx, "no finished clm run with a checkpoint in the store yet");
+                ui_say(ctx, "no finished clm run with a checkpoint in the store yet");
                 return 1;
             }
             g->list_open = 1;

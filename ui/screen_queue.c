@@ -12,7 +12,6 @@
  */
 #define _XOPEN_SOURCE_EXTENDED 1
 #include <ncurses.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,21 +50,6 @@ static const char *QUEUE_SQL =
     "       coalesce(q.resume_step, 0), coalesce(q.error, '')"
     "  FROM queue q LIMIT 501";
 
-/* The message line (ctx->message), formatted and clipped. */
-static void say(UiContext *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void say(UiContext *ctx, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(ctx->message, sizeof ctx->message, fmt, ap);
-    va_end(ap);
-}
-
-static void copy_text(char *dst, size_t cap, const char *src)
-{
-    snprintf(dst, cap, "%s", src ? src : "");
-}
-
 static int64_t to_i64(const char *s)
 {
     return s ? strtoll(s, NULL, 10) : 0;
@@ -79,18 +63,18 @@ static int queue_row(void *arg, int ncols, char **v, char **names)
     QueueRow *r = &q->rows[q->n++];
     r->position = (int)to_i64(v[0]);
     r->id = to_i64(v[1]);
-    copy_text(r->status, sizeof r->status, v[2]);
-    copy_text(r->control, sizeof r->control, v[3]);
+    ui_copy_text(r->status, sizeof r->status, v[2]);
+    ui_copy_text(r->control, sizeof r->control, v[3]);
     r->priority = (int)to_i64(v[4]);
-    copy_text(r->sweep, sizeof r->sweep, v[5]);
-    copy_text(r->coords, sizeof r->coords, v[6]);
-    copy_text(r->name, sizeof r->name, v[7]);
-    copy_text(r->arch, sizeof r->arch, v[8]);
-    copy_text(r->task, sizeof r->task, v[9]);
+    ui_copy_text(r->sweep, sizeof r->sweep, v[5]);
+    ui_copy_text(r->coords, sizeof r->coords, v[6]);
+    ui_copy_text(r->name, sizeof r->name, v[7]);
+    ui_copy_text(r->arch, sizeof r->arch, v[8]);
+    ui_copy_text(r->task, sizeof r->task, v[9]);
     r->steps_done = to_i64(v[10]);
     r->total_steps = to_i64(v[11]);
     r->resume_step = to_i64(v[12]);
-    copy_text(r->error, sizeof r->error, v[13]);
+    ui_copy_text(r->error, sizeof r->error, v[13]);
     return 0;
 }
 
@@ -308,7 +292,7 @@ static void queue_draw(void *state, UiContext *ctx, int top, int height, int wid
 static const QueueRow *selected_row(QueueScreen *q, UiContext *ctx)
 {
     if (shown_rows(q) == 0) {
-        say(ctx, "the queue is empty");
+        ui_say(ctx, "the queue is empty");
         return NULL;
     }
     return &q->rows[q->sel];
@@ -322,14 +306,14 @@ static void report_place(QueueScreen *q, UiContext *ctx, int64_t id, const char 
         const QueueRow *r = &q->rows[i];
         if (r->id != id) continue;
         if (r->position)
-            say(ctx, "job %lld: %s; priority %d, position %d of %d",
-                     (long long)id, what, r->priority, r->position, q->n_queued);
+            ui_say(ctx, "job %lld: %s; priority %d, position %d of %d",
+                   (long long)id, what, r->priority, r->position, q->n_queued);
         else
-            say(ctx, "job %lld: %s; priority %d (%s)", (long long)id, what,
-                     r->priority, shown_status(r));
+            ui_say(ctx, "job %lld: %s; priority %d (%s)", (long long)id, what,
+                   r->priority, shown_status(r));
         return;
     }
-    say(ctx, "job %lld: %s", (long long)id, what);
+    ui_say(ctx, "job %lld: %s", (long long)id, what);
 }
 
 static int queue_key(void *state, UiContext *ctx, int ch)
@@ -371,7 +355,7 @@ static int queue_key(void *state, UiContext *ctx, int ch)
         int64_t id = r->id;
         int up = ch == '+' || ch == '=' || ch == 'K';
         if (store_job_set_priority(ctx->store, id, r->priority + (up ? 1 : -1), err)) {
-            say(ctx, "%s", err);
+            ui_say(ctx, "%s", err);
             return 1;
         }
         q->sel_id = id;
@@ -392,7 +376,7 @@ static int queue_key(void *state, UiContext *ctx, int ch)
             snprintf(question, sizeof question, "Cancel job %lld (%s %s%s%.100s)?", (long long)id, r->arch, r->task,
                      r->coords[0] ? " " : "", r->coords);
             if (!ui_confirm(ctx, question)) {
-                say(ctx, "job %lld: not cancelled", (long long)id);
+                ui_say(ctx, "job %lld: not cancelled", (long long)id);
                 return 1;
             }
             rc = store_job_request(ctx->store, id, "cancel", err);
@@ -405,7 +389,7 @@ static int queue_key(void *state, UiContext *ctx, int ch)
             done = running ? "still running (a pending pause was withdrawn)" : "queued again";
         }
         if (rc) {
-            say(ctx, "%s", err);
+            ui_say(ctx, "%s", err);
             return 1;
         }
         q->sel_id = id;

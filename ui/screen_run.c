@@ -17,23 +17,15 @@
 #define _XOPEN_SOURCE_EXTENDED 1
 #include <math.h>
 #include <ncurses.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "db/jobs.h"
 #include "engine/common.h"
 #include "engine/config.h"
 #include "ui/ui.h"
 
-/* The other screens may be missing from a build (ui/app.c skips them). */
-#pragma weak ui_screen_runs
-#pragma weak ui_screen_compare
-#pragma weak ui_screen_grid
-#pragma weak ui_screen_masked
-#pragma weak ui_screen_queue
-#pragma weak ui_screen_sweep
+/* The screen this one opens ('g') may be missing from a build. */
 #pragma weak ui_screen_generate
 
 #define MAX_LIVE 64              /* running jobs read from the scheduler */
@@ -106,33 +98,8 @@ typedef struct {
 
 /* ---- helpers ------------------------------------------------------------ */
 
-static void say(UiContext *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void say(UiContext *ctx, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(ctx->message, sizeof ctx->message, fmt, ap);
-    va_end(ap);
-}
-
-/* The position of a screen in the tab bar: ui/app.c shows the screens that
-   exist, in this order. */
-static int tab_index(const UiScreen *target)
-{
-    const UiScreen *const order[] = {&ui_screen_runs,   &ui_screen_run,   &ui_screen_compare, &ui_screen_grid,
-                                     &ui_screen_masked, &ui_screen_queue, &ui_screen_sweep,   &ui_screen_generate};
-    int index = 0;
-    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
-        if (!order[i]) continue;
-        if (order[i] == target) return index;
-        index++;
-    }
-    return -1;
-}
-
 static double parse_double(const char *s) { return s ? strtod(s, NULL) : NAN; }
 static int64_t parse_int(const char *s) { return s ? atoll(s) : 0; }
-static void copy_text(char *dst, size_t cap, const char *src) { snprintf(dst, cap, "%s", src ? src : ""); }
 
 /* "1.23M", "45.6k", "789" */
 static void fmt_big(double v, char *out, size_t cap)
@@ -151,14 +118,6 @@ static void fmt_duration(double s, char *out, size_t cap)
     else if (s < 60) snprintf(out, cap, "%.0fs", s);
     else if (s < 3600) snprintf(out, cap, "%dm%02ds", (int)s / 60, (int)s % 60);
     else snprintf(out, cap, "%dh%02dm", (int)(s / 3600), ((int)s % 3600) / 60);
-}
-
-static int status_pair(const char *status)
-{
-    if (!strcmp(status, "running")) return UI_PAIR_GOOD;
-    if (!strcmp(status, "failed") || !strcmp(status, "diverged")) return UI_PAIR_BAD;
-    if (!strcmp(status, "queued") || !strcmp(status, "paused")) return UI_PAIR_DIM;
-    return 0;
 }
 
 /* ---- the curve ---------------------------------------------------------- */
@@ -282,11 +241,11 @@ static int read_header(void *state, int ncols, char **v, char **names)
     RunState *st = hl->st;
     if (ncols < 17) return 0;
     st->found = 1;
-    copy_text(st->name, sizeof st->name, v[0]);
-    copy_text(st->arch, sizeof st->arch, v[1]);
-    copy_text(st->task, sizeof st->task, v[2]);
-    copy_text(st->data, sizeof st->data, v[3]);
-    copy_text(st->status, sizeof st->status, v[4]);
+    ui_copy_text(st->name, sizeof st->name, v[0]);
+    ui_copy_text(st->arch, sizeof st->arch, v[1]);
+    ui_copy_text(st->task, sizeof st->task, v[2]);
+    ui_copy_text(st->data, sizeof st->data, v[3]);
+    ui_copy_text(st->status, sizeof st->status, v[4]);
     st->step = parse_int(v[5]);
     st->total = parse_int(v[6]);
     st->tokens = parse_int(v[7]);
@@ -295,9 +254,9 @@ static int read_header(void *state, int ncols, char **v, char **names)
     st->n_params = parse_int(v[10]);
     st->n_nonemb = parse_int(v[11]);
     st->threads = (int)parse_int(v[12]);
-    copy_text(st->error, sizeof st->error, v[13]);
-    copy_text(st->sweep, sizeof st->sweep, v[14]);
-    copy_text(st->coords, sizeof st->coords, v[15] && strcmp(v[15], "{}") ? v[15] : "");
+    ui_copy_text(st->error, sizeof st->error, v[13]);
+    ui_copy_text(st->sweep, sizeof st->sweep, v[14]);
+    ui_copy_text(st->coords, sizeof st->coords, v[15] && strcmp(v[15], "{}") ? v[15] : "");
     hl->config_json = v[16] ? strdup(v[16]) : NULL;
     st->eta = NAN;
     return 0;
@@ -310,7 +269,7 @@ static int add_eval(void *state, int ncols, char **v, char **names)
     if (ncols < 5 || st->n_evals == MAX_EVALS) return 0;
     EvalLine *e = &st->evals[st->n_evals++];
     e->step = parse_int(v[0]);
-    copy_text(e->split, sizeof e->split, v[1]);
+    ui_copy_text(e->split, sizeof e->split, v[1]);
     e->loss = parse_double(v[2]);
     e->perplexity = parse_double(v[3]);
     e->accuracy = parse_double(v[4]);
@@ -326,7 +285,7 @@ static int add_ckpt(void *state, int ncols, char **v, char **names)
     c->step = parse_int(v[0]);
     const char *path = v[1] ? v[1] : "";
     const char *slash = strrchr(path, '/');
-    copy_text(c->path, sizeof c->path, slash ? slash + 1 : path);
+    ui_copy_text(c->path, sizeof c->path, slash ? slash + 1 : path);
     return 0;
 }
 
@@ -344,14 +303,14 @@ static void parse_config(RunState *st, const char *json)
         for (int i = 0; i < obj->count && st->n_config < MAX_CONFIG; i++) {
             const JsonValue *v = &obj->items[i];
             char value[96], def[96];
-            if (v->type == JSON_STRING) copy_text(value, sizeof value, v->string);
+            if (v->type == JSON_STRING) ui_copy_text(value, sizeof value, v->string);
             else if (v->type == JSON_NUMBER || v->type == JSON_BOOL) snprintf(value, sizeof value, "%g", v->number);
             else continue;
             int changed = config_get(&defaults, obj->keys[i], def, sizeof def) != 0 || strcmp(def, value) != 0;
             if (changed != (pass == 0)) continue;
             ConfigLine *c = &st->config[st->n_config++];
-            copy_text(c->key, sizeof c->key, obj->keys[i]);
-            copy_text(c->value, sizeof c->value, value);
+            ui_copy_text(c->key, sizeof c->key, obj->keys[i]);
+            ui_copy_text(c->value, sizeof c->value, value);
             c->changed = changed;
         }
     json_free(obj);
@@ -369,11 +328,11 @@ static void load(RunState *st, UiContext *ctx)
     snprintf(id, sizeof id, "%lld", (long long)st->run_id);
     const char *params[2] = {id, after};
     char was[16];
-    copy_text(was, sizeof was, st->status);
+    ui_copy_text(was, sizeof was, st->status);
     st->found = 0;
     HeaderLoad hl = {st, NULL};
     if (store_query_params(ctx->store, HEADER_SQL, params, 1, read_header, &hl, err)) {
-        say(ctx, "run %s: %s", id, err);
+        ui_say(ctx, "run %s: %s", id, err);
         return;
     }
     if (!st->found) {
@@ -394,7 +353,7 @@ static void load(RunState *st, UiContext *ctx)
                            "SELECT step, tokens, wall, train_loss FROM metrics WHERE run_id = ?1 AND step > ?2"
                            " ORDER BY step LIMIT " STR(FETCH_ROWS),
                            params, 2, add_metric, st, err))
-        say(ctx, "run %s: %s", id, err);
+        ui_say(ctx, "run %s: %s", id, err);
 
     /* evaluations and checkpoints change only while the run trains */
     int live = !strcmp(st->status, "running");
@@ -408,7 +367,7 @@ static void load(RunState *st, UiContext *ctx)
                                "SELECT step, path FROM checkpoints WHERE run_id = ?1 ORDER BY step DESC"
                                " LIMIT " STR(MAX_CKPTS),
                                params, 1, add_ckpt, st, err))
-            say(ctx, "run %s: %s", id, err);
+            ui_say(ctx, "run %s: %s", id, err);
         build_valid(st);
         st->tables_loaded = !live;
     }
@@ -460,7 +419,7 @@ static void run_reload(void *state, UiContext *ctx)
     int64_t want = ctx->run_id;
     char err[ERR_LEN];
     if (want == 0 && store_query(ctx->store, "SELECT max(id) FROM runs", read_id, &want, err))
-        say(ctx, "run: %s", err);
+        ui_say(ctx, "run: %s", err);
     if (want != st->run_id) {
         clear_run(st);
         st->run_id = want;
@@ -485,7 +444,7 @@ static void draw_header(RunState *st, UiContext *ctx, int y, int width)
     snprintf(line, sizeof line, "run %lld%s%s  ", (long long)st->run_id, st->name[0] ? " " : "", st->name);
     ui_text(y, x, width - x, ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD, "%s", line);
     x += (int)strlen(line);
-    ui_text(y, x, width - x, ui_attr(ctx, status_pair(st->status)) | A_BOLD, "%s", st->status);
+    ui_text(y, x, width - x, ui_attr(ctx, ui_status_pair(st->status)) | A_BOLD, "%s", st->status);
     x += (int)strlen(st->status) + 2;
     snprintf(line, sizeof line, "%s", steps);
     if (!strcmp(st->status, "running")) snprintf(line + strlen(line), sizeof line - strlen(line), "  ETA %s", eta);
@@ -617,7 +576,6 @@ static int run_key(void *state, UiContext *ctx, int ch)
 {
     RunState *st = state;
     if (!st) return 0;
-    char err[ERR_LEN];
     switch (ch) {
     case 'x':
         st->xaxis = (XAxis)((st->xaxis + 1) % N_XAXES);
@@ -633,38 +591,13 @@ static int run_key(void *state, UiContext *ctx, int ch)
         if (st->smoothing > 0) st->smoothing--;
         resmooth(st);
         return 1;
-    case 'p': case 'r': case 'X': {
-        if (!st->run_id || !st->found) return 1;
-        int rc;
-        if (ch == 'X') {
-            char question[128];
-            snprintf(question, sizeof question, "cancel run %lld (%s, %s)?", (long long)st->run_id, st->arch, st->status);
-            if (!ui_confirm(ctx, question)) {
-                say(ctx, "run %lld left as it is", (long long)st->run_id);
-                return 1;
-            }
-            rc = store_job_request(ctx->store, st->run_id, "cancel", err);
-        } else if (ch == 'p') {
-            rc = store_job_request(ctx->store, st->run_id, "pause", err);
-        } else {
-            rc = store_job_resume(ctx->store, st->run_id, err);
-        }
-        if (rc) say(ctx, "%s", err);
-        else
-            say(ctx, "run %lld: %s", (long long)st->run_id,
-                ch == 'X' ? "cancelled" : ch == 'p' ? "paused (a running job checkpoints first)" : "queued to resume");
+    case 'p': case 'r': case 'X':
+        if (st->run_id && st->found) ui_control_run(ctx, st->run_id, st->arch, st->status, ch == 'X' ? 'x' : ch);
         return 1;
-    }
-    case 'g': {
-        int index = tab_index(&ui_screen_generate);
-        if (index < 0) {
-            say(ctx, "the Generate screen is not in this build");
-        } else {
-            ctx->run_id = st->run_id;
-            ctx->switch_to = index;
-        }
+    case 'g':
+        if (ui_show_screen(ctx, &ui_screen_generate)) ui_say(ctx, "the Generate screen is not in this build");
+        else ctx->run_id = st->run_id;
         return 1;
-    }
     default:
         return 0;
     }

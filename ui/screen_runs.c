@@ -16,7 +16,6 @@
  */
 #define _XOPEN_SOURCE_EXTENDED 1
 #include <ctype.h>
-#include <stdarg.h>
 #include <math.h>
 #include <ncurses.h>
 #include <stdio.h>
@@ -24,18 +23,12 @@
 #include <string.h>
 
 #include "app/sweep_queue.h"
-#include "db/jobs.h"
 #include "engine/common.h"
 #include "ui/ui.h"
 
-/* The other screens may be missing from a build (ui/app.c skips them). */
+/* The screens this one opens may be missing from a build. */
 #pragma weak ui_screen_run
 #pragma weak ui_screen_compare
-#pragma weak ui_screen_grid
-#pragma weak ui_screen_masked
-#pragma weak ui_screen_queue
-#pragma weak ui_screen_sweep
-#pragma weak ui_screen_generate
 
 #define MAX_LIVE 64              /* running jobs overlaid from the scheduler */
 #define SPARK_REFRESH_SECONDS 1.0
@@ -78,34 +71,7 @@ typedef struct {
 
 /* ---- helpers ------------------------------------------------------------ */
 
-/* The position of a screen in the tab bar: ui/app.c shows the screens that
-   exist, in this order. */
-static int tab_index(const UiScreen *target)
-{
-    const UiScreen *const order[] = {&ui_screen_runs,   &ui_screen_run,   &ui_screen_compare, &ui_screen_grid,
-                                     &ui_screen_masked, &ui_screen_queue, &ui_screen_sweep,   &ui_screen_generate};
-    int index = 0;
-    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
-        if (!order[i]) continue;
-        if (order[i] == target) return index;
-        index++;
-    }
-    return -1;
-}
-
-/* A line for the message line above the footer. */
-static void say(UiContext *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void say(UiContext *ctx, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(ctx->message, sizeof ctx->message, fmt, ap);
-    va_end(ap);
-}
-
 static double parse_double(const char *s) { return s ? strtod(s, NULL) : NAN; }
-
-static void copy_text(char *dst, size_t cap, const char *src) { snprintf(dst, cap, "%s", src ? src : ""); }
 
 /* The data spec in a few characters: "builtin:stories" -> "stories",
    "../shared/data/ptb" -> "ptb", "../x/tinyshakespeare/input.txt" ->
@@ -167,14 +133,6 @@ static int status_rank(const char *status)
     return (int)(sizeof order / sizeof order[0]);
 }
 
-static int status_pair(const char *status)
-{
-    if (!strcmp(status, "running")) return UI_PAIR_GOOD;
-    if (!strcmp(status, "failed") || !strcmp(status, "diverged")) return UI_PAIR_BAD;
-    if (!strcmp(status, "queued") || !strcmp(status, "paused")) return UI_PAIR_DIM;
-    return 0;
-}
-
 /* ---- loading ------------------------------------------------------------ */
 
 static void spark_free(Spark *sp)
@@ -212,7 +170,7 @@ static int spark_fetch(Spark *sp, Store *store, int64_t run_id, const char *stat
                                 " AND train_loss_smooth IS NOT NULL ORDER BY step",
                                 params, 2, add_spark_point, sp, err);
     sp->fetched_at = now_seconds();
-    copy_text(sp->fetched_status, sizeof sp->fetched_status, status);
+    ui_copy_text(sp->fetched_status, sizeof sp->fetched_status, status);
     return rc;
 }
 
@@ -238,17 +196,17 @@ static int add_run(void *state, int ncols, char **v, char **names)
     RunRow *r = &st->rows[st->n++];
     memset(r, 0, sizeof *r);
     r->id = atoll(v[0]);
-    copy_text(r->name, sizeof r->name, v[1]);
-    copy_text(r->arch, sizeof r->arch, v[2]);
-    copy_text(r->task, sizeof r->task, v[3]);
-    copy_text(r->data, sizeof r->data, v[4]);
-    copy_text(r->status, sizeof r->status, v[5]);
+    ui_copy_text(r->name, sizeof r->name, v[1]);
+    ui_copy_text(r->arch, sizeof r->arch, v[2]);
+    ui_copy_text(r->task, sizeof r->task, v[3]);
+    ui_copy_text(r->data, sizeof r->data, v[4]);
+    ui_copy_text(r->status, sizeof r->status, v[5]);
     r->step = v[6] ? atoll(v[6]) : 0;
     r->total = v[7] ? atoll(v[7]) : 0;
     r->train_loss = parse_double(v[8]);
     r->tokens_per_s = parse_double(v[9]);
     r->valid_loss = parse_double(v[10]);
-    copy_text(r->sweep, sizeof r->sweep, v[11]);
+    ui_copy_text(r->sweep, sizeof r->sweep, v[11]);
     r->eta = NAN;
     /* both lists ascend by id: walk the old one along */
     while (lc->i_old < lc->n_old && lc->old[lc->i_old].id < r->id) lc->i_old++;
@@ -414,7 +372,7 @@ static void runs_reload(void *state, UiContext *ctx)
     st->rows = NULL;
     st->n = st->cap = 0;
     if (store_query(ctx->store, RUNS_SQL, add_run, &lc, err))
-        say(ctx, "runs: %s", err);
+        ui_say(ctx, "runs: %s", err);
     for (int i = 0; i < lc.n_old; i++) spark_free(&lc.old[i].spark);
     free(lc.old);
     st->loaded = 1;
@@ -432,7 +390,7 @@ static void runs_reload(void *state, UiContext *ctx)
         int due = sp->fetched_at == 0 || strcmp(sp->fetched_status, r->status) ||
                   (!strcmp(r->status, "running") && now - sp->fetched_at >= SPARK_REFRESH_SECONDS);
         if (due && spark_fetch(sp, ctx->store, r->id, r->status, err))
-            say(ctx, "runs: %s", err);
+            ui_say(ctx, "runs: %s", err);
     }
 }
 
@@ -555,7 +513,7 @@ static void runs_draw(void *state, UiContext *ctx, int top, int height, int widt
         ui_text(y, c.task, 5, base, "%s", r->task);
         char buf[64];
         if (c.w_data) ui_text(y, c.data, c.w_data, base, "%s", short_data(r->data, buf, sizeof buf));
-        ui_text(y, c.status, 9, sel ? base : ui_attr(ctx, status_pair(r->status)), "%s", r->status);
+        ui_text(y, c.status, 9, sel ? base : ui_attr(ctx, ui_status_pair(r->status)), "%s", r->status);
         char step[24], total[24];
         fmt_count(r->step, step, sizeof step);
         fmt_count(r->total, total, sizeof total);
@@ -582,15 +540,13 @@ static void runs_draw(void *state, UiContext *ctx, int top, int height, int widt
 
 static void switch_to(UiContext *ctx, const UiScreen *target, const char *missing)
 {
-    int index = target ? tab_index(target) : -1;
-    if (index >= 0) ctx->switch_to = index;
-    else say(ctx, "%s", missing);
+    if (ui_show_screen(ctx, target)) ui_say(ctx, "%s", missing);
 }
 
 static void queue_demo(RunsState *st, UiContext *ctx)
 {
     if (st->n > 0) {
-        say(ctx, "the demo is offered on an empty store only");
+        ui_say(ctx, "the demo is offered on an empty store only");
         return;
     }
     char err[ERR_LEN];
@@ -600,15 +556,15 @@ static void queue_demo(RunsState *st, UiContext *ctx)
     config_defaults(&base);
     Sweep sw;
     if (sweep_parse(1, argv, &base, &sw, err)) {
-        say(ctx, "demo: %s", err);
+        ui_say(ctx, "demo: %s", err);
         return;
     }
     int64_t sweep_id = 0;
     if (sweep_enqueue(ctx->store, &sw, 0, &sweep_id, err))
-        say(ctx, "demo: %s", err);
+        ui_say(ctx, "demo: %s", err);
     else
-        say(ctx, "demo sweep %lld queued: %d jobs (attention, mixer, dispatcher, cumsum)", (long long)sweep_id,
-            sw.n_jobs);
+        ui_say(ctx, "demo sweep %lld queued: %d jobs (attention, mixer, dispatcher, cumsum)", (long long)sweep_id,
+               sw.n_jobs);
     sweep_free(&sw);
 }
 
@@ -618,40 +574,17 @@ static void toggle_compare(UiContext *ctx, int64_t id)
         if (ctx->compare[k] == id) {
             memmove(&ctx->compare[k], &ctx->compare[k + 1], (size_t)(ctx->n_compare - k - 1) * sizeof ctx->compare[0]);
             ctx->n_compare--;
-            say(ctx, "run %lld left the comparison (%d picked)", (long long)id,
-                     ctx->n_compare);
+            ui_say(ctx, "run %lld left the comparison (%d picked)", (long long)id,
+                   ctx->n_compare);
             return;
         }
     if (ctx->n_compare == UI_MAX_COMPARE) {
-        say(ctx, "Compare holds %d runs at most: unpick one first", UI_MAX_COMPARE);
+        ui_say(ctx, "Compare holds %d runs at most: unpick one first", UI_MAX_COMPARE);
         return;
     }
     ctx->compare[ctx->n_compare++] = id;
-    say(ctx, "run %lld picked for Compare (%d picked; c opens Compare)",
-             (long long)id, ctx->n_compare);
-}
-
-static void control_job(UiContext *ctx, const RunRow *r, int ch)
-{
-    char err[ERR_LEN];
-    int rc;
-    if (ch == 'x') {
-        char question[128];
-        snprintf(question, sizeof question, "cancel run %lld (%s, %s)?", (long long)r->id, r->arch, r->status);
-        if (!ui_confirm(ctx, question)) {
-            say(ctx, "run %lld left as it is", (long long)r->id);
-            return;
-        }
-        rc = store_job_request(ctx->store, r->id, "cancel", err);
-    } else if (ch == 'p') {
-        rc = store_job_request(ctx->store, r->id, "pause", err);
-    } else {
-        rc = store_job_resume(ctx->store, r->id, err);
-    }
-    if (rc) say(ctx, "%s", err);
-    else
-        say(ctx, "run %lld: %s", (long long)r->id,
-                 ch == 'x' ? "cancelled" : ch == 'p' ? "paused (a running job checkpoints first)" : "queued to resume");
+    ui_say(ctx, "run %lld picked for Compare (%d picked; c opens Compare)",
+           (long long)id, ctx->n_compare);
 }
 
 static int filter_key(RunsState *st, int ch)
@@ -705,7 +638,7 @@ static int runs_key(void *state, UiContext *ctx, int ch)
     case 's':
         st->sort = (SortKey)((st->sort + 1) % N_SORTS);
         rebuild_visible(st);
-        say(ctx, "sorted by %s (S reverses)", SORT_NAMES[st->sort]);
+        ui_say(ctx, "sorted by %s (S reverses)", SORT_NAMES[st->sort]);
         return 1;
     case 'S':
         st->descending = !st->descending;
@@ -726,7 +659,7 @@ static int runs_key(void *state, UiContext *ctx, int ch)
         switch_to(ctx, &ui_screen_compare, "the Compare screen is not in this build");
         return 1;
     case 'p': case 'r': case 'x': case 'X':
-        if (r) control_job(ctx, r, ch == 'X' ? 'x' : ch);
+        if (r) ui_control_run(ctx, r->id, r->arch, r->status, ch == 'X' ? 'x' : ch);
         return 1;
     case 'd':
         queue_demo(st, ctx);

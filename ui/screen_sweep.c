@@ -20,7 +20,6 @@
  */
 #define _XOPEN_SOURCE_EXTENDED 1
 #include <ncurses.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,18 +31,11 @@
 #include "experiments/sweep.h"
 #include "ui/ui.h"
 
-/* The other screens, to find the Queue screen's tab (ui/app.c's order,
-   screens not compiled in are NULL). */
-#pragma weak ui_screen_runs
-#pragma weak ui_screen_run
-#pragma weak ui_screen_compare
-#pragma weak ui_screen_grid
-#pragma weak ui_screen_masked
+/* The screen this one opens after queueing may be missing from a build. */
 #pragma weak ui_screen_queue
-#pragma weak ui_screen_generate
 
 enum { F_PRESET, F_ARCH, F_TASK, F_DATA, F_AXES, F_BUDGET, F_EXTRA, F_PRIORITY, F_QUEUE, N_FIELDS };
-enum { MAX_MIXERS = 16, MAX_PRESETS = 64, TEXT_CAP = 512, LABEL_WIDTH = 11 };
+enum { MAX_MIXERS = 16, MAX_PRESETS = 64, LABEL_WIDTH = 11 };
 
 /* Without measured runs of an architecture, its training speed is assumed
    to be this many tokens/s: a conservative figure for the default model
@@ -59,11 +51,6 @@ static const char *const TASKS[] = {"clm", "mlm", "bidir", "autoencode", "comple
 
 static const char *const LABELS[N_FIELDS] = {"Preset", "Archs", "Task", "Dataset", "Axes",
                                               "Budget", "Extra keys", "Priority", ""};
-
-typedef struct {
-    char text[TEXT_CAP];
-    int cursor;                  /* byte offset */
-} TextField;
 
 typedef struct {
     char arch[32];
@@ -82,7 +69,7 @@ typedef struct {
     int arch_on[MAX_MIXERS];
     int arch_cursor;
     int task;
-    TextField text[N_FIELDS];    /* used for F_DATA .. F_PRIORITY */
+    UiTextField text[N_FIELDS];  /* used for F_DATA .. F_PRIORITY */
     /* derived from the fields on every change */
     char spec[2048];
     int n_jobs;                  /* 0 when the spec does not parse */
@@ -96,15 +83,6 @@ typedef struct {
     double speeds_at;
 } SweepScreen;
 
-static void say(UiContext *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void say(UiContext *ctx, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(ctx->message, sizeof ctx->message, fmt, ap);
-    va_end(ap);
-}
-
 static int is_text_field(int f)
 {
     return f >= F_DATA && f <= F_PRIORITY;
@@ -115,12 +93,6 @@ static int field_enabled(const SweepScreen *s, int f)
 {
     if (s->preset < 0) return 1;
     return f != F_ARCH && f != F_TASK && f != F_AXES && f != F_BUDGET;
-}
-
-static void set_text(TextField *t, const char *value)
-{
-    snprintf(t->text, sizeof t->text, "%s", value);
-    t->cursor = (int)strlen(t->text);
 }
 
 /* ---- composing and checking the spec --------------------------------- */
@@ -314,11 +286,11 @@ static void *sweep_create(UiContext *ctx)
         s->preset_jobs[i] = sweep_parse(1, argv, &base, &sw, err) ? -1 : sw.n_jobs;
         if (s->preset_jobs[i] >= 0) sweep_free(&sw);
     }
-    set_text(&s->text[F_DATA], "builtin:stories");
-    set_text(&s->text[F_AXES], "layers=1,2");
-    set_text(&s->text[F_BUDGET], "steps=300");
-    set_text(&s->text[F_EXTRA], "");
-    set_text(&s->text[F_PRIORITY], "0");
+    ui_field_set(&s->text[F_DATA], "builtin:stories");
+    ui_field_set(&s->text[F_AXES], "layers=1,2");
+    ui_field_set(&s->text[F_BUDGET], "steps=300");
+    ui_field_set(&s->text[F_EXTRA], "");
+    ui_field_set(&s->text[F_PRIORITY], "0");
     load_speeds(s, ctx);
     recompute(s);
     return s;
@@ -363,39 +335,13 @@ static int draw_wrapped(int y, int x, int width, int max_lines, int attr, const 
 
 static void draw_text_field(SweepScreen *s, UiContext *ctx, int f, int y, int x, int width)
 {
-    const TextField *t = &s->text[f];
-    int editing = s->editing && s->field == f;
-    int box = ui_attr(ctx, UI_PAIR_DIM) | A_UNDERLINE;
     if (width < 4) return;
-    if (!editing) {
-        if (!field_enabled(s, f)) {
-            ui_text(y, x, width, box, "%s", "(from the preset)");
-            return;
-        }
-        mvhline(y, x, ' ' | (chtype)A_UNDERLINE, width);
-        ui_text(y, x, width, A_UNDERLINE, "%s", t->text);
+    int editing = s->editing && s->field == f;
+    if (!editing && !field_enabled(s, f)) {
+        ui_text(y, x, width, ui_attr(ctx, UI_PAIR_DIM) | A_UNDERLINE, "%s", "(from the preset)");
         return;
     }
-    /* scroll horizontally so that the cursor shows */
-    int len = (int)strlen(t->text);
-    int first = t->cursor - (width - 1);
-    if (first < 0) first = 0;
-    while (first > 0 && first < len && ((unsigned char)t->text[first] & 0xc0) == 0x80) first++;
-    mvhline(y, x, ' ' | (chtype)A_UNDERLINE, width);
-    ui_text(y, x, width, A_UNDERLINE | A_BOLD, "%s", t->text + first);
-    int cx = x, col = 0;
-    for (int b = first; b < t->cursor; b++)
-        if (((unsigned char)t->text[b] & 0xc0) != 0x80) col++;
-    cx += col;
-    if (cx < x + width) {
-        char under[5] = " ";
-        if (t->cursor < len) {
-            int n = 1;
-            while (t->cursor + n < len && ((unsigned char)t->text[t->cursor + n] & 0xc0) == 0x80) n++;
-            snprintf(under, sizeof under, "%.*s", n, t->text + t->cursor);
-        }
-        ui_text(y, cx, 4, A_REVERSE, "%s", under);
-    }
+    ui_field_draw(&s->text[f], editing, y, x, width);
 }
 
 /* The architectures as [x] boxes, wrapped; returns the lines used. */
@@ -547,20 +493,6 @@ static void sweep_draw(void *state, UiContext *ctx, int top, int height, int wid
 
 /* ---- keys ------------------------------------------------------------ */
 
-/* The tab of a screen in ui/app.c's order, skipping screens not built in. */
-static int tab_index(const UiScreen *target)
-{
-    const UiScreen *const order[] = {&ui_screen_runs,   &ui_screen_run,   &ui_screen_compare, &ui_screen_grid,
-                                     &ui_screen_masked, &ui_screen_queue, &ui_screen_sweep,   &ui_screen_generate};
-    int index = 0;
-    for (int i = 0; i < (int)(sizeof order / sizeof order[0]); i++) {
-        if (!order[i]) continue;
-        if (order[i] == target) return index;
-        index++;
-    }
-    return -1;
-}
-
 static void move_field(SweepScreen *s, int step)
 {
     int f = s->field;
@@ -588,7 +520,7 @@ static void queue_sweep(SweepScreen *s, UiContext *ctx)
     char err[ERR_LEN];
     Sweep sw;
     if (parse_form(s, &sw, err)) {
-        say(ctx, "not queued: %s", err);
+        ui_say(ctx, "not queued: %s", err);
         return;
     }
     if (sw.n_jobs > CONFIRM_JOBS) {
@@ -596,29 +528,26 @@ static void queue_sweep(SweepScreen *s, UiContext *ctx)
         snprintf(question, sizeof question, "Queue %d jobs?", sw.n_jobs);
         if (!ui_confirm(ctx, question)) {
             sweep_free(&sw);
-            say(ctx, "not queued");
+            ui_say(ctx, "not queued");
             return;
         }
     }
     int priority = (int)strtol(s->text[F_PRIORITY].text, NULL, 10);
     int64_t sweep_id = 0;
     int rc = sweep_enqueue(ctx->store, &sw, priority, &sweep_id, err);
-    if (rc) say(ctx, "%s", err);
-    else say(ctx, "queued sweep %lld (%s): %d job%s", (long long)sweep_id, sw.name, sw.n_jobs,
-             sw.n_jobs == 1 ? "" : "s");
+    if (rc) ui_say(ctx, "%s", err);
+    else ui_say(ctx, "queued sweep %lld (%s): %d job%s", (long long)sweep_id, sw.name, sw.n_jobs,
+                sw.n_jobs == 1 ? "" : "s");
     sweep_free(&sw);
     if (rc) return;
     /* back to the top, so that an Enter on returning does not queue it twice */
     s->field = F_PRESET;
-    int tab = tab_index(&ui_screen_queue);
-    if (tab >= 0) ctx->switch_to = tab;
+    ui_show_screen(ctx, &ui_screen_queue);
 }
 
 /* A key while a text field is edited; every key is taken. */
 static void edit_key(SweepScreen *s, int ch)
 {
-    TextField *t = &s->text[s->field];
-    int len = (int)strlen(t->text);
     switch (ch) {
     case '\n':
     case '\r':
@@ -635,50 +564,8 @@ static void edit_key(SweepScreen *s, int ch)
     case KEY_BTAB:
         move_text_field(s, ch == '\t' ? 1 : -1);
         return;
-    case KEY_LEFT:
-        while (t->cursor > 0 && ((unsigned char)t->text[--t->cursor] & 0xc0) == 0x80) {}
-        return;
-    case KEY_RIGHT:
-        if (t->cursor < len) t->cursor++;
-        while (t->cursor < len && ((unsigned char)t->text[t->cursor] & 0xc0) == 0x80) t->cursor++;
-        return;
-    case KEY_HOME:
-    case 1:                          /* Ctrl-A */
-        t->cursor = 0;
-        return;
-    case KEY_END:
-    case 5:                          /* Ctrl-E */
-        t->cursor = len;
-        return;
-    case 21:                         /* Ctrl-U: clear to the start */
-        memmove(t->text, t->text + t->cursor, (size_t)(len - t->cursor + 1));
-        t->cursor = 0;
-        break;
-    case 11:                         /* Ctrl-K: clear to the end */
-        t->text[t->cursor] = 0;
-        break;
-    case KEY_BACKSPACE:
-    case 127:
-    case 8: {
-        if (t->cursor == 0) return;
-        int from = t->cursor;
-        while (from > 0 && ((unsigned char)t->text[--from] & 0xc0) == 0x80) {}
-        memmove(t->text + from, t->text + t->cursor, (size_t)(len - t->cursor + 1));
-        t->cursor = from;
-        break;
-    }
-    case KEY_DC: {
-        if (t->cursor >= len) return;
-        int to = t->cursor + 1;
-        while (to < len && ((unsigned char)t->text[to] & 0xc0) == 0x80) to++;
-        memmove(t->text + t->cursor, t->text + to, (size_t)(len - to + 1));
-        break;
-    }
     default:
-        /* printable ASCII and the bytes of UTF-8 characters */
-        if (ch < 32 || ch > 255 || ch == 127 || len + 1 >= TEXT_CAP) return;
-        memmove(t->text + t->cursor + 1, t->text + t->cursor, (size_t)(len - t->cursor + 1));
-        t->text[t->cursor++] = (char)ch;
+        if (ui_field_key(&s->text[s->field], ch) != UI_FIELD_EDITED) return;
         break;
     }
     recompute(s);

@@ -8,6 +8,7 @@
 #ifndef MIXBENCH_UI_H
 #define MIXBENCH_UI_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "app/scheduler.h"
@@ -55,9 +56,14 @@ typedef struct UiScreen {
     int (*typing)(void *state);
 } UiScreen;
 
-/* The screens, in tab order (ui/app.c). */
+/* The screens (their tab order is ui_screen_order below). */
 extern const UiScreen ui_screen_runs, ui_screen_run, ui_screen_compare, ui_screen_grid,
     ui_screen_masked, ui_screen_queue, ui_screen_sweep, ui_screen_generate;
+
+/* The same screens as a table in tab order (ui/widgets.c), NULL for a
+   screen not compiled in; the tab bar shows the others, numbered 1, 2, ... */
+#define UI_MAX_SCREENS 8
+extern const UiScreen *const ui_screen_order[UI_MAX_SCREENS];
 
 /* Runs the workbench until the user quits; returns the exit code. */
 int ui_main(const char *db_path, int jobs, int cores);
@@ -73,5 +79,44 @@ void ui_plot(UiContext *ctx, int y, int x, int height, int width, const PlotSeri
 int ui_attr(UiContext *ctx, int pair);
 /* Asks a question on the message line; returns 1 for y/Y. */
 int ui_confirm(UiContext *ctx, const char *question);
+/* Sets the message line (ctx->message), formatted and clipped. */
+void ui_say(UiContext *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Asks the main loop to show a screen (ctx->switch_to = its tab); returns
+   -1 and changes nothing when the screen is not in this build. */
+int ui_show_screen(UiContext *ctx, const UiScreen *screen);
+/* The colour pair of a run or job status: running good, failed/diverged
+   bad, queued/paused dim, others 0 (no colour). */
+int ui_status_pair(const char *status);
+/* Copies a store value (NULL: "") into dst, truncated to cap bytes. */
+void ui_copy_text(char *dst, size_t cap, const char *src);
+/* Pauses ('p'), resumes ('r') or, once the user confirms, cancels ('x')
+   the job of a run (db/jobs.h), and says the outcome on the message line. */
+void ui_control_run(UiContext *ctx, int64_t run_id, const char *arch, const char *status, int action);
+
+/* ---- a one-line text field (UTF-8; the cursor is a byte offset) ---- */
+
+#define UI_FIELD_CAP 512
+typedef struct {
+    char text[UI_FIELD_CAP];
+    int cursor;
+} UiTextField;
+
+/* What ui_field_key did with a key. */
+enum { UI_FIELD_IGNORED = 0, UI_FIELD_MOVED, UI_FIELD_EDITED };
+
+/* Replaces the text; the cursor goes to its end. */
+void ui_field_set(UiTextField *f, const char *text);
+/* The editing keys: left/right by character, Home/End (Ctrl-A/Ctrl-E),
+   Backspace/Delete, Ctrl-U / Ctrl-K clear to the start / end, and printable
+   bytes (ASCII and the bytes of UTF-8 characters) inserted at the cursor.
+   Returns UI_FIELD_EDITED when the text changed (Ctrl-U / Ctrl-K always
+   count), UI_FIELD_MOVED for an editing key that only moved the cursor or
+   could do nothing (Backspace at the start, a byte into a full field),
+   UI_FIELD_IGNORED for any other key (Enter, Esc, Tab, up/down, ... are the
+   screen's). */
+int ui_field_key(UiTextField *f, int ch);
+/* Draws the field underlined in [x, x + width) of row y; while editing, in
+   bold, scrolled so that the cursor shows, the cursor in reverse. */
+void ui_field_draw(const UiTextField *f, int editing, int y, int x, int width);
 
 #endif

@@ -1,7 +1,13 @@
 /*
- * widgets.c — drawing helpers every screen shares: clipped text, plots of
+ * widgets.c — helpers every screen shares: clipped text, plots of
  * ui/plot.h drawn cell by cell with a colour per series, colour attributes
- * with a monochrome fallback, and a yes/no question.
+ * with a monochrome fallback (and the colour of a run status), a yes/no
+ * question, the message line, pausing / resuming / cancelling a run's job,
+ * the table of screens in tab order (ui/app.c's tab bar; a screen asks for
+ * another with ui_show_screen), and a one-line UTF-8 text field (its
+ * editing keys and its drawing).
+ *
+ * Not for: a screen's own layout or keys beyond those of a text field.
  */
 #define _XOPEN_SOURCE_EXTENDED 1
 #include <ncurses.h>
@@ -10,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/jobs.h"
 #include "engine/common.h"
 #include "ui/plot.h"
 #include "ui/ui.h"
@@ -88,4 +95,172 @@ int ui_confirm(UiContext *ctx, const char *question)
     int ch = getch();
     timeout(100);
     return ch == 'y' || ch == 'Y';
+}
+
+void ui_say(UiContext *ctx, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(ctx->message, sizeof ctx->message, fmt, ap);
+    va_end(ap);
+}
+
+void ui_copy_text(char *dst, size_t cap, const char *src)
+{
+    snprintf(dst, cap, "%s", src ? src : "");
+}
+
+void ui_control_run(UiContext *ctx, int64_t run_id, const char *arch, const char *status, int action)
+{
+    char err[ERR_LEN];
+    int rc;
+    if (action == 'x') {
+        char question[128];
+        snprintf(question, sizeof question, "cancel run %lld (%s, %s)?", (long long)run_id, arch, status);
+        if (!ui_confirm(ctx, question)) {
+            ui_say(ctx, "run %lld left as it is", (long long)run_id);
+            return;
+        }
+        rc = store_job_request(ctx->store, run_id, "cancel", err);
+    } else if (action == 'p') {
+        rc = store_job_request(ctx->store, run_id, "pause", err);
+    } else {
+        rc = store_job_resume(ctx->store, run_id, err);
+    }
+    const char *done = action == 'x'   ? "cancelled"
+                     : action == 'p' ? "paused (a running job checkpoints first)"
+                                     : "queued to resume";
+    if (rc) ui_say(ctx, "%s", err);
+    else ui_say(ctx, "run %lld: %s", (long long)run_id, done);
+}
+
+int ui_status_pair(const char *status)
+{
+    if (!strcmp(status, "running")) return UI_PAIR_GOOD;
+    if (!strcmp(status, "failed") || !strcmp(status, "diverged")) return UI_PAIR_BAD;
+    if (!strcmp(status, "queued") || !strcmp(status, "paused")) return UI_PAIR_DIM;
+    return 0;
+}
+
+/* ---- the screens ------------------------------------------------------ */
+
+/* The references are weak so that the workbench builds while a screen is
+   being written; the binary links the whole library, so every screen that
+   exists is present. */
+#pragma weak ui_screen_runs
+#pragma weak ui_screen_run
+#pragma weak ui_screen_compare
+#pragma weak ui_screen_grid
+#pragma weak ui_screen_masked
+#pragma weak ui_screen_queue
+#pragma weak ui_screen_sweep
+#pragma weak ui_screen_generate
+const UiScreen *const ui_screen_order[UI_MAX_SCREENS] = {
+    &ui_screen_runs,   &ui_screen_run,   &ui_screen_compare, &ui_screen_grid,
+    &ui_screen_masked, &ui_screen_queue, &ui_screen_sweep,   &ui_screen_generate,
+};
+
+int ui_show_screen(UiContext *ctx, const UiScreen *screen)
+{
+    int tab = 0;
+    for (int i = 0; i < UI_MAX_SCREENS; i++) {
+        if (!ui_screen_order[i]) continue;
+        if (screen && ui_screen_order[i] == screen) {
+            ctx->switch_to = tab;
+            return 0;
+        }
+        tab++;
+    }
+    return -1;
+}
+
+/* ---- the text field --------------------------------------------------- */
+
+static int is_continuation(char c)
+{
+    return ((unsigned char)c & 0xc0) == 0x80;
+}
+
+void ui_field_set(UiTextField *f, const char *text)
+{
+    snprintf(f->text, sizeof f->text, "%s", text);
+    f->cursor = (int)strlen(f->text);
+}
+
+int ui_field_key(UiTextField *f, int ch)
+{
+    char *t = f->text;
+    int len = (int)strlen(t);
+    switch (ch) {
+    case KEY_LEFT:
+        while (f->cursor > 0 && is_continuation(t[--f->cursor])) {}
+        return UI_FIELD_MOVED;
+    case KEY_RIGHT:
+        if (f->cursor < len) f->cursor++;
+        while (f->cursor < len && is_continuation(t[f->cursor])) f->cursor++;
+        return UI_FIELD_MOVED;
+    case KEY_HOME:
+    case 1:                          /* Ctrl-A */
+        f->cursor = 0;
+        return UI_FIELD_MOVED;
+    case KEY_END:
+    case 5:                          /* Ctrl-E */
+        f->cursor = len;
+        return UI_FIELD_MOVED;
+    case 21:                         /* Ctrl-U: clear to the start */
+        memmove(t, t + f->cursor, (size_t)(len - f->cursor + 1));
+        f->cursor = 0;
+        return UI_FIELD_EDITED;
+    case 11:                         /* Ctrl-K: clear to the end */
+        t[f->cursor] = 0;
+        return UI_FIELD_EDITED;
+    case KEY_BACKSPACE:
+    case 127:
+    case 8: {
+        if (f->cursor == 0) return UI_FIELD_MOVED;
+        int from = f->cursor;
+        while (from > 0 && is_continuation(t[--from])) {}
+        memmove(t + from, t + f->cursor, (size_t)(len - f->cursor + 1));
+        f->cursor = from;
+        return UI_FIELD_EDITED;
+    }
+    case KEY_DC: {
+        if (f->cursor >= len) return UI_FIELD_MOVED;
+        int to = f->cursor + 1;
+        while (to < len && is_continuation(t[to])) to++;
+        memmove(t + f->cursor, t + to, (size_t)(len - to + 1));
+        return UI_FIELD_EDITED;
+    }
+    default:
+        /* printable ASCII and the bytes of UTF-8 characters */
+        if (ch < 32 || ch > 255) return UI_FIELD_IGNORED;
+        if (len + 1 >= (int)sizeof f->text) return UI_FIELD_MOVED;
+        memmove(t + f->cursor + 1, t + f->cursor, (size_t)(len - f->cursor + 1));
+        t[f->cursor++] = (char)ch;
+        return UI_FIELD_EDITED;
+    }
+}
+
+void ui_field_draw(const UiTextField *f, int editing, int y, int x, int width)
+{
+    if (width < 2) return;
+    const char *t = f->text;
+    int len = (int)strlen(t);
+    int first = editing ? f->cursor - (width - 1) : 0;
+    if (first < 0) first = 0;
+    while (first > 0 && first < len && is_continuation(t[first])) first++;
+    mvhline(y, x, ' ' | (chtype)A_UNDERLINE, width);
+    ui_text(y, x, width, A_UNDERLINE | (editing ? (int)A_BOLD : 0), "%s", t + first);
+    if (!editing) return;
+    int col = 0;
+    for (int b = first; b < f->cursor; b++)
+        if (!is_continuation(t[b])) col++;
+    if (col >= width) return;
+    char under[5] = " ";
+    if (f->cursor < len) {
+        int n = 1;
+        while (n < 4 && f->cursor + n < len && is_continuation(t[f->cursor + n])) n++;
+        snprintf(under, sizeof under, "%.*s", n, t + f->cursor);
+    }
+    ui_text(y, x + col, 1, A_REVERSE, "%s", under);
 }

@@ -1,0 +1,109 @@
+/*
+ * test_ui_helpers.c — the pure helpers behind the workbench's tables
+ * (ui/heatmap.h): numbers in 4 significant digits that align, suffixes and
+ * rounding at the edges, goodness and monochrome shading from worst to best,
+ * the best entry of a column, and coordinate values compared as numbers.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "tests/check.h"
+#include "ui/heatmap.h"
+
+static int formats_as(double v, int sig, const char *want)
+{
+    char out[32];
+    heat_format(v, sig, out, sizeof out);
+    if (strcmp(out, want)) printf("  heat_format(%g, %d) = \"%s\", want \"%s\"\n", v, sig, out, want);
+    return !strcmp(out, want);
+}
+
+static void format_significant_digits(void)
+{
+    CHECK(formats_as(3.21, 4, "3.210"), "trailing zeros kept");
+    CHECK(formats_as(6.19191032720089, 4, "6.192"), "rounded");
+    CHECK(formats_as(0.08424, 4, "0.08424"), "small");
+    CHECK(formats_as(488.778942628691, 4, "488.8"), "hundreds");
+    CHECK(formats_as(1234, 4, "1234"), "no trailing dot");
+    CHECK(formats_as(0, 4, "0.000"), "zero");
+    CHECK(formats_as(-2.5, 4, "-2.500"), "negative");
+    CHECK(formats_as(0.001, 3, "0.00100"), "1e-3 still plain");
+    CHECK(formats_as(0.00001234, 4, "1.234e-05"), "below 1e-3: exponent");
+}
+
+static void format_suffixes_and_rounding(void)
+{
+    CHECK(formats_as(107434.167, 4, "107.4k"), "thousands");
+    CHECK(formats_as(55660, 3, "55.7k"), "params in 3 digits");
+    CHECK(formats_as(1234567, 4, "1.235M"), "millions");
+    CHECK(formats_as(9999.7, 4, "10.00k"), "rounding up to the next power moves to k");
+    CHECK(formats_as(999999.6, 4, "1.000M"), "and to M");
+    CHECK(formats_as(2.5e15, 4, "2500T"), "the largest suffix keeps growing");
+    CHECK(formats_as(NAN, 4, "-"), "NaN");
+    CHECK(formats_as(INFINITY, 4, "-"), "infinity");
+    /* one column of losses has the same width */
+    char a[32], b[32], c[32];
+    heat_format(6.1, 4, a, sizeof a);
+    heat_format(5.99999, 4, b, sizeof b);
+    heat_format(7.123456, 4, c, sizeof c);
+    CHECK(strlen(a) == 5 && strlen(b) == 5 && strlen(c) == 5, "\"%s\" \"%s\" \"%s\" align", a, b, c);
+    char tiny[4];
+    heat_format(123.456, 4, tiny, sizeof tiny);
+    CHECK(strlen(tiny) == 3, "clipped to the buffer: \"%s\"", tiny);
+}
+
+static void goodness_and_shading(void)
+{
+    CHECK(heat_goodness(3.0, 3.0, 5.0, 0) == 1, "lowest loss is best");
+    CHECK(heat_goodness(5.0, 3.0, 5.0, 0) == 0, "highest loss is worst");
+    CHECK(fabs(heat_goodness(4.0, 3.0, 5.0, 0) - 0.5) < 1e-12, "middle");
+    CHECK(heat_goodness(0.9, 0.1, 0.9, 1) == 1, "highest accuracy is best");
+    CHECK(heat_goodness(2.0, 2.0, 2.0, 0) == 1, "a single value is the best");
+    CHECK(heat_goodness(NAN, 1, 2, 0) == 0, "no value: worst");
+    CHECK(heat_goodness(9, 1, 2, 0) == 0 && heat_goodness(-9, 1, 2, 0) == 1, "clamped");
+    CHECK(heat_shade_char(0) == ' ', "worst is blank");
+    CHECK(heat_shade_char(1) == '@', "best is densest");
+    CHECK(heat_shade_char(0.5) == '+' || heat_shade_char(0.5) == '=', "middle: '%c'", heat_shade_char(0.5));
+    CHECK(heat_shade_char(NAN) == ' ' && heat_shade_char(7) == '@', "out of range");
+    /* denser as the value gets better */
+    const char *ramp = HEAT_RAMP;
+    int last = -1, monotone = 1;
+    for (int i = 0; i <= 100; i++) {
+        int pos = (int)(strchr(ramp, heat_shade_char(i / 100.0)) - ramp);
+        monotone &= pos >= last;
+        last = pos;
+    }
+    CHECK(monotone && last == 9, "the ramp is walked in order to its end");
+}
+
+static void best_and_range(void)
+{
+    const double losses[] = {NAN, 6.2, 6.1, 6.1, 7};
+    CHECK(heat_best(losses, 5, 0) == 2, "lowest, first on ties");
+    CHECK(heat_best(losses, 5, 1) == 4, "highest");
+    const double none[] = {NAN, NAN};
+    CHECK(heat_best(none, 2, 0) == -1 && heat_best(none, 0, 0) == -1, "nothing finite");
+    double lo, hi;
+    CHECK(heat_range(losses, 5, &lo, &hi) == 4 && lo == 6.1 && hi == 7, "range %g..%g", lo, hi);
+    CHECK(heat_range(none, 2, &lo, &hi) == 0, "empty range");
+}
+
+static void same_value(void)
+{
+    CHECK(heat_same_value("mixer", "mixer"), "text");
+    CHECK(!heat_same_value("mixer", "attention"), "other text");
+    CHECK(heat_same_value("1e6", "1000000"), "numbers");
+    CHECK(heat_same_value("0.10", "0.1"), "decimals");
+    CHECK(!heat_same_value("2", "2x") && !heat_same_value("", "0"), "not whole numbers");
+    CHECK(!heat_same_value(NULL, "1"), "NULL");
+}
+
+int main(void)
+{
+    RUN(format_significant_digits);
+    RUN(format_suffixes_and_rounding);
+    RUN(goodness_and_shading);
+    RUN(best_and_range);
+    RUN(same_value);
+    CHECK_EXIT();
+}

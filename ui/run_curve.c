@@ -1,0 +1,106 @@
+/*
+ * run_curve.c — incremental loading of a run's train and valid loss curves
+ * (ui/run_curve.h).  Each update asks for the rows past the last step it
+ * holds, by the primary keys of metrics and evals.
+ */
+#include "ui/run_curve.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/common.h"
+
+const char *curve_axis_name(CurveAxis axis)
+{
+    static const char *const names[CURVE_X_COUNT] = {"steps", "tokens", "wall seconds"};
+    return axis >= 0 && axis < CURVE_X_COUNT ? names[axis] : "?";
+}
+
+void run_curve_init(RunCurve *c, int64_t run_id)
+{
+    memset(c, 0, sizeof *c);
+    c->run_id = run_id;
+}
+
+static void points_free(CurvePoints *p)
+{
+    for (int a = 0; a < CURVE_X_COUNT; a++) free(p->x[a]);
+    free(p->loss);
+    memset(p, 0, sizeof *p);
+}
+
+void run_curve_free(RunCurve *c)
+{
+    points_free(&c->train);
+    points_free(&c->valid);
+}
+
+typedef struct {
+    CurvePoints *points;
+    int failed;
+} AppendCtx;
+
+static double parse_or_nan(const char *s) { return s ? strtod(s, NULL) : NAN; }
+
+/* A row (step, tokens, wall, loss). */
+static int append_row(void *ctx, int ncols, char **values, char **names)
+{
+    (void)names;
+    AppendCtx *a = ctx;
+    CurvePoints *p = a->points;
+    if (ncols < 4 || !values[0]) return 0;
+    if (p->n == p->cap) {
+        int cap = p->cap ? 2 * p->cap : 256;
+        for (int k = 0; k <= CURVE_X_COUNT; k++) {
+            double **arr = k < CURVE_X_COUNT ? &p->x[k] : &p->loss;
+            double *grown = realloc(*arr, (size_t)cap * sizeof **arr);
+            if (!grown) {
+                a->failed = 1;
+                return 1;
+            }
+            *arr = grown;
+        }
+        p->cap = cap;
+    }
+    int64_t step = strtoll(values[0], NULL, 10);
+    p->x[CURVE_X_STEPS][p->n] = (double)step;
+    p->x[CURVE_X_TOKENS][p->n] = parse_or_nan(values[1]);
+    p->x[CURVE_X_WALL][p->n] = parse_or_nan(values[2]);
+    p->loss[p->n] = parse_or_nan(values[3]);
+    p->n++;
+    if (step > p->last_step) p->last_step = step;
+    return 0;
+}
+
+static int load_after(Store *st, const char *sql, int64_t run_id, CurvePoints *p, char *err)
+{
+    char id[24], after[24];
+    snprintf(id, sizeof id, "%lld", (long long)run_id);
+    snprintf(after, sizeof after, "%lld", (long long)p->last_step);
+    const char *params[2] = {id, after};
+    AppendCtx a = {p, 0};
+    if (store_query_params(st, sql, params, 2, append_row, &a, err)) return -1;
+    if (a.failed) return err_set(err, "run %lld: out of memory for its curve", (long long)run_id);
+    return 0;
+}
+
+int run_curve_update(RunCurve *c, Store *st, char *err)
+{
+    static const char TRAIN_SQL[] =
+        "SELECT step, tokens, wall, train_loss_smooth FROM metrics"
+        " WHERE run_id = ?1 AND step > ?2 ORDER BY step";
+    /* an evaluation's tokens and wall time: those of the last metric row at
+       or before its step */
+    static const char VALID_SQL[] =
+        "SELECT e.step,"
+        "       (SELECT m.tokens FROM metrics m WHERE m.run_id = e.run_id AND m.step <= e.step"
+        "         ORDER BY m.step DESC LIMIT 1),"
+        "       (SELECT m.wall FROM metrics m WHERE m.run_id = e.run_id AND m.step <= e.step"
+        "         ORDER BY m.step DESC LIMIT 1),"
+        "       e.loss"
+        "  FROM evals e WHERE e.run_id = ?1 AND e.split = 'valid' AND e.step > ?2 ORDER BY e.step";
+    if (load_after(st, TRAIN_SQL, c->run_id, &c->train, err)) return -1;
+    return load_after(st, VALID_SQL, c->run_id, &c->valid, err);
+}

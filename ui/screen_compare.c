@@ -1,0 +1,563 @@
+/*
+ * screen_compare.c — the Compare screen: the runs picked on the Runs screen
+ * (ctx->compare; when none are picked, the last finished runs of the latest
+ * sweep) side by side: their smoothed train curves overlaid in one plot, a
+ * colour each, with their valid evaluations as markers of the same colour;
+ * a legend naming each run with the config keys in which the runs differ;
+ * and a table of their final numbers with the best of each column
+ * highlighted.
+ *
+ * Not for: one run's details (the Run screen) or a sweep's grid (Grid).
+ * A finished run is read once; a run still going is read again on every
+ * refresh, its curve only past the last row held (ui/run_curve.h).
+ */
+#define _XOPEN_SOURCE_EXTENDED 1
+#include <math.h>
+#include <ncurses.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/common.h"
+#include "engine/io/json.h"
+#include "ui/heatmap.h"
+#include "ui/run_curve.h"
+#include "ui/ui.h"
+
+/* The Run screen may be missing from a build (ui/app.c skips it). */
+#pragma weak ui_screen_run
+
+#define MAX_HIDDEN 64            /* fallback runs removed with space */
+#define DIFF_LEN 256
+#define MAX_VALID_MARKERS 16     /* more valid points are drawn as dots */
+
+/* The columns of the final-number table. */
+enum { COL_TRAIN, COL_BEST_VALID, COL_VALID, COL_TEST, COL_PPL, COL_ACC, COL_SPEED, COL_PARAMS, N_COLS };
+static const struct {
+    const char *head;
+    int higher_better;
+    int sig;                     /* significant digits shown */
+    double scale;                /* shown value = stored value * scale */
+} TABLE_COLS[N_COLS] = {
+    [COL_TRAIN] = {"train", 0, 4, 1},     [COL_BEST_VALID] = {"best vl", 0, 4, 1},
+    [COL_VALID] = {"valid", 0, 4, 1},     [COL_TEST] = {"test", 0, 4, 1},
+    [COL_PPL] = {"ppl", 0, 4, 1},    [COL_ACC] = {"acc %", 1, 3, 100},
+    [COL_SPEED] = {"tok/s", 1, 4, 1},     [COL_PARAMS] = {"params", 0, 3, 1},
+};
+#define COL_WIDTH 8
+#define FIRST_COL_WIDTH 9
+
+/* Keys that do not change what a model learns, left out of the legend. */
+static const char *const NOT_DIFFERENCES[] = {"arch", "task", "threads", "log_every", "ckpt_every", "eval_every"};
+/* What the legend shows of a run compared with nothing else. */
+static const char *const ALONE_KEYS[] = {"d", "layers", "n_ctx", "data"};
+
+/* A valid-loss marker per run for terminals without colour or UTF-8. */
+static const char MARKERS[UI_MAX_COMPARE] = {'o', 'x', '+', '*', '#', '@', '%', '&'};
+
+typedef struct {
+    int64_t id;
+    int present;                 /* the run is in the store */
+    int terminal;                /* done / failed / diverged / cancelled: read once */
+    char arch[32], task[32], status[16];
+    int64_t steps_done, total_steps;
+    double final[N_COLS];        /* NAN: not known */
+    JsonValue *config;
+    char diff[DIFF_LEN];         /* "layers=2 lr=0.001": what sets it apart */
+    RunCurve curve;
+} CompareRun;
+
+typedef struct {
+    CompareRun runs[UI_MAX_COMPARE];
+    int n;
+    int fallback;                /* nothing picked: showing the latest sweep's runs */
+    int64_t fallback_sweep;      /* 0: finished runs of no sweep */
+    char fallback_name[64];
+    int64_t hidden[MAX_HIDDEN];  /* fallback runs the user removed */
+    int n_hidden;
+    int cursor;
+    CurveAxis align;
+    int log_y;
+    char error[ERR_LEN];
+} CompareState;
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static double parse_double(const char *s) { return s ? strtod(s, NULL) : NAN; }
+
+static int is_terminal(const char *status)
+{
+    return !strcmp(status, "done") || !strcmp(status, "failed") || !strcmp(status, "diverged") ||
+           !strcmp(status, "cancelled");
+}
+
+static void run_clear(CompareRun *r)
+{
+    json_free(r->config);
+    run_curve_free(&r->curve);
+    memset(r, 0, sizeof *r);
+}
+
+static void run_init(CompareRun *r, int64_t id)
+{
+    memset(r, 0, sizeof *r);
+    r->id = id;
+    for (int c = 0; c < N_COLS; c++) r->final[c] = NAN;
+    run_curve_init(&r->curve, id);
+}
+
+/* ---- which runs ------------------------------------------------------------ */
+
+typedef struct {
+    int64_t ids[UI_MAX_COMPARE];
+    int n;
+    const CompareState *st;
+    int64_t sweep;
+    char sweep_name[64];
+} Wanted;
+
+static int is_hidden(const CompareState *st, int64_t id)
+{
+    for (int i = 0; i < st->n_hidden; i++)
+        if (st->hidden[i] == id) return 1;
+    return 0;
+}
+
+static int collect_fallback(void *ctx, int ncols, char **values, char **names)
+{
+    (void)names;
+    Wanted *w = ctx;
+    if (ncols < 3 || !values[0]) return 0;
+    int64_t id = atoll(values[0]);
+    w->sweep = values[1] ? atoll(values[1]) : 0;
+    ui_copy_text(w->sweep_name, sizeof w->sweep_name, values[2]);
+    if (!is_hidden(w->st, id) && w->n < UI_MAX_COMPARE) w->ids[w->n++] = id;
+    return w->n == UI_MAX_COMPARE;
+}
+
+/* The last finished runs of the latest sweep that has any, else the last
+   finished runs of no sweep; in id order. */
+static int fallback_runs(CompareState *st, UiContext *ctx, Wanted *w, char *err)
+{
+    static const char SQL[] =
+        "SELECT r.id, r.sweep_id, s.name FROM runs r LEFT JOIN sweeps s ON s.id = r.sweep_id"
+        " WHERE r.status = 'done' AND r.sweep_id IS"
+        "       (SELECT max(sweep_id) FROM runs WHERE status = 'done')"
+        " ORDER BY r.id DESC LIMIT ?1";
+    char limit[16];
+    snprintf(limit, sizeof limit, "%d", UI_MAX_COMPARE + st->n_hidden);
+    const char *params[1] = {limit};
+    if (store_query_params(ctx->store, SQL, params, 1, collect_fallback, w, err)) return -1;
+    for (int i = 0; i < w->n / 2; i++) {
+        int64_t t = w->ids[i];
+        w->ids[i] = w->ids[w->n - 1 - i];
+        w->ids[w->n - 1 - i] = t;
+    }
+    return 0;
+}
+
+/* Makes st->runs hold exactly the wanted ids in order, keeping what is
+   already loaded of the runs that stay. */
+static void sync_runs(CompareState *st, const int64_t *ids, int n)
+{
+    CompareRun next[UI_MAX_COMPARE];
+    int used[UI_MAX_COMPARE] = {0};
+    for (int i = 0; i < n; i++) {
+        int found = -1;
+        for (int k = 0; k < st->n && found < 0; k++)
+            if (!used[k] && st->runs[k].id == ids[i]) found = k;
+        if (found >= 0) {
+            next[i] = st->runs[found];
+            used[found] = 1;
+        } else {
+            run_init(&next[i], ids[i]);
+        }
+    }
+    for (int k = 0; k < st->n; k++)
+        if (!used[k]) run_clear(&st->runs[k]);
+    memcpy(st->runs, next, (size_t)n * sizeof next[0]);
+    st->n = n;
+    if (st->cursor >= n) st->cursor = n > 0 ? n - 1 : 0;
+}
+
+/* ---- loading ------------------------------------------------------------ */
+
+static int read_final(void *ctx, int ncols, char **values, char **names)
+{
+    (void)names;
+    CompareRun *r = ctx;
+    if (ncols < 14) return 0;
+    r->present = 1;
+    ui_copy_text(r->status, sizeof r->status, values[0]);
+    r->steps_done = values[1] ? atoll(values[1]) : 0;
+    r->total_steps = values[2] ? atoll(values[2]) : 0;
+    ui_copy_text(r->arch, sizeof r->arch, values[3]);
+    ui_copy_text(r->task, sizeof r->task, values[4]);
+    for (int c = 0; c < N_COLS; c++) r->final[c] = parse_double(values[5 + c]) * TABLE_COLS[c].scale;
+    if (r->config == NULL && values[13]) r->config = json_parse(values[13], strlen(values[13]), NULL);
+    return 1;
+}
+
+static int load_run(CompareRun *r, Store *store, char *err)
+{
+    static const char SQL[] =
+        "SELECT x.status, x.steps_done, x.total_steps, x.arch, x.task,"
+        "       x.train_loss, x.best_valid_loss, x.valid_loss, x.test_loss, x.test_perplexity,"
+        "       x.test_accuracy, x.tokens_per_s, x.n_params, r.config_json"
+        "  FROM results x JOIN runs r ON r.id = x.id WHERE x.id = ?1";
+    char id[24];
+    snprintf(id, sizeof id, "%lld", (long long)r->id);
+    const char *params[1] = {id};
+    /* the config may still change until the job starts (threads) */
+    if (!r->terminal) {
+        json_free(r->config);
+        r->config = NULL;
+    }
+    r->present = 0;
+    if (store_query_params(store, SQL, params, 1, read_final, r, err)) return -1;
+    if (!r->present) return 0;
+    if (run_curve_update(&r->curve, store, err)) return -1;
+    r->terminal = is_terminal(r->status);
+    return 0;
+}
+
+/* A config value as text ("" when absent). */
+static const char *config_text(const JsonValue *config, const char *key, char *buf, size_t cap)
+{
+    const JsonValue *v = config ? json_get(config, key) : NULL;
+    if (!v) return "";
+    if (v->type == JSON_STRING) return v->string;
+    if (v->type == JSON_NUMBER || v->type == JSON_BOOL) {
+        snprintf(buf, cap, "%g", v->number);
+        return buf;
+    }
+    return "";
+}
+
+static int skip_key(const char *key)
+{
+    for (size_t i = 0; i < sizeof NOT_DIFFERENCES / sizeof NOT_DIFFERENCES[0]; i++)
+        if (!strcmp(key, NOT_DIFFERENCES[i])) return 1;
+    return 0;
+}
+
+static void append_pair(char *diff, const char *key, const char *value)
+{
+    size_t len = strlen(diff);
+    snprintf(diff + len, DIFF_LEN - len, "%s%s=%s", len ? " " : "", key, value[0] ? value : "-");
+}
+
+/* Each run's legend text: the keys whose values are not the same in every
+   run (or, for a run alone, its size and data). */
+static void compute_diffs(CompareState *st)
+{
+    for (int i = 0; i < st->n; i++) st->runs[i].diff[0] = 0;
+    if (st->n == 1) {
+        CompareRun *r = &st->runs[0];
+        char buf[64];
+        for (size_t k = 0; k < sizeof ALONE_KEYS / sizeof ALONE_KEYS[0]; k++)
+            append_pair(r->diff, ALONE_KEYS[k], config_text(r->config, ALONE_KEYS[k], buf, sizeof buf));
+        return;
+    }
+    /* every key of any run, in the order of the first run holding it */
+    for (int owner = 0; owner < st->n; owner++) {
+        const JsonValue *cfg = st->runs[owner].config;
+        if (!cfg || cfg->type != JSON_OBJECT) continue;
+        for (int k = 0; k < cfg->count; k++) {
+            const char *key = cfg->keys[k];
+            if (skip_key(key)) continue;
+            int seen_before = 0;
+            for (int o = 0; o < owner && !seen_before; o++)
+                seen_before = st->runs[o].config && json_get(st->runs[o].config, key);
+            if (seen_before) continue;
+            char first[128], buf[128];
+            ui_copy_text(first, sizeof first, config_text(st->runs[0].config, key, buf, sizeof buf));
+            int differs = 0;
+            for (int i = 1; i < st->n && !differs; i++)
+                differs = strcmp(first, config_text(st->runs[i].config, key, buf, sizeof buf)) != 0;
+            if (!differs) continue;
+            for (int i = 0; i < st->n; i++)
+                append_pair(st->runs[i].diff, key, config_text(st->runs[i].config, key, buf, sizeof buf));
+        }
+    }
+}
+
+/* ---- screen ------------------------------------------------------------- */
+
+static void *compare_create(UiContext *ctx)
+{
+    (void)ctx;
+    CompareState *st = calloc(1, sizeof *st);
+    return st;
+}
+
+static void compare_destroy(void *state)
+{
+    CompareState *st = state;
+    if (!st) return;
+    for (int i = 0; i < st->n; i++) run_clear(&st->runs[i]);
+    free(st);
+}
+
+static void compare_reload(void *state, UiContext *ctx)
+{
+    CompareState *st = state;
+    if (!st) return;
+    char err[ERR_LEN];
+    st->error[0] = 0;
+    Wanted w;
+    memset(&w, 0, sizeof w);
+    w.st = st;
+    if (ctx->n_compare > 0) {
+        st->fallback = 0;
+        for (int i = 0; i < ctx->n_compare && i < UI_MAX_COMPARE; i++) w.ids[w.n++] = ctx->compare[i];
+    } else {
+        st->fallback = 1;
+        if (fallback_runs(st, ctx, &w, err)) {
+            snprintf(st->error, sizeof st->error, "%s", err);
+            return;
+        }
+        st->fallback_sweep = w.sweep;
+        ui_copy_text(st->fallback_name, sizeof st->fallback_name, w.sweep_name);
+    }
+    sync_runs(st, w.ids, w.n);
+    for (int i = 0; i < st->n; i++) {
+        CompareRun *r = &st->runs[i];
+        if (r->terminal) continue;
+        if (load_run(r, ctx->store, err)) {
+            snprintf(st->error, sizeof st->error, "%s", err);
+            return;
+        }
+    }
+    compute_diffs(st);
+}
+
+/* "running 45%", "queued", "" for a finished run. */
+static void progress_text(const CompareRun *r, char *out, size_t cap)
+{
+    if (!r->present) snprintf(out, cap, "not in the store");
+    else if (!strcmp(r->status, "done")) out[0] = 0;
+    else if (!strcmp(r->status, "running") && r->total_steps > 0)
+        snprintf(out, cap, "running %lld%%", (long long)(100 * r->steps_done / r->total_steps));
+    else snprintf(out, cap, "%s", r->status);
+}
+
+static void draw_sample(UiContext *ctx, int y, int x, int k)
+{
+    int attr = ui_attr(ctx, UI_PAIR_SERIES0 + k % 8) | A_BOLD;
+    if (ctx->utf8) ui_text(y, x, 3, attr, "━━%c", ctx->colors ? ' ' : MARKERS[k]);
+    else ui_text(y, x, 3, attr, "-%c ", MARKERS[k]);
+}
+
+static void draw_legend(CompareState *st, UiContext *ctx, int top, int rows, int columns, int width)
+{
+    int col_width = width / columns;
+    for (int i = 0; i < st->n; i++) {
+        const CompareRun *r = &st->runs[i];
+        int y = top + i % rows, x = (i / rows) * col_width;
+        int sel = i == st->cursor;
+        int base = sel ? ui_attr(ctx, UI_PAIR_SELECTED) | A_BOLD : 0;
+        if (sel) ui_text(y, x, col_width - 1, base, "%*s", col_width - 1, "");
+        draw_sample(ctx, y, x, i);
+        char progress[48];
+        progress_text(r, progress, sizeof progress);
+        ui_text(y, x + 4, col_width - 5, base, "#%lld %s/%s %s%s%s", (long long)r->id, r->arch, r->task, r->diff,
+                progress[0] ? "  " : "", progress);
+    }
+}
+
+static void draw_table(CompareState *st, UiContext *ctx, int top, int width)
+{
+    int head = ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD;
+    ui_text(top, 0, FIRST_COL_WIDTH, head, "%-*s", FIRST_COL_WIDTH, "  run");
+    for (int c = 0; c < N_COLS; c++) {
+        int x = FIRST_COL_WIDTH + c * COL_WIDTH;
+        if (x >= width) break;
+        ui_text(top, x, MB_MIN(COL_WIDTH, width - x), head, "%*s", COL_WIDTH, TABLE_COLS[c].head);
+    }
+    int best[N_COLS];
+    for (int c = 0; c < N_COLS; c++) {
+        double values[UI_MAX_COMPARE];
+        for (int i = 0; i < st->n; i++) values[i] = st->runs[i].final[c];
+        best[c] = st->n > 1 ? heat_best(values, st->n, TABLE_COLS[c].higher_better) : -1;
+    }
+    int best_attr = ctx->colors ? ui_attr(ctx, UI_PAIR_GOOD) | A_BOLD : A_BOLD | A_UNDERLINE;
+    for (int i = 0; i < st->n; i++) {
+        const CompareRun *r = &st->runs[i];
+        int y = top + 1 + i;
+        int sel = i == st->cursor;
+        int base = sel ? ui_attr(ctx, UI_PAIR_SELECTED) | A_BOLD : 0;
+        if (sel) ui_text(y, 0, width, base, "%*s", width, "");
+        draw_sample(ctx, y, 0, i);
+        ui_text(y, 3, FIRST_COL_WIDTH - 3, base, "#%lld", (long long)r->id);
+        for (int c = 0; c < N_COLS; c++) {
+            int x = FIRST_COL_WIDTH + c * COL_WIDTH;
+            if (x >= width) break;
+            char text[32];
+            heat_format(r->final[c], TABLE_COLS[c].sig, text, sizeof text);
+            ui_text(y, x, MB_MIN(COL_WIDTH, width - x), best[c] == i ? best_attr : base, "%*s", COL_WIDTH, text);
+        }
+        int x = FIRST_COL_WIDTH + N_COLS * COL_WIDTH + 2;
+        char progress[48];
+        progress_text(r, progress, sizeof progress);
+        if (x < width && progress[0]) ui_text(y, x, width - x, ui_attr(ctx, UI_PAIR_WARN), "%s", progress);
+    }
+}
+
+/* Valid points are drawn as markers (a full cell) while there are few of
+   them; more would bury the train curves, so they become single dots. */
+static PlotMark valid_mark(const RunCurve *c) { return c->valid.n > MAX_VALID_MARKERS ? PLOT_DOTS : PLOT_MARKERS; }
+
+static void draw_plot(CompareState *st, UiContext *ctx, int top, int height, int width)
+{
+    /* train curve of run k is series k, its valid points series 8 + k: ui_plot
+       colours series s with colour s % 8, so both get the run's colour */
+    PlotSeries series[2 * UI_MAX_COMPARE];
+    memset(series, 0, sizeof series);
+    for (int k = 0; k < st->n; k++) {
+        const RunCurve *c = &st->runs[k].curve;
+        series[k] = (PlotSeries){c->train.x[st->align], c->train.loss, c->train.n, PLOT_LINE, 0, 0};
+        series[UI_MAX_COMPARE + k] =
+            (PlotSeries){c->valid.x[st->align], c->valid.loss, c->valid.n, valid_mark(c), MARKERS[k], 0};
+    }
+    ui_plot(ctx, top, 0, height, width, series, UI_MAX_COMPARE + st->n, st->log_y);
+}
+
+/* How the valid points look: "blocks", "dots" or both. */
+static const char *valid_look(const CompareState *st, int utf8)
+{
+    int markers = 0, dots = 0;
+    for (int k = 0; k < st->n; k++) {
+        if (st->runs[k].curve.valid.n == 0) continue;
+        if (valid_mark(&st->runs[k].curve) == PLOT_DOTS) dots = 1;
+        else markers = 1;
+    }
+    const char *marker = utf8 ? "blocks" : "markers";
+    if (markers && dots) return utf8 ? "blocks or dots" : "markers or dots";
+    return dots ? "dots" : marker;
+}
+
+static void compare_draw(void *state, UiContext *ctx, int top, int height, int width)
+{
+    CompareState *st = state;
+    if (!st) return;
+    int title = ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD;
+    int y = top, bottom = top + height;
+    if (st->error[0]) ui_text(bottom - 1, 0, width, ui_attr(ctx, UI_PAIR_BAD), "%s", st->error);
+    if (st->n == 0) {
+        ui_text(y++, 0, width, title, "Compare: no runs to compare");
+        y++;
+        ui_text(y++, 2, width - 2, 0, "Pick runs with space on the Runs screen (8 at most), then come back here.");
+        ui_text(y++, 2, width - 2, 0, "With none picked, this screen shows the last finished runs of the latest");
+        ui_text(y++, 2, width - 2, 0, "sweep; there are none yet: queue one with `mixbench sweep ...` or the");
+        ui_text(y++, 2, width - 2, 0, "New sweep screen, and the workbench's workers will run it.");
+        return;
+    }
+    if (st->fallback) {
+        char what[128];
+        if (st->fallback_sweep)
+            snprintf(what, sizeof what, "the last finished runs of sweep %lld %s", (long long)st->fallback_sweep,
+                     st->fallback_name);
+        else
+            snprintf(what, sizeof what, "the last finished runs");
+        int len = (int)strlen(what) + 9;
+        ui_text(y, 0, width, title, "Compare: %s", what);
+        if (len + 2 < width)
+            ui_text(y, len + 2, width - len - 2, ui_attr(ctx, UI_PAIR_DIM), "(none picked: space on Runs picks)");
+        y++;
+    } else {
+        ui_text(y++, 0, width, title, "Compare: %d picked run%s", st->n, st->n == 1 ? "" : "s");
+    }
+
+    int table_rows = st->n + 1;
+    int legend_columns = 1, legend_rows = st->n;
+    if (height - 2 - table_rows - legend_rows < 8 && width >= 80) {
+        legend_columns = 2;
+        legend_rows = (st->n + 1) / 2;
+    }
+    draw_legend(st, ctx, y, legend_rows, legend_columns, width);
+    y += legend_rows;
+    int plot_height = bottom - y - 1 - table_rows - 1;
+    if (plot_height >= 4) {
+        ui_text(y++, 0, width, ui_attr(ctx, UI_PAIR_DIM), "x: %s  y: loss, %s   %s: smoothed train, %s: valid",
+                curve_axis_name(st->align), st->log_y ? "log" : "linear", ctx->utf8 ? "lines" : "dots",
+                valid_look(st, ctx->utf8));
+        draw_plot(st, ctx, y, plot_height, width);
+        y += plot_height;
+    }
+    if (y + 1 < bottom) y++;
+    draw_table(st, ctx, y, width);
+}
+
+static void remove_run(CompareState *st, UiContext *ctx)
+{
+    if (st->n == 0) return;
+    int64_t id = st->runs[st->cursor].id;
+    if (st->fallback) {
+        if (st->n_hidden < MAX_HIDDEN) st->hidden[st->n_hidden++] = id;
+    } else {
+        for (int k = 0; k < ctx->n_compare; k++)
+            if (ctx->compare[k] == id) {
+                memmove(&ctx->compare[k], &ctx->compare[k + 1],
+                        (size_t)(ctx->n_compare - k - 1) * sizeof ctx->compare[0]);
+                ctx->n_compare--;
+                break;
+            }
+    }
+    ui_say(ctx, "run %lld left the comparison", (long long)id);
+}
+
+static int compare_key(void *state, UiContext *ctx, int ch)
+{
+    CompareState *st = state;
+    if (!st) return 0;
+    switch (ch) {
+    case KEY_UP: case 'k':
+        if (st->cursor > 0) st->cursor--;
+        return 1;
+    case KEY_DOWN: case 'j':
+        if (st->cursor + 1 < st->n) st->cursor++;
+        return 1;
+    case ' ':
+        remove_run(st, ctx);
+        return 1;
+    case 'a':
+        st->align = (CurveAxis)((st->align + 1) % CURVE_X_COUNT);
+        ui_say(ctx, "curves aligned by %s", curve_axis_name(st->align));
+        return 1;
+    case 'l':
+        st->log_y = !st->log_y;
+        return 1;
+    case '\n': case '\r': case KEY_ENTER: {
+        if (st->n == 0) return 1;
+        if (ui_show_screen(ctx, &ui_screen_run)) ui_say(ctx, "the Run screen is not in this build");
+        else ctx->run_id = st->runs[st->cursor].id;
+        return 1;
+    }
+    default:
+        return 0;
+    }
+}
+
+const UiScreen ui_screen_compare = {
+    "Compare",
+    "j/k run  space drop  a align  l log  Enter open",
+    "up/down j/k     select a run in the legend\n"
+    "space           remove the selected run from the comparison\n"
+    "a               align the curves by steps, tokens or wall seconds\n"
+    "l               y axis: log / linear\n"
+    "Enter           open the selected run (Run screen)\n"
+    "                lines: smoothed train loss; blocks (ASCII:\n"
+    "                markers), or dots past 16 evaluations: valid\n"
+    "                table: final numbers, the best of each column\n"
+    "                highlighted (lowest loss, perplexity and params,\n"
+    "                highest accuracy and tokens/s)\n"
+    "                runs: those picked with space on Runs, or else\n"
+    "                the last finished runs of the latest sweep",
+    compare_create,
+    compare_destroy,
+    compare_reload,
+    compare_draw,
+    compare_key,
+    NULL,
+};

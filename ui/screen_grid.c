@@ -1,0 +1,689 @@
+/*
+ * screen_grid.c — the Grid screen: one sweep as a heatmap of a final
+ * number (test loss, valid loss, test perplexity, test accuracy, train loss
+ * or tokens/s) over two of its axes.  Each cell prints its value in 4
+ * significant digits and is shaded by it (a colour, or on a monochrome
+ * terminal a density glyph of ' .:-=+*#%@'); the best cell is highlighted;
+ * a point still queued or running shows '…' and its status; where the
+ * store's paper_figures table holds the paper's figure for that preset,
+ * point and metric, it is printed beside ours.  The sweep's other axes are
+ * fixed at one value each (f steps through their values) or averaged.
+ *
+ * Not for: curves (Compare, AE/Bidir) or queueing (New sweep).  A refresh
+ * reads the sweep list and one row per job of the sweep shown, by indexes;
+ * coordinates are parsed once per job and paper figures once per sweep.
+ */
+#define _XOPEN_SOURCE_EXTENDED 1
+#include <math.h>
+#include <ncurses.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/common.h"
+#include "engine/io/json.h"
+#include "ui/heatmap.h"
+#include "ui/ui.h"
+
+#define GRID_MAX_AXES 12
+#define GRID_MAX_VALUES 64
+#define VALUE_LEN 48
+#define MAX_SWEEPS 256
+#define MAX_PAPER 256
+#define MAX_COMBOS 100000
+
+typedef enum { M_TEST_LOSS, M_VALID_LOSS, M_TEST_PPL, M_TEST_ACC, M_TRAIN_LOSS, M_SPEED, N_METRICS } Metric;
+static const struct {
+    const char *label;
+    const char *name;            /* the column of sweep_results and paper_figures.metric */
+    int higher_better;
+} METRICS[N_METRICS] = {
+    [M_TEST_LOSS] = {"test loss", "test_loss", 0},
+    [M_VALID_LOSS] = {"valid loss", "valid_loss", 0},
+    [M_TEST_PPL] = {"test perplexity", "test_perplexity", 0},
+    [M_TEST_ACC] = {"test accuracy", "test_accuracy", 1},
+    [M_TRAIN_LOSS] = {"train loss", "train_loss", 0},
+    [M_SPEED] = {"tokens/s", "tokens_per_s", 1},
+};
+
+typedef struct {
+    int64_t id;
+    char name[64];
+    char axes_json[512];
+} SweepRow;
+
+typedef struct {
+    int64_t run_id;
+    char status[16];
+    int64_t steps_done, total_steps;
+    int coord[GRID_MAX_AXES];    /* index into the axis's values, -1: absent */
+    double value[N_METRICS];     /* NAN: not known */
+} GridRun;
+
+typedef struct {
+    char metric[32];
+    double value;
+    int n_keys;
+    char key[GRID_MAX_AXES][64];
+    char value_text[GRID_MAX_AXES][VALUE_LEN];
+} PaperRow;
+
+/* What one cell of the table holds. */
+typedef struct {
+    double sum;
+    int n_value;                 /* finished runs with a value */
+    int n_runs;
+    int n_pending;               /* queued, running, paused, interrupted */
+    char pending[24];            /* "45%" of a running one, else its status */
+    char stopped[16];            /* failed / diverged / cancelled */
+    double paper;                /* NAN: none */
+} Cell;
+
+typedef struct {
+    SweepRow sweeps[MAX_SWEEPS];
+    int n_sweeps;
+    int current;                 /* index into sweeps, -1: none */
+    int64_t loaded_sweep;        /* the sweep runs/axes/paper belong to */
+
+    int n_axes;
+    char axis[GRID_MAX_AXES][64];
+    char values[GRID_MAX_AXES][GRID_MAX_VALUES][VALUE_LEN];
+    int n_values[GRID_MAX_AXES];
+
+    GridRun *runs;
+    int n_runs, cap_runs;
+    PaperRow paper[MAX_PAPER];
+    int n_paper;
+
+    int row_axis, col_axis;      /* -1: a single row / column */
+    int fixed;                   /* 0..n_combos-1: other axes fixed at a combination; n_combos: averaged */
+    Metric metric;
+    char error[ERR_LEN];
+} GridState;
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static double parse_double(const char *s) { return s ? strtod(s, NULL) : NAN; }
+
+/* Display columns of UTF-8 text (one a character). */
+static int text_columns(const char *s)
+{
+    int n = 0;
+    for (; *s; s++) n += ((unsigned char)*s & 0xc0) != 0x80;
+    return n;
+}
+
+static int is_pending(const char *status)
+{
+    return !strcmp(status, "queued") || !strcmp(status, "running") || !strcmp(status, "paused") ||
+           !strcmp(status, "interrupted");
+}
+
+/* The axes other than the row and column ones. */
+static int other_axes(const GridState *st, int *others)
+{
+    int n = 0;
+    for (int a = 0; a < st->n_axes; a++)
+        if (a != st->row_axis && a != st->col_axis) others[n++] = a;
+    return n;
+}
+
+/* Combinations of the other axes' values (1 when there are none). */
+static int combo_count(const GridState *st)
+{
+    int others[GRID_MAX_AXES], n = other_axes(st, others);
+    long count = 1;
+    for (int i = 0; i < n; i++) {
+        count *= st->n_values[others[i]] > 0 ? st->n_values[others[i]] : 1;
+        if (count > MAX_COMBOS) return MAX_COMBOS;
+    }
+    return (int)count;
+}
+
+static int averaging(const GridState *st)
+{
+    int others[GRID_MAX_AXES];
+    return other_axes(st, others) > 0 && st->fixed >= combo_count(st);
+}
+
+/* The value index each other axis is fixed at (the first varies slowest). */
+static void fixed_values(const GridState *st, int *fixed_at)
+{
+    int others[GRID_MAX_AXES], n = other_axes(st, others);
+    int rest = st->fixed;
+    for (int a = 0; a < GRID_MAX_AXES; a++) fixed_at[a] = -1;
+    for (int i = n - 1; i >= 0; i--) {
+        int count = st->n_values[others[i]] > 0 ? st->n_values[others[i]] : 1;
+        fixed_at[others[i]] = rest % count;
+        rest /= count;
+    }
+}
+
+/* Fixed at the first values, except that a lone seed axis (repeats) is
+   averaged: repeats are there to be averaged. */
+static void default_fixed(GridState *st)
+{
+    int others[GRID_MAX_AXES], n = other_axes(st, others);
+    int only_seed = n > 0;
+    for (int i = 0; i < n; i++) only_seed &= !strcmp(st->axis[others[i]], "seed");
+    st->fixed = only_seed ? combo_count(st) : 0;
+}
+
+static void default_axes(GridState *st)
+{
+    st->row_axis = st->n_axes >= 2 ? 0 : -1;
+    st->col_axis = st->n_axes >= 2 ? 1 : st->n_axes == 1 ? 0 : -1;
+    default_fixed(st);
+}
+
+/* ---- loading ------------------------------------------------------------ */
+
+static int read_sweep(void *ctx, int ncols, char **values, char **names)
+{
+    (void)names;
+    GridState *st = ctx;
+    if (ncols < 3 || !values[0] || st->n_sweeps == MAX_SWEEPS) return 0;
+    SweepRow *s = &st->sweeps[st->n_sweeps++];
+    s->id = atoll(values[0]);
+    ui_copy_text(s->name, sizeof s->name, values[1]);
+    ui_copy_text(s->axes_json, sizeof s->axes_json, values[2]);
+    return 0;
+}
+
+/* The index of value text in axis a, added when new; -1 when full. */
+static int value_index(GridState *st, int a, const char *text)
+{
+    for (int i = 0; i < st->n_values[a]; i++)
+        if (!strcmp(st->values[a][i], text)) return i;
+    if (st->n_values[a] == GRID_MAX_VALUES) return -1;
+    ui_copy_text(st->values[a][st->n_values[a]], VALUE_LEN, text);
+    return st->n_values[a]++;
+}
+
+static void parse_coords(GridState *st, GridRun *r, const char *coords)
+{
+    for (int a = 0; a < GRID_MAX_AXES; a++) r->coord[a] = -1;
+    JsonValue *obj = coords ? json_parse(coords, strlen(coords), NULL) : NULL;
+    for (int a = 0; a < st->n_axes && obj; a++) {
+        const JsonValue *v = json_get(obj, st->axis[a]);
+        char buf[VALUE_LEN];
+        if (!v) continue;
+        if (v->type == JSON_STRING) ui_copy_text(buf, sizeof buf, v->string);
+        else if (v->type == JSON_NUMBER) snprintf(buf, sizeof buf, "%g", v->number);
+        else continue;
+        r->coord[a] = value_index(st, a, buf);
+    }
+    json_free(obj);
+}
+
+typedef struct {
+    GridState *st;
+    GridRun *old;                /* the previous load, to reuse parsed coordinates */
+    int n_old;
+    int failed;
+} RunLoad;
+
+static int read_run(void *ctx, int ncols, char **values, char **names)
+{
+    (void)names;
+    RunLoad *load = ctx;
+    GridState *st = load->st;
+    if (ncols < 5 + N_METRICS || !values[0]) return 0;
+    if (st->n_runs == st->cap_runs) {
+        int cap = st->cap_runs ? 2 * st->cap_runs : 64;
+        GridRun *grown = realloc(st->runs, (size_t)cap * sizeof *grown);
+        if (!grown) {
+            load->failed = 1;
+            return 1;
+        }
+        st->runs = grown;
+        st->cap_runs = cap;
+    }
+    GridRun *r = &st->runs[st->n_runs];
+    r->run_id = atoll(values[0]);
+    ui_copy_text(r->status, sizeof r->status, values[1]);
+    r->steps_done = values[2] ? atoll(values[2]) : 0;
+    r->total_steps = values[3] ? atoll(values[3]) : 0;
+    int i = st->n_runs;
+    if (i < load->n_old && load->old[i].run_id == r->run_id) memcpy(r->coord, load->old[i].coord, sizeof r->coord);
+    else parse_coords(st, r, values[4]);
+    for (int m = 0; m < N_METRICS; m++) r->value[m] = parse_double(values[5 + m]);
+    st->n_runs++;
+    return 0;
+}
+
+static int read_paper(void *ctx, int ncols, char **values, char **names)
+{
+    (void)names;
+    GridState *st = ctx;
+    if (ncols < 3 || !values[1] || !values[2] || st->n_paper == MAX_PAPER) return 0;
+    PaperRow *p = &st->paper[st->n_paper];
+    memset(p, 0, sizeof *p);
+    ui_copy_text(p->metric, sizeof p->metric, values[1]);
+    p->value = strtod(values[2], NULL);
+    JsonValue *obj = values[0] ? json_parse(values[0], strlen(values[0]), NULL) : NULL;
+    if (obj && obj->type == JSON_OBJECT)
+        for (int k = 0; k < obj->count && p->n_keys < GRID_MAX_AXES; k++) {
+            const JsonValue *v = &obj->items[k];
+            char *dst = p->value_text[p->n_keys];
+            if (v->type == JSON_STRING) ui_copy_text(dst, VALUE_LEN, v->string);
+            else if (v->type == JSON_NUMBER) snprintf(dst, VALUE_LEN, "%g", v->number);
+            else continue;
+            ui_copy_text(p->key[p->n_keys], sizeof p->key[0], obj->keys[k]);
+            p->n_keys++;
+        }
+    json_free(obj);
+    st->n_paper++;
+    return 0;
+}
+
+/* The axes of the sweep shown, its paper figures; resets the view. */
+static int load_sweep(GridState *st, UiContext *ctx, const SweepRow *s, char *err)
+{
+    st->n_axes = 0;
+    memset(st->n_values, 0, sizeof st->n_values);
+    st->n_runs = 0;
+    st->n_paper = 0;
+    JsonValue *axes = json_parse(s->axes_json, strlen(s->axes_json), NULL);
+    if (axes && axes->type == JSON_ARRAY)
+        for (int i = 0; i < axes->count && st->n_axes < GRID_MAX_AXES; i++)
+            if (axes->items[i].type == JSON_STRING) ui_copy_text(st->axis[st->n_axes++], 64, axes->items[i].string);
+    json_free(axes);
+    const char *params[1] = {s->name};
+    if (store_query_params(ctx->store, "SELECT coords_json, metric, value FROM paper_figures WHERE preset = ?1",
+                           params, 1, read_paper, st, err))
+        return -1;
+    st->loaded_sweep = s->id;
+    return 0;
+}
+
+static int load_runs(GridState *st, UiContext *ctx, char *err)
+{
+    static const char SQL[] =
+        "SELECT run_id, status, steps_done, total_steps, coords,"
+        "       test_loss, valid_loss, test_perplexity, test_accuracy, train_loss, tokens_per_s"
+        "  FROM sweep_results WHERE sweep_id = ?1 ORDER BY run_id";
+    char id[24];
+    snprintf(id, sizeof id, "%lld", (long long)st->loaded_sweep);
+    const char *params[1] = {id};
+    RunLoad load = {st, NULL, 0, 0};
+    if (st->n_runs > 0) {
+        load.old = malloc((size_t)st->n_runs * sizeof *load.old);
+        if (load.old) {
+            memcpy(load.old, st->runs, (size_t)st->n_runs * sizeof *load.old);
+            load.n_old = st->n_runs;
+        }
+    }
+    st->n_runs = 0;
+    int rc = store_query_params(ctx->store, SQL, params, 1, read_run, &load, err);
+    free(load.old);
+    if (rc) return -1;
+    if (load.failed) return err_set(err, "grid: out of memory for sweep %lld", (long long)st->loaded_sweep);
+    return 0;
+}
+
+/* ---- screen ------------------------------------------------------------- */
+
+static void *grid_create(UiContext *ctx)
+{
+    (void)ctx;
+    GridState *st = calloc(1, sizeof *st);
+    if (st) st->current = -1;
+    return st;
+}
+
+static void grid_destroy(void *state)
+{
+    GridState *st = state;
+    if (!st) return;
+    free(st->runs);
+    free(st);
+}
+
+static void grid_reload(void *state, UiContext *ctx)
+{
+    GridState *st = state;
+    if (!st) return;
+    char err[ERR_LEN];
+    st->error[0] = 0;
+    st->n_sweeps = 0;
+    /* the latest MAX_SWEEPS, oldest first */
+    static const char SQL[] = "SELECT id, name, axes_json FROM"
+                              " (SELECT id, name, axes_json FROM sweeps ORDER BY id DESC LIMIT 256) ORDER BY id";
+    if (store_query(ctx->store, SQL, read_sweep, st, err)) {
+        snprintf(st->error, sizeof st->error, "%s", err);
+        return;
+    }
+    st->current = st->n_sweeps - 1;
+    for (int i = 0; i < st->n_sweeps; i++)
+        if (st->sweeps[i].id == ctx->sweep_id) st->current = i;
+    if (st->current < 0) return;
+    const SweepRow *s = &st->sweeps[st->current];
+    int fresh = s->id != st->loaded_sweep;
+    if (fresh && load_sweep(st, ctx, s, err)) {
+        snprintf(st->error, sizeof st->error, "%s", err);
+        return;
+    }
+    if (load_runs(st, ctx, err)) {
+        snprintf(st->error, sizeof st->error, "%s", err);
+        return;
+    }
+    if (fresh) default_axes(st);
+}
+
+/* Does paper figure p belong to the cell (row value r, column value c)
+   under the current fixed values?  Keys that are not axes of the sweep do
+   not decide; an averaged axis named by the figure does not match. */
+static int paper_matches(const GridState *st, const PaperRow *p, int r, int c, const int *fixed_at, int avg)
+{
+    for (int k = 0; k < p->n_keys; k++) {
+        int a = -1;
+        for (int i = 0; i < st->n_axes && a < 0; i++)
+            if (!strcmp(st->axis[i], p->key[k])) a = i;
+        if (a < 0) continue;
+        int want = a == st->row_axis ? r : a == st->col_axis ? c : avg ? -1 : fixed_at[a];
+        if (want < 0 || !heat_same_value(st->values[a][want], p->value_text[k])) return 0;
+    }
+    return 1;
+}
+
+/* Fills cells[rows * cols] from the runs. */
+static void fill_cells(const GridState *st, Cell *cells, int rows, int cols)
+{
+    int fixed_at[GRID_MAX_AXES];
+    fixed_values(st, fixed_at);
+    int avg = averaging(st);
+    for (int i = 0; i < rows * cols; i++) {
+        memset(&cells[i], 0, sizeof cells[i]);
+        cells[i].paper = NAN;
+    }
+    for (int i = 0; i < st->n_runs; i++) {
+        const GridRun *run = &st->runs[i];
+        int r = st->row_axis >= 0 ? run->coord[st->row_axis] : 0;
+        int c = st->col_axis >= 0 ? run->coord[st->col_axis] : 0;
+        if (r < 0 || c < 0 || r >= rows || c >= cols) continue;
+        int in_slice = 1;
+        for (int a = 0; a < st->n_axes && !avg; a++)
+            if (fixed_at[a] >= 0 && run->coord[a] != fixed_at[a]) in_slice = 0;
+        if (!in_slice) continue;
+        Cell *cell = &cells[r * cols + c];
+        cell->n_runs++;
+        double v = run->value[st->metric];
+        if (!strcmp(run->status, "done") && isfinite(v)) {
+            cell->sum += v;
+            cell->n_value++;
+        } else if (is_pending(run->status)) {
+            if (cell->n_pending++ == 0 || !strcmp(run->status, "running")) {
+                if (!strcmp(run->status, "running") && run->total_steps > 0)
+                    snprintf(cell->pending, sizeof cell->pending, "%lld%%",
+                             (long long)(100 * run->steps_done / run->total_steps));
+                else ui_copy_text(cell->pending, sizeof cell->pending, run->status);
+            }
+        } else {
+            ui_copy_text(cell->stopped, sizeof cell->stopped, strcmp(run->status, "done") ? run->status : "-");
+        }
+    }
+    for (int p = 0; p < st->n_paper; p++) {
+        if (strcmp(st->paper[p].metric, METRICS[st->metric].name)) continue;
+        for (int r = 0; r < rows; r++)
+            for (int c = 0; c < cols; c++)
+                if (isnan(cells[r * cols + c].paper) && paper_matches(st, &st->paper[p], r, c, fixed_at, avg))
+                    cells[r * cols + c].paper = st->paper[p].value;
+    }
+}
+
+static double cell_value(const Cell *c) { return c->n_value ? c->sum / c->n_value : NAN; }
+
+static void cell_text(const Cell *c, int utf8, char *out, size_t cap)
+{
+    const char *more = utf8 ? "…" : "...";
+    char value[32], paper[48] = "";
+    if (!isnan(c->paper)) {
+        char p[32];
+        heat_format(c->paper, 4, p, sizeof p);
+        snprintf(paper, sizeof paper, " (paper %s)", p);
+    }
+    if (c->n_value) {
+        heat_format(cell_value(c), 4, value, sizeof value);
+        snprintf(out, cap, "%s%s%s", value, c->n_pending ? more : "", paper);
+    } else if (c->n_pending) {
+        snprintf(out, cap, "%s %s%s", more, c->pending, paper);
+    } else if (c->n_runs) {
+        snprintf(out, cap, "%s%s", c->stopped, paper);
+    } else {
+        snprintf(out, cap, "%s", paper[0] ? paper + 1 : "");
+    }
+}
+
+/* Text right-aligned in width columns, with attributes. */
+static void draw_cell(int y, int x, int width, int attr, const char *text)
+{
+    int pad = width - text_columns(text);
+    ui_text(y, x, width, attr, "%*s%s", pad > 0 ? pad : 0, "", text);
+}
+
+static void draw_header(GridState *st, UiContext *ctx, int *y, int width)
+{
+    const SweepRow *s = &st->sweeps[st->current];
+    int title = ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD, dim = ui_attr(ctx, UI_PAIR_DIM);
+    char name[96];
+    snprintf(name, sizeof name, "Grid: sweep %lld %s", (long long)s->id, s->name);
+    ui_text(*y, 0, width, title, "%s", name);
+    int x = (int)strlen(name) + 3;
+    if (x < width) ui_text(*y, x, width - x, dim, "(%d of %d, [ ] switch)", st->current + 1, st->n_sweeps);
+    (*y)++;
+    ui_text((*y)++, 0, width, 0, "metric: %s (%s is better)   rows: %s   columns: %s", METRICS[st->metric].label,
+            METRICS[st->metric].higher_better ? "higher" : "lower",
+            st->row_axis >= 0 ? st->axis[st->row_axis] : "-", st->col_axis >= 0 ? st->axis[st->col_axis] : "-");
+    int others[GRID_MAX_AXES], n = other_axes(st, others);
+    if (n > 0) {
+        char text[512] = "";
+        size_t len = 0;
+        if (averaging(st)) {
+            len += (size_t)snprintf(text, sizeof text, "other axes averaged over:");
+            for (int i = 0; i < n && len < sizeof text; i++)
+                len += (size_t)snprintf(text + len, sizeof text - len, " %s", st->axis[others[i]]);
+            if (len < sizeof text) snprintf(text + len, sizeof text - len, "   (f: fix them)");
+        } else {
+            int fixed_at[GRID_MAX_AXES];
+            fixed_values(st, fixed_at);
+            len += (size_t)snprintf(text, sizeof text, "other axes fixed at:");
+            for (int i = 0; i < n && len < sizeof text; i++) {
+                int a = others[i];
+                len += (size_t)snprintf(text + len, sizeof text - len, " %s=%s", st->axis[a],
+                                        st->n_values[a] ? st->values[a][fixed_at[a]] : "?");
+            }
+            if (len < sizeof text)
+                snprintf(text + len, sizeof text - len, "   (f: next value%s)",
+                         st->fixed + 1 == combo_count(st) ? ", then averaged" : "");
+        }
+        ui_text((*y)++, 0, width, 0, "%s", text);
+    }
+    if (!strcmp(s->name, "grid")) {
+        ui_text((*y)++, 0, width, dim, "paper figures: none (a grid sweep is not a preset)");
+    } else if (st->n_paper == 0) {
+        ui_text((*y)++, 0, width, dim, "the paper figures for preset %s are not in the store", s->name);
+    } else {
+        int shown = 0;
+        for (int p = 0; p < st->n_paper; p++) shown |= !strcmp(st->paper[p].metric, METRICS[st->metric].name);
+        if (shown) ui_text((*y)++, 0, width, dim, "(paper X): the figure the paper reports for that point");
+        else ui_text((*y)++, 0, width, dim, "the paper reports no %s for preset %s (m: another metric)",
+                     METRICS[st->metric].label, s->name);
+    }
+}
+
+static void grid_draw(void *state, UiContext *ctx, int top, int height, int width)
+{
+    GridState *st = state;
+    if (!st) return;
+    int y = top, bottom = top + height;
+    if (st->error[0]) ui_text(bottom - 1, 0, width, ui_attr(ctx, UI_PAIR_BAD), "%s", st->error);
+    if (st->current < 0) {
+        ui_text(y++, 0, width, ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD, "Grid: no sweeps in this store");
+        y++;
+        ui_text(y++, 2, width - 2, 0, "Queue one with `mixbench sweep layers=1,2 arch=attention,mixer ...` or a");
+        ui_text(y++, 2, width - 2, 0, "preset (`mixbench sweep pairconnect-grid`), or from the New sweep screen;");
+        ui_text(y++, 2, width - 2, 0, "this screen then shows its results as a table over two of its axes.");
+        return;
+    }
+    draw_header(st, ctx, &y, width);
+    y++;
+    int rows = st->row_axis >= 0 ? st->n_values[st->row_axis] : 1;
+    int cols = st->col_axis >= 0 ? st->n_values[st->col_axis] : 1;
+    if (st->n_runs == 0 || rows == 0 || cols == 0) {
+        ui_text(y, 2, width - 2, 0, "this sweep has no jobs");
+        return;
+    }
+    Cell *cells = calloc((size_t)rows * (size_t)cols, sizeof *cells);
+    if (!cells) return;
+    fill_cells(st, cells, rows, cols);
+
+    /* column widths: the row labels, then each column's widest text */
+    char text[128];
+    const char *corner_row = st->row_axis >= 0 ? st->axis[st->row_axis] : "";
+    const char *corner_col = st->col_axis >= 0 ? st->axis[st->col_axis] : "";
+    char corner[160];
+    snprintf(corner, sizeof corner, "%s%s%s", corner_row, corner_row[0] && corner_col[0] ? " \\ " : "", corner_col);
+    int label_w = text_columns(corner);
+    if (st->row_axis < 0) label_w = MB_MAX(label_w, text_columns(METRICS[st->metric].label));
+    for (int r = 0; r < rows; r++)
+        if (st->row_axis >= 0) label_w = MB_MAX(label_w, text_columns(st->values[st->row_axis][r]));
+    label_w += 2;
+    int col_w[GRID_MAX_VALUES];
+    for (int c = 0; c < cols; c++) {
+        col_w[c] = st->col_axis >= 0 ? text_columns(st->values[st->col_axis][c]) : 0;
+        for (int r = 0; r < rows; r++) {
+            cell_text(&cells[r * cols + c], ctx->utf8, text, sizeof text);
+            col_w[c] = MB_MAX(col_w[c], text_columns(text) + (ctx->colors ? 0 : 2));
+        }
+        col_w[c] = MB_MAX(col_w[c] + 2, 8);
+    }
+
+    double values[GRID_MAX_VALUES * GRID_MAX_VALUES];
+    int n_cells = rows * cols;
+    for (int i = 0; i < n_cells; i++) values[i] = cell_value(&cells[i]);
+    int best = heat_best(values, n_cells, METRICS[st->metric].higher_better);
+    double lo, hi;
+    heat_range(values, n_cells, &lo, &hi);
+
+    int head = ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD;
+    ui_text(y, 0, label_w, head, "%s", corner);
+    int x = label_w;
+    for (int c = 0; c < cols && x < width; c++) {
+        draw_cell(y, x, MB_MIN(col_w[c], width - x), head, st->col_axis >= 0 ? st->values[st->col_axis][c] : "");
+        x += col_w[c];
+    }
+    y++;
+    for (int r = 0; r < rows && y < bottom; r++, y++) {
+        ui_text(y, 0, label_w, head, "%s", st->row_axis >= 0 ? st->values[st->row_axis][r] : METRICS[st->metric].label);
+        x = label_w;
+        for (int c = 0; c < cols && x < width; c++) {
+            const Cell *cell = &cells[r * cols + c];
+            cell_text(cell, ctx->utf8, text, sizeof text);
+            int w = MB_MIN(col_w[c], width - x);
+            double v = cell_value(cell);
+            int attr = 0;
+            if (r * cols + c == best) {
+                attr = ui_attr(ctx, UI_PAIR_SELECTED) | A_BOLD;
+            } else if (isfinite(v)) {
+                double g = heat_goodness(v, lo, hi, METRICS[st->metric].higher_better);
+                if (ctx->colors)
+                    attr = ui_attr(ctx, g >= 2.0 / 3 ? UI_PAIR_GOOD : g >= 1.0 / 3 ? UI_PAIR_WARN : UI_PAIR_BAD) | A_REVERSE;
+            } else if (cell->n_pending) {
+                attr = ui_attr(ctx, UI_PAIR_DIM);
+            } else if (cell->n_runs) {
+                attr = ui_attr(ctx, UI_PAIR_BAD);
+            }
+            if (!ctx->colors && isfinite(v)) {
+                char shaded[160];
+                char shade = heat_shade_char(heat_goodness(v, lo, hi, METRICS[st->metric].higher_better));
+                snprintf(shaded, sizeof shaded, "%c %s", shade, text);
+                draw_cell(y, x + 1, w - 1, attr, shaded);
+            } else {
+                draw_cell(y, x + 1, w - 1, attr, text);
+            }
+            x += col_w[c];
+        }
+    }
+    free(cells);
+    if (y + 1 < bottom) {
+        y++;
+        if (ctx->colors)
+            ui_text(y, 0, width, ui_attr(ctx, UI_PAIR_DIM), "shade: green better, yellow middle, red worse; best "
+                    "cell highlighted; %s pending", ctx->utf8 ? "…" : "...");
+        else
+            ui_text(y, 0, width, ui_attr(ctx, UI_PAIR_DIM), "shade: '%s' worse to better; best cell reversed; %s "
+                    "pending", HEAT_RAMP, ctx->utf8 ? "…" : "...");
+    }
+}
+
+/* Moves axis *which to the next axis; taking the other one's axis swaps
+   them. */
+static void cycle_axis(GridState *st, int *which, int *other)
+{
+    if (st->n_axes < 2) return;
+    int next = (*which + 1) % st->n_axes;
+    if (next == *other) *other = *which;
+    *which = next;
+    default_fixed(st);
+}
+
+static void switch_sweep(GridState *st, UiContext *ctx, int step)
+{
+    if (st->n_sweeps == 0) return;
+    int i = st->current + step;
+    if (i < 0) i = st->n_sweeps - 1;
+    if (i >= st->n_sweeps) i = 0;
+    ctx->sweep_id = st->sweeps[i].id;
+}
+
+static int grid_key(void *state, UiContext *ctx, int ch)
+{
+    GridState *st = state;
+    if (!st) return 0;
+    switch (ch) {
+    case '[': switch_sweep(st, ctx, -1); return 1;
+    case ']': switch_sweep(st, ctx, +1); return 1;
+    case 'm':
+        st->metric = (Metric)((st->metric + 1) % N_METRICS);
+        return 1;
+    case 'a':
+        if (st->n_axes < 2) ui_say(ctx, "this sweep has %d axis: one row", st->n_axes);
+        cycle_axis(st, &st->row_axis, &st->col_axis);
+        return 1;
+    case 'b':
+        if (st->n_axes < 2) ui_say(ctx, "this sweep has %d axis: one row", st->n_axes);
+        cycle_axis(st, &st->col_axis, &st->row_axis);
+        return 1;
+    case 'f': {
+        int others[GRID_MAX_AXES];
+        if (other_axes(st, others) == 0) {
+            ui_say(ctx, "every axis of this sweep is on the table: nothing to fix");
+            return 1;
+        }
+        st->fixed = (st->fixed + 1) % (combo_count(st) + 1);
+        return 1;
+    }
+    default:
+        return 0;
+    }
+}
+
+const UiScreen ui_screen_grid = {
+    "Grid",
+    "[ ] sweep  m metric  a/b axes  f fixed value",
+    "[ / ]           previous / next sweep\n"
+    "m               metric: test loss, valid loss, test perplexity,\n"
+    "                test accuracy, train loss, tokens/s\n"
+    "a / b           next row / column axis (the other's: swap)\n"
+    "f               other axes: next fixed value, then averaged\n"
+    "                cells: 4 significant digits, shaded worst to best,\n"
+    "                the best highlighted, ... pending jobs,\n"
+    "                (paper X) the paper's figure for that point",
+    grid_create,
+    grid_destroy,
+    grid_reload,
+    grid_draw,
+    grid_key,
+    NULL,
+};

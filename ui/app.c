@@ -46,23 +46,39 @@ static void setup_colors(UiContext *ctx)
     for (int k = 0; k < 8; k++) init_pair((short)(UI_PAIR_SERIES0 + k), series[k], -1);
 }
 
+/* The tab bar: "mixbench  1 Runs  2 Run ..." when it fits, else without
+   the title and with one space between tabs (80 columns), else with the
+   names cut to what fits, so every tab keeps its number and a name. */
 static void draw_tabs(const UiScreen *const *SCREENS, int N_SCREENS, int current, int width, UiContext *ctx)
 {
     move(0, 0);
     clrtoeol();
+    int full = 9, compact = 0;
+    for (int i = 0; i < N_SCREENS; i++) {
+        int len = (int)strlen(SCREENS[i]->name);
+        full += len + 4 + (i + 1 >= 10);
+        compact += len + 3;
+    }
+    int title = full <= width;
+    int pad = title ? 1 : 0;
+    /* the longest name that fits when every tab is "N name " */
+    int max_name = 64;
+    if (!title && compact > width && N_SCREENS > 0) max_name = MB_MAX(1, width / N_SCREENS - 3);
     int x = 0;
-    attron(ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD);
-    mvaddnstr(0, x, "mixbench", width - x);
-    attroff(ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD);
-    x += 9;
+    if (title) {
+        attron(ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD);
+        mvaddnstr(0, x, "mixbench", width - x);
+        attroff(ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD);
+        x += 9;
+    }
     for (int i = 0; i < N_SCREENS && x < width; i++) {
-        char label[32];
-        snprintf(label, sizeof label, " %d %s ", i + 1, SCREENS[i]->name);
+        char label[48];
+        snprintf(label, sizeof label, "%s%d %.*s%s", pad ? " " : "", i + 1, max_name, SCREENS[i]->name, pad ? " " : "");
         int attr = i == current ? ui_attr(ctx, UI_PAIR_SELECTED) | A_BOLD : 0;
         attron(attr);
         mvaddnstr(0, x, label, width - x);
         attroff(attr);
-        x += (int)strlen(label);
+        x += (int)strlen(label) + (pad ? 0 : 1);
     }
 }
 

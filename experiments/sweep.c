@@ -11,7 +11,8 @@
  * Axes multiply in the order given (the first varies slowest; repeats
  * fastest).  A job's config is base, then the variant, then every item in
  * spec order (a later fixed key overrides an earlier one, so a preset's
- * keys can be overridden after its name: `recall steps=100`).  Whitespace
+ * keys can be overridden after its name: `recall steps=100`; a fixed budget
+ * key (steps, tokens, seconds) clears the budget keys set before it).  Whitespace
  * after '(' ',' '=' and before ')' ',' '=' is ignored, so
  * "(layers, heads)=(1, 1), (2, 4)" reads as one item.  `$MIXBENCH_DATA`
  * in a value becomes that environment variable (default ../shared/data).
@@ -357,6 +358,21 @@ static int parse_items(Parsed *p, const char *spec, char *err)
     return 0;
 }
 
+/* A fixed budget key replaces the budget set before it: `recall steps=100`
+   clears the preset's tokens= instead of being outranked by it (the
+   trainer prefers tokens, then seconds, then steps).  Budget axes are left
+   alone: a grid over steps and tokens means both. */
+static void clear_other_budgets(Config *c, const char *key)
+{
+    int steps = !strcmp(key, "steps"), tokens = !strcmp(key, "tokens"), seconds = !strcmp(key, "seconds");
+    if (!steps && !tokens && !seconds) return;
+    if (steps && c->steps == 0) return;
+    if (tokens && c->tokens == 0) return;
+    if (seconds && c->seconds == 0) return;
+    if (!tokens) c->tokens = 0;
+    if (!seconds) c->seconds = 0;
+}
+
 /* Joins argv, resolves a leading preset name, normalizes and expands. */
 static int build_spec(int argc, char **argv, Sweep *out, char **spec, char *err)
 {
@@ -473,6 +489,7 @@ int sweep_parse(int argc, char **argv, const Config *base, Sweep *out, char *err
             for (int k = 0; k < it->n_keys; k++) {
                 const char *value = it->values[tuple[i] * it->n_keys + k];
                 if (config_set(c, it->keys[k], value, err)) goto done;
+                if (it->n_tuples == 1) clear_other_budgets(c, it->keys[k]);
                 if (it->n_tuples > 1) {
                     if (n_coords++) sb_append(&sb, ", ");
                     sb_json_string(&sb, it->keys[k]);

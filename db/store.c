@@ -15,6 +15,8 @@
  */
 #include "db/store.h"
 
+#include <time.h>
+
 #include "db/migrations.h"
 #include "db/store_internal.h"
 #include "engine/common.h"
@@ -262,7 +264,18 @@ static int open_store(const char *path, int create, Store **out, char *err)
         store_close(s);
         return -1;
     }
-    if (set_pragmas(s, err) || migrate(s, err)) {
+    /* Several processes opening a brand-new file at once can meet a lock
+       that SQLite reports without calling the busy handler (the switch to
+       WAL, WAL recovery): such a lock is retried for the busy timeout. */
+    int rc;
+    for (int waited_ms = 0;; waited_ms += 20) {
+        rc = set_pragmas(s, err) || migrate(s, err);
+        int code = sqlite3_errcode(s->db) & 0xff;
+        if (!rc || (code != SQLITE_BUSY && code != SQLITE_LOCKED) || waited_ms >= BUSY_TIMEOUT_MS) break;
+        struct timespec pause = {0, 20 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+    }
+    if (rc) {
         store_close(s);
         return -1;
     }

@@ -17,30 +17,9 @@
 #
 # A private tmux server (-L); the workbench runs one job on one thread.
 set -u
-MB=${MIXBENCH:-$PWD/mixbench}
 T=$(mktemp -d)
 SOCK=mbcmp$$
-TM() { tmux -u -L "$SOCK" "$@"; }
-trap 'TM kill-server 2>/dev/null; rm -rf "$T"' EXIT
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; }
-q() { sqlite3 -cmd '.timeout 5000' "$1" "$2"; }
-export LANG=C.UTF-8 LC_ALL=C.UTF-8
-
-# launch NAME DB LOCALE TERM: the workbench at 80x24 in a tmux session
-launch() {
-  TM new-session -d -s "$1" -x 80 -y 24 "env LANG=$3 LC_ALL=$3 TERM=$4 $MB --db $2 --jobs 1 --threads 1"
-}
-screen() { TM capture-pane -p -t "$1" 2>/dev/null; }
-# wait_for NAME SECONDS PATTERN: polls the screen until grep -E matches
-wait_for() {
-  local end=$((SECONDS + $2))
-  while [ $SECONDS -lt $end ]; do
-    screen "$1" | grep -Eq -- "$3" && return 0
-    sleep 0.2
-  done
-  return 1
-}
+. "$(dirname "$0")/ui_harness.sh"
 # check NAME SESSION SECONDS PATTERN: PASS when the screen shows PATTERN
 check() {
   if wait_for "$2" "$3" "$4"; then pass "$1"; else fail "$1" "no /$4/ in:

@@ -10,39 +10,9 @@
 # A private tmux server (-L) keeps the test away from other sessions; the
 # workbench runs one job on one thread to leave the machine's cores alone.
 set -u
-MB=${MIXBENCH:-$PWD/mixbench}
 T=$(mktemp -d)
 SOCK=mbruns$$
-TM() { tmux -u -L "$SOCK" "$@"; }
-trap 'TM kill-server 2>/dev/null; rm -rf "$T"' EXIT
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; }
-q() { sqlite3 -cmd '.timeout 5000' "$1" "$2"; }
-export LANG=C.UTF-8 LC_ALL=C.UTF-8
-
-# launch NAME DB LOCALE: the workbench at 80x24 in a tmux session
-launch() {
-  TM new-session -d -s "$1" -x 80 -y 24 "env LANG=$3 LC_ALL=$3 TERM=xterm-256color $MB --db $2 --jobs 1 --threads 1"
-}
-screen() { TM capture-pane -p -t "$1" 2>/dev/null; }
-# wait_for NAME SECONDS PATTERN: polls the screen until grep -E matches
-wait_for() {
-  local end=$((SECONDS + $2))
-  while [ $SECONDS -lt $end ]; do
-    screen "$1" | grep -Eq -- "$3" && return 0
-    sleep 0.2
-  done
-  return 1
-}
-# wait_exit NAME SECONDS: the session ends when the workbench exits
-wait_exit() {
-  local end=$((SECONDS + $2))
-  while [ $SECONDS -lt $end ]; do
-    TM has-session -t "$1" 2>/dev/null || return 0
-    sleep 0.2
-  done
-  return 1
-}
+. "$(dirname "$0")/ui_harness.sh"
 # the step of the first running row of the Runs screen
 running_step() { screen "$1" | sed -nE 's/.* running +([0-9]+)\/.*/\1/p' | head -1; }
 braille() { LC_ALL=C grep -c $'\xe2[\xa0-\xa3]'; }

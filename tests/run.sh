@@ -7,6 +7,10 @@
 cd "$(dirname "$0")/.." || exit 2
 export MIXBENCH_DATA=${MIXBENCH_DATA:-$(cd .. && pwd)/shared/data}
 export MIXBENCH=${MIXBENCH:-$PWD/mixbench}
+if [ ! -d "$MIXBENCH_DATA" ]; then
+  echo "note: $MIXBENCH_DATA not found: the tests that read the real corpora (PTB, WikiText-2,"
+  echo "      tiny shakespeare) will fail; clone beside shared/ or set MIXBENCH_DATA to its data folder"
+fi
 passed=0; failed=0
 log=$(mktemp)
 for t in build/tests/test_* tests/test_*.sh; do

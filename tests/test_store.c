@@ -10,56 +10,12 @@
 #include "db/store.h"
 #include "engine/common.h"
 #include "tests/check.h"
+#include "tests/store_util.h"
 
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static char tmp_dir[256];
-
-/* A fresh file name in the test's temp folder. */
-static const char *db_path(const char *name)
-{
-    static char path[512];
-    snprintf(path, sizeof path, "%s/%s", tmp_dir, name);
-    return path;
-}
-
-/* store_query callback: copies the first column of the first row. */
-typedef struct {
-    char text[256];
-    int rows;
-    int is_null;
-} FirstValue;
-
-static int first_value(void *ctx, int ncols, char **values, char **names)
-{
-    (void)names;
-    FirstValue *fv = ctx;
-    if (fv->rows++ == 0 && ncols > 0) {
-        fv->is_null = values[0] == NULL;
-        snprintf(fv->text, sizeof fv->text, "%s", values[0] ? values[0] : "");
-    }
-    return 0;
-}
-
-static FirstValue query1(Store *s, const char *sql)
-{
-    FirstValue fv = {{0}, 0, 0};
-    char err[ERR_LEN] = "";
-    if (store_query(s, sql, first_value, &fv, err) != 0) {
-        printf("  query failed: %s: %s\n", sql, err);
-        snprintf(fv.text, sizeof fv.text, "<error>");
-    }
-    return fv;
-}
-
-static double query_num(Store *s, const char *sql)
-{
-    FirstValue fv = query1(s, sql);
-    return fv.rows && !fv.is_null ? strtod(fv.text, NULL) : NAN;
-}
 
 static RunInfo sample_info(void)
 {

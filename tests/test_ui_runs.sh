@@ -3,7 +3,8 @@
 # for real in tmux: the welcome of an empty store, `d` queuing the demo
 # whose rows start running and progress, Enter opening a run with its
 # header and a braille loss curve, `x` switching the x axis, a resize and
-# back, the `/` filter, quitting with q (running jobs go back to the queue
+# back, X asking before it cancels (the screen still live while it asks, n
+# keeps the job), the `/` filter, quitting with q (running jobs go back to the queue
 # with a resume checkpoint), a relaunch listing the same runs, and the
 # ASCII curve when the locale is not UTF-8.
 #
@@ -55,6 +56,21 @@ screen B | grep -q "params .*threads 1" && pass run_header_params || fail run_he
 end=$((SECONDS + 10)); nb=0
 while [ $SECONDS -lt $end ]; do nb=$(screen B | braille); [ "$nb" -ge 3 ] && break; sleep 0.3; done
 [ "$nb" -ge 3 ] && pass braille_curve || fail braille_curve "$(screen B)"
+# X asks before cancelling; the screen stays live while it asks; n keeps the job
+run_step() { screen B | sed -nE 's/^ run [0-9]+ +[a-z]+ +step ([0-9]+).*/\1/p' | head -1; }
+TM send-keys -t B X
+if wait_for B 5 "cancel run 1 .*\[y/N\]"; then
+  s1=$(run_step); sleep 1.5; s2=$(run_step)
+  screen B | grep -q "\[y/N\]" && [ -n "$s1" ] && [ "${s2:-0}" -gt "$s1" ] && pass confirm_stays_live ||
+    fail confirm_stays_live "step $s1 then $s2: $(screen B)"
+  TM send-keys -t B n
+  wait_for B 5 "run 1 left as it is" && pass confirm_no_keeps ||
+    fail confirm_no_keeps "$(screen B)"
+  [ "$(q "$B" "select status from runs where id = 1")" = running ] && pass confirm_no_still_running ||
+    fail confirm_no_still_running "$(q "$B" "select status from runs where id = 1")"
+else
+  fail confirm_asks "$(screen B)"
+fi
 screen B | grep -q "x: steps" && pass axis_steps || fail axis_steps "$(screen B)"
 TM send-keys -t B x
 wait_for B 5 "x: tokens" && pass axis_toggles_tokens || fail axis_toggles_tokens "$(screen B)"

@@ -4,6 +4,7 @@
 # build a small grid on the New sweep form (attention and mixer x layers
 # 1,2, a tiny model) and queue it, watch the runs appear on the Runs screen
 # and the first one's loss curve draw on the Run screen while it trains,
+# the selected run's data and sweep point under the table,
 # wait for the four to finish, read the Grid (its numbers are the store's
 # test losses), pick two runs and overlay them on Compare, resize to 120x40
 # (the data column appears) and back, quit, and relaunch to find the same
@@ -67,6 +68,8 @@ TM send-keys -t A "$runs"
 check all_done A 90 "4 runs +0 running +0 queued"
 [ "$(screen A | grep -cE '^ +[1-4] (attention|mixer) +clm +done +200/200')" = 4 ] && pass runs_done ||
   fail runs_done "$(screen A)"
+TM send-keys -t A Home j j
+check runs_detail A 5 "^ run 3  data builtin:stories  sweep 1 grid  arch=mixer layers=1"
 before=$(runs_table A)
 echo "$before" | grep -c " done " | grep -qx 4 && pass runs_table || fail runs_table "$before"
 

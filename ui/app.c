@@ -111,6 +111,64 @@ static void draw_help(const UiScreen *s, int rows, int width, UiContext *ctx)
     ui_text(rows - 1, 0, width, A_REVERSE, " any key: back ");
 }
 
+/* The loop's state: the screens in tab order, theirs, and what shows. */
+typedef struct {
+    const UiScreen *screens[UI_MAX_SCREENS];
+    void *states[UI_MAX_SCREENS];
+    int n, current, help;
+    double last_reload, message_since;
+    char shown_message[sizeof ((UiContext *)0)->message];
+} App;
+
+/* Reloads the current screen when its refresh is due (or when forced) and
+   expires the message line; returns 1 when the screen may have changed. */
+static int app_tick(App *a, UiContext *ctx, int force)
+{
+    int changed = 0;
+    double now = now_seconds();
+    if (force || now - a->last_reload >= REFRESH_SECONDS) {
+        a->screens[a->current]->reload(a->states[a->current], ctx);
+        a->last_reload = now;
+        changed = 1;
+    }
+    /* a message stays 5 seconds after it last changed */
+    if (strcmp(a->shown_message, ctx->message)) {
+        snprintf(a->shown_message, sizeof a->shown_message, "%s", ctx->message);
+        a->message_since = now;
+        changed = 1;
+    } else if (ctx->message[0] && now - a->message_since > 5.0) {
+        ctx->message[0] = a->shown_message[0] = 0;
+        changed = 1;
+    }
+    return changed;
+}
+
+/* Draws the whole terminal (not refreshed): the tab bar, the screen, the
+   message line and the footer, or the help overlay. */
+static void app_draw(App *a, UiContext *ctx)
+{
+    const UiScreen *s = a->screens[a->current];
+    int rows, cols;
+    getmaxyx(stdscr, rows, cols);
+    ctx->animating = 0;
+    if (a->help) {
+        draw_help(s, rows, cols, ctx);
+        return;
+    }
+    erase();
+    draw_tabs(a->screens, a->n, a->current, cols, ctx);
+    if (rows > 4) s->draw(a->states[a->current], ctx, 1, rows - 3, cols);
+    draw_footer(s, rows, cols, ctx);
+}
+
+/* ui_confirm's way to keep the screen live while it waits for an answer. */
+static void app_redraw(UiContext *ctx)
+{
+    App *a = ctx->app;
+    app_tick(a, ctx, 0);
+    app_draw(a, ctx);
+}
+
 int ui_main(const char *db_path, int jobs, int cores)
 {
     char err[ERR_LEN];
@@ -140,84 +198,70 @@ int ui_main(const char *db_path, int jobs, int cores)
     setup_colors(&ctx);
 
     /* the screens compiled in, in tab order (ui_screen_order, ui/widgets.c) */
-    const UiScreen *SCREENS[UI_MAX_SCREENS];
-    int N_SCREENS = 0;
+    App app;
+    memset(&app, 0, sizeof app);
     for (int i = 0; i < UI_MAX_SCREENS; i++)
-        if (ui_screen_order[i]) SCREENS[N_SCREENS++] = ui_screen_order[i];
-    if (N_SCREENS == 0) {
+        if (ui_screen_order[i]) app.screens[app.n++] = ui_screen_order[i];
+    if (app.n == 0) {
         endwin();
         scheduler_free(ctx.scheduler);
         store_close(ctx.store);
         fprintf(stderr, "mixbench: this build has no workbench screens\n");
         return 1;
     }
-    void *states[UI_MAX_SCREENS];
-    for (int i = 0; i < N_SCREENS; i++) states[i] = SCREENS[i]->create(&ctx);
-    int current = 0, help = 0;
-    double last_refresh = 0, message_since = 0;
-    char shown_message[sizeof ctx.message] = "";
+    for (int i = 0; i < app.n; i++) app.states[i] = app.screens[i]->create(&ctx);
+    ctx.app = &app;
+    ctx.redraw = app_redraw;
+    /* The terminal is drawn again only when something may have changed: a
+       key, a resize, a reload (about twice a second), the message line, or
+       a screen that asked for it (ctx.animating, e.g. text being sampled). */
+    int dirty = 1;
     while (!ctx.quit) {
-        const UiScreen *s = SCREENS[current];
-        double now = now_seconds();
-        if (now - last_refresh >= REFRESH_SECONDS) {
-            s->reload(states[current], &ctx);
-            last_refresh = now;
+        dirty |= app_tick(&app, &ctx, 0) | ctx.animating;
+        if (dirty) {
+            app_draw(&app, &ctx);
+            refresh();
+            dirty = 0;
         }
-        /* a message stays 5 seconds after it last changed */
-        if (strcmp(shown_message, ctx.message)) {
-            snprintf(shown_message, sizeof shown_message, "%s", ctx.message);
-            message_since = now;
-        } else if (ctx.message[0] && now - message_since > 5.0) {
-            ctx.message[0] = shown_message[0] = 0;
-        }
-        int rows, cols;
-        getmaxyx(stdscr, rows, cols);
-        if (help) {
-            draw_help(s, rows, cols, &ctx);
-        } else {
-            erase();
-            draw_tabs(SCREENS, N_SCREENS, current, cols, &ctx);
-            if (rows > 4) s->draw(states[current], &ctx, 1, rows - 3, cols);
-            draw_footer(s, rows, cols, &ctx);
-        }
-        refresh();
         int ch = getch();
         if (ch == ERR) continue;
+        dirty = 1;
         if (ch == KEY_RESIZE) continue;
-        if (help) {
-            help = 0;
+        if (app.help) {
+            app.help = 0;
             continue;
         }
-        int typing = s->typing && s->typing(states[current]);
-        int handled = s->key(states[current], &ctx, ch);
+        const UiScreen *s = app.screens[app.current];
+        int typing = s->typing && s->typing(app.states[app.current]);
+        int handled = s->key(app.states[app.current], &ctx, ch);
         if (!handled && !typing) {
             if (ch == 'q') {
                 ctx.quit = 1;
             } else if (ch == '?') {
-                help = 1;
+                app.help = 1;
             } else if (ch == '\t') {
-                current = (current + 1) % N_SCREENS;
+                app.current = (app.current + 1) % app.n;
             } else if (ch == KEY_BTAB) {
-                current = (current + N_SCREENS - 1) % N_SCREENS;
-            } else if (ch >= '1' && ch < '1' + N_SCREENS) {
-                current = ch - '1';
+                app.current = (app.current + app.n - 1) % app.n;
+            } else if (ch >= '1' && ch < '1' + app.n) {
+                app.current = ch - '1';
             }
         }
-        if (ctx.switch_to >= 0 && ctx.switch_to < N_SCREENS) {
-            current = ctx.switch_to;
+        if (ctx.switch_to >= 0 && ctx.switch_to < app.n) {
+            app.current = ctx.switch_to;
             ctx.switch_to = -1;
         }
-        SCREENS[current]->reload(states[current], &ctx);
-        last_refresh = now_seconds();
+        app_tick(&app, &ctx, 1);
     }
     /* quitting: running jobs checkpoint and return to the queue */
+    ctx.redraw = NULL;
     erase();
     mvaddstr(0, 0, "mixbench: checkpointing running jobs...");
     refresh();
     scheduler_request_stop(ctx.scheduler);
     scheduler_wait(ctx.scheduler);
     scheduler_free(ctx.scheduler);
-    for (int i = 0; i < N_SCREENS; i++) SCREENS[i]->destroy(states[i]);
+    for (int i = 0; i < app.n; i++) app.screens[i]->destroy(app.states[i]);
     endwin();
     store_close(ctx.store);
     return 0;

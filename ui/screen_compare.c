@@ -462,8 +462,10 @@ static void compare_draw(void *state, UiContext *ctx, int top, int height, int w
             snprintf(what, sizeof what, "the last finished runs");
         int len = (int)strlen(what) + 9;
         ui_text(y, 0, width, title, "Compare: %s", what);
-        if (len + 2 < width)
-            ui_text(y, len + 2, width - len - 2, ui_attr(ctx, UI_PAIR_DIM), "(none picked: space on Runs picks)");
+        const char *hint = "(none picked: space on Runs picks)";
+        if (len + 2 + (int)strlen(hint) > width) hint = "(none picked)";
+        if (len + 2 + (int)strlen(hint) <= width)
+            ui_text(y, len + 2, width - len - 2, ui_attr(ctx, UI_PAIR_DIM), "%s", hint);
         y++;
     } else {
         ui_text(y++, 0, width, title, "Compare: %d picked run%s", st->n, st->n == 1 ? "" : "s");

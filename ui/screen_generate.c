@@ -356,17 +356,6 @@ static void generate_reload(void *state, UiContext *ctx)
 
 /* ---- drawing --------------------------------------------------------- */
 
-/* Bytes of the UTF-8 character at s (1 for a byte that does not start a
-   valid one). */
-static int utf8_len(const unsigned char *s)
-{
-    int n = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 ? 2 : (s[0] & 0xf0) == 0xe0 ? 3 : (s[0] & 0xf8) == 0xf0 ? 4 : 0;
-    if (n == 0) return 1;
-    for (int k = 1; k < n; k++)
-        if ((s[k] & 0xc0) != 0x80) return 1;
-    return n;
-}
-
 /* Makes text safe to draw in place: control characters but '\n' become
    spaces, bytes that are not UTF-8 (or any byte >= 0x80 on an ASCII
    terminal) become '?'. */
@@ -381,45 +370,11 @@ static void sanitize(char *text, int utf8)
         } else if (*p < 0x80) {
             p++;
         } else {
-            int n = utf8 ? utf8_len(p) : 1;
+            int n = utf8 ? ui_utf8_len(p) : 1;
             if (n == 1) *p = '?';
             p += n;
         }
     }
-}
-
-/* Breaks text into lines of at most width columns at spaces (a longer word
-   is cut); writes (start, length) of line i into starts/lens when i < cap,
-   returns the count of lines. */
-static int wrap_lines(const char *text, int width, int *starts, int *lens, int cap)
-{
-    int n = 0;
-    const char *p = text;
-    while (*p) {
-        const char *line = p, *last_space = NULL, *end = p;
-        int cols = 0;
-        while (*end && *end != '\n' && cols < width) {
-            if (*end == ' ') last_space = end;
-            end += utf8_len((const unsigned char *)end);
-            cols++;
-        }
-        const char *next;
-        if (!*end || *end == '\n') {
-            next = *end ? end + 1 : end;
-        } else if (last_space && last_space > line) {
-            end = last_space;
-            next = last_space + 1;
-        } else {
-            next = end;
-        }
-        if (n < cap) {
-            starts[n] = (int)(line - text);
-            lens[n] = (int)(end - line);
-        }
-        n++;
-        p = next;
-    }
-    return n;
 }
 
 static void draw_label(GenScreen *g, UiContext *ctx, int f, int y, int x, const char *label)
@@ -430,9 +385,10 @@ static void draw_label(GenScreen *g, UiContext *ctx, int f, int y, int x, const 
 
 static void describe_run(const GenRun *r, char *out, size_t cap)
 {
+    const char *slash = strrchr(r->ckpt, '/');   /* the file's name: the Run screen has the path */
     snprintf(out, cap, "run %lld%s%.40s  %s %s  d=%d L=%d n_ctx=%d  step %lld  %s", (long long)r->id,
              r->name[0] ? " " : "", r->name, r->arch, r->status, r->d, r->layers, r->n_ctx, (long long)r->step,
-             r->ckpt);
+             slash ? slash + 1 : r->ckpt);
 }
 
 static void draw_run_list(GenScreen *g, UiContext *ctx, int top, int height, int width)
@@ -499,6 +455,7 @@ static void generate_draw(void *state, UiContext *ctx, int top, int height, int 
     ui_text(y, 1, width - 1, go_attr, "[ Generate ]");
     pthread_mutex_lock(&g->lock);
     int running = g->running, tokens = g->tokens_done, incremental = g->incremental;
+    ctx->animating |= running;   /* text arrives token by token */
     double seconds = g->seconds;
     char error[ERR_LEN];
     snprintf(error, sizeof error, "%s", g->error);
@@ -515,21 +472,21 @@ static void generate_draw(void *state, UiContext *ctx, int top, int height, int 
         ui_text(y, 15, width - 15, dim, "length at most %d tokens", MAX_LENGTH);
     }
     if (++y >= bottom) return;
-    mvhline(y, 0, ctx->utf8 ? ACS_HLINE : '-', width);
+    ui_rule(ctx, y, 0, width);
     if (++y >= bottom) return;
 
     /* the text, wrapped; the end shows unless scrolled back */
     sanitize(g->shown, ctx->utf8);
     int rows = bottom - y, text_width = width - 2;
     if (text_width < 1) return;
-    int n_lines = wrap_lines(g->shown, text_width, NULL, NULL, 0);
+    int n_lines = ui_wrap_lines(g->shown, text_width, NULL, NULL, 0);
     int *starts = malloc(sizeof(int) * (size_t)(n_lines + 1)), *lens = malloc(sizeof(int) * (size_t)(n_lines + 1));
     if (!starts || !lens) {
         free(starts);
         free(lens);
         return;
     }
-    wrap_lines(g->shown, text_width, starts, lens, n_lines);
+    ui_wrap_lines(g->shown, text_width, starts, lens, n_lines);
     int max_scroll = n_lines > rows ? n_lines - rows : 0;
     if (g->scroll > max_scroll) g->scroll = max_scroll;
     int first = n_lines > rows ? n_lines - rows - g->scroll : 0;

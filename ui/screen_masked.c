@@ -464,21 +464,25 @@ static int draw_summary(MaskedState *st, UiContext *ctx, int top, int rows, int 
     return y - top;
 }
 
-static void draw_empty(UiContext *ctx, int top, int width)
+static void draw_empty(UiContext *ctx, int top, int height, int width)
 {
-    int y = top;
-    ui_text(y++, 0, width, ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD,
-            "AE/Bidir: no autoencoder, bidirectional or completion sweep in this store");
+    int y = top, bottom = top + height;
+    y += ui_wrap(y, 0, width, bottom - y, ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD,
+                 "AE/Bidir: no autoencoder, bidirectional or completion sweep in this store");
     y++;
-    ui_text(y++, 2, width - 2, 0, "These are the Masked Mixers II comparisons of the masked mixer and attention:");
-    for (size_t i = 0; i < sizeof PRESETS / sizeof PRESETS[0]; i++) {
+    y += ui_wrap(y, 2, width - 2, bottom - y, 0,
+                 "These are the Masked Mixers II comparisons of the masked mixer and attention:");
+    for (size_t i = 0; i < sizeof PRESETS / sizeof PRESETS[0] && y < bottom; i++) {
         const Preset *p = preset_find(PRESETS[i]);
-        ui_text(y++, 4, width - 4, 0, "%-14s %s", PRESETS[i], p ? p->what : "");
+        ui_text(y, 4, width - 4, A_BOLD, "%s", PRESETS[i]);
+        y += MB_MAX(1, ui_wrap(y, 19, width - 19, bottom - y, 0, p ? p->what : ""));
     }
     y++;
-    ui_text(y++, 2, width - 2, 0, "Queue one with `mixbench sweep autoencoder` (or bidirectional, completion),");
-    ui_text(y++, 2, width - 2, 0, "or from the New sweep screen; the workbench's workers run it and this screen");
-    ui_text(y++, 2, width - 2, 0, "draws the mixer beside attention as the runs train.");
+    if (y < bottom)
+        ui_wrap(y, 2, width - 2, bottom - y, 0,
+                "Queue one with `mixbench sweep autoencoder` (or bidirectional, completion), or from the New sweep "
+                "screen; the workbench's workers run it and this screen draws the mixer beside attention as the "
+                "runs train.");
 }
 
 static void masked_draw(void *state, UiContext *ctx, int top, int height, int width)
@@ -488,7 +492,7 @@ static void masked_draw(void *state, UiContext *ctx, int top, int height, int wi
     int bottom = top + height, y = top;
     if (st->error[0]) ui_text(bottom - 1, 0, width, ui_attr(ctx, UI_PAIR_BAD), "%s", st->error);
     if (st->current < 0) {
-        draw_empty(ctx, top, width);
+        draw_empty(ctx, top, height, width);
         return;
     }
     const MaskedSweep *s = &st->sweeps[st->current];

@@ -256,7 +256,7 @@ static int read_header(void *state, int ncols, char **v, char **names)
     st->threads = (int)parse_int(v[12]);
     ui_copy_text(st->error, sizeof st->error, v[13]);
     ui_copy_text(st->sweep, sizeof st->sweep, v[14]);
-    ui_copy_text(st->coords, sizeof st->coords, v[15] && strcmp(v[15], "{}") ? v[15] : "");
+    ui_copy_text(st->coords, sizeof st->coords, v[15]);
     hl->config_json = v[16] ? strdup(v[16]) : NULL;
     st->eta = NAN;
     return 0;
@@ -319,7 +319,8 @@ static void parse_config(RunState *st, const char *json)
 static const char HEADER_SQL[] =
     "SELECT r.name, r.arch, r.task, r.data, r.status, r.steps_done, r.total_steps, r.tokens_seen,"
     "       r.wall_seconds, r.tokens_per_s, r.n_params, r.n_params_nonembedding, r.threads, r.error,"
-    "       s.name, r.coords_json, r.config_json"
+    "       s.name, coalesce((SELECT group_concat(j.key || '=' || j.value, ' ') FROM json_each(r.coords_json) j), ''),"
+    "       r.config_json"
     "  FROM runs r LEFT JOIN sweeps s ON s.id = r.sweep_id WHERE r.id = ?1";
 
 static void load(RunState *st, UiContext *ctx)
@@ -450,6 +451,8 @@ static void draw_header(RunState *st, UiContext *ctx, int y, int width)
     if (!strcmp(st->status, "running")) snprintf(line + strlen(line), sizeof line - strlen(line), "  ETA %s", eta);
     snprintf(line + strlen(line), sizeof line - strlen(line), "  %s %s %s", st->arch, st->task, st->data);
     ui_text(y, x, width - x, A_BOLD, "%s", line);
+    x += (int)strlen(line);
+    if (st->sweep[0]) ui_text(y, x, width - x, 0, "  sweep %s", st->sweep);
 
     snprintf(line, sizeof line, "%s tok/s  ", rate);
     if (st->n_params > 0)
@@ -457,8 +460,11 @@ static void draw_header(RunState *st, UiContext *ctx, int y, int width)
                  "params %s (%s non-emb)  threads %d  tokens %s  wall %s", params, nonemb, st->threads, tokens, wall);
     else
         snprintf(line + strlen(line), sizeof line - strlen(line), "params - (counted when the job starts)");
-    if (st->sweep[0])
-        snprintf(line + strlen(line), sizeof line - strlen(line), "  sweep %s %s", st->sweep, st->coords);
+    /* the sweep's coordinates only when they fit whole (the config panel
+       lists the same keys first) */
+    size_t len = strlen(line);
+    if (st->coords[0] && (int)(len + 2 + strlen(st->coords)) < width - 1)
+        snprintf(line + len, sizeof line - len, "  %s", st->coords);
     ui_text(y + 1, 1, width - 1, 0, "%s", line);
     if (st->error[0] && strcmp(st->status, "queued") && strcmp(st->status, "running"))
         ui_text(y + 1, 1, width - 1, ui_attr(ctx, UI_PAIR_BAD), "%-*s", width, st->error);

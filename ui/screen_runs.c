@@ -48,7 +48,8 @@ typedef struct {
 
 typedef struct {
     int64_t id;
-    char name[64], arch[32], task[32], data[256], status[16], sweep[64];
+    char name[64], arch[32], task[32], data[256], status[16], sweep[64], coords[192];
+    int64_t sweep_id;
     int64_t step, total;
     double train_loss, valid_loss, tokens_per_s, eta;   /* NAN: not known */
     Spark spark;
@@ -185,7 +186,7 @@ static int add_run(void *state, int ncols, char **v, char **names)
     (void)names;
     LoadCtx *lc = state;
     RunsState *st = lc->st;
-    if (ncols < 12 || !v[0]) return 0;
+    if (ncols < 14 || !v[0]) return 0;
     if (st->n == st->cap) {
         int cap = st->cap ? 2 * st->cap : 64;
         RunRow *grown = realloc(st->rows, (size_t)cap * sizeof *grown);
@@ -207,6 +208,8 @@ static int add_run(void *state, int ncols, char **v, char **names)
     r->tokens_per_s = parse_double(v[9]);
     r->valid_loss = parse_double(v[10]);
     ui_copy_text(r->sweep, sizeof r->sweep, v[11]);
+    r->sweep_id = v[12] ? atoll(v[12]) : 0;
+    ui_copy_text(r->coords, sizeof r->coords, v[13]);
     r->eta = NAN;
     /* both lists ascend by id: walk the old one along */
     while (lc->i_old < lc->n_old && lc->old[lc->i_old].id < r->id) lc->i_old++;
@@ -222,7 +225,8 @@ static const char RUNS_SQL[] =
     "       m.train_loss_smooth, coalesce(r.tokens_per_s, m.tokens_per_s),"
     "       (SELECT e.loss FROM evals e WHERE e.run_id = r.id AND e.split = 'valid'"
     "         ORDER BY e.step DESC LIMIT 1),"
-    "       s.name"
+    "       s.name, r.sweep_id,"
+    "       coalesce((SELECT group_concat(j.key || '=' || j.value, ' ') FROM json_each(r.coords_json) j), '')"
     "  FROM runs r"
     "  LEFT JOIN sweeps s ON s.id = r.sweep_id"
     "  LEFT JOIN metrics m ON m.run_id = r.id"
@@ -491,7 +495,9 @@ static void runs_draw(void *state, UiContext *ctx, int top, int height, int widt
     ui_text(top + 1, c.eta, 5, head, "%5s", "ETA");
     if (c.w_spark > 0) ui_text(top + 1, c.spark, c.w_spark, head, "loss");
 
-    st->page = height - 2;
+    /* the last row: the selected run's data, sweep and coordinates (the
+       data column is there from 90 columns only) */
+    st->page = height - 3;
     if (st->cursor < st->scroll) st->scroll = st->cursor;
     if (st->cursor >= st->scroll + st->page) st->scroll = st->cursor - st->page + 1;
     if (st->n_visible == 0) {
@@ -533,6 +539,16 @@ static void runs_draw(void *state, UiContext *ctx, int top, int height, int widt
             if (plot_sparkline(r->spark.loss, r->spark.n, c.w_spark, !ctx->utf8, line, sizeof line) >= 0)
                 ui_text(y, c.spark, c.w_spark, sel ? base : ui_attr(ctx, UI_PAIR_SERIES0), "%s", line);
         }
+    }
+    if (st->cursor < st->n_visible) {
+        const RunRow *r = &st->rows[st->visible[st->cursor]];
+        char line[640];
+        int len = snprintf(line, sizeof line, "run %lld  data %s", (long long)r->id, r->data);
+        if (r->sweep_id && len < (int)sizeof line)
+            len += snprintf(line + len, sizeof line - len, "  sweep %lld %s", (long long)r->sweep_id, r->sweep);
+        if (r->coords[0] && len < (int)sizeof line) len += snprintf(line + len, sizeof line - len, "  %s", r->coords);
+        if (r->name[0] && len < (int)sizeof line) snprintf(line + len, sizeof line - len, "  name %s", r->name);
+        ui_text(top + height - 1, 1, width - 1, ui_attr(ctx, UI_PAIR_DIM), "%s", line);
     }
 }
 

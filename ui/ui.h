@@ -36,6 +36,11 @@ typedef struct UiContext {
     char message[256];         /* one-line status shown above the footer */
     int switch_to;             /* a screen asks the loop to show screen N (-1: none) */
     int quit;
+    int animating;             /* set by a screen's draw: draw again at the next tick */
+    /* The main loop's: reloads (when due) and draws the whole terminal
+       without refreshing it; ui_confirm keeps the screen live with it. */
+    void (*redraw)(struct UiContext *ctx);
+    void *app;
 } UiContext;
 
 typedef struct UiScreen {
@@ -72,6 +77,18 @@ int ui_main(const char *db_path, int jobs, int cores);
 
 /* Text clipped to width columns (UTF-8 aware), with attributes. */
 void ui_text(int y, int x, int width, int attr, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* Bytes of the UTF-8 character at s (1 for a byte that does not start a
+   valid one). */
+int ui_utf8_len(const unsigned char *s);
+/* Breaks text into lines of at most width columns at spaces (a longer word
+   is cut, '\n' ends a line); writes (start, length) of line i into
+   starts/lens when i < cap, returns the count of lines. */
+int ui_wrap_lines(const char *text, int width, int *starts, int *lens, int cap);
+/* Draws text word-wrapped in [x, x + width) from row y, at most max_rows
+   rows; returns the rows used. */
+int ui_wrap(int y, int x, int width, int max_rows, int attr, const char *text);
+/* A horizontal rule: box-drawing characters, or '-' without UTF-8. */
+void ui_rule(UiContext *ctx, int y, int x, int width);
 /* A plot (ui/plot.h) of the series in the rectangle, series k in colour k. */
 void ui_plot(UiContext *ctx, int y, int x, int height, int width, const PlotSeries *series, int n_series,
              int log_y);

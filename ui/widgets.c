@@ -38,11 +38,7 @@ static int clip_utf8(const char *s, int width)
 {
     int bytes = 0, cols = 0;
     while (s[bytes] && cols < width) {
-        unsigned char c = (unsigned char)s[bytes];
-        int len = c < 0x80 ? 1 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
-        for (int k = 1; k < len; k++)
-            if (!s[bytes + k]) return bytes;
-        bytes += len;
+        bytes += ui_utf8_len((const unsigned char *)s + bytes);
         cols++;
     }
     return bytes;
@@ -60,6 +56,69 @@ void ui_text(int y, int x, int width, int attr, const char *fmt, ...)
     mvaddnstr(y, x, buf, clip_utf8(buf, width));
     attroff(attr);
 }
+
+/* Bytes of the UTF-8 character at s (1 for a byte that does not start a
+   valid one). */
+int ui_utf8_len(const unsigned char *s)
+{
+    int n = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 ? 2 : (s[0] & 0xf0) == 0xe0 ? 3 : (s[0] & 0xf8) == 0xf0 ? 4 : 0;
+    if (n == 0) return 1;
+    for (int k = 1; k < n; k++)
+        if ((s[k] & 0xc0) != 0x80) return 1;
+    return n;
+}
+
+/* Breaks text into lines of at most width columns at spaces (a longer word
+   is cut); writes (start, length) of line i into starts/lens when i < cap,
+   returns the count of lines. */
+int ui_wrap_lines(const char *text, int width, int *starts, int *lens, int cap)
+{
+    int n = 0;
+    const char *p = text;
+    while (*p) {
+        const char *line = p, *last_space = NULL, *end = p;
+        int cols = 0;
+        while (*end && *end != '\n' && cols < width) {
+            if (*end == ' ') last_space = end;
+            end += ui_utf8_len((const unsigned char *)end);
+            cols++;
+        }
+        const char *next;
+        if (!*end || *end == '\n') {
+            next = *end ? end + 1 : end;
+        } else if (last_space && last_space > line) {
+            end = last_space;
+            next = last_space + 1;
+        } else {
+            next = end;
+        }
+        if (n < cap) {
+            starts[n] = (int)(line - text);
+            lens[n] = (int)(end - line);
+        }
+        n++;
+        p = next;
+    }
+    return n;
+}
+
+int ui_wrap(int y, int x, int width, int max_rows, int attr, const char *text)
+{
+    if (width < 1 || max_rows < 1) return 0;
+    int starts[64], lens[64];
+    int n = MB_MIN(ui_wrap_lines(text, width, starts, lens, 64), MB_MIN(max_rows, 64));
+    for (int i = 0; i < n; i++) ui_text(y + i, x, width, attr, "%.*s", lens[i], text + starts[i]);
+    return n;
+}
+
+void ui_rule(UiContext *ctx, int y, int x, int width)
+{
+    char line[3 * 512 + 1];
+    int n = MB_MIN(width, 512), len = 0;
+    for (int i = 0; i < n; i++) len += snprintf(line + len, sizeof line - len, "%s", ctx->utf8 ? "─" : "-");
+    ui_text(y, x, width, 0, "%s", line);
+}
+
 
 void ui_plot(UiContext *ctx, int y, int x, int height, int width, const PlotSeries *series, int n_series, int log_y)
 {
@@ -85,16 +144,17 @@ void ui_plot(UiContext *ctx, int y, int x, int height, int width, const PlotSeri
 
 int ui_confirm(UiContext *ctx, const char *question)
 {
-    int rows, cols;
-    getmaxyx(stdscr, rows, cols);
-    move(rows - 2, 0);
-    clrtoeol();
-    ui_text(rows - 2, 0, cols, ui_attr(ctx, UI_PAIR_WARN) | A_BOLD, "%s [y/N]", question);
-    refresh();
-    timeout(-1);
-    int ch = getch();
-    timeout(100);
-    return ch == 'y' || ch == 'Y';
+    for (;;) {
+        if (ctx->redraw) ctx->redraw(ctx);   /* the screen stays live while it asks */
+        int rows, cols;
+        getmaxyx(stdscr, rows, cols);
+        move(rows - 2, 0);
+        clrtoeol();
+        ui_text(rows - 2, 0, cols, ui_attr(ctx, UI_PAIR_WARN) | A_BOLD, "%s [y/N]", question);
+        refresh();
+        int ch = getch();   /* the loop's timeout: about ten redraws a second */
+        if (ch != ERR && ch != KEY_RESIZE) return ch == 'y' || ch == 'Y';
+    }
 }
 
 void ui_say(UiContext *ctx, const char *fmt, ...)

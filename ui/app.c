@@ -192,6 +192,14 @@ int ui_main(const char *db_path, int jobs, int cores)
     cbreak();
     noecho();
     keypad(stdscr, TRUE);
+    /* Home and End in every form terminals send, whatever TERM claims
+       (tmux and screen send ESC [1~ / ESC [4~, xterm ESC OH / ESC [H) */
+    static const char *const HOME_KEYS[] = {"\033[1~", "\033[7~", "\033[H", "\033OH"};
+    static const char *const END_KEYS[] = {"\033[4~", "\033[8~", "\033[F", "\033OF"};
+    for (int i = 0; i < 4; i++) {
+        if (key_defined(HOME_KEYS[i]) <= 0) define_key(HOME_KEYS[i], KEY_HOME);
+        if (key_defined(END_KEYS[i]) <= 0) define_key(END_KEYS[i], KEY_END);
+    }
     set_escdelay(25);   /* Esc leaves a field at once, not after ncurses' 1 s */
     curs_set(0);
     timeout(100);
@@ -226,6 +234,8 @@ int ui_main(const char *db_path, int jobs, int cores)
         int ch = getch();
         if (ch == ERR) continue;
         dirty = 1;
+        if (ch == KEY_FIND) ch = KEY_HOME;     /* ESC [1~ under xterm's terminfo */
+        if (ch == KEY_SELECT) ch = KEY_END;    /* ESC [4~ */
         if (ch == KEY_RESIZE) continue;
         if (app.help) {
             app.help = 0;

@@ -28,6 +28,10 @@ static const char *GLOBAL_HELP =
     "/                 filter (Runs)\n"
     "?                 this help\n"
     "q                 quit (running jobs checkpoint and resume next time)\n";
+/* the same in two lines, for a screen whose own keys leave no room */
+static const char *GLOBAL_HELP_SHORT =
+    "Tab/Shift-Tab, 1..8 screens   arrows/hjkl move   Enter open   ? help\n"
+    "q quit (running jobs checkpoint and resume next time)\n";
 
 static void setup_colors(UiContext *ctx)
 {
@@ -92,21 +96,57 @@ static void draw_footer(const UiScreen *s, int rows, int width, UiContext *ctx)
     ui_text(rows - 1, 0, width, A_REVERSE, " %s  Tab screens  ? help  q quit ", s->footer);
 }
 
+/* Draws one help line in [x, x + width) from row y; a longer line wraps,
+   its continuation indented to its description (after the key column).
+   Returns the rows used. */
+static int help_line(int y, int x, int width, int max_rows, const char *line, int len)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf, "%.*s", len, line);
+    int indent = 0;
+    const char *gap = strstr(buf, "  ");
+    if (gap && gap > buf && buf[0] != ' ') {
+        while (*gap == ' ') gap++;
+        indent = (int)(gap - buf);
+    }
+    if ((int)strlen(buf) <= width || indent == 0 || indent > width / 2)
+        return ui_wrap(y, x, width, max_rows, 0, buf);
+    ui_text(y, x, indent, 0, "%.*s", indent, buf);
+    return ui_wrap(y, x + indent, width - indent, max_rows, 0, buf + indent);
+}
+
+/* Rows the lines of text take at width (a line wraps once at most at the
+   widths the help is read at). */
+static int help_rows(const char *text, int width)
+{
+    int rows = 0;
+    for (const char *p = text; p && *p;) {
+        const char *nl = strchr(p, '\n');
+        int len = nl ? (int)(nl - p) : (int)strlen(p);
+        rows += len > width ? 2 : 1;
+        p = nl ? nl + 1 : NULL;
+    }
+    return rows;
+}
+
 static void draw_help(const UiScreen *s, int rows, int width, UiContext *ctx)
 {
-    int y = 2;
+    int y = 2, bottom = rows - 2, text_width = width - 6;
     erase();
     ui_text(y++, 2, width - 4, ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD, "Keys: %s screen", s->name);
-    const char *texts[2] = {s->help, GLOBAL_HELP};
+    const char *global = GLOBAL_HELP;
+    if (y + help_rows(s->help, text_width) + 2 + help_rows(GLOBAL_HELP, text_width) > bottom)
+        global = GLOBAL_HELP_SHORT;
+    const char *texts[2] = {s->help, global};
     for (int t = 0; t < 2; t++) {
         const char *p = texts[t];
-        while (p && *p && y < rows - 2) {
+        while (p && *p && y < bottom) {
             const char *nl = strchr(p, '\n');
             int len = nl ? (int)(nl - p) : (int)strlen(p);
-            ui_text(y++, 4, width - 6, 0, "%.*s", len, p);
+            y += MB_MAX(1, help_line(y, 4, text_width, bottom - y, p, len));
             p = nl ? nl + 1 : NULL;
         }
-        if (t == 0 && y < rows - 2) ui_text(++y, 2, width - 4, ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD, "Everywhere"), y++;
+        if (t == 0 && y < bottom) ui_text(++y, 2, width - 4, ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD, "Everywhere"), y++;
     }
     ui_text(rows - 1, 0, width, A_REVERSE, " any key: back ");
 }

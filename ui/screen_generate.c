@@ -691,7 +691,7 @@ const UiScreen ui_screen_generate = {
     "Generate",
     "up/down field  Enter edit/generate  s stop",
     "up/down, j/k      move between fields\n"
-    "Enter             on Model: pick a run; on a field: edit it; on [ Generate ]: generate\n"
+    "Enter             pick a run (on Model), edit a field, or generate\n"
     "left/right        on Model: the previous / next run\n"
     "While editing:    Enter generates, Esc leaves the field, Tab / Shift-Tab\n"
     "                  next / previous field, up/down leave and move,\n"

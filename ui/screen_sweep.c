@@ -687,7 +687,7 @@ const UiScreen ui_screen_sweep = {
     "                  Tab / Shift-Tab next / previous text field, left/right,\n"
     "                  Home/End, Backspace/Delete, Ctrl-U / Ctrl-K clear\n"
     "Preset list:      up/down, Enter take, Esc back; '(none)' builds a grid\n"
-    "Axes: `layers=1,2 heads=2,4` (a grid) or `(layers,heads)=(1,1),(2,4)` (zipped);\n"
+    "Axes: a grid `layers=1,2 heads=2,4` or zipped `(layers,heads)=(1,1),(2,4)`;\n"
     "Budget: steps=N, tokens=N or seconds=S; Extra keys: any key=value (with a\n"
     "preset they override its keys).  The job count and the error line follow\n"
     "every keystroke; the time is an estimate from finished runs' tokens/s.\n",

@@ -709,7 +709,7 @@ static int show_plot(Store *s, long long run, int utf8, int log_y)
             {x[1], y[1], n[1], utf8 ? PLOT_LINE : PLOT_MARKERS, '*', 36},
             {x[2], y[2], n[2], PLOT_MARKERS, 'o', 33},
         };
-        PlotOptions opt = {PLOT_WIDTH, PLOT_HEIGHT, log_y, !utf8, use_color()};
+        PlotOptions opt = {PLOT_WIDTH, PLOT_HEIGHT, log_y, !utf8, use_color(), 0};
         char *text = NULL;
         if (plot_render(&opt, series, 3, &text, err)) {
             rc = cli_fail("%s", err);

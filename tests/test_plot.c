@@ -178,7 +178,7 @@ static void test_plot_linear(void)
 {
     double x[2] = {0, 10}, y[2] = {0, 1};
     PlotSeries s = {x, y, 2, PLOT_LINE, 0, 0};
-    PlotOptions opt = {20, 6, 0, 0, 0};
+    PlotOptions opt = {20, 6, 0, 0, 0, 0};
     char *out = render(&opt, &s, 1);
     const char *want =
         "1.0┤             ⣀⠤⠒\n"
@@ -209,7 +209,7 @@ static void test_plot_log(void)
 {
     double x[4] = {0, 1, 2, 3}, y[4] = {1, 10, 100, 1000};
     PlotSeries s = {x, y, 4, PLOT_LINE, 0, 0};
-    PlotOptions opt = {24, 8, 1, 0, 0};
+    PlotOptions opt = {24, 8, 1, 0, 0, 0};
     char *out = render(&opt, &s, 1);
     /* Powers of ten on a log axis: a straight line, ticks 1, 10, 100, 1k. */
     const char *want =
@@ -236,7 +236,7 @@ static void test_plot_markers_and_color(void)
 {
     double x[3] = {1, 2, 3}, y[3] = {2, 3, 2.5};
     PlotSeries s[2] = {{x, y, 3, PLOT_LINE, 0, 36}, {x, y, 3, PLOT_MARKERS, 'o', 33}};
-    PlotOptions opt = {20, 6, 0, 1, 0};
+    PlotOptions opt = {20, 6, 0, 1, 0, 0};
     char *out = render(&opt, s, 2);
     const char *want =
         "3.0+      ..o...\n"
@@ -254,12 +254,21 @@ static void test_plot_markers_and_color(void)
     const char *first_line = "3.0┤      \033[36m⢀⡠\033[33m⣿\033[36m⠤⣀⡀\033[0m\n";
     CHECK(strncmp(out, first_line, strlen(first_line)) == 0, "got\n%s", out);
     free(out);
+
+    /* no colours: braille lines, the markers as their glyph */
+    opt.ansi_color = 0;
+    opt.glyph_markers = 1;
+    out = render(&opt, s, 2);
+    first_line = "3.0┤      ⢀⡠o⠤⣀⡀\n";
+    CHECK(strncmp(out, first_line, strlen(first_line)) == 0, "got\n%s", out);
+    CHECK(strstr(out, "⣿") == NULL, "a block marker left in\n%s", out);
+    free(out);
 }
 
 static void test_plot_edge_cases(void)
 {
     char err[ERR_LEN] = "";
-    PlotOptions opt = {30, 8, 0, 0, 0};
+    PlotOptions opt = {30, 8, 0, 0, 0, 0};
     char *out = NULL;
     /* No data: an empty frame, not an error. */
     CHECK(plot_render(&opt, NULL, 0, &out, err) == 0, "%s", err);
@@ -271,11 +280,11 @@ static void test_plot_edge_cases(void)
     CHECK(plot_render(&opt, &s, 1, &out, err) == 0, "%s", err);
     CHECK(out && strstr(out, "2.0┤             ⠁\n") != NULL, "single dot: \n%s", out);
     free(out);
-    PlotOptions tiny = {8, 3, 0, 0, 0};
+    PlotOptions tiny = {8, 3, 0, 0, 0, 0};
     CHECK(plot_render(&tiny, &s, 1, &out, err) == -1 && out == NULL && strstr(err, "12x4"),
           "%s", err);
     /* Every line has at most width columns. */
-    PlotOptions wide = {72, 14, 0, 0, 0};
+    PlotOptions wide = {72, 14, 0, 0, 0, 0};
     double lx[100], ly[100];
     for (int i = 0; i < 100; i++) {
         lx[i] = i * 137.0;

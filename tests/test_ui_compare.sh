@@ -175,4 +175,6 @@ TM send-keys -t M "$(tab M Grid)"
 check mono_shading M 5 "^attention +[ .:=+*#%@-] [0-9]\.[0-9]{3}"
 check mono_shade_legend M 3 "shade: ' \.:-=\+\*#%@' worse to better"
 TM send-keys -t M "$(tab M AE/Bidir)"
-check ascii_masked M 5 "^-- mixer/bidir"
+check ascii_masked M 5 "^[a-h]- mixer/bidir"
+# without colours each group's lines end in the letter of its table row
+check mono_masked_letters M 3 "[.':][a-h]( |\$)"

@@ -478,7 +478,7 @@ int plot_render_grid(const PlotOptions *opt, const PlotSeries *series, int n_ser
         for (int c = 0; c < cols; c++) {
             size_t cell = (size_t)r * (size_t)cols + (size_t)c;
             char text[5];
-            if (ascii && canvas.glyph[cell]) {
+            if ((ascii || opt->glyph_markers) && canvas.glyph[cell]) {
                 text[0] = canvas.glyph[cell];
                 text[1] = 0;
             } else if (ascii) {

@@ -91,6 +91,7 @@ typedef struct {
     int log_y;               /* log10 y axis; values <= 0 are left out */
     int ascii;               /* no UTF-8: ASCII characters only */
     int ansi_color;          /* plot_render: colour series with ANSI escapes */
+    int glyph_markers;       /* markers as their glyph in UTF-8 too (no colours to tell series apart) */
 } PlotOptions;
 
 typedef struct {

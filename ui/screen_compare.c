@@ -483,7 +483,7 @@ static void compare_draw(void *state, UiContext *ctx, int top, int height, int w
     if (plot_height >= 4) {
         ui_text(y++, 0, width, ui_attr(ctx, UI_PAIR_DIM), "x: %s  y: loss, %s   %s: smoothed train, %s: valid",
                 curve_axis_name(st->align), st->log_y ? "log" : "linear", ctx->utf8 ? "lines" : "dots",
-                valid_look(st, ctx->utf8));
+                valid_look(st, ctx->utf8 && ctx->colors));
         draw_plot(st, ctx, y, plot_height, width);
         y += plot_height;
     }
@@ -549,8 +549,8 @@ const UiScreen ui_screen_compare = {
     "a               align the curves by steps, tokens or wall seconds\n"
     "l               y axis: log / linear\n"
     "Enter           open the selected run (Run screen)\n"
-    "                lines: smoothed train loss; blocks (ASCII:\n"
-    "                markers), or dots past 16 evaluations: valid\n"
+    "                lines: smoothed train loss; blocks (ASCII or no\n"
+    "                colours: markers), or dots past 16 evaluations: valid\n"
     "                table: final numbers, the best of each column\n"
     "                highlighted (lowest loss, perplexity and params,\n"
     "                highest accuracy and tokens/s)\n"

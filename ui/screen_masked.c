@@ -325,7 +325,7 @@ static void draw_panel(MaskedState *st, UiContext *ctx, const char *arch, int to
     /* group g's runs get series g, g + 8, g + 16, ...: ui_plot colours
        series s with colour s % 8, so every run of a group has its colour */
     int per_group[MAX_GROUPS] = {0}, n_series = 0;
-    PlotSeries series[MAX_GROUPS * MAX_RUNS];
+    PlotSeries series[2 * MAX_GROUPS * MAX_RUNS];   /* the lines, then (no colours) their end markers */
     memset(series, 0, sizeof series);
     for (int i = 0; i < st->n_runs; i++) {
         const MaskedRun *r = &st->runs[i];
@@ -335,6 +335,14 @@ static void draw_panel(MaskedState *st, UiContext *ctx, const char *arch, int to
         const CurvePoints *p = st->valid_curves ? &r->curve.valid : &r->curve.train;
         series[s] = (PlotSeries){p->x[CURVE_X_STEPS], p->loss, p->n, PLOT_LINE, 0, 0};
         if (s + 1 > n_series) n_series = s + 1;
+    }
+    /* without colours a group's lines end in its letter (the table's legend) */
+    int n_lines = n_series;
+    for (int s = 0; s < n_lines && !ctx->colors; s++) {
+        if (series[s].n == 0) continue;
+        int last = series[s].n - 1;
+        series[n_series++] = (PlotSeries){series[s].x + last, series[s].y + last, 1, PLOT_MARKERS,
+                                          (char)('a' + s % MAX_GROUPS), 0};
     }
     int title = ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD;
     ui_text(top, x, width, title, "%s", arch ? arch_title(arch) : "all architectures");
@@ -369,7 +377,8 @@ static void draw_table(MaskedState *st, UiContext *ctx, int top, int width)
     for (int g = 0; g < st->n_groups; g++) {
         const Group *grp = &st->groups[g];
         int y = top + 1 + g;
-        ui_text(y, 0, 2, ui_attr(ctx, UI_PAIR_SERIES0 + g) | A_BOLD, "%s", ctx->utf8 ? "━━" : "--");
+        if (ctx->colors) ui_text(y, 0, 2, ui_attr(ctx, UI_PAIR_SERIES0 + g) | A_BOLD, "%s", ctx->utf8 ? "━━" : "--");
+        else ui_text(y, 0, 2, A_BOLD, "%c%s", 'a' + g, ctx->utf8 ? "━" : "-");
         group_label(st, grp, 0, label, sizeof label);
         ui_text(y, 3, label_w, 0, "%s", label);
         for (int k = 0; k < 4; k++) {

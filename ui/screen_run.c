@@ -481,7 +481,9 @@ static void draw_legend(RunState *st, UiContext *ctx, int y, int width)
     const char *marks_utf8[3] = {"⠂", "⠒", "⣿"};
     const char *marks_ascii[3] = {".", "-", "o"};
     for (int k = 0; k < 3 && x < width; k++) {
-        ui_text(y, x, width - x, ui_attr(ctx, UI_PAIR_SERIES0 + k) | A_BOLD, "%s", ctx->utf8 ? marks_utf8[k] : marks_ascii[k]);
+        /* the valid marker is its glyph without colours (ui_plot) */
+        int glyph = !ctx->utf8 || (k == 2 && !ctx->colors);
+        ui_text(y, x, width - x, ui_attr(ctx, UI_PAIR_SERIES0 + k) | A_BOLD, "%s", glyph ? marks_ascii[k] : marks_utf8[k]);
         ui_text(y, x + 2, width - x - 2, 0, "%s", names[k]);
         x += 3 + (int)strlen(names[k]) + 1;
     }

@@ -123,7 +123,7 @@ void ui_rule(UiContext *ctx, int y, int x, int width)
 void ui_plot(UiContext *ctx, int y, int x, int height, int width, const PlotSeries *series, int n_series, int log_y)
 {
     if (height < 4 || width < 12) return;
-    PlotOptions opt = {width, height, log_y, !ctx->utf8, 0};
+    PlotOptions opt = {width, height, log_y, !ctx->utf8, 0, !ctx->colors};
     PlotGrid g;
     char err[ERR_LEN];
     if (plot_render_grid(&opt, series, n_series, &g, err)) {

@@ -27,6 +27,7 @@ TM send-keys -t A d
 wait_for A 10 "demo sweep [0-9]+ queued" && pass demo_queued_message || fail demo_queued_message "$(screen A)"
 n=$(q "$A" "select count(*) from runs where sweep_id is not null")
 [ "$n" -ge 2 ] && pass demo_queued_jobs || fail demo_queued_jobs "runs in the store: $n"
+[ "$(q "$A" "select name from sweeps")" = demo ] && pass demo_sweep_name || fail demo_sweep_name "$(q "$A" "select name from sweeps")"
 if wait_for A 15 " running +[0-9]+/"; then
   pass demo_row_running
   s1=$(running_step A)

@@ -22,6 +22,7 @@
 
 #include "engine/common.h"
 #include "engine/io/json.h"
+#include "experiments/sweep.h"
 #include "ui/heatmap.h"
 #include "ui/ui.h"
 
@@ -499,8 +500,8 @@ static void draw_header(GridState *st, UiContext *ctx, int *y, int width)
         }
         ui_text((*y)++, 0, width, 0, "%s", text);
     }
-    if (!strcmp(s->name, "grid")) {
-        ui_text((*y)++, 0, width, dim, "paper figures: none (a grid sweep is not a preset)");
+    if (!preset_find(s->name)) {
+        ui_text((*y)++, 0, width, dim, "paper figures: none (a %s sweep is not a preset)", s->name);
     } else if (st->n_paper == 0) {
         ui_text((*y)++, 0, width, dim, "the paper figures for preset %s are not in the store", s->name);
     } else {

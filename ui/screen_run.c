@@ -452,7 +452,7 @@ static void draw_header(RunState *st, UiContext *ctx, int y, int width)
     snprintf(line + strlen(line), sizeof line - strlen(line), "  %s %s %s", st->arch, st->task, st->data);
     ui_text(y, x, width - x, A_BOLD, "%s", line);
     x += (int)strlen(line);
-    if (st->sweep[0]) ui_text(y, x, width - x, 0, "  sweep %s", st->sweep);
+    if (st->sweep[0] && x + 8 + (int)strlen(st->sweep) <= width) ui_text(y, x, width - x, 0, "  sweep %s", st->sweep);
 
     snprintf(line, sizeof line, "%s tok/s  ", rate);
     if (st->n_params > 0)

@@ -575,6 +575,7 @@ static void queue_demo(RunsState *st, UiContext *ctx)
         ui_say(ctx, "demo: %s", err);
         return;
     }
+    snprintf(sw.name, sizeof sw.name, "demo");
     int64_t sweep_id = 0;
     if (sweep_enqueue(ctx->store, &sw, 0, &sweep_id, err))
         ui_say(ctx, "demo: %s", err);

@@ -20,15 +20,6 @@ set -u
 T=$(mktemp -d)
 SOCK=mbcmp$$
 . "$(dirname "$0")/ui_harness.sh"
-# check NAME SESSION SECONDS PATTERN: PASS when the screen shows PATTERN
-check() {
-  if wait_for "$2" "$3" "$4"; then pass "$1"; else fail "$1" "no /$4/ in:
-$(screen "$2")"; fi
-}
-# the lines holding braille cells
-braille() { LC_ALL=C grep -c $'\xe2[\xa0-\xa3]'; }
-# tab NAME LABEL: the number of LABEL in the tab bar ("" when absent)
-tab() { screen "$1" | head -1 | grep -oE "[0-9] $2( |\$)" | head -1 | cut -c1; }
 
 # --- the store: three sweeps, trained
 S=$T/s.db

@@ -16,7 +16,6 @@ SOCK=mbruns$$
 . "$(dirname "$0")/ui_harness.sh"
 # the step of the first running row of the Runs screen
 running_step() { screen "$1" | sed -nE 's/.* running +([0-9]+)\/.*/\1/p' | head -1; }
-braille() { LC_ALL=C grep -c $'\xe2[\xa0-\xa3]'; }
 
 # --- an empty store: the welcome, then d queues the demo
 A=$T/a.db

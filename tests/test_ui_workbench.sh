@@ -4,7 +4,8 @@
 # build a small grid on the New sweep form (attention and mixer x layers
 # 1,2, a tiny model) and queue it, watch the runs appear on the Runs screen
 # and the first one's loss curve draw on the Run screen while it trains,
-# the selected run's data and sweep point under the table,
+# the selected run's data and sweep point under the table, sorting by a
+# column and reversing it,
 # wait for the four to finish, read the Grid (its numbers are the store's
 # test losses), pick two runs and overlay them on Compare, resize to 120x40
 # (the data column appears) and back, quit, and relaunch to find the same
@@ -15,12 +16,6 @@ set -u
 T=$(mktemp -d)
 SOCK=mbwb$$
 . "$(dirname "$0")/ui_harness.sh"
-check() {
-  if wait_for "$2" "$3" "$4"; then pass "$1"; else fail "$1" "no /$4/ in:
-$(screen "$2")"; fi
-}
-braille() { LC_ALL=C grep -c $'\xe2[\xa0-\xa3]'; }
-tab() { screen "$1" | head -1 | grep -oE "[0-9] $2( |\$)" | head -1 | cut -c1; }
 # the step in the Run screen's header ("run 1  running  step 37/200 ...")
 run_step() { screen "$1" | sed -nE 's/^ run [0-9]+ +[a-z]+ +step ([0-9]+)\/.*/\1/p' | head -1; }
 # the Runs table without the pick marks of column 0 and the live columns
@@ -72,6 +67,26 @@ TM send-keys -t A Home j j
 check runs_detail A 5 "^ run 3  data builtin:stories  sweep 1 grid  arch=mixer layers=1"
 before=$(runs_table A)
 echo "$before" | grep -c " done " | grep -qx 4 && pass runs_table || fail runs_table "$before"
+
+# --- sort: s moves to the next column, S reverses
+sort_to() {
+  for _ in $(seq 12); do
+    screen A | grep -q "sort: $1 " && return 0
+    TM send-keys -t A s; sleep 0.3
+  done
+  return 1
+}
+valid_column() { screen A | grep -E '^ +[1-4] [a-z]+ +clm ' | awk '{print $7}'; }
+if sort_to "valid loss"; then
+  valid_column | sort -n -c 2>/dev/null && pass sort_valid_asc || fail sort_valid_asc "$(screen A)"
+  TM send-keys -t A S
+  wait_for A 5 "sort: valid loss desc" && valid_column | sort -n -r -c 2>/dev/null && pass sort_valid_desc ||
+    fail sort_valid_desc "$(screen A)"
+  TM send-keys -t A S
+  sort_to task && sort_to data && sort_to id && pass sort_cycles || fail sort_cycles "$(screen A)"
+else
+  fail sort_valid_asc "$(screen A)"
+fi
 
 # --- Grid: arch x layers, the store's test losses in the cells
 TM send-keys -t A "$grid"

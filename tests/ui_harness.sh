@@ -5,6 +5,9 @@
 #   screen NAME                    the captured screen text
 #   wait_for NAME SECONDS PATTERN  polls the screen until grep -E matches
 #   wait_exit NAME SECONDS         waits for the session (the workbench) to end
+#   check TEST NAME SECONDS PATTERN  PASS when the screen shows PATTERN in time
+#   braille                        (a filter) the count of lines with braille
+#   tab NAME LABEL                 the number of LABEL in the tab bar ("" if none)
 MB=${MIXBENCH:-$PWD/mixbench}
 TM() { tmux -u -L "$SOCK" "$@"; }
 trap 'TM kill-server 2>/dev/null; rm -rf "$T"' EXIT
@@ -33,3 +36,9 @@ wait_exit() {
   done
   return 1
 }
+check() {
+  if wait_for "$2" "$3" "$4"; then pass "$1"; else fail "$1" "no /$4/ in:
+$(screen "$2")"; fi
+}
+braille() { LC_ALL=C grep -c $'\xe2[\xa0-\xa3]'; }
+tab() { screen "$1" | head -1 | grep -oE "[0-9] $2( |\$)" | head -1 | cut -c1; }

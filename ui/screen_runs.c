@@ -34,8 +34,13 @@
 #define SPARK_REFRESH_SECONDS 1.0
 #define SPARK_MAX_WIDTH 30
 
-typedef enum { SORT_ID, SORT_ARCH, SORT_STATUS, SORT_TRAIN, SORT_VALID, SORT_SPEED, N_SORTS } SortKey;
-static const char *const SORT_NAMES[N_SORTS] = {"id", "arch", "status", "train loss", "valid loss", "tokens/s"};
+/* Every column of the table, in its order (the sparkline aside). */
+typedef enum {
+    SORT_ID, SORT_ARCH, SORT_TASK, SORT_DATA, SORT_STATUS, SORT_STEP, SORT_TRAIN, SORT_VALID, SORT_SPEED, SORT_ETA,
+    N_SORTS
+} SortKey;
+static const char *const SORT_NAMES[N_SORTS] = {"id",   "arch",       "task",       "data",     "status",
+                                                "step", "train loss", "valid loss", "tokens/s", "ETA"};
 
 /* A run's train-loss history for its sparkline, extended as it trains. */
 typedef struct {
@@ -300,13 +305,17 @@ static int cmp_rows(const RunRow *a, const RunRow *b, SortKey key, int descendin
     int c = 0;
     switch (key) {
     case SORT_ARCH: c = strcmp(a->arch, b->arch); break;
+    case SORT_TASK: c = strcmp(a->task, b->task); break;
+    case SORT_DATA: c = strcmp(a->data, b->data); break;
     case SORT_STATUS: c = status_rank(a->status) - status_rank(b->status); break;
+    case SORT_STEP: c = cmp_number((double)a->step, (double)b->step, descending); break;
+    case SORT_ETA: c = cmp_number(a->eta, b->eta, descending); break;
     case SORT_TRAIN: c = cmp_number(a->train_loss, b->train_loss, descending); break;
     case SORT_VALID: c = cmp_number(a->valid_loss, b->valid_loss, descending); break;
     case SORT_SPEED: c = cmp_number(a->tokens_per_s, b->tokens_per_s, descending); break;
     default: break;
     }
-    if (key == SORT_ARCH || key == SORT_STATUS) c = descending ? -c : c;
+    if (key == SORT_ARCH || key == SORT_TASK || key == SORT_DATA || key == SORT_STATUS) c = descending ? -c : c;
     if (c == 0) c = (a->id > b->id) - (a->id < b->id); /* ties by id, always ascending */
     if (key == SORT_ID && descending) c = -c;
     return c;
@@ -697,7 +706,8 @@ const UiScreen ui_screen_runs = {
     "Enter open  s sort  / filter  space pick  p/r/x",
     "up/down j/k     move (PgUp/PgDn, Home/End)\n"
     "Enter           open the run (Run screen)\n"
-    "s / S           sort by id, arch, status, train loss, valid loss, tokens/s / reverse\n"
+    "s / S           sort by the next column (id, arch, task, data, status, step,\n"
+    "                train, valid, tokens/s, ETA) / reverse the order\n"
     "/               filter by arch, task, status, data, sweep or name (Enter keeps, Esc clears)\n"
     "space           pick / unpick the run for Compare (* in the row, 8 at most)\n"
     "c               open Compare\n"

@@ -7,8 +7,10 @@
 #include "engine/common.h"
 #include "engine/io/json.h"
 
+/* One transaction: a sweep is queued whole or not at all. */
 int sweep_enqueue(Store *st, const Sweep *sw, int priority, int64_t *sweep_id, char *err)
 {
+    if (store_begin(st, "queue sweep", err)) return -1;
     int rc = store_sweep_create(st, sw->name, sw->spec, sw->axes, sweep_id, err);
     const Preset *preset = preset_find(sw->name);
     for (int i = 0; !rc && preset && i < preset->n_paper; i++)
@@ -36,5 +38,5 @@ int sweep_enqueue(Store *st, const Sweep *sw, int priority, int64_t *sweep_id, c
         rc = store_job_enqueue(st, &info, *sweep_id, sw->jobs[i].coords, priority, &run_id, err);
         sb_free(&cfg);
     }
-    return rc;
+    return store_end(st, rc, "queue sweep", err);
 }

@@ -11,6 +11,7 @@
 #include "db/store.h"
 #include "experiments/sweep.h"
 
+/* One transaction: the sweep is queued whole, or nothing is (err says why). */
 int sweep_enqueue(Store *st, const Sweep *sw, int priority, int64_t *sweep_id, char *err);
 
 /* The demo a first launch offers: a few architectures on builtin:stories,

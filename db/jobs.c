@@ -103,15 +103,6 @@ static int update_job(Store *s, const char *sql, int64_t run_id, const char *tex
     return store_update_run(s, st, run_id, what, err);
 }
 
-/* COMMIT, or ROLLBACK when status (the body's result) is an error. */
-static int finish_transaction(Store *s, int status, const char *what, char *err)
-{
-    if (status == 0 && store_exec(s, "COMMIT", what, err) == 0)
-        return 0;
-    store_rollback_after_error(s);
-    return -1;
-}
-
 /* ---- sweeps and queueing ---------------------------------------------- */
 
 int store_sweep_create(Store *s, const char *name, const char *spec, const char *axes_json,
@@ -174,13 +165,15 @@ static int set_job_columns(Store *s, int64_t run_id, int64_t sweep_id, const cha
 int store_job_enqueue(Store *s, const RunInfo *info, int64_t sweep_id, const char *coords_json,
                       int priority, int64_t *run_id, char *err)
 {
-    if (store_exec(s, "BEGIN IMMEDIATE", "queue job", err))
+    /* inside a caller's transaction (a whole sweep) the job joins it */
+    int own = sqlite3_get_autocommit(store_sqlite(s));
+    if (own && store_begin(s, "queue job", err))
         return -1;
     int64_t id = 0;
     int status = store_run_insert(s, info, "queued", &id, err);
     if (status == 0)
         status = set_job_columns(s, id, sweep_id, coords_json, priority, err);
-    if (finish_transaction(s, status, "queue job", err))
+    if (own ? store_end(s, status, "queue job", err) : status)
         return -1;
     if (run_id)
         *run_id = id;
@@ -250,7 +243,7 @@ int store_job_claim(Store *s, int pid, ClaimedJob *job, int *found, char *err)
     if (pid <= 0)
         return err_set(err, "store: claim a job: bad worker process id %d", pid);
     const char *what = "claim a job";
-    if (store_exec(s, "BEGIN IMMEDIATE", what, err))
+    if (store_begin(s, what, err))
         return -1;
     int any = 0;
     int status = select_next_job(s, job, &any, err);
@@ -261,7 +254,7 @@ int store_job_claim(Store *s, int pid, ClaimedJob *job, int *found, char *err)
                             " heartbeat_at = " STORE_NOW_SQL ", finished_at = NULL,"
                             " control = NULL WHERE id = ?1",
                             job->run_id, NULL, pid, what, err);
-    if (finish_transaction(s, status, what, err))
+    if (store_end(s, status, what, err))
         return -1;
     *found = any;
     return 0;
@@ -324,9 +317,9 @@ int store_job_request(Store *s, int64_t run_id, const char *control, char *err)
                        control ? control : "(none)");
     char what[64];
     snprintf(what, sizeof what, "%s run %lld", control, (long long)run_id);
-    if (store_exec(s, "BEGIN IMMEDIATE", what, err))
+    if (store_begin(s, what, err))
         return -1;
-    return finish_transaction(s, apply_request(s, run_id, control, what, err), what, err);
+    return store_end(s, apply_request(s, run_id, control, what, err), what, err);
 }
 
 /* The body of store_job_resume, inside its transaction. */
@@ -356,9 +349,9 @@ int store_job_resume(Store *s, int64_t run_id, char *err)
 {
     char what[64];
     snprintf(what, sizeof what, "resume run %lld", (long long)run_id);
-    if (store_exec(s, "BEGIN IMMEDIATE", what, err))
+    if (store_begin(s, what, err))
         return -1;
-    return finish_transaction(s, apply_resume(s, run_id, what, err), what, err);
+    return store_end(s, apply_resume(s, run_id, what, err), what, err);
 }
 
 /* ---- worker bookkeeping ----------------------------------------------- */
@@ -369,7 +362,7 @@ int store_job_set_resume(Store *s, int64_t run_id, int64_t step, const char *ckp
         return err_set(err, "store: a job resumes from a checkpoint path, none given");
     char what[64];
     snprintf(what, sizeof what, "record resume point of run %lld", (long long)run_id);
-    if (store_exec(s, "BEGIN IMMEDIATE", what, err))
+    if (store_begin(s, what, err))
         return -1;
     sqlite3_stmt *st;
     int status = store_prepare(s,
@@ -387,14 +380,14 @@ int store_job_set_resume(Store *s, int64_t run_id, int64_t step, const char *ckp
     }
     if (status == 0)
         status = store_checkpoint_add(s, run_id, step, ckpt_path, err);
-    return finish_transaction(s, status, what, err);
+    return store_end(s, status, what, err);
 }
 
 int store_job_set_priority(Store *s, int64_t run_id, int priority, char *err)
 {
     char what[64];
     snprintf(what, sizeof what, "set priority of run %lld", (long long)run_id);
-    if (store_exec(s, "BEGIN IMMEDIATE", what, err))
+    if (store_begin(s, what, err))
         return -1;
     char status[STATUS_LEN], pending[STATUS_LEN];
     int rc = read_job(s, run_id, status, pending, what, err);
@@ -404,7 +397,7 @@ int store_job_set_priority(Store *s, int64_t run_id, int priority, char *err)
     if (rc == 0)
         rc = update_job(s, "UPDATE runs SET priority = ?3 WHERE id = ?1", run_id, NULL, priority,
                         what, err);
-    return finish_transaction(s, rc, what, err);
+    return store_end(s, rc, what, err);
 }
 
 int store_job_heartbeat(Store *s, int64_t run_id, char *err)
@@ -501,7 +494,7 @@ int store_jobs_recover(Store *s, int *n, char *err)
 {
     *n = 0;
     const char *what = "recover jobs of dead workers";
-    if (store_exec(s, "BEGIN IMMEDIATE", what, err))
+    if (store_begin(s, what, err))
         return -1;
     /* Listed first, changed after: rows are not updated under an open
        SELECT on the same index. */
@@ -515,7 +508,7 @@ int store_jobs_recover(Store *s, int *n, char *err)
         recovered++;
     }
     free(jobs);
-    if (finish_transaction(s, status, what, err))
+    if (store_end(s, status, what, err))
         return -1;
     *n = recovered;
     return 0;

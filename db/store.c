@@ -75,6 +75,19 @@ void store_rollback_after_error(Store *s)
         (void)sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 }
 
+int store_begin(Store *s, const char *what, char *err)
+{
+    return store_exec(s, "BEGIN IMMEDIATE", what, err);
+}
+
+int store_end(Store *s, int status, const char *what, char *err)
+{
+    if (status == 0 && store_exec(s, "COMMIT", what, err) == 0)
+        return 0;
+    store_rollback_after_error(s);
+    return -1;
+}
+
 int store_prepare(Store *s, const char *sql, sqlite3_stmt **st, const char *what, char *err)
 {
     *st = NULL;

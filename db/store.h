@@ -21,6 +21,14 @@ typedef struct Store Store;
 int store_open(const char *path, Store **out, char *err);
 void store_close(Store *s);
 
+/* Several writes as one: store_begin takes the write lock (BEGIN
+   IMMEDIATE); store_end commits when status is 0, else rolls back, and
+   returns -1 when status was an error or the commit failed (err says why;
+   the first error is kept).  The store's own writes made in between join
+   the transaction instead of opening theirs. */
+int store_begin(Store *s, const char *what, char *err);
+int store_end(Store *s, int status, const char *what, char *err);
+
 /* A new run, status 'running'. */
 typedef struct {
     const char *name;          /* optional label, may be NULL */

@@ -17,7 +17,7 @@ q() { sqlite3 -cmd '.timeout 5000' "$1" "$2"; }
 TINY="data=builtin:stories d=32 heads=2 n_ctx=16 batch=8 log_every=1000 warmup=5 layers=1"
 GRIDTINY="data=builtin:stories d=32 n_ctx=16 batch=8 log_every=1000 warmup=5"
 
-# --- expansion and refusal
+# --- expansion and refusal (a sweep is queued whole or not at all)
 out=$($MB sweep --dry-run --db "$T/none.db" layers=1,2 heads=1,2 arch=attention,mixer steps=5 $GRIDTINY 2>&1)
 echo "$out" | grep -q "8 jobs" && pass sweep_dry_run_count || fail sweep_dry_run_count "$out"
 [ ! -e "$T/none.db" ] && pass dry_run_creates_nothing || fail dry_run_creates_nothing "store created"
@@ -29,6 +29,22 @@ for bad in "lyers=1,2" "layers=" "(layers,heads)=(1,1),(2)" "layers=two" "arch=f
   if [ $rc -ne 0 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && [ "$n" = 0 ]; then pass "bad_spec[$bad]"
   else fail "bad_spec[$bad]" "rc=$rc queued=$n err=$(cat "$T/err")"; fi
 done
+
+# a storage error half-way through queueing (a trigger refuses the third
+# job) queues nothing: one error line, no sweep, no job; without the
+# trigger the same sweep queues whole
+A=$T/atomic.db
+$MB sweep --db "$A" seed=1 steps=5 $TINY >/dev/null 2>&1
+q "$A" "create trigger refuse_third before insert on runs when (select count(*) from runs) >= 3
+        begin select raise(abort, 'injected failure'); end"
+$MB sweep --db "$A" seed=1,2,3,4 steps=5 $TINY >"$T/out" 2>"$T/err"; rc=$?
+s=$(q "$A" "select (select count(*) from sweeps) || ' ' || (select count(*) from runs)")
+[ $rc -ne 0 ] && [ "$(wc -l <"$T/err")" = 1 ] && grep -q "injected failure" "$T/err" && [ "$s" = "1 1" ] &&
+  pass sweep_all_or_nothing || fail sweep_all_or_nothing "rc=$rc sweeps/runs=$s err=$(cat "$T/err")"
+q "$A" "drop trigger refuse_third"
+$MB sweep --db "$A" seed=1,2,3,4 steps=5 $TINY >/dev/null 2>&1
+s=$(q "$A" "select (select count(*) from sweeps) || ' ' || (select count(*) from runs)")
+[ "$s" = "2 5" ] && pass sweep_queues_whole || fail sweep_queues_whole "sweeps/runs=$s"
 
 # --- a sweep through two workers; side by side = alone
 DB=$T/q.db

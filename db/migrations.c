@@ -47,7 +47,7 @@ static const char MIGRATION_1[] =
     "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,\n"
     "  step INTEGER NOT NULL,          -- steps done, 1 after the first step\n"
     "  tokens INTEGER,                 -- training input tokens seen so far\n"
-    "  wall REAL,                      -- seconds since the run started\n"
+    "  wall REAL,                      -- seconds of training so far (evaluations excluded)\n"
     "  train_loss REAL,                -- raw loss of this step, nats per target token\n"
     "  train_loss_smooth REAL,         -- exponential moving average of train_loss\n"
     "  lr REAL,\n"

@@ -46,7 +46,7 @@ int store_run_create(Store *s, const RunInfo *info, int64_t *run_id, char *err);
 typedef struct {
     int64_t step;              /* steps done (1-based after the first step) */
     int64_t tokens;            /* training input tokens seen */
-    double wall;               /* seconds since the run started */
+    double wall;               /* seconds of training so far (evaluations excluded) */
     double train_loss;         /* raw loss of this step */
     double train_loss_smooth;  /* exponential moving average */
     double lr;

@@ -6,7 +6,7 @@
 # back, X asking before it cancels (the screen still live while it asks, n
 # keeps the job), the `/` filter, quitting with q (running jobs go back to the queue
 # with a resume checkpoint), a relaunch listing the same runs, and the
-# ASCII curve when the locale is not UTF-8.
+# ASCII curve when the locale is not UTF-8; a diverged run says why.
 #
 # A private tmux server (-L) keeps the test away from other sessions; the
 # workbench runs one job on one thread to leave the machine's cores alone.
@@ -120,3 +120,17 @@ else
 fi
 TM send-keys -t C q
 wait_exit C 15 && pass ascii_quit || fail ascii_quit "still running after 15 s"
+
+# --- a diverged run: the line under the table says why, in the run's words
+D=$T/d.db
+$MB run --arch mixer --data builtin:stories d=32 heads=2 n_ctx=16 batch=4 layers=10 norm=none act=none lr=10 \
+  warmup=0 clip=0 decay=constant threads=1 --steps 200 --db "$D" >/dev/null 2>&1
+err=$(q "$D" "select error from runs where id = 1")
+launch E "$D" C.UTF-8
+if [ -n "$err" ] && wait_for E 10 "^ +1 mixer +clm +diverged"; then
+  check diverged_reason E 5 "^ run 1 diverged: .*NaN"
+else
+  fail diverged_reason "error '$err': $(screen E)"
+fi
+TM send-keys -t E q
+wait_exit E 15 && pass diverged_quit || fail diverged_quit "still running after 15 s"

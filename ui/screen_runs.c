@@ -53,7 +53,7 @@ typedef struct {
 
 typedef struct {
     int64_t id;
-    char name[64], arch[32], task[32], data[256], status[16], sweep[64], coords[192];
+    char name[64], arch[32], task[32], data[256], status[16], sweep[64], coords[192], error[192];
     int64_t sweep_id;
     int64_t step, total;
     double train_loss, valid_loss, tokens_per_s, eta;   /* NAN: not known */
@@ -191,7 +191,7 @@ static int add_run(void *state, int ncols, char **v, char **names)
     (void)names;
     LoadCtx *lc = state;
     RunsState *st = lc->st;
-    if (ncols < 14 || !v[0]) return 0;
+    if (ncols < 15 || !v[0]) return 0;
     if (st->n == st->cap) {
         int cap = st->cap ? 2 * st->cap : 64;
         RunRow *grown = realloc(st->rows, (size_t)cap * sizeof *grown);
@@ -215,6 +215,7 @@ static int add_run(void *state, int ncols, char **v, char **names)
     ui_copy_text(r->sweep, sizeof r->sweep, v[11]);
     r->sweep_id = v[12] ? atoll(v[12]) : 0;
     ui_copy_text(r->coords, sizeof r->coords, v[13]);
+    ui_copy_text(r->error, sizeof r->error, v[14]);
     r->eta = NAN;
     /* both lists ascend by id: walk the old one along */
     while (lc->i_old < lc->n_old && lc->old[lc->i_old].id < r->id) lc->i_old++;
@@ -231,7 +232,8 @@ static const char RUNS_SQL[] =
     "       (SELECT e.loss FROM evals e WHERE e.run_id = r.id AND e.split = 'valid'"
     "         ORDER BY e.step DESC LIMIT 1),"
     "       s.name, r.sweep_id,"
-    "       coalesce((SELECT group_concat(j.key || '=' || j.value, ' ') FROM json_each(r.coords_json) j), '')"
+    "       coalesce((SELECT group_concat(j.key || '=' || j.value, ' ') FROM json_each(r.coords_json) j), ''),"
+    "       coalesce(r.error, '')"
     "  FROM runs r"
     "  LEFT JOIN sweeps s ON s.id = r.sweep_id"
     "  LEFT JOIN metrics m ON m.run_id = r.id"
@@ -552,12 +554,15 @@ static void runs_draw(void *state, UiContext *ctx, int top, int height, int widt
     if (st->cursor < st->n_visible) {
         const RunRow *r = &st->rows[st->visible[st->cursor]];
         char line[640];
-        int len = snprintf(line, sizeof line, "run %lld  data %s", (long long)r->id, r->data);
+        int failed = r->error[0] && (!strcmp(r->status, "failed") || !strcmp(r->status, "diverged"));
+        int len = failed ? snprintf(line, sizeof line, "run %lld %s: %s  data %s", (long long)r->id, r->status,
+                                    r->error, r->data)
+                         : snprintf(line, sizeof line, "run %lld  data %s", (long long)r->id, r->data);
         if (r->sweep_id && len < (int)sizeof line)
             len += snprintf(line + len, sizeof line - len, "  sweep %lld %s", (long long)r->sweep_id, r->sweep);
         if (r->coords[0] && len < (int)sizeof line) len += snprintf(line + len, sizeof line - len, "  %s", r->coords);
         if (r->name[0] && len < (int)sizeof line) snprintf(line + len, sizeof line - len, "  name %s", r->name);
-        ui_text(top + height - 1, 1, width - 1, ui_attr(ctx, UI_PAIR_DIM), "%s", line);
+        ui_text(top + height - 1, 1, width - 1, ui_attr(ctx, failed ? UI_PAIR_BAD : UI_PAIR_DIM), "%s", line);
     }
 }
 

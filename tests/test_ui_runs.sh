@@ -6,7 +6,9 @@
 # back, X asking before it cancels (the screen still live while it asks, n
 # keeps the job), the `/` filter, quitting with q (running jobs go back to the queue
 # with a resume checkpoint), a relaunch listing the same runs, and the
-# ASCII curve when the locale is not UTF-8; a diverged run says why.
+# ASCII curve when the locale is not UTF-8; a diverged run says why; the
+# workbench killed with SIGKILL mid-training, then relaunched: the job
+# resumes from its checkpoint.
 #
 # A private tmux server (-L) keeps the test away from other sessions; the
 # workbench runs one job on one thread to leave the machine's cores alone.
@@ -134,3 +136,27 @@ else
 fi
 TM send-keys -t E q
 wait_exit E 15 && pass diverged_quit || fail diverged_quit "still running after 15 s"
+
+# --- the workbench killed with SIGKILL while a job trains: the store stays
+#     consistent, and the next launch resumes the job from its checkpoint
+launch F "$B" C.UTF-8
+wait_for F 15 "^ +1 attention +clm +running" || fail kill_setup "$(screen F)"
+r0=$(q "$B" "select coalesce(resume_step, 0) from runs where id = 1")
+end=$((SECONDS + 20)); r1=$r0
+while [ $SECONDS -lt $end ] && [ "$r1" -le "$r0" ]; do sleep 0.3; r1=$(q "$B" "select coalesce(resume_step, 0) from runs where id = 1"); done
+m1=$(q "$B" "select count(*) from metrics where run_id = 1")
+kill -9 "$(TM display-message -p -t F '#{pane_pid}')"
+wait_exit F 10 || fail kill_exits "the session outlived its process"
+[ "$(q "$B" "pragma integrity_check")" = ok ] && [ "$r1" -gt "$r0" ] && pass kill_store_consistent ||
+  fail kill_store_consistent "integrity $(q "$B" "pragma integrity_check"), checkpoint step $r0 -> $r1"
+launch G "$B" C.UTF-8
+if wait_for G 15 "^ +1 attention +clm +running +[0-9]+/"; then
+  s=$(screen G | sed -nE 's/^ +1 attention +clm +running +([0-9]+)\/.*/\1/p')
+  m2=$(q "$B" "select count(*) from metrics where run_id = 1")
+  [ -n "$s" ] && [ "$s" -ge "$r1" ] && [ "$m2" -ge "$m1" ] && pass kill_resumes_from_checkpoint ||
+    fail kill_resumes_from_checkpoint "step $s, checkpoint $r1, metrics $m1 -> $m2"
+else
+  fail kill_resumes_from_checkpoint "$(screen G)"
+fi
+TM send-keys -t G q
+wait_exit G 15 && pass kill_relaunch_quits || fail kill_relaunch_quits "still running after 15 s"

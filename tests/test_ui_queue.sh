@@ -63,6 +63,9 @@ if wait_for "tok/s .*ETA" 15 && grep -Eq "^ +2 running" "$T/screen"; then pass q
 else fail queue_running_progress "no live progress of job 2"; shown; fi
 if grep -Eq "^ +1 +3 queued" "$T/screen" && grep -Eq "^ +3 +5 queued" "$T/screen" && grep -q "1 running  3 queued" "$T/screen"
 then pass queue_lists_jobs; else fail queue_lists_jobs "queued jobs 3..5 not in claim order"; shown; fi
+# the point column: the sweep's coordinates but arch and task (columns of their own)
+if grep -Eq "^ +1 +3 queued .*grid +seed=[12] *$" "$T/screen" && ! grep -Eq "^ +[0-9]+ +[0-9]+ queued .*arch=" "$T/screen"
+then pass queue_point_column; else fail queue_point_column "no 'seed=' point for job 3"; shown; fi
 
 # ---- + on the last queued job: priority 1, first in line
 keys G; keys +

@@ -28,6 +28,7 @@ typedef struct {
     char status[16], control[16];
     int priority;
     char sweep[48], coords[256], name[64], arch[32], task[16], error[200];
+    char point[256];             /* coords without arch and task (their own columns) */
     int64_t steps_done, total_steps, resume_step;
 } QueueRow;
 
@@ -47,7 +48,9 @@ static const char *QUEUE_SQL =
     "       coalesce(q.sweep, ''),"
     "       coalesce((SELECT group_concat(j.key || '=' || j.value, ' ') FROM json_each(q.coords) j), ''),"
     "       coalesce(q.name, ''), q.arch, q.task, q.steps_done, q.total_steps,"
-    "       coalesce(q.resume_step, 0), coalesce(q.error, '')"
+    "       coalesce(q.resume_step, 0), coalesce(q.error, ''),"
+    "       coalesce((SELECT group_concat(j.key || '=' || j.value, ' ') FROM json_each(q.coords) j"
+    "                  WHERE j.key NOT IN ('arch', 'task')), '')"
     "  FROM queue q LIMIT 501";
 
 static int64_t to_i64(const char *s)
@@ -59,7 +62,7 @@ static int queue_row(void *arg, int ncols, char **v, char **names)
 {
     (void)names;
     QueueScreen *q = arg;
-    if (ncols < 14 || q->n > MAX_ROWS) return 0;
+    if (ncols < 15 || q->n > MAX_ROWS) return 0;
     QueueRow *r = &q->rows[q->n++];
     r->position = (int)to_i64(v[0]);
     r->id = to_i64(v[1]);
@@ -75,6 +78,7 @@ static int queue_row(void *arg, int ncols, char **v, char **names)
     r->total_steps = to_i64(v[11]);
     r->resume_step = to_i64(v[12]);
     ui_copy_text(r->error, sizeof r->error, v[13]);
+    ui_copy_text(r->point, sizeof r->point, v[14]);
     return 0;
 }
 
@@ -243,7 +247,7 @@ static void queue_draw(void *state, UiContext *ctx, int top, int height, int wid
     int list_top = top + 2, list_height = height - 2 - detail_lines;
     if (list_height < 1) return;
     ui_text(top + 1, 0, width, A_BOLD, "%4s %6s %-9s %4s %-11s %-10s %-12s %s", "pos", "id", "status", "pri",
-            "arch", "task", "sweep", "coords");
+            "arch", "task", "sweep", "point");
 
     /* scroll so that the selected row (with its progress line) is visible */
     if (q->sel < q->scroll) q->scroll = q->sel;
@@ -264,7 +268,7 @@ static void queue_draw(void *state, UiContext *ctx, int top, int height, int wid
         ui_text(y, 0, width, attr, "%4s %6lld", pos, (long long)r->id);
         ui_text(y, 12, width - 12, selected ? attr : status_attr(ctx, r), "%-9s", shown_status(r));
         ui_text(y, 22, width - 22, attr, "%4d %-11.11s %-10.10s %-12.12s %s", r->priority, r->arch, r->task,
-                r->sweep[0] ? r->sweep : "-", r->coords);
+                r->sweep[0] ? r->sweep : "-", r->point);
         y++;
         if (row_lines(r) == 2 && y < list_top + list_height) draw_progress_line(q, ctx, r, y++, width);
     }

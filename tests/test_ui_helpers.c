@@ -2,13 +2,15 @@
  * test_ui_helpers.c — the pure helpers behind the workbench's tables
  * (ui/heatmap.h): numbers in 4 significant digits that align, suffixes and
  * rounding at the edges, goodness and monochrome shading from worst to best,
- * the best entry of a column, and coordinate values compared as numbers.
+ * the best entry of a column, and coordinate values compared as numbers;
+ * and the word wrapping of ui/widgets.c (UTF-8 characters one column each).
  */
 #include <math.h>
 #include <string.h>
 
 #include "tests/check.h"
 #include "ui/heatmap.h"
+#include "ui/ui.h"
 
 static int formats_as(double v, int sig, const char *want)
 {
@@ -98,6 +100,32 @@ static void same_value(void)
     CHECK(!heat_same_value(NULL, "1"), "NULL");
 }
 
+/* The lines ui_wrap_lines makes of text at width, joined with '|'. */
+static const char *wrapped(const char *text, int width)
+{
+    static char out[256];
+    int starts[16], lens[16];
+    int n = ui_wrap_lines(text, width, starts, lens, 16);
+    out[0] = 0;
+    for (int i = 0; i < n && i < 16; i++)
+        snprintf(out + strlen(out), sizeof out - strlen(out), "%s%.*s", i ? "|" : "", lens[i], text + starts[i]);
+    return out;
+}
+
+static void word_wrap(void)
+{
+    CHECK(!strcmp(wrapped("short", 10), "short"), "%s", wrapped("short", 10));
+    CHECK(!strcmp(wrapped("the cat sat on the mat", 10), "the cat|sat on the|mat"), "%s",
+          wrapped("the cat sat on the mat", 10));
+    CHECK(!strcmp(wrapped("abcdefghijkl xy", 5), "abcde|fghij|kl xy"), "%s", wrapped("abcdefghijkl xy", 5));
+    CHECK(!strcmp(wrapped("one\ntwo three", 20), "one|two three"), "%s", wrapped("one\ntwo three", 20));
+    /* "é" and "─" are one column each although 2 and 3 bytes */
+    CHECK(!strcmp(wrapped("ééé ééé", 3), "ééé|ééé"), "%s", wrapped("ééé ééé", 3));
+    CHECK(!strcmp(wrapped("───", 2), "──|─"), "%s", wrapped("───", 2));
+    CHECK(ui_wrap_lines("", 10, NULL, NULL, 0) == 0, "empty text makes no line");
+    CHECK(ui_utf8_len((const unsigned char *)"\xe2\x94") == 1, "a cut character is one byte");
+}
+
 int main(void)
 {
     RUN(format_significant_digits);
@@ -105,5 +133,6 @@ int main(void)
     RUN(goodness_and_shading);
     RUN(best_and_range);
     RUN(same_value);
+    RUN(word_wrap);
     CHECK_EXIT();
 }

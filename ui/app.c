@@ -237,8 +237,8 @@ int ui_main(const char *db_path, int jobs, int cores)
     static const char *const HOME_KEYS[] = {"\033[1~", "\033[7~", "\033[H", "\033OH"};
     static const char *const END_KEYS[] = {"\033[4~", "\033[8~", "\033[F", "\033OF"};
     for (int i = 0; i < 4; i++) {
-        if (key_defined(HOME_KEYS[i]) <= 0) define_key(HOME_KEYS[i], KEY_HOME);
-        if (key_defined(END_KEYS[i]) <= 0) define_key(END_KEYS[i], KEY_END);
+        if (key_defined(HOME_KEYS[i]) == 0) define_key(HOME_KEYS[i], KEY_HOME);
+        if (key_defined(END_KEYS[i]) == 0) define_key(END_KEYS[i], KEY_END);
     }
     set_escdelay(25);   /* Esc leaves a field at once, not after ncurses' 1 s */
     curs_set(0);

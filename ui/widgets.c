@@ -84,7 +84,7 @@ int ui_wrap_lines(const char *text, int width, int *starts, int *lens, int cap)
             cols++;
         }
         const char *next;
-        if (!*end || *end == '\n') {
+        if (!*end || *end == '\n' || *end == ' ') {   /* the line ends here: a full line's space goes */
             next = *end ? end + 1 : end;
         } else if (last_space && last_space > line) {
             end = last_space;

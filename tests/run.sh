@@ -3,15 +3,18 @@
 # test (tests/test_*.sh) from the repository root, and ends with the line
 # "N passed, N failed".  Each test prints "PASS name" or "FAIL name"; a test
 # program that crashes or exits non-zero without a FAIL line counts as one
-# failure.  MIXBENCH_DATA points at the shared corpora (default ../shared/data).
+# failure.  "SKIP name: why" lines (a test that needs something outside the
+# repository that is not here) are counted apart and listed before the last
+# line.  MIXBENCH_DATA points at the shared corpora (default ../shared/data);
+# the tests that read them are skipped, with a note, when they are missing.
 cd "$(dirname "$0")/.." || exit 2
 export MIXBENCH_DATA=${MIXBENCH_DATA:-$(cd .. && pwd)/shared/data}
 export MIXBENCH=${MIXBENCH:-$PWD/mixbench}
 if [ ! -d "$MIXBENCH_DATA" ]; then
   echo "note: $MIXBENCH_DATA not found: the tests that read the real corpora (PTB, WikiText-2,"
-  echo "      tiny shakespeare) will fail; clone beside shared/ or set MIXBENCH_DATA to its data folder"
+  echo "      tiny shakespeare) are skipped; clone beside shared/ or set MIXBENCH_DATA to its data folder"
 fi
-passed=0; failed=0
+passed=0; failed=0; skipped=()
 log=$(mktemp)
 for t in build/tests/test_* tests/test_*.sh; do
   [ -e "$t" ] || continue
@@ -26,8 +29,13 @@ for t in build/tests/test_* tests/test_*.sh; do
     echo "FAIL $name (exit code $rc)"; f=1
   fi
   passed=$((passed + p)); failed=$((failed + f))
+  while IFS= read -r line; do skipped+=("$name: ${line#SKIP }"); done < <(grep '^SKIP ' "$log")
   echo "   ($name: $p passed, $f failed, $(( $(date +%s) - start ))s)"
 done
 rm -f "$log"
+if [ ${#skipped[@]} -gt 0 ]; then
+  echo "${#skipped[@]} skipped:"
+  printf '  %s\n' "${skipped[@]}"
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

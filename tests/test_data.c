@@ -21,15 +21,9 @@
 
 static char tmp_root[256];
 
-static const char *data_dir(void)
-{
-    const char *d = getenv("MIXBENCH_DATA");
-    return d && d[0] ? d : "../shared/data";
-}
-
 static void corpus_path(char *out, size_t cap, const char *rel)
 {
-    snprintf(out, cap, "%s/%s", data_dir(), rel);
+    snprintf(out, cap, "%s/%s", corpora_dir(), rel);
 }
 
 static void write_file(const char *path, const char *text)
@@ -855,13 +849,13 @@ int main(void)
         printf("FAIL cannot make a temporary folder\n");
         return 1;
     }
-    RUN(test_ptb_word);
-    RUN(test_wikitext_word);
-    RUN(test_tinyshakespeare_char);
+    RUN_IF(corpora_present(), NO_CORPORA, test_ptb_word);
+    RUN_IF(corpora_present(), NO_CORPORA, test_wikitext_word);
+    RUN_IF(corpora_present(), NO_CORPORA, test_tinyshakespeare_char);
     RUN(test_word_roundtrip);
     RUN(test_char_roundtrip);
-    RUN(test_bpe_roundtrip);
-    RUN(test_bpe_cache);
+    RUN_IF(corpora_present(), NO_CORPORA, test_bpe_roundtrip);
+    RUN_IF(corpora_present(), NO_CORPORA, test_bpe_cache);
     RUN(test_ids);
     RUN(test_errors);
     RUN(test_markov);

@@ -118,7 +118,7 @@ static int eval_and_store(Job *j, int split, double *loss, char *err)
         fflush(stdout);
     }
     if (loss) *loss = r.loss;
-    EvalRow row = {j->prog.step, split_name(split), r.loss, r.accuracy, bpb, r.n_targets};
+    EvalRow row = {j->prog.step, split_name(split), r.loss, r.accuracy, bpb, r.n_targets, NAN};
     return store_eval_add(j->js->store, j->prog.run_id, &row, err);
 }
 

@@ -15,7 +15,7 @@ int sweep_enqueue(Store *st, const Sweep *sw, int priority, int64_t *sweep_id, c
     const Preset *preset = preset_find(sw->name);
     for (int i = 0; !rc && preset && i < preset->n_paper; i++)
         rc = store_paper_figure_add(st, preset->name, preset->paper[i].coords, preset->paper[i].metric,
-                                    preset->paper[i].value, preset->paper[i].note, err);
+                                    preset->paper[i].value, preset->paper[i].note, NULL, NULL, err);
     for (int i = 0; !rc && i < sw->n_jobs; i++) {
         const Config *c = &sw->jobs[i].config;
         StrBuf cfg;

@@ -517,7 +517,8 @@ int store_jobs_recover(Store *s, int *n, char *err)
 /* ---- paper figures ---------------------------------------------------- */
 
 int store_paper_figure_add(Store *s, const char *preset, const char *coords_json,
-                           const char *metric, double value, const char *note, char *err)
+                           const char *metric, double value, const char *note, const char *setting,
+                           const char *setting_text, char *err)
 {
     if (!preset || !*preset || !metric || !*metric)
         return err_set(err, "store: a paper figure needs a preset and a metric");
@@ -528,13 +529,15 @@ int store_paper_figure_add(Store *s, const char *preset, const char *coords_json
        written twice replaces its row instead of adding one. */
     if (store_prepare(s,
                       "INSERT OR REPLACE INTO paper_figures (preset, coords_json, metric, value,"
-                      " note) VALUES (?1, json(coalesce(?2, '{}')), ?3, ?4, ?5)",
+                      " note, setting, setting_text)"
+                      " VALUES (?1, json(coalesce(?2, '{}')), ?3, ?4, ?5, coalesce(?6, ''), ?7)",
                       &st, what, err))
         return -1;
     if (store_bind_text(st, 1, preset) != SQLITE_OK ||
         store_bind_text(st, 2, coords_json) != SQLITE_OK ||
         store_bind_text(st, 3, metric) != SQLITE_OK || store_bind_real(st, 4, value) != SQLITE_OK ||
-        store_bind_text(st, 5, note) != SQLITE_OK) {
+        store_bind_text(st, 5, note) != SQLITE_OK || store_bind_text(st, 6, setting) != SQLITE_OK ||
+        store_bind_text(st, 7, setting_text) != SQLITE_OK) {
         store_fail(s, err, what);
         (void)sqlite3_finalize(st);
         return -1;

@@ -68,9 +68,12 @@ int store_jobs_recover(Store *s, int *n, char *err);
 /* Heartbeat of a running job (so readers can see it is alive). */
 int store_job_heartbeat(Store *s, int64_t run_id, char *err);
 
-/* The paper's figures for a preset, one row per (preset, coords, metric):
-   writing the same point again replaces it.  A non-finite value is NULL. */
+/* The paper's figures for a preset, one row per (preset, coords, metric,
+   setting): writing the same point again replaces it.  A non-finite value
+   is NULL.  setting ("S1".."S7", may be NULL: "") and setting_text (the
+   paper's setting in words, may be NULL) say what the paper ran. */
 int store_paper_figure_add(Store *s, const char *preset, const char *coords_json, const char *metric,
-                           double value, const char *note, char *err);
+                           double value, const char *note, const char *setting,
+                           const char *setting_text, char *err);
 
 #endif

@@ -7,7 +7,8 @@
  * Not for: opening the file, pragmas or transactions (db/store.c runs these
  * scripts).  A released migration is never edited: a change to the schema is
  * a new script appended at the end (version 2 added sweeps and the job
- * queue that way).
+ * queue that way, version 3 the seeds' claims: loss_all, inference speed,
+ * unigram entropy, the papers' settings).
  */
 #include "db/migrations.h"
 
@@ -256,9 +257,139 @@ static const char MIGRATION_2[] =
     "  JOIN runs r ON r.sweep_id = s.id\n"
     "  JOIN results x ON x.id = r.id;\n";
 
+
+/* Version 3: the seeds' claims (issue 9).
+
+   evals          gains loss_all: for mlm, the mean nats over every position
+                  of the split's windows (SPEC section 3, the PairConnect
+                  paper's convention); NULL for every other task.
+   runs           gains infer_samples_per_s: batch-1, one-thread inference
+                  samples per second of the run's own model, measured when
+                  the run ends (SPEC section 6, PairConnect Table 3's measure).
+   datasets       one row per (data, tokenizer, vocab): the unigram entropy
+                  of the training split (the loss of a model that learned
+                  only token frequencies), computed once by the first run on
+                  it.  A run whose best loss never gets 0.1 nat below it is
+                  "not learning: unigram level".
+   paper_figures  gains setting (S1..S7 of shared/papers/README.md, the
+                  paper's own setting) and source; one row per preset, point,
+                  metric and setting (the autoencoder's mixer has figures in
+                  three settings).
+   results, sweep_results  gain valid_loss_all, test_loss_all,
+                  infer_samples_per_s, unigram_nats, unigram_gap (unigram
+                  entropy minus the best loss: how far below the unigram
+                  level the run got) and not_learning (1 for a finished run
+                  whose unigram_gap is under 0.1 nat).
+
+     -- runs that did not learn
+     SELECT id, arch, task, best_valid_loss, unigram_nats FROM results
+      WHERE not_learning;
+*/
+static const char MIGRATION_3[] =
+    "ALTER TABLE evals ADD COLUMN loss_all REAL  /*\n"
+    "    mlm only: mean nats over every position of the split's windows (SPEC 3); NULL otherwise\n"
+    "*/;\n"
+    "ALTER TABLE runs ADD COLUMN infer_samples_per_s REAL  /*\n"
+    "    batch-1, one-thread inference samples per second of this run's model, measured at its end\n"
+    "*/;\n"
+    "\n"
+    "CREATE TABLE datasets (\n"
+    "  data TEXT NOT NULL,                     -- as runs.data\n"
+    "  tokenizer TEXT NOT NULL,                -- as runs.tokenizer\n"
+    "  vocab INTEGER NOT NULL,                 -- as runs.vocab\n"
+    "  train_tokens INTEGER,                   -- tokens of the training split\n"
+    "  unigram_nats REAL,                      -- entropy of the training split's token frequencies, nats\n"
+    "  unigram_bits REAL,                      -- the same in bits\n"
+    "  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),\n"
+    "  PRIMARY KEY (data, tokenizer, vocab)\n"
+    ") WITHOUT ROWID;\n"
+    "\n"
+    "CREATE TABLE paper_figures_v3 (\n"
+    "  preset TEXT NOT NULL,                   -- the preset (experiments/) the paper backs\n"
+    "  coords_json TEXT NOT NULL DEFAULT '{}'  -- the point it belongs to, as runs.coords_json\n"
+    "              CHECK (json_valid(coords_json) AND json_type(coords_json) = 'object'),\n"
+    "  metric TEXT NOT NULL,                   -- train_loss, test_loss, test_perplexity, samples_per_s\n"
+    "  value REAL,\n"
+    "  note TEXT,                              -- the table or section it comes from\n"
+    "  setting TEXT NOT NULL DEFAULT '',       -- the paper's setting (S1..S7, shared/papers/README.md)\n"
+    "  setting_text TEXT,                      -- that setting in words: model size, data, budget\n"
+    "  PRIMARY KEY (preset, coords_json, metric, setting)\n"
+    ") WITHOUT ROWID;\n"
+    "INSERT INTO paper_figures_v3 (preset, coords_json, metric, value, note)\n"
+    "  SELECT preset, coords_json, metric, value, note FROM paper_figures;\n"
+    "DROP TABLE paper_figures;\n"
+    "ALTER TABLE paper_figures_v3 RENAME TO paper_figures;\n"
+    "\n"
+    "DROP VIEW sweep_results;\n"
+    "DROP VIEW results;\n"
+    "\n"
+    "-- One row per run with its final numbers: `SELECT * FROM results`.\n"
+    "-- train_loss is the smoothed loss of the last metric row; valid_* and\n"
+    "-- test_* come from the last evaluation of that split; unigram_gap is the\n"
+    "-- dataset's unigram entropy minus the run's best loss (best valid loss,\n"
+    "-- else the last smoothed train loss); not_learning is 1 for a run that\n"
+    "-- ended less than 0.1 nat below the unigram level.\n"
+    "CREATE VIEW results AS\n"
+    "SELECT r.id, r.name, r.arch, r.task, r.data, r.tokenizer, r.status,\n"
+    "       r.d, r.layers, r.heads, r.n_ctx, r.vocab, r.seed, r.threads,\n"
+    "       r.n_params, r.n_params_nonembedding,\n"
+    "       r.total_steps, r.steps_done, r.tokens_seen,\n"
+    "       m.train_loss_smooth AS train_loss,\n"
+    "       m.train_loss AS train_loss_raw,\n"
+    "       (SELECT min(e.loss) FROM evals e\n"
+    "         WHERE e.run_id = r.id AND e.split = 'valid') AS best_valid_loss,\n"
+    "       v.loss AS valid_loss,\n"
+    "       v.loss_all AS valid_loss_all,\n"
+    "       v.accuracy AS valid_accuracy,\n"
+    "       t.loss AS test_loss,\n"
+    "       t.loss_all AS test_loss_all,\n"
+    "       t.perplexity AS test_perplexity,\n"
+    "       t.accuracy AS test_accuracy,\n"
+    "       t.bits_per_byte AS test_bits_per_byte,\n"
+    "       coalesce(r.tokens_per_s, m.tokens_per_s) AS tokens_per_s,\n"
+    "       r.infer_samples_per_s,\n"
+    "       coalesce(r.wall_seconds, m.wall) AS wall_seconds,\n"
+    "       r.peak_mem_mb,\n"
+    "       u.unigram_nats,\n"
+    "       u.unigram_nats - coalesce((SELECT min(e.loss) FROM evals e\n"
+    "         WHERE e.run_id = r.id AND e.split = 'valid'), m.train_loss_smooth) AS unigram_gap,\n"
+    "       CASE WHEN r.status IN ('queued', 'running', 'paused') OR u.unigram_nats IS NULL THEN 0\n"
+    "            WHEN u.unigram_nats - coalesce((SELECT min(e.loss) FROM evals e\n"
+    "                   WHERE e.run_id = r.id AND e.split = 'valid'), m.train_loss_smooth) < 0.1\n"
+    "            THEN 1 ELSE 0 END AS not_learning,\n"
+    "       r.created_at, r.started_at, r.finished_at, r.error\n"
+    "  FROM runs r\n"
+    "  LEFT JOIN metrics m ON m.run_id = r.id\n"
+    "       AND m.step = (SELECT max(step) FROM metrics WHERE run_id = r.id)\n"
+    "  LEFT JOIN evals v ON v.run_id = r.id AND v.split = 'valid'\n"
+    "       AND v.step = (SELECT max(step) FROM evals WHERE run_id = r.id AND split = 'valid')\n"
+    "  LEFT JOIN evals t ON t.run_id = r.id AND t.split = 'test'\n"
+    "       AND t.step = (SELECT max(step) FROM evals WHERE run_id = r.id AND split = 'test')\n"
+    "  LEFT JOIN datasets u ON u.data = r.data AND u.tokenizer = r.tokenizer AND u.vocab = r.vocab;\n"
+    "\n"
+    "-- One row per job of a sweep with its point and final numbers (the columns\n"
+    "-- of results): `SELECT json_extract(coords, '$.layers') AS layers, test_loss\n"
+    "-- FROM sweep_results WHERE sweep_id = 3`.\n"
+    "CREATE VIEW sweep_results AS\n"
+    "SELECT s.id AS sweep_id, s.name AS sweep,\n"
+    "       x.id AS run_id, x.status,\n"
+    "       r.coords_json AS coords,         -- json_extract(coords, '$.KEY'): the job's KEY\n"
+    "       x.name, x.arch, x.task, x.data, x.seed,\n"
+    "       x.n_params, x.n_params_nonembedding,\n"
+    "       x.total_steps, x.steps_done, x.tokens_seen,\n"
+    "       x.train_loss, x.best_valid_loss, x.valid_loss, x.valid_loss_all, x.valid_accuracy,\n"
+    "       x.test_loss, x.test_loss_all, x.test_perplexity, x.test_accuracy, x.test_bits_per_byte,\n"
+    "       x.tokens_per_s, x.infer_samples_per_s, x.wall_seconds, x.peak_mem_mb,\n"
+    "       x.unigram_nats, x.unigram_gap, x.not_learning,\n"
+    "       x.started_at, x.finished_at, x.error\n"
+    "  FROM sweeps s\n"
+    "  JOIN runs r ON r.sweep_id = s.id\n"
+    "  JOIN results x ON x.id = r.id;\n";
+
 const char *const STORE_MIGRATIONS[] = {
     MIGRATION_1,
     MIGRATION_2,
+    MIGRATION_3,
 };
 
 const int STORE_MIGRATION_COUNT = (int)(sizeof STORE_MIGRATIONS / sizeof STORE_MIGRATIONS[0]);

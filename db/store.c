@@ -471,10 +471,11 @@ int store_eval_add(Store *s, int64_t run_id, const EvalRow *row, char *err)
     sqlite3_stmt *st;
     if (store_prepare(s,
                       "INSERT INTO evals (run_id, step, split, loss, perplexity, accuracy,"
-                      " bits_per_byte, n_tokens) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
+                      " bits_per_byte, n_tokens, loss_all) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"
                       " ON CONFLICT (run_id, step, split) DO UPDATE SET loss = excluded.loss,"
                       " perplexity = excluded.perplexity, accuracy = excluded.accuracy,"
                       " bits_per_byte = excluded.bits_per_byte, n_tokens = excluded.n_tokens,"
+                      " loss_all = excluded.loss_all,"
                       " created_at = excluded.created_at",
                       &st, what, err))
         return -1;
@@ -485,7 +486,8 @@ int store_eval_add(Store *s, int64_t run_id, const EvalRow *row, char *err)
         store_bind_real(st, 5, exp(row->loss)) != SQLITE_OK ||
         store_bind_real(st, 6, row->accuracy) != SQLITE_OK ||
         store_bind_real(st, 7, row->bits_per_byte) != SQLITE_OK ||
-        sqlite3_bind_int64(st, 8, row->n_tokens) != SQLITE_OK) {
+        sqlite3_bind_int64(st, 8, row->n_tokens) != SQLITE_OK ||
+        store_bind_real(st, 9, row->loss_all) != SQLITE_OK) {
         store_fail(s, err, what);
         (void)sqlite3_finalize(st);
         return -1;

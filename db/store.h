@@ -69,6 +69,7 @@ typedef struct {
     double accuracy;           /* top-1 over target tokens */
     double bits_per_byte;      /* NAN unless char data */
     int64_t n_tokens;          /* target tokens evaluated */
+    double loss_all;           /* mlm: mean nats over every position; NAN for other tasks */
 } EvalRow;
 
 int store_eval_add(Store *s, int64_t run_id, const EvalRow *row, char *err);
@@ -139,5 +140,16 @@ int store_run_series(Store *s, int64_t run_id, StoreSeries what, double **steps,
 
 /* The smoothed train loss curve: store_run_series(..., TRAIN_LOSS_SMOOTH). */
 int store_run_curve(Store *s, int64_t run_id, double **steps, double **loss, int *n, char *err);
+
+/* ---- Schema version 3: what the seeds' claims are judged by (db/datasets.c). ---- */
+
+/* The unigram entropy (nats) of a dataset's training split, keyed by the
+   run columns data, tokenizer and vocab; *nats is NAN when not stored yet. */
+int store_dataset_unigram_get(Store *s, const char *data, const char *tokenizer, int vocab,
+                              double *nats, char *err);
+int store_dataset_unigram_put(Store *s, const char *data, const char *tokenizer, int vocab,
+                              int64_t train_tokens, double nats, char *err);
+/* runs.infer_samples_per_s of a run (batch 1, one thread, at its end). */
+int store_run_set_infer(Store *s, int64_t run_id, double samples_per_s, char *err);
 
 #endif

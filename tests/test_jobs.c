@@ -537,7 +537,7 @@ static void test_sweep_results(void)
                          .train_loss_smooth = 3.5 - i, .lr = 1e-3, .grad_norm = 1.0,
                          .tokens_per_s = 1000.0};
         CHECK(store_metrics_append(s, jobs[i], &row, 1, err) == 0, "%s", err);
-        EvalRow test = {10, "test", 2.5 - i, 0.5, NAN, 100};
+        EvalRow test = {10, "test", 2.5 - i, 0.5, NAN, 100, NAN};
         CHECK(store_eval_add(s, jobs[i], &test, err) == 0, "%s", err);
         RunEnd end = {"done", NULL, 10, 1000, 1.0, 1000.0, NAN};
         CHECK(store_run_finish(s, jobs[i], &end, err) == 0, "%s", err);
@@ -605,13 +605,13 @@ static void test_paper_figures(void)
         return;
     char err[ERR_LEN] = "";
     CHECK(store_paper_figure_add(s, "pairconnect-grid", "{\"layers\": \"2\", \"heads\": \"4\"}",
-                                 "test_perplexity", 145.5, "Table 1", err) == 0, "%s", err);
+                                 "test_perplexity", 145.5, "Table 1", NULL, NULL, err) == 0, "%s", err);
     CHECK(store_paper_figure_add(s, "pairconnect-grid", "{\"layers\":\"2\",\"heads\":\"4\"}",
-                                 "test_perplexity", 141.25, "Table 1, corrected", err) == 0,
+                                 "test_perplexity", 141.25, "Table 1, corrected", NULL, NULL, err) == 0,
           "%s", err);
     CHECK(store_paper_figure_add(s, "pairconnect-grid", "{\"layers\": \"2\", \"heads\": \"4\"}",
-                                 "samples_per_s", NAN, NULL, err) == 0, "%s", err);
-    CHECK(store_paper_figure_add(s, "fnet", NULL, "test_loss", 3.0, "Figure 2", err) == 0, "%s",
+                                 "samples_per_s", NAN, NULL, NULL, NULL, err) == 0, "%s", err);
+    CHECK(store_paper_figure_add(s, "fnet", NULL, "test_loss", 3.0, "Figure 2", NULL, NULL, err) == 0, "%s",
           err);
     CHECK(query_num(s, "SELECT count(*) FROM paper_figures") == 3, "rows %g",
           query_num(s, "SELECT count(*) FROM paper_figures"));
@@ -623,9 +623,9 @@ static void test_paper_figures(void)
           == 1, "NaN stored as a number");
     CHECK(strcmp(query1(s, "SELECT coords_json FROM paper_figures WHERE preset = 'fnet'").text,
                  "{}") == 0, "NULL coords");
-    CHECK(store_paper_figure_add(s, "fnet", "{}", NULL, 1.0, NULL, err) == -1 &&
+    CHECK(store_paper_figure_add(s, "fnet", "{}", NULL, 1.0, NULL, NULL, NULL, err) == -1 &&
           strstr(err, "metric"), "%s", err);
-    CHECK(store_paper_figure_add(s, "fnet", "{oops", "test_loss", 1.0, NULL, err) == -1,
+    CHECK(store_paper_figure_add(s, "fnet", "{oops", "test_loss", 1.0, NULL, NULL, NULL, err) == -1,
           "bad JSON accepted");
     store_close(s);
 }

@@ -48,9 +48,9 @@ static int64_t fill_run(Store *s)
     }
     CHECK(store_metrics_append(s, run, rows, 50, err) == 0, "%s", err);
     CHECK(store_metrics_append(s, run, rows + 50, 50, err) == 0, "%s", err);
-    EvalRow v50 = {50, "valid", 4.5, 0.25, NAN, 1000};
-    EvalRow v100 = {100, "valid", 4.75, 0.30, NAN, 1000};
-    EvalRow t100 = {100, "test", 4.0, 0.35, 1.25, 2000};
+    EvalRow v50 = {50, "valid", 4.5, 0.25, NAN, 1000, NAN};
+    EvalRow v100 = {100, "valid", 4.75, 0.30, NAN, 1000, NAN};
+    EvalRow t100 = {100, "test", 4.0, 0.35, 1.25, 2000, NAN};
     CHECK(store_eval_add(s, run, &v50, err) == 0, "%s", err);
     CHECK(store_eval_add(s, run, &v100, err) == 0, "%s", err);
     CHECK(store_eval_add(s, run, &t100, err) == 0, "%s", err);
@@ -207,7 +207,7 @@ static void test_metrics_evals_checkpoints(void)
     snprintf(sql, sizeof sql, "SELECT perplexity FROM evals WHERE run_id = %lld AND"
              " split = 'test'", (long long)run);
     CHECK(fabs(query_num(s, sql) - exp(4.0)) < 1e-9, "perplexity %g", query_num(s, sql));
-    EvalRow bad = {1, "dev", 1.0, 0.0, NAN, 1};
+    EvalRow bad = {1, "dev", 1.0, 0.0, NAN, 1, NAN};
     CHECK(store_eval_add(s, run, &bad, err) == -1 && strstr(err, "dev"), "%s", err);
 
     snprintf(sql, sizeof sql, "SELECT group_concat(step || ':' || path, ',') FROM"
@@ -328,7 +328,7 @@ static void test_foreign_keys(void)
     CHECK(store_metrics_append(s, 42, &row, 1, err) == -1 && strstr(err, "FOREIGN KEY"), "%s",
           err);
     CHECK(strstr(err, "run 42") != NULL, "%s", err);
-    EvalRow ev = {1, "valid", 5.0, 0.1, NAN, 10};
+    EvalRow ev = {1, "valid", 5.0, 0.1, NAN, 10, NAN};
     CHECK(store_eval_add(s, 42, &ev, err) == -1, "eval for a missing run accepted");
     CHECK(store_checkpoint_add(s, 42, 1, "x.safetensors", err) == -1,
           "checkpoint for a missing run accepted");

@@ -1,0 +1,38 @@
+/*
+ * claims.h — the seed papers' claims (shared/papers/README.md: the settings'
+ * relations and the table of claims without numbers) as rules in one table,
+ * each judged from the store: holds, does not hold, within noise (the
+ * difference is smaller than twice its standard error over seeds) or not
+ * run, with the numbers behind the verdict.
+ *
+ * Not for: drawing verdicts (ui/, app/cmd_report.c) or storing runs (db/).
+ */
+#ifndef MIXBENCH_CLAIMS_H
+#define MIXBENCH_CLAIMS_H
+
+#include "db/store.h"
+
+typedef enum { VERDICT_NOT_RUN, VERDICT_HOLDS, VERDICT_FAILS, VERDICT_WITHIN_NOISE } Verdict;
+
+/* "not run", "holds", "does not hold", "within noise". */
+const char *verdict_name(Verdict v);
+
+typedef struct {
+    const char *preset;     /* the preset whose runs judge it */
+    const char *claim;      /* the claim in words, as the paper makes it */
+    Verdict verdict;
+    char numbers[512];      /* the numbers behind the verdict, one line:
+                               "mixer 4.91 +- 0.02 (3 seeds) vs attention 5.30 +- 0.04 (3)" */
+    long long sweep_id;     /* the sweep the numbers come from; 0 when not run */
+} ClaimResult;
+
+/* Number of claims in the table, and the preset of claim i. */
+int claim_count(void);
+
+/* Judges every claim of preset (NULL: of every preset) on the newest sweep
+   of that preset in the store (sweep_id > 0: that sweep only).  *out is
+   malloc'd (free() it), *n its length. */
+int claims_judge(Store *s, const char *preset, long long sweep_id, ClaimResult **out, int *n,
+                 char *err);
+
+#endif

@@ -10,7 +10,7 @@ CPPFLAGS += -D_GNU_SOURCE -I.
 LDLIBS  = -lopenblas -lfftw3f -lsqlite3 -lncursesw -lpthread -lm
 
 DEB_PACKAGES = build-essential libncurses-dev libsqlite3-dev libopenblas-dev \
-               libfftw3-dev sqlite3 tmux
+               libfftw3-dev sqlite3 tmux python3-torch
 
 LIB_SRC  = $(sort $(wildcard engine/*.c engine/*/*.c db/*.c ui/*.c experiments/*.c))
 APP_SRC  = $(sort $(wildcard app/*.c))

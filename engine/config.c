@@ -52,6 +52,8 @@ static const Key KEYS[] = {
     {"fft_mode", T_ENUM, KEY_MODEL, F(fft_mode), "nd", "nd|fnet", 0, 0},
     {"level_dropout", T_FLOAT, KEY_MODEL, F(level_dropout), "0", NULL, 0, 1},
     {"table_optim", T_ENUM, KEY_MODEL, F(table_optim), "adamw", "adamw|lazy", 0, 0},
+    /* 0 = the architecture's default (config_emb_std) */
+    {"emb_std", T_FLOAT, KEY_MODEL, F(emb_std), "0", NULL, 0, 100},
     {"lr", T_FLOAT, KEY_TRAIN, F(lr), "0.001", NULL, 0, 10},
     {"warmup", T_INT, KEY_TRAIN, F(warmup), "50", NULL, 0, 1 << 30},
     {"decay", T_ENUM, KEY_TRAIN, F(decay), "cosine", "constant|linear|cosine", 0, 0},
@@ -59,6 +61,7 @@ static const Key KEYS[] = {
     {"clip", T_FLOAT, KEY_TRAIN, F(clip), "1.0", NULL, 0, 1e9},
     {"batch", T_INT, KEY_TRAIN, F(batch), "16", NULL, 1, 1 << 16},
     {"seed", T_INT64, KEY_TRAIN, F(seed), "1", NULL, 0, 9e18},
+    {"mlm_loss", T_ENUM, KEY_TRAIN, F(mlm_loss), "masked", "masked|all", 0, 0},
     {"order", T_ENUM, KEY_TRAIN, F(order), "random", "random|sequential", 0, 0},
     {"steps", T_INT64, KEY_TRAIN, F(steps), "1000", NULL, 0, 1e15},
     {"tokens", T_INT64, KEY_TRAIN, F(tokens), "0", NULL, 0, 1e18},
@@ -249,6 +252,12 @@ int config_pos(const Config *c)
     if (c->pos != POS_DEFAULT) return c->pos;
     const MixerOps *m = mixer_find(c->arch);
     return m ? m->default_pos : POS_NONE;
+}
+
+double config_emb_std(const Config *c)
+{
+    if (c->emb_std > 0) return c->emb_std;
+    return strcmp(c->arch, "mixer") == 0 ? 1.0 : 0.02;
 }
 
 int config_validate(const Config *c, char *err)

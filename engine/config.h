@@ -19,6 +19,7 @@ enum { FFT_ND, FFT_FNET };
 enum { TABLE_ADAMW, TABLE_LAZY };
 enum { DECAY_CONSTANT, DECAY_LINEAR, DECAY_COSINE };
 enum { ORDER_RANDOM, ORDER_SEQUENTIAL };
+enum { MLM_LOSS_MASKED, MLM_LOSS_ALL };
 
 typedef struct {
     /* model (SPEC section 1); these go into checkpoint metadata */
@@ -31,6 +32,7 @@ typedef struct {
     int hash_size, hash_seed, pair_reduce, d_pair, fft_mode;
     double level_dropout;
     int table_optim;
+    double emb_std;      /* token embedding init std; 0 = the arch's default */
     /* training (SPEC section 5) */
     double lr;
     int warmup, decay;
@@ -38,6 +40,7 @@ typedef struct {
     int batch;
     int64_t seed;
     int order;
+    int mlm_loss;        /* MLM_LOSS_MASKED | MLM_LOSS_ALL (SPEC section 3) */
     int64_t steps, tokens;
     double seconds;
     int eval_every, log_every, threads;
@@ -73,6 +76,9 @@ int config_apply_variant(Config *c, const char *name, char *err);
 
 /* The positional embedding actually used (resolves POS_DEFAULT per arch). */
 int config_pos(const Config *c);
+/* The token embedding init std actually used (SPEC section 5): emb_std, or
+   when it is 0 the architecture's default (1.0 for mixer, else 0.02). */
+double config_emb_std(const Config *c);
 /* Checks ranges and the arch/task pair (SPEC section 3); call after the
    dataset fixed vocab. */
 int config_validate(const Config *c, char *err);

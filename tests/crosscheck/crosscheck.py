@@ -17,7 +17,9 @@ the names say which: <task>-<arch>-<variant>):
   4. compares per-step train loss, lr and grad norm (from the db's metrics
      table), the final valid/test loss, accuracy and target counts (db evals
      table, and `mixbench eval --json` against the reference evaluating the
-     very same saved weights), and the saved weights; checks that a repeated
+     very same saved weights), for mlm also loss_all (every position a
+     target; NULL in the db and absent from --json for other tasks), and the
+     saved weights; checks that a repeated
      threads=2 run is bit-identical (SPEC section 5) and that the checkpoint
      metadata reads back as the run's config (section 7).
 
@@ -25,8 +27,10 @@ Prints `PASS crosscheck <case>`, `FAIL crosscheck <case>: <details>` or, for
 an architecture mixbench does not know yet, `SKIP crosscheck <case>: ...`
 (such cases start running as soon as the binary knows the arch); then one
 `task-pairs` line (every arch/task pair mixbench can build is accepted or
-refused exactly as SPEC section 3 says) and one `checkpoint-metadata` line;
-exits 0 when nothing failed.
+refused exactly as SPEC section 3 says), one `init` line (mixbench's fresh
+weights, per architecture, have section 5's init distribution: tok_emb
+N(0, emb_std), 1.0 for mixer and 0.02 otherwise, or the emb_std given) and
+one `checkpoint-metadata` line; exits 0 when nothing failed.
 
 Tolerance: 1e-4 relative on losses, lr, grad norms and evaluations (float32
 rounding gives ~1e-7 on the first step and up to a few 1e-5 after K steps).
@@ -151,6 +155,19 @@ CASES = [
     ("mlm-pairconnect-K50-sum-dp8-tie",
      {"task": "mlm", "arch": "pairconnect", "hash_size": 50, "pair_reduce": "sum",
       "d_pair": 8, "tie": "true", "decay": "linear"}),
+    # mlm_loss = all (section 3): same masks, every position a target
+    ("mlm-attention-all-pre-gelu-learned",
+     {"task": "mlm", "arch": "attention", "mlm_loss": "all", "decay": "cosine",
+      "weight_decay": 0.1}),
+    ("mlm-mixer-all-post-relu-tie",
+     {"task": "mlm", "arch": "mixer", "mlm_loss": "all", "norm": "post", "act": "relu",
+      "tie": "true", "decay": "linear"}),
+    ("mlm-pairconnect-all-K50-mean",
+     {"task": "mlm", "arch": "pairconnect", "mlm_loss": "all", "hash_size": 50,
+      "hash_seed": 2, "decay": "cosine"}),
+    ("mlm-fft-all-nd-pre-gelu",
+     {"task": "mlm", "arch": "fft", "mlm_loss": "all", "fft_mode": "nd",
+      "decay": "cosine", "weight_decay": 0.1}),
 
     # ---- bidir: fwd./rev. causal stacks sharing tok_emb and the head
     ("bidir-attention-pre-gelu-learned-cosine",
@@ -286,15 +303,15 @@ def run_mixbench(mb, cfgkeys, datadir, init, steps, threads, work, verbose, tag=
     try:
         rows = con.execute("select step, train_loss, lr, grad_norm from metrics "
                            "order by step").fetchall()
-        evals = con.execute("select split, loss, accuracy, n_tokens, step from evals "
+        evals = con.execute("select split, loss, accuracy, n_tokens, step, loss_all from evals "
                             "order by step").fetchall()
         tokens = con.execute("select step, tokens from metrics order by step").fetchall()
     finally:
         con.close()
     ev = {}
-    for split, loss, acc, ntok, step in evals:
+    for split, loss, acc, ntok, step, loss_all in evals:
         ev[split] = {"loss": loss, "accuracy": acc, "n_tokens": ntok,
-                     "step": step}  # the last evaluation wins
+                     "step": step, "loss_all": loss_all}  # the last evaluation wins
     w, meta = R.load_safetensors(save)
     return {"metrics": rows, "evals": ev, "tokens": tokens, "weights": w, "meta": meta,
             "ckpt": save, "stdout": p.stdout}
@@ -419,6 +436,25 @@ def run_case(name, keys, args, datadir, streams, work):
     fails, info = [], []
     m = {"loss": 0.0, "grad_norm": 0.0, "lr": 0.0, "eval": 0.0,
          "eval_same_w": 0.0, "weights": 0.0, "weights_beyond_noise": 0.0}
+    if cfg["task"] == "mlm":
+        m.update({"eval_loss_all": 0.0, "eval_loss_all_same_w": 0.0})
+
+    def check_loss_all(where, got, want, key):
+        """loss_all as mixbench reported it (None: absent) against the
+        reference's (None for tasks other than mlm)."""
+        if want is None:
+            if got is not None:
+                fails.append("%s: loss_all %r for task %s, expected none"
+                             % (where, got, cfg["task"]))
+            return
+        if got is None:
+            fails.append("%s: no loss_all for mlm" % where)
+            return
+        d = rel(float(got), want)
+        m[key] = max(m[key], d)
+        if d > TOL:
+            fails.append("%s loss_all mixbench %.9g reference %.9g (rel %.2g)"
+                         % (where, float(got), want, d))
     for t, r in res.items():
         rows = r["metrics"]
         if len(rows) != len(hist):
@@ -455,6 +491,8 @@ def run_case(name, keys, args, datadir, streams, work):
             if e["accuracy"] is not None and abs(e["accuracy"] - ref_ev[split]["accuracy"]) > 1e-9:
                 fails.append("threads=%d %s accuracy mixbench %.6f reference %.6f"
                              % (t, split, e["accuracy"], ref_ev[split]["accuracy"]))
+            check_loss_all("threads=%d %s eval" % (t, split), e["loss_all"],
+                           ref_ev[split]["loss_all"], "eval_loss_all")
         per_step = cfg["batch"] * cfg["n_ctx"]
         bad_tok = [(st, tk) for st, tk in r["tokens"] if tk != st * per_step]
         if bad_tok:
@@ -513,6 +551,8 @@ def run_case(name, keys, args, datadir, streams, work):
             if abs(float(je["accuracy"]) - re_["accuracy"]) > 1e-9:
                 fails.append("eval --json %s accuracy mixbench %.6f reference %.6f"
                              % (split, je["accuracy"], re_["accuracy"]))
+            check_loss_all("eval --json %s" % split, je.get("loss_all"), re_["loss_all"],
+                           "eval_loss_all_same_w")
     except (RuntimeError, KeyError, ValueError) as e:
         fails.append(str(e))
 
@@ -524,7 +564,62 @@ def run_case(name, keys, args, datadir, streams, work):
                "weights %.1e (beyond float32 noise %.1e)  threads1-vs-2 loss %.1e"
                % (m["loss"], m["grad_norm"], m["lr"], m["eval"], m["eval_same_w"],
                   m["weights"], m["weights_beyond_noise"], t12))
+    if "eval_loss_all" in m:
+        summary += "  loss_all %.1e  loss_all(same w) %.1e" % (m["eval_loss_all"],
+                                                             m["eval_loss_all_same_w"])
     return fails, info, summary, m, meta_problems
+
+
+# init cases: (arch, task, emb_std given or None).  vocab 400 x d 64 gives
+# tok_emb 25,600 draws, so its sample std is within 1% of the true one.
+INIT_CASES = [("attention", "clm", None), ("dispatcher", "clm", None),
+              ("pairconnect", "mlm", None), ("mixer", "clm", None), ("mixer", "mlm", None),
+              ("fft", "mlm", None), ("cumsum", "clm", None), ("conv", "clm", None),
+              ("attention", "mlm", "0.5"), ("mixer", "clm", "0.02")]
+INIT_REL = 0.03   # relative tolerance on a tensor's std (>= 4,096 draws)
+
+
+def check_init(mb, datadir, work):
+    """Section 5's init, per architecture: a run with lr 0 (one step: the
+    weights do not move) saves mixbench's fresh weights; every random tensor
+    with at least 4,096 elements must have the std R.init_std gives it
+    (tok_emb: emb_std), and the metadata must name the emb_std used.
+    Returns (fails, [(case, tok_emb std)], skipped archs)."""
+    fails, seen, skipped = [], [], []
+    for arch, task, emb in INIT_CASES:
+        keys = {"vocab": 400, "d": 64, "heads": 2, "layers": 1, "n_ctx": 8, "batch": 1,
+                "lr": 0, "warmup": 0, "hash_size": 100}
+        if emb is not None:
+            keys["emb_std"] = emb
+        cfg = R.make_config(arch=arch, task=task, **keys)
+        save = os.path.join(work, "init-%s-%s-%s.safetensors" % (arch, task, emb))
+        cmd = [mb, "run", "--arch", arch, "--task", task, "--data", datadir,
+               "--tokenizer", "ids", "--steps", "1", "--threads", "1", "--seed", "9",
+               "--db", os.path.join(work, "init.db"), "--save", save] + kv_args(keys)
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           universal_newlines=True, timeout=120)
+        if p.returncode != 0 and "unknown architecture" in p.stderr:
+            skipped.append(arch)
+            continue
+        name = "%s/%s emb_std=%s" % (arch, task, emb or "default")
+        if p.returncode != 0:
+            fails.append("%s: mixbench run exited %d: %s" % (name, p.returncode,
+                                                              p.stderr.strip()[-200:]))
+            continue
+        w, meta = R.load_safetensors(save)
+        if float(meta.get("emb_std", "nan")) != cfg["emb_std"]:
+            fails.append("%s: metadata emb_std %r, the run used %g" % (name, meta.get("emb_std"),
+                                                                       cfg["emb_std"]))
+        for tname, a in sorted(w.items()):
+            want = R.init_std(cfg, tname)
+            if want is None or a.size < 4096:
+                continue
+            got = float(np.sqrt(np.mean(a.astype(np.float64) ** 2)))
+            if tname == "tok_emb":
+                seen.append((name, got))
+            if abs(got / want - 1.0) > INIT_REL:
+                fails.append("%s: %s has std %.4g, section 5 gives %.4g" % (name, tname, got, want))
+    return fails, seen, skipped
 
 
 def check_task_pairs(mb, datadir, work):
@@ -658,6 +753,18 @@ def main():
                 print("PASS crosscheck task-pairs (%d arch/task pairs%s)"
                       % (npairs, "; unknown to mixbench: " + " ".join(skipped)
                          if skipped else ""))
+        if not sel or any(s in "init" for s in sel):
+            work = os.path.join(tmp, "init")
+            os.makedirs(work)
+            inf, seen, skipped = check_init(args.mixbench, datadir, work)
+            if inf:
+                nfail += 1
+                print("FAIL crosscheck init: " + "; ".join(inf[:6]) +
+                      ("; ... %d more" % (len(inf) - 6) if len(inf) > 6 else ""))
+            elif seen:
+                print("PASS crosscheck init (tok_emb std: %s%s)"
+                      % (", ".join("%s %.4f" % x for x in seen),
+                         "; unknown to mixbench: " + " ".join(skipped) if skipped else ""))
         if meta_checked:
             if meta_problems:
                 nfail += 1

@@ -12,7 +12,8 @@ implementations can disagree when one of them is wrong.  What it covers:
              cumsum and conv, each in the modes of MIXER_MODES
   section 3  tasks clm, mlm, bidir, autoencode, complete (TASKS; the model's
              stacks and their name prefixes per task_stacks, the pairs the
-             SPEC refuses per task_refusal)
+             SPEC refuses per task_refusal); mlm_loss = masked | all, and an
+             mlm evaluation's loss_all (every position a target)
   section 4  windows of an ids token stream, order = sequential
   section 5  AdamW exactly as torch.optim.AdamW (decay group = 2-D+ weights
              except tok_emb, pos_emb and pair tables), warmup + constant |
@@ -33,8 +34,11 @@ choice and says so at the place (search for "SPEC is silent"):
   - fft_mode: the SPEC names only "fnet"; the default mode's name is
     mixbench's "nd" (engine/config.c).
 
-Init (section 5) is deliberately absent: weights always come from a
-checkpoint, so both sides start from the same numbers.
+Init (section 5) is not reproduced draw for draw: weights always come from
+a checkpoint, so both sides start from the same numbers.  What the SPEC
+fixes about init is its distribution per tensor (init_std: emb_std for
+tok_emb, 1.0 for mixer and 0.02 otherwise by default), which
+crosscheck.py's init cases compare with mixbench's fresh weights.
 
 Dropout must be 0 (the reference has no random stream to share with
 mixbench); level_dropout likewise.
@@ -63,11 +67,12 @@ MODEL_DEFAULTS = {
     "tie": False, "dropout": 0.0, "hash_size": 1000, "hash_seed": 0,
     "pair_reduce": "mean", "d_pair": None, "fft_mode": "nd",
     "level_dropout": 0.0,
+    "emb_std": None,  # per-arch default, see default_emb_std (section 5)
 }
 TRAIN_DEFAULTS = {
     "lr": 1e-3, "warmup": 0, "decay": "cosine", "weight_decay": 0.01,
     "clip": 1.0, "batch": 8, "steps": 1, "order": "sequential",
-    "table_optim": "adamw", "seed": 1,
+    "table_optim": "adamw", "seed": 1, "mlm_loss": "masked",
 }
 TASKS = ("clm", "mlm", "bidir", "autoencode", "complete")  # section 3
 DEFAULT_POS = {"attention": "learned", "dispatcher": "sinusoidal",
@@ -76,8 +81,32 @@ DEFAULT_POS = {"attention": "learned", "dispatcher": "sinusoidal",
 
 INT_KEYS = {"vocab", "d", "layers", "heads", "n_ctx", "ffn_mult", "hash_size",
             "hash_seed", "d_pair", "warmup", "batch", "steps", "seed"}
-FLOAT_KEYS = {"dropout", "level_dropout", "lr", "weight_decay", "clip"}
+FLOAT_KEYS = {"dropout", "level_dropout", "lr", "weight_decay", "clip", "emb_std"}
 BOOL_KEYS = {"tie"}
+
+
+def default_emb_std(arch):
+    """Section 5: PyTorch's nn.Embedding N(0, 1) for the masked mixer (its
+    own code), N(0, 0.02) for every other architecture."""
+    return 1.0 if arch == "mixer" else 0.02
+
+
+def init_std(c, name):
+    """The standard deviation section 5 gives the initial values of a
+    parameter (None: not a random init): tok_emb N(0, emb_std); linear
+    weights, positional embeddings and pair tables N(0, 0.02); mixer
+    matrices U(-1/sqrt n, 1/sqrt n), whose std is 1/sqrt(3n); biases, LN
+    shifts and conv kernels 0, LN gains 1."""
+    last = name.split(".")[-1]
+    if name == "tok_emb":
+        return c["emb_std"]
+    if ".ln" in name or name.startswith("ln_f") or ".ln_f" in name:
+        return None
+    if last.startswith("b") or c["arch"] == "conv" and ".mix.w" in name:
+        return None
+    if c["arch"] == "mixer" and ".mix.w" in name:
+        return 1.0 / math.sqrt(3.0 * c["n_ctx"])
+    return 0.02
 
 
 def make_config(**kw):
@@ -100,6 +129,10 @@ def make_config(**kw):
         c["pos"] = DEFAULT_POS[c["arch"]]
     if c["d_pair"] is None:
         c["d_pair"] = c["d"]
+    if c["emb_std"] is None or c["emb_std"] == 0:
+        c["emb_std"] = default_emb_std(c["arch"])
+    if c["mlm_loss"] not in ("masked", "all"):
+        raise ValueError("reference: mlm_loss %r is not masked or all" % c["mlm_loss"])
     assert c["d"] % c["heads"] == 0
     if c["table_optim"] != "adamw":
         raise ValueError("reference: table_optim=lazy (SparseAdam) is not implemented")
@@ -776,6 +809,10 @@ def prepare(c, win, training, rng, widx):
             for p in ch:
                 targets[b, p] = win[b, p]
                 inputs[b, p] = MASK                 # always MASK, no 80/10/10
+        if training and c["mlm_loss"] == "all":
+            # every position a target: chosen ones their original token,
+            # the others their own (unchanged) input token
+            targets = np.where(targets >= 0, targets, inputs)
         return inputs, targets
     raise ValueError("task " + t)
 
@@ -828,19 +865,29 @@ def head_loss(P, c, rows, targets):
 @torch.no_grad()
 def evaluate(P, c, stream, batch=16):
     """Every window of the split in order; token-weighted mean loss and top-1
-    accuracy over all target positions."""
+    accuracy over all target positions.  For mlm also loss_all (section 3):
+    the same masked inputs, every position a target (its original token),
+    the mean over all positions of all windows; None for other tasks."""
     nw = num_windows(c, len(stream))
     tot_loss, tot_ok, tot_n = 0.0, 0, 0
+    all_loss, all_n = 0.0, 0
     for w0 in range(0, nw, batch):
         widx = list(range(w0, min(nw, w0 + batch)))
-        inputs, targets = prepare(c, windows_of(c, stream, widx), False, None, widx)
-        l, cnt, ok = head_loss(P, c, hidden_rows(P, c, inputs), targets)
+        win = windows_of(c, stream, widx)
+        inputs, targets = prepare(c, win, False, None, widx)
+        rows = hidden_rows(P, c, inputs)
+        l, cnt, ok = head_loss(P, c, rows, targets)
         if cnt:
             tot_loss += float(l.double())
             tot_ok += ok
             tot_n += cnt
+        if c["task"] == "mlm":
+            la, na, _ = head_loss(P, c, rows, win)   # the original window everywhere
+            all_loss += float(la.double())
+            all_n += na
     return {"loss": tot_loss / tot_n if tot_n else 0.0,
             "accuracy": tot_ok / tot_n if tot_n else 0.0,
+            "loss_all": all_loss / all_n if all_n else None,
             "windows": nw, "targets": tot_n}
 
 
@@ -1049,6 +1096,17 @@ def _selftest():
             a, b, e = (head(P, c, hidden_rows(P, c, t)) for t in (t1, t2, t3))
         check("complete L=%d n=%d hides positions >= %d" % (L, n, cp),
               float((a - b).abs().max()) == 0.0 and float((a - e).abs().max()) > 0)
+    # mlm_loss=all: the masking is the masked run's, every position a target
+    cm = make_config(arch="attention", task="mlm", n_ctx=16, seed=4)
+    ca = make_config(arch="attention", task="mlm", n_ctx=16, seed=4, mlm_loss="all")
+    win = rng.randint(2, 11, (6, 16))
+    im, tm = prepare(cm, win, True, train_rng(cm), None)
+    ia, ta = prepare(ca, win, True, train_rng(ca), None)
+    check("mlm_loss=all targets", (im == ia).all() and (ta == win).all() and
+          ((tm == win) | (tm == -1)).all() and (im == MASK).sum() == (tm >= 0).sum() > 0)
+    check("emb_std defaults", make_config(arch="mixer")["emb_std"] == 1.0 and
+          make_config(arch="fft")["emb_std"] == 0.02 and
+          make_config(arch="mixer", emb_std="0.5")["emb_std"] == 0.5)
     # schedule: warmup 2, 6 steps, linear decay reaches 0 at the last step
     c = make_config(lr=1.0, warmup=2, steps=6, decay="linear")
     check("schedule", [round(lr_at(c, s), 6) for s in range(6)] ==

@@ -672,6 +672,24 @@ def check_task_pairs(mb, datadir, work):
     return fails, skipped, checked
 
 
+def unknown(archs):
+    return "; unknown to mixbench: " + " ".join(archs) if archs else ""
+
+
+def report(name, problems, detail):
+    """Prints `FAIL crosscheck NAME: ...` with the first problems, else
+    `PASS crosscheck NAME<detail>` (detail None: nothing was checked, nothing
+    printed).  Returns 1 on FAIL."""
+    if problems:
+        print("FAIL crosscheck %s: %s" % (name, "; ".join(problems[:6]) +
+                                          ("; ... %d more" % (len(problems) - 6)
+                                           if len(problems) > 6 else "")))
+        return 1
+    if detail is not None:
+        print("PASS crosscheck %s%s" % (name, detail))
+    return 0
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     root = os.path.abspath(os.path.join(here, "..", ".."))
@@ -745,33 +763,16 @@ def main():
             work = os.path.join(tmp, "task-pairs")
             os.makedirs(work)
             pf, skipped, npairs = check_task_pairs(args.mixbench, datadir, work)
-            if pf:
-                nfail += 1
-                print("FAIL crosscheck task-pairs: " + "; ".join(pf[:6]) +
-                      ("; ... %d more" % (len(pf) - 6) if len(pf) > 6 else ""))
-            elif npairs:
-                print("PASS crosscheck task-pairs (%d arch/task pairs%s)"
-                      % (npairs, "; unknown to mixbench: " + " ".join(skipped)
-                         if skipped else ""))
+            nfail += report("task-pairs", pf, " (%d arch/task pairs%s)" % (npairs, unknown(skipped))
+                            if npairs else None)
         if not sel or any(s in "init" for s in sel):
             work = os.path.join(tmp, "init")
             os.makedirs(work)
             inf, seen, skipped = check_init(args.mixbench, datadir, work)
-            if inf:
-                nfail += 1
-                print("FAIL crosscheck init: " + "; ".join(inf[:6]) +
-                      ("; ... %d more" % (len(inf) - 6) if len(inf) > 6 else ""))
-            elif seen:
-                print("PASS crosscheck init (tok_emb std: %s%s)"
-                      % (", ".join("%s %.4f" % x for x in seen),
-                         "; unknown to mixbench: " + " ".join(skipped) if skipped else ""))
+            nfail += report("init", inf, " (tok_emb std: %s%s)" % (
+                ", ".join("%s %.4f" % x for x in seen), unknown(skipped)) if seen else None)
         if meta_checked:
-            if meta_problems:
-                nfail += 1
-                print("FAIL crosscheck checkpoint-metadata: " + "; ".join(meta_problems[:6]) +
-                      ("; ... %d more" % (len(meta_problems) - 6) if len(meta_problems) > 6 else ""))
-            else:
-                print("PASS crosscheck checkpoint-metadata")
+            nfail += report("checkpoint-metadata", meta_problems, "")
         if overall:
             print("crosscheck max rel diff over all cases: " +
                   "  ".join("%s %.1e" % (k, v) for k, v in sorted(overall.items())))

@@ -92,6 +92,7 @@ typedef struct {
     double last_flush, last_control;
     char ckpt_dir[PATH_MAX + 32];
     char last_periodic[PATH_MAX + 128];
+    double unigram_nats;       /* the training split's unigram entropy */
     JobProgress prog;
 } Job;
 
@@ -217,6 +218,22 @@ static int record_start(Job *j, char *err)
     return rc;
 }
 
+/* The unigram entropy of the training split (engine/data/unigram.c), from
+   the store when a run on the same data, tokenizer and vocab computed it,
+   else computed here and stored once for every later run. */
+static int record_unigram(Job *j, char *err)
+{
+    Store *s = j->js->store;
+    const char *tokenizer = tokenizer_name(&j->ds);
+    if (store_dataset_unigram_get(s, j->c.data, tokenizer, j->c.vocab, &j->unigram_nats, err)) return -1;
+    if (isfinite(j->unigram_nats)) return 0;
+    const TokenStream *train = &j->ds.split[SPLIT_TRAIN];
+    if (token_stream_unigram_entropy(train, j->c.vocab, &j->unigram_nats, NULL, err)) return -1;
+    if (!isfinite(j->unigram_nats)) return 0; /* nothing to count: nothing to store */
+    return store_dataset_unigram_put(s, j->c.data, tokenizer, j->c.vocab, (int64_t)train->len, j->unigram_nats,
+                                     err);
+}
+
 static void job_free(Job *j)
 {
     trainer_free(j->tr);
@@ -256,7 +273,7 @@ int job_run(JobSpec *js, char *status_out, int status_cap, char *err)
     char setup_err[ERR_LEN];
     int own_store = js->store == NULL;
     if (job_setup(&j, setup_err) || (own_store && store_open(js->db_path, &js->store, setup_err)) ||
-        record_start(&j, setup_err)) {
+        record_unigram(&j, setup_err) || record_start(&j, setup_err)) {
         snprintf(err, ERR_LEN, "%s", setup_err);
         int stored = js->run_id != 0;
         if (stored) {
@@ -287,6 +304,9 @@ int job_run(JobSpec *js, char *status_out, int status_cap, char *err)
                j.prog.step ? " (resumed)" : "");
         if (isfinite(j.ds.loss_floor) && j.ds.loss_floor > 0)
             printf("data entropy rate (loss floor): %.4f nats/token\n", j.ds.loss_floor);
+        if (isfinite(j.unigram_nats))
+            printf("unigram entropy %.2f nats (%.2f bits) per %s\n", j.unigram_nats, j.unigram_nats / log(2.0),
+                   j.ds.split[SPLIT_TRAIN].scored ? "scored target" : "token");
         fflush(stdout);
     }
     const char *status = "done";

@@ -34,6 +34,21 @@ st=$(sqlite3 "$DB" "select status from runs where id=1")
 [ "$n" = 20 ] && [ "$st" = done ] && pass store_has_run || fail store_has_run "metrics=$n status=$st"
 [ "$(sqlite3 "$DB" 'pragma journal_mode')" = wal ] && pass store_wal || fail store_wal "not WAL"
 
+# --- the unigram entropy: printed at start, stored once per data/tokenizer/vocab,
+# read back (not recomputed) by the next run on the same data
+u=$(sqlite3 "$DB" "select printf('%.2f nats (%.2f bits)', unigram_nats, unigram_bits) from datasets where data='builtin:stories'")
+if [ -n "$u" ] && grep -q "^unigram entropy $u per token" "$T/run.out"; then pass unigram_printed
+else fail unigram_printed "stored '$u', printed '$(grep unigram "$T/run.out")'"; fi
+saved=$(sqlite3 "$DB" "select unigram_nats from datasets where data='builtin:stories'")
+sqlite3 "$DB" "update datasets set unigram_nats = 1.2345 where data='builtin:stories'"
+$MB run --arch attention --data builtin:stories --steps 2 $SMALL --db "$DB" --save "$T/u.safetensors" >"$T/run2.out" 2>&1
+rows=$(sqlite3 "$DB" "select count(*) from datasets where data='builtin:stories' and tokenizer='word'")
+if [ "$rows" = 1 ] && grep -q "^unigram entropy 1.23 nats" "$T/run2.out"; then pass unigram_stored_once
+else fail unigram_stored_once "rows=$rows, second run printed '$(grep unigram "$T/run2.out")'"; fi
+sqlite3 "$DB" "update datasets set unigram_nats = $saved where data='builtin:stories'"
+gap=$(sqlite3 "$DB" "select printf('%.6f', unigram_nats - best_valid_loss - unigram_gap) from results where id=1")
+[ "$gap" = "0.000000" ] || [ "$gap" = "-0.000000" ] && pass unigram_gap_in_results || fail unigram_gap_in_results "unigram_nats - best_valid - gap = $gap"
+
 if $MB eval --ckpt "$T/a.safetensors" --data builtin:stories --split test --json >"$T/eval.json" 2>&1 \
    && grep -q '"loss"' "$T/eval.json"; then
   # the stored test loss equals what eval recomputes from the checkpoint

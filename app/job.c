@@ -24,6 +24,7 @@
 #include "app/cli.h"
 #include "db/jobs.h"
 #include "engine/common.h"
+#include "engine/infer_bench.h"
 #include "engine/trainer.h"
 
 #define METRIC_BUFFER 4096
@@ -121,6 +122,22 @@ static int eval_and_store(Job *j, int split, double *loss, char *err)
     if (loss) *loss = r.loss;
     EvalRow row = {j->prog.step, split_name(split), r.loss, r.accuracy, bpb, r.n_targets, NAN};
     return store_eval_add(j->js->store, j->prog.run_id, &row, err);
+}
+
+/* Batch-1, one-thread inference samples/s of the finished model (SPEC
+   section 6), measured as `bench --inference` does, on this thread whatever
+   the job's thread count: at least 5 samples and 0.5 s, at most 3 s. */
+static int record_inference(Job *j, char *err)
+{
+    InferBenchLimits limits = {.warmup = 1, .min_samples = 5, .min_seconds = 0.5, .max_seconds = 3.0};
+    InferBenchResult r;
+    if (infer_bench(&j->m, &limits, &r, err)) return -1;
+    if (!j->js->quiet) {
+        printf("inference %.1f samples/s (batch 1, 1 thread, %d samples in %.2f s)\n", r.samples_per_s, r.samples,
+               r.seconds);
+        fflush(stdout);
+    }
+    return store_run_set_infer(j->js->store, j->prog.run_id, r.samples_per_s, err);
 }
 
 static int save_checkpoint(Job *j, const char *path, char *err)
@@ -396,7 +413,8 @@ int job_run(JobSpec *js, char *status_out, int status_cap, char *err)
         snprintf(msg, sizeof msg, "%s", err);
     }
     if (!strcmp(status, "done")) {
-        if (eval_and_store(&j, SPLIT_VALID, NULL, err) || eval_and_store(&j, SPLIT_TEST, NULL, err)) {
+        if (eval_and_store(&j, SPLIT_VALID, NULL, err) || eval_and_store(&j, SPLIT_TEST, NULL, err) ||
+            record_inference(&j, err)) {
             status = "failed";
             snprintf(msg, sizeof msg, "%s", err);
         }

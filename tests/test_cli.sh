@@ -46,6 +46,18 @@ rows=$(sqlite3 "$DB" "select count(*) from datasets where data='builtin:stories'
 if [ "$rows" = 1 ] && grep -q "^unigram entropy 1.23 nats" "$T/run2.out"; then pass unigram_stored_once
 else fail unigram_stored_once "rows=$rows, second run printed '$(grep unigram "$T/run2.out")'"; fi
 sqlite3 "$DB" "update datasets set unigram_nats = $saved where data='builtin:stories'"
+# --- batch-1, one-thread inference samples/s measured at the end of every run that ends
+# done: printed, stored in runs, carried by results and sweep_results, shown by show
+inf=$(sqlite3 "$DB" "select printf('%.1f', infer_samples_per_s) from runs where id=1 and infer_samples_per_s > 0")
+res=$(sqlite3 "$DB" "select printf('%.1f', infer_samples_per_s) from results where id=1")
+if [ -n "$inf" ] && [ "$inf" = "$res" ] && grep -q "^inference $inf samples/s (batch 1, 1 thread" "$T/run.out" \
+   && $MB show 1 --db "$DB" | grep -q "inference $inf samples/s"; then pass infer_stored
+else fail infer_stored "runs '$inf', results '$res', printed '$(grep '^inference' "$T/run.out")'"; fi
+if $MB sweep arch=attention,cumsum steps=2 $SMALL --data builtin:stories --db "$DB" >"$T/sweep.out" 2>&1 \
+   && $MB worker --jobs 1 --threads 2 --db "$DB" >"$T/worker.out" 2>&1; then
+  n=$(sqlite3 "$DB" "select count(*) from sweep_results where status='done' and infer_samples_per_s > 0")
+  [ "$n" = 2 ] && pass infer_in_sweep_results || fail infer_in_sweep_results "$n of 2 sweep jobs have it"
+else fail infer_in_sweep_results "$(tail -2 "$T/sweep.out" "$T/worker.out")"; fi
 gap=$(sqlite3 "$DB" "select printf('%.6f', unigram_nats - best_valid_loss - unigram_gap) from results where id=1")
 [ "$gap" = "0.000000" ] || [ "$gap" = "-0.000000" ] && pass unigram_gap_in_results || fail unigram_gap_in_results "unigram_nats - best_valid - gap = $gap"
 

@@ -23,6 +23,7 @@
 
 #include "app/cli.h"
 #include "db/jobs.h"
+#include "engine/checkpoint.h"
 #include "engine/common.h"
 #include "engine/infer_bench.h"
 #include "engine/trainer.h"
@@ -264,7 +265,17 @@ static int job_setup(Job *j, char *err)
 {
     JobSpec *js = j->js;
     j->c = js->config;
-    if (cli_load_data(&j->c, NULL, &j->ds, err) || config_validate(&j->c, err)) return -1;
+    /* --init: the data is encoded with the checkpoint's own tokenizer, so
+       that its ids mean what the weights learned */
+    Tokenizer *init_tok = NULL;
+    if (js->init_ckpt) {
+        Config ignored;
+        config_defaults(&ignored);
+        if (checkpoint_read_config(js->init_ckpt, &ignored, &init_tok, err)) return -1;
+    }
+    int rc = cli_load_data(&j->c, init_tok, &j->ds, err);
+    tokenizer_free(init_tok);
+    if (rc || config_validate(&j->c, err)) return -1;
     if (model_build(&j->m, &j->c, err)) return -1;
     j->have_model = 1;
     if (js->init_ckpt && checkpoint_load_weights(js->init_ckpt, &j->m, err)) return -1;

@@ -101,6 +101,43 @@ expect_error unknown_command "unknown command" $MB frobnicate
 after=$(sqlite3 "$DB" "select count(*) from runs; select count(*) from metrics; select count(*) from evals")
 [ "$before" = "$after" ] && pass bad_input_leaves_store || fail bad_input_leaves_store "before [$before] after [$after]"
 
+# --- fine-tuning: --init takes every model key from the checkpoint and the training
+# keys from the command line; a model key that contradicts the checkpoint is refused
+$MB run --arch attention --data builtin:stories --steps 150 d=32 layers=1 heads=2 n_ctx=16 batch=16 warmup=10 lr=3e-3 \
+  log_every=50 --threads 1 --db "$DB" --save "$T/ft.safetensors" >"$T/ft.out" 2>&1
+ft_id=$(sqlite3 "$DB" "select max(id) from runs")
+ft_valid=$(sqlite3 "$DB" "select loss from evals where run_id=$ft_id and split='valid'")
+# d=32 is given but equals the checkpoint's: fine; the rest is inherited
+if $MB run --init "$T/ft.safetensors" --data builtin:stories --steps 2 batch=64 log_every=1 d=32 --threads 1 \
+     --db "$DB" >"$T/init.out" 2>&1; then
+  id=$(sqlite3 "$DB" "select max(id) from runs")
+  shape=$(sqlite3 "$DB" "select d || ' ' || layers || ' ' || heads || ' ' || n_ctx || ' ' || vocab || ' ' || arch from runs where id=$id")
+  want=$(sqlite3 "$DB" "select d || ' ' || layers || ' ' || heads || ' ' || n_ctx || ' ' || vocab || ' ' || arch from runs where id=$ft_id")
+  step1=$(sed -nE 's/^step 1\/2  loss ([0-9.]+).*/\1/p' "$T/init.out")
+  # the loaded weights: step 1 (before any update) is at the checkpoint's valid loss,
+  # far below the untrained ln(652) = 6.48
+  close=$(awk -v a="$step1" -v b="$ft_valid" 'BEGIN { d = a - b; if (d < 0) d = -d; print (a != "" && d < 0.4 && b < 5.5) ? 1 : 0 }')
+  if [ "$shape" = "$want" ] && [ "$close" = 1 ]; then pass init_inherits
+  else fail init_inherits "config '$shape' vs '$want', step 1 loss '$step1' vs checkpoint valid $ft_valid"; fi
+else fail init_inherits "$(tail -2 "$T/init.out")"; fi
+before=$(sqlite3 "$DB" "select count(*) from runs; select count(*) from metrics")
+expect_error init_refuses_key "^mixbench: --init .*ft.safetensors: d=64 contradicts the checkpoint's d=32\$" \
+  $MB run --init "$T/ft.safetensors" --data builtin:stories --steps 2 d=64 --db "$DB"
+expect_error init_refuses_arch "arch=mixer contradicts the checkpoint's arch=attention" \
+  $MB run --init "$T/ft.safetensors" --data builtin:stories --steps 2 --variant linear-mixer --db "$DB"
+expect_error init_refuses_tokenizer "tokenizer=char contradicts the checkpoint's tokenizer=word" \
+  $MB run --init "$T/ft.safetensors" --data builtin:stories --steps 2 --tokenizer char --db "$DB"
+after=$(sqlite3 "$DB" "select count(*) from runs; select count(*) from metrics")
+[ "$before" = "$after" ] && pass init_refusal_stores_nothing || fail init_refusal_stores_nothing "before [$before] after [$after]"
+# the ids tokenizer: vocab comes from the checkpoint, not from a vocab= on the command line
+mkdir -p "$T/ids2"
+for f in train valid test; do seq 0 399 | awk '{ printf "%d ", 2 + ($1 * 7) % 18 } END { print "" }' >"$T/ids2/$f.txt"; done
+$MB run --data "$T/ids2" --tokenizer ids vocab=20 --steps 5 $SMALL --threads 1 --db "$DB" --save "$T/ids.safetensors" >"$T/ids.out" 2>&1
+if $MB run --init "$T/ids.safetensors" --data "$T/ids2" --tokenizer ids --steps 2 --threads 1 --db "$DB" >"$T/ids_init.out" 2>&1 \
+   && [ "$(sqlite3 "$DB" "select vocab || ' ' || status from runs where id=(select max(id) from runs)")" = "20 done" ]; then
+  pass init_ids_vocab
+else fail init_ids_vocab "$(tail -2 "$T/ids_init.out" "$T/ids.out")"; fi
+
 # --- a diverging run is stored as diverged with its metrics kept
 $MB run --arch mixer --data builtin:stories $SMALL layers=10 norm=none act=none lr=10 warmup=0 clip=0 decay=constant \
   --steps 200 --db "$DB" >"$T/nan.out" 2>"$T/nan.err"; rc=$?

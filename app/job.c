@@ -125,22 +125,6 @@ static int eval_and_store(Job *j, int split, double *loss, char *err)
     return store_eval_add(j->js->store, j->prog.run_id, &row, err);
 }
 
-/* Batch-1, one-thread inference samples/s of the finished model (SPEC
-   section 6), measured as `bench --inference` does, on this thread whatever
-   the job's thread count: at least 5 samples and 0.5 s, at most 3 s. */
-static int record_inference(Job *j, char *err)
-{
-    InferBenchLimits limits = {.warmup = 1, .min_samples = 5, .min_seconds = 0.5, .max_seconds = 3.0};
-    InferBenchResult r;
-    if (infer_bench(&j->m, &limits, &r, err)) return -1;
-    if (!j->js->quiet) {
-        printf("inference %.1f samples/s (batch 1, 1 thread, %d samples in %.2f s)\n", r.samples_per_s, r.samples,
-               r.seconds);
-        fflush(stdout);
-    }
-    return store_run_set_infer(j->js->store, j->prog.run_id, r.samples_per_s, err);
-}
-
 static int save_checkpoint(Job *j, const char *path, char *err)
 {
     char step_text[32];
@@ -250,6 +234,22 @@ static int record_unigram(Job *j, char *err)
     if (!isfinite(j->unigram_nats)) return 0; /* nothing to count: nothing to store */
     return store_dataset_unigram_put(s, j->c.data, tokenizer, j->c.vocab, (int64_t)train->len, j->unigram_nats,
                                      err);
+}
+
+/* Batch-1, one-thread inference samples/s of the finished model (SPEC
+   section 6), measured as `bench --inference` does, on this thread whatever
+   the job's thread count: at least 5 samples and 0.5 s, at most 3 s. */
+static int record_inference(Job *j, char *err)
+{
+    InferBenchLimits limits = {.warmup = 1, .min_samples = 5, .min_seconds = 0.5, .max_seconds = 3.0};
+    InferBenchResult r;
+    if (infer_bench(&j->m, &limits, &r, err)) return -1;
+    if (!j->js->quiet) {
+        printf("inference %.1f samples/s (batch 1, 1 thread, %d samples in %.2f s)\n", r.samples_per_s, r.samples,
+               r.seconds);
+        fflush(stdout);
+    }
+    return store_run_set_infer(j->js->store, j->prog.run_id, r.samples_per_s, err);
 }
 
 static void job_free(Job *j)

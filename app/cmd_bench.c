@@ -29,6 +29,7 @@
 #include "app/commands.h"
 #include "engine/common.h"
 #include "engine/generate.h"
+#include "engine/infer_bench.h"
 #include "engine/ops.h"
 #include "engine/pool.h"
 #include "engine/rng.h"
@@ -148,9 +149,10 @@ done:
 }
 
 /* The PairConnect paper's Table 3 setting: batch 1, one thread, a full
-   forward pass (every position through the head) per sample; the home task
-   of the mixer: mlm when it has a bidirectional mode, else clm.  Causal
-   mixers also report incremental generation tokens/s (n_ctx tokens). */
+   forward pass (every position through the head) per sample, measured by
+   engine/infer_bench.c as at the end of every run; the home task of the
+   mixer: mlm when it has a bidirectional mode, else clm.  Causal mixers
+   also report incremental generation tokens/s (n_ctx tokens). */
 static int bench_inference_one(const char *arch, int hash_size, int json, int *first, char *err)
 {
     Config c;
@@ -163,30 +165,14 @@ static int bench_inference_one(const char *arch, int hash_size, int json, int *f
     if (hash_size) c.hash_size = hash_size;
     Model m;
     if (config_validate(&c, err) || model_build(&m, &c, err)) return -1;
-    Work w;
-    if (work_alloc(&w, &m, 1, 0, err)) {
+    InferBenchLimits limits = {.warmup = 3, .min_samples = 10, .min_seconds = 2.0};
+    InferBenchResult ir;
+    if (infer_bench(&m, &limits, &ir, err)) {
         model_free(&m);
         return -1;
     }
-    Rng r;
-    rng_seed(&r, 3);
     int n = c.n_ctx;
-    for (int t = 0; t < n; t++) w.inputs[t] = 2 + (int32_t)rng_below(&r, c.vocab - 2);
-    StackCall sc = {&m, &w, 1, 0, 0, 0, -1, 0};
-    double t0 = 0, elapsed = 0;
-    int samples = 0;
-    for (int i = -3; elapsed < 2.0 || samples < 10; i++) {
-        if (i == 0) t0 = now_seconds();
-        embed_forward(&m, 0, w.stacks[0].blocks[0].x, w.inputs, 1);
-        stack_forward(&sc, 0, w.inputs);
-        head_forward(&m, w.logits, w.stacks[0].out, n);
-        if (i >= 0) {
-            samples++;
-            elapsed = now_seconds() - t0;
-        }
-    }
-    double sps = samples / elapsed, gen_tps = 0;
-    work_free(&w);
+    double sps = ir.samples_per_s, gen_tps = 0;
     if (mx->has_causal) {
         /* generation: n tokens one by one, from a clm model of the same size */
         model_free(&m);

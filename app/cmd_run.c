@@ -3,6 +3,11 @@
  * app/job.c for what a job does), printing a progress line every log_every
  * steps.  Ctrl-C checkpoints the run and ends it as 'interrupted'; a
  * `mixbench pause RUN` or `cancel RUN` from another shell is obeyed too.
+ *
+ * --init CKPT fine-tunes: every model key (the KEY_MODEL group of
+ * engine/config.c's table, so new keys follow) comes from the checkpoint,
+ * the training and data keys from the command line; a model key given that
+ * contradicts the checkpoint is refused before anything is stored.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -11,6 +16,7 @@
 #include "app/cli.h"
 #include "app/commands.h"
 #include "app/job.h"
+#include "engine/checkpoint.h"
 #include "engine/common.h"
 
 static volatile int stop_requested;
@@ -30,6 +36,24 @@ int cmd_run(int argc, char **argv)
     config_defaults(&c);
     char err[ERR_LEN];
     if (cli_parse(argc, argv, opts, &c, NULL, 0, NULL, err)) return cli_fail("run: %s", err);
+    if (init) {
+        /* fine-tuning: the model keys come from the checkpoint and the rest
+           from the command line, parsed again on top of them; a model key
+           that now differs from the checkpoint's was given, and contradicts it */
+        Config stored;
+        config_defaults(&stored);
+        Tokenizer *tok = NULL;
+        if (checkpoint_read_config(init, &stored, &tok, err)) return cli_fail("%s", err);
+        const char *tok_kind = tok ? tokenizer_kind_name(tokenizer_kind(tok)) : NULL;
+        tokenizer_free(tok);
+        c = stored;
+        if (cli_parse(argc, argv, opts, &c, NULL, 0, NULL, err)) return cli_fail("run: %s", err);
+        if (checkpoint_config_agrees(&stored, &c, err)) return cli_fail("--init %s: %s", init, err);
+        /* the data is encoded with the checkpoint's tokenizer (app/job.c) */
+        if (tok_kind && c.tokenizer[0] && strcmp(c.tokenizer, tok_kind))
+            return cli_fail("--init %s: tokenizer=%s contradicts the checkpoint's tokenizer=%s", init, c.tokenizer,
+                            tok_kind);
+    }
     JobSpec js;
     memset(&js, 0, sizeof js);
     js.db_path = db_path;

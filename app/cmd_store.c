@@ -473,7 +473,8 @@ static const char SHOW_JSON_SQL[] =
     " 'heads', r.heads, 'n_ctx', r.n_ctx, 'vocab', r.vocab, 'seed', r.seed,"
     " 'threads', r.threads, 'total_steps', r.total_steps, 'steps_done', r.steps_done,"
     " 'tokens_seen', r.tokens_seen, 'wall_seconds', r.wall_seconds,"
-    " 'tokens_per_s', r.tokens_per_s, 'peak_mem_mb', r.peak_mem_mb, 'n_params', r.n_params,"
+    " 'tokens_per_s', r.tokens_per_s, 'infer_samples_per_s', r.infer_samples_per_s,"
+    " 'peak_mem_mb', r.peak_mem_mb, 'n_params', r.n_params,"
     " 'n_params_nonembedding', r.n_params_nonembedding, 'created_at', r.created_at,"
     " 'started_at', r.started_at, 'finished_at', r.finished_at, 'error', r.error,"
     " 'config', json(r.config_json),"
@@ -484,6 +485,7 @@ static const char SHOW_JSON_SQL[] =
     "   'valid_loss', valid_loss, 'valid_accuracy', valid_accuracy, 'test_loss', test_loss,"
     "   'test_perplexity', test_perplexity, 'test_accuracy', test_accuracy,"
     "   'test_bits_per_byte', test_bits_per_byte, 'tokens_per_s', tokens_per_s,"
+    "   'infer_samples_per_s', infer_samples_per_s,"
     "   'wall_seconds', wall_seconds) FROM results WHERE id = r.id)),"
     " 'evals', json((SELECT json_group_array(json_object('step', step, 'split', split,"
     "   'loss', loss, 'perplexity', perplexity, 'accuracy', accuracy,"
@@ -502,11 +504,11 @@ static const char SHOW_JSON_SQL[] =
 static const char SHOW_RUN_SQL[] =
     "SELECT id, name, status, arch, task, data, tokenizer, created_at, started_at,"
     " finished_at, steps_done, total_steps, tokens_seen, wall_seconds, tokens_per_s,"
-    " peak_mem_mb, n_params, n_params_nonembedding, error FROM runs WHERE id = ?1";
+    " peak_mem_mb, n_params, n_params_nonembedding, error, infer_samples_per_s FROM runs WHERE id = ?1";
 
 enum { RUN_ID, RUN_NAME, RUN_STATUS, RUN_ARCH, RUN_TASK, RUN_DATA, RUN_TOKENIZER, RUN_CREATED,
        RUN_STARTED, RUN_FINISHED, RUN_STEPS, RUN_TOTAL, RUN_TOKENS, RUN_WALL, RUN_RATE,
-       RUN_MEM, RUN_PARAMS, RUN_PARAMS_NE, RUN_ERROR };
+       RUN_MEM, RUN_PARAMS, RUN_PARAMS_NE, RUN_ERROR, RUN_INFER };
 
 static void show_usage(void)
 {
@@ -581,6 +583,8 @@ static int show_header(Store *s, const char *id_text)
     if (r[RUN_MEM])
         printf("  peak mem %.1f MB", strtod(r[RUN_MEM], NULL));
     printf("\n");
+    if (r[RUN_INFER])
+        printf("  inference %.1f samples/s (batch 1, 1 thread)\n", strtod(r[RUN_INFER], NULL));
     format_count(r[RUN_PARAMS], params_total, sizeof params_total);
     format_count(r[RUN_PARAMS_NE], params_ne, sizeof params_ne);
     printf("  params %s (non-embedding %s)\n", params_total, params_ne);

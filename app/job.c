@@ -23,7 +23,9 @@
 
 #include "app/cli.h"
 #include "db/jobs.h"
+#include "engine/checkpoint.h"
 #include "engine/common.h"
+#include "engine/infer_bench.h"
 #include "engine/trainer.h"
 
 #define METRIC_BUFFER 4096
@@ -92,6 +94,7 @@ typedef struct {
     double last_flush, last_control;
     char ckpt_dir[PATH_MAX + 32];
     char last_periodic[PATH_MAX + 128];
+    double unigram_nats;       /* the training split's unigram entropy */
     JobProgress prog;
 } Job;
 
@@ -218,6 +221,38 @@ static int record_start(Job *j, char *err)
     return rc;
 }
 
+/* The unigram entropy of the training split (engine/data/unigram.c), from
+   the store when a run on the same data, tokenizer and vocab computed it,
+   else computed here and stored once for every later run. */
+static int record_unigram(Job *j, char *err)
+{
+    Store *s = j->js->store;
+    const char *tokenizer = tokenizer_name(&j->ds);
+    if (store_dataset_unigram_get(s, j->c.data, tokenizer, j->c.vocab, &j->unigram_nats, err)) return -1;
+    if (isfinite(j->unigram_nats)) return 0;
+    const TokenStream *train = &j->ds.split[SPLIT_TRAIN];
+    if (token_stream_unigram_entropy(train, j->c.vocab, &j->unigram_nats, NULL, err)) return -1;
+    if (!isfinite(j->unigram_nats)) return 0; /* nothing to count: nothing to store */
+    return store_dataset_unigram_put(s, j->c.data, tokenizer, j->c.vocab, (int64_t)train->len, j->unigram_nats,
+                                     err);
+}
+
+/* Batch-1, one-thread inference samples/s of the finished model (SPEC
+   section 6), measured as `bench --inference` does, on this thread whatever
+   the job's thread count: at least 5 samples and 0.5 s, at most 3 s. */
+static int record_inference(Job *j, char *err)
+{
+    InferBenchLimits limits = {.warmup = 1, .min_samples = 5, .min_seconds = 0.5, .max_seconds = 3.0};
+    InferBenchResult r;
+    if (infer_bench(&j->m, &limits, &r, err)) return -1;
+    if (!j->js->quiet) {
+        printf("inference %.1f samples/s (batch 1, 1 thread, %d samples in %.2f s)\n", r.samples_per_s, r.samples,
+               r.seconds);
+        fflush(stdout);
+    }
+    return store_run_set_infer(j->js->store, j->prog.run_id, r.samples_per_s, err);
+}
+
 static void job_free(Job *j)
 {
     trainer_free(j->tr);
@@ -231,7 +266,17 @@ static int job_setup(Job *j, char *err)
 {
     JobSpec *js = j->js;
     j->c = js->config;
-    if (cli_load_data(&j->c, NULL, &j->ds, err) || config_validate(&j->c, err)) return -1;
+    /* --init: the data is encoded with the checkpoint's own tokenizer, so
+       that its ids mean what the weights learned */
+    Tokenizer *init_tok = NULL;
+    if (js->init_ckpt) {
+        Config ignored;
+        config_defaults(&ignored);
+        if (checkpoint_read_config(js->init_ckpt, &ignored, &init_tok, err)) return -1;
+    }
+    int rc = cli_load_data(&j->c, init_tok, &j->ds, err);
+    tokenizer_free(init_tok);
+    if (rc || config_validate(&j->c, err)) return -1;
     if (model_build(&j->m, &j->c, err)) return -1;
     j->have_model = 1;
     if (js->init_ckpt && checkpoint_load_weights(js->init_ckpt, &j->m, err)) return -1;
@@ -257,7 +302,7 @@ int job_run(JobSpec *js, char *status_out, int status_cap, char *err)
     char setup_err[ERR_LEN];
     int own_store = js->store == NULL;
     if (job_setup(&j, setup_err) || (own_store && store_open(js->db_path, &js->store, setup_err)) ||
-        record_start(&j, setup_err)) {
+        record_unigram(&j, setup_err) || record_start(&j, setup_err)) {
         snprintf(err, ERR_LEN, "%s", setup_err);
         int stored = js->run_id != 0;
         if (stored) {
@@ -288,6 +333,9 @@ int job_run(JobSpec *js, char *status_out, int status_cap, char *err)
                j.prog.step ? " (resumed)" : "");
         if (isfinite(j.ds.loss_floor) && j.ds.loss_floor > 0)
             printf("data entropy rate (loss floor): %.4f nats/token\n", j.ds.loss_floor);
+        if (isfinite(j.unigram_nats))
+            printf("unigram entropy %.2f nats (%.2f bits) per %s\n", j.unigram_nats, j.unigram_nats / log(2.0),
+                   j.ds.split[SPLIT_TRAIN].scored ? "scored target" : "token");
         fflush(stdout);
     }
     const char *status = "done";
@@ -377,7 +425,8 @@ int job_run(JobSpec *js, char *status_out, int status_cap, char *err)
         snprintf(msg, sizeof msg, "%s", err);
     }
     if (!strcmp(status, "done")) {
-        if (eval_and_store(&j, SPLIT_VALID, NULL, err) || eval_and_store(&j, SPLIT_TEST, NULL, err)) {
+        if (eval_and_store(&j, SPLIT_VALID, NULL, err) || eval_and_store(&j, SPLIT_TEST, NULL, err) ||
+            record_inference(&j, err)) {
             status = "failed";
             snprintf(msg, sizeof msg, "%s", err);
         }

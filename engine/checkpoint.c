@@ -96,23 +96,68 @@ static int read_config(const char *path, const StFile *f, Config *c, char *err)
     return 0;
 }
 
+/* The model keys as model_build stores them (pos and d_pair resolved), so
+   that a file lacking them, or a config leaving them at "default", compares
+   equal to what the model would be. */
+static void resolve_model_keys(Config *c)
+{
+    c->pos = config_pos(c);
+    if (c->d_pair == 0) c->d_pair = c->d;
+}
+
+/* Index of the first model key on which a and b differ (their values as
+   text in va, vb), or -1. */
+static int first_model_difference(const Config *a, const Config *b, char *va, char *vb, int cap)
+{
+    for (int k = 0; k < config_key_count(); k++) {
+        if (config_key_group(k) != KEY_MODEL) continue;
+        config_get(a, config_key_name(k), va, cap);
+        config_get(b, config_key_name(k), vb, cap);
+        if (strcmp(va, vb)) return k;
+    }
+    return -1;
+}
+
 int checkpoint_check_config(const char *path, const StFile *f, const Model *m, char *err)
 {
     Config stored;
     config_defaults(&stored);
     if (read_config(path, f, &stored, err)) return -1;
-    /* model_build stores these resolved; a file lacking them means the defaults */
-    stored.pos = config_pos(&stored);
-    if (stored.d_pair == 0) stored.d_pair = stored.d;
-    for (int k = 0; k < config_key_count(); k++) {
-        if (config_key_group(k) != KEY_MODEL) continue;
-        char have[1100], want[1100];
-        config_get(&stored, config_key_name(k), have, sizeof have);
-        config_get(&m->cfg, config_key_name(k), want, sizeof want);
-        if (strcmp(have, want))
-            return err_set(err, "%s: the checkpoint has %s=%s but this model has %s=%s", path, config_key_name(k),
-                           have, config_key_name(k), want);
+    resolve_model_keys(&stored);
+    char have[1100], want[1100];
+    int k = first_model_difference(&stored, &m->cfg, have, want, sizeof have);
+    if (k >= 0)
+        return err_set(err, "%s: the checkpoint has %s=%s but this model has %s=%s", path, config_key_name(k), have,
+                       config_key_name(k), want);
+    return 0;
+}
+
+int checkpoint_read_config(const char *path, Config *c, Tokenizer **tok, char *err)
+{
+    StFile f;
+    if (tok) *tok = NULL;
+    if (checkpoint_open(path, &f, err)) return -1;
+    int rc = read_config(path, &f, c, err);
+    const char *tok_text = st_meta(&f, "tokenizer");
+    if (rc == 0 && tok && tok_text) {
+        char e[ERR_LEN];
+        *tok = tokenizer_deserialize(tok_text, e);
+        if (!*tok) rc = err_set(err, "%s: stored tokenizer: %s", path, e);
     }
+    st_free(&f);
+    return rc;
+}
+
+int checkpoint_config_agrees(const Config *stored, const Config *wanted, char *err)
+{
+    Config a = *stored, b = *wanted;
+    resolve_model_keys(&a);
+    resolve_model_keys(&b);
+    char have[1100], want[1100];
+    int k = first_model_difference(&a, &b, have, want, sizeof have);
+    if (k >= 0)
+        return err_set(err, "%s=%s contradicts the checkpoint's %s=%s", config_key_name(k), want, config_key_name(k),
+                       have);
     return 0;
 }
 

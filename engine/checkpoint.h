@@ -46,6 +46,18 @@ int checkpoint_write(const char *path, const Model *m, const Tokenizer *tok, con
    stored tokenizer or NULL when none was stored. */
 int checkpoint_load(const char *path, Config *c, Model *m, Tokenizer **tok, char *err);
 
+/* Reads only what a checkpoint says about its model (for --init): every
+   model key stored in its metadata into c (keys it lacks keep c's values,
+   unknown keys are ignored), and its tokenizer into *tok when tok is not
+   NULL (NULL when none was stored). */
+int checkpoint_read_config(const char *path, Config *c, Tokenizer **tok, char *err);
+
+/* 0 when every model key (the KEY_MODEL group of config.c's table, pos and
+   d_pair resolved as model_build does) of wanted equals stored's; else -1
+   naming the first that differs, e.g. "d=64 contradicts the checkpoint's
+   d=32" (wanted's value first). */
+int checkpoint_config_agrees(const Config *stored, const Config *wanted, char *err);
+
 /* Loads matching weights of a checkpoint into an already built model (for
    --init): every tensor of the model must be present with the same shape. */
 int checkpoint_load_weights(const char *path, Model *m, char *err);

@@ -34,6 +34,33 @@ st=$(sqlite3 "$DB" "select status from runs where id=1")
 [ "$n" = 20 ] && [ "$st" = done ] && pass store_has_run || fail store_has_run "metrics=$n status=$st"
 [ "$(sqlite3 "$DB" 'pragma journal_mode')" = wal ] && pass store_wal || fail store_wal "not WAL"
 
+# --- the unigram entropy: printed at start, stored once per data/tokenizer/vocab,
+# read back (not recomputed) by the next run on the same data
+u=$(sqlite3 "$DB" "select printf('%.2f nats (%.2f bits)', unigram_nats, unigram_bits) from datasets where data='builtin:stories'")
+if [ -n "$u" ] && grep -q "^unigram entropy $u per token" "$T/run.out"; then pass unigram_printed
+else fail unigram_printed "stored '$u', printed '$(grep unigram "$T/run.out")'"; fi
+saved=$(sqlite3 "$DB" "select unigram_nats from datasets where data='builtin:stories'")
+sqlite3 "$DB" "update datasets set unigram_nats = 1.2345 where data='builtin:stories'"
+$MB run --arch attention --data builtin:stories --steps 2 $SMALL --db "$DB" --save "$T/u.safetensors" >"$T/run2.out" 2>&1
+rows=$(sqlite3 "$DB" "select count(*) from datasets where data='builtin:stories' and tokenizer='word'")
+if [ "$rows" = 1 ] && grep -q "^unigram entropy 1.23 nats" "$T/run2.out"; then pass unigram_stored_once
+else fail unigram_stored_once "rows=$rows, second run printed '$(grep unigram "$T/run2.out")'"; fi
+sqlite3 "$DB" "update datasets set unigram_nats = $saved where data='builtin:stories'"
+# --- batch-1, one-thread inference samples/s measured at the end of every run that ends
+# done: printed, stored in runs, carried by results and sweep_results, shown by show
+inf=$(sqlite3 "$DB" "select printf('%.1f', infer_samples_per_s) from runs where id=1 and infer_samples_per_s > 0")
+res=$(sqlite3 "$DB" "select printf('%.1f', infer_samples_per_s) from results where id=1")
+if [ -n "$inf" ] && [ "$inf" = "$res" ] && grep -q "^inference $inf samples/s (batch 1, 1 thread" "$T/run.out" \
+   && $MB show 1 --db "$DB" | grep -q "inference $inf samples/s"; then pass infer_stored
+else fail infer_stored "runs '$inf', results '$res', printed '$(grep '^inference' "$T/run.out")'"; fi
+if $MB sweep arch=attention,cumsum steps=2 $SMALL --data builtin:stories --db "$DB" >"$T/sweep.out" 2>&1 \
+   && $MB worker --jobs 1 --threads 2 --db "$DB" >"$T/worker.out" 2>&1; then
+  n=$(sqlite3 "$DB" "select count(*) from sweep_results where status='done' and infer_samples_per_s > 0")
+  [ "$n" = 2 ] && pass infer_in_sweep_results || fail infer_in_sweep_results "$n of 2 sweep jobs have it"
+else fail infer_in_sweep_results "$(tail -2 "$T/sweep.out" "$T/worker.out")"; fi
+gap=$(sqlite3 "$DB" "select printf('%.6f', unigram_nats - best_valid_loss - unigram_gap) from results where id=1")
+[ "$gap" = "0.000000" ] || [ "$gap" = "-0.000000" ] && pass unigram_gap_in_results || fail unigram_gap_in_results "unigram_nats - best_valid - gap = $gap"
+
 if $MB eval --ckpt "$T/a.safetensors" --data builtin:stories --split test --json >"$T/eval.json" 2>&1 \
    && grep -q '"loss"' "$T/eval.json"; then
   # the stored test loss equals what eval recomputes from the checkpoint
@@ -73,6 +100,43 @@ expect_error show_unknown_run "99" $MB show 99 --db "$DB"
 expect_error unknown_command "unknown command" $MB frobnicate
 after=$(sqlite3 "$DB" "select count(*) from runs; select count(*) from metrics; select count(*) from evals")
 [ "$before" = "$after" ] && pass bad_input_leaves_store || fail bad_input_leaves_store "before [$before] after [$after]"
+
+# --- fine-tuning: --init takes every model key from the checkpoint and the training
+# keys from the command line; a model key that contradicts the checkpoint is refused
+$MB run --arch attention --data builtin:stories --steps 150 d=32 layers=1 heads=2 n_ctx=16 batch=16 warmup=10 lr=3e-3 \
+  log_every=50 --threads 1 --db "$DB" --save "$T/ft.safetensors" >"$T/ft.out" 2>&1
+ft_id=$(sqlite3 "$DB" "select max(id) from runs")
+ft_valid=$(sqlite3 "$DB" "select loss from evals where run_id=$ft_id and split='valid'")
+# d=32 is given but equals the checkpoint's: fine; the rest is inherited
+if $MB run --init "$T/ft.safetensors" --data builtin:stories --steps 2 batch=64 log_every=1 d=32 --threads 1 \
+     --db "$DB" >"$T/init.out" 2>&1; then
+  id=$(sqlite3 "$DB" "select max(id) from runs")
+  shape=$(sqlite3 "$DB" "select d || ' ' || layers || ' ' || heads || ' ' || n_ctx || ' ' || vocab || ' ' || arch from runs where id=$id")
+  want=$(sqlite3 "$DB" "select d || ' ' || layers || ' ' || heads || ' ' || n_ctx || ' ' || vocab || ' ' || arch from runs where id=$ft_id")
+  step1=$(sed -nE 's/^step 1\/2  loss ([0-9.]+).*/\1/p' "$T/init.out")
+  # the loaded weights: step 1 (before any update) is at the checkpoint's valid loss,
+  # far below the untrained ln(652) = 6.48
+  close=$(awk -v a="$step1" -v b="$ft_valid" 'BEGIN { d = a - b; if (d < 0) d = -d; print (a != "" && d < 0.4 && b < 5.5) ? 1 : 0 }')
+  if [ "$shape" = "$want" ] && [ "$close" = 1 ]; then pass init_inherits
+  else fail init_inherits "config '$shape' vs '$want', step 1 loss '$step1' vs checkpoint valid $ft_valid"; fi
+else fail init_inherits "$(tail -2 "$T/init.out")"; fi
+before=$(sqlite3 "$DB" "select count(*) from runs; select count(*) from metrics")
+expect_error init_refuses_key "^mixbench: --init .*ft.safetensors: d=64 contradicts the checkpoint's d=32\$" \
+  $MB run --init "$T/ft.safetensors" --data builtin:stories --steps 2 d=64 --db "$DB"
+expect_error init_refuses_arch "arch=mixer contradicts the checkpoint's arch=attention" \
+  $MB run --init "$T/ft.safetensors" --data builtin:stories --steps 2 --variant linear-mixer --db "$DB"
+expect_error init_refuses_tokenizer "tokenizer=char contradicts the checkpoint's tokenizer=word" \
+  $MB run --init "$T/ft.safetensors" --data builtin:stories --steps 2 --tokenizer char --db "$DB"
+after=$(sqlite3 "$DB" "select count(*) from runs; select count(*) from metrics")
+[ "$before" = "$after" ] && pass init_refusal_stores_nothing || fail init_refusal_stores_nothing "before [$before] after [$after]"
+# the ids tokenizer: vocab comes from the checkpoint, not from a vocab= on the command line
+mkdir -p "$T/ids2"
+for f in train valid test; do seq 0 399 | awk '{ printf "%d ", 2 + ($1 * 7) % 18 } END { print "" }' >"$T/ids2/$f.txt"; done
+$MB run --data "$T/ids2" --tokenizer ids vocab=20 --steps 5 $SMALL --threads 1 --db "$DB" --save "$T/ids.safetensors" >"$T/ids.out" 2>&1
+if $MB run --init "$T/ids.safetensors" --data "$T/ids2" --tokenizer ids --steps 2 --threads 1 --db "$DB" >"$T/ids_init.out" 2>&1 \
+   && [ "$(sqlite3 "$DB" "select vocab || ' ' || status from runs where id=(select max(id) from runs)")" = "20 done" ]; then
+  pass init_ids_vocab
+else fail init_ids_vocab "$(tail -2 "$T/ids_init.out" "$T/ids.out")"; fi
 
 # --- a diverging run is stored as diverged with its metrics kept
 $MB run --arch mixer --data builtin:stories $SMALL layers=10 norm=none act=none lr=10 warmup=0 clip=0 decay=constant \

@@ -850,6 +850,58 @@ static void test_concurrent_loads(void)
         if (jobs[k].rc == 0) dataset_free(&jobs[k].ds);
 }
 
+/* ---- unigram entropy (engine/data/unigram.c) */
+
+static void test_unigram_entropy(void)
+{
+    char dir[1024], err[ERR_LEN] = "";
+    /* train: a b a <eos> a <eos>: a 3, b 1, <eos> 2 of 6 tokens */
+    make_folder("unigram", "a b a\na\n", "a\n", "b\n", dir, sizeof dir);
+    Dataset ds;
+    int rc = dataset_load(dir, NULL, &ds, err);
+    CHECK(rc == 0, "%s", err);
+    if (rc != 0) return;
+    double nats;
+    int64_t counted;
+    CHECK(token_stream_unigram_entropy(&ds.split[SPLIT_TRAIN], ds.vocab, &nats, &counted, err) == 0, "%s", err);
+    double want = 0.5 * log(2.0) + log(6.0) / 6.0 + log(3.0) / 3.0;
+    CHECK(counted == 6 && fabs(nats - want) < 1e-12, "counted %lld, %.15f nats, want %.15f", (long long)counted,
+          nats, want);
+    dataset_free(&ds);
+
+    /* scored positions only: 6 5 9 9 -> 1/4 1/4 1/2 */
+    int32_t ids[] = {5, 6, 5, 7, 9, 9};
+    uint8_t scored[] = {0, 1, 1, 0, 1, 1};
+    TokenStream s = {ids, 6, scored, 3};
+    CHECK(token_stream_unigram_entropy(&s, 10, &nats, &counted, err) == 0, "%s", err);
+    CHECK(counted == 4 && fabs(nats - 1.5 * log(2.0)) < 1e-12, "scored: %lld, %.15f", (long long)counted, nats);
+    s.scored = NULL; /* every token: 5 5 6 7 9 9 -> 1/3 1/6 1/6 1/3 */
+    CHECK(token_stream_unigram_entropy(&s, 10, &nats, &counted, err) == 0, "%s", err);
+    want = 2.0 / 3.0 * log(3.0) + log(6.0) / 3.0;
+    CHECK(counted == 6 && fabs(nats - want) < 1e-12, "all: %.15f, want %.15f", nats, want);
+    CHECK(token_stream_unigram_entropy(&s, 8, &nats, NULL, err) != 0 && strstr(err, "id 9"),
+          "an id outside the vocabulary is an error: %s", err);
+    uint8_t none[6] = {0};
+    s.scored = none;
+    CHECK(token_stream_unigram_entropy(&s, 10, &nats, &counted, err) == 0 && counted == 0 && isnan(nats),
+          "nothing scored: NAN, got %g", nats);
+
+    /* mqar: its answers are uniform over the 63 value ids (vocab 128), which
+       the whole stream (keys, values, PAD) is not */
+    DataOptions o = {.n_ctx = 64};
+    rc = dataset_load("builtin:mqar", &o, &ds, err);
+    CHECK(rc == 0, "%s", err);
+    if (rc != 0) return;
+    CHECK(token_stream_unigram_entropy(&ds.split[SPLIT_TRAIN], ds.vocab, &nats, &counted, err) == 0, "%s", err);
+    CHECK(fabs(nats - log(63.0)) < 0.002, "mqar answers: %.5f nats, log 63 = %.5f", nats, log(63.0));
+    TokenStream whole = ds.split[SPLIT_TRAIN];
+    whole.scored = NULL;
+    double all;
+    CHECK(token_stream_unigram_entropy(&whole, ds.vocab, &all, NULL, err) == 0, "%s", err);
+    CHECK(fabs(all - nats) > 0.1, "the whole stream (%.4f) is another number than the answers (%.4f)", all, nats);
+    dataset_free(&ds);
+}
+
 int main(void)
 {
     snprintf(tmp_root, sizeof tmp_root, "/tmp/mixbench_test_data_XXXXXX");
@@ -869,6 +921,7 @@ int main(void)
     RUN(test_markov);
     RUN(test_stories);
     RUN(test_serialize);
+    RUN(test_unigram_entropy);
     RUN_IF(corpora_present(), NO_CORPORA, test_reuse);
     RUN_IF(corpora_present(), NO_CORPORA, test_concurrent_loads);
     char cmd[1024];

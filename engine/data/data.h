@@ -73,6 +73,16 @@ typedef struct {
 int dataset_load(const char *spec, const DataOptions *opt, Dataset *ds, char *err);
 void dataset_free(Dataset *ds);
 
+/* The unigram entropy (nats) of a stream over ids [0, vocab) (unigram.c):
+   the entropy of its token frequencies, i.e. the loss of a model that
+   learned only how often each token occurs.  Counts only the scored tokens
+   when s->scored is set (diagnostic corpora: the reference for their
+   answer-only loss).  *n_counted (may be NULL) gets the tokens counted;
+   *nats is NAN when there are none.  An id outside the vocabulary is an
+   error. */
+int token_stream_unigram_entropy(const TokenStream *s, int vocab, double *nats, int64_t *n_counted,
+                                 char *err);
+
 /* Tokenizer access (the dataset owns its tokenizer). */
 TokenizerKind tokenizer_kind(const Tokenizer *t);
 /* "word" | "char" | "bpe" | "ids". */

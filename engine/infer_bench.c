@@ -1,0 +1,44 @@
+/*
+ * infer_bench.c — batch-1, one-thread inference samples/s of a built model
+ * (infer_bench.h): the task's own forward pass, timed on the caller's
+ * thread over a fixed window of random ids.
+ */
+#include "engine/infer_bench.h"
+
+#include "engine/common.h"
+#include "engine/rng.h"
+#include "engine/task.h"
+
+int infer_bench(const Model *m, const InferBenchLimits *limits, InferBenchResult *out, char *err)
+{
+    Work w;
+    if (work_alloc(&w, m, 1, 0, err)) return -1;
+    int n = m->cfg.n_ctx, V = m->cfg.vocab;
+    /* ids past the reserved PAD and MASK; every position a target */
+    Rng r;
+    rng_seed(&r, 3);
+    for (int t = 0; t < n; t++) {
+        w.inputs[t] = 2 + (int32_t)rng_below(&r, (uint32_t)(V - 2));
+        w.targets[t] = 2 + (int32_t)rng_below(&r, (uint32_t)(V - 2));
+    }
+    TaskCall call = {.m = m, .w = &w, .B = 1, .sample0 = 0, .training = 0, .want_grad = 0,
+                     .loss_scale = 1.0f / (float)n};
+    double t0 = 0, elapsed = 0;
+    int samples = 0;
+    for (int i = -limits->warmup;; i++) {
+        if (i == 0) t0 = now_seconds();
+        call.loss_sum = 0;
+        call.n_targets = call.correct = 0;
+        m->task->run(&call);
+        if (i < 0) continue;
+        samples++;
+        elapsed = now_seconds() - t0;
+        if (elapsed >= limits->min_seconds && samples >= limits->min_samples) break;
+        if (limits->max_seconds > 0 && elapsed >= limits->max_seconds) break;
+    }
+    work_free(&w);
+    out->samples = samples;
+    out->seconds = elapsed;
+    out->samples_per_s = elapsed > 0 ? samples / elapsed : 0;
+    return 0;
+}

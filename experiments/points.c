@@ -134,18 +134,26 @@ int points_group(const ResultRun *runs, int n, Point **out, int *n_points)
     return 0;
 }
 
+/* The next space-separated word of *p into word (cap bytes), advancing *p
+   past it: 1 when there is one, 0 at the end, -1 when it does not fit. */
+static int next_word(const char **p, char *word, size_t cap)
+{
+    while (**p == ' ') (*p)++;
+    size_t len = strcspn(*p, " ");
+    if (!len) return 0;
+    *p += len;
+    if (len >= cap) return -1;
+    memcpy(word, *p - len, len);
+    word[len] = 0;
+    return 1;
+}
+
 int coords_select(const CoordPair *pairs, int n, const char *selector)
 {
     char word[300];
-    for (const char *p = selector; *p;) {
-        while (*p == ' ') p++;
-        size_t len = strcspn(p, " ");
-        if (!len) break;
-        if (len >= sizeof word) return 0;
-        memcpy(word, p, len);
-        word[len] = 0;
-        p += len;
-        char *eq = strchr(word, '=');
+    int got;
+    for (const char *p = selector; (got = next_word(&p, word, sizeof word)) != 0;) {
+        char *eq = got > 0 ? strchr(word, '=') : NULL;
         if (!eq) return 0;
         *eq = 0;
         /* "n_ctx=32|128": any of the alternatives */
@@ -180,16 +188,9 @@ int point_select(const Point *p, const char *selector)
 int coords_agree(const CoordPair *a, int na, const CoordPair *b, int nb, const char *keys)
 {
     char key[64];
-    for (const char *p = keys; *p;) {
-        while (*p == ' ') p++;
-        size_t len = strcspn(p, " ");
-        if (!len) break;
-        if (len >= sizeof key) return 0;
-        memcpy(key, p, len);
-        key[len] = 0;
-        p += len;
-        if (!value_same(key, coord_value(a, na, key), coord_value(b, nb, key))) return 0;
-    }
+    int got;
+    for (const char *p = keys; (got = next_word(&p, key, sizeof key)) != 0;)
+        if (got < 0 || !value_same(key, coord_value(a, na, key), coord_value(b, nb, key))) return 0;
     return 1;
 }
 
@@ -198,15 +199,9 @@ void coords_label(const CoordPair *pairs, int n, const char *keys, char *out, in
     int len = 0;
     out[0] = 0;
     char key[64];
-    for (const char *p = keys; *p && len < cap;) {
-        while (*p == ' ') p++;
-        size_t klen = strcspn(p, " ");
-        if (!klen) break;
-        if (klen >= sizeof key) klen = sizeof key - 1;
-        memcpy(key, p, klen);
-        key[klen] = 0;
-        p += strcspn(p, " ");
-        const char *v = coord_value(pairs, n, key);
+    int got;
+    for (const char *p = keys; len < cap && (got = next_word(&p, key, sizeof key)) != 0;) {
+        const char *v = got > 0 ? coord_value(pairs, n, key) : NULL;
         if (!v) continue;
         if (!strcmp(key, "data")) {
             len += snprintf(out + len, (size_t)(cap - len), "%s%.*s", len ? " " : "", (int)base_len(v), base_name(v));

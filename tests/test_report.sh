@@ -49,3 +49,29 @@ $MB report no-such --db "$DB" >"$T/out" 2>"$T/err"; rc=$?
 $MB report --db "$T/none.db" >"$T/out" 2>"$T/err"; rc=$?
 [ $rc != 0 ] && [ "$(wc -l <"$T/err")" = 1 ] && [ ! -e "$T/none.db" ] &&
   pass report_missing_store || fail report_missing_store "rc=$rc $(cat "$T/err")"
+
+# --- queuing a preset stores its paper's figures, with the setting
+F=$T/figures.db
+for p in pairconnect-grid pairconnect-hash pairconnect-speed autoencoder mixer-vs-transformer prefix-models fft-mlm; do
+  $MB sweep "$p" --db "$F" >/dev/null 2>"$T/err" || fail "queue_$p" "$(cat "$T/err")"
+done
+counts=$(q "$F" "select group_concat(preset || '=' || n, ' ') from
+                 (select preset, count(*) n from paper_figures group by preset order by preset)")
+[ "$counts" = "autoencoder=10 mixer-vs-transformer=2 pairconnect-grid=48 pairconnect-hash=10 pairconnect-speed=6 prefix-models=2" ] &&
+  pass figures_counts || fail figures_counts "$counts"
+v=$(q "$F" "select value || ' ' || setting || ' ' || note from paper_figures where preset = 'autoencoder'
+            and json_extract(coords_json, '$.d') = '160' and metric = 'test_loss'")
+[ "$v" = "1.37 S5 Masked Mixers II (autoencoders)" ] && pass figure_equal_memory || fail figure_equal_memory "$v"
+v=$(q "$F" "select value from paper_figures where preset = 'pairconnect-speed' and metric = 'samples_per_s'
+            and json_extract(coords_json, '$.arch') = 'pairconnect' and json_extract(coords_json, '$.hash_size') = '1000'")
+[ "$v" = "55.55" ] && pass figure_speed || fail figure_speed "$v"
+# a figure's point is its jobs' point: same coords apart from seed, data expanded
+n=$(q "$F" "select count(*) from paper_figures f where f.preset = 'pairconnect-grid' and exists
+            (select 1 from runs r join sweeps s on s.id = r.sweep_id where s.name = f.preset
+              and json_remove(r.coords_json, '$.seed') = f.coords_json)")
+[ "$n" = 48 ] && pass figures_at_jobs || fail figures_at_jobs "$n of 48 grid figures at a job"
+v=$(q "$F" "select value || ' ' || (setting_text like 'PairConnect Tables 1-2:%') from paper_figures
+            where preset = 'pairconnect-grid' and metric = 'test_loss'
+              and json_extract(coords_json, '$.data') like '%/wikitext-2' and json_extract(coords_json, '$.layers') = '6'
+              and json_extract(coords_json, '$.arch') = 'attention'")
+[ "$v" = "1.11 1" ] && pass figure_grid_value || fail figure_grid_value "$v"

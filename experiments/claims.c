@@ -180,7 +180,9 @@ static double paper_value(const char *preset, const char *selector, PointMetric 
     if (!p || !setting) return NAN;
     for (int i = 0; i < p->n_paper; i++) {
         const PaperFigure *f = &p->paper[i];
-        if (strcmp(f->metric, point_metric_name(metric)) || strcmp(f->setting, setting)) continue;
+        /* the PairConnect papers' losses are all-positions ones (S1) */
+        const char *name = metric == PM_TEST_LOSS_ALL ? "test_loss" : point_metric_name(metric);
+        if (strcmp(f->metric, name) || strcmp(f->setting, setting)) continue;
         char jerr[ERR_LEN];
         JsonValue *obj = json_parse(f->coords, strlen(f->coords), jerr);
         if (!obj) continue;
@@ -198,13 +200,22 @@ static double paper_value(const char *preset, const char *selector, PointMetric 
     return NAN;
 }
 
-/* The points of pts that the rule's selector a picks, each with its b
-   partner (NULL for single-point rules, or when it has none). */
+/* "k=v k=v": a selector naming exactly p's coordinates. */
+static void point_selector(const Point *p, char *out, size_t cap)
+{
+    size_t len = 0;
+    out[0] = 0;
+    for (int k = 0; k < p->n_coords && len < cap; k++)
+        len += (size_t)snprintf(out + len, cap - len, "%s%s=%s", k ? " " : "", p->coords[k].key, p->coords[k].value);
+}
+
+/* A point with a finished value of m. */
 static int usable(const Point *p, PointMetric m)
 {
     return p->stat[m].n > 0;
 }
 
+/* The point the rule's selector b picks that agrees with a on pair_on. */
 static const Point *partner(const ClaimRule *r, const Point *pts, int np, const Point *a)
 {
     for (int j = 0; j < np; j++) {
@@ -270,14 +281,18 @@ static Verdict judge_pairs(const ClaimRule *r, const Point *pts, int np, Line *l
         }
         default: pv = VERDICT_NOT_RUN; break;
         }
-        if (r->kind != R_RATIO_AT_LEAST) line_add(l, ", ratio %.3f", ratio);
+        if (r->kind != R_RATIO_AT_LEAST) {
+            line_add(l, ", ratio %.3f", ratio);
+            /* the paper's figures at the same two points, where it reports both */
+            char sel_a[1024], sel_b[1024];
+            point_selector(a, sel_a, sizeof sel_a);
+            point_selector(b, sel_b, sizeof sel_b);
+            double pa = paper_value(r->preset, sel_a, r->metric, r->setting_a);
+            double pb = paper_value(r->preset, sel_b, r->metric, r->setting_b);
+            if (isfinite(pa) && isfinite(pb)) line_add(l, "; paper %.4g vs %.4g, ratio %.3f", pa, pb, pa / pb);
+        }
         v = combine(v, pv);
     }
-    /* the paper's ratio of the same two points, where it reports both */
-    double pa = paper_value(r->preset, r->a, r->metric, r->setting_a);
-    double pb = paper_value(r->preset, r->b ? r->b : "", r->metric, r->setting_b);
-    if (v != VERDICT_NOT_RUN && isfinite(pa) && isfinite(pb) && r->kind != R_RATIO_AT_LEAST)
-        line_add(l, "; paper %.4g vs %.4g, ratio %.3f", pa, pb, pa / pb);
     return v;
 }
 

@@ -64,7 +64,9 @@ static size_t base_len(const char *path)
 int data_same(const char *a, const char *b)
 {
     if (!strcmp(a, b)) return 1;
-    if (strchr(a, '/') && strchr(b, '/')) return 0;
+    /* two paths name one corpus only when equal; a bare name or a
+       $MIXBENCH_DATA/NAME (a preset's figure) matches by base name */
+    if (strchr(a, '/') && strchr(b, '/') && a[0] != '$' && b[0] != '$') return 0;
     size_t la = base_len(a), lb = base_len(b);
     return la == lb && !strncmp(base_name(a), base_name(b), la);
 }

@@ -61,7 +61,7 @@ int point_select(const Point *p, const char *selector);
    a key absent from both counts as equal). */
 int coords_agree(const CoordPair *a, int na, const CoordPair *b, int nb, const char *keys);
 /* 1 when two data values name the same corpus: equal, or equal base names
-   when one of them has no '/'. */
+   when one of them has no '/' or starts with $ ($MIXBENCH_DATA/ptb). */
 int data_same(const char *a, const char *b);
 
 /* "ptb 2 4": the values of keys in pairs (data by base name), for labels. */

@@ -102,12 +102,13 @@ static void row_out(StrBuf *out, int markdown, char cells[][160], int n, const i
 {
     for (int i = 0; i < n; i++) {
         if (markdown) sb_printf(out, "| %s ", cells[i]);
-        else sb_printf(out, "%s%-*s", i ? "  " : "  ", widths[i], cells[i]);
+        else sb_printf(out, "  %-*s", widths[i], cells[i]);
     }
     sb_append(out, markdown ? "|\n" : "\n");
 }
 
-enum { MAX_COLS = 4 + PM_COUNT };
+/* point, seeds, the metrics, tokens, wall, paper */
+enum { MAX_COLS = 5 + PM_COUNT };
 
 static void points_table(StrBuf *out, int markdown, const char *preset, const Point *pts, int np,
                          const FigureRow *figs, int n_figs)

@@ -373,6 +373,21 @@ static void clear_other_budgets(Config *c, const char *key)
     if (!seconds) c->seconds = 0;
 }
 
+/* Appends a preset's spec, without its repeats=R item when the user gives
+   repeats (`PRESET repeats=1` runs one seed: the user's count replaces the
+   preset's, as a fixed key after a preset does). */
+static void append_preset_spec(StrBuf *sb, const char *spec, int drop_repeats)
+{
+    const char *hit = drop_repeats ? strstr(spec, "repeats=") : NULL;
+    while (hit && hit != spec && hit[-1] != ' ') hit = strstr(hit + 1, "repeats=");
+    if (!hit) {
+        sb_append(sb, spec);
+        return;
+    }
+    sb_append_len(sb, spec, (size_t)(hit - spec));
+    sb_append(sb, hit + strcspn(hit, " "));
+}
+
 /* 1 when spec has data among its axes (key=a,b or in a zipped key list). */
 static int spec_has_data_axis(const char *spec)
 {
@@ -423,7 +438,7 @@ static int build_spec(int argc, char **argv, const char *data, Sweep *out, char 
         const char *preset_spec = at_paper ? pr->paper_spec : pr->spec;
         StrBuf full;
         sb_init(&full);
-        sb_append(&full, preset_spec);
+        append_preset_spec(&full, preset_spec, strstr(sb.data + first_len, " repeats=") != NULL);
         if (data) {
             /* the caller's data replaces the preset's own (a fixed key, like `PRESET data=D`) */
             if (spec_has_data_axis(preset_spec)) {

@@ -387,6 +387,15 @@ static void test_presets(void)
     rc = parse_words(words, &s, err);
     CHECK(rc == 0 && s.n_jobs == 6 && s.jobs[5].config.layers == 2, "%s", err);
     if (rc == 0) sweep_free(&s);
+    /* the user's repeats replaces the preset's */
+    rc = parse1("autoencoder repeats=1", &s, err);
+    CHECK(rc == 0 && s.n_jobs == 3 && !strcmp(s.axes, "[\"arch\", \"d\"]") &&
+              !strcmp(s.jobs[0].coords, "{\"arch\": \"mixer\", \"d\": \"128\"}"),
+          "%s (%d jobs, axes %s)", err, s.n_jobs, rc ? "" : s.axes);
+    if (rc == 0) sweep_free(&s);
+    rc = parse1("autoencoder repeats=2", &s, err);
+    CHECK(rc == 0 && s.n_jobs == 6, "%s", err);
+    if (rc == 0) sweep_free(&s);
     rc = parse1("recall n_ctx=32", &s, err);
     CHECK(rc == -1 && strstr(err, "duplicate axis key 'n_ctx'"), "%s", err);
 }

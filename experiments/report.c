@@ -102,7 +102,7 @@ static void row_out(StrBuf *out, int markdown, char cells[][160], int n, const i
 {
     for (int i = 0; i < n; i++) {
         if (markdown) sb_printf(out, "| %s ", cells[i]);
-        else sb_printf(out, "  %-*s", widths[i], cells[i]);
+        else sb_printf(out, "  %-*s", i + 1 < n ? widths[i] : 0, cells[i]);   /* no padding at the end */
     }
     sb_append(out, markdown ? "|\n" : "\n");
 }

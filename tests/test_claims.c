@@ -107,14 +107,23 @@ static Verdict verdict_of(Store *s, const char *preset, const char *fragment, ch
 
 #define AE_EQUAL "at equal d and L"
 
+/* A store with an autoencoder sweep: the mixer and attention at d=128,
+   three seeds each around the given means (spread h). */
+static Store *autoencoder_store(double mixer, double attention, double h)
+{
+    Store *s = fresh_store();
+    int64_t sw = new_sweep(s, "autoencoder");
+    add_seeds(s, sw, "mixer", "autoencode", "\"arch\": \"mixer\", \"d\": \"128\"", mixer, h, NAN);
+    add_seeds(s, sw, "attention", "autoencode", "\"arch\": \"attention\", \"d\": \"128\"", attention, h, NAN);
+    return s;
+}
+
 /* The mixer autoencoder below attention (R_LOWER) in all four outcomes. */
 static void test_lower_rule(void)
 {
     /* holds: 4.0 +- 0.06 vs 5.0 +- 0.06 */
-    Store *s = fresh_store();
-    int64_t sw = new_sweep(s, "autoencoder");
-    add_seeds(s, sw, "mixer", "autoencode", "\"arch\": \"mixer\", \"d\": \"128\"", 4.0, 0.1, NAN);
-    add_seeds(s, sw, "attention", "autoencode", "\"arch\": \"attention\", \"d\": \"128\"", 5.0, 0.1, NAN);
+    Store *s = autoencoder_store(4.0, 5.0, 0.1);
+    int64_t sw;
     char numbers[2048];
     Verdict v = verdict_of(s, "autoencoder", AE_EQUAL, numbers, sizeof numbers);
     CHECK(v == VERDICT_HOLDS, "verdict %s: %s", verdict_name(v), numbers);
@@ -127,19 +136,13 @@ static void test_lower_rule(void)
     store_close(s);
 
     /* does not hold: the mixer above */
-    s = fresh_store();
-    sw = new_sweep(s, "autoencoder");
-    add_seeds(s, sw, "mixer", "autoencode", "\"arch\": \"mixer\", \"d\": \"128\"", 5.5, 0.1, NAN);
-    add_seeds(s, sw, "attention", "autoencode", "\"arch\": \"attention\", \"d\": \"128\"", 5.0, 0.1, NAN);
+    s = autoencoder_store(5.5, 5.0, 0.1);
     v = verdict_of(s, "autoencoder", AE_EQUAL, NULL, 0);
     CHECK(v == VERDICT_FAILS, "verdict %s", verdict_name(v));
     store_close(s);
 
     /* within noise: difference 0.1, se of the difference sqrt(2) x 0.115 = 0.163 */
-    s = fresh_store();
-    sw = new_sweep(s, "autoencoder");
-    add_seeds(s, sw, "mixer", "autoencode", "\"arch\": \"mixer\", \"d\": \"128\"", 4.9, 0.2, NAN);
-    add_seeds(s, sw, "attention", "autoencode", "\"arch\": \"attention\", \"d\": \"128\"", 5.0, 0.2, NAN);
+    s = autoencoder_store(4.9, 5.0, 0.2);
     v = verdict_of(s, "autoencoder", AE_EQUAL, NULL, 0);
     CHECK(v == VERDICT_WITHIN_NOISE, "verdict %s", verdict_name(v));
     store_close(s);

@@ -11,6 +11,7 @@
 #define MIXBENCH_CLAIMS_H
 
 #include "db/store.h"
+#include "experiments/points.h"
 
 typedef enum { VERDICT_NOT_RUN, VERDICT_HOLDS, VERDICT_FAILS, VERDICT_WITHIN_NOISE } Verdict;
 
@@ -21,13 +22,16 @@ typedef struct {
     const char *preset;     /* the preset whose runs judge it */
     const char *claim;      /* the claim in words, as the paper makes it */
     Verdict verdict;
-    char numbers[512];      /* the numbers behind the verdict, one line:
+    char numbers[2048];     /* the numbers behind the verdict, one line:
                                "mixer 4.91 +- 0.02 (3 seeds) vs attention 5.30 +- 0.04 (3)" */
     long long sweep_id;     /* the sweep the numbers come from; 0 when not run */
 } ClaimResult;
 
 /* Number of claims in the table, and the preset of claim i. */
 int claim_count(void);
+const char *claim_preset(int i);
+/* The metric claim i compares (test_loss_all for the PairConnect presets). */
+PointMetric claim_metric(int i);
 
 /* Judges every claim of preset (NULL: of every preset) on the newest sweep
    of that preset in the store (sweep_id > 0: that sweep only).  *out is

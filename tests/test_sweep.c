@@ -4,15 +4,23 @@
  * axes JSON), zipped axes alone and mixed with a grid, repeats over seeds,
  * variants, one quoted string vs many arguments, budget keys as axes, every
  * preset (each job a valid config, job counts as experiments/README.md
- * says), and the one-line error of each bad spec, which queues nothing.
+ * says, three seeds, the PairConnect loss convention), the papers' figures
+ * (every row of shared/papers/figures.csv in presets.c, at a job's point),
+ * PRESET@paper and the time estimate (the twelve presets fit the
+ * reproduction's 90 minutes), --data replacing a preset's data, and the
+ * one-line error of each bad spec, which queues nothing.
  */
 #include "engine/common.h"
+#include "engine/io/json.h"
+#include "experiments/estimate.h"
+#include "experiments/points.h"
 #include "experiments/sweep.h"
 #include "tests/check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Parses the words of a NULL-terminated list against the default config. */
 static int parse_words(const char *const *words, Sweep *s, char *err)
@@ -254,12 +262,15 @@ static void test_data_variable(void)
     Sweep s;
     setenv("MIXBENCH_DATA", "/corpora", 1);
     int rc = parse1("pairconnect-grid", &s, err);
-    CHECK(rc == 0 && s.n_jobs == 24, "%s", err);
+    CHECK(rc == 0 && s.n_jobs == 72, "%s", err);
     if (rc == 0) {
         CHECK(!strcmp(s.jobs[0].config.data, "/corpora/ptb"), "data %s", s.jobs[0].config.data);
-        CHECK(!strcmp(s.jobs[23].config.data, "/corpora/wikitext-2"), "data %s", s.jobs[23].config.data);
-        check_coords(&s, 0, "{\"data\": \"/corpora/ptb\", \"layers\": \"1\", \"heads\": \"1\", \"arch\": \"pairconnect\"}");
-        CHECK(strstr(s.spec, "data=/corpora/ptb,/corpora/wikitext-2") != NULL, "spec %s", s.spec);
+        CHECK(!strcmp(s.jobs[71].config.data, "/corpora/wikitext-2") && s.jobs[71].config.min_count == 10, "data %s",
+              s.jobs[71].config.data);
+        check_coords(&s, 0,
+                     "{\"data\": \"/corpora/ptb\", \"min_count\": \"1\", \"layers\": \"1\", \"heads\": \"1\", "
+                     "\"arch\": \"pairconnect\", \"seed\": \"1\"}");
+        CHECK(strstr(s.spec, "(data,min_count)=(/corpora/ptb,1),(/corpora/wikitext-2,10)") != NULL, "spec %s", s.spec);
         CHECK(strcmp(s.name, "pairconnect-grid") == 0, "name %s", s.name);
         sweep_free(&s);
     }
@@ -285,15 +296,25 @@ static int readme_jobs(const char *readme, const char *name)
     return atoi(p + 1);
 }
 
+/* coords without its "seed" entry (the point a paper figure names) */
+static void without_seed(const char *coords, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s", coords);
+    char *seed = strstr(out, ", \"seed\": \"");
+    if (!seed) return;
+    char *end = strchr(seed + 12, '"');
+    if (end) memmove(seed, end + 1, strlen(end + 1) + 1);
+}
+
 static void test_presets(void)
 {
     static const struct {
         const char *name;
         int jobs;
     } WANT[] = {
-        {"dispatcher-vs-msa", 2}, {"pairconnect-grid", 24}, {"pairconnect-hash", 5}, {"pairconnect-speed", 6},
-        {"mixer-vs-transformer", 6}, {"autoencoder", 3}, {"bidirectional", 4}, {"completion", 2},
-        {"linear-mixer", 3}, {"fft-mlm", 2}, {"prefix-models", 3}, {"recall", 24},
+        {"dispatcher-vs-msa", 6}, {"pairconnect-grid", 72}, {"pairconnect-hash", 30}, {"pairconnect-speed", 18},
+        {"mixer-vs-transformer", 18}, {"autoencoder", 9}, {"bidirectional", 12}, {"completion", 6},
+        {"linear-mixer", 9}, {"fft-mlm", 6}, {"prefix-models", 9}, {"recall", 24},
     };
     int n_want = (int)(sizeof WANT / sizeof WANT[0]);
     CHECK(preset_count() == n_want, "%d presets", preset_count());
@@ -329,14 +350,28 @@ static void test_presets(void)
             for (int k = 0; k < j; k++)
                 CHECK(strcmp(s.jobs[k].coords, s.jobs[j].coords) != 0, "%s: jobs %d and %d share coords", p->name, k, j);
         }
-        /* every paper figure belongs to a job of the preset */
+        /* every paper figure belongs to a job of the preset: its coords
+           (data expanded as in the spec) are the job's without seed */
         for (int k = 0; k < p->n_paper; k++) {
             const PaperFigure *pf = &p->paper[k];
+            char *want = sweep_expand_data_var(pf->coords);
             int found = 0;
-            for (int j = 0; j < s.n_jobs; j++) found |= !strcmp(s.jobs[j].coords, pf->coords);
-            CHECK(found, "%s: paper figure coords %s match no job", p->name, pf->coords);
-            CHECK(pf->metric && *pf->metric && pf->note && *pf->note, "%s: figure %d fields", p->name, k);
+            for (int j = 0; want && j < s.n_jobs; j++) {
+                char bare[512];
+                without_seed(s.jobs[j].coords, bare, sizeof bare);
+                found |= !strcmp(bare, want);
+            }
+            CHECK(found, "%s: paper figure coords %s match no job", p->name, want ? want : pf->coords);
+            free(want);
+            CHECK(pf->metric && *pf->metric && pf->note && *pf->note && paper_setting_text(pf->setting), "%s: figure %d fields",
+                  p->name, k);
         }
+        /* seeds: three on every preset with a paper, one on recall */
+        CHECK(strstr(s.axes, "\"seed\"") != NULL || !strcmp(p->name, "recall"), "%s: axes %s", p->name, s.axes);
+        /* the PairConnect presets train on the paper's loss convention */
+        if (!strncmp(p->name, "pairconnect", 11))
+            for (int j = 0; j < s.n_jobs; j++)
+                CHECK(s.jobs[j].config.mlm_loss == MLM_LOSS_ALL, "%s job %d mlm_loss", p->name, j);
         sweep_free(&s);
     }
     free(readme);
@@ -350,7 +385,16 @@ static void test_presets(void)
     if (rc == 0) sweep_free(&s);
     const char *words[] = {"completion", "layers=2", NULL};
     rc = parse_words(words, &s, err);
-    CHECK(rc == 0 && s.n_jobs == 2 && s.jobs[1].config.layers == 2, "%s", err);
+    CHECK(rc == 0 && s.n_jobs == 6 && s.jobs[5].config.layers == 2, "%s", err);
+    if (rc == 0) sweep_free(&s);
+    /* the user's repeats replaces the preset's */
+    rc = parse1("autoencoder repeats=1", &s, err);
+    CHECK(rc == 0 && s.n_jobs == 3 && !strcmp(s.axes, "[\"arch\", \"d\"]") &&
+              !strcmp(s.jobs[0].coords, "{\"arch\": \"mixer\", \"d\": \"128\"}"),
+          "%s (%d jobs, axes %s)", err, s.n_jobs, rc ? "" : s.axes);
+    if (rc == 0) sweep_free(&s);
+    rc = parse1("autoencoder repeats=2", &s, err);
+    CHECK(rc == 0 && s.n_jobs == 6, "%s", err);
     if (rc == 0) sweep_free(&s);
     rc = parse1("recall n_ctx=32", &s, err);
     CHECK(rc == -1 && strstr(err, "duplicate axis key 'n_ctx'"), "%s", err);
@@ -428,6 +472,182 @@ static void test_errors(void)
     expect_error("   ", "empty spec", NULL);
 }
 
+/* shared/papers/figures.csv: beside the corpora ($MIXBENCH_DATA/../papers),
+   else ../shared/papers; NULL when neither is there. */
+static const char *figures_csv(void)
+{
+    static char path[1024];
+    const char *data = getenv("MIXBENCH_DATA");
+    if (data && *data) {
+        snprintf(path, sizeof path, "%s/../papers/figures.csv", data);
+        if (access(path, R_OK) == 0) return path;
+    }
+    snprintf(path, sizeof path, "../shared/papers/figures.csv");
+    return access(path, R_OK) == 0 ? path : NULL;
+}
+
+/* Every row of figures.csv is one PaperFigure of its preset with exactly
+   its value, metric, source and setting, at coordinates that its point
+   words select (data by base name); and the presets hold no other figure. */
+static void test_figures_csv(void)
+{
+    FILE *f = fopen(figures_csv(), "r");
+    CHECK(f != NULL, "cannot open %s", figures_csv());
+    if (!f) return;
+    char line[1024];
+    int rows = 0, total = 0;
+    int used[16][64] = {{0}};
+    CHECK(fgets(line, sizeof line, f) && !strncmp(line, "preset,point,metric,value,source,paper_setting", 46),
+          "header %s", line);
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\r\n")] = 0;
+        if (!line[0]) continue;
+        char *field[6];
+        int nf = 0;
+        for (char *p = line; nf < 6; nf++) {
+            field[nf] = p;
+            char *comma = strchr(p, ',');
+            if (!comma) {
+                nf++;
+                break;
+            }
+            *comma = 0;
+            p = comma + 1;
+        }
+        CHECK(nf == 6, "row %d has %d fields", rows + 1, nf);
+        if (nf != 6) continue;
+        rows++;
+        const Preset *p = preset_find(field[0]);
+        CHECK(p != NULL, "row %d: no preset %s", rows, field[0]);
+        if (!p) continue;
+        int pi = (int)(p - preset_at(0));
+        char *end;
+        double value = strtod(field[3], &end);
+        int found = 0;
+        for (int k = 0; k < p->n_paper && !found; k++) {
+            const PaperFigure *pf = &p->paper[k];
+            if (used[pi][k] || pf->value != value || strcmp(pf->metric, field[2]) || strcmp(pf->note, field[4]) ||
+                strcmp(pf->setting, field[5]))
+                continue;
+            /* the CSV's point words name the figure's coordinates */
+            JsonValue *obj = json_parse(pf->coords, strlen(pf->coords), line);
+            if (!obj) continue;
+            CoordPair pairs[RESULT_MAX_COORDS];
+            int n = 0;
+            for (int c = 0; c < obj->count && n < RESULT_MAX_COORDS; c++, n++) {
+                snprintf(pairs[n].key, sizeof pairs[n].key, "%s", obj->keys[c]);
+                snprintf(pairs[n].value, sizeof pairs[n].value, "%s", obj->items[c].string);
+            }
+            json_free(obj);
+            if (coords_select(pairs, n, field[1])) found = used[pi][k] = 1;
+        }
+        CHECK(found, "row %d (%s %s %s %s %s) is not in presets.c", rows, field[0], field[1], field[2], field[3], field[5]);
+    }
+    fclose(f);
+    for (int i = 0; i < preset_count(); i++) total += preset_at(i)->n_paper;
+    CHECK(rows == 78 && total == rows, "%d CSV rows, %d figures in presets.c", rows, total);
+}
+
+/* PRESET@paper: the paper's own size, its estimate shown before queueing;
+   the twelve scaled presets fit the reproduction's 90 minutes on 2 cores. */
+static void test_paper_variants(void)
+{
+    char err[ERR_LEN] = "";
+    Sweep s;
+    int rc = parse1("autoencoder@paper", &s, err);
+    CHECK(rc == 0 && s.n_jobs == 15 && !strcmp(s.name, "autoencoder@paper"), "%s", err);
+    if (rc == 0) {
+        /* S3 d=512 8+8, S4 d=1024 4+4, S5 the mixer at d=1024 8+8 */
+        const Config *c = &s.jobs[14].config;
+        CHECK(!strcmp(c->arch, "mixer") && c->d == 1024 && c->layers == 8, "job 15: %s d=%d L=%d", c->arch, c->d,
+              c->layers);
+        CHECK(s.jobs[0].config.d == 512 && s.jobs[0].config.layers == 8, "job 1");
+        SweepEstimate e = sweep_estimate(&s, 2);
+        CHECK(e.seconds > 86400, "autoencoder@paper estimated at %.0f s", e.seconds);
+        sweep_free(&s);
+    }
+    rc = parse1("pairconnect-grid@paper", &s, err);
+    CHECK(rc == 0 && s.n_jobs == 72, "%s", err);
+    if (rc == 0) {
+        const Config *c = &s.jobs[0].config;
+        CHECK(c->d == 256 && fabs(c->lr - 1e-5) < 1e-12 && c->mlm_loss == MLM_LOSS_ALL && c->min_count == 1,
+              "d %d lr %g", c->d, c->lr);
+        sweep_free(&s);
+    }
+    rc = parse1("prefix-models@paper", &s, err);
+    CHECK(rc == 0 && s.n_jobs == 9 && s.jobs[0].config.layers == 12 && s.jobs[0].config.d == 768 &&
+              s.jobs[0].config.tokens == 1000000000LL && s.jobs[0].config.batch == 64,
+          "%s", err);
+    if (rc == 0) sweep_free(&s);
+    for (int i = 0; i < preset_count(); i++) {
+        const Preset *p = preset_at(i);
+        char name[96];
+        snprintf(name, sizeof name, "%s@paper", p->name);
+        rc = parse1(name, &s, err);
+        if (!p->paper_spec) {
+            CHECK(rc == -1 && strstr(err, "has no paper setting"), "%s: %s", name, err);
+            continue;
+        }
+        CHECK(rc == 0, "%s: %s", name, err);
+        if (rc == 0) sweep_free(&s);
+    }
+    /* the scaled presets: at most 85 of the reproduction's 90 minutes at
+       the default rate (eval splits read from the corpora when present) */
+    double total = 0;
+    for (int i = 0; i < preset_count(); i++) {
+        rc = parse1(preset_at(i)->name, &s, err);
+        if (rc) continue;
+        total += sweep_estimate(&s, 2).seconds;
+        sweep_free(&s);
+    }
+    CHECK(total > 20 * 60 && total < 85 * 60, "the twelve presets take %.1f min", total / 60);
+    char when[32];
+    format_duration(5400, when, sizeof when);
+    CHECK(!strcmp(when, "1h30m"), "%s", when);
+    /* the FLOP rule without a model: the bench's formula for attention */
+    Config c;
+    config_defaults(&c);
+    c.d = 256, c.layers = 2, c.heads = 2, c.n_ctx = 64, c.vocab = 10002;
+    snprintf(c.task, sizeof c.task, "clm");
+    double want = 6.0 * (2 * (4.0 * 256 * 256 + 2.0 * 256 * 1024) + 256.0 * 10002) + 2 * 12.0 * 64 * 256;
+    CHECK(fabs(estimate_train_flops_per_token(&c) - want) < 1, "%g vs %g", estimate_train_flops_per_token(&c), want);
+}
+
+/* --data replaces a preset's own dataset; a preset whose data is an axis
+   refuses it in one line. */
+static void test_data_override(void)
+{
+    char err[ERR_LEN] = "";
+    Sweep s;
+    Config base;
+    config_defaults(&base);
+    char *words[] = {"autoencoder", "tokens=1000"};
+    int rc = sweep_parse_data(2, words, &base, "builtin:stories", &s, err);
+    CHECK(rc == 0 && s.n_jobs == 9, "%s", err);
+    if (rc == 0) {
+        for (int j = 0; j < s.n_jobs; j++)
+            CHECK(!strcmp(s.jobs[j].config.data, "builtin:stories") && s.jobs[j].config.tokens == 1000, "job %d: %s", j,
+                  s.jobs[j].config.data);
+        CHECK(strstr(s.spec, "data=builtin:stories tokens=1000") != NULL, "spec %s", s.spec);
+        sweep_free(&s);
+    }
+    rc = sweep_parse(1, words, &base, &s, err);
+    CHECK(rc == 0 && strstr(s.jobs[0].config.data, "tinystories-sample"), "%s", err);
+    if (rc == 0) sweep_free(&s);
+    rc = sweep_parse_data(1, words, &base, NULL, &s, err);
+    CHECK(rc == 0 && strstr(s.jobs[0].config.data, "tinystories-sample"), "%s", err);
+    if (rc == 0) sweep_free(&s);
+    char *grid[] = {"pairconnect-grid"};
+    rc = sweep_parse_data(1, grid, &base, "builtin:stories", &s, err);
+    CHECK(rc == -1 && strstr(err, "MIXBENCH_DATA") && !strchr(err, '\n'), "%s", err);
+    char *plain[] = {"arch=mixer,attention"};
+    Config b2 = base;
+    snprintf(b2.data, sizeof b2.data, "builtin:markov");
+    rc = sweep_parse_data(1, plain, &b2, "builtin:markov", &s, err);
+    CHECK(rc == 0 && !strcmp(s.jobs[1].config.data, "builtin:markov"), "%s", err);
+    if (rc == 0) sweep_free(&s);
+}
+
 int main(void)
 {
     RUN(test_grid);
@@ -441,5 +661,9 @@ int main(void)
     RUN(test_data_variable);
     RUN(test_presets);
     RUN(test_errors);
+    RUN(test_paper_variants);
+    RUN(test_data_override);
+    RUN_IF(figures_csv() != NULL, "shared/papers/figures.csv is not beside the corpora or at ../shared/papers",
+           test_figures_csv);
     CHECK_EXIT();
 }

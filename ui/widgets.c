@@ -165,6 +165,11 @@ void ui_say(UiContext *ctx, const char *fmt, ...)
     va_end(ap);
 }
 
+const char *ui_pm(const UiContext *ctx)
+{
+    return ctx->utf8 ? "±" : "+-";
+}
+
 void ui_copy_text(char *dst, size_t cap, const char *src)
 {
     snprintf(dst, cap, "%s", src ? src : "");

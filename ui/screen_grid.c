@@ -14,14 +14,17 @@
  * coordinates are parsed once per job and paper figures once per sweep.
  */
 #define _XOPEN_SOURCE_EXTENDED 1
+#include <ctype.h>
 #include <math.h>
 #include <ncurses.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/ui_reads.h"
 #include "engine/common.h"
 #include "engine/io/json.h"
+#include "experiments/stats.h"
 #include "experiments/sweep.h"
 #include "ui/heatmap.h"
 #include "ui/ui.h"
@@ -33,10 +36,15 @@
 #define MAX_PAPER 256
 #define MAX_COMBOS 100000
 
-typedef enum { M_TEST_LOSS, M_VALID_LOSS, M_TEST_PPL, M_TEST_ACC, M_TRAIN_LOSS, M_SPEED, N_METRICS } Metric;
+/* In the order of store_ui_sweep_runs's metric columns. */
+typedef enum {
+    M_TEST_LOSS, M_VALID_LOSS, M_TEST_PPL, M_TEST_ACC, M_TRAIN_LOSS, M_SPEED, M_TEST_LOSS_ALL, M_VALID_LOSS_ALL,
+    M_SAMPLES, N_METRICS
+} Metric;
+_Static_assert(N_METRICS == STORE_UI_N_METRICS, "one Grid metric per column of store_ui_sweep_runs");
 static const struct {
     const char *label;
-    const char *name;            /* the column of sweep_results and paper_figures.metric */
+    const char *paper;           /* paper_figures.metric of the same measure (NULL: none) */
     int higher_better;
 } METRICS[N_METRICS] = {
     [M_TEST_LOSS] = {"test loss", "test_loss", 0},
@@ -44,8 +52,42 @@ static const struct {
     [M_TEST_PPL] = {"test perplexity", "test_perplexity", 0},
     [M_TEST_ACC] = {"test accuracy", "test_accuracy", 1},
     [M_TRAIN_LOSS] = {"train loss", "train_loss", 0},
-    [M_SPEED] = {"tokens/s", "tokens_per_s", 1},
+    [M_SPEED] = {"tokens/s", NULL, 1},
+    [M_TEST_LOSS_ALL] = {"test loss_all", "test_loss", 0},
+    [M_VALID_LOSS_ALL] = {"valid loss_all", "valid_loss", 0},
+    [M_SAMPLES] = {"samples/s", "samples_per_s", 1},
 };
+
+/* The presets whose paper reports another measure than test loss: the Grid
+   opens them on it.  The PairConnect loss presets train with mlm_loss=all
+   and their paper's losses are over every position (shared/papers, S1), so
+   its test and train losses sit beside our loss_all, not our masked loss. */
+static const struct {
+    const char *preset;
+    Metric metric;
+} PAPER_METRIC[] = {
+    {"pairconnect-grid", M_TEST_LOSS_ALL},
+    {"pairconnect-hash", M_TEST_LOSS_ALL},
+    {"pairconnect-speed", M_SAMPLES},
+    {"prefix-models", M_TEST_PPL},
+};
+
+static Metric preset_metric(const char *preset)
+{
+    for (size_t i = 0; i < sizeof PAPER_METRIC / sizeof PAPER_METRIC[0]; i++)
+        if (!strcmp(PAPER_METRIC[i].preset, preset)) return PAPER_METRIC[i].metric;
+    return M_TEST_LOSS;
+}
+
+/* The paper_figures metric shown beside ours for metric m of preset (NULL:
+   none): a loss on the paper's all-positions scale only beside loss_all. */
+static const char *paper_metric(const char *preset, Metric m)
+{
+    int all_scale = preset_metric(preset) == M_TEST_LOSS_ALL;
+    if (m == M_TEST_LOSS || m == M_VALID_LOSS || m == M_TRAIN_LOSS) return all_scale ? NULL : METRICS[m].paper;
+    if (m == M_TEST_LOSS_ALL || m == M_VALID_LOSS_ALL) return all_scale ? METRICS[m].paper : NULL;
+    return METRICS[m].paper;
+}
 
 typedef struct {
     int64_t id;
@@ -58,11 +100,14 @@ typedef struct {
     char status[16];
     int64_t steps_done, total_steps;
     int coord[GRID_MAX_AXES];    /* index into the axis's values, -1: absent */
+    int d, layers, n_ctx;
+    int64_t tokens;
     double value[N_METRICS];     /* NAN: not known */
 } GridRun;
 
 typedef struct {
     char metric[32];
+    char setting[16], setting_text[256], note[96];
     double value;
     int n_keys;
     char key[GRID_MAX_AXES][64];
@@ -71,7 +116,7 @@ typedef struct {
 
 /* What one cell of the table holds. */
 typedef struct {
-    double sum;
+    SeedStats stats;             /* over the finished runs with a value */
     int n_value;                 /* finished runs with a value */
     int n_runs;
     int n_pending;               /* queued, running, paused, interrupted */
@@ -170,10 +215,16 @@ static void default_fixed(GridState *st)
     st->fixed = only_seed ? combo_count(st) : 0;
 }
 
+/* The first two axes but seed on the table (seeds are averaged: mean +-
+   standard error per cell), one axis as a single row. */
 static void default_axes(GridState *st)
 {
-    st->row_axis = st->n_axes >= 2 ? 0 : -1;
-    st->col_axis = st->n_axes >= 2 ? 1 : st->n_axes == 1 ? 0 : -1;
+    int table[2], n = 0;
+    for (int a = 0; a < st->n_axes && n < 2; a++)
+        if (strcmp(st->axis[a], "seed")) table[n++] = a;
+    if (n == 0 && st->n_axes > 0) table[n++] = 0;
+    st->row_axis = n == 2 ? table[0] : -1;
+    st->col_axis = n == 2 ? table[1] : n == 1 ? table[0] : -1;
     default_fixed(st);
 }
 
@@ -229,7 +280,7 @@ static int read_run(void *ctx, int ncols, char **values, char **names)
     (void)names;
     RunLoad *load = ctx;
     GridState *st = load->st;
-    if (ncols < 5 + N_METRICS || !values[0]) return 0;
+    if (ncols < STORE_UI_FIRST_METRIC + N_METRICS || !values[0]) return 0;
     if (st->n_runs == st->cap_runs) {
         int cap = st->cap_runs ? 2 * st->cap_runs : 64;
         GridRun *grown = realloc(st->runs, (size_t)cap * sizeof *grown);
@@ -248,7 +299,11 @@ static int read_run(void *ctx, int ncols, char **values, char **names)
     int i = st->n_runs;
     if (i < load->n_old && load->old[i].run_id == r->run_id) memcpy(r->coord, load->old[i].coord, sizeof r->coord);
     else parse_coords(st, r, values[4]);
-    for (int m = 0; m < N_METRICS; m++) r->value[m] = parse_double(values[5 + m]);
+    r->d = values[5] ? atoi(values[5]) : 0;
+    r->layers = values[6] ? atoi(values[6]) : 0;
+    r->n_ctx = values[7] ? atoi(values[7]) : 0;
+    r->tokens = values[8] ? atoll(values[8]) : 0;
+    for (int m = 0; m < N_METRICS; m++) r->value[m] = parse_double(values[STORE_UI_FIRST_METRIC + m]);
     st->n_runs++;
     return 0;
 }
@@ -257,10 +312,13 @@ static int read_paper(void *ctx, int ncols, char **values, char **names)
 {
     (void)names;
     GridState *st = ctx;
-    if (ncols < 3 || !values[1] || !values[2] || st->n_paper == MAX_PAPER) return 0;
+    if (ncols < 6 || !values[1] || !values[2] || st->n_paper == MAX_PAPER) return 0;
     PaperRow *p = &st->paper[st->n_paper];
     memset(p, 0, sizeof *p);
     ui_copy_text(p->metric, sizeof p->metric, values[1]);
+    ui_copy_text(p->setting, sizeof p->setting, values[3]);
+    ui_copy_text(p->setting_text, sizeof p->setting_text, values[4]);
+    ui_copy_text(p->note, sizeof p->note, values[5]);
     p->value = strtod(values[2], NULL);
     JsonValue *obj = values[0] ? json_parse(values[0], strlen(values[0]), NULL) : NULL;
     if (obj && obj->type == JSON_OBJECT)
@@ -290,23 +348,49 @@ static int load_sweep(GridState *st, UiContext *ctx, const SweepRow *s, char *er
         for (int i = 0; i < axes->count && st->n_axes < GRID_MAX_AXES; i++)
             if (axes->items[i].type == JSON_STRING) ui_copy_text(st->axis[st->n_axes++], 64, axes->items[i].string);
     json_free(axes);
-    const char *params[1] = {s->name};
-    if (store_query_params(ctx->store, "SELECT coords_json, metric, value FROM paper_figures WHERE preset = ?1",
-                           params, 1, read_paper, st, err))
-        return -1;
+    if (store_ui_paper_figures(ctx->store, s->name, read_paper, st, err)) return -1;
     st->loaded_sweep = s->id;
     return 0;
 }
 
+/* Orders each axis whose values are all numbers by value (hash_size 100
+   500 1000, not in the order the jobs came), renumbering the runs'
+   coordinates; other axes keep the sweep's order. */
+static void sort_numeric_axes(GridState *st)
+{
+    for (int a = 0; a < st->n_axes; a++) {
+        int n = st->n_values[a], numeric = n > 1;
+        double key[GRID_MAX_VALUES];
+        for (int i = 0; i < n && numeric; i++) {
+            char *end;
+            key[i] = strtod(st->values[a][i], &end);
+            numeric = end != st->values[a][i] && *end == 0;
+        }
+        if (!numeric) continue;
+        int order[GRID_MAX_VALUES], moved = 0;
+        for (int i = 0; i < n; i++) order[i] = i;
+        for (int i = 1; i < n; i++) /* insertion sort of the indices by value */
+            for (int j = i; j > 0 && key[order[j]] < key[order[j - 1]]; j--) {
+                int t = order[j];
+                order[j] = order[j - 1];
+                order[j - 1] = t;
+            }
+        int new_index[GRID_MAX_VALUES];
+        for (int i = 0; i < n; i++) {
+            new_index[order[i]] = i;
+            moved |= order[i] != i;
+        }
+        if (!moved) continue;
+        char sorted[GRID_MAX_VALUES][VALUE_LEN];
+        for (int i = 0; i < n; i++) memcpy(sorted[i], st->values[a][order[i]], VALUE_LEN);
+        memcpy(st->values[a], sorted, (size_t)n * VALUE_LEN);
+        for (int r = 0; r < st->n_runs; r++)
+            if (st->runs[r].coord[a] >= 0) st->runs[r].coord[a] = new_index[st->runs[r].coord[a]];
+    }
+}
+
 static int load_runs(GridState *st, UiContext *ctx, char *err)
 {
-    static const char SQL[] =
-        "SELECT run_id, status, steps_done, total_steps, coords,"
-        "       test_loss, valid_loss, test_perplexity, test_accuracy, train_loss, tokens_per_s"
-        "  FROM sweep_results WHERE sweep_id = ?1 ORDER BY run_id";
-    char id[24];
-    snprintf(id, sizeof id, "%lld", (long long)st->loaded_sweep);
-    const char *params[1] = {id};
     RunLoad load = {st, NULL, 0, 0};
     if (st->n_runs > 0) {
         load.old = malloc((size_t)st->n_runs * sizeof *load.old);
@@ -316,10 +400,11 @@ static int load_runs(GridState *st, UiContext *ctx, char *err)
         }
     }
     st->n_runs = 0;
-    int rc = store_query_params(ctx->store, SQL, params, 1, read_run, &load, err);
+    int rc = store_ui_sweep_runs(ctx->store, st->loaded_sweep, read_run, &load, err);
     free(load.old);
     if (rc) return -1;
     if (load.failed) return err_set(err, "grid: out of memory for sweep %lld", (long long)st->loaded_sweep);
+    sort_numeric_axes(st);
     return 0;
 }
 
@@ -369,7 +454,10 @@ static void grid_reload(void *state, UiContext *ctx)
         snprintf(st->error, sizeof st->error, "%s", err);
         return;
     }
-    if (fresh) default_axes(st);
+    if (fresh) {
+        default_axes(st);
+        st->metric = preset_metric(s->name);
+    }
 }
 
 /* Does paper figure p belong to the cell (row value r, column value c)
@@ -388,18 +476,29 @@ static int paper_matches(const GridState *st, const PaperRow *p, int r, int c, c
     return 1;
 }
 
-/* Fills cells[rows * cols] from the runs. */
-static void fill_cells(const GridState *st, Cell *cells, int rows, int cols)
+/* Fills cells[rows * cols] from the runs: each cell's finished values as
+   mean, standard error and min-max (seed_stats), its pending and stopped
+   jobs, and the paper's figure. */
+static void fill_cells(const GridState *st, const char *preset, Cell *cells, int rows, int cols)
 {
     int fixed_at[GRID_MAX_AXES];
     fixed_values(st, fixed_at);
     int avg = averaging(st);
+    int *cell_of = malloc((size_t)(st->n_runs ? st->n_runs : 1) * sizeof *cell_of);
+    double *values = malloc((size_t)(st->n_runs ? st->n_runs : 1) * sizeof *values);
     for (int i = 0; i < rows * cols; i++) {
         memset(&cells[i], 0, sizeof cells[i]);
+        cells[i].stats = seed_stats(NULL, 0);
         cells[i].paper = NAN;
+    }
+    if (!cell_of || !values) {
+        free(cell_of);
+        free(values);
+        return;
     }
     for (int i = 0; i < st->n_runs; i++) {
         const GridRun *run = &st->runs[i];
+        cell_of[i] = -1;
         int r = st->row_axis >= 0 ? run->coord[st->row_axis] : 0;
         int c = st->col_axis >= 0 ? run->coord[st->col_axis] : 0;
         if (r < 0 || c < 0 || r >= rows || c >= cols) continue;
@@ -407,11 +506,11 @@ static void fill_cells(const GridState *st, Cell *cells, int rows, int cols)
         for (int a = 0; a < st->n_axes && !avg; a++)
             if (fixed_at[a] >= 0 && run->coord[a] != fixed_at[a]) in_slice = 0;
         if (!in_slice) continue;
+        cell_of[i] = r * cols + c;
         Cell *cell = &cells[r * cols + c];
         cell->n_runs++;
         double v = run->value[st->metric];
         if (!strcmp(run->status, "done") && isfinite(v)) {
-            cell->sum += v;
             cell->n_value++;
         } else if (is_pending(run->status)) {
             if (cell->n_pending++ == 0 || !strcmp(run->status, "running")) {
@@ -424,8 +523,18 @@ static void fill_cells(const GridState *st, Cell *cells, int rows, int cols)
             ui_copy_text(cell->stopped, sizeof cell->stopped, strcmp(run->status, "done") ? run->status : "-");
         }
     }
-    for (int p = 0; p < st->n_paper; p++) {
-        if (strcmp(st->paper[p].metric, METRICS[st->metric].name)) continue;
+    for (int k = 0; k < rows * cols; k++) {
+        int n = 0;
+        for (int i = 0; i < st->n_runs; i++)
+            if (cell_of[i] == k && !strcmp(st->runs[i].status, "done") && isfinite(st->runs[i].value[st->metric]))
+                values[n++] = st->runs[i].value[st->metric];
+        cells[k].stats = seed_stats(values, n);
+    }
+    free(cell_of);
+    free(values);
+    const char *want = paper_metric(preset, st->metric);
+    for (int p = 0; p < st->n_paper && want; p++) {
+        if (strcmp(st->paper[p].metric, want)) continue;
         for (int r = 0; r < rows; r++)
             for (int c = 0; c < cols; c++)
                 if (isnan(cells[r * cols + c].paper) && paper_matches(st, &st->paper[p], r, c, fixed_at, avg))
@@ -433,12 +542,13 @@ static void fill_cells(const GridState *st, Cell *cells, int rows, int cols)
     }
 }
 
-static double cell_value(const Cell *c) { return c->n_value ? c->sum / c->n_value : NAN; }
+static double cell_value(const Cell *c) { return c->n_value ? c->stats.mean : NAN; }
 
-static void cell_text(const Cell *c, int utf8, char *out, size_t cap)
+/* "6.371", "6.371±0.002 n3" over several seeds, "(paper 1.49)" beside. */
+static void cell_text(const Cell *c, UiContext *ctx, char *out, size_t cap)
 {
-    const char *more = utf8 ? "…" : "...";
-    char value[32], paper[48] = "";
+    const char *more = ctx->utf8 ? "…" : "...";
+    char value[64], paper[48] = "";
     if (!isnan(c->paper)) {
         char p[32];
         heat_format(c->paper, 4, p, sizeof p);
@@ -446,6 +556,16 @@ static void cell_text(const Cell *c, int utf8, char *out, size_t cap)
     }
     if (c->n_value) {
         heat_format(cell_value(c), 4, value, sizeof value);
+        if (c->n_value > 1) {
+            /* the standard error to the mean's decimals (6.372±0.002) */
+            char se[32];
+            const char *dot = strchr(value, '.');
+            if (dot && strspn(dot + 1, "0123456789") == strlen(dot + 1))
+                snprintf(se, sizeof se, "%.*f", (int)strlen(dot + 1), c->stats.se);
+            else
+                heat_format(c->stats.se, 2, se, sizeof se);
+            snprintf(value + strlen(value), sizeof value - strlen(value), "%s%s n%d", ui_pm(ctx), se, c->n_value);
+        }
         snprintf(out, cap, "%s%s%s", value, c->n_pending ? more : "", paper);
     } else if (c->n_pending) {
         snprintf(out, cap, "%s %s%s", more, c->pending, paper);
@@ -461,6 +581,95 @@ static void draw_cell(int y, int x, int width, int attr, const char *text)
 {
     int pad = width - text_columns(text);
     ui_text(y, x, width, attr, "%*s%s", pad > 0 ? pad : 0, "", text);
+}
+
+/* The integer after "KEY =" or "KEY=" in text (KEY a whole word), 0 when
+   there is none: "d = 256, L = 6" gives 256 for d and 6 for L. */
+static long setting_number(const char *text, const char *key)
+{
+    size_t klen = strlen(key);
+    for (const char *p = strstr(text, key); p; p = strstr(p + 1, key)) {
+        if (p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_')) continue;
+        const char *q = p + klen;
+        while (*q == ' ') q++;
+        if (*q != '=') continue;
+        q++;
+        while (*q == ' ') q++;
+        if (isdigit((unsigned char)*q)) return strtol(q, NULL, 10);
+    }
+    return 0;
+}
+
+/* How the paper's setting compares with the sweep's runs, by d and the
+   layer count where the text states them. */
+static const char *setting_relation(const GridState *st, const char *text)
+{
+    long pd = setting_number(text, "d"), pl = setting_number(text, "L");
+    int d_lo = 0, d_hi = 0, l_lo = 0, l_hi = 0;
+    for (int i = 0; i < st->n_runs; i++) {
+        const GridRun *r = &st->runs[i];
+        if (r->d > 0) d_lo = d_lo ? MB_MIN(d_lo, r->d) : r->d, d_hi = MB_MAX(d_hi, r->d);
+        if (r->layers > 0) l_lo = l_lo ? MB_MIN(l_lo, r->layers) : r->layers, l_hi = MB_MAX(l_hi, r->layers);
+    }
+    if ((pd && d_hi && pd > d_hi) || (pl && l_hi && pl > l_hi)) return "larger than ours";
+    if ((pd && d_lo && pd < d_lo) || (pl && l_lo && pl < l_lo)) return "smaller than ours";
+    if (pd || pl) return "as wide as ours; budget and data differ";
+    return "not ours: compare the settings";
+}
+
+/* Under the header: where the paper's figures come from and how their
+   setting differs from ours ("paper S1 (PairConnect Table 1) larger than
+   ours", then the paper's setting and ours, on up to two rows). */
+static void draw_settings(GridState *st, UiContext *ctx, const char *preset, int *y, int width)
+{
+    int dim = ui_attr(ctx, UI_PAIR_DIM);
+    const char *want = paper_metric(preset, st->metric);
+    int first = -1;
+    char line[512];
+    size_t len = (size_t)snprintf(line, sizeof line, "(paper X): the paper's figure;");
+    for (int p = 0; p < st->n_paper && want; p++) {
+        const PaperRow *f = &st->paper[p];
+        if (strcmp(f->metric, want)) continue;
+        int seen = 0;
+        for (int q = 0; q < p && !seen; q++) seen = !strcmp(st->paper[q].metric, want) && !strcmp(st->paper[q].setting, f->setting);
+        if (seen) continue;
+        if (first < 0) first = p;
+        if (len < sizeof line)
+            len += (size_t)snprintf(line + len, sizeof line - len, "%s %s%s%s, %s", first == p ? "" : ";",
+                                    f->setting[0] ? f->setting : "paper", f->note[0] ? " " : "", f->note,
+                                    setting_relation(st, f->setting_text));
+    }
+    if (first < 0) {
+        if (preset_metric(preset) != st->metric)
+            ui_text((*y)++, 0, width, dim, "the paper reports no %s for preset %s (its metric: %s; m: next)",
+                    METRICS[st->metric].label, preset, METRICS[preset_metric(preset)].label);
+        else
+            ui_text((*y)++, 0, width, dim, "the paper reports no %s for preset %s (m: another metric)",
+                    METRICS[st->metric].label, preset);
+        return;
+    }
+    ui_text((*y)++, 0, width, dim, "%s", line);
+    /* ours: the sizes and the budget of the sweep's runs */
+    int d_lo = 0, d_hi = 0, l_lo = 0, l_hi = 0, n_lo = 0, n_hi = 0;
+    int64_t tokens = 0;
+    for (int i = 0; i < st->n_runs; i++) {
+        const GridRun *r = &st->runs[i];
+        if (r->d > 0) d_lo = d_lo ? MB_MIN(d_lo, r->d) : r->d, d_hi = MB_MAX(d_hi, r->d);
+        if (r->layers > 0) l_lo = l_lo ? MB_MIN(l_lo, r->layers) : r->layers, l_hi = MB_MAX(l_hi, r->layers);
+        if (r->n_ctx > 0) n_lo = n_lo ? MB_MIN(n_lo, r->n_ctx) : r->n_ctx, n_hi = MB_MAX(n_hi, r->n_ctx);
+        tokens = MB_MAX(tokens, r->tokens);
+    }
+    char ours[160], range[3][32];
+    const int lo[3] = {d_lo, l_lo, n_lo}, hi[3] = {d_hi, l_hi, n_hi};
+    for (int k = 0; k < 3; k++)
+        if (lo[k] == hi[k]) snprintf(range[k], sizeof range[k], "%d", lo[k]);
+        else snprintf(range[k], sizeof range[k], "%d-%d", lo[k], hi[k]);
+    snprintf(ours, sizeof ours, "ours: d=%s L=%s n_ctx=%s, up to %lld tokens a run", range[0], range[1], range[2],
+             (long long)tokens);
+    const PaperRow *f = &st->paper[first];
+    snprintf(line, sizeof line, "paper %s: %s | %s", f->setting, f->setting_text[0] ? f->setting_text : "(no text)",
+             ours);
+    *y += ui_wrap(*y, 0, width, 2, dim, line);
 }
 
 static void draw_header(GridState *st, UiContext *ctx, int *y, int width)
@@ -505,11 +714,7 @@ static void draw_header(GridState *st, UiContext *ctx, int *y, int width)
     } else if (st->n_paper == 0) {
         ui_text((*y)++, 0, width, dim, "the paper figures for preset %s are not in the store", s->name);
     } else {
-        int shown = 0;
-        for (int p = 0; p < st->n_paper; p++) shown |= !strcmp(st->paper[p].metric, METRICS[st->metric].name);
-        if (shown) ui_text((*y)++, 0, width, dim, "(paper X): the figure the paper reports for that point");
-        else ui_text((*y)++, 0, width, dim, "the paper reports no %s for preset %s (m: another metric)",
-                     METRICS[st->metric].label, s->name);
+        draw_settings(st, ctx, s->name, y, width);
     }
 }
 
@@ -537,7 +742,7 @@ static void grid_draw(void *state, UiContext *ctx, int top, int height, int widt
     }
     Cell *cells = calloc((size_t)rows * (size_t)cols, sizeof *cells);
     if (!cells) return;
-    fill_cells(st, cells, rows, cols);
+    fill_cells(st, st->sweeps[st->current].name, cells, rows, cols);
 
     /* column widths: the row labels, then each column's widest text */
     char text[128];
@@ -554,7 +759,7 @@ static void grid_draw(void *state, UiContext *ctx, int top, int height, int widt
     for (int c = 0; c < cols; c++) {
         col_w[c] = st->col_axis >= 0 ? text_columns(st->values[st->col_axis][c]) : 0;
         for (int r = 0; r < rows; r++) {
-            cell_text(&cells[r * cols + c], ctx->utf8, text, sizeof text);
+            cell_text(&cells[r * cols + c], ctx, text, sizeof text);
             col_w[c] = MB_MAX(col_w[c], text_columns(text) + (ctx->colors ? 0 : 2));
         }
         col_w[c] = MB_MAX(col_w[c] + 2, 8);
@@ -580,7 +785,7 @@ static void grid_draw(void *state, UiContext *ctx, int top, int height, int widt
         x = label_w;
         for (int c = 0; c < cols && x < width; c++) {
             const Cell *cell = &cells[r * cols + c];
-            cell_text(cell, ctx->utf8, text, sizeof text);
+            cell_text(cell, ctx, text, sizeof text);
             int w = MB_MIN(col_w[c], width - x);
             double v = cell_value(cell);
             int attr = 0;
@@ -675,12 +880,19 @@ const UiScreen ui_screen_grid = {
     "[ ] sweep  m metric  a/b axes  f fixed value",
     "[ / ]           previous / next sweep\n"
     "m               metric: test loss, valid loss, test perplexity,\n"
-    "                test accuracy, train loss, tokens/s\n"
+    "                test accuracy, train loss, tokens/s, test loss_all,\n"
+    "                valid loss_all (mlm: every position a target), samples/s\n"
+    "                (batch-1 inference); a preset opens on its paper's\n"
+    "                metric (pairconnect-grid/-hash test loss_all,\n"
+    "                pairconnect-speed samples/s, prefix-models perplexity)\n"
     "a / b           next row / column axis (the other's: swap)\n"
     "f               other axes: next fixed value, then averaged\n"
     "                cells: 4 significant digits, shaded worst to best,\n"
-    "                the best highlighted, ... pending jobs,\n"
-    "                (paper X) the paper's figure for that point",
+    "                the best highlighted, ... pending jobs; over several\n"
+    "                seeds (or averaged axes) mean +- standard error, nN runs;\n"
+    "                (paper X) the paper's figure for that point; the lines\n"
+    "                above say the paper's setting and ours\n"
+    "                numeric axes run by value",
     grid_create,
     grid_destroy,
     grid_reload,

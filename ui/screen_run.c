@@ -508,7 +508,8 @@ static void draw_legend(RunState *st, UiContext *ctx, int y, int width)
     for (int k = 0; k < n && x < width; k++) {
         /* the valid marker is its glyph without colours (ui_plot) */
         int glyph = !ctx->utf8 || (k == 2 && !ctx->colors);
-        ui_text(y, x, width - x, ui_attr(ctx, UI_PAIR_SERIES0 + k) | A_BOLD, "%s", glyph ? marks_ascii[k] : marks_utf8[k]);
+        int attr = k == 3 ? ui_attr(ctx, UI_PAIR_DIM) : ui_attr(ctx, UI_PAIR_SERIES0 + k) | (int)A_BOLD;
+        ui_text(y, x, width - x, attr, "%s", glyph ? marks_ascii[k] : marks_utf8[k]);
         ui_text(y, x + 2, width - x - 2, 0, "%s", names[k]);
         x += 2 + (int)strlen(names[k]) + 2;
     }
@@ -522,7 +523,7 @@ static void draw_curve(RunState *st, UiContext *ctx, int y, int x, int height, i
                                               : "no training steps stored yet");
         return;
     }
-    /* the unigram level is series 3 (its own colour), drawn under the rest */
+    /* the unigram level (ui_plot draws it dim), under the curves */
     double unigram[1] = {st->facts.unigram_nats};
     PlotSeries series[4] = {
         {st->x[st->xaxis], st->raw, st->n, PLOT_DOTS, 0, 0},

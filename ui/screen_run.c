@@ -462,22 +462,29 @@ static void draw_header(RunState *st, UiContext *ctx, int y, int width)
     x += (int)strlen(line);
     if (st->sweep[0] && x + 8 + (int)strlen(st->sweep) <= width) ui_text(y, x, width - x, 0, "  sweep %s", st->sweep);
 
-    snprintf(line, sizeof line, "%s tok/s  ", rate);
-    if (st->n_params > 0)
-        snprintf(line + strlen(line), sizeof line - strlen(line),
-                 "params %s (%s non-emb)  threads %d  tokens %s  wall %s", params, nonemb, st->threads, tokens, wall);
-    else
-        snprintf(line + strlen(line), sizeof line - strlen(line), "params - (counted when the job starts)");
-    /* mlm: the loss over every position (the PairConnect paper's scale) */
-    size_t len = strlen(line);
+    /* mlm: the loss over every position (the PairConnect paper's scale);
+       to make room for it the parameters lose their detail */
+    char all[64] = "";
     if (isfinite(st->facts.test_loss_all) || isfinite(st->facts.valid_loss_all)) {
-        char all[64] = "loss_all";
+        snprintf(all, sizeof all, "  loss_all");
         if (isfinite(st->facts.valid_loss_all))
             snprintf(all + strlen(all), sizeof all - strlen(all), " valid %.3f", st->facts.valid_loss_all);
         if (isfinite(st->facts.test_loss_all))
             snprintf(all + strlen(all), sizeof all - strlen(all), " test %.3f", st->facts.test_loss_all);
-        if ((int)(len + 2 + strlen(all)) < width - 1) len += (size_t)snprintf(line + len, sizeof line - len, "  %s", all);
     }
+    size_t len = 0;
+    for (int brief = 0; brief < 2; brief++) {
+        len = (size_t)snprintf(line, sizeof line, "%s tok/s  ", rate);
+        if (st->n_params > 0 && !brief)
+            len += (size_t)snprintf(line + len, sizeof line - len, "params %s (%s non-emb)  threads %d  tokens %s  wall %s",
+                                    params, nonemb, st->threads, tokens, wall);
+        else if (st->n_params > 0)
+            len += (size_t)snprintf(line + len, sizeof line - len, "params %s  tokens %s  wall %s", params, tokens, wall);
+        else
+            len += (size_t)snprintf(line + len, sizeof line - len, "params - (counted when the job starts)");
+        if ((int)(len + strlen(all)) <= width - 1) break;
+    }
+    if ((int)(len + strlen(all)) <= width - 1) len += (size_t)snprintf(line + len, sizeof line - len, "%s", all);
     /* the sweep's coordinates only when they fit whole (the config panel
        lists the same keys first) */
     if (st->coords[0] && (int)(len + 2 + strlen(st->coords)) < width - 1)
@@ -554,8 +561,9 @@ static int draw_evals(RunState *st, UiContext *ctx, int y, int x, int height, in
     int has_all = 0;
     for (int i = 0; i < st->n_evals; i++) has_all |= isfinite(st->evals[i].loss_all);
     int with_acc = !has_all || width >= 32;
+    int step_w = has_all && width < 26 ? 5 : 6;
     char head[64];
-    int len = snprintf(head, sizeof head, "%6s %-5s %6s", "step", "split", "loss");
+    int len = snprintf(head, sizeof head, "%*s %-5s %6s", step_w, "step", "split", "loss");
     if (has_all) len += snprintf(head + len, sizeof head - len, " %6s", "all");
     if (with_acc) len += snprintf(head + len, sizeof head - len, " %5s", "acc");
     if (!has_all) snprintf(head + len, sizeof head - len, "  (evals)");
@@ -567,7 +575,7 @@ static int draw_evals(RunState *st, UiContext *ctx, int y, int x, int height, in
         char text[64], acc[16];
         if (isfinite(e->accuracy)) snprintf(acc, sizeof acc, "%4.1f%%", 100 * e->accuracy);
         else snprintf(acc, sizeof acc, "-");
-        len = snprintf(text, sizeof text, "%6lld %-5s %6.3f", (long long)e->step, e->split, e->loss);
+        len = snprintf(text, sizeof text, "%*lld %-5s %6.3f", step_w, (long long)e->step, e->split, e->loss);
         if (has_all) {
             if (isfinite(e->loss_all)) len += snprintf(text + len, sizeof text - len, " %6.3f", e->loss_all);
             else len += snprintf(text + len, sizeof text - len, " %6s", "-");

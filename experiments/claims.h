@@ -28,6 +28,7 @@ typedef struct {
 
 /* Number of claims in the table, and the preset of claim i. */
 int claim_count(void);
+const char *claim_preset(int i);
 
 /* Judges every claim of preset (NULL: of every preset) on the newest sweep
    of that preset in the store (sweep_id > 0: that sweep only).  *out is

@@ -36,6 +36,7 @@ enum { MAX_ITEMS = 64, MAX_ZIP = 16, MAX_JOBS = 10000, MAX_REPEATS = 10000 };
 
 #define DATA_VAR "$MIXBENCH_DATA"
 #define DATA_DEFAULT "../shared/data"
+#define PAPER_SUFFIX "@paper"
 
 /* One item of the spec: n_keys keys (more than one when zipped) and
    n_tuples tuples of values; an axis when n_tuples > 1. */
@@ -149,8 +150,7 @@ static void normalize(char *s)
     *out = 0;
 }
 
-/* s with every $MIXBENCH_DATA replaced (malloc'd), or NULL. */
-static char *expand_data_var(const char *s)
+char *sweep_expand_data_var(const char *s)
 {
     const char *data = getenv("MIXBENCH_DATA");
     if (!data || !*data) data = DATA_DEFAULT;
@@ -373,8 +373,21 @@ static void clear_other_budgets(Config *c, const char *key)
     if (!seconds) c->seconds = 0;
 }
 
-/* Joins argv, resolves a leading preset name, normalizes and expands. */
-static int build_spec(int argc, char **argv, Sweep *out, char **spec, char *err)
+/* 1 when spec has data among its axes (key=a,b or in a zipped key list). */
+static int spec_has_data_axis(const char *spec)
+{
+    for (const char *p = spec; (p = strstr(p, "data")) != NULL; p += 4) {
+        int starts = p == spec || strchr(" (,", p[-1]);
+        if (!starts) continue;
+        if (p[4] == ',' || p[4] == ')') return 1;                    /* (data,min_count)=... */
+        if (p[4] == '=' && strcspn(p + 5, " ,") < strcspn(p + 5, " ")) return 1;   /* data=a,b */
+    }
+    return 0;
+}
+
+/* Joins argv, resolves a leading preset name (data: the caller's dataset,
+   which replaces the preset's; NULL: none), normalizes and expands. */
+static int build_spec(int argc, char **argv, const char *data, Sweep *out, char **spec, char *err)
 {
     StrBuf sb;
     sb_init(&sb);
@@ -394,22 +407,44 @@ static int build_spec(int argc, char **argv, Sweep *out, char **spec, char *err)
     if (first_len < sizeof first && !memchr(sb.data, '=', first_len) && sb.data[0] != '(') {
         memcpy(first, sb.data, first_len);
         first[first_len] = 0;
+        /* NAME@paper: the preset at its paper's own size */
+        size_t suffix = strlen(PAPER_SUFFIX);
+        int at_paper = first_len > suffix && !strcmp(first + first_len - suffix, PAPER_SUFFIX);
+        if (at_paper) first[first_len - suffix] = 0;
         const Preset *pr = preset_find(first);
         if (!pr) {
             sb_free(&sb);
             return unknown_word(first, err);
         }
+        if (at_paper && !pr->paper_spec) {
+            sb_free(&sb);
+            return err_set(err, "sweep: %s has no paper setting (%s): queue it without @paper", pr->name, pr->source);
+        }
+        const char *preset_spec = at_paper ? pr->paper_spec : pr->spec;
         StrBuf full;
         sb_init(&full);
-        sb_append(&full, pr->spec);
+        sb_append(&full, preset_spec);
+        if (data) {
+            /* the caller's data replaces the preset's own (a fixed key, like `PRESET data=D`) */
+            if (spec_has_data_axis(preset_spec)) {
+                sb_free(&sb);
+                sb_free(&full);
+                return err_set(err,
+                               "sweep: %s runs on its paper's corpora (data is one of its axes), so --data cannot "
+                               "replace them; set MIXBENCH_DATA to the folder that holds them",
+                               pr->name);
+            }
+            sb_append(&full, " data=");
+            sb_append(&full, data);
+        }
         sb_append(&full, sb.data + first_len);
         sb_free(&sb);
         if (!sb_ok(&full)) return err_set(err, "sweep: out of memory");
         normalize(full.data);
         sb = full;
-        snprintf(out->name, sizeof out->name, "%s", pr->name);
+        snprintf(out->name, sizeof out->name, "%s%s", pr->name, at_paper ? PAPER_SUFFIX : "");
     }
-    *spec = expand_data_var(sb.data);
+    *spec = sweep_expand_data_var(sb.data);
     sb_free(&sb);
     if (!*spec) return err_set(err, "sweep: out of memory");
     if (strlen(*spec) >= sizeof out->spec) {
@@ -423,11 +458,16 @@ static int build_spec(int argc, char **argv, Sweep *out, char **spec, char *err)
 
 int sweep_parse(int argc, char **argv, const Config *base, Sweep *out, char *err)
 {
+    return sweep_parse_data(argc, argv, base, NULL, out, err);
+}
+
+int sweep_parse_data(int argc, char **argv, const Config *base, const char *data, Sweep *out, char *err)
+{
     memset(out, 0, sizeof *out);
     Parsed p;
     memset(&p, 0, sizeof p);
     char *spec = NULL;
-    if (build_spec(argc, argv, out, &spec, err)) return -1;
+    if (build_spec(argc, argv, data, out, &spec, err)) return -1;
     int rc = -1;
     StrBuf sb;
     sb_init(&sb);

@@ -34,17 +34,37 @@ typedef struct {
 } Sweep;
 
 /* Parses a preset name or a grid (argv words joined by spaces).  base holds
-   keys applied to every job first (e.g. data=... from --data). */
+   keys applied to every job first.  A preset's own keys override base;
+   `NAME@paper` names the preset at its paper's own size (Preset.paper_spec;
+   the sweep is called "NAME@paper"). */
 int sweep_parse(int argc, char **argv, const Config *base, Sweep *out, char *err);
+/* As sweep_parse, with the user's dataset (--data; NULL: none): for a
+   preset it replaces the preset's own data, as `PRESET data=D` would; a
+   preset whose data is an axis (its paper's corpora) refuses it in one
+   line.  For a grid, data is simply a base key. */
+int sweep_parse_data(int argc, char **argv, const Config *base, const char *data, Sweep *out, char *err);
 void sweep_free(Sweep *s);
 
-/* A figure a seed paper reports for one point of a preset. */
+/* A figure a seed paper reports for one point of a preset (one row of
+   shared/papers/figures.csv). */
 typedef struct {
-    const char *coords;     /* JSON object of axis values it belongs to */
-    const char *metric;     /* e.g. "test_loss", "test_perplexity", "samples_per_s" */
+    const char *coords;     /* JSON object of the preset point it belongs to: the
+                               coords of its jobs without seed; "$MIXBENCH_DATA"
+                               in a value is expanded as in a spec */
+    const char *metric;     /* "train_loss", "test_loss", "test_perplexity", "samples_per_s" */
     double value;
-    const char *note;       /* table/figure it comes from */
+    const char *note;       /* the table or section it comes from */
+    const char *setting;    /* the paper's setting, "S1".."S7" (paper_setting_text) */
 } PaperFigure;
+
+/* The paper's setting in words (shared/papers/README.md), e.g. for "S1"
+   "PairConnect Tables 1-2: masked LM on PTB and WikiText-2, ..."; NULL for
+   an unknown name. */
+const char *paper_setting_text(const char *setting);
+
+/* s with every $MIXBENCH_DATA replaced by that variable (default
+   ../shared/data), malloc'd; NULL when out of memory. */
+char *sweep_expand_data_var(const char *s);
 
 typedef struct {
     const char *name;       /* "pairconnect-grid", ... */
@@ -53,6 +73,7 @@ typedef struct {
     const char *spec;       /* the grid, sized for a 2-core machine */
     const PaperFigure *paper;
     int n_paper;
+    const char *paper_spec; /* the grid at the paper's own size (`NAME@paper`); NULL: none */
 } Preset;
 
 int preset_count(void);

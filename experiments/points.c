@@ -1,0 +1,217 @@
+/*
+ * points.c — seed groups and coordinate selectors of points.h.
+ */
+#include "experiments/points.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/common.h"
+
+static const char *const METRIC_NAMES[PM_COUNT] = {
+    "test_loss", "test_loss_all", "train_loss", "test_perplexity", "samples_per_s", "tokens", "wall", "unigram_nats",
+};
+
+const char *point_metric_name(PointMetric m)
+{
+    return m >= 0 && m < PM_COUNT ? METRIC_NAMES[m] : "?";
+}
+
+int point_metric_find(const char *name)
+{
+    for (int m = 0; m < PM_COUNT; m++)
+        if (!strcmp(METRIC_NAMES[m], name)) return m;
+    return -1;
+}
+
+double result_metric(const ResultRun *r, PointMetric m)
+{
+    switch (m) {
+    case PM_TEST_LOSS: return r->test_loss;
+    case PM_TEST_LOSS_ALL: return r->test_loss_all;
+    case PM_TRAIN_LOSS: return r->train_loss;
+    case PM_TEST_PERPLEXITY: return r->test_perplexity;
+    case PM_SAMPLES_PER_S: return r->infer_samples_per_s;
+    case PM_TOKENS: return r->tokens;
+    case PM_WALL: return r->wall;
+    case PM_UNIGRAM: return r->unigram_nats;
+    case PM_COUNT: break;
+    }
+    return NAN;
+}
+
+static const char *base_name(const char *path)
+{
+    size_t len = strlen(path);
+    while (len > 1 && path[len - 1] == '/') len--;      /* "ptb/" names ptb */
+    const char *slash = NULL;
+    for (size_t i = 0; i + 1 < len; i++)
+        if (path[i] == '/') slash = path + i;
+    return slash ? slash + 1 : path;
+}
+
+/* Length of the base name of path without trailing slashes. */
+static size_t base_len(const char *path)
+{
+    const char *b = base_name(path);
+    size_t len = strlen(b);
+    while (len > 1 && b[len - 1] == '/') len--;
+    return len;
+}
+
+int data_same(const char *a, const char *b)
+{
+    if (!strcmp(a, b)) return 1;
+    if (strchr(a, '/') && strchr(b, '/')) return 0;
+    size_t la = base_len(a), lb = base_len(b);
+    return la == lb && !strncmp(base_name(a), base_name(b), la);
+}
+
+static int value_same(const char *key, const char *a, const char *b)
+{
+    if (!a || !b) return a == b;
+    return !strcmp(key, "data") ? data_same(a, b) : !strcmp(a, b);
+}
+
+/* Is pair i of `a` (without seed) among b's? */
+static int same_coords(const CoordPair *a, int na, const CoordPair *b, int nb)
+{
+    int ka = 0, kb = 0;
+    for (int i = 0; i < na; i++) {
+        if (!strcmp(a[i].key, "seed")) continue;
+        ka++;
+        if (!value_same(a[i].key, a[i].value, coord_value(b, nb, a[i].key))) return 0;
+    }
+    for (int i = 0; i < nb; i++) kb += strcmp(b[i].key, "seed") != 0;
+    return ka == kb;
+}
+
+int points_group(const ResultRun *runs, int n, Point **out, int *n_points)
+{
+    *out = NULL;
+    *n_points = 0;
+    if (n == 0) return 0;
+    Point *pts = calloc((size_t)n, sizeof *pts);
+    int *owner = malloc((size_t)n * sizeof *owner);
+    double *values = malloc((size_t)n * sizeof *values);
+    if (!pts || !owner || !values) {
+        free(pts);
+        free(owner);
+        free(values);
+        return -1;
+    }
+    int np = 0;
+    for (int i = 0; i < n; i++) {
+        const ResultRun *r = &runs[i];
+        int p = 0;
+        while (p < np && !(same_coords(r->coords, r->n_coords, pts[p].coords, pts[p].n_coords) &&
+                           !strcmp(r->arch, pts[p].arch) && !strcmp(r->task, pts[p].task)))
+            p++;
+        if (p == np) {
+            Point *pt = &pts[np++];
+            for (int k = 0; k < r->n_coords; k++)
+                if (strcmp(r->coords[k].key, "seed")) pt->coords[pt->n_coords++] = r->coords[k];
+            snprintf(pt->arch, sizeof pt->arch, "%s", r->arch);
+            snprintf(pt->task, sizeof pt->task, "%s", r->task);
+        }
+        owner[i] = p;
+        pts[p].n_runs++;
+        pts[p].n_not_learning += r->not_learning;
+    }
+    for (int p = 0; p < np; p++)
+        for (int m = 0; m < PM_COUNT; m++) {
+            int k = 0;
+            for (int i = 0; i < n; i++)
+                if (owner[i] == p) values[k++] = result_metric(&runs[i], (PointMetric)m);
+            pts[p].stat[m] = seed_stats(values, k);
+        }
+    free(owner);
+    free(values);
+    *out = pts;
+    *n_points = np;
+    return 0;
+}
+
+int coords_select(const CoordPair *pairs, int n, const char *selector)
+{
+    char word[300];
+    for (const char *p = selector; *p;) {
+        while (*p == ' ') p++;
+        size_t len = strcspn(p, " ");
+        if (!len) break;
+        if (len >= sizeof word) return 0;
+        memcpy(word, p, len);
+        word[len] = 0;
+        p += len;
+        char *eq = strchr(word, '=');
+        if (!eq) return 0;
+        *eq = 0;
+        /* "n_ctx=32|128": any of the alternatives */
+        const char *have = coord_value(pairs, n, word);
+        int any = 0;
+        for (char *alt = eq + 1; alt && !any;) {
+            char *bar = strchr(alt, '|');
+            if (bar) *bar = 0;
+            any = value_same(word, alt, have);
+            alt = bar ? bar + 1 : NULL;
+        }
+        if (!any) return 0;
+    }
+    return 1;
+}
+
+int point_select(const Point *p, const char *selector)
+{
+    CoordPair pairs[RESULT_MAX_COORDS + 2];
+    int n = p->n_coords;
+    memcpy(pairs, p->coords, sizeof(CoordPair) * (size_t)n);
+    const char *own[2][2] = {{"arch", p->arch}, {"task", p->task}};
+    for (int k = 0; k < 2; k++) {
+        if (coord_value(p->coords, p->n_coords, own[k][0])) continue;
+        snprintf(pairs[n].key, sizeof pairs[n].key, "%s", own[k][0]);
+        snprintf(pairs[n].value, sizeof pairs[n].value, "%s", own[k][1]);
+        n++;
+    }
+    return coords_select(pairs, n, selector);
+}
+
+int coords_agree(const CoordPair *a, int na, const CoordPair *b, int nb, const char *keys)
+{
+    char key[64];
+    for (const char *p = keys; *p;) {
+        while (*p == ' ') p++;
+        size_t len = strcspn(p, " ");
+        if (!len) break;
+        if (len >= sizeof key) return 0;
+        memcpy(key, p, len);
+        key[len] = 0;
+        p += len;
+        if (!value_same(key, coord_value(a, na, key), coord_value(b, nb, key))) return 0;
+    }
+    return 1;
+}
+
+void coords_label(const CoordPair *pairs, int n, const char *keys, char *out, int cap)
+{
+    int len = 0;
+    out[0] = 0;
+    char key[64];
+    for (const char *p = keys; *p && len < cap;) {
+        while (*p == ' ') p++;
+        size_t klen = strcspn(p, " ");
+        if (!klen) break;
+        if (klen >= sizeof key) klen = sizeof key - 1;
+        memcpy(key, p, klen);
+        key[klen] = 0;
+        p += strcspn(p, " ");
+        const char *v = coord_value(pairs, n, key);
+        if (!v) continue;
+        if (!strcmp(key, "data")) {
+            len += snprintf(out + len, (size_t)(cap - len), "%s%.*s", len ? " " : "", (int)base_len(v), base_name(v));
+        } else {
+            len += snprintf(out + len, (size_t)(cap - len), "%s%s=%s", len ? " " : "", key, v);
+        }
+    }
+}

@@ -26,6 +26,7 @@
 #include "engine/io/json.h"
 #include "experiments/stats.h"
 #include "experiments/sweep.h"
+#include "ui/claims_view.h"
 #include "ui/heatmap.h"
 #include "ui/ui.h"
 
@@ -144,6 +145,7 @@ typedef struct {
     int row_axis, col_axis;      /* -1: a single row / column */
     int fixed;                   /* 0..n_combos-1: other axes fixed at a combination; n_combos: averaged */
     Metric metric;
+    ClaimsView claims;           /* the verdicts of the sweep's preset */
     char error[ERR_LEN];
 } GridState;
 
@@ -348,7 +350,20 @@ static int load_sweep(GridState *st, UiContext *ctx, const SweepRow *s, char *er
         for (int i = 0; i < axes->count && st->n_axes < GRID_MAX_AXES; i++)
             if (axes->items[i].type == JSON_STRING) ui_copy_text(st->axis[st->n_axes++], 64, axes->items[i].string);
     json_free(axes);
-    if (store_ui_paper_figures(ctx->store, s->name, read_paper, st, err)) return -1;
+    char preset[64];
+    claims_view_preset(s->name, preset, sizeof preset);   /* NAME@paper: NAME's figures */
+    if (store_ui_paper_figures(ctx->store, preset, read_paper, st, err)) return -1;
+    /* a store queued by an older mixbench lacks the setting: the preset's
+       own figure of that metric and value names it */
+    const Preset *pr = preset_find(preset);
+    for (int p = 0; p < st->n_paper && pr; p++) {
+        PaperRow *f = &st->paper[p];
+        for (int k = 0; k < pr->n_paper && !f->setting[0]; k++)
+            if (pr->paper[k].setting && !strcmp(pr->paper[k].metric, f->metric) && fabs(pr->paper[k].value - f->value) < 1e-9)
+                ui_copy_text(f->setting, sizeof f->setting, pr->paper[k].setting);
+        const char *text = f->setting[0] && !f->setting_text[0] ? paper_setting_text(f->setting) : NULL;
+        if (text) ui_copy_text(f->setting_text, sizeof f->setting_text, text);
+    }
     st->loaded_sweep = s->id;
     return 0;
 }
@@ -423,6 +438,7 @@ static void grid_destroy(void *state)
     GridState *st = state;
     if (!st) return;
     free(st->runs);
+    claims_view_free(&st->claims);
     free(st);
 }
 
@@ -454,9 +470,18 @@ static void grid_reload(void *state, UiContext *ctx)
         snprintf(st->error, sizeof st->error, "%s", err);
         return;
     }
+    char preset[64];
+    claims_view_preset(s->name, preset, sizeof preset);
     if (fresh) {
         default_axes(st);
-        st->metric = preset_metric(s->name);
+        st->metric = preset_metric(preset);
+    }
+    if (preset_find(preset)) {
+        int n_done = 0;
+        for (int i = 0; i < st->n_runs; i++) n_done += !strcmp(st->runs[i].status, "done");
+        claims_view_update(&st->claims, ctx, s->name, s->id, n_done);
+    } else {
+        claims_view_free(&st->claims);
     }
 }
 
@@ -544,12 +569,14 @@ static void fill_cells(const GridState *st, const char *preset, Cell *cells, int
 
 static double cell_value(const Cell *c) { return c->n_value ? c->stats.mean : NAN; }
 
-/* "6.371", "6.371±0.002 n3" over several seeds, "(paper 1.49)" beside. */
-static void cell_text(const Cell *c, UiContext *ctx, char *out, size_t cap)
+/* "6.371", "6.371±0.002 n3" over several runs (n left out when every cell
+   has the same count: show_n 0), " (paper 1.49)" beside when paper_inline
+   (else the paper has rows of its own). */
+static void cell_text(const Cell *c, UiContext *ctx, int paper_inline, int show_n, char *out, size_t cap)
 {
     const char *more = ctx->utf8 ? "…" : "...";
     char value[64], paper[48] = "";
-    if (!isnan(c->paper)) {
+    if (!isnan(c->paper) && paper_inline) {
         char p[32];
         heat_format(c->paper, 4, p, sizeof p);
         snprintf(paper, sizeof paper, " (paper %s)", p);
@@ -564,7 +591,8 @@ static void cell_text(const Cell *c, UiContext *ctx, char *out, size_t cap)
                 snprintf(se, sizeof se, "%.*f", (int)strlen(dot + 1), c->stats.se);
             else
                 heat_format(c->stats.se, 2, se, sizeof se);
-            snprintf(value + strlen(value), sizeof value - strlen(value), "%s%s n%d", ui_pm(ctx), se, c->n_value);
+            snprintf(value + strlen(value), sizeof value - strlen(value), "%s%s", ui_pm(ctx), se);
+            if (show_n) snprintf(value + strlen(value), sizeof value - strlen(value), " n%d", c->n_value);
         }
         snprintf(out, cap, "%s%s%s", value, c->n_pending ? more : "", paper);
     } else if (c->n_pending) {
@@ -667,8 +695,8 @@ static void draw_settings(GridState *st, UiContext *ctx, const char *preset, int
     snprintf(ours, sizeof ours, "ours: d=%s L=%s n_ctx=%s, up to %lld tokens a run", range[0], range[1], range[2],
              (long long)tokens);
     const PaperRow *f = &st->paper[first];
-    snprintf(line, sizeof line, "paper %s: %s | %s", f->setting, f->setting_text[0] ? f->setting_text : "(no text)",
-             ours);
+    snprintf(line, sizeof line, "%s | paper %s: %s", ours, f->setting[0] ? f->setting : "-",
+             f->setting_text[0] ? f->setting_text : "(no text)");
     *y += ui_wrap(*y, 0, width, 2, dim, line);
 }
 
@@ -709,12 +737,14 @@ static void draw_header(GridState *st, UiContext *ctx, int *y, int width)
         }
         ui_text((*y)++, 0, width, 0, "%s", text);
     }
-    if (!preset_find(s->name)) {
+    char preset[64];
+    claims_view_preset(s->name, preset, sizeof preset);
+    if (!preset_find(preset)) {
         ui_text((*y)++, 0, width, dim, "paper figures: none (a %s sweep is not a preset)", s->name);
     } else if (st->n_paper == 0) {
         ui_text((*y)++, 0, width, dim, "the paper figures for preset %s are not in the store", s->name);
     } else {
-        draw_settings(st, ctx, s->name, y, width);
+        draw_settings(st, ctx, preset, y, width);
     }
 }
 
@@ -742,7 +772,9 @@ static void grid_draw(void *state, UiContext *ctx, int top, int height, int widt
     }
     Cell *cells = calloc((size_t)rows * (size_t)cols, sizeof *cells);
     if (!cells) return;
-    fill_cells(st, st->sweeps[st->current].name, cells, rows, cols);
+    char preset[64];
+    claims_view_preset(st->sweeps[st->current].name, preset, sizeof preset);
+    fill_cells(st, preset, cells, rows, cols);
 
     /* column widths: the row labels, then each column's widest text */
     char text[128];
@@ -755,14 +787,29 @@ static void grid_draw(void *state, UiContext *ctx, int top, int height, int widt
     for (int r = 0; r < rows; r++)
         if (st->row_axis >= 0) label_w = MB_MAX(label_w, text_columns(st->values[st->row_axis][r]));
     label_w += 2;
-    int col_w[GRID_MAX_VALUES];
-    for (int c = 0; c < cols; c++) {
-        col_w[c] = st->col_axis >= 0 ? text_columns(st->values[st->col_axis][c]) : 0;
-        for (int r = 0; r < rows; r++) {
-            cell_text(&cells[r * cols + c], ctx, text, sizeof text);
-            col_w[c] = MB_MAX(col_w[c], text_columns(text) + (ctx->colors ? 0 : 2));
+    /* n per cell only where the counts differ; the paper's figures inline
+       while the table fits, else on a row of their own under each row */
+    int common_n = -1, show_n = 0, any_paper = 0;
+    for (int i = 0; i < rows * cols; i++) {
+        any_paper |= !isnan(cells[i].paper);
+        if (!cells[i].n_value) continue;
+        if (common_n < 0) common_n = cells[i].n_value;
+        else if (common_n != cells[i].n_value) show_n = 1;
+    }
+    int col_w[GRID_MAX_VALUES], paper_inline = 1;
+    for (int pass = 0; pass < 2; pass++) {
+        int total = label_w;
+        for (int c = 0; c < cols; c++) {
+            col_w[c] = st->col_axis >= 0 ? text_columns(st->values[st->col_axis][c]) : 0;
+            for (int r = 0; r < rows; r++) {
+                cell_text(&cells[r * cols + c], ctx, paper_inline, show_n, text, sizeof text);
+                col_w[c] = MB_MAX(col_w[c], text_columns(text) + (ctx->colors ? 0 : 2));
+            }
+            col_w[c] = MB_MAX(col_w[c] + 2, 8);
+            total += col_w[c];
         }
-        col_w[c] = MB_MAX(col_w[c] + 2, 8);
+        if (total <= width || !any_paper) break;
+        paper_inline = 0;
     }
 
     double values[GRID_MAX_VALUES * GRID_MAX_VALUES];
@@ -785,7 +832,7 @@ static void grid_draw(void *state, UiContext *ctx, int top, int height, int widt
         x = label_w;
         for (int c = 0; c < cols && x < width; c++) {
             const Cell *cell = &cells[r * cols + c];
-            cell_text(cell, ctx, text, sizeof text);
+            cell_text(cell, ctx, paper_inline, show_n, text, sizeof text);
             int w = MB_MIN(col_w[c], width - x);
             double v = cell_value(cell);
             int attr = 0;
@@ -810,8 +857,27 @@ static void grid_draw(void *state, UiContext *ctx, int top, int height, int widt
             }
             x += col_w[c];
         }
+        if (paper_inline || y + 1 >= bottom) continue;
+        int has = 0;
+        for (int c = 0; c < cols; c++) has |= !isnan(cells[r * cols + c].paper);
+        if (!has) continue;
+        y++;
+        ui_text(y, 2, label_w - 2, ui_attr(ctx, UI_PAIR_DIM), "paper");
+        x = label_w;
+        for (int c = 0; c < cols && x < width; c++) {
+            if (!isnan(cells[r * cols + c].paper)) {
+                heat_format(cells[r * cols + c].paper, 4, text, sizeof text);
+                draw_cell(y, x + 1, MB_MIN(col_w[c], width - x) - 1, ui_attr(ctx, UI_PAIR_DIM), text);
+            }
+            x += col_w[c];
+        }
     }
     free(cells);
+    if (common_n > 1 && !show_n && y < bottom)
+        ui_text(y++, 0, width, ui_attr(ctx, UI_PAIR_DIM), "each cell: mean %s standard error of %d runs%s",
+                ui_pm(ctx), common_n, paper_inline ? "" : "; paper: the paper's figure");
+    else if (!paper_inline && y < bottom)
+        ui_text(y++, 0, width, ui_attr(ctx, UI_PAIR_DIM), "paper: the paper's figure for the cell above");
     if (y + 1 < bottom) {
         y++;
         if (ctx->colors)
@@ -820,7 +886,9 @@ static void grid_draw(void *state, UiContext *ctx, int top, int height, int widt
         else
             ui_text(y, 0, width, ui_attr(ctx, UI_PAIR_DIM), "shade: '%s' worse to better; best cell reversed; %s "
                     "pending", HEAT_RAMP, ctx->utf8 ? "…" : "...");
+        y++;
     }
+    if (y + 1 < bottom) claims_view_draw(&st->claims, ctx, y + 1, width, bottom - y - 1 - (st->error[0] != 0));
 }
 
 /* Moves axis *which to the next axis; taking the other one's axis swaps
@@ -892,7 +960,11 @@ const UiScreen ui_screen_grid = {
     "                seeds (or averaged axes) mean +- standard error, nN runs;\n"
     "                (paper X) the paper's figure for that point; the lines\n"
     "                above say the paper's setting and ours\n"
-    "                numeric axes run by value",
+    "                numeric axes run by value\n"
+    "                below: each claim of the preset's paper, judged on\n"
+    "                this sweep: holds, does not hold, within noise (the\n"
+    "                difference under twice its standard error over seeds)\n"
+    "                or not run, and the numbers behind the verdict",
     grid_create,
     grid_destroy,
     grid_reload,

@@ -18,11 +18,12 @@
 #include "app/sweep_queue.h"
 #include "db/jobs.h"
 #include "engine/common.h"
+#include "experiments/estimate.h"
 #include "experiments/sweep.h"
 
 int cmd_sweep(int argc, char **argv)
 {
-    const char *db_path = "mixbench.db", *priority_s = "0";
+    const char *db_path = "mixbench.db", *priority_s = "0", *data = NULL;
     int dry = 0;
     /* options first; every other word is the grid (or a preset name) */
     char *grid[512];
@@ -41,6 +42,7 @@ int cmd_sweep(int argc, char **argv)
             if (!strcmp(a, "--db")) db_path = v;
             else if (!strcmp(a, "--priority")) priority_s = v;
             else if (config_set(&base, a + 2, v, err)) return cli_fail("sweep: %s", err);
+            if (!strcmp(a, "--data")) data = v;
         } else if (!strncmp(a, "--", 2)) {
             return cli_fail("sweep: unknown option %s", a);
         } else if (n_grid < 512) {
@@ -54,12 +56,19 @@ int cmd_sweep(int argc, char **argv)
     long priority = strtol(priority_s, &end, 10);
     if (*end) return cli_fail("sweep: --priority %s is not a whole number", priority_s);
     Sweep sw;
-    if (sweep_parse(n_grid, grid, &base, &sw, err)) return cli_fail("%s", err);
+    if (sweep_parse_data(n_grid, grid, &base, data, &sw, err)) return cli_fail("%s", err);
     printf("sweep %s: %d job%s\n", sw.name, sw.n_jobs, sw.n_jobs == 1 ? "" : "s");
     for (int i = 0; i < sw.n_jobs; i++) {
         const Config *c = &sw.jobs[i].config;
         printf("  %3d  %-11s %-10s %s  %s\n", i + 1, c->arch, c->task, sw.jobs[i].coords, c->data);
     }
+    SweepEstimate est = sweep_estimate(&sw, 2);
+    char when[32];
+    format_duration(est.seconds, when, sizeof when);
+    printf("estimated time: ~%s with 2 jobs at a time (%.3g PFLOP training + %.3g evaluation at %.0f GFLOP/s a "
+           "thread%s)\n",
+           when, est.train_flops / 1e15, est.eval_flops / 1e15, est.gflops,
+           est.rate_from_env ? ", MIXBENCH_GFLOPS" : "; set MIXBENCH_GFLOPS to this machine's rate");
     if (dry) {
         sweep_free(&sw);
         return 0;

@@ -20,5 +20,6 @@ int cmd_pause(int argc, char **argv);
 int cmd_cancel(int argc, char **argv);
 int cmd_resume(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 #endif

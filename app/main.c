@@ -21,11 +21,12 @@ static void usage(FILE *f)
           "  bench     training throughput vs sgemm: [--arch A] [--config S|M] [--threads T] [--json]\n"
           "  ls        list runs in the store [--db FILE]\n"
           "  show RUN  one run's config, evaluations and loss curve [--db FILE]\n"
-          "  sweep     queue a preset or a grid: PRESET|key=v1,v2 ... [--data D] [--dry-run] [--priority P]\n"
+          "  sweep     queue a preset or a grid: PRESET[@paper]|key=v1,v2 ... [--data D] [--dry-run] [--priority P]\n"
           "  worker    run queued jobs until the queue is empty [--jobs N] [--threads T]\n"
           "  queue     list queued, running and paused jobs\n"
           "  pause | cancel | resume RUN...   control jobs\n"
           "  export    results or curves: [--sweep S] --csv|--json [--curves]\n"
+          "  report    the presets beside their papers, with verdicts: [PRESET ...] [--db FILE] [--md FILE]\n"
           "Every model and training key of the SPEC is accepted as key=value or --key value.\n",
           f);
 }
@@ -51,6 +52,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "cancel")) return cmd_cancel(sub_argc, sub_argv);
     if (!strcmp(cmd, "resume")) return cmd_resume(sub_argc, sub_argv);
     if (!strcmp(cmd, "export")) return cmd_export(sub_argc, sub_argv);
+    if (!strcmp(cmd, "report")) return cmd_report(sub_argc, sub_argv);
     if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
         usage(stdout);
         return 0;

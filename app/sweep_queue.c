@@ -1,7 +1,12 @@
 /*
- * sweep_queue.c — sweep_enqueue of sweep_queue.h.
+ * sweep_queue.c — sweep_enqueue of sweep_queue.h: the sweep row, its
+ * preset's paper figures (with the paper's setting, data paths expanded as
+ * in the spec, so a figure's coords equal its jobs' coords without seed)
+ * and the jobs, in one transaction.
  */
 #include "app/sweep_queue.h"
+
+#include <stdlib.h>
 
 #include "db/jobs.h"
 #include "engine/common.h"
@@ -12,10 +17,18 @@ int sweep_enqueue(Store *st, const Sweep *sw, int priority, int64_t *sweep_id, c
 {
     if (store_begin(st, "queue sweep", err)) return -1;
     int rc = store_sweep_create(st, sw->name, sw->spec, sw->axes, sweep_id, err);
+    /* the paper's figures at the preset's points, with the paper's setting
+       (an @paper sweep has other coordinates: its name finds no preset) */
     const Preset *preset = preset_find(sw->name);
-    for (int i = 0; !rc && preset && i < preset->n_paper; i++)
-        rc = store_paper_figure_add(st, preset->name, preset->paper[i].coords, preset->paper[i].metric,
-                                    preset->paper[i].value, preset->paper[i].note, NULL, NULL, err);
+    for (int i = 0; !rc && preset && i < preset->n_paper; i++) {
+        const PaperFigure *f = &preset->paper[i];
+        char *coords = sweep_expand_data_var(f->coords);
+        if (!coords) rc = err_set(err, "queue sweep: out of memory");
+        else
+            rc = store_paper_figure_add(st, preset->name, coords, f->metric, f->value, f->note, f->setting,
+                                        paper_setting_text(f->setting), err);
+        free(coords);
+    }
     for (int i = 0; !rc && i < sw->n_jobs; i++) {
         const Config *c = &sw->jobs[i].config;
         StrBuf cfg;

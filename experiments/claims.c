@@ -116,6 +116,8 @@ int claim_count(void) { return N_RULES; }
 
 const char *claim_preset(int i) { return i >= 0 && i < N_RULES ? RULES[i].preset : NULL; }
 
+PointMetric claim_metric(int i) { return i >= 0 && i < N_RULES ? RULES[i].metric : PM_TEST_LOSS; }
+
 /* ---- the numbers line ---------------------------------------------------- */
 
 typedef struct {

@@ -11,6 +11,7 @@
 #define MIXBENCH_CLAIMS_H
 
 #include "db/store.h"
+#include "experiments/points.h"
 
 typedef enum { VERDICT_NOT_RUN, VERDICT_HOLDS, VERDICT_FAILS, VERDICT_WITHIN_NOISE } Verdict;
 
@@ -29,6 +30,8 @@ typedef struct {
 /* Number of claims in the table, and the preset of claim i. */
 int claim_count(void);
 const char *claim_preset(int i);
+/* The metric claim i compares (test_loss_all for the PairConnect presets). */
+PointMetric claim_metric(int i);
 
 /* Judges every claim of preset (NULL: of every preset) on the newest sweep
    of that preset in the store (sweep_id > 0: that sweep only).  *out is

@@ -14,9 +14,11 @@
  * minute per job at d=256.  That is why the WikiText-2 jobs keep words seen
  * at least 10 times (min_count=10: 14.4k words) and the PairConnect grid
  * runs at d=128: at the paper's d=256 and vocabulary, three seeds of its 24
- * points alone would take the whole 90 minutes.  Budgets are short (60k
- * training tokens: ~120 steps of 8 x 64), so batch=8 and warmup=10 give the
- * steps that leave the unigram plateau.
+ * points alone would take the whole 90 minutes.  Budgets are short (30k to
+ * 80k training tokens: 60 to 160 steps of 8 x 64), so batch=8, warmup=10
+ * and lr=0.002 (measured: attention clm on TinyStories, 60k tokens, valid
+ * 6.18 at lr 0.002 vs 6.34 at 0.001) give the steps that leave the unigram
+ * plateau.
  *
  * Figures: every row of shared/papers/figures.csv is one PaperFigure line
  * below, with its value, metric, source and the paper's setting (S1..S7 of
@@ -68,7 +70,7 @@ const char *paper_setting_text(const char *setting)
 #define WT2 "$MIXBENCH_DATA/wikitext-2"
 #define TINYSTORIES "$MIXBENCH_DATA/tinystories-sample/tinystories_sample.txt"
 /* The short-budget training keys every scaled preset shares (see above). */
-#define SHORT "batch=8 warmup=10 "
+#define SHORT "batch=8 warmup=10 lr=0.002 "
 
 /* The rows of shared/papers/figures.csv, preset by preset. */
 static const PaperFigure FIG_PAIRCONNECT_GRID[] = {
@@ -187,11 +189,11 @@ static const char DISPATCHER_PAPER[] =
    masked language modelling on PTB and WikiText-2, PairConnect vs the
    Transformer at six (L, h), train and test loss averaged over every
    position (mlm_loss=all; compare with loss_all).  Scaled: d=128 (the
-   paper: 256), n=64 (not stated; the paper's inference setting), 60k
+   paper: 256), n=64 (not stated; the paper's inference setting), 40k
    tokens, WikiText-2 with min_count=10. */
 static const char PC_GRID[] =
     "task=mlm mlm_loss=all d=128 n_ctx=64 (data,min_count)=(" PTB ",1),(" WT2 ",10) "
-    "(layers,heads)=(1,1),(1,2),(2,2),(2,4),(4,4),(6,4) arch=pairconnect,attention " SHORT "tokens=60000 repeats=3";
+    "(layers,heads)=(1,1),(1,2),(2,2),(2,4),(4,4),(6,4) arch=pairconnect,attention " SHORT "tokens=40000 repeats=3";
 /* S1 itself: d=256, hidden 256, Adam at lr 1e-5 (constant: no schedule is
    stated), full vocabularies; "until convergence" is not a number: 50M
    tokens (about 50 epochs of PTB at that small learning rate) is ours. */
@@ -202,10 +204,10 @@ static const char PC_GRID_PAPER[] =
 
 /* PairConnect Table 2 (S1): test loss against the hash table size K at
    L=6, h=4 on both corpora (a larger K means fewer pair collisions and
-   more memory).  Scaled as the grid, 40k tokens. */
+   more memory).  Scaled as the grid, 30k tokens. */
 static const char PC_HASH[] =
     "arch=pairconnect task=mlm mlm_loss=all d=128 layers=6 heads=4 n_ctx=64 (data,min_count)=(" PTB ",1),(" WT2
-    ",10) hash_size=100,500,1000,5000,10000 " SHORT "tokens=40000 repeats=3";
+    ",10) hash_size=100,500,1000,5000,10000 " SHORT "tokens=30000 repeats=3";
 static const char PC_HASH_PAPER[] =
     PC_PAPER_TRAIN "arch=pairconnect layers=6 heads=4 data=" PTB "," WT2 " hash_size=100,500,1000,5000,10000 "
     "tokens=50000000 repeats=3";
@@ -229,10 +231,10 @@ static const char PC_SPEED_PAPER[] =
    modelling on TinyStories, masked mixer (one [n, n] mixing matrix per
    block) vs a Transformer at several context lengths: the Transformer
    better at n=512, the mixer at 32 and 128.  Scaled: d=128, L=4, the same
-   100k tokens at each n. */
+   80k tokens at each n. */
 static const char MIXER_VS_TRANSFORMER[] =
     "task=clm data=" TINYSTORIES " d=128 layers=4 n_ctx=32,128,512 (arch,heads)=(mixer,1),(attention,4) " SHORT
-    "tokens=100000 repeats=3";
+    "tokens=80000 repeats=3";
 /* S6 gives only n=512; width and depth are not stated: d=512, L=8 as in
    S3, and 100M tokens (many epochs of the sample) are ours. */
 static const char MIXER_VS_TRANSFORMER_PAPER[] =
@@ -310,7 +312,7 @@ static const char PREFIX_MODELS_PAPER[] = S7_TRAIN "task=clm arch=cumsum,conv,at
 static const char RECALL[] =
     "task=clm d=64 layers=2 (n_ctx,data)=(32,builtin:mqar:pairs=4),(64,builtin:mqar:pairs=8),"
     "(128,builtin:mqar:pairs=16),(256,builtin:mqar:pairs=32) "
-    "arch=attention,dispatcher,pairconnect,mixer,cumsum,conv batch=16 steps=200";
+    "arch=attention,dispatcher,pairconnect,mixer,cumsum,conv batch=16 steps=150";
 
 #define FIGS(a) a, (int)(sizeof a / sizeof a[0])
 #define NO_FIGS NULL, 0
@@ -318,34 +320,34 @@ static const char RECALL[] =
 static const Preset PRESETS[] = {
     {"dispatcher-vs-msa", "Dispatcher",
      "clm on WikiText-2, dispatcher vs attention (MSA) in the paper's post-norm ReLU block, d=128 L=6 h=1 n=128, "
-     "60k tokens, 3 seeds; test perplexity; 6 jobs, ~5 min",
+     "60k tokens, 3 seeds; test perplexity; 6 jobs, ~3 min",
      DISPATCHER, NO_FIGS, DISPATCHER_PAPER},
     {"pairconnect-grid", "PairConnect Table 1",
      "mlm (loss over all positions) on PTB and WikiText-2, d=128, (L,h) in (1,1) (1,2) (2,2) (2,4) (4,4) (6,4), "
-     "pairconnect vs attention, 60k tokens, 3 seeds; train and test loss; 72 jobs, ~25 min",
+     "pairconnect vs attention, 40k tokens, 3 seeds; train and test loss; 72 jobs, ~24 min",
      PC_GRID, FIGS(FIG_PAIRCONNECT_GRID), PC_GRID_PAPER},
     {"pairconnect-hash", "PairConnect Table 2",
      "mlm (all positions) on PTB and WikiText-2, pairconnect hash_size K in 100 500 1000 5000 10000 at L=6 h=4 "
-     "d=128, 40k tokens, 3 seeds; test loss; 30 jobs, ~12 min",
+     "d=128, 30k tokens, 3 seeds; test loss; 30 jobs, ~14 min",
      PC_HASH, FIGS(FIG_PAIRCONNECT_HASH), PC_HASH_PAPER},
     {"pairconnect-speed", "PairConnect Table 3",
      "batch-1 single-thread inference samples/s on PTB, attention and pairconnect per K, L=6 h=4 d=256, 3 seeds; "
-     "18 jobs, ~6 min",
+     "18 jobs, ~11 min",
      PC_SPEED, FIGS(FIG_PAIRCONNECT_SPEED), PC_SPEED_PAPER},
     {"mixer-vs-transformer", "Masked Mixers",
-     "clm on TinyStories at n = 32, 128, 512, masked mixer (h=1) vs attention (h=4), d=128 L=4, 100k tokens each, "
-     "3 seeds; 18 jobs, ~10 min",
+     "clm on TinyStories at n = 32, 128, 512, masked mixer (h=1) vs attention (h=4), d=128 L=4, 80k tokens each, "
+     "3 seeds; 18 jobs, ~5 min",
      MIXER_VS_TRANSFORMER, FIGS(FIG_MIXER_VS_TRANSFORMER), MIXER_VS_TRANSFORMER_PAPER},
     {"autoencoder", "Masked Mixers II",
      "autoencode on TinyStories, mixer vs attention at equal d=128 and L=4, and the mixer at equal memory "
      "(d=160), 60k tokens, 3 seeds; 9 jobs, ~3 min",
      AUTOENCODER, FIGS(FIG_AUTOENCODER), AUTOENCODER_PAPER},
     {"bidirectional", "Masked Mixers II",
-     "bidir vs clm on TinyStories, mixer vs attention, d=128 L=4, 60k tokens, 3 seeds; 12 jobs, ~5 min",
+     "bidir vs clm on TinyStories, mixer vs attention, d=128 L=4, 60k tokens, 3 seeds; 12 jobs, ~3 min",
      BIDIRECTIONAL, NO_FIGS, BIDIRECTIONAL_PAPER},
     {"completion", "Masked Mixers II",
      "complete (second half from the first) on TinyStories, mixer vs attention, d=128 L=4, 60k tokens, 3 seeds; "
-     "6 jobs, ~2 min",
+     "6 jobs, ~1 min",
      COMPLETION, NO_FIGS, COMPLETION_PAPER},
     {"linear-mixer", "Masked Mixers II",
      "clm on TinyStories, mixer vs linear mixer (act=none norm=none) vs attention, d=128 L=4, 60k tokens, "
@@ -357,11 +359,11 @@ static const Preset PRESETS[] = {
      FFT_MLM, NO_FIGS, FFT_MLM_PAPER},
     {"prefix-models", "Backurs et al. 2",
      "clm on WikiText-2, cumsum (prefix sum) and conv (learned causal kernels) vs attention, d=128 L=4, "
-     "60k tokens, 3 seeds; 9 jobs, ~4 min",
+     "60k tokens, 3 seeds; 9 jobs, ~5 min",
      PREFIX_MODELS, FIGS(FIG_PREFIX_MODELS), PREFIX_MODELS_PAPER},
     {"recall", "beyond the seeds",
      "associative recall (builtin:mqar, n/8 pairs) at n = 32..256 for every causal architecture, d=64 L=2, "
-     "200 steps of 16; 24 jobs, ~4 min",
+     "150 steps of 16; 24 jobs, ~7 min",
      RECALL, NO_FIGS, NULL},
 };
 

@@ -1,0 +1,246 @@
+/*
+ * report.c — report_build of report.h.  Which of our metrics stands beside
+ * a paper figure: the same name, except that a PairConnect (S1) test or
+ * train loss is an all-positions loss, so it stands beside our loss_all
+ * (SPEC section 3) when the runs have one.
+ */
+#include "experiments/report.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/results.h"
+#include "engine/common.h"
+#include "experiments/claims.h"
+#include "experiments/points.h"
+#include "experiments/sweep.h"
+
+/* Our metric beside a figure of metric name and setting. */
+static PointMetric ours_for(const char *metric, const char *setting)
+{
+    int m = point_metric_find(metric);
+    if (m == PM_TEST_LOSS && !strcmp(setting, "S1")) return PM_TEST_LOSS_ALL;
+    return m < 0 ? PM_TEST_LOSS : (PointMetric)m;
+}
+
+/* 1 when every coordinate of the figure is the point's. */
+static int figure_at(const FigureRow *f, const Point *p)
+{
+    char selector[2048];
+    int len = 0;
+    selector[0] = 0;
+    for (int k = 0; k < f->n_coords && len < (int)sizeof selector; k++)
+        len += snprintf(selector + len, sizeof selector - (size_t)len, "%s%s=%s", k ? " " : "", f->coords[k].key,
+                        f->coords[k].value);
+    return point_select(p, selector);
+}
+
+static void add_metric(PointMetric *cols, int *n, PointMetric m)
+{
+    for (int i = 0; i < *n; i++)
+        if (cols[i] == m) return;
+    cols[(*n)++] = m;
+}
+
+/* The columns of a preset's table: test loss, then what its figures and
+   claims compare (only those some point has). */
+static int columns(const char *preset, const FigureRow *figs, int n_figs, const Point *pts, int np, PointMetric *cols)
+{
+    PointMetric want[PM_COUNT];
+    int n_want = 0, n = 0;
+    add_metric(want, &n_want, PM_TEST_LOSS);
+    for (int i = 0; i < n_figs; i++) add_metric(want, &n_want, ours_for(figs[i].metric, figs[i].setting));
+    for (int i = 0; i < claim_count(); i++)
+        if (!strcmp(claim_preset(i), preset)) add_metric(want, &n_want, claim_metric(i));
+    for (int i = 0; i < n_want; i++)
+        for (int p = 0; p < np; p++)
+            if (pts[p].stat[want[i]].n > 0) {
+                cols[n++] = want[i];
+                break;
+            }
+    return n;
+}
+
+static void fmt_stat(char *out, size_t cap, const SeedStats *st, PointMetric m)
+{
+    if (st->n == 0) {
+        snprintf(out, cap, "-");
+        return;
+    }
+    const char *f = m == PM_SAMPLES_PER_S || m == PM_TEST_PERPLEXITY ? "%.1f +- %.1f" : "%.3f +- %.3f";
+    snprintf(out, cap, f, st->mean, st->se);
+}
+
+/* "S3 test_loss 4.35, S3 train_loss 4.53" for the figures at point p. */
+static void fmt_paper(char *out, size_t cap, const FigureRow *figs, int n_figs, const Point *p)
+{
+    size_t len = 0;
+    out[0] = 0;
+    for (int i = 0; i < n_figs && len < cap; i++)
+        if (figure_at(&figs[i], p))
+            len += (size_t)snprintf(out + len, cap - len, "%s%s %s %.4g", len ? ", " : "", figs[i].setting,
+                                    figs[i].metric, figs[i].value);
+    if (!len) snprintf(out, cap, "-");
+}
+
+static void fmt_point(char *out, size_t cap, const Point *p)
+{
+    size_t len = 0;
+    out[0] = 0;
+    for (int k = 0; k < p->n_coords && len < cap; k++) {
+        char label[300];
+        coords_label(p->coords, p->n_coords, p->coords[k].key, label, sizeof label);
+        len += (size_t)snprintf(out + len, cap - len, "%s%s", len ? " " : "", label);
+    }
+    if (!len) snprintf(out, cap, "%s", p->arch);
+}
+
+/* One table row: cells[0..n) padded to widths (text) or between bars (markdown). */
+static void row_out(StrBuf *out, int markdown, char cells[][160], int n, const int *widths)
+{
+    for (int i = 0; i < n; i++) {
+        if (markdown) sb_printf(out, "| %s ", cells[i]);
+        else sb_printf(out, "%s%-*s", i ? "  " : "  ", widths[i], cells[i]);
+    }
+    sb_append(out, markdown ? "|\n" : "\n");
+}
+
+enum { MAX_COLS = 4 + PM_COUNT };
+
+static void points_table(StrBuf *out, int markdown, const char *preset, const Point *pts, int np,
+                         const FigureRow *figs, int n_figs)
+{
+    PointMetric cols[PM_COUNT];
+    int n_cols = columns(preset, figs, n_figs, pts, np, cols);
+    int n_cells = 5 + n_cols;
+    char(*cells)[MAX_COLS][160] = calloc((size_t)np + 1, sizeof *cells);
+    if (!cells) return;
+    snprintf(cells[0][0], 160, "point");
+    snprintf(cells[0][1], 160, "seeds");
+    for (int c = 0; c < n_cols; c++) snprintf(cells[0][2 + c], 160, "%s", point_metric_name(cols[c]));
+    snprintf(cells[0][2 + n_cols], 160, "tokens");
+    snprintf(cells[0][3 + n_cols], 160, "wall s");
+    snprintf(cells[0][4 + n_cols], 160, "paper");
+    for (int p = 0; p < np; p++) {
+        char(*row)[160] = cells[p + 1];
+        fmt_point(row[0], 160, &pts[p]);
+        snprintf(row[1], 160, "%d%s", pts[p].n_runs, pts[p].n_not_learning ? " (not learning: unigram level)" : "");
+        for (int c = 0; c < n_cols; c++) fmt_stat(row[2 + c], 160, &pts[p].stat[cols[c]], cols[c]);
+        snprintf(row[2 + n_cols], 160, "%.0f", pts[p].stat[PM_TOKENS].mean);
+        snprintf(row[3 + n_cols], 160, "%.1f", pts[p].stat[PM_WALL].mean);
+        fmt_paper(row[4 + n_cols], 160, figs, n_figs, &pts[p]);
+    }
+    int widths[MAX_COLS] = {0};
+    for (int r = 0; r <= np; r++)
+        for (int c = 0; c < n_cells; c++) {
+            int w = (int)strlen(cells[r][c]);
+            if (w > widths[c]) widths[c] = w;
+        }
+    sb_append(out, "\n");
+    row_out(out, markdown, cells[0], n_cells, widths);
+    if (markdown) {
+        for (int c = 0; c < n_cells; c++) sb_append(out, "|---");
+        sb_append(out, "|\n");
+    }
+    for (int r = 1; r <= np; r++) row_out(out, markdown, cells[r], n_cells, widths);
+    free(cells);
+}
+
+/* The settings the preset's figures come from, each once. */
+static void settings_list(StrBuf *out, int markdown, const FigureRow *figs, int n_figs)
+{
+    for (int i = 0; i < n_figs; i++) {
+        int seen = 0;
+        for (int j = 0; j < i; j++) seen |= !strcmp(figs[i].setting, figs[j].setting);
+        if (seen) continue;
+        if (i == 0) sb_append(out, "\nThe paper's settings (its figures are context; compare the relations):\n");
+        sb_printf(out, "%s%s: %s (%s)\n", markdown ? "- " : "  ", figs[i].setting,
+                  figs[i].setting_text[0] ? figs[i].setting_text : "-", figs[i].note);
+    }
+}
+
+static int one_preset(Store *s, const Preset *pr, int markdown, StrBuf *out, char *err)
+{
+    if (markdown) sb_printf(out, "\n## %s (%s)\n\n%s\n", pr->name, pr->source, pr->what);
+    else sb_printf(out, "\n%s (%s)\n  %s\n", pr->name, pr->source, pr->what);
+    SweepRow sw;
+    int found;
+    if (results_newest_sweep(s, pr->name, &sw, &found, err)) return -1;
+    if (!found) {
+        sb_printf(out, "%snot run: no sweep of %s in this store (`mixbench sweep %s`)\n", markdown ? "\n" : "  ",
+                  pr->name, pr->name);
+        return 0;
+    }
+    ResultRun *runs = NULL;
+    int n_runs = 0, n_all = 0;
+    ResultRun *all = NULL;
+    if (results_sweep_runs(s, sw.id, 0, &all, &n_all, err)) return -1;
+    free(all);
+    if (results_sweep_runs(s, sw.id, 1, &runs, &n_runs, err)) return -1;
+    FigureRow *figs = NULL;
+    int n_figs = 0;
+    if (results_paper_figures(s, pr->name, &figs, &n_figs, err)) {
+        free(runs);
+        return -1;
+    }
+    Point *pts = NULL;
+    int np = 0;
+    if (points_group(runs, n_runs, &pts, &np)) {
+        free(runs);
+        free(figs);
+        return err_set(err, "report: out of memory");
+    }
+    sb_printf(out, "%ssweep %lld (%s): %d of %d jobs finished; made by\n", markdown ? "\n" : "  ", (long long)sw.id,
+              sw.created_at, n_runs, n_all);
+    sb_printf(out, markdown ? "\n    mixbench sweep %s\n" : "    mixbench sweep %s\n", sw.spec);
+    if (np) points_table(out, markdown, pr->name, pts, np, figs, n_figs);
+    settings_list(out, markdown, figs, n_figs);
+    ClaimResult *claims = NULL;
+    int n_claims = 0;
+    int rc = claims_judge(s, pr->name, sw.id, &claims, &n_claims, err);
+    if (!rc && n_claims) {
+        sb_append(out, markdown ? "\n| claim | verdict | numbers |\n|---|---|---|\n" : "\n  Claims:\n");
+        for (int i = 0; i < n_claims; i++) {
+            if (markdown)
+                sb_printf(out, "| %s | **%s** | %s |\n", claims[i].claim, verdict_name(claims[i].verdict),
+                          claims[i].numbers);
+            else
+                sb_printf(out, "  [%s] %s\n      %s\n", verdict_name(claims[i].verdict), claims[i].claim,
+                          claims[i].numbers);
+        }
+    }
+    free(claims);
+    free(pts);
+    free(figs);
+    free(runs);
+    return rc;
+}
+
+int report_build(Store *s, const char *const *presets, int n_presets, int markdown, StrBuf *out, char *err)
+{
+    for (int i = 0; i < n_presets; i++)
+        if (!preset_find(presets[i])) return err_set(err, "report: unknown preset '%s'", presets[i]);
+    sb_append(out, markdown ? "# mixbench: the seed papers' claims, reproduced\n"
+                            : "mixbench: the seed papers' claims, reproduced\n");
+    sb_append(out, markdown ? "\nOurs: mean +- standard error over seeds (runs that finished).  A verdict is "
+                              "\"within noise\" when the difference is under twice its standard error.\n"
+                            : "  ours: mean +- standard error over seeds (finished runs); \"within noise\": the "
+                              "difference is under twice its standard error\n");
+    int shown = 0;
+    for (int i = 0; i < (n_presets ? n_presets : preset_count()); i++) {
+        const Preset *pr = n_presets ? preset_find(presets[i]) : preset_at(i);
+        if (!n_presets) {
+            SweepRow sw;
+            int found;
+            if (results_newest_sweep(s, pr->name, &sw, &found, err)) return -1;
+            if (!found) continue;
+        }
+        if (one_preset(s, pr, markdown, out, err)) return -1;
+        shown++;
+    }
+    if (!shown) sb_append(out, "\nno preset has been queued in this store (`mixbench sweep PRESET`)\n");
+    if (!sb_ok(out)) return err_set(err, "report: out of memory");
+    return 0;
+}

@@ -24,6 +24,7 @@
 #include "db/ui_reads.h"
 #include "engine/common.h"
 #include "engine/io/json.h"
+#include "experiments/report.h"
 #include "experiments/stats.h"
 #include "experiments/sweep.h"
 #include "ui/claims_view.h"
@@ -94,7 +95,7 @@ typedef struct {
     int64_t id;
     char name[64];
     char axes_json[512];
-} SweepRow;
+} GridSweep;
 
 typedef struct {
     int64_t run_id;
@@ -127,7 +128,7 @@ typedef struct {
 } Cell;
 
 typedef struct {
-    SweepRow sweeps[MAX_SWEEPS];
+    GridSweep sweeps[MAX_SWEEPS];
     int n_sweeps;
     int current;                 /* index into sweeps, -1: none */
     int64_t loaded_sweep;        /* the sweep runs/axes/paper belong to */
@@ -146,6 +147,13 @@ typedef struct {
     int fixed;                   /* 0..n_combos-1: other axes fixed at a combination; n_combos: averaged */
     Metric metric;
     ClaimsView claims;           /* the verdicts of the sweep's preset */
+
+    /* R: the reproduction report of the sweep's preset in place of the table */
+    int report_on;
+    StrBuf report;               /* report_build's text */
+    int64_t report_sweep;        /* built for this sweep ... */
+    int report_done;             /* ... with this many finished runs */
+    int report_scroll, report_page;
     char error[ERR_LEN];
 } GridState;
 
@@ -237,7 +245,7 @@ static int read_sweep(void *ctx, int ncols, char **values, char **names)
     (void)names;
     GridState *st = ctx;
     if (ncols < 3 || !values[0] || st->n_sweeps == MAX_SWEEPS) return 0;
-    SweepRow *s = &st->sweeps[st->n_sweeps++];
+    GridSweep *s = &st->sweeps[st->n_sweeps++];
     s->id = atoll(values[0]);
     ui_copy_text(s->name, sizeof s->name, values[1]);
     ui_copy_text(s->axes_json, sizeof s->axes_json, values[2]);
@@ -339,7 +347,7 @@ static int read_paper(void *ctx, int ncols, char **values, char **names)
 }
 
 /* The axes of the sweep shown, its paper figures; resets the view. */
-static int load_sweep(GridState *st, UiContext *ctx, const SweepRow *s, char *err)
+static int load_sweep(GridState *st, UiContext *ctx, const GridSweep *s, char *err)
 {
     st->n_axes = 0;
     memset(st->n_values, 0, sizeof st->n_values);
@@ -439,7 +447,24 @@ static void grid_destroy(void *state)
     if (!st) return;
     free(st->runs);
     claims_view_free(&st->claims);
+    if (st->report.data) sb_free(&st->report);
     free(st);
+}
+
+/* The report of preset (report_build reads its newest sweep). */
+static void build_report(GridState *st, UiContext *ctx, const char *preset, int64_t sweep_id, int n_done)
+{
+    if (st->report.data) sb_free(&st->report);
+    sb_init(&st->report);
+    char err[ERR_LEN];
+    const char *presets[1] = {preset};
+    if (report_build(ctx->store, presets, 1, 0, &st->report, err)) {
+        sb_free(&st->report);
+        sb_init(&st->report);
+        sb_append(&st->report, err);
+    }
+    st->report_sweep = sweep_id;
+    st->report_done = n_done;
 }
 
 static void grid_reload(void *state, UiContext *ctx)
@@ -460,7 +485,7 @@ static void grid_reload(void *state, UiContext *ctx)
     for (int i = 0; i < st->n_sweeps; i++)
         if (st->sweeps[i].id == ctx->sweep_id) st->current = i;
     if (st->current < 0) return;
-    const SweepRow *s = &st->sweeps[st->current];
+    const GridSweep *s = &st->sweeps[st->current];
     int fresh = s->id != st->loaded_sweep;
     if (fresh && load_sweep(st, ctx, s, err)) {
         snprintf(st->error, sizeof st->error, "%s", err);
@@ -480,6 +505,8 @@ static void grid_reload(void *state, UiContext *ctx)
         int n_done = 0;
         for (int i = 0; i < st->n_runs; i++) n_done += !strcmp(st->runs[i].status, "done");
         claims_view_update(&st->claims, ctx, s->name, s->id, n_done);
+        if (st->report_on && (st->report_sweep != s->id || st->report_done != n_done))
+            build_report(st, ctx, preset, s->id, n_done);
     } else {
         claims_view_free(&st->claims);
     }
@@ -702,7 +729,7 @@ static void draw_settings(GridState *st, UiContext *ctx, const char *preset, int
 
 static void draw_header(GridState *st, UiContext *ctx, int *y, int width)
 {
-    const SweepRow *s = &st->sweeps[st->current];
+    const GridSweep *s = &st->sweeps[st->current];
     int title = ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD, dim = ui_attr(ctx, UI_PAIR_DIM);
     char name[96];
     snprintf(name, sizeof name, "Grid: sweep %lld %s", (long long)s->id, s->name);
@@ -748,6 +775,39 @@ static void draw_header(GridState *st, UiContext *ctx, int *y, int width)
     }
 }
 
+/* The report, word-wrapped to the width, from line report_scroll. */
+static void draw_report(GridState *st, UiContext *ctx, int top, int height, int width)
+{
+    const GridSweep *s = &st->sweeps[st->current];
+    char preset[64];
+    claims_view_preset(s->name, preset, sizeof preset);
+    const char *text = st->report.data ? st->report.data : "";
+    int n = ui_wrap_lines(text, width - 1, NULL, NULL, 0);
+    st->report_page = MB_MAX(1, height - 2);
+    st->report_scroll = MB_MAX(0, MB_MIN(st->report_scroll, n - st->report_page));
+    int title = ui_attr(ctx, UI_PAIR_TITLE) | (int)A_BOLD;
+    if (!preset_find(preset)) {
+        ui_text(top, 0, width, title, "Report: sweep %lld %s is not a preset (R: back to the table)", (long long)s->id,
+                s->name);
+        return;
+    }
+    ui_text(top, 0, width, title, "Report: %s, newest sweep   lines %d-%d of %d   (j/k PgUp/PgDn, R: table)",
+            preset, n ? st->report_scroll + 1 : 0, MB_MIN(n, st->report_scroll + st->report_page), n);
+    int *starts = malloc((size_t)(n ? n : 1) * sizeof *starts), *lens = malloc((size_t)(n ? n : 1) * sizeof *lens);
+    if (!starts || !lens) {
+        free(starts);
+        free(lens);
+        return;
+    }
+    ui_wrap_lines(text, width - 1, starts, lens, n);
+    for (int i = 0; i < st->report_page && st->report_scroll + i < n; i++) {
+        int k = st->report_scroll + i;
+        ui_text(top + 2 + i, 0, width, 0, "%.*s", lens[k], text + starts[k]);
+    }
+    free(starts);
+    free(lens);
+}
+
 static void grid_draw(void *state, UiContext *ctx, int top, int height, int width)
 {
     GridState *st = state;
@@ -760,6 +820,10 @@ static void grid_draw(void *state, UiContext *ctx, int top, int height, int widt
         ui_text(y++, 2, width - 2, 0, "Queue one with `mixbench sweep layers=1,2 arch=attention,mixer ...` or a");
         ui_text(y++, 2, width - 2, 0, "preset (`mixbench sweep pairconnect-grid`), or from the New sweep screen;");
         ui_text(y++, 2, width - 2, 0, "this screen then shows its results as a table over two of its axes.");
+        return;
+    }
+    if (st->report_on) {
+        draw_report(st, ctx, top, height, width);
         return;
     }
     draw_header(st, ctx, &y, width);
@@ -915,7 +979,26 @@ static int grid_key(void *state, UiContext *ctx, int ch)
 {
     GridState *st = state;
     if (!st) return 0;
+    if (st->report_on) {
+        int page = MB_MAX(1, st->report_page - 1);
+        switch (ch) {
+        case KEY_UP: case 'k': st->report_scroll = MB_MAX(0, st->report_scroll - 1); return 1;
+        case KEY_DOWN: case 'j': st->report_scroll++; return 1;   /* clamped when drawn */
+        case KEY_PPAGE: st->report_scroll = MB_MAX(0, st->report_scroll - page); return 1;
+        case KEY_NPAGE: case ' ': st->report_scroll += page; return 1;
+        case KEY_HOME: st->report_scroll = 0; return 1;
+        case KEY_END: st->report_scroll = 1 << 30; return 1;
+        case 'R': case 27: st->report_on = 0; return 1;
+        default: break;
+        }
+    }
     switch (ch) {
+    case 'R':
+        if (st->current < 0) return 1;
+        st->report_on = 1;
+        st->report_scroll = 0;
+        st->report_sweep = 0;    /* built at the reload that follows the key */
+        return 1;
     case '[': switch_sweep(st, ctx, -1); return 1;
     case ']': switch_sweep(st, ctx, +1); return 1;
     case 'm':
@@ -945,7 +1028,7 @@ static int grid_key(void *state, UiContext *ctx, int ch)
 
 const UiScreen ui_screen_grid = {
     "Grid",
-    "[ ] sweep  m metric  a/b axes  f fixed value",
+    "[ ] sweep  m metric  a/b axes  f fix  R report",
     "[ / ]           previous / next sweep\n"
     "m               metric: test loss, valid loss, test perplexity,\n"
     "                test accuracy, train loss, tokens/s, test loss_all,\n"
@@ -955,6 +1038,10 @@ const UiScreen ui_screen_grid = {
     "                pairconnect-speed samples/s, prefix-models perplexity)\n"
     "a / b           next row / column axis (the other's: swap)\n"
     "f               other axes: next fixed value, then averaged\n"
+    "R               the reproduction report of the sweep's preset (as\n"
+    "                `mixbench report PRESET`: points beside the paper's,\n"
+    "                settings, verdicts, the command) in place of the table;\n"
+    "                up/down, PgUp/PgDn, Home/End scroll; R or Esc: back\n"
     "                cells: 4 significant digits, shaded worst to best,\n"
     "                the best highlighted, ... pending jobs; over several\n"
     "                seeds (or averaged axes) mean +- standard error, nN runs;\n"

@@ -28,7 +28,7 @@ $MB sweep --db "$S" "arch=attention,mixer" repeats=3 steps=30 $tiny >/dev/null 2
   { fail store "mixbench sweep failed"; exit 1; }
 timeout 120 $MB worker --db "$S" --jobs 2 >/dev/null 2>&1
 n=$(q "$S" "select count(*) from runs where status = 'done'")
-[ "$n" = 15 ] && pass store_trained || fail store_trained "$n of 15 runs done"
+[ "$n" = 27 ] && pass store_trained || fail store_trained "$n of 27 runs done"
 # the unigram level: between the attention runs' best valid loss and the
 # mixer runs', so that the mixers (and the short mlm runs) are "not learning"
 att=$(q "$S" "select max(best_valid_loss) from results where arch = 'attention' and task = 'clm'")
@@ -37,10 +37,8 @@ U=$(awk -v a="$att" -v m="$mix" 'BEGIN { u = a + 0.1005; if (m + 0.099 < u) u = 
 q "$S" "insert into datasets (data, tokenizer, vocab, train_tokens, unigram_nats, unigram_bits)
         select distinct data, tokenizer, vocab, 1000, $U, $U / 0.6931471805599453 from runs;
         update evals set loss_all = loss - 1.25 where run_id in (select id from runs where task = 'mlm');
-        update runs set infer_samples_per_s = 40 + id where sweep_id = 3;
-        insert into paper_figures (preset, coords_json, metric, value, note, setting, setting_text) values
-          ('pairconnect-speed', '{\"arch\": \"pairconnect\", \"hash_size\": \"1000\"}', 'samples_per_s', 55.55,
-           'PairConnect Table 3', 'S2', 'CPU inference on PTB, batch 1, one thread, L = 6, h = 4, d = 256')"
+        update runs set infer_samples_per_s = CASE arch WHEN 'attention' THEN 60 + id ELSE 100 - id END
+         where sweep_id = 3"
 [ "$(q "$S" "select count(*) from results where not_learning and arch = 'mixer'")" = 3 ] &&
   [ "$(q "$S" "select count(*) from results where not_learning and arch = 'attention' and task = 'clm'")" = 0 ] &&
   pass unigram_splits_runs || fail unigram_splits_runs "unigram $U: $(q "$S" "select id, arch, unigram_gap from results")"
@@ -57,7 +55,7 @@ TM send-keys -t A j j j
 best4=$(q "$S" "select printf('%.3f', unigram_nats - unigram_gap) from results where id = 4")
 check runs_flag_line A 3 "^ run 4  not learning: unigram level \(best $best4 vs unigram $(printf %.3f "$U")\)"
 TM send-keys -t A g
-check runs_grouped A 3 "15 runs .* 11 seed groups"
+check runs_grouped A 3 "27 runs .* 11 seed groups"
 mean=$(q "$S" "select printf('%.3f', avg(valid_loss)) from results where arch = 'attention' and task = 'clm'")
 se=$(q "$S" "select valid_loss from results where arch = 'attention' and task = 'clm'" |
   awk '{ x[NR] = $1; s += $1 } END { m = s / NR; for (i = 1; i <= NR; i++) v += (x[i] - m) ^ 2; printf "%.3f", sqrt(v / (NR - 1) / NR) }')
@@ -101,15 +99,32 @@ n=$(screen A | grep -c "░")
 tmean=$(q "$S" "select printf('%.3f', avg(test_loss)) from results where arch = 'mixer'")
 check compare_group_table A 3 "^━━ #4 +[0-9.]+ +[0-9.]+ +[0-9.]+ +$tmean "
 
-# --- Grid: the preset on samples/s with the paper beside ours, then the
-#     seeds as mean ± se, then the numeric axis in order and loss_all
+# --- Grid: the preset on samples/s (3 seeds a point: attention 70 71 72,
+#     pairconnect K=100 87 86 85 ... K=10000 75 74 73) with the paper's
+#     figures (stored when the preset was queued) on rows of their own, the
+#     paper's setting against ours, the claims' verdicts, then the report;
+#     then the numeric axis in order and loss_all, then the seeds
 TM send-keys -t A "$(tab A Grid)"
 check grid_paper_metric A 5 "metric: samples/s \(higher is better\)"
 check grid_setting A 3 "S2 PairConnect Table 3, larger than ours"
-check grid_setting_text A 3 "paper S2: CPU inference on PTB.*d = 256"
-check grid_ours A 3 "ours: d=16 L=1 n_ctx=8"
-check grid_paper_beside A 3 "^pairconnect +51\.00 +52\.00 +53\.00 \(paper 55\.55\) +54\.00 +55\.00"
+check grid_ours A 3 "^ours: d=16 L=1 n_ctx=8, up to [0-9]+ tokens a run \| paper S2: PairConnect Table 3"
 check grid_speed_axis_order A 3 "arch \\\\ hash_size +100 +500 +1000 +5000 +10000"
+check grid_attention_cell A 3 "^attention +71\.00±0\.58 *$"
+check grid_seed_means A 3 "^pairconnect +86\.00±0\.58 +83\.00±0\.58 +80\.00±0\.58 +77\.00±0\.58 +74\.00±0\.58"
+check grid_paper_row A 3 "^  paper +62\.51 +58\.82 +55\.55 +52\.63 +50\.00"
+check grid_each_cell A 3 "each cell: mean ± standard error of 3 runs; paper: the paper's figure"
+check grid_claims_title A 3 "the paper's claims, judged on this sweep:"
+check grid_claim_fails A 3 "^does not hold +PairConnect at K=1000 infers at least"
+check grid_claim_numbers A 3 "^  80\.0 \+- 0\.6 \(3\) vs 71\.0 \+- 0\.6 \(3\), ratio 1\.127"
+check grid_claim_holds A 3 "^holds +speed falls as K grows"
+TM send-keys -t A R
+check report_title A 5 "^Report: pairconnect-speed, newest sweep +lines 1-[0-9]+ of [0-9]+"
+check report_preset A 3 "^pairconnect-speed \(PairConnect Table 3\)"
+TM send-keys -t A End
+check report_scrolled A 3 "lines [0-9]+-([0-9]+) of \\1 "
+check report_verdict A 3 "\[does not hold\] PairConnect at K=1000"
+TM send-keys -t A R
+check report_back A 3 "metric: samples/s"
 TM send-keys -t A '['
 check grid_hash_sweep A 5 "Grid: sweep 2 grid"
 check grid_numeric_order A 3 "^hash_size +100 +500 +1000 *$"
@@ -122,7 +137,8 @@ screen A | grep -E "^test loss_all +$a100 " >/dev/null && pass grid_loss_all_val
 TM send-keys -t A '['
 check grid_seed_sweep A 5 "Grid: sweep 1 grid"
 check grid_seed_averaged A 3 "other axes averaged over: seed"
-check grid_seed_cells A 3 "^test loss +$tse n3 +[0-9.]+±[0-9.]+ n3"
+check grid_seed_cells A 3 "^test loss +$tse +[0-9.]+±[0-9.]+ *$"
+check grid_seed_count A 3 "^each cell: mean ± standard error of 3 runs"
 TM kill-session -t A
 
 # --- no UTF-8, no colours: ASCII rule and band, +- for ±
@@ -141,7 +157,7 @@ n=$(screen M | grep -c "~")
 tse_ascii=${tse/±/\\+-}
 check ascii_group_legend M 3 "#1 attention/clm +3 seeds test $tse_ascii"
 TM send-keys -t M "$(tab M Grid)" '[' '['
-check mono_grid_seeds M 5 "^test loss +[ .:=+*#%@-] $tse_ascii n3"
+check mono_grid_seeds M 5 "^test loss +[ .:=+*#%@-] $tse_ascii "
 n=$(screen M | LC_ALL=C grep -c $'[\x80-\xff]')
 [ "$n" = 0 ] && pass ascii_only || fail ascii_only "$n lines with non-ASCII"
 TM kill-session -t M

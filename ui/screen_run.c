@@ -473,13 +473,15 @@ static void draw_header(RunState *st, UiContext *ctx, int y, int width)
             snprintf(all + strlen(all), sizeof all - strlen(all), " test %.3f", st->facts.test_loss_all);
     }
     size_t len = 0;
-    for (int brief = 0; brief < 2; brief++) {
+    for (int brief = 0; brief < 3; brief++) {
         len = (size_t)snprintf(line, sizeof line, "%s tok/s  ", rate);
-        if (st->n_params > 0 && !brief)
+        if (st->n_params > 0 && brief == 0)
             len += (size_t)snprintf(line + len, sizeof line - len, "params %s (%s non-emb)  threads %d  tokens %s  wall %s",
                                     params, nonemb, st->threads, tokens, wall);
-        else if (st->n_params > 0)
+        else if (st->n_params > 0 && brief == 1)
             len += (size_t)snprintf(line + len, sizeof line - len, "params %s  tokens %s  wall %s", params, tokens, wall);
+        else if (st->n_params > 0)
+            len += (size_t)snprintf(line + len, sizeof line - len, "params %s", params);
         else
             len += (size_t)snprintf(line + len, sizeof line - len, "params - (counted when the job starts)");
         if ((int)(len + strlen(all)) <= width - 1) break;

@@ -32,7 +32,7 @@
 #define MAX_HIDDEN 64            /* fallback runs removed with space */
 #define DIFF_LEN 256
 #define MAX_VALID_MARKERS 16     /* more valid points are drawn as dots */
-#define MAX_SEEDS 8              /* runs of a seed group read (g) */
+#define MAX_SEEDS UI_MAX_COMPARE /* runs of a seed group read (g) */
 
 /* The columns of the final-number table. */
 enum { COL_TRAIN, COL_BEST_VALID, COL_VALID, COL_TEST, COL_PPL, COL_ACC, COL_SPEED, COL_PARAMS, N_COLS };
@@ -182,25 +182,32 @@ static int fallback_runs(CompareState *st, UiContext *ctx, Wanted *w, char *err)
 
 /* Makes st->runs hold exactly the wanted ids in order, keeping what is
    already loaded of the runs that stay. */
-static void sync_runs(CompareState *st, const int64_t *ids, int n)
+/* Makes list[0..*n_list) hold exactly ids[0..n) in order (n at most
+   UI_MAX_COMPARE), keeping what is loaded of the runs that stay. */
+static void sync_list(CompareRun *list, int *n_list, const int64_t *ids, int n)
 {
     CompareRun next[UI_MAX_COMPARE];
     int used[UI_MAX_COMPARE] = {0};
     for (int i = 0; i < n; i++) {
         int found = -1;
-        for (int k = 0; k < st->n && found < 0; k++)
-            if (!used[k] && st->runs[k].id == ids[i]) found = k;
+        for (int k = 0; k < *n_list && found < 0; k++)
+            if (!used[k] && list[k].id == ids[i]) found = k;
         if (found >= 0) {
-            next[i] = st->runs[found];
+            next[i] = list[found];
             used[found] = 1;
         } else {
             run_init(&next[i], ids[i]);
         }
     }
-    for (int k = 0; k < st->n; k++)
-        if (!used[k]) run_clear(&st->runs[k]);
-    memcpy(st->runs, next, (size_t)n * sizeof next[0]);
-    st->n = n;
+    for (int k = 0; k < *n_list; k++)
+        if (!used[k]) run_clear(&list[k]);
+    memcpy(list, next, (size_t)n * sizeof next[0]);
+    *n_list = n;
+}
+
+static void sync_runs(CompareState *st, const int64_t *ids, int n)
+{
+    sync_list(st->runs, &st->n, ids, n);
     if (st->cursor >= n) st->cursor = n > 0 ? n - 1 : 0;
 }
 
@@ -259,23 +266,7 @@ static int load_group(SeedGroup *g, const CompareRun *r, Store *store, char *err
     int64_t ids[MAX_SEEDS];
     int n;
     if (store_ui_seed_group(store, r->id, ids, MAX_SEEDS, &n, err)) return -1;
-    CompareRun next[MAX_SEEDS];
-    int used[MAX_SEEDS] = {0};
-    for (int i = 0; i < n; i++) {
-        int found = -1;
-        for (int k = 0; k < g->n && found < 0; k++)
-            if (!used[k] && g->members[k].id == ids[i]) found = k;
-        if (found >= 0) {
-            next[i] = g->members[found];
-            used[found] = 1;
-        } else {
-            run_init(&next[i], ids[i]);
-        }
-    }
-    for (int k = 0; k < g->n; k++)
-        if (!used[k]) run_clear(&g->members[k]);
-    memcpy(g->members, next, (size_t)n * sizeof next[0]);
-    g->n = n;
+    sync_list(g->members, &g->n, ids, n);
     const CurvePoints *train[MAX_SEEDS], *valid[MAX_SEEDS];
     for (int i = 0; i < n; i++) {
         CompareRun *m = &g->members[i];

@@ -1030,28 +1030,20 @@ const UiScreen ui_screen_grid = {
     "Grid",
     "[ ] sweep  m metric  a/b axes  f fix  R report",
     "[ / ]           previous / next sweep\n"
-    "m               metric: test loss, valid loss, test perplexity,\n"
-    "                test accuracy, train loss, tokens/s, test loss_all,\n"
-    "                valid loss_all (mlm: every position a target), samples/s\n"
-    "                (batch-1 inference); a preset opens on its paper's\n"
-    "                metric (pairconnect-grid/-hash test loss_all,\n"
-    "                pairconnect-speed samples/s, prefix-models perplexity)\n"
+    "m               metric: test/valid/train loss, test perplexity and\n"
+    "                accuracy, tokens/s, test/valid loss_all (mlm, every\n"
+    "                position), samples/s (batch-1 inference); a preset\n"
+    "                opens on its paper's (loss_all for PairConnect)\n"
     "a / b           next row / column axis (the other's: swap)\n"
     "f               other axes: next fixed value, then averaged\n"
-    "R               the reproduction report of the sweep's preset (as\n"
-    "                `mixbench report PRESET`: points beside the paper's,\n"
-    "                settings, verdicts, the command) in place of the table;\n"
+    "R               the preset's reproduction report (mixbench report):\n"
     "                up/down, PgUp/PgDn, Home/End scroll; R or Esc: back\n"
-    "                cells: 4 significant digits, shaded worst to best,\n"
-    "                the best highlighted, ... pending jobs; over several\n"
-    "                seeds (or averaged axes) mean +- standard error, nN runs;\n"
-    "                (paper X) the paper's figure for that point; the lines\n"
-    "                above say the paper's setting and ours\n"
-    "                numeric axes run by value\n"
-    "                below: each claim of the preset's paper, judged on\n"
-    "                this sweep: holds, does not hold, within noise (the\n"
-    "                difference under twice its standard error over seeds)\n"
-    "                or not run, and the numbers behind the verdict",
+    "                cells: shaded worst to best, the best highlighted,\n"
+    "                ... pending; over seeds mean +- standard error;\n"
+    "                (paper X) or a paper row: the paper's figure, with\n"
+    "                its setting against ours above; numeric axes by value;\n"
+    "                below: the paper's claims, judged on this sweep\n"
+    "                (holds, does not hold, within noise, not run)",
     grid_create,
     grid_destroy,
     grid_reload,

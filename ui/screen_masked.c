@@ -541,7 +541,7 @@ static void masked_draw(void *state, UiContext *ctx, int top, int height, int wi
         }
     int table_rows = st->n_groups + 1;
     /* with claims to show, the "which is lower" lines give them room */
-    int summary_rows = MB_MIN(st->claims.n ? 2 : 4, st->n_groups + 1);
+    int summary_rows = MB_MIN(st->claims.n ? 3 : 4, st->n_groups + 1);
     /* the claims: a title, each claim, and its numbers while the plot keeps
        at least 8 rows */
     int claims_rows = st->claims.n ? 1 + st->claims.n : st->claims.error[0] ? 1 : 0;

@@ -719,7 +719,7 @@ static int compare_key(void *state, UiContext *ctx, int ch)
 
 const UiScreen ui_screen_compare = {
     "Compare",
-    "j/k run  space drop  a align  l log  g seeds  Enter open",
+    "space drop  a align  l log  g seeds  Enter open",
     "up/down j/k     select a run in the legend\n"
     "space           remove the selected run from the comparison\n"
     "a               align the curves by steps, tokens or wall seconds\n"

@@ -873,7 +873,7 @@ static int runs_typing(void *state)
 
 const UiScreen ui_screen_runs = {
     "Runs",
-    "Enter open  s sort  / filter  space pick  g seeds  p/r/x",
+    "Enter open  s sort  / filter  space pick  g seeds",
     "up/down j/k     move (PgUp/PgDn, Home/End)\n"
     "Enter           open the run (Run screen)\n"
     "s / S           sort by the next column (id, arch, task, data, status, step,\n"

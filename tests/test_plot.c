@@ -1,7 +1,8 @@
 /*
  * test_plot.c — the terminal plotting library (ui/plot.c): braille dot bits
  * and code points, Bresenham lines, 1-2-5 and log ticks, tick labels, whole
- * figures in braille and ASCII (exact strings), colour escapes, sparklines.
+ * figures in braille and ASCII (exact strings), colour escapes, reference
+ * lines and shaded bands, sparklines.
  *
  * Not for: the commands that print plots (tests/test_store_cli.sh runs
  * `ls` and `show`).
@@ -306,6 +307,92 @@ static void test_plot_edge_cases(void)
     free(out);
 }
 
+/* The first canvas column of a figure: right of the y axis. */
+static int canvas_left(const PlotGrid *g)
+{
+    for (int c = 0; c < g->cols; c++)
+        if (!strcmp(g->cells[c].text, "┤") || !strcmp(g->cells[c].text, "│")) return c + 1;
+    return g->cols;
+}
+
+/* A reference line: dashed under the curve, in its own series, in the y
+   range even above the data; a band: shaded between its edges, under the
+   curve drawn after it. */
+static void test_plot_reference_and_band(void)
+{
+    char err[ERR_LEN] = "";
+    PlotOptions opt = {24, 8, 0, 0, 0, 0};
+    double x[3] = {0, 5, 10}, y[3] = {4, 3, 2}, level[1] = {3};
+    PlotSeries s[2] = {{NULL, level, 1, PLOT_HLINE, 0, 0}, {x, y, 3, PLOT_LINE, 0, 0}};
+    PlotGrid g;
+    CHECK(plot_render_grid(&opt, s, 2, &g, err) == 0, "%s", err);
+    /* the level 3 is a tick ("3", step 1): its row is the rule (series 1)
+       in every canvas cell but where the curve (series 2) passes */
+    int left = canvas_left(&g), rule_row = -1, rule = 0, curve = 0, other_rows = 0;
+    for (int r = 0; r < g.rows - 2; r++)
+        if (!strcmp(g.cells[r * g.cols].text, "3")) rule_row = r;
+    for (int r = 0; r < g.rows - 2; r++)
+        for (int c = left; c < g.cols; c++) {
+            const PlotCell *cell = &g.cells[r * g.cols + c];
+            if (!strcmp(cell->text, "╌")) {
+                if (r == rule_row && cell->series == 1) rule++;
+                else other_rows++;
+            } else if (r == rule_row && cell->series == 2) {
+                curve++;
+            }
+        }
+    CHECK(rule_row > 0 && rule >= g.cols - left - 6 && curve >= 1 && rule + curve == g.cols - left &&
+              other_rows == 0, "row %d: rule %d curve %d of %d; elsewhere %d", rule_row, rule, curve,
+          g.cols - left, other_rows);
+    plot_grid_free(&g);
+    opt.ascii = 1;
+    char *out = NULL;
+    CHECK(plot_render(&opt, s, 2, &out, err) == 0, "%s", err);
+    const char *line = out ? strstr(out, "\n3+") : NULL;
+    CHECK(line && !strncmp(line, "\n3+-------", 10), "ASCII rule:\n%s", out);
+    free(out);
+
+    /* a level above the data widens the y range to it */
+    double high[1] = {10};
+    s[0].y = high;
+    CHECK(plot_render(&opt, s, 2, &out, err) == 0, "%s", err);
+    CHECK(out && !strncmp(out, "10+---", 6), "the rule on the top row:\n%s", out);
+    free(out);
+
+    /* a band from 1 to 3 under a line at 2: shade above and below the line */
+    opt.ascii = 0;
+    double edges[6] = {1, 1, 1, 3, 3, 3}, mid[3] = {2, 2, 2};
+    PlotSeries b[2] = {{x, edges, 3, PLOT_BAND, 0, 0}, {x, mid, 3, PLOT_LINE, 0, 0}};
+    CHECK(plot_render_grid(&opt, b, 2, &g, err) == 0, "%s", err);
+    left = canvas_left(&g);
+    int width = g.cols - left, shade_rows = 0, line_rows = 0;
+    for (int r = 0; r < g.rows - 2; r++) {
+        int shaded = 0, lined = 0;
+        for (int c = left; c < g.cols; c++) {
+            const PlotCell *cell = &g.cells[r * g.cols + c];
+            shaded += !strcmp(cell->text, "░") && cell->series == 1;
+            lined += cell->series == 2;
+        }
+        /* rows are either all shade, or the line (no shade left in them) */
+        CHECK((shaded == width && !lined) || (lined == width && !shaded), "row %d: %d shaded, %d line of %d", r,
+              shaded, lined, width);
+        shade_rows += shaded == width;
+        line_rows += lined == width;
+    }
+    /* [1, 3] padded is [0.9, 3.1]: all 6 rows are inside the band */
+    CHECK(shade_rows == 5 && line_rows == 1, "%d shaded rows, %d line rows", shade_rows, line_rows);
+    plot_grid_free(&g);
+    PlotCanvas c;
+    CHECK(plot_canvas_init(&c, 3, 1, err) == 0, "%s", err);
+    plot_canvas_fill(&c, 0, 0, 0, PLOT_FILL_SHADE);
+    plot_canvas_fill(&c, 1, 0, 0, PLOT_FILL_RULE);
+    plot_canvas_fill(&c, 5, 0, 0, PLOT_FILL_RULE); /* outside: ignored */
+    CHECK(!strcmp(row_text(&c, 0, 1), "~- "), "ASCII fills: '%s'", row_text(&c, 0, 1));
+    plot_canvas_dot(&c, 0, 0, 1);                  /* a dot hides the fill */
+    CHECK(!strcmp(row_text(&c, 0, 0), "⠁╌ "), "UTF-8 fills: '%s'", row_text(&c, 0, 0));
+    plot_canvas_free(&c);
+}
+
 static void test_sparkline(void)
 {
     char out[128];
@@ -342,6 +429,7 @@ int main(void)
     RUN(test_plot_log);
     RUN(test_plot_markers_and_color);
     RUN(test_plot_edge_cases);
+    RUN(test_plot_reference_and_band);
     RUN(test_sparkline);
     CHECK_EXIT();
 }

@@ -11,8 +11,9 @@
 # value highlighted, a/l, removing runs down to the fallback, a resize.
 # Grid: the 2x2 table with its axes' names and numbers, m, a, [ ], the
 # third axis fixed / averaged with f, the paused cell, the paper figure
-# beside ours.  AE/Bidir: mixer and attention panels, the final losses,
-# the "which is lower" lines.  An empty store: how to pick and to queue.
+# beside ours, the preset's claim with its verdict.  AE/Bidir: mixer and
+# attention panels, the final losses, the "which is lower" lines, the
+# claim's verdict.  An empty store: how to pick and to queue.
 # Without UTF-8: ASCII curves; without colours: the shading glyphs.
 #
 # A private tmux server (-L); the workbench runs one job on one thread.
@@ -33,7 +34,8 @@ paused=$(q "$S" "select max(id) from runs")
 $MB pause "$paused" --db "$S" >/dev/null 2>&1
 timeout 60 $MB worker --db "$S" --jobs 2 >/dev/null 2>&1
 done_runs=$(q "$S" "select count(*) from runs where status = 'done'")
-[ "$done_runs" = 15 ] && pass store_trained || fail store_trained "$done_runs of 15 runs done"
+# 4 + 12 (the preset: 4 points x 3 seeds) + 8 jobs, one of them paused
+[ "$done_runs" = 23 ] && pass store_trained || fail store_trained "$done_runs of 23 runs done"
 q "$S" "insert into paper_figures (preset, coords_json, metric, value, note)
         values ('bidirectional', '{\"task\": \"bidir\", \"arch\": \"mixer\"}', 'test_loss', 3.05, 'test')"
 
@@ -106,7 +108,8 @@ TM send-keys -t A f
 check grid_averaged A 3 "other axes averaged over: d"
 TM send-keys -t A '['
 check grid_preset A 5 "Grid: sweep 2 bidirectional"
-check grid_paper_figure A 3 "^bidir +[0-9]\.[0-9]{3} \(paper 3\.050\)"
+check grid_paper_figure A 3 "^bidir +[0-9]\.[0-9]{3}±[0-9.]+ \(paper 3\.050\)"
+check grid_claim_verdict A 3 "^(holds|does not hold|within noise) +mixer vs Transformer standing"
 check grid_preset_axes A 3 "task \\\\ arch +mixer +attention"
 TM send-keys -t A '['
 check grid_sweep1 A 5 "Grid: sweep 1 grid"
@@ -139,6 +142,8 @@ n=$(screen A | braille)
 [ "$n" -ge 4 ] && pass masked_curves || fail masked_curves "$n braille cells"
 TM send-keys -t A v
 check masked_valid_curves A 3 "valid loss vs steps"
+check masked_claims A 3 "the paper's claims, judged on this sweep:"
+check masked_claim_verdict A 3 "^(holds|does not hold|within noise) +mixer vs Transformer standing"
 TM kill-session -t A
 
 # --- an empty store: how to pick runs and to queue the presets

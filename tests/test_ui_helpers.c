@@ -3,13 +3,15 @@
  * (ui/heatmap.h): numbers in 4 significant digits that align, suffixes and
  * rounding at the edges, goodness and monochrome shading from worst to best,
  * the best entry of a column, and coordinate values compared as numbers;
- * and the word wrapping of ui/widgets.c (UTF-8 characters one column each).
+ * the word wrapping of ui/widgets.c (UTF-8 characters one column each);
+ * and the mean curve of a seed group (ui/run_curve.h) on hand-made curves.
  */
 #include <math.h>
 #include <string.h>
 
 #include "tests/check.h"
 #include "ui/heatmap.h"
+#include "ui/run_curve.h"
 #include "ui/ui.h"
 
 static int formats_as(double v, int sig, const char *want)
@@ -126,6 +128,35 @@ static void word_wrap(void)
     CHECK(ui_utf8_len((const unsigned char *)"\xe2\x94") == 1, "a cut character is one byte");
 }
 
+/* Three seeds: two with steps 10 20 30, one stopped at 20; the mean and
+   min-max per step over the curves that have it, wall seconds averaged. */
+static void mean_curve(void)
+{
+    double s3[3] = {10, 20, 30}, t3[3] = {100, 200, 300};
+    double wa[3] = {1, 2, 3}, wb[3] = {2, 4, 6}, wc[2] = {3, 6};
+    double la[3] = {5, 4, 3}, lb[3] = {6, 5, 4}, lc[2] = {7, NAN};
+    CurvePoints a = {{s3, t3, wa}, la, 3, 3, 30}, b = {{s3, t3, wb}, lb, 3, 3, 30}, c = {{s3, t3, wc}, lc, 2, 2, 20};
+    const CurvePoints *curves[3] = {&c, &a, &b};
+    MeanCurve m;
+    memset(&m, 0, sizeof m);
+    char err[256];
+    CHECK(mean_curve_build(&m, curves, 3, err) == 0, "%s", err);
+    CHECK(m.n == 3, "points %d", m.n);
+    if (m.n == 3) {
+        CHECK(m.x[CURVE_X_STEPS][0] == 10 && m.x[CURVE_X_TOKENS][2] == 300, "steps and tokens kept");
+        CHECK(fabs(m.x[CURVE_X_WALL][0] - 2) < 1e-12, "wall mean %g", m.x[CURVE_X_WALL][0]);
+        CHECK(fabs(m.mean[0] - 6) < 1e-12 && m.band[0] == 5 && m.band[3] == 7, "step 10: %g [%g, %g]", m.mean[0],
+              m.band[0], m.band[3]);
+        /* step 20: run c's loss is NaN, so two values; wall from a and b */
+        CHECK(fabs(m.mean[1] - 4.5) < 1e-12 && m.band[1] == 4 && m.band[4] == 5, "step 20: %g", m.mean[1]);
+        CHECK(fabs(m.x[CURVE_X_WALL][1] - 3) < 1e-12, "wall at 20: %g", m.x[CURVE_X_WALL][1]);
+        CHECK(fabs(m.mean[2] - 3.5) < 1e-12 && m.band[2] == 3 && m.band[5] == 4, "step 30: %g", m.mean[2]);
+    }
+    const CurvePoints *none[1] = {NULL};
+    CHECK(mean_curve_build(&m, none, 1, err) == 0 && m.n == 0, "no curves: %d points", m.n);
+    mean_curve_free(&m);
+}
+
 int main(void)
 {
     RUN(format_significant_digits);
@@ -134,5 +165,6 @@ int main(void)
     RUN(best_and_range);
     RUN(same_value);
     RUN(word_wrap);
+    RUN(mean_curve);
     CHECK_EXIT();
 }

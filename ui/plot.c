@@ -29,7 +29,9 @@ int plot_canvas_init(PlotCanvas *c, int cols, int rows, char *err)
     c->dots = calloc(cells, 1);
     c->series = calloc(cells, 1);
     c->glyph = calloc(cells, 1);
-    if (!c->dots || !c->series || !c->glyph) {
+    c->fill = calloc(cells, 1);
+    c->fill_kind = calloc(cells, 1);
+    if (!c->dots || !c->series || !c->glyph || !c->fill || !c->fill_kind) {
         plot_canvas_free(c);
         return err_set(err, "plot: out of memory");
     }
@@ -43,6 +45,8 @@ void plot_canvas_free(PlotCanvas *c)
     free(c->dots);
     free(c->series);
     free(c->glyph);
+    free(c->fill);
+    free(c->fill_kind);
     memset(c, 0, sizeof *c);
 }
 
@@ -101,6 +105,22 @@ void plot_canvas_marker(PlotCanvas *c, int x, int y, int series, char glyph)
     c->glyph[(size_t)(y / 4) * (size_t)c->cols + (size_t)(x / 2)] = glyph ? glyph : 'o';
 }
 
+void plot_canvas_fill(PlotCanvas *c, int col, int row, int series, char kind)
+{
+    if (col < 0 || row < 0 || col >= c->cols || row >= c->rows)
+        return;
+    size_t cell = (size_t)row * (size_t)c->cols + (size_t)col;
+    c->fill[cell] = (unsigned char)(series < 0 ? 0 : series > 254 ? 255 : series + 1);
+    c->fill_kind[cell] = kind;
+}
+
+const char *plot_fill_text(char kind, int ascii)
+{
+    if (kind == PLOT_FILL_RULE)
+        return ascii ? "-" : "╌";
+    return ascii ? "~" : "░";
+}
+
 int plot_cell_utf8(unsigned char mask, char out[4])
 {
     if (!mask) {
@@ -123,6 +143,27 @@ char plot_cell_ascii(unsigned char mask)
     return t && b ? ':' : t ? '\'' : b ? '.' : ' ';
 }
 
+/* The text of a canvas cell (at most 4 bytes and a NUL into text): a
+   marker's glyph (ASCII, or glyph_markers), the braille / ASCII dots, else a
+   fill (a rule or a shade); *series gets who drew it (0: nobody). */
+static void canvas_cell_text(const PlotCanvas *c, size_t cell, int ascii, int glyph_markers, char text[5],
+                             int *series)
+{
+    *series = c->dots[cell] ? c->series[cell] : 0;
+    if ((ascii || glyph_markers) && c->glyph[cell]) {
+        text[0] = c->glyph[cell];
+        text[1] = 0;
+    } else if (!c->dots[cell] && c->fill[cell]) {
+        snprintf(text, 5, "%s", plot_fill_text(c->fill_kind[cell], ascii));
+        *series = c->fill[cell];
+    } else if (ascii) {
+        text[0] = plot_cell_ascii(c->dots[cell]);
+        text[1] = 0;
+    } else {
+        plot_cell_utf8(c->dots[cell], text);
+    }
+}
+
 int plot_canvas_row_text(const PlotCanvas *c, int row, int ascii, char *out, size_t cap)
 {
     if (cap < 1 || row < 0 || row >= c->rows)
@@ -130,16 +171,14 @@ int plot_canvas_row_text(const PlotCanvas *c, int row, int ascii, char *out, siz
     size_t len = 0;
     for (int col = 0; col < c->cols; col++) {
         size_t cell = (size_t)row * (size_t)c->cols + (size_t)col;
-        char text[4];
-        int n = 1;
-        if (ascii)
-            text[0] = c->glyph[cell] ? c->glyph[cell] : plot_cell_ascii(c->dots[cell]);
-        else
-            n = plot_cell_utf8(c->dots[cell], text);
-        if (len + (size_t)n + 1 > cap)
+        char text[5];
+        int who;
+        canvas_cell_text(c, cell, ascii, 0, text, &who);
+        size_t n = strlen(text);
+        if (len + n + 1 > cap)
             return -1;
-        memcpy(out + len, text, (size_t)n);
-        len += (size_t)n;
+        memcpy(out + len, text, n);
+        len += n;
     }
     out[len] = 0;
     return (int)len;
@@ -359,17 +398,32 @@ static void data_ranges(const PlotOptions *opt, const PlotSeries *series, int n_
                         double *x_lo, double *x_hi, double *y_lo, double *y_hi)
 {
     double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
-    for (int k = 0; k < n_series; k++)
-        for (int i = 0; i < series[k].n; i++) {
-            double x = series[k].x[i], y = series[k].y[i];
-            if (!point_ok(opt, x, y))
-                continue;
-            y = y_axis_value(opt, y);
-            xmin = MB_MIN(xmin, x);
-            xmax = MB_MAX(xmax, x);
-            ymin = MB_MIN(ymin, y);
-            ymax = MB_MAX(ymax, y);
+    for (int k = 0; k < n_series; k++) {
+        const PlotSeries *s = &series[k];
+        if (s->mark == PLOT_HLINE) { /* a level: the y range only */
+            if (s->n > 0 && point_ok(opt, 0, s->y[0])) {
+                ymin = MB_MIN(ymin, y_axis_value(opt, s->y[0]));
+                ymax = MB_MAX(ymax, y_axis_value(opt, s->y[0]));
+            }
+            continue;
         }
+        for (int i = 0; i < s->n; i++) {
+            for (int edge = 0; edge < (s->mark == PLOT_BAND ? 2 : 1); edge++) {
+                double x = s->x[i], y = s->y[edge * s->n + i];
+                if (!point_ok(opt, x, y))
+                    continue;
+                y = y_axis_value(opt, y);
+                xmin = MB_MIN(xmin, x);
+                xmax = MB_MAX(xmax, x);
+                ymin = MB_MIN(ymin, y);
+                ymax = MB_MAX(ymax, y);
+            }
+        }
+    }
+    if (ymin <= ymax && xmin > xmax) { /* only levels: a unit x range */
+        xmin = 0;
+        xmax = 1;
+    }
     if (xmin > xmax) { /* no data: an empty unit frame */
         xmin = ymin = 0;
         xmax = ymax = 1;
@@ -394,9 +448,51 @@ static void data_ranges(const PlotOptions *opt, const PlotSeries *series, int n_
     *y_hi = ymax;
 }
 
+/* A band's cells: every dot column between two points, from the upper
+   edge y[n + i] to the lower y[i] (both interpolated), each cell they cross shaded. */
+static void draw_band(const PlotOptions *opt, const PlotSeries *s, int k, PlotCanvas *c,
+                      double x_lo, double x_hi, double y_lo, double y_hi)
+{
+    int have_prev = 0, px = 0;
+    double plo = 0, phi = 0;
+    for (int i = 0; i < s->n; i++) {
+        if (!point_ok(opt, s->x[i], s->y[i]) || !point_ok(opt, s->x[i], s->y[s->n + i])) {
+            have_prev = 0;
+            continue;
+        }
+        int x = x_dot(s->x[i], x_lo, x_hi, 2 * c->cols);
+        double lo = y_axis_value(opt, s->y[i]), hi = y_axis_value(opt, s->y[s->n + i]);
+        int from = have_prev ? MB_MIN(px, x) : x, to = have_prev ? MB_MAX(px, x) : x;
+        for (int xd = from; xd <= to; xd++) {
+            double t = to > from ? (double)(xd - px) / (x - px) : 1;
+            double a = have_prev ? plo + t * (lo - plo) : lo, b = have_prev ? phi + t * (hi - phi) : hi;
+            int top = y_dot(MB_MAX(a, b), y_lo, y_hi, 4 * c->rows) / 4;
+            int bottom = y_dot(MB_MIN(a, b), y_lo, y_hi, 4 * c->rows) / 4;
+            for (int row = top; row <= bottom; row++)
+                plot_canvas_fill(c, xd / 2, row, k, PLOT_FILL_SHADE);
+        }
+        have_prev = 1;
+        px = x;
+        plo = lo;
+        phi = hi;
+    }
+}
+
 static void draw_series(const PlotOptions *opt, const PlotSeries *s, int k, PlotCanvas *c,
                         double x_lo, double x_hi, double y_lo, double y_hi)
 {
+    if (s->mark == PLOT_HLINE) {
+        if (s->n < 1 || !point_ok(opt, 0, s->y[0]))
+            return;
+        int row = y_dot(y_axis_value(opt, s->y[0]), y_lo, y_hi, 4 * c->rows) / 4;
+        for (int col = 0; col < c->cols; col++)
+            plot_canvas_fill(c, col, row, k, PLOT_FILL_RULE);
+        return;
+    }
+    if (s->mark == PLOT_BAND) {
+        draw_band(opt, s, k, c, x_lo, x_hi, y_lo, y_hi);
+        return;
+    }
     int have_prev = 0, px = 0, py = 0;
     for (int i = 0; i < s->n; i++) {
         if (!point_ok(opt, s->x[i], s->y[i])) {
@@ -425,9 +521,12 @@ int plot_render_grid(const PlotOptions *opt, const PlotSeries *series, int n_ser
         return err_set(err, "plot: a figure needs at least 12x4 cells");
     if (n_series < 0 || (n_series > 0 && !series))
         return err_set(err, "plot: bad series count %d", n_series);
-    for (int k = 0; k < n_series; k++)
-        if (series[k].n < 0 || (series[k].n > 0 && (!series[k].x || !series[k].y)))
+    for (int k = 0; k < n_series; k++) {
+        const PlotSeries *s = &series[k];
+        int needs_x = s->mark != PLOT_HLINE;
+        if (s->n < 0 || (s->n > 0 && ((needs_x && !s->x) || !s->y)))
             return err_set(err, "plot: series %d has no data arrays", k);
+    }
 
     double x_lo, x_hi, y_lo, y_hi;
     data_ranges(opt, series, n_series, &x_lo, &x_hi, &y_lo, &y_hi);
@@ -476,18 +575,10 @@ int plot_render_grid(const PlotOptions *opt, const PlotSeries *series, int n_ser
             is_tick |= tick_row[i] == r;
         set_cell(out, r, label_w, is_tick ? (ascii ? "+" : "┤") : (ascii ? "|" : "│"), 0);
         for (int c = 0; c < cols; c++) {
-            size_t cell = (size_t)r * (size_t)cols + (size_t)c;
             char text[5];
-            if ((ascii || opt->glyph_markers) && canvas.glyph[cell]) {
-                text[0] = canvas.glyph[cell];
-                text[1] = 0;
-            } else if (ascii) {
-                text[0] = plot_cell_ascii(canvas.dots[cell]);
-                text[1] = 0;
-            } else {
-                plot_cell_utf8(canvas.dots[cell], text);
-            }
-            set_cell(out, r, label_w + 1 + c, text, canvas.dots[cell] ? canvas.series[cell] : 0);
+            int who;
+            canvas_cell_text(&canvas, (size_t)r * (size_t)cols + (size_t)c, ascii, opt->glyph_markers, text, &who);
+            set_cell(out, r, label_w + 1 + c, text, who);
         }
     }
 

@@ -26,7 +26,13 @@ typedef struct {
     unsigned char *dots;     /* [rows * cols] braille dot masks */
     unsigned char *series;   /* [rows * cols] 0 = empty, k + 1 = series k drew last */
     char *glyph;             /* [rows * cols] ASCII marker shown, 0 = none */
+    unsigned char *fill;     /* [rows * cols] 0 = none, k + 1 = series k fills the cell */
+    char *fill_kind;         /* [rows * cols] PLOT_FILL_RULE or PLOT_FILL_SHADE */
 } PlotCanvas;
+
+/* What fills a cell that no dot or marker took: a reference line's dash or
+   a band's shade (shown under every curve). */
+enum { PLOT_FILL_RULE = 'r', PLOT_FILL_SHADE = 's' };
 
 int plot_canvas_init(PlotCanvas *c, int cols, int rows, char *err);
 void plot_canvas_free(PlotCanvas *c);
@@ -42,6 +48,12 @@ void plot_canvas_line(PlotCanvas *c, int x0, int y0, int x1, int y1, int series)
 /* A point marker: the whole cell of dot (x, y) (⣿) in braille, glyph in
    ASCII. */
 void plot_canvas_marker(PlotCanvas *c, int x, int y, int series, char glyph);
+/* Fills cell (col, row) with kind (PLOT_FILL_RULE, PLOT_FILL_SHADE) for
+   series; it shows only while the cell has no dot and no marker.  Cells
+   outside the canvas are ignored. */
+void plot_canvas_fill(PlotCanvas *c, int col, int row, int series, char kind);
+/* The text of a fill: "╌" / "-" for a rule, "░" / "~" for a shade. */
+const char *plot_fill_text(char kind, int ascii);
 
 /* A cell as text: braille writes 3 UTF-8 bytes (U+2800 + mask; an empty
    cell is a space) and returns the byte count; ASCII maps the dots to ' ',
@@ -75,7 +87,13 @@ void plot_format_tick(double value, double step, char *out, size_t cap);
 typedef enum {
     PLOT_LINE,     /* consecutive points joined */
     PLOT_DOTS,     /* one dot per point (a noisy raw curve as a cloud) */
-    PLOT_MARKERS   /* a full cell (⣿) per point, the marker glyph in ASCII */
+    PLOT_MARKERS,  /* a full cell (⣿) per point, the marker glyph in ASCII */
+    PLOT_HLINE,    /* a horizontal reference line at y[0] across the whole
+                      figure, dashed ("╌", ASCII "-"), under every curve; x
+                      may be NULL; its level counts in the y range only */
+    PLOT_BAND      /* y holds 2n values, the lower edge y[0..n) and the upper
+                      y[n..2n); the area between them over x is shaded
+                      ("░", ASCII "~") under every curve */
 } PlotMark;
 
 typedef struct {

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "engine/common.h"
+#include "experiments/stats.h"
 
 const char *curve_axis_name(CurveAxis axis)
 {
@@ -103,4 +104,69 @@ int run_curve_update(RunCurve *c, Store *st, char *err)
         "  FROM evals e WHERE e.run_id = ?1 AND e.split = 'valid' AND e.step > ?2 ORDER BY e.step";
     if (load_after(st, TRAIN_SQL, c->run_id, &c->train, err)) return -1;
     return load_after(st, VALID_SQL, c->run_id, &c->valid, err);
+}
+
+/* The index of step in p (whose steps ascend), -1 when absent. */
+static int find_step(const CurvePoints *p, double step)
+{
+    int lo = 0, hi = p->n - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        double s = p->x[CURVE_X_STEPS][mid];
+        if (s == step) return mid;
+        if (s < step) lo = mid + 1;
+        else hi = mid - 1;
+    }
+    return -1;
+}
+
+void mean_curve_free(MeanCurve *m)
+{
+    for (int a = 0; a < CURVE_X_COUNT; a++) free(m->x[a]);
+    free(m->mean);
+    free(m->band);
+    memset(m, 0, sizeof *m);
+}
+
+int mean_curve_build(MeanCurve *m, const CurvePoints *const *curves, int n_curves, char *err)
+{
+    m->n = 0;
+    const CurvePoints *grid = NULL;
+    for (int k = 0; k < n_curves; k++)
+        if (curves[k] && (!grid || curves[k]->n > grid->n)) grid = curves[k];
+    if (!grid || grid->n == 0) return 0;
+    if (grid->n > m->cap) {
+        int cap = grid->n;
+        for (int a = 0; a < CURVE_X_COUNT; a++) {
+            double *p = realloc(m->x[a], (size_t)cap * sizeof *p);
+            if (!p) return err_set(err, "mean curve: out of memory");
+            m->x[a] = p;
+        }
+        double *mean = realloc(m->mean, (size_t)cap * sizeof *mean);
+        if (!mean) return err_set(err, "mean curve: out of memory");
+        m->mean = mean;
+        double *band = realloc(m->band, 2 * (size_t)cap * sizeof *band);
+        if (!band) return err_set(err, "mean curve: out of memory");
+        m->band = band;
+        m->cap = cap;
+    }
+    int n = grid->n;
+    double values[64];
+    for (int i = 0; i < n; i++) {
+        double step = grid->x[CURVE_X_STEPS][i], xsum[CURVE_X_COUNT] = {0};
+        int count = 0;
+        for (int k = 0; k < n_curves && count < 64; k++) {
+            int j = curves[k] ? find_step(curves[k], step) : -1;
+            if (j < 0 || !isfinite(curves[k]->loss[j])) continue;
+            values[count++] = curves[k]->loss[j];
+            for (int a = 0; a < CURVE_X_COUNT; a++) xsum[a] += curves[k]->x[a][j];
+        }
+        SeedStats s = seed_stats(values, count);
+        for (int a = 0; a < CURVE_X_COUNT; a++) m->x[a][i] = count ? xsum[a] / count : NAN;
+        m->mean[i] = s.mean;
+        m->band[i] = s.min;
+        m->band[n + i] = s.max;
+    }
+    m->n = n;
+    return 0;
 }

@@ -6,6 +6,9 @@
  * past the last one it has (one indexed range query each), so a running job
  * costs a few rows per refresh and a finished one nothing.
  *
+ * The mean curve of a seed group (Compare) is built here from the members'
+ * curves.
+ *
  * Not for: drawing (ui/plot.h) or live progress (the scheduler's).
  */
 #ifndef MIXBENCH_RUN_CURVE_H
@@ -37,5 +40,20 @@ void run_curve_init(RunCurve *c, int64_t run_id);
 /* Appends the rows written since the last update. */
 int run_curve_update(RunCurve *c, Store *st, char *err);
 void run_curve_free(RunCurve *c);
+
+/* The mean of several runs' curves (the seeds of one point) with its
+   spread: on the steps of the curve with the most points, the mean over the
+   curves that have that step (a shorter, still running one stops counting
+   past its end), its min and max, and the mean of each x axis (steps and
+   tokens agree between seeds; wall seconds do not). */
+typedef struct {
+    double *x[CURVE_X_COUNT];
+    double *mean;
+    double *band;                /* [2 * n]: the min at i, the max at n + i (a PLOT_BAND) */
+    int n, cap;
+} MeanCurve;
+
+int mean_curve_build(MeanCurve *m, const CurvePoints *const *curves, int n_curves, char *err);
+void mean_curve_free(MeanCurve *m);
 
 #endif

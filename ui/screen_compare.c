@@ -18,8 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/ui_reads.h"
 #include "engine/common.h"
 #include "engine/io/json.h"
+#include "experiments/stats.h"
 #include "ui/heatmap.h"
 #include "ui/run_curve.h"
 #include "ui/ui.h"
@@ -30,6 +32,7 @@
 #define MAX_HIDDEN 64            /* fallback runs removed with space */
 #define DIFF_LEN 256
 #define MAX_VALID_MARKERS 16     /* more valid points are drawn as dots */
+#define MAX_SEEDS UI_MAX_COMPARE /* runs of a seed group read (g) */
 
 /* The columns of the final-number table. */
 enum { COL_TRAIN, COL_BEST_VALID, COL_VALID, COL_TEST, COL_PPL, COL_ACC, COL_SPEED, COL_PARAMS, N_COLS };
@@ -65,7 +68,17 @@ typedef struct {
     JsonValue *config;
     char diff[DIFF_LEN];         /* "layers=2 lr=0.001": what sets it apart */
     RunCurve curve;
+    double unigram;              /* the dataset's unigram entropy, NAN: not known */
 } CompareRun;
+
+/* With g: the seed group of the run in the same place of runs[]. */
+typedef struct {
+    int64_t of;                  /* the run it belongs to (0: none) */
+    CompareRun members[MAX_SEEDS];
+    int n;
+    MeanCurve train, valid;      /* mean curves with min-max bands */
+    SeedStats final[N_COLS];     /* over the finished members */
+} SeedGroup;
 
 typedef struct {
     CompareRun runs[UI_MAX_COMPARE];
@@ -78,6 +91,8 @@ typedef struct {
     int cursor;
     CurveAxis align;
     int log_y;
+    int grouped;                 /* g: each run as its seed group's mean and band */
+    SeedGroup groups[UI_MAX_COMPARE];
     char error[ERR_LEN];
 } CompareState;
 
@@ -103,7 +118,16 @@ static void run_init(CompareRun *r, int64_t id)
     memset(r, 0, sizeof *r);
     r->id = id;
     for (int c = 0; c < N_COLS; c++) r->final[c] = NAN;
+    r->unigram = NAN;
     run_curve_init(&r->curve, id);
+}
+
+static void group_clear(SeedGroup *g)
+{
+    for (int i = 0; i < g->n; i++) run_clear(&g->members[i]);
+    mean_curve_free(&g->train);
+    mean_curve_free(&g->valid);
+    memset(g, 0, sizeof *g);
 }
 
 /* ---- which runs ------------------------------------------------------------ */
@@ -158,25 +182,32 @@ static int fallback_runs(CompareState *st, UiContext *ctx, Wanted *w, char *err)
 
 /* Makes st->runs hold exactly the wanted ids in order, keeping what is
    already loaded of the runs that stay. */
-static void sync_runs(CompareState *st, const int64_t *ids, int n)
+/* Makes list[0..*n_list) hold exactly ids[0..n) in order (n at most
+   UI_MAX_COMPARE), keeping what is loaded of the runs that stay. */
+static void sync_list(CompareRun *list, int *n_list, const int64_t *ids, int n)
 {
     CompareRun next[UI_MAX_COMPARE];
     int used[UI_MAX_COMPARE] = {0};
     for (int i = 0; i < n; i++) {
         int found = -1;
-        for (int k = 0; k < st->n && found < 0; k++)
-            if (!used[k] && st->runs[k].id == ids[i]) found = k;
+        for (int k = 0; k < *n_list && found < 0; k++)
+            if (!used[k] && list[k].id == ids[i]) found = k;
         if (found >= 0) {
-            next[i] = st->runs[found];
+            next[i] = list[found];
             used[found] = 1;
         } else {
             run_init(&next[i], ids[i]);
         }
     }
-    for (int k = 0; k < st->n; k++)
-        if (!used[k]) run_clear(&st->runs[k]);
-    memcpy(st->runs, next, (size_t)n * sizeof next[0]);
-    st->n = n;
+    for (int k = 0; k < *n_list; k++)
+        if (!used[k]) run_clear(&list[k]);
+    memcpy(list, next, (size_t)n * sizeof next[0]);
+    *n_list = n;
+}
+
+static void sync_runs(CompareState *st, const int64_t *ids, int n)
+{
+    sync_list(st->runs, &st->n, ids, n);
     if (st->cursor >= n) st->cursor = n > 0 ? n - 1 : 0;
 }
 
@@ -217,8 +248,49 @@ static int load_run(CompareRun *r, Store *store, char *err)
     if (store_query_params(store, SQL, params, 1, read_final, r, err)) return -1;
     if (!r->present) return 0;
     if (run_curve_update(&r->curve, store, err)) return -1;
+    UiRunFacts facts;
+    if (store_ui_run_facts(store, r->id, &facts, err)) return -1;
+    r->unigram = facts.unigram_nats;
     r->terminal = is_terminal(r->status);
     return 0;
+}
+
+/* Reads the seed group of run r into g (members by id, r among them), their
+   curves past what is held, and the mean curves and final statistics. */
+static int load_group(SeedGroup *g, const CompareRun *r, Store *store, char *err)
+{
+    if (g->of != r->id) {
+        group_clear(g);
+        g->of = r->id;
+    }
+    int64_t ids[MAX_SEEDS];
+    int n;
+    if (store_ui_seed_group(store, r->id, ids, MAX_SEEDS, &n, err)) return -1;
+    sync_list(g->members, &g->n, ids, n);
+    const CurvePoints *train[MAX_SEEDS], *valid[MAX_SEEDS];
+    for (int i = 0; i < n; i++) {
+        CompareRun *m = &g->members[i];
+        if (!m->terminal && load_run(m, store, err)) return -1;
+        train[i] = &m->curve.train;
+        valid[i] = &m->curve.valid;
+    }
+    if (mean_curve_build(&g->train, train, n, err) || mean_curve_build(&g->valid, valid, n, err)) return -1;
+    for (int c = 0; c < N_COLS; c++) {
+        double values[MAX_SEEDS];
+        int k = 0;
+        for (int i = 0; i < n; i++)
+            if (!strcmp(g->members[i].status, "done")) values[k++] = g->members[i].final[c];
+        g->final[c] = seed_stats(values, k);
+    }
+    return 0;
+}
+
+/* The finished members and all members of run i's group ("2/3"). */
+static int group_done(const SeedGroup *g)
+{
+    int done = 0;
+    for (int i = 0; i < g->n; i++) done += !strcmp(g->members[i].status, "done");
+    return done;
 }
 
 /* A config value as text ("" when absent). */
@@ -234,8 +306,9 @@ static const char *config_text(const JsonValue *config, const char *key, char *b
     return "";
 }
 
-static int skip_key(const char *key)
+static int skip_key(const char *key, int grouped)
 {
+    if (grouped && !strcmp(key, "seed")) return 1;
     for (size_t i = 0; i < sizeof NOT_DIFFERENCES / sizeof NOT_DIFFERENCES[0]; i++)
         if (!strcmp(key, NOT_DIFFERENCES[i])) return 1;
     return 0;
@@ -265,7 +338,7 @@ static void compute_diffs(CompareState *st)
         if (!cfg || cfg->type != JSON_OBJECT) continue;
         for (int k = 0; k < cfg->count; k++) {
             const char *key = cfg->keys[k];
-            if (skip_key(key)) continue;
+            if (skip_key(key, st->grouped)) continue;
             int seen_before = 0;
             for (int o = 0; o < owner && !seen_before; o++)
                 seen_before = st->runs[o].config && json_get(st->runs[o].config, key);
@@ -284,6 +357,26 @@ static void compute_diffs(CompareState *st)
 
 /* ---- screen ------------------------------------------------------------- */
 
+/* Keeps one run per seed group among the wanted (the group's first id, in
+   the order wanted), so that picking two seeds of a point shows it once. */
+static int one_per_group(UiContext *ctx, Wanted *w, char *err)
+{
+    int64_t kept[UI_MAX_COMPARE];
+    int n = 0;
+    for (int i = 0; i < w->n; i++) {
+        int64_t ids[MAX_SEEDS];
+        int k;
+        if (store_ui_seed_group(ctx->store, w->ids[i], ids, MAX_SEEDS, &k, err)) return -1;
+        int64_t first = k > 0 ? ids[0] : w->ids[i];
+        int seen = 0;
+        for (int j = 0; j < n; j++) seen |= kept[j] == first;
+        if (!seen) kept[n++] = first;
+    }
+    memcpy(w->ids, kept, (size_t)n * sizeof kept[0]);
+    w->n = n;
+    return 0;
+}
+
 static void *compare_create(UiContext *ctx)
 {
     (void)ctx;
@@ -296,6 +389,7 @@ static void compare_destroy(void *state)
     CompareState *st = state;
     if (!st) return;
     for (int i = 0; i < st->n; i++) run_clear(&st->runs[i]);
+    for (int i = 0; i < UI_MAX_COMPARE; i++) group_clear(&st->groups[i]);
     free(st);
 }
 
@@ -320,11 +414,25 @@ static void compare_reload(void *state, UiContext *ctx)
         st->fallback_sweep = w.sweep;
         ui_copy_text(st->fallback_name, sizeof st->fallback_name, w.sweep_name);
     }
+    if (st->grouped && one_per_group(ctx, &w, err)) {
+        snprintf(st->error, sizeof st->error, "%s", err);
+        return;
+    }
     sync_runs(st, w.ids, w.n);
     for (int i = 0; i < st->n; i++) {
         CompareRun *r = &st->runs[i];
-        if (r->terminal) continue;
-        if (load_run(r, ctx->store, err)) {
+        if (!r->terminal && load_run(r, ctx->store, err)) {
+            snprintf(st->error, sizeof st->error, "%s", err);
+            return;
+        }
+    }
+    for (int i = 0; i < UI_MAX_COMPARE; i++) {
+        SeedGroup *g = &st->groups[i];
+        if (!st->grouped || i >= st->n) {
+            if (g->of) group_clear(g);
+            continue;
+        }
+        if (load_group(g, &st->runs[i], ctx->store, err)) {
             snprintf(st->error, sizeof st->error, "%s", err);
             return;
         }
@@ -349,6 +457,17 @@ static void draw_sample(UiContext *ctx, int y, int x, int k)
     else ui_text(y, x, 3, attr, "-%c ", MARKERS[k]);
 }
 
+/* "  3 seeds test 6.372±0.002 (6.370-6.375)" */
+static void group_text(const SeedGroup *g, const char *pm, char *out, size_t cap)
+{
+    int done = group_done(g);
+    int len = snprintf(out, cap, "  %d seed%s", g->n, g->n == 1 ? "" : "s");
+    if (done < g->n) len += snprintf(out + len, cap - len, " (%d done)", done);
+    const SeedStats *t = &g->final[COL_TEST];
+    if (t->n > 1) snprintf(out + len, cap - len, " test %.3f%s%.3f (%.3f-%.3f)", t->mean, pm, t->se, t->min, t->max);
+    else if (t->n == 1) snprintf(out + len, cap - len, " test %.3f", t->mean);
+}
+
 static void draw_legend(CompareState *st, UiContext *ctx, int top, int rows, int columns, int width)
 {
     int col_width = width / columns;
@@ -359,11 +478,18 @@ static void draw_legend(CompareState *st, UiContext *ctx, int top, int rows, int
         int base = sel ? ui_attr(ctx, UI_PAIR_SELECTED) | A_BOLD : 0;
         if (sel) ui_text(y, x, col_width - 1, base, "%*s", col_width - 1, "");
         draw_sample(ctx, y, x, i);
-        char progress[48];
+        char progress[48], seeds[96] = "";
         progress_text(r, progress, sizeof progress);
-        ui_text(y, x + 4, col_width - 5, base, "#%lld %s/%s %s%s%s", (long long)r->id, r->arch, r->task, r->diff,
-                progress[0] ? "  " : "", progress);
+        if (st->grouped) group_text(&st->groups[i], ui_pm(ctx), seeds, sizeof seeds);
+        ui_text(y, x + 4, col_width - 5, base, "#%lld %s/%s %s%s%s%s", (long long)r->id, r->arch, r->task, r->diff,
+                seeds, progress[0] ? "  " : "", progress);
     }
+}
+
+/* Column c of row i: the run's number, or its seed group's mean. */
+static double table_value(const CompareState *st, int i, int c)
+{
+    return st->grouped ? st->groups[i].final[c].mean : st->runs[i].final[c];
 }
 
 static void draw_table(CompareState *st, UiContext *ctx, int top, int width)
@@ -378,7 +504,7 @@ static void draw_table(CompareState *st, UiContext *ctx, int top, int width)
     int best[N_COLS];
     for (int c = 0; c < N_COLS; c++) {
         double values[UI_MAX_COMPARE];
-        for (int i = 0; i < st->n; i++) values[i] = st->runs[i].final[c];
+        for (int i = 0; i < st->n; i++) values[i] = table_value(st, i, c);
         best[c] = st->n > 1 ? heat_best(values, st->n, TABLE_COLS[c].higher_better) : -1;
     }
     int best_attr = ctx->colors ? ui_attr(ctx, UI_PAIR_GOOD) | A_BOLD : A_BOLD | A_UNDERLINE;
@@ -394,7 +520,7 @@ static void draw_table(CompareState *st, UiContext *ctx, int top, int width)
             int x = FIRST_COL_WIDTH + c * COL_WIDTH;
             if (x >= width) break;
             char text[32];
-            heat_format(r->final[c], TABLE_COLS[c].sig, text, sizeof text);
+            heat_format(table_value(st, i, c), TABLE_COLS[c].sig, text, sizeof text);
             ui_text(y, x, MB_MIN(COL_WIDTH, width - x), best[c] == i ? best_attr : base, "%*s", COL_WIDTH, text);
         }
         int x = FIRST_COL_WIDTH + N_COLS * COL_WIDTH + 2;
@@ -408,19 +534,51 @@ static void draw_table(CompareState *st, UiContext *ctx, int top, int width)
    them; more would bury the train curves, so they become single dots. */
 static PlotMark valid_mark(const RunCurve *c) { return c->valid.n > MAX_VALID_MARKERS ? PLOT_DOTS : PLOT_MARKERS; }
 
+/* The distinct unigram levels of the runs shown (their datasets'). */
+static int unigram_levels(const CompareState *st, double *levels)
+{
+    int n = 0;
+    for (int k = 0; k < st->n; k++) {
+        double u = st->runs[k].unigram;
+        int seen = !isfinite(u);
+        for (int j = 0; j < n && !seen; j++) seen = fabs(levels[j] - u) < 5e-3;
+        if (!seen) levels[n++] = u;
+    }
+    return n;
+}
+
 static void draw_plot(CompareState *st, UiContext *ctx, int top, int height, int width)
 {
-    /* train curve of run k is series k, its valid points series 8 + k: ui_plot
-       colours series s with colour s % 8, so both get the run's colour */
-    PlotSeries series[2 * UI_MAX_COMPARE];
+    /* run k's series are k + 8j: ui_plot colours series s with colour s % 8,
+       so all of them get the run's colour.  Bands (j = 0, with g) under the
+       train curves (j = 1) and valid points (j = 2); the unigram levels
+       (j = 3, drawn dim) under everything */
+    PlotSeries series[4 * UI_MAX_COMPARE];
     memset(series, 0, sizeof series);
     for (int k = 0; k < st->n; k++) {
         const RunCurve *c = &st->runs[k].curve;
-        series[k] = (PlotSeries){c->train.x[st->align], c->train.loss, c->train.n, PLOT_LINE, 0, 0};
-        series[UI_MAX_COMPARE + k] =
-            (PlotSeries){c->valid.x[st->align], c->valid.loss, c->valid.n, valid_mark(c), MARKERS[k], 0};
+        const SeedGroup *g = &st->groups[k];
+        if (st->grouped) {
+            series[k] = (PlotSeries){g->train.x[st->align], g->train.band, g->train.n, PLOT_BAND, 0, 0};
+            series[UI_MAX_COMPARE + k] =
+                (PlotSeries){g->train.x[st->align], g->train.mean, g->train.n, PLOT_LINE, 0, 0};
+            PlotMark mark = g->valid.n > MAX_VALID_MARKERS ? PLOT_DOTS : PLOT_MARKERS;
+            series[2 * UI_MAX_COMPARE + k] =
+                (PlotSeries){g->valid.x[st->align], g->valid.mean, g->valid.n, mark, MARKERS[k], 0};
+        } else {
+            series[UI_MAX_COMPARE + k] =
+                (PlotSeries){c->train.x[st->align], c->train.loss, c->train.n, PLOT_LINE, 0, 0};
+            series[2 * UI_MAX_COMPARE + k] =
+                (PlotSeries){c->valid.x[st->align], c->valid.loss, c->valid.n, valid_mark(c), MARKERS[k], 0};
+        }
     }
-    ui_plot(ctx, top, 0, height, width, series, UI_MAX_COMPARE + st->n, st->log_y);
+    double levels[UI_MAX_COMPARE];
+    int n_levels = unigram_levels(st, levels);
+    for (int j = 0; j < n_levels; j++)
+        series[3 * UI_MAX_COMPARE + j] = (PlotSeries){NULL, &levels[j], 1, PLOT_HLINE, 0, 0};
+    /* the levels go first in drawing order only by their fill: ui_plot
+       draws fills under every dot whatever the order */
+    ui_plot(ctx, top, 0, height, width, series, 3 * UI_MAX_COMPARE + n_levels, st->log_y);
 }
 
 /* How the valid points look: "blocks", "dots" or both. */
@@ -468,7 +626,8 @@ static void compare_draw(void *state, UiContext *ctx, int top, int height, int w
             ui_text(y, len + 2, width - len - 2, ui_attr(ctx, UI_PAIR_DIM), "%s", hint);
         y++;
     } else {
-        ui_text(y++, 0, width, title, "Compare: %d picked run%s", st->n, st->n == 1 ? "" : "s");
+        ui_text(y++, 0, width, title, "Compare: %d picked run%s%s", st->n, st->n == 1 ? "" : "s",
+                st->grouped ? " as seed groups" : "");
     }
 
     int table_rows = st->n + 1;
@@ -481,9 +640,21 @@ static void compare_draw(void *state, UiContext *ctx, int top, int height, int w
     y += legend_rows;
     int plot_height = bottom - y - 1 - table_rows - 1;
     if (plot_height >= 4) {
-        ui_text(y++, 0, width, ui_attr(ctx, UI_PAIR_DIM), "x: %s  y: loss, %s   %s: smoothed train, %s: valid",
-                curve_axis_name(st->align), st->log_y ? "log" : "linear", ctx->utf8 ? "lines" : "dots",
-                valid_look(st, ctx->utf8 && ctx->colors));
+        char line[256];
+        int len = snprintf(line, sizeof line, "x: %s  y: loss, %s   ", curve_axis_name(st->align),
+                           st->log_y ? "log" : "linear");
+        if (st->grouped)
+            len += snprintf(line + len, sizeof line - len, "mean of seeds, %s min-max",
+                            plot_fill_text(PLOT_FILL_SHADE, !ctx->utf8));
+        else
+            len += snprintf(line + len, sizeof line - len, "%s: smoothed train, %s: valid", ctx->utf8 ? "lines" : "dots",
+                            valid_look(st, ctx->utf8 && ctx->colors));
+        double levels[UI_MAX_COMPARE];
+        int n_levels = unigram_levels(st, levels);
+        for (int j = 0; j < n_levels && j < 2; j++)
+            len += snprintf(line + len, sizeof line - len, "%s%s unigram %.2f", j ? "," : "  ",
+                            plot_fill_text(PLOT_FILL_RULE, !ctx->utf8), levels[j]);
+        ui_text(y++, 0, width, ui_attr(ctx, UI_PAIR_DIM), "%s", line);
         draw_plot(st, ctx, y, plot_height, width);
         y += plot_height;
     }
@@ -530,6 +701,11 @@ static int compare_key(void *state, UiContext *ctx, int ch)
     case 'l':
         st->log_y = !st->log_y;
         return 1;
+    case 'g':
+        st->grouped = !st->grouped;
+        ui_say(ctx, "%s", st->grouped ? "each run as its seed group: the mean curve, min-max shaded (g: runs)"
+                                      : "each run on its own (g: seed groups)");
+        return 1;
     case '\n': case '\r': case KEY_ENTER: {
         if (st->n == 0) return 1;
         if (ui_show_screen(ctx, &ui_screen_run)) ui_say(ctx, "the Run screen is not in this build");
@@ -543,17 +719,21 @@ static int compare_key(void *state, UiContext *ctx, int ch)
 
 const UiScreen ui_screen_compare = {
     "Compare",
-    "j/k run  space drop  a align  l log  Enter open",
+    "space drop  a align  l log  g seeds  Enter open",
     "up/down j/k     select a run in the legend\n"
     "space           remove the selected run from the comparison\n"
     "a               align the curves by steps, tokens or wall seconds\n"
     "l               y axis: log / linear\n"
+    "g               each run as its seed group (the runs that differ only\n"
+    "                in seed): the mean curve, the min-max shaded around it,\n"
+    "                the table's means, test mean +- se in the legend\n"
     "Enter           open the selected run (Run screen)\n"
     "                lines: smoothed train loss; blocks (ASCII or no\n"
     "                colours: markers), or dots past 16 evaluations: valid\n"
     "                table: final numbers, the best of each column\n"
     "                highlighted (lowest loss, perplexity and params,\n"
     "                highest accuracy and tokens/s)\n"
+    "                dashed: the datasets' unigram entropy\n"
     "                runs: those picked with space on Runs, or else\n"
     "                the last finished runs of the latest sweep",
     compare_create,

@@ -14,15 +14,20 @@
  * coordinates are parsed once per job and paper figures once per sweep.
  */
 #define _XOPEN_SOURCE_EXTENDED 1
+#include <ctype.h>
 #include <math.h>
 #include <ncurses.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/ui_reads.h"
 #include "engine/common.h"
 #include "engine/io/json.h"
+#include "experiments/report.h"
+#include "experiments/stats.h"
 #include "experiments/sweep.h"
+#include "ui/claims_view.h"
 #include "ui/heatmap.h"
 #include "ui/ui.h"
 
@@ -33,10 +38,15 @@
 #define MAX_PAPER 256
 #define MAX_COMBOS 100000
 
-typedef enum { M_TEST_LOSS, M_VALID_LOSS, M_TEST_PPL, M_TEST_ACC, M_TRAIN_LOSS, M_SPEED, N_METRICS } Metric;
+/* In the order of store_ui_sweep_runs's metric columns. */
+typedef enum {
+    M_TEST_LOSS, M_VALID_LOSS, M_TEST_PPL, M_TEST_ACC, M_TRAIN_LOSS, M_SPEED, M_TEST_LOSS_ALL, M_VALID_LOSS_ALL,
+    M_SAMPLES, N_METRICS
+} Metric;
+_Static_assert(N_METRICS == STORE_UI_N_METRICS, "one Grid metric per column of store_ui_sweep_runs");
 static const struct {
     const char *label;
-    const char *name;            /* the column of sweep_results and paper_figures.metric */
+    const char *paper;           /* paper_figures.metric of the same measure (NULL: none) */
     int higher_better;
 } METRICS[N_METRICS] = {
     [M_TEST_LOSS] = {"test loss", "test_loss", 0},
@@ -44,25 +54,62 @@ static const struct {
     [M_TEST_PPL] = {"test perplexity", "test_perplexity", 0},
     [M_TEST_ACC] = {"test accuracy", "test_accuracy", 1},
     [M_TRAIN_LOSS] = {"train loss", "train_loss", 0},
-    [M_SPEED] = {"tokens/s", "tokens_per_s", 1},
+    [M_SPEED] = {"tokens/s", NULL, 1},
+    [M_TEST_LOSS_ALL] = {"test loss_all", "test_loss", 0},
+    [M_VALID_LOSS_ALL] = {"valid loss_all", "valid_loss", 0},
+    [M_SAMPLES] = {"samples/s", "samples_per_s", 1},
 };
+
+/* The presets whose paper reports another measure than test loss: the Grid
+   opens them on it.  The PairConnect loss presets train with mlm_loss=all
+   and their paper's losses are over every position (shared/papers, S1), so
+   its test and train losses sit beside our loss_all, not our masked loss. */
+static const struct {
+    const char *preset;
+    Metric metric;
+} PAPER_METRIC[] = {
+    {"pairconnect-grid", M_TEST_LOSS_ALL},
+    {"pairconnect-hash", M_TEST_LOSS_ALL},
+    {"pairconnect-speed", M_SAMPLES},
+    {"prefix-models", M_TEST_PPL},
+};
+
+static Metric preset_metric(const char *preset)
+{
+    for (size_t i = 0; i < sizeof PAPER_METRIC / sizeof PAPER_METRIC[0]; i++)
+        if (!strcmp(PAPER_METRIC[i].preset, preset)) return PAPER_METRIC[i].metric;
+    return M_TEST_LOSS;
+}
+
+/* The paper_figures metric shown beside ours for metric m of preset (NULL:
+   none): a loss on the paper's all-positions scale only beside loss_all. */
+static const char *paper_metric(const char *preset, Metric m)
+{
+    int all_scale = preset_metric(preset) == M_TEST_LOSS_ALL;
+    if (m == M_TEST_LOSS || m == M_VALID_LOSS || m == M_TRAIN_LOSS) return all_scale ? NULL : METRICS[m].paper;
+    if (m == M_TEST_LOSS_ALL || m == M_VALID_LOSS_ALL) return all_scale ? METRICS[m].paper : NULL;
+    return METRICS[m].paper;
+}
 
 typedef struct {
     int64_t id;
     char name[64];
     char axes_json[512];
-} SweepRow;
+} GridSweep;
 
 typedef struct {
     int64_t run_id;
     char status[16];
     int64_t steps_done, total_steps;
     int coord[GRID_MAX_AXES];    /* index into the axis's values, -1: absent */
+    int d, layers, n_ctx;
+    int64_t tokens;
     double value[N_METRICS];     /* NAN: not known */
 } GridRun;
 
 typedef struct {
     char metric[32];
+    char setting[16], setting_text[256], note[96];
     double value;
     int n_keys;
     char key[GRID_MAX_AXES][64];
@@ -71,7 +118,7 @@ typedef struct {
 
 /* What one cell of the table holds. */
 typedef struct {
-    double sum;
+    SeedStats stats;             /* over the finished runs with a value */
     int n_value;                 /* finished runs with a value */
     int n_runs;
     int n_pending;               /* queued, running, paused, interrupted */
@@ -81,7 +128,7 @@ typedef struct {
 } Cell;
 
 typedef struct {
-    SweepRow sweeps[MAX_SWEEPS];
+    GridSweep sweeps[MAX_SWEEPS];
     int n_sweeps;
     int current;                 /* index into sweeps, -1: none */
     int64_t loaded_sweep;        /* the sweep runs/axes/paper belong to */
@@ -99,6 +146,14 @@ typedef struct {
     int row_axis, col_axis;      /* -1: a single row / column */
     int fixed;                   /* 0..n_combos-1: other axes fixed at a combination; n_combos: averaged */
     Metric metric;
+    ClaimsView claims;           /* the verdicts of the sweep's preset */
+
+    /* R: the reproduction report of the sweep's preset in place of the table */
+    int report_on;
+    StrBuf report;               /* report_build's text */
+    int64_t report_sweep;        /* built for this sweep ... */
+    int report_done;             /* ... with this many finished runs */
+    int report_scroll, report_page;
     char error[ERR_LEN];
 } GridState;
 
@@ -170,10 +225,16 @@ static void default_fixed(GridState *st)
     st->fixed = only_seed ? combo_count(st) : 0;
 }
 
+/* The first two axes but seed on the table (seeds are averaged: mean +-
+   standard error per cell), one axis as a single row. */
 static void default_axes(GridState *st)
 {
-    st->row_axis = st->n_axes >= 2 ? 0 : -1;
-    st->col_axis = st->n_axes >= 2 ? 1 : st->n_axes == 1 ? 0 : -1;
+    int table[2], n = 0;
+    for (int a = 0; a < st->n_axes && n < 2; a++)
+        if (strcmp(st->axis[a], "seed")) table[n++] = a;
+    if (n == 0 && st->n_axes > 0) table[n++] = 0;
+    st->row_axis = n == 2 ? table[0] : -1;
+    st->col_axis = n == 2 ? table[1] : n == 1 ? table[0] : -1;
     default_fixed(st);
 }
 
@@ -184,7 +245,7 @@ static int read_sweep(void *ctx, int ncols, char **values, char **names)
     (void)names;
     GridState *st = ctx;
     if (ncols < 3 || !values[0] || st->n_sweeps == MAX_SWEEPS) return 0;
-    SweepRow *s = &st->sweeps[st->n_sweeps++];
+    GridSweep *s = &st->sweeps[st->n_sweeps++];
     s->id = atoll(values[0]);
     ui_copy_text(s->name, sizeof s->name, values[1]);
     ui_copy_text(s->axes_json, sizeof s->axes_json, values[2]);
@@ -229,7 +290,7 @@ static int read_run(void *ctx, int ncols, char **values, char **names)
     (void)names;
     RunLoad *load = ctx;
     GridState *st = load->st;
-    if (ncols < 5 + N_METRICS || !values[0]) return 0;
+    if (ncols < STORE_UI_FIRST_METRIC + N_METRICS || !values[0]) return 0;
     if (st->n_runs == st->cap_runs) {
         int cap = st->cap_runs ? 2 * st->cap_runs : 64;
         GridRun *grown = realloc(st->runs, (size_t)cap * sizeof *grown);
@@ -248,7 +309,11 @@ static int read_run(void *ctx, int ncols, char **values, char **names)
     int i = st->n_runs;
     if (i < load->n_old && load->old[i].run_id == r->run_id) memcpy(r->coord, load->old[i].coord, sizeof r->coord);
     else parse_coords(st, r, values[4]);
-    for (int m = 0; m < N_METRICS; m++) r->value[m] = parse_double(values[5 + m]);
+    r->d = values[5] ? atoi(values[5]) : 0;
+    r->layers = values[6] ? atoi(values[6]) : 0;
+    r->n_ctx = values[7] ? atoi(values[7]) : 0;
+    r->tokens = values[8] ? atoll(values[8]) : 0;
+    for (int m = 0; m < N_METRICS; m++) r->value[m] = parse_double(values[STORE_UI_FIRST_METRIC + m]);
     st->n_runs++;
     return 0;
 }
@@ -257,10 +322,13 @@ static int read_paper(void *ctx, int ncols, char **values, char **names)
 {
     (void)names;
     GridState *st = ctx;
-    if (ncols < 3 || !values[1] || !values[2] || st->n_paper == MAX_PAPER) return 0;
+    if (ncols < 6 || !values[1] || !values[2] || st->n_paper == MAX_PAPER) return 0;
     PaperRow *p = &st->paper[st->n_paper];
     memset(p, 0, sizeof *p);
     ui_copy_text(p->metric, sizeof p->metric, values[1]);
+    ui_copy_text(p->setting, sizeof p->setting, values[3]);
+    ui_copy_text(p->setting_text, sizeof p->setting_text, values[4]);
+    ui_copy_text(p->note, sizeof p->note, values[5]);
     p->value = strtod(values[2], NULL);
     JsonValue *obj = values[0] ? json_parse(values[0], strlen(values[0]), NULL) : NULL;
     if (obj && obj->type == JSON_OBJECT)
@@ -279,7 +347,7 @@ static int read_paper(void *ctx, int ncols, char **values, char **names)
 }
 
 /* The axes of the sweep shown, its paper figures; resets the view. */
-static int load_sweep(GridState *st, UiContext *ctx, const SweepRow *s, char *err)
+static int load_sweep(GridState *st, UiContext *ctx, const GridSweep *s, char *err)
 {
     st->n_axes = 0;
     memset(st->n_values, 0, sizeof st->n_values);
@@ -290,23 +358,62 @@ static int load_sweep(GridState *st, UiContext *ctx, const SweepRow *s, char *er
         for (int i = 0; i < axes->count && st->n_axes < GRID_MAX_AXES; i++)
             if (axes->items[i].type == JSON_STRING) ui_copy_text(st->axis[st->n_axes++], 64, axes->items[i].string);
     json_free(axes);
-    const char *params[1] = {s->name};
-    if (store_query_params(ctx->store, "SELECT coords_json, metric, value FROM paper_figures WHERE preset = ?1",
-                           params, 1, read_paper, st, err))
-        return -1;
+    char preset[64];
+    claims_view_preset(s->name, preset, sizeof preset);   /* NAME@paper: NAME's figures */
+    if (store_ui_paper_figures(ctx->store, preset, read_paper, st, err)) return -1;
+    /* a store queued by an older mixbench lacks the setting: the preset's
+       own figure of that metric and value names it */
+    const Preset *pr = preset_find(preset);
+    for (int p = 0; p < st->n_paper && pr; p++) {
+        PaperRow *f = &st->paper[p];
+        for (int k = 0; k < pr->n_paper && !f->setting[0]; k++)
+            if (pr->paper[k].setting && !strcmp(pr->paper[k].metric, f->metric) && fabs(pr->paper[k].value - f->value) < 1e-9)
+                ui_copy_text(f->setting, sizeof f->setting, pr->paper[k].setting);
+        const char *text = f->setting[0] && !f->setting_text[0] ? paper_setting_text(f->setting) : NULL;
+        if (text) ui_copy_text(f->setting_text, sizeof f->setting_text, text);
+    }
     st->loaded_sweep = s->id;
     return 0;
 }
 
+/* Orders each axis whose values are all numbers by value (hash_size 100
+   500 1000, not in the order the jobs came), renumbering the runs'
+   coordinates; other axes keep the sweep's order. */
+static void sort_numeric_axes(GridState *st)
+{
+    for (int a = 0; a < st->n_axes; a++) {
+        int n = st->n_values[a], numeric = n > 1;
+        double key[GRID_MAX_VALUES];
+        for (int i = 0; i < n && numeric; i++) {
+            char *end;
+            key[i] = strtod(st->values[a][i], &end);
+            numeric = end != st->values[a][i] && *end == 0;
+        }
+        if (!numeric) continue;
+        int order[GRID_MAX_VALUES], moved = 0;
+        for (int i = 0; i < n; i++) order[i] = i;
+        for (int i = 1; i < n; i++) /* insertion sort of the indices by value */
+            for (int j = i; j > 0 && key[order[j]] < key[order[j - 1]]; j--) {
+                int t = order[j];
+                order[j] = order[j - 1];
+                order[j - 1] = t;
+            }
+        int new_index[GRID_MAX_VALUES];
+        for (int i = 0; i < n; i++) {
+            new_index[order[i]] = i;
+            moved |= order[i] != i;
+        }
+        if (!moved) continue;
+        char sorted[GRID_MAX_VALUES][VALUE_LEN];
+        for (int i = 0; i < n; i++) memcpy(sorted[i], st->values[a][order[i]], VALUE_LEN);
+        memcpy(st->values[a], sorted, (size_t)n * VALUE_LEN);
+        for (int r = 0; r < st->n_runs; r++)
+            if (st->runs[r].coord[a] >= 0) st->runs[r].coord[a] = new_index[st->runs[r].coord[a]];
+    }
+}
+
 static int load_runs(GridState *st, UiContext *ctx, char *err)
 {
-    static const char SQL[] =
-        "SELECT run_id, status, steps_done, total_steps, coords,"
-        "       test_loss, valid_loss, test_perplexity, test_accuracy, train_loss, tokens_per_s"
-        "  FROM sweep_results WHERE sweep_id = ?1 ORDER BY run_id";
-    char id[24];
-    snprintf(id, sizeof id, "%lld", (long long)st->loaded_sweep);
-    const char *params[1] = {id};
     RunLoad load = {st, NULL, 0, 0};
     if (st->n_runs > 0) {
         load.old = malloc((size_t)st->n_runs * sizeof *load.old);
@@ -316,10 +423,11 @@ static int load_runs(GridState *st, UiContext *ctx, char *err)
         }
     }
     st->n_runs = 0;
-    int rc = store_query_params(ctx->store, SQL, params, 1, read_run, &load, err);
+    int rc = store_ui_sweep_runs(ctx->store, st->loaded_sweep, read_run, &load, err);
     free(load.old);
     if (rc) return -1;
     if (load.failed) return err_set(err, "grid: out of memory for sweep %lld", (long long)st->loaded_sweep);
+    sort_numeric_axes(st);
     return 0;
 }
 
@@ -338,7 +446,25 @@ static void grid_destroy(void *state)
     GridState *st = state;
     if (!st) return;
     free(st->runs);
+    claims_view_free(&st->claims);
+    if (st->report.data) sb_free(&st->report);
     free(st);
+}
+
+/* The report of preset (report_build reads its newest sweep). */
+static void build_report(GridState *st, UiContext *ctx, const char *preset, int64_t sweep_id, int n_done)
+{
+    if (st->report.data) sb_free(&st->report);
+    sb_init(&st->report);
+    char err[ERR_LEN];
+    const char *presets[1] = {preset};
+    if (report_build(ctx->store, presets, 1, 0, &st->report, err)) {
+        sb_free(&st->report);
+        sb_init(&st->report);
+        sb_append(&st->report, err);
+    }
+    st->report_sweep = sweep_id;
+    st->report_done = n_done;
 }
 
 static void grid_reload(void *state, UiContext *ctx)
@@ -359,7 +485,7 @@ static void grid_reload(void *state, UiContext *ctx)
     for (int i = 0; i < st->n_sweeps; i++)
         if (st->sweeps[i].id == ctx->sweep_id) st->current = i;
     if (st->current < 0) return;
-    const SweepRow *s = &st->sweeps[st->current];
+    const GridSweep *s = &st->sweeps[st->current];
     int fresh = s->id != st->loaded_sweep;
     if (fresh && load_sweep(st, ctx, s, err)) {
         snprintf(st->error, sizeof st->error, "%s", err);
@@ -369,7 +495,21 @@ static void grid_reload(void *state, UiContext *ctx)
         snprintf(st->error, sizeof st->error, "%s", err);
         return;
     }
-    if (fresh) default_axes(st);
+    char preset[64];
+    claims_view_preset(s->name, preset, sizeof preset);
+    if (fresh) {
+        default_axes(st);
+        st->metric = preset_metric(preset);
+    }
+    if (preset_find(preset)) {
+        int n_done = 0;
+        for (int i = 0; i < st->n_runs; i++) n_done += !strcmp(st->runs[i].status, "done");
+        claims_view_update(&st->claims, ctx, s->name, s->id, n_done);
+        if (st->report_on && (st->report_sweep != s->id || st->report_done != n_done))
+            build_report(st, ctx, preset, s->id, n_done);
+    } else {
+        claims_view_free(&st->claims);
+    }
 }
 
 /* Does paper figure p belong to the cell (row value r, column value c)
@@ -388,18 +528,29 @@ static int paper_matches(const GridState *st, const PaperRow *p, int r, int c, c
     return 1;
 }
 
-/* Fills cells[rows * cols] from the runs. */
-static void fill_cells(const GridState *st, Cell *cells, int rows, int cols)
+/* Fills cells[rows * cols] from the runs: each cell's finished values as
+   mean, standard error and min-max (seed_stats), its pending and stopped
+   jobs, and the paper's figure. */
+static void fill_cells(const GridState *st, const char *preset, Cell *cells, int rows, int cols)
 {
     int fixed_at[GRID_MAX_AXES];
     fixed_values(st, fixed_at);
     int avg = averaging(st);
+    int *cell_of = malloc((size_t)(st->n_runs ? st->n_runs : 1) * sizeof *cell_of);
+    double *values = malloc((size_t)(st->n_runs ? st->n_runs : 1) * sizeof *values);
     for (int i = 0; i < rows * cols; i++) {
         memset(&cells[i], 0, sizeof cells[i]);
+        cells[i].stats = seed_stats(NULL, 0);
         cells[i].paper = NAN;
+    }
+    if (!cell_of || !values) {
+        free(cell_of);
+        free(values);
+        return;
     }
     for (int i = 0; i < st->n_runs; i++) {
         const GridRun *run = &st->runs[i];
+        cell_of[i] = -1;
         int r = st->row_axis >= 0 ? run->coord[st->row_axis] : 0;
         int c = st->col_axis >= 0 ? run->coord[st->col_axis] : 0;
         if (r < 0 || c < 0 || r >= rows || c >= cols) continue;
@@ -407,11 +558,11 @@ static void fill_cells(const GridState *st, Cell *cells, int rows, int cols)
         for (int a = 0; a < st->n_axes && !avg; a++)
             if (fixed_at[a] >= 0 && run->coord[a] != fixed_at[a]) in_slice = 0;
         if (!in_slice) continue;
+        cell_of[i] = r * cols + c;
         Cell *cell = &cells[r * cols + c];
         cell->n_runs++;
         double v = run->value[st->metric];
         if (!strcmp(run->status, "done") && isfinite(v)) {
-            cell->sum += v;
             cell->n_value++;
         } else if (is_pending(run->status)) {
             if (cell->n_pending++ == 0 || !strcmp(run->status, "running")) {
@@ -424,8 +575,18 @@ static void fill_cells(const GridState *st, Cell *cells, int rows, int cols)
             ui_copy_text(cell->stopped, sizeof cell->stopped, strcmp(run->status, "done") ? run->status : "-");
         }
     }
-    for (int p = 0; p < st->n_paper; p++) {
-        if (strcmp(st->paper[p].metric, METRICS[st->metric].name)) continue;
+    for (int k = 0; k < rows * cols; k++) {
+        int n = 0;
+        for (int i = 0; i < st->n_runs; i++)
+            if (cell_of[i] == k && !strcmp(st->runs[i].status, "done") && isfinite(st->runs[i].value[st->metric]))
+                values[n++] = st->runs[i].value[st->metric];
+        cells[k].stats = seed_stats(values, n);
+    }
+    free(cell_of);
+    free(values);
+    const char *want = paper_metric(preset, st->metric);
+    for (int p = 0; p < st->n_paper && want; p++) {
+        if (strcmp(st->paper[p].metric, want)) continue;
         for (int r = 0; r < rows; r++)
             for (int c = 0; c < cols; c++)
                 if (isnan(cells[r * cols + c].paper) && paper_matches(st, &st->paper[p], r, c, fixed_at, avg))
@@ -433,19 +594,33 @@ static void fill_cells(const GridState *st, Cell *cells, int rows, int cols)
     }
 }
 
-static double cell_value(const Cell *c) { return c->n_value ? c->sum / c->n_value : NAN; }
+static double cell_value(const Cell *c) { return c->n_value ? c->stats.mean : NAN; }
 
-static void cell_text(const Cell *c, int utf8, char *out, size_t cap)
+/* "6.371", "6.371±0.002 n3" over several runs (n left out when every cell
+   has the same count: show_n 0), " (paper 1.49)" beside when paper_inline
+   (else the paper has rows of its own). */
+static void cell_text(const Cell *c, UiContext *ctx, int paper_inline, int show_n, char *out, size_t cap)
 {
-    const char *more = utf8 ? "…" : "...";
-    char value[32], paper[48] = "";
-    if (!isnan(c->paper)) {
+    const char *more = ctx->utf8 ? "…" : "...";
+    char value[64], paper[48] = "";
+    if (!isnan(c->paper) && paper_inline) {
         char p[32];
         heat_format(c->paper, 4, p, sizeof p);
         snprintf(paper, sizeof paper, " (paper %s)", p);
     }
     if (c->n_value) {
         heat_format(cell_value(c), 4, value, sizeof value);
+        if (c->n_value > 1) {
+            /* the standard error to the mean's decimals (6.372±0.002) */
+            char se[32];
+            const char *dot = strchr(value, '.');
+            if (dot && strspn(dot + 1, "0123456789") == strlen(dot + 1))
+                snprintf(se, sizeof se, "%.*f", (int)strlen(dot + 1), c->stats.se);
+            else
+                heat_format(c->stats.se, 2, se, sizeof se);
+            snprintf(value + strlen(value), sizeof value - strlen(value), "%s%s", ui_pm(ctx), se);
+            if (show_n) snprintf(value + strlen(value), sizeof value - strlen(value), " n%d", c->n_value);
+        }
         snprintf(out, cap, "%s%s%s", value, c->n_pending ? more : "", paper);
     } else if (c->n_pending) {
         snprintf(out, cap, "%s %s%s", more, c->pending, paper);
@@ -463,9 +638,98 @@ static void draw_cell(int y, int x, int width, int attr, const char *text)
     ui_text(y, x, width, attr, "%*s%s", pad > 0 ? pad : 0, "", text);
 }
 
+/* The integer after "KEY =" or "KEY=" in text (KEY a whole word), 0 when
+   there is none: "d = 256, L = 6" gives 256 for d and 6 for L. */
+static long setting_number(const char *text, const char *key)
+{
+    size_t klen = strlen(key);
+    for (const char *p = strstr(text, key); p; p = strstr(p + 1, key)) {
+        if (p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_')) continue;
+        const char *q = p + klen;
+        while (*q == ' ') q++;
+        if (*q != '=') continue;
+        q++;
+        while (*q == ' ') q++;
+        if (isdigit((unsigned char)*q)) return strtol(q, NULL, 10);
+    }
+    return 0;
+}
+
+/* How the paper's setting compares with the sweep's runs, by d and the
+   layer count where the text states them. */
+static const char *setting_relation(const GridState *st, const char *text)
+{
+    long pd = setting_number(text, "d"), pl = setting_number(text, "L");
+    int d_lo = 0, d_hi = 0, l_lo = 0, l_hi = 0;
+    for (int i = 0; i < st->n_runs; i++) {
+        const GridRun *r = &st->runs[i];
+        if (r->d > 0) d_lo = d_lo ? MB_MIN(d_lo, r->d) : r->d, d_hi = MB_MAX(d_hi, r->d);
+        if (r->layers > 0) l_lo = l_lo ? MB_MIN(l_lo, r->layers) : r->layers, l_hi = MB_MAX(l_hi, r->layers);
+    }
+    if ((pd && d_hi && pd > d_hi) || (pl && l_hi && pl > l_hi)) return "larger than ours";
+    if ((pd && d_lo && pd < d_lo) || (pl && l_lo && pl < l_lo)) return "smaller than ours";
+    if (pd || pl) return "as wide as ours; budget and data differ";
+    return "not ours: compare the settings";
+}
+
+/* Under the header: where the paper's figures come from and how their
+   setting differs from ours ("paper S1 (PairConnect Table 1) larger than
+   ours", then the paper's setting and ours, on up to two rows). */
+static void draw_settings(GridState *st, UiContext *ctx, const char *preset, int *y, int width)
+{
+    int dim = ui_attr(ctx, UI_PAIR_DIM);
+    const char *want = paper_metric(preset, st->metric);
+    int first = -1;
+    char line[512];
+    size_t len = (size_t)snprintf(line, sizeof line, "(paper X): the paper's figure;");
+    for (int p = 0; p < st->n_paper && want; p++) {
+        const PaperRow *f = &st->paper[p];
+        if (strcmp(f->metric, want)) continue;
+        int seen = 0;
+        for (int q = 0; q < p && !seen; q++) seen = !strcmp(st->paper[q].metric, want) && !strcmp(st->paper[q].setting, f->setting);
+        if (seen) continue;
+        if (first < 0) first = p;
+        if (len < sizeof line)
+            len += (size_t)snprintf(line + len, sizeof line - len, "%s %s%s%s, %s", first == p ? "" : ";",
+                                    f->setting[0] ? f->setting : "paper", f->note[0] ? " " : "", f->note,
+                                    setting_relation(st, f->setting_text));
+    }
+    if (first < 0) {
+        if (preset_metric(preset) != st->metric)
+            ui_text((*y)++, 0, width, dim, "the paper reports no %s for preset %s (its metric: %s; m: next)",
+                    METRICS[st->metric].label, preset, METRICS[preset_metric(preset)].label);
+        else
+            ui_text((*y)++, 0, width, dim, "the paper reports no %s for preset %s (m: another metric)",
+                    METRICS[st->metric].label, preset);
+        return;
+    }
+    ui_text((*y)++, 0, width, dim, "%s", line);
+    /* ours: the sizes and the budget of the sweep's runs */
+    int d_lo = 0, d_hi = 0, l_lo = 0, l_hi = 0, n_lo = 0, n_hi = 0;
+    int64_t tokens = 0;
+    for (int i = 0; i < st->n_runs; i++) {
+        const GridRun *r = &st->runs[i];
+        if (r->d > 0) d_lo = d_lo ? MB_MIN(d_lo, r->d) : r->d, d_hi = MB_MAX(d_hi, r->d);
+        if (r->layers > 0) l_lo = l_lo ? MB_MIN(l_lo, r->layers) : r->layers, l_hi = MB_MAX(l_hi, r->layers);
+        if (r->n_ctx > 0) n_lo = n_lo ? MB_MIN(n_lo, r->n_ctx) : r->n_ctx, n_hi = MB_MAX(n_hi, r->n_ctx);
+        tokens = MB_MAX(tokens, r->tokens);
+    }
+    char ours[160], range[3][32];
+    const int lo[3] = {d_lo, l_lo, n_lo}, hi[3] = {d_hi, l_hi, n_hi};
+    for (int k = 0; k < 3; k++)
+        if (lo[k] == hi[k]) snprintf(range[k], sizeof range[k], "%d", lo[k]);
+        else snprintf(range[k], sizeof range[k], "%d-%d", lo[k], hi[k]);
+    snprintf(ours, sizeof ours, "ours: d=%s L=%s n_ctx=%s, up to %lld tokens a run", range[0], range[1], range[2],
+             (long long)tokens);
+    const PaperRow *f = &st->paper[first];
+    snprintf(line, sizeof line, "%s | paper %s: %s", ours, f->setting[0] ? f->setting : "-",
+             f->setting_text[0] ? f->setting_text : "(no text)");
+    *y += ui_wrap(*y, 0, width, 2, dim, line);
+}
+
 static void draw_header(GridState *st, UiContext *ctx, int *y, int width)
 {
-    const SweepRow *s = &st->sweeps[st->current];
+    const GridSweep *s = &st->sweeps[st->current];
     int title = ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD, dim = ui_attr(ctx, UI_PAIR_DIM);
     char name[96];
     snprintf(name, sizeof name, "Grid: sweep %lld %s", (long long)s->id, s->name);
@@ -500,17 +764,48 @@ static void draw_header(GridState *st, UiContext *ctx, int *y, int width)
         }
         ui_text((*y)++, 0, width, 0, "%s", text);
     }
-    if (!preset_find(s->name)) {
+    char preset[64];
+    claims_view_preset(s->name, preset, sizeof preset);
+    if (!preset_find(preset)) {
         ui_text((*y)++, 0, width, dim, "paper figures: none (a %s sweep is not a preset)", s->name);
     } else if (st->n_paper == 0) {
         ui_text((*y)++, 0, width, dim, "the paper figures for preset %s are not in the store", s->name);
     } else {
-        int shown = 0;
-        for (int p = 0; p < st->n_paper; p++) shown |= !strcmp(st->paper[p].metric, METRICS[st->metric].name);
-        if (shown) ui_text((*y)++, 0, width, dim, "(paper X): the figure the paper reports for that point");
-        else ui_text((*y)++, 0, width, dim, "the paper reports no %s for preset %s (m: another metric)",
-                     METRICS[st->metric].label, s->name);
+        draw_settings(st, ctx, preset, y, width);
     }
+}
+
+/* The report, word-wrapped to the width, from line report_scroll. */
+static void draw_report(GridState *st, UiContext *ctx, int top, int height, int width)
+{
+    const GridSweep *s = &st->sweeps[st->current];
+    char preset[64];
+    claims_view_preset(s->name, preset, sizeof preset);
+    const char *text = st->report.data ? st->report.data : "";
+    int n = ui_wrap_lines(text, width - 1, NULL, NULL, 0);
+    st->report_page = MB_MAX(1, height - 2);
+    st->report_scroll = MB_MAX(0, MB_MIN(st->report_scroll, n - st->report_page));
+    int title = ui_attr(ctx, UI_PAIR_TITLE) | (int)A_BOLD;
+    if (!preset_find(preset)) {
+        ui_text(top, 0, width, title, "Report: sweep %lld %s is not a preset (R: back to the table)", (long long)s->id,
+                s->name);
+        return;
+    }
+    ui_text(top, 0, width, title, "Report: %s, newest sweep   lines %d-%d of %d   (j/k PgUp/PgDn, R: table)",
+            preset, n ? st->report_scroll + 1 : 0, MB_MIN(n, st->report_scroll + st->report_page), n);
+    int *starts = malloc((size_t)(n ? n : 1) * sizeof *starts), *lens = malloc((size_t)(n ? n : 1) * sizeof *lens);
+    if (!starts || !lens) {
+        free(starts);
+        free(lens);
+        return;
+    }
+    ui_wrap_lines(text, width - 1, starts, lens, n);
+    for (int i = 0; i < st->report_page && st->report_scroll + i < n; i++) {
+        int k = st->report_scroll + i;
+        ui_text(top + 2 + i, 0, width, 0, "%.*s", lens[k], text + starts[k]);
+    }
+    free(starts);
+    free(lens);
 }
 
 static void grid_draw(void *state, UiContext *ctx, int top, int height, int width)
@@ -527,6 +822,10 @@ static void grid_draw(void *state, UiContext *ctx, int top, int height, int widt
         ui_text(y++, 2, width - 2, 0, "this screen then shows its results as a table over two of its axes.");
         return;
     }
+    if (st->report_on) {
+        draw_report(st, ctx, top, height, width);
+        return;
+    }
     draw_header(st, ctx, &y, width);
     y++;
     int rows = st->row_axis >= 0 ? st->n_values[st->row_axis] : 1;
@@ -537,7 +836,9 @@ static void grid_draw(void *state, UiContext *ctx, int top, int height, int widt
     }
     Cell *cells = calloc((size_t)rows * (size_t)cols, sizeof *cells);
     if (!cells) return;
-    fill_cells(st, cells, rows, cols);
+    char preset[64];
+    claims_view_preset(st->sweeps[st->current].name, preset, sizeof preset);
+    fill_cells(st, preset, cells, rows, cols);
 
     /* column widths: the row labels, then each column's widest text */
     char text[128];
@@ -550,14 +851,29 @@ static void grid_draw(void *state, UiContext *ctx, int top, int height, int widt
     for (int r = 0; r < rows; r++)
         if (st->row_axis >= 0) label_w = MB_MAX(label_w, text_columns(st->values[st->row_axis][r]));
     label_w += 2;
-    int col_w[GRID_MAX_VALUES];
-    for (int c = 0; c < cols; c++) {
-        col_w[c] = st->col_axis >= 0 ? text_columns(st->values[st->col_axis][c]) : 0;
-        for (int r = 0; r < rows; r++) {
-            cell_text(&cells[r * cols + c], ctx->utf8, text, sizeof text);
-            col_w[c] = MB_MAX(col_w[c], text_columns(text) + (ctx->colors ? 0 : 2));
+    /* n per cell only where the counts differ; the paper's figures inline
+       while the table fits, else on a row of their own under each row */
+    int common_n = -1, show_n = 0, any_paper = 0;
+    for (int i = 0; i < rows * cols; i++) {
+        any_paper |= !isnan(cells[i].paper);
+        if (!cells[i].n_value) continue;
+        if (common_n < 0) common_n = cells[i].n_value;
+        else if (common_n != cells[i].n_value) show_n = 1;
+    }
+    int col_w[GRID_MAX_VALUES], paper_inline = 1;
+    for (int pass = 0; pass < 2; pass++) {
+        int total = label_w;
+        for (int c = 0; c < cols; c++) {
+            col_w[c] = st->col_axis >= 0 ? text_columns(st->values[st->col_axis][c]) : 0;
+            for (int r = 0; r < rows; r++) {
+                cell_text(&cells[r * cols + c], ctx, paper_inline, show_n, text, sizeof text);
+                col_w[c] = MB_MAX(col_w[c], text_columns(text) + (ctx->colors ? 0 : 2));
+            }
+            col_w[c] = MB_MAX(col_w[c] + 2, 8);
+            total += col_w[c];
         }
-        col_w[c] = MB_MAX(col_w[c] + 2, 8);
+        if (total <= width || !any_paper) break;
+        paper_inline = 0;
     }
 
     double values[GRID_MAX_VALUES * GRID_MAX_VALUES];
@@ -580,7 +896,7 @@ static void grid_draw(void *state, UiContext *ctx, int top, int height, int widt
         x = label_w;
         for (int c = 0; c < cols && x < width; c++) {
             const Cell *cell = &cells[r * cols + c];
-            cell_text(cell, ctx->utf8, text, sizeof text);
+            cell_text(cell, ctx, paper_inline, show_n, text, sizeof text);
             int w = MB_MIN(col_w[c], width - x);
             double v = cell_value(cell);
             int attr = 0;
@@ -605,8 +921,27 @@ static void grid_draw(void *state, UiContext *ctx, int top, int height, int widt
             }
             x += col_w[c];
         }
+        if (paper_inline || y + 1 >= bottom) continue;
+        int has = 0;
+        for (int c = 0; c < cols; c++) has |= !isnan(cells[r * cols + c].paper);
+        if (!has) continue;
+        y++;
+        ui_text(y, 2, label_w - 2, ui_attr(ctx, UI_PAIR_DIM), "paper");
+        x = label_w;
+        for (int c = 0; c < cols && x < width; c++) {
+            if (!isnan(cells[r * cols + c].paper)) {
+                heat_format(cells[r * cols + c].paper, 4, text, sizeof text);
+                draw_cell(y, x + 1, MB_MIN(col_w[c], width - x) - 1, ui_attr(ctx, UI_PAIR_DIM), text);
+            }
+            x += col_w[c];
+        }
     }
     free(cells);
+    if (common_n > 1 && !show_n && y < bottom)
+        ui_text(y++, 0, width, ui_attr(ctx, UI_PAIR_DIM), "each cell: mean %s standard error of %d runs%s",
+                ui_pm(ctx), common_n, paper_inline ? "" : "; paper: the paper's figure");
+    else if (!paper_inline && y < bottom)
+        ui_text(y++, 0, width, ui_attr(ctx, UI_PAIR_DIM), "paper: the paper's figure for the cell above");
     if (y + 1 < bottom) {
         y++;
         if (ctx->colors)
@@ -615,7 +950,9 @@ static void grid_draw(void *state, UiContext *ctx, int top, int height, int widt
         else
             ui_text(y, 0, width, ui_attr(ctx, UI_PAIR_DIM), "shade: '%s' worse to better; best cell reversed; %s "
                     "pending", HEAT_RAMP, ctx->utf8 ? "…" : "...");
+        y++;
     }
+    if (y + 1 < bottom) claims_view_draw(&st->claims, ctx, y + 1, width, bottom - y - 1 - (st->error[0] != 0));
 }
 
 /* Moves axis *which to the next axis; taking the other one's axis swaps
@@ -642,7 +979,26 @@ static int grid_key(void *state, UiContext *ctx, int ch)
 {
     GridState *st = state;
     if (!st) return 0;
+    if (st->report_on) {
+        int page = MB_MAX(1, st->report_page - 1);
+        switch (ch) {
+        case KEY_UP: case 'k': st->report_scroll = MB_MAX(0, st->report_scroll - 1); return 1;
+        case KEY_DOWN: case 'j': st->report_scroll++; return 1;   /* clamped when drawn */
+        case KEY_PPAGE: st->report_scroll = MB_MAX(0, st->report_scroll - page); return 1;
+        case KEY_NPAGE: case ' ': st->report_scroll += page; return 1;
+        case KEY_HOME: st->report_scroll = 0; return 1;
+        case KEY_END: st->report_scroll = 1 << 30; return 1;
+        case 'R': case 27: st->report_on = 0; return 1;
+        default: break;
+        }
+    }
     switch (ch) {
+    case 'R':
+        if (st->current < 0) return 1;
+        st->report_on = 1;
+        st->report_scroll = 0;
+        st->report_sweep = 0;    /* built at the reload that follows the key */
+        return 1;
     case '[': switch_sweep(st, ctx, -1); return 1;
     case ']': switch_sweep(st, ctx, +1); return 1;
     case 'm':
@@ -672,15 +1028,22 @@ static int grid_key(void *state, UiContext *ctx, int ch)
 
 const UiScreen ui_screen_grid = {
     "Grid",
-    "[ ] sweep  m metric  a/b axes  f fixed value",
+    "[ ] sweep  m metric  a/b axes  f fix  R report",
     "[ / ]           previous / next sweep\n"
-    "m               metric: test loss, valid loss, test perplexity,\n"
-    "                test accuracy, train loss, tokens/s\n"
+    "m               metric: test/valid/train loss, test perplexity and\n"
+    "                accuracy, tokens/s, test/valid loss_all (mlm, every\n"
+    "                position), samples/s (batch-1 inference); a preset\n"
+    "                opens on its paper's (loss_all for PairConnect)\n"
     "a / b           next row / column axis (the other's: swap)\n"
     "f               other axes: next fixed value, then averaged\n"
-    "                cells: 4 significant digits, shaded worst to best,\n"
-    "                the best highlighted, ... pending jobs,\n"
-    "                (paper X) the paper's figure for that point",
+    "R               the preset's reproduction report (mixbench report):\n"
+    "                up/down, PgUp/PgDn, Home/End scroll; R or Esc: back\n"
+    "                cells: shaded worst to best, the best highlighted,\n"
+    "                ... pending; over seeds mean +- standard error;\n"
+    "                (paper X) or a paper row: the paper's figure, with\n"
+    "                its setting against ours above; numeric axes by value;\n"
+    "                below: the paper's claims, judged on this sweep\n"
+    "                (holds, does not hold, within noise, not run)",
     grid_create,
     grid_destroy,
     grid_reload,

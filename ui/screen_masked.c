@@ -24,6 +24,7 @@
 #include "engine/common.h"
 #include "engine/io/json.h"
 #include "experiments/sweep.h"
+#include "ui/claims_view.h"
 #include "ui/heatmap.h"
 #include "ui/run_curve.h"
 #include "ui/ui.h"
@@ -74,6 +75,7 @@ typedef struct {
     int same_task;               /* every group has the same task */
     int valid_curves;            /* plot the valid loss instead of the train loss */
     int log_y;
+    ClaimsView claims;           /* the verdicts of the sweep's preset */
     char error[ERR_LEN];
 } MaskedState;
 
@@ -285,6 +287,7 @@ static void masked_destroy(void *state)
     MaskedState *st = state;
     if (!st) return;
     for (int i = 0; i < st->n_runs; i++) run_curve_free(&st->runs[i].curve);
+    claims_view_free(&st->claims);
     free(st);
 }
 
@@ -310,7 +313,14 @@ static void masked_reload(void *state, UiContext *ctx)
     for (int i = 0; i < st->n_sweeps; i++)
         if (st->sweeps[i].id == st->sweep_id) st->current = i;
     if (st->current < 0) return;
-    if (load_runs(st, ctx, st->sweeps[st->current].id, err)) snprintf(st->error, sizeof st->error, "%s", err);
+    const MaskedSweep *s = &st->sweeps[st->current];
+    if (load_runs(st, ctx, s->id, err)) {
+        snprintf(st->error, sizeof st->error, "%s", err);
+        return;
+    }
+    int n_done = 0;
+    for (int i = 0; i < st->n_runs; i++) n_done += !strcmp(st->runs[i].status, "done");
+    claims_view_update(&st->claims, ctx, s->name, s->id, n_done);
 }
 
 static const char *arch_title(const char *arch)
@@ -530,8 +540,14 @@ static void masked_draw(void *state, UiContext *ctx, int top, int height, int wi
             if (!seen) archs[n_archs++] = st->groups[g].arch;
         }
     int table_rows = st->n_groups + 1;
-    int summary_rows = MB_MIN(4, st->n_groups + 1);
-    int plot_height = bottom - y - 1 - table_rows - 1 - summary_rows;
+    /* with claims to show, the "which is lower" lines give them room */
+    int summary_rows = MB_MIN(st->claims.n ? 3 : 4, st->n_groups + 1);
+    /* the claims: a title, each claim, and its numbers while the plot keeps
+       at least 8 rows */
+    int claims_rows = st->claims.n ? 1 + st->claims.n : st->claims.error[0] ? 1 : 0;
+    int spare = bottom - y - 1 - table_rows - 1 - summary_rows - claims_rows - 8;
+    claims_rows += MB_MAX(0, MB_MIN(spare, 2 * st->claims.n));
+    int plot_height = bottom - y - 1 - table_rows - 1 - summary_rows - claims_rows;
     if (plot_height >= 5) {
         ui_text(y++, 0, width, ui_attr(ctx, UI_PAIR_DIM), "%s vs steps, %s y   (v %s, l log)",
                 st->valid_curves ? "valid loss" : "smoothed train loss", st->log_y ? "log" : "linear",
@@ -547,7 +563,8 @@ static void masked_draw(void *state, UiContext *ctx, int top, int height, int wi
     if (y + 1 < bottom) y++;
     draw_table(st, ctx, y, width);
     y += table_rows;
-    if (y < bottom) draw_summary(st, ctx, y, bottom - y, width);
+    if (y < bottom) y += draw_summary(st, ctx, y, MB_MIN(summary_rows, bottom - y - claims_rows), width);
+    if (y < bottom) claims_view_draw(&st->claims, ctx, y, width, bottom - y);
 }
 
 static int masked_key(void *state, UiContext *ctx, int ch)
@@ -589,7 +606,9 @@ const UiScreen ui_screen_masked = {
     "                a colour per group of runs (task and the preset's\n"
     "                axes; seeds pooled); the table: each group's final\n"
     "                losses, means over seeds, the best highlighted;\n"
-    "                below it, which is lower",
+    "                below it, which is lower; then each claim of the\n"
+    "                preset's paper judged on this sweep (holds, does not\n"
+    "                hold, within noise, not run) and its numbers",
     masked_create,
     masked_destroy,
     masked_reload,

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "engine/common.h"
+#include "db/ui_reads.h"
 #include "engine/config.h"
 #include "ui/ui.h"
 
@@ -49,6 +50,7 @@ typedef struct {
     int64_t step;
     char split[8];
     double loss, perplexity, accuracy;
+    double loss_all;             /* mlm: every position a target; NAN otherwise */
 } EvalLine;
 
 typedef struct {
@@ -70,6 +72,7 @@ typedef struct {
     int64_t step, total, tokens, n_params, n_nonemb;
     double wall, tokens_per_s, eta;
     int threads;
+    UiRunFacts facts;            /* unigram level, not learning, loss_all */
 
     /* the curve: one entry per metric row, by step */
     double *x[N_XAXES];          /* step, tokens, wall */
@@ -129,6 +132,7 @@ static void clear_run(RunState *st)
     st->ema = 0;
     st->ema_count = 0;
     st->tables_loaded = 0;
+    st->facts = (UiRunFacts){NAN, NAN, 0, NAN, NAN, NAN};
     free(st->config_json);
     st->config_json = NULL;
     st->found = 0;
@@ -266,13 +270,14 @@ static int add_eval(void *state, int ncols, char **v, char **names)
 {
     (void)names;
     RunState *st = state;
-    if (ncols < 5 || st->n_evals == MAX_EVALS) return 0;
+    if (ncols < 6 || st->n_evals == MAX_EVALS) return 0;
     EvalLine *e = &st->evals[st->n_evals++];
     e->step = parse_int(v[0]);
     ui_copy_text(e->split, sizeof e->split, v[1]);
     e->loss = parse_double(v[2]);
     e->perplexity = parse_double(v[3]);
     e->accuracy = parse_double(v[4]);
+    e->loss_all = parse_double(v[5]);
     return 0;
 }
 
@@ -360,10 +365,8 @@ static void load(RunState *st, UiContext *ctx)
     int live = !strcmp(st->status, "running");
     if (!st->tables_loaded || live || strcmp(was, st->status) || st->n != before) {
         st->n_evals = st->n_ckpts = 0;
-        if (store_query_params(ctx->store,
-                               "SELECT step, split, loss, perplexity, accuracy FROM evals WHERE run_id = ?1"
-                               " ORDER BY step DESC, split LIMIT " STR(MAX_EVALS),
-                               params, 1, add_eval, st, err) ||
+        if (store_ui_evals(ctx->store, st->run_id, MAX_EVALS, add_eval, st, err) ||
+            store_ui_run_facts(ctx->store, st->run_id, &st->facts, err) ||
             store_query_params(ctx->store,
                                "SELECT step, path FROM checkpoints WHERE run_id = ?1 ORDER BY step DESC"
                                " LIMIT " STR(MAX_CKPTS),
@@ -447,6 +450,11 @@ static void draw_header(RunState *st, UiContext *ctx, int y, int width)
     x += (int)strlen(line);
     ui_text(y, x, width - x, ui_attr(ctx, ui_status_pair(st->status)) | A_BOLD, "%s", st->status);
     x += (int)strlen(st->status) + 2;
+    if (st->facts.not_learning) {
+        static const char FLAG[] = "not learning: unigram level";
+        ui_text(y, x, width - x, ui_attr(ctx, UI_PAIR_BAD) | A_BOLD, "%s", FLAG);
+        x += (int)sizeof FLAG + 1;
+    }
     snprintf(line, sizeof line, "%s", steps);
     if (!strcmp(st->status, "running")) snprintf(line + strlen(line), sizeof line - strlen(line), "  ETA %s", eta);
     snprintf(line + strlen(line), sizeof line - strlen(line), "  %s %s %s", st->arch, st->task, st->data);
@@ -454,15 +462,33 @@ static void draw_header(RunState *st, UiContext *ctx, int y, int width)
     x += (int)strlen(line);
     if (st->sweep[0] && x + 8 + (int)strlen(st->sweep) <= width) ui_text(y, x, width - x, 0, "  sweep %s", st->sweep);
 
-    snprintf(line, sizeof line, "%s tok/s  ", rate);
-    if (st->n_params > 0)
-        snprintf(line + strlen(line), sizeof line - strlen(line),
-                 "params %s (%s non-emb)  threads %d  tokens %s  wall %s", params, nonemb, st->threads, tokens, wall);
-    else
-        snprintf(line + strlen(line), sizeof line - strlen(line), "params - (counted when the job starts)");
+    /* mlm: the loss over every position (the PairConnect paper's scale);
+       to make room for it the parameters lose their detail */
+    char all[64] = "";
+    if (isfinite(st->facts.test_loss_all) || isfinite(st->facts.valid_loss_all)) {
+        snprintf(all, sizeof all, "  loss_all");
+        if (isfinite(st->facts.valid_loss_all))
+            snprintf(all + strlen(all), sizeof all - strlen(all), " valid %.3f", st->facts.valid_loss_all);
+        if (isfinite(st->facts.test_loss_all))
+            snprintf(all + strlen(all), sizeof all - strlen(all), " test %.3f", st->facts.test_loss_all);
+    }
+    size_t len = 0;
+    for (int brief = 0; brief < 3; brief++) {
+        len = (size_t)snprintf(line, sizeof line, "%s tok/s  ", rate);
+        if (st->n_params > 0 && brief == 0)
+            len += (size_t)snprintf(line + len, sizeof line - len, "params %s (%s non-emb)  threads %d  tokens %s  wall %s",
+                                    params, nonemb, st->threads, tokens, wall);
+        else if (st->n_params > 0 && brief == 1)
+            len += (size_t)snprintf(line + len, sizeof line - len, "params %s  tokens %s  wall %s", params, tokens, wall);
+        else if (st->n_params > 0)
+            len += (size_t)snprintf(line + len, sizeof line - len, "params %s", params);
+        else
+            len += (size_t)snprintf(line + len, sizeof line - len, "params - (counted when the job starts)");
+        if ((int)(len + strlen(all)) <= width - 1) break;
+    }
+    if ((int)(len + strlen(all)) <= width - 1) len += (size_t)snprintf(line + len, sizeof line - len, "%s", all);
     /* the sweep's coordinates only when they fit whole (the config panel
        lists the same keys first) */
-    size_t len = strlen(line);
     if (st->coords[0] && (int)(len + 2 + strlen(st->coords)) < width - 1)
         snprintf(line + len, sizeof line - len, "  %s", st->coords);
     ui_text(y + 1, 1, width - 1, 0, "%s", line);
@@ -473,19 +499,28 @@ static void draw_header(RunState *st, UiContext *ctx, int y, int width)
 static void draw_legend(RunState *st, UiContext *ctx, int y, int width)
 {
     char line[160];
-    snprintf(line, sizeof line, "x: %s (x)  y: %s (l)  smoothing %.2f (+/-)   ", XAXIS_NAMES[st->xaxis],
-             st->log_y ? "log" : "linear", SMOOTHING[st->smoothing]);
+    /* the keys in brackets from 100 columns on (the footer lists them too) */
+    if (width >= 100)
+        snprintf(line, sizeof line, "x: %s (x)  y: %s (l)  smoothing %.2f (+/-)   ", XAXIS_NAMES[st->xaxis],
+                 st->log_y ? "log" : "linear", SMOOTHING[st->smoothing]);
+    else
+        snprintf(line, sizeof line, "x: %s  y: %s  smooth %.2f   ", XAXIS_NAMES[st->xaxis],
+                 st->log_y ? "log" : "linear", SMOOTHING[st->smoothing]);
     ui_text(y, 1, width - 1, ui_attr(ctx, UI_PAIR_DIM), "%s", line);
     int x = 1 + (int)strlen(line);
-    const char *names[3] = {"raw", "smoothed", "valid"};
-    const char *marks_utf8[3] = {"⠂", "⠒", "⣿"};
-    const char *marks_ascii[3] = {".", "-", "o"};
-    for (int k = 0; k < 3 && x < width; k++) {
+    char unigram[32];
+    snprintf(unigram, sizeof unigram, "unigram %.2f", st->facts.unigram_nats);
+    const char *names[4] = {"raw", "smoothed", "valid", unigram};
+    const char *marks_utf8[4] = {"⠂", "⠒", "⣿", plot_fill_text(PLOT_FILL_RULE, 0)};
+    const char *marks_ascii[4] = {".", "-", "o", plot_fill_text(PLOT_FILL_RULE, 1)};
+    int n = isfinite(st->facts.unigram_nats) ? 4 : 3;
+    for (int k = 0; k < n && x < width; k++) {
         /* the valid marker is its glyph without colours (ui_plot) */
         int glyph = !ctx->utf8 || (k == 2 && !ctx->colors);
-        ui_text(y, x, width - x, ui_attr(ctx, UI_PAIR_SERIES0 + k) | A_BOLD, "%s", glyph ? marks_ascii[k] : marks_utf8[k]);
+        int attr = k == 3 ? ui_attr(ctx, UI_PAIR_DIM) : ui_attr(ctx, UI_PAIR_SERIES0 + k) | (int)A_BOLD;
+        ui_text(y, x, width - x, attr, "%s", glyph ? marks_ascii[k] : marks_utf8[k]);
         ui_text(y, x + 2, width - x - 2, 0, "%s", names[k]);
-        x += 3 + (int)strlen(names[k]) + 1;
+        x += 2 + (int)strlen(names[k]) + 2;
     }
 }
 
@@ -497,12 +532,15 @@ static void draw_curve(RunState *st, UiContext *ctx, int y, int x, int height, i
                                               : "no training steps stored yet");
         return;
     }
-    PlotSeries series[3] = {
+    /* the unigram level (ui_plot draws it dim), under the curves */
+    double unigram[1] = {st->facts.unigram_nats};
+    PlotSeries series[4] = {
         {st->x[st->xaxis], st->raw, st->n, PLOT_DOTS, 0, 0},
         {st->x[st->xaxis], st->smooth, st->n, PLOT_LINE, 0, 0},
         {st->valid_x[st->xaxis], st->valid_y, st->n_valid, PLOT_MARKERS, 'o', 0},
+        {NULL, unigram, isfinite(unigram[0]) ? 1 : 0, PLOT_HLINE, 0, 0},
     };
-    ui_plot(ctx, y, x, height, width, series, 3, st->log_y);
+    ui_plot(ctx, y, x, height, width, series, 4, st->log_y);
 }
 
 /* Config, evaluations and checkpoints in a column of the given size;
@@ -521,16 +559,31 @@ static int draw_config(RunState *st, UiContext *ctx, int y, int x, int height, i
 static int draw_evals(RunState *st, UiContext *ctx, int y, int x, int height, int width)
 {
     if (height <= 0) return 0;
-    ui_text(y, x, width, ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD, "%6s %-5s %6s %5s  (evals)", "step", "split", "loss",
-            "acc");
+    /* mlm runs: the all-positions loss too, in place of accuracy when narrow */
+    int has_all = 0;
+    for (int i = 0; i < st->n_evals; i++) has_all |= isfinite(st->evals[i].loss_all);
+    int with_acc = !has_all || width >= 32;
+    int step_w = has_all && width < 26 ? 5 : 6;
+    char head[64];
+    int len = snprintf(head, sizeof head, "%*s %-5s %6s", step_w, "step", "split", "loss");
+    if (has_all) len += snprintf(head + len, sizeof head - len, " %6s", "all");
+    if (with_acc) len += snprintf(head + len, sizeof head - len, " %5s", "acc");
+    if (!has_all) snprintf(head + len, sizeof head - len, "  (evals)");
+    ui_text(y, x, width, ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD, "%s", head);
     int row = 1;
     if (st->n_evals == 0 && row < height) ui_text(y + row++, x, width, ui_attr(ctx, UI_PAIR_DIM), "none yet");
     for (int i = 0; i < st->n_evals && row < height; i++, row++) {
         const EvalLine *e = &st->evals[i];
-        char acc[16];
+        char text[64], acc[16];
         if (isfinite(e->accuracy)) snprintf(acc, sizeof acc, "%4.1f%%", 100 * e->accuracy);
         else snprintf(acc, sizeof acc, "-");
-        ui_text(y + row, x, width, 0, "%6lld %-5s %6.3f %5s", (long long)e->step, e->split, e->loss, acc);
+        len = snprintf(text, sizeof text, "%*lld %-5s %6.3f", step_w, (long long)e->step, e->split, e->loss);
+        if (has_all) {
+            if (isfinite(e->loss_all)) len += snprintf(text + len, sizeof text - len, " %6.3f", e->loss_all);
+            else len += snprintf(text + len, sizeof text - len, " %6s", "-");
+        }
+        if (with_acc) snprintf(text + len, sizeof text - len, " %5s", acc);
+        ui_text(y + row, x, width, 0, "%s", text);
     }
     return row;
 }
@@ -619,6 +672,12 @@ const UiScreen ui_screen_run = {
     "+ / -           more / less smoothing of the train loss (0 .. 0.99)\n"
     "p / r / X       pause / resume / cancel the job\n"
     "g               generate text from this run (Generate screen)\n"
+    "                the curve: raw loss (dots), smoothed (line), valid\n"
+    "                (markers), the dataset's unigram entropy (dashed:\n"
+    "                a model that learned only token frequencies)\n"
+    "                \"not learning: unigram level\": the run ended less\n"
+    "                than 0.1 nat below it; mlm runs: loss_all, the loss\n"
+    "                over every position (header, evals \"all\")\n"
     "                the run shown is the one opened on Runs, else the latest",
     run_create,
     run_destroy,

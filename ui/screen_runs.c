@@ -23,7 +23,9 @@
 #include <string.h>
 
 #include "app/sweep_queue.h"
+#include "db/ui_reads.h"
 #include "engine/common.h"
+#include "experiments/stats.h"
 #include "ui/ui.h"
 
 /* The screens this one opens may be missing from a build. */
@@ -57,13 +59,30 @@ typedef struct {
     int64_t sweep_id;
     int64_t step, total;
     double train_loss, valid_loss, tokens_per_s, eta;   /* NAN: not known */
+    double test_loss, unigram_nats, unigram_gap;
+    int not_learning;            /* finished less than 0.1 nat below the unigram level */
+    int64_t seed;
+    uint64_t group;              /* hash of the seed group (db/ui_reads.h) */
     Spark spark;
 } RunRow;
+
+/* One row per seed group (the g view): a RunRow holding the means, status
+   "N seeds" (or the livest member's status), the first member's id. */
+#define GROUP_IDS 16             /* member ids listed under the table */
+typedef struct {
+    RunRow row;                  /* no sparkline */
+    int n, n_not_learning;
+    int64_t ids[GROUP_IDS];
+    SeedStats train, valid, test, speed;
+} GroupRow;
 
 typedef struct {
     RunRow *rows;                /* every run, by id */
     int n, cap;
-    int *visible;                /* indices into rows: filtered and sorted */
+    int *visible;                /* indices into rows (groups when grouped): filtered and sorted */
+    GroupRow *groups;            /* the seed groups of rows, by first id */
+    int n_groups;
+    int grouped;                 /* g: one row per seed group */
     int n_visible;
     int64_t selected_id;         /* the selection follows its run through re-sorts */
     int cursor, scroll;          /* position in visible; first row shown */
@@ -78,6 +97,14 @@ typedef struct {
 /* ---- helpers ------------------------------------------------------------ */
 
 static double parse_double(const char *s) { return s ? strtod(s, NULL) : NAN; }
+
+/* FNV-1a of a seed group's key: equal keys, equal hashes. */
+static uint64_t hash_text(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
 
 /* The data spec in a few characters: "builtin:stories" -> "stories",
    "../shared/data/ptb" -> "ptb", "../x/tinyshakespeare/input.txt" ->
@@ -191,7 +218,7 @@ static int add_run(void *state, int ncols, char **v, char **names)
     (void)names;
     LoadCtx *lc = state;
     RunsState *st = lc->st;
-    if (ncols < 15 || !v[0]) return 0;
+    if (ncols < 21 || !v[0]) return 0;
     if (st->n == st->cap) {
         int cap = st->cap ? 2 * st->cap : 64;
         RunRow *grown = realloc(st->rows, (size_t)cap * sizeof *grown);
@@ -216,6 +243,12 @@ static int add_run(void *state, int ncols, char **v, char **names)
     r->sweep_id = v[12] ? atoll(v[12]) : 0;
     ui_copy_text(r->coords, sizeof r->coords, v[13]);
     ui_copy_text(r->error, sizeof r->error, v[14]);
+    r->group = hash_text(v[15] ? v[15] : "");
+    r->seed = v[16] ? atoll(v[16]) : 0;
+    r->not_learning = v[17] && atoi(v[17]) != 0;
+    r->unigram_nats = parse_double(v[18]);
+    r->unigram_gap = parse_double(v[19]);
+    r->test_loss = parse_double(v[20]);
     r->eta = NAN;
     /* both lists ascend by id: walk the old one along */
     while (lc->i_old < lc->n_old && lc->old[lc->i_old].id < r->id) lc->i_old++;
@@ -225,20 +258,6 @@ static int add_run(void *state, int ncols, char **v, char **names)
     }
     return 0;
 }
-
-static const char RUNS_SQL[] =
-    "SELECT r.id, r.name, r.arch, r.task, r.data, r.status, r.steps_done, r.total_steps,"
-    "       m.train_loss_smooth, coalesce(r.tokens_per_s, m.tokens_per_s),"
-    "       (SELECT e.loss FROM evals e WHERE e.run_id = r.id AND e.split = 'valid'"
-    "         ORDER BY e.step DESC LIMIT 1),"
-    "       s.name, r.sweep_id,"
-    "       coalesce((SELECT group_concat(j.key || '=' || j.value, ' ') FROM json_each(r.coords_json) j), ''),"
-    "       coalesce(r.error, '')"
-    "  FROM runs r"
-    "  LEFT JOIN sweeps s ON s.id = r.sweep_id"
-    "  LEFT JOIN metrics m ON m.run_id = r.id"
-    "       AND m.step = (SELECT max(step) FROM metrics WHERE run_id = r.id)"
-    " ORDER BY r.id";
 
 /* Running jobs: the workers' live step, loss and speed. */
 static void overlay_progress(RunsState *st, UiContext *ctx)
@@ -323,39 +342,122 @@ static int cmp_rows(const RunRow *a, const RunRow *b, SortKey key, int descendin
     return c;
 }
 
+/* The seed groups of the rows (st->rows ascend by id, so a group's first
+   member is its lowest id): means over the finished members, the livest
+   status of an unfinished one. */
+static void build_groups(RunsState *st)
+{
+    GroupRow *g = realloc(st->groups, (size_t)(st->n ? st->n : 1) * sizeof *g);
+    if (!g) {
+        st->n_groups = 0;
+        return;
+    }
+    st->groups = g;
+    st->n_groups = 0;
+    int *member = malloc((size_t)(st->n ? st->n : 1) * sizeof *member);
+    double *values = malloc((size_t)(st->n ? st->n : 1) * 4 * sizeof *values);
+    if (!member || !values) {
+        free(member);
+        free(values);
+        return;
+    }
+    for (int i = 0; i < st->n; i++) member[i] = -1;
+    for (int i = 0; i < st->n; i++) {
+        if (member[i] >= 0) continue;
+        GroupRow *grp = &g[st->n_groups];
+        memset(grp, 0, sizeof *grp);
+        grp->row = st->rows[i];
+        memset(&grp->row.spark, 0, sizeof grp->row.spark);
+        int n_done = 0, live = -1;
+        double *train = values, *valid = values + st->n, *test = values + 2 * st->n, *speed = values + 3 * st->n;
+        for (int j = i; j < st->n; j++) {
+            const RunRow *r = &st->rows[j];
+            if (r->group != st->rows[i].group) continue;
+            member[j] = st->n_groups;
+            if (grp->n < GROUP_IDS) grp->ids[grp->n] = r->id;
+            grp->n++;
+            grp->n_not_learning += r->not_learning;
+            if (!strcmp(r->status, "done")) {
+                train[n_done] = r->train_loss;
+                valid[n_done] = r->valid_loss;
+                test[n_done] = r->test_loss;
+                speed[n_done] = r->tokens_per_s;
+                n_done++;
+            } else if (live < 0 || status_rank(r->status) < status_rank(st->rows[live].status)) {
+                live = j;
+            }
+        }
+        grp->train = seed_stats(train, n_done);
+        grp->valid = seed_stats(valid, n_done);
+        grp->test = seed_stats(test, n_done);
+        grp->speed = seed_stats(speed, n_done);
+        RunRow *row = &grp->row;
+        row->train_loss = grp->train.mean;
+        row->valid_loss = grp->valid.mean;
+        row->test_loss = grp->test.mean;
+        row->tokens_per_s = grp->speed.mean;
+        row->not_learning = grp->n_not_learning > 0;
+        if (live >= 0) {
+            ui_copy_text(row->status, sizeof row->status, st->rows[live].status);
+            row->step = st->rows[live].step;
+            row->total = st->rows[live].total;
+            row->eta = st->rows[live].eta;
+        } else if (grp->n > 1) {
+            char text[32];
+            snprintf(text, sizeof text, "%d seeds", grp->n);
+            ui_copy_text(row->status, sizeof row->status, text);
+        }
+        st->n_groups++;
+    }
+    free(member);
+    free(values);
+}
+
+/* The row at index i of the list shown (a run, or a group when grouped). */
+static RunRow *row_at(RunsState *st, int i)
+{
+    return st->grouped ? &st->groups[i].row : &st->rows[i];
+}
+
 /* Insertion sort: a few hundred rows, mostly in order from the last time. */
 static void rebuild_visible(RunsState *st)
 {
-    int *vis = realloc(st->visible, (size_t)(st->n ? st->n : 1) * sizeof *vis);
+    if (st->grouped) build_groups(st);
+    int n = st->grouped ? st->n_groups : st->n;
+    int *vis = realloc(st->visible, (size_t)(n ? n : 1) * sizeof *vis);
     if (!vis) {
         st->n_visible = 0; /* the old indices may point past the new rows */
         return;
     }
     st->visible = vis;
     st->n_visible = 0;
-    for (int i = 0; i < st->n; i++)
-        if (matches(&st->rows[i], st->filter)) vis[st->n_visible++] = i;
+    for (int i = 0; i < n; i++)
+        if (matches(row_at(st, i), st->filter)) vis[st->n_visible++] = i;
     for (int i = 1; i < st->n_visible; i++) {
         int v = vis[i], j = i;
-        while (j > 0 && cmp_rows(&st->rows[vis[j - 1]], &st->rows[v], st->sort, st->descending) > 0) {
+        while (j > 0 && cmp_rows(row_at(st, vis[j - 1]), row_at(st, v), st->sort, st->descending) > 0) {
             vis[j] = vis[j - 1];
             j--;
         }
         vis[j] = v;
     }
-    /* keep the selected run under the cursor */
+    /* keep the selected run (or its group) under the cursor */
     int found = -1;
-    for (int i = 0; i < st->n_visible; i++)
-        if (st->rows[vis[i]].id == st->selected_id) found = i;
+    for (int i = 0; i < st->n_visible && found < 0; i++) {
+        if (row_at(st, vis[i])->id == st->selected_id) found = i;
+        if (st->grouped)
+            for (int k = 0; k < st->groups[vis[i]].n && k < GROUP_IDS; k++)
+                if (st->groups[vis[i]].ids[k] == st->selected_id) found = i;
+    }
     if (found >= 0) st->cursor = found;
     if (st->cursor >= st->n_visible) st->cursor = st->n_visible - 1;
     if (st->cursor < 0) st->cursor = 0;
-    st->selected_id = st->n_visible ? st->rows[vis[st->cursor]].id : 0;
+    st->selected_id = st->n_visible ? row_at(st, vis[st->cursor])->id : 0;
 }
 
 static RunRow *selected_row(RunsState *st)
 {
-    return st->n_visible ? &st->rows[st->visible[st->cursor]] : NULL;
+    return st->n_visible ? row_at(st, st->visible[st->cursor]) : NULL;
 }
 
 /* ---- the screen --------------------------------------------------------- */
@@ -375,6 +477,7 @@ static void runs_destroy(void *state)
     for (int i = 0; i < st->n; i++) spark_free(&st->rows[i].spark);
     free(st->rows);
     free(st->visible);
+    free(st->groups);
     free(st);
 }
 
@@ -386,7 +489,7 @@ static void runs_reload(void *state, UiContext *ctx)
     LoadCtx lc = {st, st->rows, st->n, 0};
     st->rows = NULL;
     st->n = st->cap = 0;
-    if (store_query(ctx->store, RUNS_SQL, add_run, &lc, err))
+    if (store_ui_runs(ctx->store, add_run, &lc, err))
         ui_say(ctx, "runs: %s", err);
     for (int i = 0; i < lc.n_old; i++) spark_free(&lc.old[i].spark);
     free(lc.old);
@@ -399,7 +502,7 @@ static void runs_reload(void *state, UiContext *ctx)
 
     /* sparklines of the rows on screen */
     double now = now_seconds();
-    for (int i = st->scroll; i < st->n_visible && i < st->scroll + st->page; i++) {
+    for (int i = st->scroll; i < st->n_visible && i < st->scroll + st->page && !st->grouped; i++) {
         RunRow *r = &st->rows[st->visible[i]];
         Spark *sp = &r->spark;
         int due = sp->fetched_at == 0 || strcmp(sp->fetched_status, r->status) ||
@@ -465,6 +568,53 @@ static Columns layout(int width, int64_t max_id)
     return c;
 }
 
+/* "not learning: unigram level (best 6.469 vs unigram 6.500)" */
+static int not_learning_text(const RunRow *r, char *out, size_t cap)
+{
+    return snprintf(out, cap, "not learning: unigram level (best %.3f vs unigram %.3f)", r->unigram_nats - r->unigram_gap,
+                    r->unigram_nats);
+}
+
+/* The line under the table for a run: its flag or error, data, sweep,
+   coordinates and name. */
+static int run_line(const RunRow *r, char *line, size_t cap)
+{
+    int failed = r->error[0] && (!strcmp(r->status, "failed") || !strcmp(r->status, "diverged"));
+    int len = snprintf(line, cap, "run %lld", (long long)r->id);
+    if (failed) len += snprintf(line + len, cap - len, " %s: %s", r->status, r->error);
+    if (r->not_learning) {
+        len += snprintf(line + len, cap - len, "  ");
+        len += not_learning_text(r, line + len, cap - len);
+    }
+    if (len < (int)cap) len += snprintf(line + len, cap - len, "  data %s", r->data);
+    if (r->sweep_id && len < (int)cap)
+        len += snprintf(line + len, cap - len, "  sweep %lld %s", (long long)r->sweep_id, r->sweep);
+    if (r->coords[0] && len < (int)cap) len += snprintf(line + len, cap - len, "  %s", r->coords);
+    if (r->name[0] && len < (int)cap) len += snprintf(line + len, cap - len, "  name %s", r->name);
+    return len;
+}
+
+/* "3 seeds (runs 1 2 3): valid 6.371 +- 0.002 (min 6.369, max 6.375), test
+   ...; 3 of 3 not learning: unigram level" */
+static int group_line(const GroupRow *g, const char *pm, char *line, size_t cap)
+{
+    int len = snprintf(line, cap, "%d seed%s (run%s", g->n, g->n == 1 ? "" : "s", g->n == 1 ? "" : "s");
+    for (int k = 0; k < g->n && k < GROUP_IDS && len < (int)cap; k++)
+        len += snprintf(line + len, cap - len, " %lld", (long long)g->ids[k]);
+    if (g->n > GROUP_IDS && len < (int)cap) len += snprintf(line + len, cap - len, " ...");
+    if (len < (int)cap) len += snprintf(line + len, cap - len, ")");
+    const SeedStats *stats[2] = {&g->valid, &g->test};
+    const char *names[2] = {"valid", "test"};
+    for (int k = 0; k < 2 && len < (int)cap; k++)
+        if (stats[k]->n > 0)
+            len += snprintf(line + len, cap - len, "%s %s %.3f %s %.3f (min %.3f, max %.3f, %d done)",
+                             k ? ";" : ":", names[k], stats[k]->mean, pm, stats[k]->se, stats[k]->min,
+                             stats[k]->max, stats[k]->n);
+    if (g->n_not_learning && len < (int)cap)
+        len += snprintf(line + len, cap - len, "; %d of %d not learning: unigram level", g->n_not_learning, g->n);
+    return len;
+}
+
 static void runs_draw(void *state, UiContext *ctx, int top, int height, int width)
 {
     RunsState *st = state;
@@ -481,8 +631,9 @@ static void runs_draw(void *state, UiContext *ctx, int top, int height, int widt
         queued += !strcmp(st->rows[i].status, "queued");
     }
     char summary[160];
-    snprintf(summary, sizeof summary, "%d run%s  %d running  %d queued   sort: %s %s", st->n, st->n == 1 ? "" : "s",
-             running, queued, SORT_NAMES[st->sort], st->descending ? "desc" : "asc");
+    int len = snprintf(summary, sizeof summary, "%d run%s  %d running  %d queued   sort: %s %s", st->n,
+                       st->n == 1 ? "" : "s", running, queued, SORT_NAMES[st->sort], st->descending ? "desc" : "asc");
+    if (st->grouped) snprintf(summary + len, sizeof summary - len, "   %d seed groups", st->n_groups);
     ui_text(top, 1, width - 1, ui_attr(ctx, UI_PAIR_TITLE), "%s", summary);
     if (st->editing || st->filter[0]) {
         int x = (int)strlen(summary) + 4;
@@ -504,7 +655,8 @@ static void runs_draw(void *state, UiContext *ctx, int top, int height, int widt
     ui_text(top + 1, c.valid, 6, head, "%6s", "valid");
     ui_text(top + 1, c.speed, 6, head, "%6s", "tok/s");
     ui_text(top + 1, c.eta, 5, head, "%5s", "ETA");
-    if (c.w_spark > 0) ui_text(top + 1, c.spark, c.w_spark, head, "loss");
+    if (c.w_spark > 0) ui_text(top + 1, c.spark, c.w_spark, head, "%s",
+                                st->grouped ? (c.w_spark >= 20 ? "valid se, min-max" : "valid se") : "loss");
 
     /* the last row: the selected run's data, sweep and coordinates (the
        data column is there from 90 columns only) */
@@ -517,7 +669,8 @@ static void runs_draw(void *state, UiContext *ctx, int top, int height, int widt
         return;
     }
     for (int i = st->scroll; i < st->n_visible && i < st->scroll + st->page; i++) {
-        const RunRow *r = &st->rows[st->visible[i]];
+        const RunRow *r = row_at(st, st->visible[i]);
+        const GroupRow *grp = st->grouped ? &st->groups[st->visible[i]] : NULL;
         int y = top + 2 + i - st->scroll;
         int sel = i == st->cursor;
         int base = sel ? ui_attr(ctx, UI_PAIR_SELECTED) | A_BOLD : 0;
@@ -531,6 +684,8 @@ static void runs_draw(void *state, UiContext *ctx, int top, int height, int widt
         char buf[64];
         if (c.w_data) ui_text(y, c.data, c.w_data, base, "%s", short_data(r->data, buf, sizeof buf));
         ui_text(y, c.status, 9, sel ? base : ui_attr(ctx, ui_status_pair(r->status)), "%s", r->status);
+        if (r->not_learning) /* in the blank before the step column */
+            ui_text(y, c.status + 9, 1, sel ? base : ui_attr(ctx, UI_PAIR_BAD) | (int)A_BOLD, "!");
         char step[24], total[24];
         fmt_count(r->step, step, sizeof step);
         fmt_count(r->total, total, sizeof total);
@@ -545,24 +700,28 @@ static void runs_draw(void *state, UiContext *ctx, int top, int height, int widt
         ui_text(y, c.speed, 6, base, "%6s", buf);
         fmt_eta(!strcmp(r->status, "running") ? r->eta : NAN, buf, sizeof buf);
         ui_text(y, c.eta, 5, base, "%5s", buf);
-        if (c.w_spark > 0 && r->spark.n > 0) {
+        if (c.w_spark > 0 && grp && grp->valid.n > 1) {
+            /* the standard error, and the min-max when it fits */
+            char text[96];
+            int len = snprintf(text, sizeof text, "%s%.3f", ui_pm(ctx), grp->valid.se);
+            if (c.w_spark >= 20) snprintf(text + len, sizeof text - len, " %.3f-%.3f", grp->valid.min, grp->valid.max);
+            ui_text(y, c.spark, c.w_spark, base, "%s", text);
+        } else if (c.w_spark > 0 && r->spark.n > 0) {
             char line[3 * SPARK_MAX_WIDTH + 1];
             if (plot_sparkline(r->spark.loss, r->spark.n, c.w_spark, !ctx->utf8, line, sizeof line) >= 0)
                 ui_text(y, c.spark, c.w_spark, sel ? base : ui_attr(ctx, UI_PAIR_SERIES0), "%s", line);
         }
     }
     if (st->cursor < st->n_visible) {
-        const RunRow *r = &st->rows[st->visible[st->cursor]];
-        char line[640];
-        int failed = r->error[0] && (!strcmp(r->status, "failed") || !strcmp(r->status, "diverged"));
-        int len = failed ? snprintf(line, sizeof line, "run %lld %s: %s  data %s", (long long)r->id, r->status,
-                                    r->error, r->data)
-                         : snprintf(line, sizeof line, "run %lld  data %s", (long long)r->id, r->data);
-        if (r->sweep_id && len < (int)sizeof line)
-            len += snprintf(line + len, sizeof line - len, "  sweep %lld %s", (long long)r->sweep_id, r->sweep);
-        if (r->coords[0] && len < (int)sizeof line) len += snprintf(line + len, sizeof line - len, "  %s", r->coords);
-        if (r->name[0] && len < (int)sizeof line) snprintf(line + len, sizeof line - len, "  name %s", r->name);
-        ui_text(top + height - 1, 1, width - 1, ui_attr(ctx, failed ? UI_PAIR_BAD : UI_PAIR_DIM), "%s", line);
+        const RunRow *r = row_at(st, st->visible[st->cursor]);
+        char line[768];
+        int n;
+        if (st->grouped) n = group_line(&st->groups[st->visible[st->cursor]], ui_pm(ctx), line, sizeof line);
+        else n = run_line(r, line, sizeof line);
+        int failed = !st->grouped && r->error[0] && (!strcmp(r->status, "failed") || !strcmp(r->status, "diverged"));
+        int flag = r->not_learning ? UI_PAIR_BAD : failed ? UI_PAIR_BAD : UI_PAIR_DIM;
+        (void)n;
+        ui_text(top + height - 1, 1, width - 1, ui_attr(ctx, flag), "%s", line);
     }
 }
 
@@ -644,7 +803,7 @@ static void move_cursor(RunsState *st, int to)
     if (to >= st->n_visible) to = st->n_visible - 1;
     if (to < 0) to = 0;
     st->cursor = to;
-    st->selected_id = st->n_visible ? st->rows[st->visible[to]].id : 0;
+    st->selected_id = st->n_visible ? row_at(st, st->visible[to])->id : 0;
 }
 
 static int runs_key(void *state, UiContext *ctx, int ch)
@@ -695,6 +854,12 @@ static int runs_key(void *state, UiContext *ctx, int ch)
     case 'd':
         queue_demo(st, ctx);
         return 1;
+    case 'g':
+        st->grouped = !st->grouped;
+        rebuild_visible(st);
+        ui_say(ctx, "%s", st->grouped ? "one row per seed group: mean of the finished seeds (g: every run)"
+                                      : "every run (g: one row per seed group)");
+        return 1;
     default:
         return 0;
     }
@@ -708,7 +873,7 @@ static int runs_typing(void *state)
 
 const UiScreen ui_screen_runs = {
     "Runs",
-    "Enter open  s sort  / filter  space pick  p/r/x",
+    "Enter open  s sort  / filter  space pick  g seeds",
     "up/down j/k     move (PgUp/PgDn, Home/End)\n"
     "Enter           open the run (Run screen)\n"
     "s / S           sort by the next column (id, arch, task, data, status, step,\n"
@@ -717,6 +882,12 @@ const UiScreen ui_screen_runs = {
     "space           pick / unpick the run for Compare (* in the row, 8 at most)\n"
     "c               open Compare\n"
     "p / r / x       pause / resume / cancel the job\n"
+    "g               one row per seed group (runs that differ only in seed):\n"
+    "                the means of its finished runs, valid +- standard error\n"
+    "                and min-max; the line below: every member and its test\n"
+    "                loss; Enter, space, p/r/x act on its first run\n"
+    "!               after the status: not learning (ended less than 0.1\n"
+    "                nat below the dataset's unigram entropy)\n"
     "d               queue the demo sweep (on an empty store)",
     runs_create,
     runs_destroy,

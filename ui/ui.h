@@ -104,6 +104,8 @@ int ui_show_screen(UiContext *ctx, const UiScreen *screen);
 /* The colour pair of a run or job status: running good, failed/diverged
    bad, queued/paused dim, others 0 (no colour). */
 int ui_status_pair(const char *status);
+/* "±" in UTF-8, else "+-": mean and standard error over seeds. */
+const char *ui_pm(const UiContext *ctx);
 /* Copies a store value (NULL: "") into dst, truncated to cap bytes. */
 void ui_copy_text(char *dst, size_t cap, const char *src);
 /* Pauses ('p'), resumes ('r') or, once the user confirms, cancels ('x')

@@ -134,7 +134,11 @@ void ui_plot(UiContext *ctx, int y, int x, int height, int width, const PlotSeri
         for (int c = 0; c < g.cols; c++) {
             const PlotCell *cell = &g.cells[r * g.cols + c];
             if (!cell->text[0] || !strcmp(cell->text, " ")) continue;
-            int attr = cell->series ? ui_attr(ctx, UI_PAIR_SERIES0 + (cell->series - 1) % 8) : 0;
+            /* a reference line is dim whatever its series: it is not a run */
+            int k = cell->series - 1;
+            int attr = k < 0 ? 0
+                     : k < n_series && series[k].mark == PLOT_HLINE ? ui_attr(ctx, UI_PAIR_DIM)
+                                                                   : ui_attr(ctx, UI_PAIR_SERIES0 + k % 8);
             attron(attr);
             mvaddstr(y + r, x + c, cell->text);
             attroff(attr);
@@ -163,6 +167,11 @@ void ui_say(UiContext *ctx, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(ctx->message, sizeof ctx->message, fmt, ap);
     va_end(ap);
+}
+
+const char *ui_pm(const UiContext *ctx)
+{
+    return ctx->utf8 ? "±" : "+-";
 }
 
 void ui_copy_text(char *dst, size_t cap, const char *src)

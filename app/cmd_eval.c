@@ -1,7 +1,9 @@
 /*
  * cmd_eval.c — `mixbench eval --ckpt CKPT --data D [--split S] [--json]`:
  * loss, perplexity and accuracy of a checkpoint over every window of a
- * split, with the checkpoint's own tokenizer.
+ * split, with the checkpoint's own tokenizer.  For mlm also loss_all (every
+ * position a target, SPEC section 3); other tasks have none, and --json then
+ * leaves the "loss_all" key out (as "bits_per_byte" outside char data).
  */
 #include <math.h>
 #include <stdio.h>
@@ -80,9 +82,11 @@ int cmd_eval(int argc, char **argv)
                "\"targets\": %lld, \"windows\": %lld",
                split_name, r.loss, exp(r.loss), r.accuracy, (long long)r.n_targets, (long long)r.n_windows);
         if (isfinite(bpb)) printf(", \"bits_per_byte\": %.9g", bpb);
+        if (isfinite(r.loss_all)) printf(", \"loss_all\": %.9g", r.loss_all);
         printf("}\n");
     } else {
         printf("%s: loss %.6f  perplexity %.4f  accuracy %.4f", split_name, r.loss, exp(r.loss), r.accuracy);
+        if (isfinite(r.loss_all)) printf("  loss_all %.6f", r.loss_all);
         if (isfinite(bpb)) printf("  bits/byte %.4f", bpb);
         printf("  (%lld targets in %lld windows)\n", (long long)r.n_targets, (long long)r.n_windows);
     }

@@ -112,13 +112,14 @@ static int eval_and_store(Job *j, int split, double *loss, char *err)
     if (!j->js->quiet) {
         printf("eval  %-5s step %lld  loss %.4f  ppl %.2f  acc %.4f", split_name(split), (long long)j->prog.step,
                r.loss, exp(r.loss), r.accuracy);
+        if (isfinite(r.loss_all)) printf("  loss_all %.4f", r.loss_all);
         if (isfinite(bpb)) printf("  bpb %.4f", bpb);
         if (isfinite(j->ds.loss_floor) && j->ds.loss_floor > 0) printf("  (floor %.4f)", j->ds.loss_floor);
         printf("\n");
         fflush(stdout);
     }
     if (loss) *loss = r.loss;
-    EvalRow row = {j->prog.step, split_name(split), r.loss, r.accuracy, bpb, r.n_targets, NAN};
+    EvalRow row = {j->prog.step, split_name(split), r.loss, r.accuracy, bpb, r.n_targets, r.loss_all};
     return store_eval_add(j->js->store, j->prog.run_id, &row, err);
 }
 

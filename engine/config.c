@@ -77,6 +77,24 @@ static const Key KEYS[] = {
 };
 #define N_KEYS ((int)(sizeof KEYS / sizeof KEYS[0]))
 
+/* T_FLOAT keys whose 0 means "depends on other keys", with the value then
+   actually used: config_get prints it instead of 0, so that the store's
+   config_json and checkpoint metadata show the number a run used. */
+static const struct {
+    const char *name;
+    double (*resolve)(const Config *c);
+} RESOLVED[] = {
+    {"emb_std", config_emb_std},
+};
+
+static double float_value(const Config *c, const Key *k)
+{
+    double v = *(const double *)((const char *)c + k->offset);
+    for (size_t i = 0; v == 0 && i < sizeof RESOLVED / sizeof RESOLVED[0]; i++)
+        if (!strcmp(RESOLVED[i].name, k->name)) v = RESOLVED[i].resolve(c);
+    return v;
+}
+
 static const Key *find_key(const char *name)
 {
     for (int i = 0; i < N_KEYS; i++)
@@ -212,7 +230,7 @@ int config_get(const Config *c, const char *key, char *buf, int cap)
     switch (k->type) {
     case T_INT: snprintf(buf, cap, "%d", *(const int *)base); break;
     case T_INT64: snprintf(buf, cap, "%lld", (long long)*(const int64_t *)base); break;
-    case T_FLOAT: snprintf(buf, cap, "%.9g", *(const double *)base); break;
+    case T_FLOAT: snprintf(buf, cap, "%.9g", float_value(c, k)); break;
     case T_BOOL: snprintf(buf, cap, "%s", *(const int *)base ? "true" : "false"); break;
     case T_ENUM: choice_name(k->choices, *(const int *)base, buf, cap); break;
     case T_STRING: snprintf(buf, cap, "%s", base); break;

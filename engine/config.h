@@ -62,7 +62,9 @@ void config_defaults(Config *c);
 int config_set(Config *c, const char *key, const char *value, char *err);
 /* Parses "key=value". */
 int config_set_arg(Config *c, const char *arg, char *err);
-/* The value of a key as text (into buf).  Returns -1 for an unknown key. */
+/* The value of a key as text (into buf).  Returns -1 for an unknown key.
+   A key whose 0 means "the architecture's default" (emb_std) gives the
+   value actually used, so config_json and checkpoint metadata never say 0. */
 int config_get(const Config *c, const char *key, char *buf, int cap);
 /* Iteration over the key table. */
 int config_key_count(void);

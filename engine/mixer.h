@@ -27,7 +27,8 @@
 
 struct RowGrad;
 
-enum { INIT_NORMAL, INIT_ZERO, INIT_ONE, INIT_UNIFORM_INV_SQRT_N };
+/* INIT_NORMAL N(0, 0.02); INIT_TOKEN_EMB N(0, emb_std) (SPEC section 5) */
+enum { INIT_NORMAL, INIT_ZERO, INIT_ONE, INIT_UNIFORM_INV_SQRT_N, INIT_TOKEN_EMB };
 
 typedef struct {
     char name[32];       /* e.g. "wq", "w0", "mlpx.w1" */

@@ -1,8 +1,10 @@
 /*
  * model.c — builds the parameter table of a model (names and shapes exactly
  * as SPEC section 7), initialises it (SPEC section 5), counts parameters and
- * FLOPs, and runs the embedding and output head.  The blocks themselves are
- * in engine/stack.c.
+ * FLOPs, and runs the embedding and output head.  Token embeddings are
+ * N(0, emb_std) (config_emb_std: 1.0 for mixer, 0.02 otherwise); every
+ * other normal init is N(0, 0.02).  The blocks themselves are in
+ * engine/stack.c.
  */
 #include "engine/model.h"
 
@@ -64,6 +66,7 @@ static int add_ln(ParamList *pl, const char *prefix, const char *ln, int d, int 
 static void init_params(Model *m)
 {
     double inv_sqrt_n = 1.0 / sqrt((double)m->cfg.n_ctx);
+    double emb_std = config_emb_std(&m->cfg);
     for (int i = 0; i < m->n_params; i++) {
         Param *p = &m->params[i];
         float *w = m->w + p->offset;
@@ -72,6 +75,7 @@ static void init_params(Model *m)
         for (size_t j = 0; j < p->numel; j++) {
             switch (p->init) {
             case INIT_NORMAL: w[j] = (float)(0.02 * rng_normal(&rng)); break;
+            case INIT_TOKEN_EMB: w[j] = (float)(emb_std * rng_normal(&rng)); break;
             case INIT_ONE: w[j] = 1.0f; break;
             case INIT_UNIFORM_INV_SQRT_N:
                 w[j] = (float)((2.0 * rng_double(&rng) - 1.0) * inv_sqrt_n);
@@ -88,6 +92,7 @@ int model_build(Model *m, const Config *c, char *err)
     m->cfg = *c;
     /* store resolved values, so checkpoint metadata says what was built */
     m->cfg.pos = config_pos(c);
+    m->cfg.emb_std = config_emb_std(c);
     if (m->cfg.d_pair == 0) m->cfg.d_pair = c->d;
     m->mixer = mixer_find(c->arch);
     m->task = task_find(c->task);
@@ -99,7 +104,7 @@ int model_build(Model *m, const Config *c, char *err)
     char name[96];
     int bad = 0;
 
-    m->tok_emb = add_param(&pl, "tok_emb", 2, V, d, INIT_NORMAL, 0, 1, 0, 0);
+    m->tok_emb = add_param(&pl, "tok_emb", 2, V, d, INIT_TOKEN_EMB, 0, 1, 0, 0);
     StackSpec specs[MODEL_MAX_STACKS];
     m->n_stacks = m->task->stacks(c, m->mixer, specs);
     ParamDecl decl[MIX_MAX_PARAMS];

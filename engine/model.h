@@ -111,6 +111,8 @@ typedef struct {
     int32_t *inputs_rev;               /* [B, n] flipped inputs (bidir) */
     int32_t *target_rows;              /* [B * n] rows that have a target */
     int32_t *targets_compact;          /* [B * n] their targets */
+    int32_t *targets_all;              /* [B * n] every position's target when
+                                          an evaluation scores all (mlm loss_all) */
     float *logits;                     /* [B * n, V] (only target rows are computed) */
     float *head_in;                    /* [B * n, d] rows fed to the head */
     float *head_grad;                  /* [B * n, d] gradient of those rows */

@@ -77,6 +77,7 @@ static void layout(Work *w, const Model *m, int B, int with_grads, Arena *a)
     w->inputs_rev = take(a, sizeof(int32_t) * N);
     w->target_rows = take(a, sizeof(int32_t) * N);
     w->targets_compact = take(a, sizeof(int32_t) * N);
+    w->targets_all = take(a, sizeof(int32_t) * N);
     w->logits = TAKE_F(a, N * (size_t)c->vocab);
     w->head_in = TAKE_F(a, N * d);
     w->head_grad = TAKE_F(a, N * d);

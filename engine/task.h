@@ -26,11 +26,15 @@ typedef struct {
     Work *w;             /* its inputs/targets hold this slice's B rows */
     int B, sample0;
     int training, want_grad;
+    int score_all;       /* evaluation of a task with loss_all (mlm): also
+                            score every position (SPEC section 3) */
     uint64_t step_key;
     float loss_scale;    /* 1 / target count of the whole batch */
     /* results */
     double loss_sum;
     int64_t n_targets, correct;
+    double loss_all_sum; /* score_all: nats over every position */
+    int64_t n_all;       /* score_all: positions scored */
 } TaskCall;
 
 typedef struct TaskOps {
@@ -52,6 +56,9 @@ typedef struct TaskOps {
                     const int64_t *window_index);
     /* Forward (and backward when want_grad) of one slice. */
     void (*run)(TaskCall *t);
+    /* 1: evaluation also reports loss_all, every position a target (mlm);
+       run then honours TaskCall.score_all */
+    int has_loss_all;
 } TaskOps;
 
 /* Head and cross-entropy over the rows [B*n, d] whose target is >= 0
@@ -60,9 +67,16 @@ typedef struct TaskOps {
    the head's parameter gradients accumulate. */
 void task_head_loss(TaskCall *t, const float *rows, const int32_t *targets, float *drows);
 
+/* Evaluation with every position scored (no gradient): the head runs once
+   on all B*n rows; the rows whose target is >= 0 give loss_sum, n_targets
+   and correct as task_head_loss does, and every row scored against
+   all_targets (>= 0 everywhere) gives loss_all_sum and n_all. */
+void task_head_loss_all(TaskCall *t, const float *rows, const int32_t *targets, const int32_t *all_targets);
+
 /* The shared path of single-stack tasks: embed, stack (zeroing positions
    >= zero_from before block zero_block, -1 for never), head, loss, and the
-   backward pass when t->want_grad. */
+   backward pass when t->want_grad.  With t->score_all the head scores
+   every row against w->targets_all (which the task filled). */
 void task_single_stack_run(TaskCall *t, int zero_block, int zero_from);
 
 const TaskOps *task_find(const char *name);

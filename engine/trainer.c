@@ -182,8 +182,8 @@ static void run_slice(void *arg, int i, int n)
     int N = t->c->n_ctx;
     call->B = (int)(b1 - b0);
     call->sample0 = (int)b0;
-    call->loss_sum = 0.0;
-    call->n_targets = call->correct = 0;
+    call->loss_sum = call->loss_all_sum = 0.0;
+    call->n_targets = call->correct = call->n_all = 0;
     if (call->want_grad) work_zero_grads(w, t->m);
     if (call->B == 0) return;
     memcpy(w->inputs, t->inputs + b0 * N, sizeof(int32_t) * (size_t)call->B * N);
@@ -265,9 +265,15 @@ static void draw_windows(Trainer *t)
     }
 }
 
-/* Runs the prepared batch (t->inputs/targets, B rows) on every thread. */
-static void run_batch(Trainer *t, int B, int want_grad, int training, double *loss_sum,
-                      int64_t *n_targets, int64_t *correct)
+/* What a batch gave, summed over the threads. */
+typedef struct {
+    double loss_sum, loss_all_sum;
+    int64_t n_targets, correct, n_all;
+} BatchSums;
+
+/* Runs the prepared batch (t->inputs/targets, B rows) on every thread;
+   score_all: an evaluation that also scores every position (loss_all). */
+static void run_batch(Trainer *t, int B, int want_grad, int training, int score_all, BatchSums *sums)
 {
     int64_t count = 0;
     for (size_t i = 0; i < (size_t)B * t->c->n_ctx; i++) count += t->targets[i] >= 0;
@@ -277,17 +283,19 @@ static void run_batch(Trainer *t, int B, int want_grad, int training, double *lo
         call->w = &t->works[i];
         call->training = training;
         call->want_grad = want_grad;
+        call->score_all = score_all;
         call->step_key = rng_hash((uint64_t)t->c->seed, (uint64_t)t->step + 1);
         call->loss_scale = count ? 1.0f / (float)count : 0.0f;
     }
     t->phase_B = B;
     pool_run(t->pool, run_slice, t);
-    *loss_sum = 0.0;
-    *n_targets = *correct = 0;
+    memset(sums, 0, sizeof *sums);
     for (int i = 0; i < t->n_threads; i++) {
-        *loss_sum += t->calls[i].loss_sum;
-        *n_targets += t->calls[i].n_targets;
-        *correct += t->calls[i].correct;
+        sums->loss_sum += t->calls[i].loss_sum;
+        sums->loss_all_sum += t->calls[i].loss_all_sum;
+        sums->n_targets += t->calls[i].n_targets;
+        sums->correct += t->calls[i].correct;
+        sums->n_all += t->calls[i].n_all;
     }
 }
 
@@ -300,10 +308,9 @@ int trainer_step(Trainer *t, TrainProgress *p, char *err)
     draw_windows(t);
     const uint8_t *scored = t->ds->split[SPLIT_TRAIN].scored ? t->scored : NULL;
     t->m->task->prepare(c, B, t->windows, scored, t->inputs, t->targets, 1, &t->rng, t->window_index);
-    double loss_sum;
-    int64_t n_targets, correct;
-    run_batch(t, B, 1, 1, &loss_sum, &n_targets, &correct);
-    double loss = n_targets ? loss_sum / (double)n_targets : 0.0;
+    BatchSums sums;
+    run_batch(t, B, 1, 1, 0, &sums);
+    double loss = sums.n_targets ? sums.loss_sum / (double)sums.n_targets : 0.0;
     pool_run(t->pool, reduce_grads, t);
     double sumsq = 0.0;
     for (int i = 0; i < t->n_threads; i++) sumsq += t->partials[i];
@@ -350,7 +357,9 @@ int trainer_evaluate(Trainer *t, int split, EvalResult *r, char *err)
         return err_set(err, "the %s split has %zu tokens, fewer than one window",
                        split == SPLIT_TEST ? "test" : split == SPLIT_VALID ? "valid" : "train", s->len);
     int B = c->batch, n = c->n_ctx, wl = t->m->task->window_len(c);
-    double loss_sum = 0.0;
+    int score_all = t->m->task->has_loss_all;
+    double loss_sum = 0.0, loss_all_sum = 0.0;
+    int64_t n_all = 0;
     for (int64_t w0 = 0; w0 < n_windows; w0 += B) {
         int nb = (int)(n_windows - w0 < B ? n_windows - w0 : B);
         for (int b = 0; b < nb; b++) {
@@ -359,17 +368,19 @@ int trainer_evaluate(Trainer *t, int split, EvalResult *r, char *err)
         }
         t->m->task->prepare(c, nb, t->windows, s->scored ? t->scored : NULL, t->inputs, t->targets, 0, NULL,
                             t->window_index);
-        double ls;
-        int64_t nt, corr;
-        run_batch(t, nb, 0, 0, &ls, &nt, &corr);
-        loss_sum += ls;
-        r->n_targets += nt;
-        r->accuracy += (double)corr;
+        BatchSums sums;
+        run_batch(t, nb, 0, 0, score_all, &sums);
+        loss_sum += sums.loss_sum;
+        loss_all_sum += sums.loss_all_sum;
+        n_all += sums.n_all;
+        r->n_targets += sums.n_targets;
+        r->accuracy += (double)sums.correct;
     }
     r->n_windows = n_windows;
     r->loss = r->n_targets ? loss_sum / (double)r->n_targets : 0.0;
     r->accuracy = r->n_targets ? r->accuracy / (double)r->n_targets : 0.0;
-    if (!isfinite(r->loss)) return err_set(err, "evaluation loss is NaN");
+    r->loss_all = score_all && n_all ? loss_all_sum / (double)n_all : NAN;
+    if (!isfinite(r->loss) || (score_all && !isfinite(r->loss_all))) return err_set(err, "evaluation loss is NaN");
     return 0;
 }
 

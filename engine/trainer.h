@@ -32,6 +32,9 @@ typedef struct {
     double loss;             /* mean nats over every target token */
     double accuracy;         /* top-1 */
     int64_t n_targets, n_windows;
+    double loss_all;         /* mlm: mean nats over every position of the
+                                split's windows, same masked inputs as loss
+                                (SPEC section 3); NAN for other tasks */
 } EvalResult;
 
 typedef struct Trainer Trainer;

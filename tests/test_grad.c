@@ -1,7 +1,7 @@
 /*
  * test_grad.c — finite-difference checks of every op's backward pass and of
- * whole models (each mixer, each mode, every norm and act option), and the
- * causality of causal mixers.
+ * whole models (each mixer, each mode, every norm and act option, every
+ * task, mlm with mlm_loss=all), and the causality of causal mixers.
  */
 #include <math.h>
 #include <stdio.h>
@@ -262,8 +262,23 @@ static void test_mixer_grads(void)
 
 /* ---- whole models ---- */
 
+/* The batch of training mode (mlm: masks from a generator; mlm_loss=all:
+   every position a target), replacing tm_batch's evaluation-mode batch. */
+static void training_batch(const Model *m, Work *w, int B, uint64_t seed)
+{
+    int wl = m->task->window_len(&m->cfg);
+    int32_t *win = malloc(sizeof(int32_t) * (size_t)B * wl);
+    Rng r;
+    rng_seed(&r, seed);
+    for (int i = 0; i < B * wl; i++) win[i] = 2 + (int32_t)rng_below(&r, m->cfg.vocab - 2);
+    m->task->prepare(&m->cfg, B, win, NULL, w->inputs, w->targets, 1, &r, NULL);
+    free(win);
+}
+
+/* extra: one more key=value (or NULL); with mlm_loss=all the batch is a
+   training batch, where that setting applies. */
 static void check_model_task(const char *task, const char *arch, const char *norm, const char *act,
-                             const char *pos, const char *tie, const char *dropout)
+                             const char *pos, const char *tie, const char *dropout, const char *extra)
 {
     int training = strcmp(dropout, "0") != 0;
     Model m;
@@ -276,7 +291,7 @@ static void check_model_task(const char *task, const char *arch, const char *nor
     snprintf(a4, sizeof a4, "pos=%s", pos);
     snprintf(a5, sizeof a5, "tie=%s", tie);
     snprintf(a6, sizeof a6, "dropout=%s", dropout);
-    if (tm_build(&m, &c, a1, a2, a3, a4, a5, a6, a7, "seed=5", NULL)) { CHECK(0, "build"); return; }
+    if (tm_build(&m, &c, a1, a2, a3, a4, a5, a6, a7, "seed=5", extra, NULL)) { CHECK(0, "build"); return; }
     /* larger weights than the 0.02 init so every path carries gradient */
     Rng r;
     rng_seed(&r, 11);
@@ -291,6 +306,16 @@ static void check_model_task(const char *task, const char *arch, const char *nor
     int B = 3;
     if (work_alloc(&w, &m, B, 1, err)) { CHECK(0, "%s", err); model_free(&m); return; }
     tm_batch(&m, &w, B, 99);
+    if (m.cfg.mlm_loss == MLM_LOSS_ALL) {
+        training_batch(&m, &w, B, 99);
+        int masked = 0, targets = 0;
+        for (int i = 0; i < B * m.cfg.n_ctx; i++) {
+            masked += w.inputs[i] == TOKEN_MASK;
+            targets += w.targets[i] >= 0 && (w.inputs[i] == TOKEN_MASK || w.targets[i] == w.inputs[i]);
+        }
+        CHECK(masked > 0 && targets == B * m.cfg.n_ctx, "%s mlm_loss=all: %d masked, %d of %d positions targets",
+              arch, masked, targets, B * m.cfg.n_ctx);
+    }
     tm_run(&m, &w, B, 1, training);
     float *grads = malloc(sizeof(float) * m.n_floats);
     work_dense_grads(&w, &m, grads);
@@ -322,8 +347,8 @@ static void check_model_task(const char *task, const char *arch, const char *nor
             }
             checked++;
             if (!ok && bad++ < 4)
-                CHECK(0, "%s/%s norm=%s act=%s pos=%s tie=%s: %s[%zu] numeric %.6g analytic %.6g", arch, task,
-                      norm, act, pos, tie, p->name, j, num, ana);
+                CHECK(0, "%s/%s norm=%s act=%s pos=%s tie=%s %s: %s[%zu] numeric %.6g analytic %.6g", arch, task,
+                      norm, act, pos, tie, extra ? extra : "", p->name, j, num, ana);
         }
     }
     CHECK(bad == 0, "%s/%s norm=%s act=%s: %d of %d gradient entries off", arch, task, norm, act, bad, checked);
@@ -338,7 +363,7 @@ static const char *home_task(const MixerOps *ops) { return ops->has_causal ? "cl
 static void check_model(const char *arch, const char *norm, const char *act, const char *pos, const char *tie,
                         const char *dropout)
 {
-    check_model_task(home_task(mixer_find(arch)), arch, norm, act, pos, tie, dropout);
+    check_model_task(home_task(mixer_find(arch)), arch, norm, act, pos, tie, dropout, NULL);
 }
 
 static void test_model_grads(void)
@@ -370,9 +395,28 @@ static void test_task_grads(void)
             config_set(&c, "task", tasks[k], err);
             config_set(&c, "vocab", "13", err);
             if (task_find(tasks[k])->check_arch(ops, &c, err)) continue; /* refused pair */
-            check_model_task(tasks[k], ops->name, "pre", "gelu", "learned", "false", "0");
-            check_model_task(tasks[k], ops->name, "post", "relu", "sinusoidal", "true", "0");
+            check_model_task(tasks[k], ops->name, "pre", "gelu", "learned", "false", "0", NULL);
+            check_model_task(tasks[k], ops->name, "post", "relu", "sinusoidal", "true", "0", NULL);
         }
+}
+
+/* mlm with mlm_loss=all (every position a target, SPEC section 3): the
+   head's gradient now reaches every row, for every bidirectional mixer.
+   Smooth activations only: with targets at every row, a ReLU kink inside a
+   finite-difference step is common enough to fail the check without a bug
+   (ReLU's own gradient is checked with the masked loss above). */
+static void test_mlm_all_grads(void)
+{
+    int checked = 0;
+    for (int i = 0; i < mixer_count(); i++) {
+        const MixerOps *ops = mixer_at(i);
+        if (!ops->has_bidir) continue;
+        check_model_task("mlm", ops->name, "pre", "gelu", "learned", "false", "0", "mlm_loss=all");
+        check_model_task("mlm", ops->name, "post", "gelu", "sinusoidal", "true", "0", "mlm_loss=all");
+        check_model_task("mlm", ops->name, "none", "none", "none", "false", "0", "mlm_loss=all");
+        checked++;
+    }
+    CHECK(checked == 4, "%d bidirectional mixers, expected 4 (attention, mixer, pairconnect, fft)", checked);
 }
 
 /* Changing token t leaves every logit at positions < t unchanged. */
@@ -424,6 +468,7 @@ int main(void)
     RUN(test_mixer_grads);
     RUN(test_model_grads);
     RUN(test_task_grads);
+    RUN(test_mlm_all_grads);
     RUN(test_causality);
     CHECK_EXIT();
 }

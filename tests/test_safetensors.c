@@ -3,12 +3,17 @@
  * trips of several tensors and metadata with bit-exact data, the on-disk
  * layout, every kind of corrupt file the reader must name, ~500 random
  * corruptions that must fail cleanly or load consistently, and atomic
- * writes that leave an existing file intact when they fail.
+ * writes that leave an existing file intact when they fail; and model
+ * checkpoints' emb_std (SPEC sections 1, 5, 7): the init scale per
+ * architecture, its value in the metadata, and its default when a file
+ * lacks the key.
  */
+#include "engine/checkpoint.h"
 #include "engine/common.h"
 #include "engine/io/json.h"
 #include "engine/io/safetensors.h"
 #include "tests/check.h"
+#include "tests/model_util.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -457,7 +462,7 @@ static void test_truncations(void)
     sample_free(&s);
 }
 
-static uint64_t rng_next(uint64_t *state)
+static uint64_t corrupt_rng_next(uint64_t *state)
 {
     *state ^= *state << 13;
     *state ^= *state >> 7;
@@ -484,17 +489,17 @@ static void test_random_corruptions(void)
     for (int iter = 0; iter < 500; iter++) {
         memcpy(buf, orig, len);
         size_t n = len;
-        int kind = (int)(rng_next(&rng) % 4);
+        int kind = (int)(corrupt_rng_next(&rng) % 4);
         if (kind != 3) {
-            int flips = 1 + (int)(rng_next(&rng) % 3);
+            int flips = 1 + (int)(corrupt_rng_next(&rng) % 3);
             for (int k = 0; k < flips; k++) {
-                size_t at = rng_next(&rng) % 4 == 0 ? rng_next(&rng) % len
-                                                    : rng_next(&rng) % header_end;
-                buf[at] ^= (unsigned char)(1u << (rng_next(&rng) % 8));
+                size_t at = corrupt_rng_next(&rng) % 4 == 0 ? corrupt_rng_next(&rng) % len
+                                                    : corrupt_rng_next(&rng) % header_end;
+                buf[at] ^= (unsigned char)(1u << (corrupt_rng_next(&rng) % 8));
             }
         }
         if (kind >= 2)
-            n = rng_next(&rng) % (len + 1);
+            n = corrupt_rng_next(&rng) % (len + 1);
         write_all(bad, buf, n);
         StFile f;
         err[0] = '\0';
@@ -645,6 +650,133 @@ static void remove_scratch(void)
     rmdir(scratch);
 }
 
+/* Sample standard deviation of the tok_emb of m (mean taken as 0). */
+static double tok_emb_std(const Model *m)
+{
+    const Param *p = &m->params[m->tok_emb];
+    const float *e = model_param(m, m->tok_emb);
+    double sumsq = 0.0;
+    for (size_t i = 0; i < p->numel; i++) sumsq += (double)e[i] * e[i];
+    return sqrt(sumsq / (double)p->numel);
+}
+
+/* Token embeddings are N(0, emb_std): 1.0 for mixer, 0.02 for the others,
+   an explicit value wins; the other normal inits stay at 0.02.  tok_emb is
+   [200, 64]: 12800 draws put the sample std within 2% of the true one. */
+static void test_emb_std_init(void)
+{
+    static const struct {
+        const char *arch, *task, *emb_std;
+        double want;
+    } cases[] = {
+        {"mixer", "clm", NULL, 1.0},          {"mixer", "mlm", NULL, 1.0},
+        {"attention", "clm", NULL, 0.02},     {"attention", "mlm", NULL, 0.02},
+        {"dispatcher", "clm", NULL, 0.02},    {"pairconnect", "mlm", NULL, 0.02},
+        {"fft", "mlm", NULL, 0.02},           {"cumsum", "clm", NULL, 0.02},
+        {"conv", "bidir", NULL, 0.02},        {"mixer", "autoencode", NULL, 1.0},
+        {"attention", "clm", "emb_std=0.5", 0.5}, {"mixer", "clm", "emb_std=0.02", 0.02},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        Model m;
+        Config c;
+        char arch[64], task[64];
+        snprintf(arch, sizeof arch, "arch=%s", cases[i].arch);
+        snprintf(task, sizeof task, "task=%s", cases[i].task);
+        if (tm_build(&m, &c, arch, task, "vocab=200", "d=64", "heads=4", "n_ctx=8", cases[i].emb_std, NULL)) {
+            CHECK(0, "case %zu does not build", i);
+            continue;
+        }
+        double got = tok_emb_std(&m);
+        CHECK(fabs(got / cases[i].want - 1.0) < 0.02, "%s/%s %s: tok_emb std %.4f, want %.4f", cases[i].arch,
+              cases[i].task, cases[i].emb_std ? cases[i].emb_std : "(default)", got, cases[i].want);
+        CHECK(m.cfg.emb_std == cases[i].want, "%s: the built config says emb_std=%g", cases[i].arch, m.cfg.emb_std);
+        int w1 = model_find_param(&m, strcmp(cases[i].task, "bidir") == 0 ? "fwd.blocks.0.ffn.w1"
+                                      : strcmp(cases[i].task, "autoencode") == 0 ? "enc.blocks.0.ffn.w1"
+                                                                                 : "blocks.0.ffn.w1");
+        const float *w = model_param(&m, w1);
+        double sumsq = 0.0;
+        for (size_t j = 0; j < m.params[w1].numel; j++) sumsq += (double)w[j] * w[j];
+        double ffn_std = sqrt(sumsq / (double)m.params[w1].numel);
+        CHECK(fabs(ffn_std / 0.02 - 1.0) < 0.02, "%s: ffn.w1 std %.4f, want 0.02", cases[i].arch, ffn_std);
+        model_free(&m);
+    }
+}
+
+/* The metadata and config JSON show the number used (never the 0 that
+   means "the architecture's default"), a checkpoint loads back with it,
+   and a checkpoint written before the key existed loads with its
+   architecture's default. */
+static void test_emb_std_checkpoint(void)
+{
+    static const struct {
+        const char *arch, *setting, *stored;
+    } cases[] = {{"mixer", NULL, "1"}, {"attention", NULL, "0.02"}, {"attention", "emb_std=0.25", "0.25"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        Model m, back;
+        Config c, cb;
+        char arch[64], err[ERR_LEN], path[400], old_path[400];
+        snprintf(arch, sizeof arch, "arch=%s", cases[i].arch);
+        if (tm_build(&m, &c, arch, "task=mlm", cases[i].setting, NULL)) {
+            CHECK(0, "case %zu does not build", i);
+            continue;
+        }
+        StrBuf json;
+        sb_init(&json);
+        config_to_json(&c, &json);
+        char want_json[64];
+        snprintf(want_json, sizeof want_json, "\"emb_std\": \"%s\"", cases[i].stored);
+        CHECK(strstr(json.data, want_json), "%s: config_json lacks %s: %s", cases[i].arch, want_json, json.data);
+        sb_free(&json);
+        path_in(path, sizeof path, "emb.safetensors");
+        CHECK(checkpoint_save(path, &m, NULL, NULL, 0, err) == 0, "save: %s", err);
+        StFile f;
+        CHECK(st_read(path, &f, err) == 0, "read: %s", err);
+        const char *stored = st_meta(&f, "emb_std");
+        CHECK(stored && !strcmp(stored, cases[i].stored), "%s: metadata emb_std is %s, want %s", cases[i].arch,
+              stored ? stored : "missing", cases[i].stored);
+        config_defaults(&cb);
+        CHECK(checkpoint_load(path, &cb, &back, NULL, err) == 0, "load: %s", err);
+        CHECK(back.cfg.emb_std == m.cfg.emb_std, "%s: loaded emb_std %g, saved %g", cases[i].arch, back.cfg.emb_std,
+              m.cfg.emb_std);
+        CHECK(memcmp(back.w, m.w, sizeof(float) * m.n_floats) == 0, "%s: weights differ after loading", cases[i].arch);
+        CHECK(checkpoint_check_config(path, &f, &back, err) == 0, "check_config: %s", err);
+        model_free(&back);
+        /* the same file without the emb_std key, as older mixbench wrote it */
+        StMeta *meta = calloc((size_t)f.n_meta, sizeof(StMeta));
+        StTensorRef *refs = calloc((size_t)f.n_tensors, sizeof(StTensorRef));
+        int nm = 0;
+        for (int k = 0; k < f.n_meta; k++)
+            if (strcmp(f.meta_keys[k], "emb_std")) meta[nm++] = (StMeta){f.meta_keys[k], f.meta_values[k]};
+        for (int k = 0; k < f.n_tensors; k++) {
+            refs[k].name = f.tensors[k].name;
+            refs[k].ndim = f.tensors[k].ndim;
+            memcpy(refs[k].shape, f.tensors[k].shape, sizeof refs[k].shape);
+            refs[k].data = f.tensors[k].data;
+        }
+        path_in(old_path, sizeof old_path, "emb_old.safetensors");
+        CHECK(st_write(old_path, meta, nm, refs, f.n_tensors, err) == 0, "write: %s", err);
+        config_defaults(&cb);
+        CHECK(checkpoint_load(old_path, &cb, &back, NULL, err) == 0, "load without emb_std: %s", err);
+        double arch_default = !strcmp(cases[i].arch, "mixer") ? 1.0 : 0.02;
+        CHECK(back.cfg.emb_std == arch_default, "%s: a file without emb_std loads with %g, want %g", cases[i].arch,
+              back.cfg.emb_std, arch_default);
+        StFile old;
+        CHECK(st_read(old_path, &old, err) == 0, "read: %s", err);
+        /* the default checks equal to a model built with it; an explicit
+           other value is named as the difference */
+        int same = checkpoint_check_config(old_path, &old, &m, err) == 0;
+        CHECK(same == (cases[i].setting == NULL), "%s: check_config of the keyless file gave %d (%s)",
+              cases[i].arch, same, same ? "" : err);
+        if (!same) CHECK(strstr(err, "emb_std=0.02") && strstr(err, "emb_std=0.25"), "message: %s", err);
+        st_free(&old);
+        model_free(&back);
+        free(meta);
+        free(refs);
+        st_free(&f);
+        model_free(&m);
+    }
+}
+
 int main(void)
 {
     const char *tmp = getenv("TMPDIR");
@@ -662,6 +794,8 @@ int main(void)
     RUN(test_truncations);
     RUN(test_random_corruptions);
     RUN(test_atomic_write);
+    RUN(test_emb_std_init);
+    RUN(test_emb_std_checkpoint);
     remove_scratch();
     CHECK_EXIT();
 }

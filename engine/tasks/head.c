@@ -1,8 +1,10 @@
 /*
  * head.c — what every task ends with: the output head and cross-entropy over
  * the positions that have a target.  Only those rows go through the head
- * (mlm computes logits at its chosen positions only; clm at every position).
+ * (mlm computes logits at its chosen positions only; clm at every position),
+ * except in an evaluation that scores every position (mlm's loss_all).
  */
+#include <assert.h>
 #include <string.h>
 
 #include "engine/ops.h"
@@ -44,6 +46,23 @@ void task_head_loss(TaskCall *t, const float *rows, const int32_t *targets, floa
         memcpy(drows + (size_t)w->target_rows[r] * d, w->head_grad + (size_t)r * d, sizeof(float) * d);
 }
 
+void task_head_loss_all(TaskCall *t, const float *rows, const int32_t *targets, const int32_t *all_targets)
+{
+    assert(!t->want_grad);
+    const Model *m = t->m;
+    Work *w = t->w;
+    int N = t->B * m->cfg.n_ctx, V = m->cfg.vocab;
+    for (int i = 0; i < N; i++) {
+        assert(all_targets[i] >= 0);
+        t->n_targets += targets[i] >= 0;
+    }
+    t->n_all += N;
+    head_forward(m, w->logits, rows, N);
+    /* without want_grad the logits are only read, so both passes see them */
+    t->loss_all_sum += xent_forward_backward(w->logits, all_targets, N, V, 0.0f, 0, NULL);
+    t->loss_sum += xent_forward_backward(w->logits, targets, N, V, 0.0f, 0, &t->correct);
+}
+
 void task_single_stack_run(TaskCall *t, int zero_block, int zero_from)
 {
     const Model *m = t->m;
@@ -52,6 +71,10 @@ void task_single_stack_run(TaskCall *t, int zero_block, int zero_from)
     StackActs *sa = &w->stacks[0];
     embed_forward(m, 0, sa->blocks[0].x, w->inputs, t->B);
     stack_forward(&sc, 0, w->inputs);
+    if (t->score_all) {
+        task_head_loss_all(t, sa->out, w->targets, w->targets_all);
+        return;
+    }
     task_head_loss(t, sa->out, w->targets, w->dout);
     if (!t->want_grad) return;
     stack_backward(&sc, 0, w->inputs, w->dout, w->t1);

@@ -4,6 +4,12 @@
  * position is chosen with probability 0.15 (at least one, drawn uniformly),
  * and chosen tokens become MASK.  The loss is the mean over all chosen
  * positions of the batch, and logits are computed at those positions only.
+ * With mlm_loss = all (training only) the masking is the same but every
+ * position is a target, its original token (a chosen position's is the
+ * token MASK replaced, any other's its own unchanged input), and the loss is
+ * the mean over all B*n positions; the head then runs on every row.  An
+ * evaluation reports both: loss over the chosen positions and loss_all over
+ * every position, from one forward pass (task_head_loss_all).
  * Bidirectional mixers only.
  *
  * Training draws from the run's generator, per sequence in batch order: one
@@ -92,10 +98,20 @@ static void mlm_prepare(const Config *c, int B, const int32_t *windows, const ui
         }
         for (int p = 0; p < n; p++)
             if (tg[p] >= 0) in[p] = TOKEN_MASK;
+        if (training && c->mlm_loss == MLM_LOSS_ALL) memcpy(tg, win, sizeof(int32_t) * n);
     }
 }
 
-static void mlm_run(TaskCall *t) { task_single_stack_run(t, -1, 0); }
+static void mlm_run(TaskCall *t)
+{
+    if (t->score_all) {
+        /* loss_all: a position without a target predicts its own input */
+        Work *w = t->w;
+        size_t N = (size_t)t->B * t->m->cfg.n_ctx;
+        for (size_t i = 0; i < N; i++) w->targets_all[i] = w->targets[i] >= 0 ? w->targets[i] : w->inputs[i];
+    }
+    task_single_stack_run(t, -1, 0);
+}
 
 const TaskOps task_mlm = {
     .name = "mlm",
@@ -105,4 +121,5 @@ const TaskOps task_mlm = {
     .window_len = mlm_window,
     .prepare = mlm_prepare,
     .run = mlm_run,
+    .has_loss_all = 1,
 };

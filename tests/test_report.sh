@@ -38,7 +38,7 @@ grep -q "mixbench sweep task=autoencode .*tokens=30000" "$T/report.txt" && pass 
 
 $MB report autoencoder --db "$DB" --md "$T/r.md" >/dev/null 2>"$T/err"
 grep -q "^| point | seeds | test_loss |" "$T/r.md" && grep -q "^|---|" "$T/r.md" &&
-  grep -Eq "^\| arch=mixer d=128 \| 3 \| $want \+- " "$T/r.md" && grep -Eq '^\| .* \| \*\*(holds|does not hold|within noise)\*\* \|' "$T/r.md" &&
+  grep -Eq "^\| arch=mixer d=128 \| 3( \([^)]*\))? \| $want \+- " "$T/r.md" && grep -Eq '^\| .* \| \*\*(holds|does not hold|within noise)\*\* \|' "$T/r.md" &&
   pass report_markdown || fail report_markdown "$(cat "$T/r.md" "$T/err")"
 
 $MB report recall --db "$DB" >"$T/out" 2>&1

@@ -297,6 +297,8 @@ int config_validate(const Config *c, char *err)
     if (c->vocab < 3) return err_set(err, "config: vocab=%d is too small", c->vocab);
     if (c->steps == 0 && c->tokens == 0 && c->seconds == 0)
         return err_set(err, "config: no budget: set steps, tokens or seconds");
+    if (c->mlm_loss == MLM_LOSS_ALL && !t->has_loss_all)
+        return err_set(err, "config: mlm_loss=all is a loss of task mlm, not of task %s", c->task);
     if (t->check_arch(m, c, err)) return -1;
     if (m->check_config && m->check_config(c, err)) return -1;
     return 0;

@@ -118,6 +118,7 @@ static int eval_and_store(Job *j, int split, double *loss, char *err)
         if (isfinite(r.loss_all)) printf("  loss_all %.4f", r.loss_all);
         if (isfinite(bpb)) printf("  bpb %.4f", bpb);
         if (isfinite(j->ds.loss_floor) && j->ds.loss_floor > 0) printf("  (floor %.4f)", j->ds.loss_floor);
+        if (j->c.eval_tokens > 0) printf("  (first %lld windows: eval_tokens)", (long long)r.n_windows);
         printf("\n");
         fflush(stdout);
     }

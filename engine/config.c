@@ -67,6 +67,9 @@ static const Key KEYS[] = {
     {"tokens", T_INT64, KEY_TRAIN, F(tokens), "0", NULL, 0, 1e18},
     {"seconds", T_FLOAT, KEY_TRAIN, F(seconds), "0", NULL, 0, 1e9},
     {"eval_every", T_INT, KEY_TRAIN, F(eval_every), "0", NULL, 0, 1 << 30},
+    /* 0 = every window of valid and test (SPEC section 4); N = their first
+       max(1, N / n_ctx) windows, in order (trainer_eval_windows) */
+    {"eval_tokens", T_INT64, KEY_TRAIN, F(eval_tokens), "0", NULL, 0, 1e18},
     {"log_every", T_INT, KEY_TRAIN, F(log_every), "10", NULL, 1, 1 << 30},
     {"threads", T_INT, KEY_TRAIN, F(threads), "0", NULL, 0, 1024},
     {"ckpt_every", T_INT, KEY_TRAIN, F(ckpt_every), "0", NULL, 0, 1 << 30},

@@ -44,6 +44,7 @@ typedef struct {
     int64_t steps, tokens;
     double seconds;
     int eval_every, log_every, threads;
+    int64_t eval_tokens;     /* 0: every window; else a prefix of each split */
     int ckpt_every;      /* resumable checkpoint every N steps (0: at the end) */
     int patience;        /* early stop after N evaluations without a better
                             valid loss (0: never) */

@@ -347,11 +347,19 @@ int trainer_step(Trainer *t, TrainProgress *p, char *err)
     return 0;
 }
 
+int64_t trainer_eval_windows(const Config *c, int64_t n_windows)
+{
+    if (c->eval_tokens <= 0) return n_windows;
+    int64_t cap = c->eval_tokens / c->n_ctx;
+    if (cap < 1) cap = 1;
+    return cap < n_windows ? cap : n_windows;
+}
+
 int trainer_evaluate(Trainer *t, int split, EvalResult *r, char *err)
 {
     const Config *c = t->c;
     const TokenStream *s = &t->ds->split[split];
-    int64_t n_windows = task_window_count(t->m, s);
+    int64_t n_windows = trainer_eval_windows(c, task_window_count(t->m, s));
     memset(r, 0, sizeof *r);
     if (n_windows < 1)
         return err_set(err, "the %s split has %zu tokens, fewer than one window",

@@ -3,7 +3,8 @@
  * threads, optimizer state and data position.  trainer_step takes one
  * optimizer step (data-parallel over the job's threads, gradients summed in
  * a fixed order, so the same seed and thread count give the same numbers
- * bit for bit); trainer_evaluate runs every window of a split.
+ * bit for bit); trainer_evaluate runs every window of a split (or, with
+ * eval_tokens = N, its first max(1, N / n_ctx) windows in order).
  *
  * Not for: storing results (app/ writes them to db/) or scheduling jobs.
  */
@@ -72,6 +73,9 @@ int trainer_save(const Trainer *t, const char *path, const Tokenizer *tok, const
    moments are checksummed.  Everything is checked before anything changes:
    on failure the trainer and model are as before the call, still usable. */
 int trainer_resume(Trainer *t, const char *path, char *err);
+/* Windows trainer_evaluate runs out of a split's n_windows: all of them
+   unless eval_tokens caps them (the first max(1, eval_tokens / n_ctx)). */
+int64_t trainer_eval_windows(const Config *c, int64_t n_windows);
 /* Number of evaluation windows in a split for the model's task. */
 int64_t task_window_count(const Model *m, const TokenStream *s);
 

@@ -7,10 +7,15 @@
  * on the keys in `pair_on` ("data layers heads": one comparison per
  * (corpus, L, h)).  For a difference, with means a, b and standard errors
  * over seeds se_a, se_b: se = sqrt(se_a^2 + se_b^2), and |a - b| < 2 se is
- * "within noise" (one seed has se 0: then the direction decides).  Several
- * comparisons combine as: any "does not hold" -> does not hold; else any
- * "within noise" -> within noise; else holds.  A claim whose points were
- * not run (or did not finish: only status 'done' counts) is "not run".
+ * "within noise" (one seed has se 0: then the direction decides).  A
+ * comparison of losses where either point has a run flagged "not learning:
+ * unigram level" (results.not_learning) is "inconclusive": the budget did
+ * not reach what the claim is about (the samples/s rule and the rules about
+ * the unigram level itself are exempt).  Several comparisons combine as:
+ * any "does not hold" -> does not hold; else any "inconclusive" ->
+ * inconclusive; else any "within noise" -> within noise; else holds.  A
+ * claim whose points were not run (or did not finish: only status 'done'
+ * counts) is "not run".
  *
  * Thresholds the papers do not state (how flat is "nearly flat", how close
  * is "close") are chosen here and written in the claim's text, so the
@@ -107,6 +112,7 @@ const char *verdict_name(Verdict v)
     case VERDICT_HOLDS: return "holds";
     case VERDICT_FAILS: return "does not hold";
     case VERDICT_WITHIN_NOISE: return "within noise";
+    case VERDICT_INCONCLUSIVE: return "inconclusive";
     case VERDICT_NOT_RUN: break;
     }
     return "not run";
@@ -168,6 +174,7 @@ static Verdict combine(Verdict so_far, Verdict next)
 {
     if (so_far == VERDICT_NOT_RUN) return next;
     if (so_far == VERDICT_FAILS || next == VERDICT_FAILS) return VERDICT_FAILS;
+    if (so_far == VERDICT_INCONCLUSIVE || next == VERDICT_INCONCLUSIVE) return VERDICT_INCONCLUSIVE;
     if (so_far == VERDICT_WITHIN_NOISE || next == VERDICT_WITHIN_NOISE) return VERDICT_WITHIN_NOISE;
     return VERDICT_HOLDS;
 }
@@ -281,6 +288,11 @@ static Verdict judge_pairs(const ClaimRule *r, const Point *pts, int np, Line *l
         }
         default: pv = VERDICT_NOT_RUN; break;
         }
+        if (r->kind != R_RATIO_AT_LEAST && (a->n_not_learning || b->n_not_learning)) {
+            pv = VERDICT_INCONCLUSIVE;
+            line_add(l, " [not learning: %s%s%s at the unigram level]", a->n_not_learning ? a->arch : "",
+                     a->n_not_learning && b->n_not_learning ? " and " : "", b->n_not_learning ? b->arch : "");
+        }
         if (r->kind != R_RATIO_AT_LEAST) {
             line_add(l, ", ratio %.3f", ratio);
             /* the paper's figures at the same two points, where it reports both */
@@ -306,13 +318,14 @@ static Verdict judge_flat(const ClaimRule *r, const Point *pts, int np, Line *l)
         /* the group of points agreeing with point i on pair_on */
         const Point *lo = &pts[i], *hi = &pts[i];
         double sum = 0;
-        int k = 0;
+        int k = 0, not_learning = 0;
         for (int j = i; j < np; j++) {
             const Point *q = &pts[j];
             if (done[j] || !usable(q, r->metric) || !point_select(q, r->a) ||
                 !coords_agree(pts[i].coords, pts[i].n_coords, q->coords, q->n_coords, r->pair_on))
                 continue;
             done[j] = 1;
+            not_learning += q->n_not_learning > 0;
             sum += q->stat[r->metric].mean;
             k++;
             if (q->stat[r->metric].mean < lo->stat[r->metric].mean) lo = q;
@@ -327,7 +340,8 @@ static Verdict judge_flat(const ClaimRule *r, const Point *pts, int np, Line *l)
         stat_add(l, &hi->stat[r->metric], r->metric);
         line_add(l, ", range %.1f%% of the mean", 100 * range / mean);
         int flat = within_noise(lo->stat + r->metric, hi->stat + r->metric) || range <= r->param * fabs(mean);
-        v = combine(v, flat ? VERDICT_HOLDS : VERDICT_FAILS);
+        if (not_learning) line_add(l, " [not learning: %d of the points at the unigram level]", not_learning);
+        v = combine(v, not_learning ? VERDICT_INCONCLUSIVE : flat ? VERDICT_HOLDS : VERDICT_FAILS);
     }
     free(done);
     return v;

@@ -2,8 +2,11 @@
  * claims.h — the seed papers' claims (shared/papers/README.md: the settings'
  * relations and the table of claims without numbers) as rules in one table,
  * each judged from the store: holds, does not hold, within noise (the
- * difference is smaller than twice its standard error over seeds) or not
- * run, with the numbers behind the verdict.
+ * difference is smaller than twice its standard error over seeds), not
+ * run, or inconclusive (a compared point has a run that never got 0.1 nat
+ * below its data's unigram entropy: at the unigram level two models differ
+ * by noise about token frequencies, not by what the claim is about), with
+ * the numbers behind the verdict.
  *
  * Not for: drawing verdicts (ui/, app/cmd_report.c) or storing runs (db/).
  */
@@ -13,9 +16,9 @@
 #include "db/store.h"
 #include "experiments/points.h"
 
-typedef enum { VERDICT_NOT_RUN, VERDICT_HOLDS, VERDICT_FAILS, VERDICT_WITHIN_NOISE } Verdict;
+typedef enum { VERDICT_NOT_RUN, VERDICT_HOLDS, VERDICT_FAILS, VERDICT_WITHIN_NOISE, VERDICT_INCONCLUSIVE } Verdict;
 
-/* "not run", "holds", "does not hold", "within noise". */
+/* "not run", "holds", "does not hold", "within noise", "inconclusive". */
 const char *verdict_name(Verdict v);
 
 typedef struct {

@@ -64,7 +64,9 @@ double estimate_eval_tokens(const Config *c)
         bytes = 0.10 * (double)st.st_size;      /* 5% valid + 5% test */
     }
     double per_token = !strcmp(c->tokenizer, "char") ? 1.0 : !strcmp(c->tokenizer, "bpe") ? 3.5 : 5.3;
-    return bytes / per_token;
+    double split = bytes / per_token / 2.0;      /* valid and test alike */
+    if (c->eval_tokens > 0 && split > (double)c->eval_tokens) split = (double)c->eval_tokens;
+    return 2.0 * split;
 }
 
 SweepEstimate sweep_estimate(const Sweep *sw, int parallel)

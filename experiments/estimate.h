@@ -26,7 +26,8 @@
    dataset fixes it later). */
 double estimate_train_flops_per_token(const Config *c);
 /* Tokens of the valid and test splits of c's data, from file sizes (word
-   ~5.3 bytes a token, bpe ~3.5, char 1); 0 for built-in corpora. */
+   ~5.3 bytes a token, bpe ~3.5, char 1); 0 for built-in corpora;
+   each split capped at eval_tokens when that is set. */
 double estimate_eval_tokens(const Config *c);
 
 typedef struct {

@@ -44,7 +44,8 @@ static int verdict_pair(Verdict verdict)
     switch (verdict) {
     case VERDICT_HOLDS: return UI_PAIR_GOOD;
     case VERDICT_FAILS: return UI_PAIR_BAD;
-    case VERDICT_WITHIN_NOISE: return UI_PAIR_WARN;
+    case VERDICT_WITHIN_NOISE:
+    case VERDICT_INCONCLUSIVE: return UI_PAIR_WARN;
     case VERDICT_NOT_RUN: break;
     }
     return UI_PAIR_DIM;

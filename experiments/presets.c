@@ -7,18 +7,22 @@
  * paper's own size (`PRESET@paper`).
  *
  * Sizes: the `what` line's time is the preset's wall time on 2 cores (two
- * jobs at a time, one thread each), from training throughput measured with
- * `mixbench run --threads 1` on these corpora (tokens/s, on a shared
- * machine) plus the evaluation of valid and test, which dominates on
- * WikiText-2: its 460k evaluation tokens through a 33k-word head take a
- * minute per job at d=256.  That is why the WikiText-2 jobs keep words seen
- * at least 10 times (min_count=10: 14.4k words) and the PairConnect grid
- * runs at d=128: at the paper's d=256 and vocabulary, three seeds of its 24
- * points alone would take the whole 90 minutes.  Budgets are short (30k to
- * 80k training tokens: 60 to 160 steps of 8 x 64), so batch=8, warmup=10
- * and lr=0.002 (measured: attention clm on TinyStories, 60k tokens, valid
- * 6.18 at lr 0.002 vs 6.34 at 0.001) give the steps that leave the unigram
- * plateau.
+ * jobs at a time, one thread each), measured by experiments/reproduce.sh
+ * (docs/reproduction.md).  Evaluation is capped at the first 32768 tokens
+ * of valid and of test (eval_tokens; the same windows for every run, so
+ * runs compare on the same text): scoring all of WikiText-2's 460k
+ * evaluation tokens through a 14k-word head cost more than the training
+ * did.  WikiText-2 keeps words seen at least 10 times (min_count=10: 14.4k
+ * words) and the TinyStories sample its 4096 most frequent (TS_VOCAB);
+ * the PairConnect grid runs at d=128: at the paper's d=256 and vocabulary,
+ * three seeds of its 24 points alone would take the whole 90 minutes.
+ * Budgets are short (60k to 400k training tokens: 120 to 780 steps of 8 x
+ * 64), so batch=8, warmup=10 and lr=0.002 (measured: attention clm on
+ * TinyStories, 60k tokens, valid 6.18 at lr 0.002 vs 6.34 at 0.001) give
+ * the most steps.  Several presets still end near the unigram level at
+ * these budgets (masked LM above all: a window carries about 9 masked
+ * targets); their claims then read "inconclusive" (claims.c), and
+ * docs/reproduction.md says which.
  *
  * Figures: every row of shared/papers/figures.csv is one PaperFigure line
  * below, with its value, metric, source and the paper's setting (S1..S7 of
@@ -326,50 +330,50 @@ static const char RECALL[] =
 static const Preset PRESETS[] = {
     {"dispatcher-vs-msa", "Dispatcher",
      "clm on WikiText-2, dispatcher vs attention (MSA) in the paper's post-norm ReLU block, d=128 L=6 h=1 n=128, "
-     "60k tokens, 3 seeds; test perplexity; 6 jobs, ~3 min",
+     "200k tokens, 3 seeds; test perplexity; 6 jobs, ~3 min",
      DISPATCHER, NO_FIGS, DISPATCHER_PAPER},
     {"pairconnect-grid", "PairConnect Table 1",
      "mlm (loss over all positions) on PTB and WikiText-2, d=128, (L,h) in (1,1) (1,2) (2,2) (2,4) (4,4) (6,4), "
-     "pairconnect vs attention, 40k tokens, 3 seeds; train and test loss; 72 jobs, ~24 min",
+     "pairconnect vs attention, 80k tokens, 3 seeds; train and test loss; 72 jobs, ~T_GRID",
      PC_GRID, FIGS(FIG_PAIRCONNECT_GRID), PC_GRID_PAPER},
     {"pairconnect-hash", "PairConnect Table 2",
      "mlm (all positions) on PTB and WikiText-2, pairconnect hash_size K in 100 500 1000 5000 10000 at L=6 h=4 "
-     "d=128, 30k tokens, 3 seeds; test loss; 30 jobs, ~14 min",
+     "d=128, 60k tokens, 3 seeds; test loss; 30 jobs, ~T_HASH",
      PC_HASH, FIGS(FIG_PAIRCONNECT_HASH), PC_HASH_PAPER},
     {"pairconnect-speed", "PairConnect Table 3",
      "batch-1 single-thread inference samples/s on PTB, attention and pairconnect per K, L=6 h=4 d=256, 3 seeds; "
-     "18 jobs, ~11 min",
+     "18 jobs, ~T_SPEED",
      PC_SPEED, FIGS(FIG_PAIRCONNECT_SPEED), PC_SPEED_PAPER},
     {"mixer-vs-transformer", "Masked Mixers",
-     "clm on TinyStories at n = 32, 128, 512, masked mixer (h=1) vs attention (h=4), d=128 L=4, 80k tokens each, "
-     "3 seeds; 18 jobs, ~5 min",
+     "clm on TinyStories at n = 32, 128, 512, masked mixer (h=1) vs attention (h=4), d=128 L=4, 240k tokens each, "
+     "3 seeds; 18 jobs, ~T_MVT",
      MIXER_VS_TRANSFORMER, FIGS(FIG_MIXER_VS_TRANSFORMER), MIXER_VS_TRANSFORMER_PAPER},
     {"autoencoder", "Masked Mixers II",
      "autoencode on TinyStories, mixer vs attention at equal d=128 and L=4, and the mixer at equal memory "
-     "(d=160), 60k tokens, 3 seeds; 9 jobs, ~3 min",
+     "(d=160), 400k tokens, 3 seeds; 9 jobs, ~T_AE",
      AUTOENCODER, FIGS(FIG_AUTOENCODER), AUTOENCODER_PAPER},
     {"bidirectional", "Masked Mixers II",
-     "bidir vs clm on TinyStories, mixer vs attention, d=128 L=4, 60k tokens, 3 seeds; 12 jobs, ~3 min",
+     "bidir vs clm on TinyStories, mixer vs attention, d=128 L=4, 200k tokens, 3 seeds; 12 jobs, ~T_BIDIR",
      BIDIRECTIONAL, NO_FIGS, BIDIRECTIONAL_PAPER},
     {"completion", "Masked Mixers II",
-     "complete (second half from the first) on TinyStories, mixer vs attention, d=128 L=4, 60k tokens, 3 seeds; "
-     "6 jobs, ~1 min",
+     "complete (second half from the first) on TinyStories, mixer vs attention, d=128 L=4, 200k tokens, 3 seeds; "
+     "6 jobs, ~T_COMPL",
      COMPLETION, NO_FIGS, COMPLETION_PAPER},
     {"linear-mixer", "Masked Mixers II",
-     "clm on TinyStories, mixer vs linear mixer (act=none norm=none) vs attention, d=128 L=4, 60k tokens, "
-     "3 seeds; 9 jobs, ~2 min",
+     "clm on TinyStories, mixer vs linear mixer (act=none norm=none) vs attention, d=128 L=4, 200k tokens, "
+     "3 seeds; 9 jobs, ~T_LIN",
      LINEAR_MIXER, NO_FIGS, LINEAR_MIXER_PAPER},
     {"fft-mlm", "Backurs et al. 1",
-     "mlm on WikiText-2, fft (parameter-free Fourier mixing) vs attention, d=128 L=4, 60k tokens, 3 seeds; "
-     "6 jobs, ~3 min",
+     "mlm on WikiText-2, fft (parameter-free Fourier mixing) vs attention, d=128 L=4, 200k tokens, 3 seeds; "
+     "6 jobs, ~T_FFT",
      FFT_MLM, NO_FIGS, FFT_MLM_PAPER},
     {"prefix-models", "Backurs et al. 2",
      "clm on WikiText-2, cumsum (prefix sum) and conv (learned causal kernels) vs attention, d=128 L=4, "
-     "60k tokens, 3 seeds; 9 jobs, ~5 min",
+     "200k tokens, 3 seeds; 9 jobs, ~T_PREFIX",
      PREFIX_MODELS, FIGS(FIG_PREFIX_MODELS), PREFIX_MODELS_PAPER},
     {"recall", "beyond the seeds",
      "associative recall (builtin:mqar, n/8 pairs) at n = 32..256 for every causal architecture, d=64 L=2, "
-     "150 steps of 16; 24 jobs, ~7 min",
+     "150 steps of 16; 24 jobs, ~T_RECALL",
      RECALL, NO_FIGS, NULL},
 };
 

@@ -90,6 +90,58 @@ static void test_overfit_one_batch(void)
     }
 }
 
+/* eval_tokens=N scores exactly the first max(1, N / n_ctx) windows: the
+   same loss, bit for bit, as every window of a split cut after them, for
+   clm (n+1-token windows) and mlm (its fixed masks follow the window
+   index); 0 scores every window (SPEC section 4). */
+static double eval_valid(const char *task, const char *cap, const Dataset *ds, int64_t *n_windows)
+{
+    Config c;
+    char t[32];
+    snprintf(t, sizeof t, "task=%s", task);
+    const char *args[] = {"arch=attention", t, "d=16", "layers=1", "heads=2", "n_ctx=8", "batch=3", "threads=1",
+                          cap, NULL};
+    if (setup(&c, args)) return NAN;
+    c.vocab = ds->vocab;
+    Model m;
+    Trainer *tr;
+    char err[512];
+    EvalResult r = {0};
+    int rc = config_validate(&c, err) || model_build(&m, &c, err);
+    if (!rc) {
+        rc = trainer_create(&tr, &m, ds, 1, 0, err) || trainer_evaluate(tr, SPLIT_VALID, &r, err);
+        if (!rc) trainer_free(tr);
+        model_free(&m);
+    }
+    if (rc) printf("  %s\n", err);
+    *n_windows = r.n_windows;
+    return rc ? NAN : r.loss;
+}
+
+static void test_eval_tokens(void)
+{
+    const char *tasks[] = {"clm", "mlm"};
+    for (int k = 0; k < 2; k++) {
+        Dataset full, cut;
+        tm_random_dataset(&full, 40, 400, 3);
+        tm_random_dataset(&cut, 40, 400, 3);
+        int extra = !strcmp(tasks[k], "clm");      /* a clm window reads one token past its n */
+        cut.split[SPLIT_VALID].len = 5 * 8 + (size_t)extra;
+        int64_t n_all, n_cap, n_cut, n_one;
+        double all = eval_valid(tasks[k], "eval_tokens=0", &full, &n_all);
+        double capped = eval_valid(tasks[k], "eval_tokens=47", &full, &n_cap);     /* 47 / 8 = 5 windows */
+        double whole_cut = eval_valid(tasks[k], "eval_tokens=0", &cut, &n_cut);
+        double one = eval_valid(tasks[k], "eval_tokens=3", &full, &n_one);         /* fewer than n: one window */
+        CHECK(n_all == (400 - extra) / 8 && n_cap == 5 && n_cut == 5 && n_one == 1, "%s: windows %lld %lld %lld %lld",
+              tasks[k], (long long)n_all, (long long)n_cap, (long long)n_cut, (long long)n_one);
+        CHECK(capped == whole_cut && isfinite(capped), "%s: capped %.9g vs the cut split %.9g", tasks[k], capped,
+              whole_cut);
+        CHECK(capped != all && isfinite(one), "%s: the cap changed nothing (%.9g)", tasks[k], all);
+        tm_free_dataset(&full);
+        tm_free_dataset(&cut);
+    }
+}
+
 static void test_markov_floor(void)
 {
     Dataset ds;
@@ -248,6 +300,7 @@ int main(void)
 {
     openblas_set_num_threads(1);
     RUN(test_overfit_one_batch);
+    RUN(test_eval_tokens);
     RUN(test_determinism);
     RUN(test_two_jobs_at_once);
     RUN(test_markov_floor);

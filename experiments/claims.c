@@ -290,8 +290,8 @@ static Verdict judge_pairs(const ClaimRule *r, const Point *pts, int np, Line *l
         }
         if (r->kind != R_RATIO_AT_LEAST && (a->n_not_learning || b->n_not_learning)) {
             pv = VERDICT_INCONCLUSIVE;
-            line_add(l, " [not learning: %s%s%s at the unigram level]", a->n_not_learning ? a->arch : "",
-                     a->n_not_learning && b->n_not_learning ? " and " : "", b->n_not_learning ? b->arch : "");
+            line_add(l, " [not learning: %s at the unigram level]",
+                     a->n_not_learning && b->n_not_learning ? "both points" : a->n_not_learning ? a->arch : b->arch);
         }
         if (r->kind != R_RATIO_AT_LEAST) {
             line_add(l, ", ratio %.3f", ratio);

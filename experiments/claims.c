@@ -10,8 +10,9 @@
  * "within noise" (one seed has se 0: then the direction decides).  A
  * comparison of losses where either point has a run flagged "not learning:
  * unigram level" (results.not_learning) is "inconclusive": the budget did
- * not reach what the claim is about (the samples/s rule and the rules about
- * the unigram level itself are exempt).  Several comparisons combine as:
+ * not reach what the claim is about (the samples/s rules, which do not
+ * depend on training, and the rules about the unigram level itself are
+ * exempt).  Several comparisons combine as:
  * any "does not hold" -> does not hold; else any "inconclusive" ->
  * inconclusive; else any "within noise" -> within noise; else holds.  A
  * claim whose points were not run (or did not finish: only status 'done'
@@ -288,7 +289,7 @@ static Verdict judge_pairs(const ClaimRule *r, const Point *pts, int np, Line *l
         }
         default: pv = VERDICT_NOT_RUN; break;
         }
-        if (r->kind != R_RATIO_AT_LEAST && (a->n_not_learning || b->n_not_learning)) {
+        if (r->metric != PM_SAMPLES_PER_S && (a->n_not_learning || b->n_not_learning)) {
             pv = VERDICT_INCONCLUSIVE;
             line_add(l, " [not learning: %s at the unigram level]",
                      a->n_not_learning && b->n_not_learning ? "both points" : a->n_not_learning ? a->arch : b->arch);

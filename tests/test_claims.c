@@ -212,6 +212,27 @@ static void test_inconclusive(void)
         }
         store_close(s);
     }
+    /* speed does not depend on training: the samples/s rules judge runs at
+       the unigram level (5 training steps) as they are */
+    Store *s = fresh_store();
+    char err[ERR_LEN];
+    CHECK(store_dataset_unigram_put(s, "builtin:stories", "word", 100, 1000, 5.05, err) == 0, "%s", err);
+    int64_t sw = new_sweep(s, "pairconnect-speed");
+    const char *k[2] = {"100", "10000"};
+    for (int p = 0; p < 2; p++)
+        for (int seed = 1; seed <= 3; seed++) {
+            char coords[256];
+            snprintf(coords, sizeof coords, "{\"arch\": \"pairconnect\", \"hash_size\": \"%s\", \"seed\": \"%d\"}",
+                     k[p], seed);
+            int64_t id = add_run(s, sw, "pairconnect", "mlm", coords, "done", 5.1, 5.1, p ? 30.0 + seed : 60.0 + seed);
+            EvalRow e = {10, "valid", 5.1, 0.1, NAN, 1000, 5.1};
+            CHECK(store_eval_add(s, id, &e, err) == 0, "%s", err);
+        }
+    char numbers[2048];
+    Verdict v = verdict_of(s, "pairconnect-speed", "speed falls as K grows", numbers, sizeof numbers);
+    CHECK(v == VERDICT_HOLDS && !strstr(numbers, "not learning"), "speed at the unigram level: %s (%s)",
+          verdict_name(v), numbers);
+    store_close(s);
     CHECK(!strcmp(verdict_name(VERDICT_INCONCLUSIVE), "inconclusive"), "name");
 }
 

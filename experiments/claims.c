@@ -46,7 +46,9 @@ typedef enum {
     R_RATIO_AT_LEAST,   /* a/b >= the paper's ratio of the same two points */
     R_SLIGHTLY_HIGHER,  /* a above b, a/b <= 1 + param */
     R_FLAT,             /* the points of a, per value of pair_on: range within noise or <= param x mean */
-    R_BELOW_UNIGRAM,    /* every point of a more than param nats below its data's unigram entropy */
+    R_BELOW_UNIGRAM,    /* every point of a more than param nats below its data's unigram entropy;
+                           with b (the baseline of the same sweep): a point that fails while b
+                           does not learn either is inconclusive (the budget, not a) */
     R_NEAR_UNIGRAM,     /* every point of a less than param nats below its data's unigram entropy */
     R_SAME_STANDING,    /* a - b has the same sign in every pair */
 } RuleKind;
@@ -98,7 +100,7 @@ static const ClaimRule RULES[] = {
     {"linear-mixer", "the linear mixer is only slightly worse than the nonlinear mixer (higher test loss, by at most 10%)",
      R_SLIGHTLY_HIGHER, PM_TEST_LOSS, "arch=mixer act=none", "arch=mixer act=gelu", "", 0.10, NULL, NULL},
     {"fft-mlm", "the FFT model trains as a masked language model: test loss more than 0.1 nat below the unigram entropy",
-     R_BELOW_UNIGRAM, PM_TEST_LOSS, "arch=fft", NULL, "", 0.1, NULL, NULL},
+     R_BELOW_UNIGRAM, PM_TEST_LOSS, "arch=fft", "arch=attention", "", 0.1, NULL, NULL},
     {"prefix-models", "the convolution model is worse than attention in test perplexity (the paper: about 11%, S7)",
      R_HIGHER, PM_TEST_PERPLEXITY, "arch=conv", "arch=attention", "", 0, "S7", "S7"},
     {"dispatcher-vs-msa", "the Dispatcher's test perplexity is close to masked self-attention's (within noise or within 10%)",
@@ -368,6 +370,11 @@ static Verdict judge_unigram(const ClaimRule *r, const Point *pts, int np, Line 
         if (fabs(gap - r->param) < 2 * s->se) pv = VERDICT_WITHIN_NOISE;
         else if (r->kind == R_BELOW_UNIGRAM) pv = gap > r->param ? VERDICT_HOLDS : VERDICT_FAILS;
         else pv = gap < r->param ? VERDICT_HOLDS : VERDICT_FAILS;
+        const Point *base = r->b ? partner(r, pts, np, a) : NULL;
+        if (pv != VERDICT_HOLDS && base && base->n_not_learning) {
+            pv = VERDICT_INCONCLUSIVE;
+            line_add(l, " [%s does not learn either: the budget is too small to tell]", base->arch);
+        }
         v = combine(v, pv);
     }
     return v;

@@ -212,6 +212,32 @@ static void test_inconclusive(void)
         }
         store_close(s);
     }
+    /* "the FFT model trains as an mlm" fails at 4.95 against a unigram
+       entropy of 5.05; inconclusive when attention in the same sweep does
+       not learn either (the budget), does not hold when it does */
+    for (int base_learns = 0; base_learns < 2; base_learns++) {
+        Store *s = fresh_store();
+        char err[ERR_LEN];
+        CHECK(store_dataset_unigram_put(s, "builtin:stories", "word", 100, 1000, 5.05, err) == 0, "%s", err);
+        int64_t sw = new_sweep(s, "fft-mlm");
+        const char *arch[2] = {"fft", "attention"};
+        double loss[2] = {4.95, base_learns ? 4.0 : 5.0};
+        for (int a = 0; a < 2; a++)
+            for (int k = 0; k < 3; k++) {
+                char coords[128];
+                snprintf(coords, sizeof coords, "{\"arch\": \"%s\", \"seed\": \"%d\"}", arch[a], k + 1);
+                double v = loss[a] + (k - 1) * 0.001;
+                int64_t id = add_run(s, sw, arch[a], "mlm", coords, "done", v, NAN, NAN);
+                EvalRow e = {10, "valid", v, 0.5, NAN, 1000, NAN};
+                CHECK(store_eval_add(s, id, &e, err) == 0, "%s", err);
+            }
+        char numbers[2048];
+        Verdict v = verdict_of(s, "fft-mlm", "trains as a masked", numbers, sizeof numbers);
+        Verdict want = base_learns ? VERDICT_FAILS : VERDICT_INCONCLUSIVE;
+        CHECK(v == want, "attention %s: %s (%s)", base_learns ? "learns" : "does not learn", verdict_name(v), numbers);
+        store_close(s);
+    }
+
     /* speed does not depend on training: the samples/s rules judge runs at
        the unigram level (5 training steps) as they are */
     Store *s = fresh_store();

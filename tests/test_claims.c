@@ -212,7 +212,7 @@ static void test_inconclusive(void)
         }
         store_close(s);
     }
-    /* "the FFT model trains as an mlm" fails at 4.95 against a unigram
+    /* "the FFT model trains as an mlm" fails at 5.0 against a unigram
        entropy of 5.05; inconclusive when attention in the same sweep does
        not learn either (the budget), does not hold when it does */
     for (int base_learns = 0; base_learns < 2; base_learns++) {
@@ -221,7 +221,7 @@ static void test_inconclusive(void)
         CHECK(store_dataset_unigram_put(s, "builtin:stories", "word", 100, 1000, 5.05, err) == 0, "%s", err);
         int64_t sw = new_sweep(s, "fft-mlm");
         const char *arch[2] = {"fft", "attention"};
-        double loss[2] = {4.95, base_learns ? 4.0 : 5.0};
+        double loss[2] = {5.0, base_learns ? 4.0 : 5.02};
         for (int a = 0; a < 2; a++)
             for (int k = 0; k < 3; k++) {
                 char coords[128];

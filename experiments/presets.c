@@ -1,8 +1,8 @@
 /*
  * presets.c — the seeds' experiments (SPEC section 8) as named sweep specs,
  * each sized so that all twelve, three seeds each where a paper compares
- * architectures, run in about 80 minutes on 2 cores (two one-thread jobs at
- * a time) on the corpora the papers used, with the figures the papers
+ * architectures, run in about an hour on 2 cores (56 minutes measured, two
+ * one-thread jobs at a time) on the corpora the papers used, with the figures the papers
  * report beside the points they belong to, and each preset's variant at the
  * paper's own size (`PRESET@paper`).
  *
@@ -334,46 +334,46 @@ static const Preset PRESETS[] = {
      DISPATCHER, NO_FIGS, DISPATCHER_PAPER},
     {"pairconnect-grid", "PairConnect Table 1",
      "mlm (loss over all positions) on PTB and WikiText-2, d=128, (L,h) in (1,1) (1,2) (2,2) (2,4) (4,4) (6,4), "
-     "pairconnect vs attention, 80k tokens, 3 seeds; train and test loss; 72 jobs, ~T_GRID",
+     "pairconnect vs attention, 80k tokens, 3 seeds; train and test loss; 72 jobs, ~17 min",
      PC_GRID, FIGS(FIG_PAIRCONNECT_GRID), PC_GRID_PAPER},
     {"pairconnect-hash", "PairConnect Table 2",
      "mlm (all positions) on PTB and WikiText-2, pairconnect hash_size K in 100 500 1000 5000 10000 at L=6 h=4 "
-     "d=128, 60k tokens, 3 seeds; test loss; 30 jobs, ~T_HASH",
+     "d=128, 60k tokens, 3 seeds; test loss; 30 jobs, ~11 min",
      PC_HASH, FIGS(FIG_PAIRCONNECT_HASH), PC_HASH_PAPER},
     {"pairconnect-speed", "PairConnect Table 3",
      "batch-1 single-thread inference samples/s on PTB, attention and pairconnect per K, L=6 h=4 d=256, 3 seeds; "
-     "18 jobs, ~T_SPEED",
+     "18 jobs, ~2 min",
      PC_SPEED, FIGS(FIG_PAIRCONNECT_SPEED), PC_SPEED_PAPER},
     {"mixer-vs-transformer", "Masked Mixers",
      "clm on TinyStories at n = 32, 128, 512, masked mixer (h=1) vs attention (h=4), d=128 L=4, 240k tokens each, "
-     "3 seeds; 18 jobs, ~T_MVT",
+     "3 seeds; 18 jobs, ~5 min",
      MIXER_VS_TRANSFORMER, FIGS(FIG_MIXER_VS_TRANSFORMER), MIXER_VS_TRANSFORMER_PAPER},
     {"autoencoder", "Masked Mixers II",
      "autoencode on TinyStories, mixer vs attention at equal d=128 and L=4, and the mixer at equal memory "
-     "(d=160), 400k tokens, 3 seeds; 9 jobs, ~T_AE",
+     "(d=160), 400k tokens, 3 seeds; 9 jobs, ~7 min",
      AUTOENCODER, FIGS(FIG_AUTOENCODER), AUTOENCODER_PAPER},
     {"bidirectional", "Masked Mixers II",
-     "bidir vs clm on TinyStories, mixer vs attention, d=128 L=4, 200k tokens, 3 seeds; 12 jobs, ~T_BIDIR",
+     "bidir vs clm on TinyStories, mixer vs attention, d=128 L=4, 200k tokens, 3 seeds; 12 jobs, ~4 min",
      BIDIRECTIONAL, NO_FIGS, BIDIRECTIONAL_PAPER},
     {"completion", "Masked Mixers II",
      "complete (second half from the first) on TinyStories, mixer vs attention, d=128 L=4, 200k tokens, 3 seeds; "
-     "6 jobs, ~T_COMPL",
+     "6 jobs, ~1 min",
      COMPLETION, NO_FIGS, COMPLETION_PAPER},
     {"linear-mixer", "Masked Mixers II",
      "clm on TinyStories, mixer vs linear mixer (act=none norm=none) vs attention, d=128 L=4, 200k tokens, "
-     "3 seeds; 9 jobs, ~T_LIN",
+     "3 seeds; 9 jobs, ~2 min",
      LINEAR_MIXER, NO_FIGS, LINEAR_MIXER_PAPER},
     {"fft-mlm", "Backurs et al. 1",
      "mlm on WikiText-2, fft (parameter-free Fourier mixing) vs attention, d=128 L=4, 200k tokens, 3 seeds; "
-     "6 jobs, ~T_FFT",
+     "6 jobs, ~2 min",
      FFT_MLM, NO_FIGS, FFT_MLM_PAPER},
     {"prefix-models", "Backurs et al. 2",
      "clm on WikiText-2, cumsum (prefix sum) and conv (learned causal kernels) vs attention, d=128 L=4, "
-     "200k tokens, 3 seeds; 9 jobs, ~T_PREFIX",
+     "200k tokens, 3 seeds; 9 jobs, ~5 min",
      PREFIX_MODELS, FIGS(FIG_PREFIX_MODELS), PREFIX_MODELS_PAPER},
     {"recall", "beyond the seeds",
      "associative recall (builtin:mqar, n/8 pairs) at n = 32..256 for every causal architecture, d=64 L=2, "
-     "150 steps of 16; 24 jobs, ~T_RECALL",
+     "150 steps of 16; 24 jobs, ~2 min",
      RECALL, NO_FIGS, NULL},
 };
 

@@ -4,7 +4,7 @@
 # thread each) and writes docs/reproduction.md: the commands and machine,
 # the wall time, `mixbench report --md` of every preset, then the hand-
 # written discussion and learn-check table (docs/reproduction-discussion.md,
-# kept as is, so regenerating never loses it).  About 80 minutes on 2 cores
+# kept as is, so regenerating never loses it).  About an hour on 2 cores (56 minutes measured)
 # (the sweeps' estimates are printed first).  Run from the repository root.
 #
 #   experiments/reproduce.sh [DB [MD]]      default reproduction.db docs/reproduction.md

@@ -18,6 +18,8 @@ MB=${MIXBENCH:-./mixbench}
 PRESETS="dispatcher-vs-msa pairconnect-grid pairconnect-hash pairconnect-speed mixer-vs-transformer autoencoder
          bidirectional completion linear-mixer fft-mlm prefix-models recall"
 TIMEFILE=$DB.minutes
+[ -n "${REPORT_ONLY:-}" ] && [ ! -f "$DB" ] && { echo "reproduce.sh: no store at $DB to report from" >&2; exit 1; }
+trap 'rm -f "$MD.tmp" "$MD.report"' EXIT
 if [ -z "${REPORT_ONLY:-}" ]; then
   for p in $PRESETS; do
     "$MB" sweep "$p" --db "$DB" | grep -E '^(sweep|estimated|queued)'

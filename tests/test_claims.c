@@ -75,15 +75,35 @@ static int64_t add_run(Store *s, int64_t sweep, const char *arch, const char *ta
 }
 
 /* Three seeds of one point, losses m-h, m, m+h (se = h / sqrt 3). */
+static void add_seeds_eval(Store *s, int64_t sweep, const char *arch, const char *task, const char *point,
+                           double m, double h, double infer, int with_valid)
+{
+    for (int k = 0; k < 3; k++) {
+        char coords[256], err[ERR_LEN];
+        snprintf(coords, sizeof coords, "{%s, \"seed\": \"%d\"}", point, k + 1);
+        double v = m + (k - 1) * h;
+        int64_t id = add_run(s, sweep, arch, task, coords, "done", v, v, isfinite(infer) ? infer + (k - 1) * h : NAN);
+        EvalRow e = {10, "valid", v, 0.5, NAN, 1000, NAN};
+        if (with_valid) CHECK(store_eval_add(s, id, &e, err) == 0, "%s", err);
+    }
+}
+
 static void add_seeds(Store *s, int64_t sweep, const char *arch, const char *task, const char *point, double m,
                       double h, double infer)
 {
-    for (int k = 0; k < 3; k++) {
-        char coords[256];
-        snprintf(coords, sizeof coords, "{%s, \"seed\": \"%d\"}", point, k + 1);
-        double v = m + (k - 1) * h;
-        add_run(s, sweep, arch, task, coords, "done", v, v, isfinite(infer) ? infer + (k - 1) * h : NAN);
-    }
+    add_seeds_eval(s, sweep, arch, task, point, m, h, infer, 0);
+}
+
+/* A store whose builtin:stories data has unigram entropy 5.05 nats and a
+   sweep of preset; points added with a valid loss (add_seeds_eval with
+   with_valid) are flagged "not learning" when less than 0.1 nat below. */
+static Store *unigram_store(const char *preset, int64_t *sweep)
+{
+    Store *s = fresh_store();
+    char err[ERR_LEN];
+    CHECK(store_dataset_unigram_put(s, "builtin:stories", "word", 100, 1000, 5.05, err) == 0, "%s", err);
+    *sweep = new_sweep(s, preset);
+    return s;
 }
 
 /* The verdict of the claim of preset whose text contains fragment. */
@@ -186,22 +206,11 @@ static void test_lower_rule(void)
 static void test_inconclusive(void)
 {
     for (int learns = 0; learns < 2; learns++) {
-        Store *s = fresh_store();
-        char err[ERR_LEN];
-        CHECK(store_dataset_unigram_put(s, "builtin:stories", "word", 100, 1000, 5.05, err) == 0, "%s", err);
-        int64_t sw = new_sweep(s, "autoencoder");
-        const char *arch[2] = {"mixer", "attention"};
-        double loss[2] = {4.0, learns ? 4.5 : 5.0};
-        for (int a = 0; a < 2; a++)
-            for (int k = 0; k < 3; k++) {
-                char coords[256];
-                snprintf(coords, sizeof coords, "{\"arch\": \"%s\", \"d\": \"128\", \"seed\": \"%d\"}", arch[a],
-                         k + 1);
-                double v = loss[a] + (k - 1) * 0.01;
-                int64_t id = add_run(s, sw, arch[a], "autoencode", coords, "done", v, NAN, NAN);
-                EvalRow e = {10, "valid", v, 0.5, NAN, 1000, NAN};
-                CHECK(store_eval_add(s, id, &e, err) == 0, "%s", err);
-            }
+        int64_t sw;
+        Store *s = unigram_store("autoencoder", &sw);
+        add_seeds_eval(s, sw, "mixer", "autoencode", "\"arch\": \"mixer\", \"d\": \"128\"", 4.0, 0.01, NAN, 1);
+        add_seeds_eval(s, sw, "attention", "autoencode", "\"arch\": \"attention\", \"d\": \"128\"",
+                       learns ? 4.5 : 5.0, 0.01, NAN, 1);
         char numbers[2048];
         Verdict v = verdict_of(s, "autoencoder", AE_EQUAL, numbers, sizeof numbers);
         if (learns) {
@@ -216,21 +225,10 @@ static void test_inconclusive(void)
        entropy of 5.05; inconclusive when attention in the same sweep does
        not learn either (the budget), does not hold when it does */
     for (int base_learns = 0; base_learns < 2; base_learns++) {
-        Store *s = fresh_store();
-        char err[ERR_LEN];
-        CHECK(store_dataset_unigram_put(s, "builtin:stories", "word", 100, 1000, 5.05, err) == 0, "%s", err);
-        int64_t sw = new_sweep(s, "fft-mlm");
-        const char *arch[2] = {"fft", "attention"};
-        double loss[2] = {5.0, base_learns ? 4.0 : 5.02};
-        for (int a = 0; a < 2; a++)
-            for (int k = 0; k < 3; k++) {
-                char coords[128];
-                snprintf(coords, sizeof coords, "{\"arch\": \"%s\", \"seed\": \"%d\"}", arch[a], k + 1);
-                double v = loss[a] + (k - 1) * 0.001;
-                int64_t id = add_run(s, sw, arch[a], "mlm", coords, "done", v, NAN, NAN);
-                EvalRow e = {10, "valid", v, 0.5, NAN, 1000, NAN};
-                CHECK(store_eval_add(s, id, &e, err) == 0, "%s", err);
-            }
+        int64_t sw;
+        Store *s = unigram_store("fft-mlm", &sw);
+        add_seeds_eval(s, sw, "fft", "mlm", "\"arch\": \"fft\"", 5.0, 0.001, NAN, 1);
+        add_seeds_eval(s, sw, "attention", "mlm", "\"arch\": \"attention\"", base_learns ? 4.0 : 5.02, 0.001, NAN, 1);
         char numbers[2048];
         Verdict v = verdict_of(s, "fft-mlm", "trains as a masked", numbers, sizeof numbers);
         Verdict want = base_learns ? VERDICT_FAILS : VERDICT_INCONCLUSIVE;
@@ -240,20 +238,12 @@ static void test_inconclusive(void)
 
     /* speed does not depend on training: the samples/s rules judge runs at
        the unigram level (5 training steps) as they are */
-    Store *s = fresh_store();
-    char err[ERR_LEN];
-    CHECK(store_dataset_unigram_put(s, "builtin:stories", "word", 100, 1000, 5.05, err) == 0, "%s", err);
-    int64_t sw = new_sweep(s, "pairconnect-speed");
-    const char *k[2] = {"100", "10000"};
-    for (int p = 0; p < 2; p++)
-        for (int seed = 1; seed <= 3; seed++) {
-            char coords[256];
-            snprintf(coords, sizeof coords, "{\"arch\": \"pairconnect\", \"hash_size\": \"%s\", \"seed\": \"%d\"}",
-                     k[p], seed);
-            int64_t id = add_run(s, sw, "pairconnect", "mlm", coords, "done", 5.1, 5.1, p ? 30.0 + seed : 60.0 + seed);
-            EvalRow e = {10, "valid", 5.1, 0.1, NAN, 1000, 5.1};
-            CHECK(store_eval_add(s, id, &e, err) == 0, "%s", err);
-        }
+    int64_t sw;
+    Store *s = unigram_store("pairconnect-speed", &sw);
+    add_seeds_eval(s, sw, "pairconnect", "mlm", "\"arch\": \"pairconnect\", \"hash_size\": \"100\"", 5.1, 0.001,
+                   60.0, 1);
+    add_seeds_eval(s, sw, "pairconnect", "mlm", "\"arch\": \"pairconnect\", \"hash_size\": \"10000\"", 5.1, 0.001,
+                   30.0, 1);
     char numbers[2048];
     Verdict v = verdict_of(s, "pairconnect-speed", "speed falls as K grows", numbers, sizeof numbers);
     CHECK(v == VERDICT_HOLDS && !strstr(numbers, "not learning"), "speed at the unigram level: %s (%s)",

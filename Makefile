@@ -6,35 +6,34 @@
 
 CC      ?= cc
 CFLAGS  ?= -std=c11 -O3 -march=native -g -Wall -Wextra -pthread
-CPPFLAGS += -D_GNU_SOURCE -I.
+CPPFLAGS += -D_GNU_SOURCE -I. -MMD -MP
 LDLIBS  = -lopenblas -lfftw3f -lsqlite3 -lncursesw -lpthread -lm
 
 DEB_PACKAGES = build-essential libncurses-dev libsqlite3-dev libopenblas-dev \
                libfftw3-dev sqlite3 tmux python3-torch
 
-LIB_SRC  = $(sort $(wildcard engine/*.c engine/*/*.c db/*.c ui/*.c experiments/*.c))
+LIB_SRC  = $(sort $(wildcard engine/*.c engine/*/*.c db/*.c ui/*.c ui/*/*.c experiments/*.c))
 APP_SRC  = $(sort $(wildcard app/*.c))
 TEST_SRC = $(sort $(wildcard tests/test_*.c))
 LIB_OBJ  = $(LIB_SRC:%.c=build/%.o)
 APP_OBJ  = $(APP_SRC:%.c=build/%.o)
 TEST_BIN = $(TEST_SRC:tests/%.c=build/tests/%)
-HEADERS  = $(wildcard engine/*.h engine/*/*.h db/*.h ui/*.h experiments/*.h app/*.h tests/*.h)
 
 all: mixbench
 
-# the whole library: the workbench finds its screens through weak references
 mixbench: $(APP_OBJ) build/libmixbench.a
-	$(CC) $(CFLAGS) -o $@ $(APP_OBJ) -Wl,--whole-archive build/libmixbench.a -Wl,--no-whole-archive $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $(APP_OBJ) build/libmixbench.a $(LDLIBS)
 
 build/libmixbench.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $(LIB_OBJ)
 
-build/%.o: %.c $(HEADERS)
+# each object depends on the headers it includes (-MMD -MP writes build/X.d)
+build/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-build/tests/%: tests/%.c build/libmixbench.a $(HEADERS)
+build/tests/%: tests/%.c build/libmixbench.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< build/libmixbench.a $(LDLIBS)
 
@@ -63,3 +62,5 @@ clean:
 	rm -rf build mixbench
 
 .PHONY: all deps run test tests clean
+
+-include $(LIB_OBJ:.o=.d) $(APP_OBJ:.o=.d) $(TEST_BIN:=.d)

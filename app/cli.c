@@ -1,12 +1,11 @@
 /*
- * cli.c — argument parsing and dataset loading shared by the subcommands.
+ * cli.c — argument parsing and the error line shared by the subcommands.
  */
 #include "app/cli.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "engine/common.h"
 
@@ -80,27 +79,4 @@ int cli_parse(int argc, char **argv, const CliOpt *opts, Config *c, const char *
         }
     }
     return 0;
-}
-
-int cli_load_data(Config *c, const Tokenizer *tok, Dataset *ds, char *err)
-{
-    DataOptions o;
-    memset(&o, 0, sizeof o);
-    o.tokenizer = c->tokenizer[0] ? c->tokenizer : NULL;
-    o.vocab = c->vocab;
-    o.min_count = c->min_count;
-    o.n_ctx = c->n_ctx;
-    o.reuse = tok;
-    if (dataset_load(c->data, &o, ds, err)) return -1;
-    if (tok && ds->vocab != c->vocab)
-        return err_set(err, "%s: the tokenizer gives %d ids but the model has vocab=%d", c->data, ds->vocab,
-                       c->vocab);
-    c->vocab = ds->vocab;
-    return 0;
-}
-
-int cli_cores(void)
-{
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (int)n : 1;
 }

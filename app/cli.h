@@ -1,13 +1,12 @@
 /*
  * cli.h — what the subcommands share: argument parsing (`--key value`,
- * `--key=value`, `key=value`), loading a dataset for a config, and the
- * one-line error printer.
+ * `--key=value`, `key=value`) and the one-line
+ * error printer.
  */
 #ifndef MIXBENCH_CLI_H
 #define MIXBENCH_CLI_H
 
 #include "engine/config.h"
-#include "engine/data/data.h"
 
 /* Prints "mixbench: <msg>" on stderr; returns exit code 1. */
 int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -24,13 +23,5 @@ typedef struct {
    Positional arguments go to *positional (at most max_pos). */
 int cli_parse(int argc, char **argv, const CliOpt *opts, Config *c, const char **positional,
               int max_pos, int *n_pos, char *err);
-
-/* Loads the dataset named by c->data with c's tokenizer options; sets
-   c->vocab from it.  tok: encode with this tokenizer instead of building one
-   (a checkpoint's). */
-int cli_load_data(Config *c, const Tokenizer *tok, Dataset *ds, char *err);
-
-/* Number of cores (for threads = 0). */
-int cli_cores(void);
 
 #endif

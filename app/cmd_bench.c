@@ -240,7 +240,7 @@ int cmd_bench(int argc, char **argv)
     char *end;
     long threads = strtol(threads_s, &end, 10);
     if (*end || threads < 0 || threads > 64) return cli_fail("bench: --threads %s is not 0..64", threads_s);
-    if (threads == 0) threads = cli_cores();
+    if (threads == 0) threads = pool_cores();
     if (size && strcmp(size, "S") && strcmp(size, "M")) return cli_fail("bench: --config must be S or M");
     if (arch && !mixer_find(arch)) {
         char names[256];

@@ -62,7 +62,7 @@ int cmd_eval(int argc, char **argv)
     m.cfg.threads = c.threads;
     Dataset ds;
     memset(&ds, 0, sizeof ds);
-    int rc = cli_load_data(&c, tok, &ds, err);
+    int rc = dataset_load_config(&c, tok, &ds, err);
     tokenizer_free(tok);
     if (rc) {
         model_free(&m);

@@ -14,10 +14,11 @@
 
 #include "app/cli.h"
 #include "app/commands.h"
-#include "app/scheduler.h"
-#include "app/sweep_queue.h"
+#include "experiments/scheduler.h"
+#include "experiments/sweep_queue.h"
 #include "db/jobs.h"
 #include "engine/common.h"
+#include "engine/pool.h"
 #include "experiments/estimate.h"
 #include "experiments/sweep.h"
 
@@ -104,7 +105,7 @@ int cmd_worker(int argc, char **argv)
                      {"verbose", 0, &verbose}, {NULL, 0, NULL}};
     char err[ERR_LEN];
     if (cli_parse(argc, argv, opts, NULL, NULL, 0, NULL, err)) return cli_fail("worker: %s", err);
-    int cores = cli_cores();
+    int cores = pool_cores();
     char *end;
     if (threads_s) {
         cores = (int)strtol(threads_s, &end, 10);

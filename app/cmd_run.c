@@ -1,6 +1,6 @@
 /*
  * cmd_run.c — `mixbench run`: trains one model in the foreground (see
- * app/job.c for what a job does), printing a progress line every log_every
+ * experiments/job.c for what a job does), printing a progress line every log_every
  * steps.  Ctrl-C checkpoints the run and ends it as 'interrupted'; a
  * `mixbench pause RUN` or `cancel RUN` from another shell is obeyed too.
  *
@@ -15,7 +15,7 @@
 
 #include "app/cli.h"
 #include "app/commands.h"
-#include "app/job.h"
+#include "experiments/job.h"
 #include "engine/checkpoint.h"
 #include "engine/common.h"
 
@@ -49,7 +49,7 @@ int cmd_run(int argc, char **argv)
         c = stored;
         if (cli_parse(argc, argv, opts, &c, NULL, 0, NULL, err)) return cli_fail("run: %s", err);
         if (checkpoint_config_agrees(&stored, &c, err)) return cli_fail("--init %s: %s", init, err);
-        /* the data is encoded with the checkpoint's tokenizer (app/job.c) */
+        /* the data is encoded with the checkpoint's tokenizer (experiments/job.c) */
         if (tok_kind && c.tokenizer[0] && strcmp(c.tokenizer, tok_kind))
             return cli_fail("--init %s: tokenizer=%s contradicts the checkpoint's tokenizer=%s", init, c.tokenizer,
                             tok_kind);

@@ -11,7 +11,7 @@
 #include "app/commands.h"
 #include "db/store.h"
 #include "engine/common.h"
-#include "ui/plot.h"
+#include "ui/draw/plot.h"
 
 #include <langinfo.h>
 #include <locale.h>

@@ -9,6 +9,7 @@
 #include "app/cli.h"
 #include "app/commands.h"
 #include "engine/common.h"
+#include "engine/pool.h"
 #include "ui/ui.h"
 
 int cmd_workbench(int argc, char **argv)
@@ -17,7 +18,7 @@ int cmd_workbench(int argc, char **argv)
     CliOpt opts[] = {{"db", 1, &db_path}, {"jobs", 1, &jobs_s}, {"threads", 1, &threads_s}, {NULL, 0, NULL}};
     char err[ERR_LEN];
     if (cli_parse(argc, argv, opts, NULL, NULL, 0, NULL, err)) return cli_fail("%s", err);
-    int cores = cli_cores(), jobs;
+    int cores = pool_cores(), jobs;
     char *end;
     if (threads_s) {
         cores = (int)strtol(threads_s, &end, 10);

@@ -9,7 +9,7 @@
 
 #include "app/commands.h"
 
-void openblas_set_num_threads(int num_threads);
+#include <cblas.h>
 
 static void usage(FILE *f)
 {

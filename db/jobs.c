@@ -14,7 +14,7 @@
  * act on the same stale state.
  *
  * Not for: running jobs or deciding when to check for requests
- * (app/scheduler.c), or expanding sweeps (experiments/).
+ * (experiments/scheduler.c), or expanding sweeps (experiments/).
  */
 #include "db/jobs.h"
 

@@ -7,7 +7,7 @@
  * request ('pause' | 'cancel') that the CLI or UI sets and the worker
  * obeys at its next check.
  *
- * Not for: running jobs (app/scheduler.c).
+ * Not for: running jobs (experiments/scheduler.c).
  */
 #ifndef MIXBENCH_JOBS_H
 #define MIXBENCH_JOBS_H

@@ -21,7 +21,7 @@ enum { DECAY_CONSTANT, DECAY_LINEAR, DECAY_COSINE };
 enum { ORDER_RANDOM, ORDER_SEQUENTIAL };
 enum { MLM_LOSS_MASKED, MLM_LOSS_ALL };
 
-typedef struct {
+typedef struct Config {
     /* model (SPEC section 1); these go into checkpoint metadata */
     char arch[32];
     char task[32];

@@ -7,6 +7,7 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "engine/common.h"
 
@@ -116,4 +117,10 @@ void pool_share(long total, int thread, int n, long *begin, long *end)
 {
     *begin = total * thread / n;
     *end = total * (thread + 1) / n;
+}
+
+int pool_cores(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
 }

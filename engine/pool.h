@@ -15,6 +15,9 @@ int pool_size(const Pool *p);
 void pool_run(Pool *p, PoolFn fn, void *arg);
 void pool_destroy(Pool *p);
 
+/* Online cores of the machine (at least 1): the threads `threads=0` means. */
+int pool_cores(void);
+
 /* The contiguous share [begin, end) of `total` items for `thread` of n. */
 void pool_share(long total, int thread, int n, long *begin, long *end);
 

@@ -315,9 +315,11 @@ int trainer_step(Trainer *t, TrainProgress *p, char *err)
     double sumsq = 0.0;
     for (int i = 0; i < t->n_threads; i++) sumsq += t->partials[i];
     double norm = sqrt(sumsq);
-    if (!isfinite(loss) || !isfinite(norm))
-        return err_set(err, "loss is %s at step %lld", isfinite(loss) ? "finite but the gradient is NaN" : "NaN",
-                       (long long)t->step + 1);
+    if (!isfinite(loss) || !isfinite(norm)) {
+        err_set(err, "loss is %s at step %lld", isfinite(loss) ? "finite but the gradient is NaN" : "NaN",
+                (long long)t->step + 1);
+        return TRAINER_DIVERGED;
+    }
     if (sparse_overflowed(t))
         return err_set(err, "internal error: a sparse gradient touched more rows than its capacity at step %lld",
                        (long long)t->step + 1);

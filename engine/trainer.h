@@ -49,8 +49,10 @@ void trainer_free(Trainer *t);
 int64_t trainer_total_steps(const Trainer *t);
 /* 1 when the budget is used up. */
 int trainer_done(const Trainer *t);
-/* One optimizer step.  A non-finite loss or gradient returns -1 with
-   "loss is NaN at step N" (the parameters are left as before the step). */
+/* One optimizer step: 0, or -1 on an error (err says why), or
+   TRAINER_DIVERGED for a non-finite loss or gradient, with "loss is NaN at
+   step N" in err (the parameters are left as before the step). */
+#define TRAINER_DIVERGED (-2)
 int trainer_step(Trainer *t, TrainProgress *p, char *err);
 int trainer_evaluate(Trainer *t, int split, EvalResult *r, char *err);
 int trainer_threads(const Trainer *t);

@@ -7,7 +7,7 @@
  * of a training token), over a per-thread rate, with `parallel` jobs at a
  * time.
  *
- * Not for: measuring anything (bench) or scheduling (app/scheduler.c).
+ * Not for: measuring anything (bench) or scheduling (experiments/scheduler.c).
  */
 #ifndef MIXBENCH_ESTIMATE_H
 #define MIXBENCH_ESTIMATE_H

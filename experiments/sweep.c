@@ -19,7 +19,7 @@
  * Every job is validated as a whole config before anything is returned, so
  * a bad spec yields one error line and no jobs.
  *
- * Not for: running or storing jobs (app/scheduler.c, db/jobs.h); the
+ * Not for: running or storing jobs (experiments/scheduler.c, db/jobs.h); the
  * presets' table is experiments/presets.c.
  */
 #include "experiments/sweep.h"

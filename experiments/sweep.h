@@ -12,7 +12,7 @@
  * queued, so a bad spec queues nothing.  Presets (SPEC section 8) are named
  * sweep specs, each with the paper's reported figures to show beside ours.
  *
- * Not for: running jobs (app/scheduler.c) or storing them (db/jobs.h).
+ * Not for: running jobs (experiments/scheduler.c) or storing them (db/jobs.h).
  */
 #ifndef MIXBENCH_SWEEP_H
 #define MIXBENCH_SWEEP_H

@@ -15,7 +15,7 @@
 #include "engine/trainer.h"
 #include "tests/check.h"
 
-void openblas_set_num_threads(int num_threads);
+#include <cblas.h>
 
 static volatile long allocations;
 

@@ -19,7 +19,7 @@
 #include "engine/trainer.h"
 #include "tests/check.h"
 
-void openblas_set_num_threads(int num_threads);
+#include <cblas.h>
 
 static const char *const SPLITS[SPLIT_COUNT] = {"train", "valid", "test"};
 

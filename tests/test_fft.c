@@ -25,7 +25,7 @@
 #include "engine/rng.h"
 #include "tests/check.h"
 
-void openblas_set_num_threads(int num_threads);
+#include <cblas.h>
 
 /* One block of a mixer outside any model: its config, state, parameters,
    gradients and scratch for B samples. */

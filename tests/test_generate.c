@@ -11,7 +11,7 @@
 #include "tests/check.h"
 #include "tests/model_util.h"
 
-void openblas_set_num_threads(int num_threads);
+#include <cblas.h>
 
 static void compare(const char *arch, const char *norm)
 {

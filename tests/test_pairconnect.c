@@ -22,7 +22,7 @@
 #include "tests/check.h"
 #include "tests/model_util.h"
 
-void openblas_set_num_threads(int num_threads);
+#include <cblas.h>
 
 static void fill(float *x, size_t n, Rng *r, float scale)
 {

@@ -1,5 +1,5 @@
 /*
- * test_plot.c — the terminal plotting library (ui/plot.c): braille dot bits
+ * test_plot.c — the terminal plotting library (ui/draw/plot.c): braille dot bits
  * and code points, Bresenham lines, 1-2-5 and log ticks, tick labels, whole
  * figures in braille and ASCII (exact strings), colour escapes, reference
  * lines and shaded bands, sparklines.
@@ -7,7 +7,7 @@
  * Not for: the commands that print plots (tests/test_store_cli.sh runs
  * `ls` and `show`).
  */
-#include "ui/plot.h"
+#include "ui/draw/plot.h"
 #include "engine/common.h"
 #include "tests/check.h"
 

@@ -28,7 +28,7 @@
 #include "tests/check.h"
 #include "tests/model_util.h"
 
-void openblas_set_num_threads(int num_threads);
+#include <cblas.h>
 
 static char dir[64];
 

@@ -20,7 +20,7 @@
 #include "tests/check.h"
 #include "tests/model_util.h"
 
-void openblas_set_num_threads(int num_threads);
+#include <cblas.h>
 
 static void randomize(Model *m, uint64_t seed)
 {

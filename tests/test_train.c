@@ -21,7 +21,7 @@
 #include "tests/check.h"
 #include "tests/model_util.h"
 
-void openblas_set_num_threads(int num_threads);
+#include <cblas.h>
 
 static int setup(Config *c, const char *const *args)
 {

@@ -1,17 +1,17 @@
 /*
  * test_ui_helpers.c — the pure helpers behind the workbench's tables
- * (ui/heatmap.h): numbers in 4 significant digits that align, suffixes and
+ * (ui/draw/heatmap.h): numbers in 4 significant digits that align, suffixes and
  * rounding at the edges, goodness and monochrome shading from worst to best,
  * the best entry of a column, and coordinate values compared as numbers;
  * the word wrapping of ui/widgets.c (UTF-8 characters one column each);
- * and the mean curve of a seed group (ui/run_curve.h) on hand-made curves.
+ * and the mean curve of a seed group (ui/draw/run_curve.h) on hand-made curves.
  */
 #include <math.h>
 #include <string.h>
 
 #include "tests/check.h"
-#include "ui/heatmap.h"
-#include "ui/run_curve.h"
+#include "ui/draw/heatmap.h"
+#include "ui/draw/run_curve.h"
 #include "ui/ui.h"
 
 static int formats_as(double v, int sig, const char *want)

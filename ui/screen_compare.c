@@ -9,7 +9,7 @@
  *
  * Not for: one run's details (the Run screen) or a sweep's grid (Grid).
  * A finished run is read once; a run still going is read again on every
- * refresh, its curve only past the last row held (ui/run_curve.h).
+ * refresh, its curve only past the last row held (ui/draw/run_curve.h).
  */
 #define _XOPEN_SOURCE_EXTENDED 1
 #include <math.h>
@@ -22,12 +22,11 @@
 #include "engine/common.h"
 #include "engine/io/json.h"
 #include "experiments/stats.h"
-#include "ui/heatmap.h"
-#include "ui/run_curve.h"
+#include "ui/draw/heatmap.h"
+#include "ui/draw/run_curve.h"
 #include "ui/ui.h"
 
 /* The Run screen may be missing from a build (ui/app.c skips it). */
-#pragma weak ui_screen_run
 
 #define MAX_HIDDEN 64            /* fallback runs removed with space */
 #define DIFF_LEN 256
@@ -708,8 +707,8 @@ static int compare_key(void *state, UiContext *ctx, int ch)
         return 1;
     case '\n': case '\r': case KEY_ENTER: {
         if (st->n == 0) return 1;
-        if (ui_show_screen(ctx, &ui_screen_run)) ui_say(ctx, "the Run screen is not in this build");
-        else ctx->run_id = st->runs[st->cursor].id;
+        ui_show_screen(ctx, &ui_screen_run);
+        ctx->run_id = st->runs[st->cursor].id;
         return 1;
     }
     default:

@@ -28,7 +28,7 @@
 #include "experiments/stats.h"
 #include "experiments/sweep.h"
 #include "ui/claims_view.h"
-#include "ui/heatmap.h"
+#include "ui/draw/heatmap.h"
 #include "ui/ui.h"
 
 #define GRID_MAX_AXES 12

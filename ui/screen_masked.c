@@ -12,7 +12,7 @@
  *
  * Not for: other sweeps (Grid) or arbitrary runs (Compare).  A refresh
  * reads the sweep's rows by index and each unfinished run's curve past its
- * last loaded row (ui/run_curve.h).
+ * last loaded row (ui/draw/run_curve.h).
  */
 #define _XOPEN_SOURCE_EXTENDED 1
 #include <math.h>
@@ -25,8 +25,8 @@
 #include "engine/io/json.h"
 #include "experiments/sweep.h"
 #include "ui/claims_view.h"
-#include "ui/heatmap.h"
-#include "ui/run_curve.h"
+#include "ui/draw/heatmap.h"
+#include "ui/draw/run_curve.h"
 #include "ui/ui.h"
 
 #define MAX_MASKED_SWEEPS 64

@@ -5,7 +5,7 @@
  * loss, tokens/s, ETA, threads), and the keys that steer the queue: raise
  * or lower a job's priority, pause, resume, cancel.
  *
- * Not for: running jobs (app/scheduler.c) or the rules of the queue
+ * Not for: running jobs (experiments/scheduler.c) or the rules of the queue
  * (db/jobs.c): every change goes through db/jobs.h, whose error, if any, is
  * what the message line shows.  Jobs run by another process (`mixbench
  * worker`) show the progress the store has, updated once a second.

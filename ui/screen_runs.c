@@ -22,15 +22,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app/sweep_queue.h"
+#include "experiments/sweep_queue.h"
 #include "db/ui_reads.h"
 #include "engine/common.h"
 #include "experiments/stats.h"
 #include "ui/ui.h"
 
 /* The screens this one opens may be missing from a build. */
-#pragma weak ui_screen_run
-#pragma weak ui_screen_compare
 
 #define MAX_LIVE 64              /* running jobs overlaid from the scheduler */
 #define SPARK_REFRESH_SECONDS 1.0
@@ -727,11 +725,6 @@ static void runs_draw(void *state, UiContext *ctx, int top, int height, int widt
 
 /* ---- keys --------------------------------------------------------------- */
 
-static void switch_to(UiContext *ctx, const UiScreen *target, const char *missing)
-{
-    if (ui_show_screen(ctx, target)) ui_say(ctx, "%s", missing);
-}
-
 static void queue_demo(RunsState *st, UiContext *ctx)
 {
     if (st->n > 0) {
@@ -823,7 +816,7 @@ static int runs_key(void *state, UiContext *ctx, int ch)
     case '\n': case '\r': case KEY_ENTER:
         if (!r) return 1;
         ctx->run_id = r->id;
-        switch_to(ctx, &ui_screen_run, "the Run screen is not in this build");
+        ui_show_screen(ctx, &ui_screen_run);
         return 1;
     case 's':
         st->sort = (SortKey)((st->sort + 1) % N_SORTS);
@@ -846,7 +839,7 @@ static int runs_key(void *state, UiContext *ctx, int ch)
         if (r) toggle_compare(ctx, r->id);
         return 1;
     case 'c':
-        switch_to(ctx, &ui_screen_compare, "the Compare screen is not in this build");
+        ui_show_screen(ctx, &ui_screen_compare);
         return 1;
     case 'p': case 'r': case 'x': case 'X':
         if (r) ui_control_run(ctx, r->id, r->arch, r->status, ch == 'X' ? 'x' : ch);

@@ -16,7 +16,7 @@
  * Shift-Tab go to the next / previous text field still editing.
  *
  * Not for: parsing or validating specs (experiments/sweep.c) or storing
- * jobs (app/sweep_queue.c, db/jobs.c).
+ * jobs (experiments/sweep_queue.c, db/jobs.c).
  */
 #define _XOPEN_SOURCE_EXTENDED 1
 #include <ncurses.h>
@@ -25,14 +25,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "app/sweep_queue.h"
+#include "experiments/sweep_queue.h"
 #include "engine/common.h"
 #include "engine/mixer.h"
 #include "experiments/sweep.h"
 #include "ui/ui.h"
 
 /* The screen this one opens after queueing may be missing from a build. */
-#pragma weak ui_screen_queue
 
 enum { F_PRESET, F_ARCH, F_TASK, F_DATA, F_AXES, F_BUDGET, F_EXTRA, F_PRIORITY, F_QUEUE, N_FIELDS };
 enum { MAX_MIXERS = 16, MAX_PRESETS = 64, LABEL_WIDTH = 11 };

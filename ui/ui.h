@@ -11,9 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "app/scheduler.h"
+#include "experiments/scheduler.h"
 #include "db/store.h"
-#include "ui/plot.h"
+#include "ui/draw/plot.h"
 
 #define UI_MAX_COMPARE 8
 
@@ -65,8 +65,8 @@ typedef struct UiScreen {
 extern const UiScreen ui_screen_runs, ui_screen_run, ui_screen_compare, ui_screen_grid,
     ui_screen_masked, ui_screen_queue, ui_screen_sweep, ui_screen_generate;
 
-/* The same screens as a table in tab order (ui/widgets.c), NULL for a
-   screen not compiled in; the tab bar shows the others, numbered 1, 2, ... */
+/* The same screens as a table in tab order (ui/widgets.c); the tab bar
+   numbers them 1, 2, ... */
 #define UI_MAX_SCREENS 8
 extern const UiScreen *const ui_screen_order[UI_MAX_SCREENS];
 
@@ -89,7 +89,7 @@ int ui_wrap_lines(const char *text, int width, int *starts, int *lens, int cap);
 int ui_wrap(int y, int x, int width, int max_rows, int attr, const char *text);
 /* A horizontal rule: box-drawing characters, or '-' without UTF-8. */
 void ui_rule(UiContext *ctx, int y, int x, int width);
-/* A plot (ui/plot.h) of the series in the rectangle, series k in colour k. */
+/* A plot (ui/draw/plot.h) of the series in the rectangle, series k in colour k. */
 void ui_plot(UiContext *ctx, int y, int x, int height, int width, const PlotSeries *series, int n_series,
              int log_y);
 /* The attribute of a colour pair, or a monochrome stand-in. */
@@ -98,9 +98,8 @@ int ui_attr(UiContext *ctx, int pair);
 int ui_confirm(UiContext *ctx, const char *question);
 /* Sets the message line (ctx->message), formatted and clipped. */
 void ui_say(UiContext *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Asks the main loop to show a screen (ctx->switch_to = its tab); returns
-   -1 and changes nothing when the screen is not in this build. */
-int ui_show_screen(UiContext *ctx, const UiScreen *screen);
+/* Asks the main loop to show a screen (ctx->switch_to = its tab). */
+void ui_show_screen(UiContext *ctx, const UiScreen *screen);
 /* The colour pair of a run or job status: running good, failed/diverged
    bad, queued/paused dim, others 0 (no colour). */
 int ui_status_pair(const char *status);

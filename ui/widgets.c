@@ -1,6 +1,6 @@
 /*
  * widgets.c — helpers every screen shares: clipped text, plots of
- * ui/plot.h drawn cell by cell with a colour per series, colour attributes
+ * ui/draw/plot.h drawn cell by cell with a colour per series, colour attributes
  * with a monochrome fallback (and the colour of a run status), a yes/no
  * question, the message line, pausing / resuming / cancelling a run's job,
  * the table of screens in tab order (ui/app.c's tab bar; a screen asks for
@@ -18,7 +18,7 @@
 
 #include "db/jobs.h"
 #include "engine/common.h"
-#include "ui/plot.h"
+#include "ui/draw/plot.h"
 #include "ui/ui.h"
 
 int ui_attr(UiContext *ctx, int pair)
@@ -213,34 +213,16 @@ int ui_status_pair(const char *status)
 
 /* ---- the screens ------------------------------------------------------ */
 
-/* The references are weak so that the workbench builds while a screen is
-   being written; the binary links the whole library, so every screen that
-   exists is present. */
-#pragma weak ui_screen_runs
-#pragma weak ui_screen_run
-#pragma weak ui_screen_compare
-#pragma weak ui_screen_grid
-#pragma weak ui_screen_masked
-#pragma weak ui_screen_queue
-#pragma weak ui_screen_sweep
-#pragma weak ui_screen_generate
+/* Every screen, in tab order. */
 const UiScreen *const ui_screen_order[UI_MAX_SCREENS] = {
     &ui_screen_runs,   &ui_screen_run,   &ui_screen_compare, &ui_screen_grid,
     &ui_screen_masked, &ui_screen_queue, &ui_screen_sweep,   &ui_screen_generate,
 };
 
-int ui_show_screen(UiContext *ctx, const UiScreen *screen)
+void ui_show_screen(UiContext *ctx, const UiScreen *screen)
 {
-    int tab = 0;
-    for (int i = 0; i < UI_MAX_SCREENS; i++) {
-        if (!ui_screen_order[i]) continue;
-        if (screen && ui_screen_order[i] == screen) {
-            ctx->switch_to = tab;
-            return 0;
-        }
-        tab++;
-    }
-    return -1;
+    for (int i = 0; i < UI_MAX_SCREENS; i++)
+        if (ui_screen_order[i] == screen) ctx->switch_to = i;
 }
 
 /* ---- the text field --------------------------------------------------- */

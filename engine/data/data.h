@@ -73,6 +73,13 @@ typedef struct {
 int dataset_load(const char *spec, const DataOptions *opt, Dataset *ds, char *err);
 void dataset_free(Dataset *ds);
 
+/* The dataset a config names (config_data.c): c->data with c's tokenizer,
+   vocab, min_count and n_ctx; sets c->vocab from it.  tok: encode with this
+   tokenizer instead of building one (a checkpoint's), whose id count must
+   equal c->vocab. */
+struct Config;
+int dataset_load_config(struct Config *c, const Tokenizer *tok, Dataset *ds, char *err);
+
 /* The unigram entropy (nats) of a stream over ids [0, vocab) (unigram.c):
    the entropy of its token frequencies, i.e. the loss of a model that
    learned only how often each token occurs.  Counts only the scored tokens

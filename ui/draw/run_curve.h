@@ -9,7 +9,7 @@
  * The mean curve of a seed group (Compare) is built here from the members'
  * curves.
  *
- * Not for: drawing (ui/plot.h) or live progress (the scheduler's).
+ * Not for: drawing (ui/draw/plot.h) or live progress (the scheduler's).
  */
 #ifndef MIXBENCH_RUN_CURVE_H
 #define MIXBENCH_RUN_CURVE_H

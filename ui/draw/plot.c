@@ -1,5 +1,5 @@
 /*
- * plot.c — the terminal plotting library declared in ui/plot.h: a braille
+ * plot.c — the terminal plotting library declared in ui/draw/plot.h: a braille
  * canvas with Bresenham lines, 1-2-5 and log axis ticks, figure layout with
  * labelled axes, text output with an ASCII fallback, and sparklines.
  *
@@ -7,7 +7,7 @@
  * or talking to a terminal.  Every function works on what it is given and
  * keeps no state between calls.
  */
-#include "ui/plot.h"
+#include "ui/draw/plot.h"
 
 #include "engine/common.h"
 

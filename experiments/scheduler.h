@@ -1,7 +1,7 @@
 /*
  * scheduler.h — the engine's job queue at work: worker threads in this
  * process take queued jobs from the store (highest priority, then oldest)
- * and run them (app/job.c), splitting the machine's cores between the jobs
+ * and run them (experiments/job.c), splitting the machine's cores between the jobs
  * that run at once.  Used headless by `mixbench worker` and, in the same
  * process, by the interactive workbench, which reads each worker's progress
  * without ever waiting on training.
@@ -15,7 +15,7 @@
 #ifndef MIXBENCH_SCHEDULER_H
 #define MIXBENCH_SCHEDULER_H
 
-#include "app/job.h"
+#include "experiments/job.h"
 
 typedef struct {
     const char *db_path;

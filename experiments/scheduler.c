@@ -3,7 +3,7 @@
  * Each worker has its own SQLite connection; claims are atomic in the store
  * (db/jobs.c), so any number of worker threads and processes share a queue.
  */
-#include "app/scheduler.h"
+#include "experiments/scheduler.h"
 
 #include <pthread.h>
 #include <stdio.h>

@@ -9,7 +9,7 @@
  * steps to the same numbers (their metric rows are rewritten with the same
  * values).
  */
-#include "app/job.h"
+#include "experiments/job.h"
 
 #include <libgen.h>
 #include <limits.h>
@@ -21,8 +21,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "app/cli.h"
+#include "engine/data/data.h"
 #include "db/jobs.h"
+#include "db/status.h"
 #include "engine/checkpoint.h"
 #include "engine/common.h"
 #include "engine/infer_bench.h"
@@ -275,7 +276,7 @@ static int job_setup(Job *j, char *err)
         config_defaults(&ignored);
         if (checkpoint_read_config(js->init_ckpt, &ignored, &init_tok, err)) return -1;
     }
-    int rc = cli_load_data(&j->c, init_tok, &j->ds, err);
+    int rc = dataset_load_config(&j->c, init_tok, &j->ds, err);
     tokenizer_free(init_tok);
     if (rc || config_validate(&j->c, err)) return -1;
     if (model_build(&j->m, &j->c, err)) return -1;
@@ -351,8 +352,9 @@ int job_run(JobSpec *js, char *status_out, int status_cap, char *err)
             status = "interrupted";
             break;
         }
-        if (trainer_step(j.tr, &p, err)) {
-            status = strstr(err, "NaN") ? "diverged" : "failed";
+        int rc = trainer_step(j.tr, &p, err);
+        if (rc) {
+            status = run_status_name(run_status_of_failure(rc == TRAINER_DIVERGED ? FAIL_DIVERGED : FAIL_ERROR));
             snprintf(msg, sizeof msg, "%s", err);
             break;
         }

@@ -1,9 +1,9 @@
 /*
  * heatmap.c — the number formatting, shading and best-value helpers of
- * ui/heatmap.h.  Pure functions: the screens decide what goes in a cell,
+ * ui/draw/heatmap.h.  Pure functions: the screens decide what goes in a cell,
  * these decide how a number reads and how dark a cell is.
  */
-#include "ui/heatmap.h"
+#include "ui/draw/heatmap.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
  * in the spec, so a figure's coords equal its jobs' coords without seed)
  * and the jobs, in one transaction.
  */
-#include "app/sweep_queue.h"
+#include "experiments/sweep_queue.h"
 
 #include <stdlib.h>
 

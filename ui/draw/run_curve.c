@@ -1,9 +1,9 @@
 /*
  * run_curve.c — incremental loading of a run's train and valid loss curves
- * (ui/run_curve.h).  Each update asks for the rows past the last step it
+ * (ui/draw/run_curve.h).  Each update asks for the rows past the last step it
  * holds, by the primary keys of metrics and evals.
  */
-#include "ui/run_curve.h"
+#include "ui/draw/run_curve.h"
 
 #include <math.h>
 #include <stdio.h>

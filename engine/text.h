@@ -1,0 +1,34 @@
+/*
+ * text.h — the text rules every layer shares: one number parser (the whole
+ * string, C locale, finite), one UTF-8 walk (bytes of a character, columns
+ * of a string), and one answer to "does the user's locale speak UTF-8".
+ */
+#ifndef MIXBENCH_TEXT_H
+#define MIXBENCH_TEXT_H
+
+#include <stdint.h>
+
+/* The whole of s as a finite number ("1e-3", " 2" and "2 " are not: no
+   spaces, no trailing text, no inf/nan, no hex).  0 on success, else -1
+   and *out unchanged.  Independent of LC_NUMERIC. */
+int text_to_double(const char *s, double *out);
+/* The whole of s as a decimal integer that fits in int64_t. */
+int text_to_int64(const char *s, int64_t *out);
+/* As text_to_int64, within [lo, hi]. */
+int text_to_int(const char *s, int lo, int hi, int *out);
+
+/* Bytes of the UTF-8 character at s: 1 for ASCII, 2-4 for a valid
+   sequence, 1 for a byte that does not start a valid one (so a walk never
+   stalls and never reads past a terminating 0). */
+int text_utf8_len(const char *s);
+/* Columns of s, one per character (mixbench's text has no wide ones). */
+int text_columns(const char *s);
+/* Bytes of the first `width` columns of s. */
+int text_prefix_bytes(const char *s, int width);
+
+/* Sets the user's locale (LC_ALL from the environment, LC_NUMERIC kept at
+   "C" so that numbers print and parse with '.') and returns 1 when its
+   character set is UTF-8 (braille, blocks and "±" may be drawn). */
+int text_locale_utf8(void);
+
+#endif

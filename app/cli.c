@@ -27,6 +27,13 @@ static const CliOpt *find_opt(const CliOpt *opts, const char *name, size_t len)
     return NULL;
 }
 
+static const CliOpt *find_alias(const CliOpt *opts, const char *alias)
+{
+    for (; opts && opts->name; opts++)
+        if (opts->alias && !strcmp(opts->alias, alias)) return opts;
+    return NULL;
+}
+
 int cli_parse(int argc, char **argv, const CliOpt *opts, Config *c, const char **positional,
               int max_pos, int *n_pos, char *err)
 {
@@ -49,6 +56,16 @@ int cli_parse(int argc, char **argv, const CliOpt *opts, Config *c, const char *
         }
         if (c && !strncmp(argv[i], "--variant=", 10)) continue;
         const char *a = argv[i];
+        const CliOpt *short_opt = a[0] == '-' && a[1] && a[1] != '-' ? find_alias(opts, a + 1) : NULL;
+        if (short_opt) {
+            if (!short_opt->takes_value) {
+                *short_opt->value = "1";
+                continue;
+            }
+            if (i + 1 >= argc || !argv[i + 1][0]) return err_set(err, "option %s needs a value", a);
+            *short_opt->value = argv[++i];
+            continue;
+        }
         if (a[0] == '-' && a[1] == '-' && a[2]) {
             const char *name = a + 2, *eq = strchr(name, '=');
             size_t len = eq ? (size_t)(eq - name) : strlen(name);
@@ -69,10 +86,13 @@ int cli_parse(int argc, char **argv, const CliOpt *opts, Config *c, const char *
                 if (i + 1 >= argc) return err_set(err, "option --%s needs a value", key);
                 value = argv[++i];
             }
+            if (!*value) return err_set(err, "option --%s needs a value", key);
             if (o) *o->value = value;
             else if (config_set(c, key, value, err)) return -1;
         } else if (c && strchr(a, '=') && a[0] != '=') {
             if (config_set_arg(c, a, err)) return -1;
+        } else if (a[0] == '-' && a[1]) {
+            return err_set(err, "unknown option %s", a);
         } else {
             if (!positional || !n_pos || *n_pos >= max_pos) return err_set(err, "unexpected argument '%s'", a);
             positional[(*n_pos)++] = a;

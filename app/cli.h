@@ -16,11 +16,16 @@ typedef struct {
     const char *name;       /* without the leading dashes */
     int takes_value;
     const char **value;     /* where the value goes (or "1" for flags) */
+    const char *alias;      /* a one-dash short form such as "n" for -n, or NULL */
 } CliOpt;
 
-/* Parses argv: options from opts, and every config key as --key value or
-   key=value (into c when c is not NULL).  `--steps N` etc. are config keys.
-   Positional arguments go to *positional (at most max_pos). */
+/* Parses argv: options from opts (--name value, --name=value, -alias
+   value; a flag takes no value), and every config key as --key value or
+   key=value (into c when c is not NULL; with c NULL, key=value words are
+   positional, as a sweep's grid is).  `--steps N` etc. are config keys.
+   Positional arguments go to *positional (at most max_pos).  An option
+   whose value is empty is refused.  This is the one argument parser of
+   the command line. */
 int cli_parse(int argc, char **argv, const CliOpt *opts, Config *c, const char **positional,
               int max_pos, int *n_pos, char *err);
 

@@ -233,8 +233,8 @@ static int bench_inference(const char *arch, int json, char *err)
 int cmd_bench(int argc, char **argv)
 {
     const char *arch = NULL, *size = NULL, *threads_s = "1", *json = NULL, *inference = NULL;
-    CliOpt opts[] = {{"arch", 1, &arch},  {"config", 1, &size},          {"threads", 1, &threads_s},
-                     {"json", 0, &json},  {"inference", 0, &inference}, {NULL, 0, NULL}};
+    CliOpt opts[] = {{"arch", 1, &arch, NULL},  {"config", 1, &size, NULL},          {"threads", 1, &threads_s, NULL},
+                     {"json", 0, &json, NULL},  {"inference", 0, &inference, NULL}, {NULL, 0, NULL, NULL}};
     char err[ERR_LEN];
     if (cli_parse(argc, argv, opts, NULL, NULL, 0, NULL, err)) return cli_fail("bench: %s", err);
     char *end;

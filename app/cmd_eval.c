@@ -19,9 +19,9 @@ int cmd_eval(int argc, char **argv)
 {
     const char *ckpt = NULL, *data = NULL, *split_name = "test", *json = NULL, *task = NULL,
                *tokenizer = NULL, *threads = NULL, *batch = NULL;
-    CliOpt opts[] = {{"ckpt", 1, &ckpt},      {"data", 1, &data},       {"split", 1, &split_name},
-                     {"json", 0, &json},      {"task", 1, &task},       {"tokenizer", 1, &tokenizer},
-                     {"threads", 1, &threads}, {"batch", 1, &batch},    {NULL, 0, NULL}};
+    CliOpt opts[] = {{"ckpt", 1, &ckpt, NULL},      {"data", 1, &data, NULL},       {"split", 1, &split_name, NULL},
+                     {"json", 0, &json, NULL},      {"task", 1, &task, NULL},       {"tokenizer", 1, &tokenizer, NULL},
+                     {"threads", 1, &threads, NULL}, {"batch", 1, &batch, NULL},    {NULL, 0, NULL, NULL}};
     char err[ERR_LEN];
     if (cli_parse(argc, argv, opts, NULL, NULL, 0, NULL, err)) return cli_fail("eval: %s", err);
     if (!ckpt) return cli_fail("eval: --ckpt CKPT is required");

@@ -23,12 +23,9 @@ int cmd_generate(int argc, char **argv)
 {
     const char *ckpt = NULL, *prompt = "", *count = "200", *temp = "0.8", *topk = "40", *seed = "1",
                *stats = NULL;
-    CliOpt opts[] = {{"ckpt", 1, &ckpt},  {"prompt", 1, &prompt}, {"n", 1, &count},
-                     {"temperature", 1, &temp}, {"top-k", 1, &topk}, {"seed", 1, &seed},
-                     {"stats", 0, &stats}, {NULL, 0, NULL}};
-    /* accept -n N as well as --n N */
-    for (int i = 0; i < argc; i++)
-        if (!strcmp(argv[i], "-n")) argv[i] = "--n";
+    CliOpt opts[] = {{"ckpt", 1, &ckpt, NULL},  {"prompt", 1, &prompt, NULL}, {"n", 1, &count, "n"},
+                     {"temperature", 1, &temp, NULL}, {"top-k", 1, &topk, NULL}, {"seed", 1, &seed, NULL},
+                     {"stats", 0, &stats, NULL}, {NULL, 0, NULL, NULL}};
     char err[ERR_LEN];
     if (cli_parse(argc, argv, opts, NULL, NULL, 0, NULL, err)) return cli_fail("generate: %s", err);
     if (!ckpt) return cli_fail("generate: --ckpt CKPT is required");

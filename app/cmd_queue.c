@@ -101,8 +101,8 @@ static void on_worker_signal(int sig)
 int cmd_worker(int argc, char **argv)
 {
     const char *db_path = "mixbench.db", *jobs_s = NULL, *threads_s = NULL, *verbose = NULL;
-    CliOpt opts[] = {{"db", 1, &db_path}, {"jobs", 1, &jobs_s}, {"threads", 1, &threads_s},
-                     {"verbose", 0, &verbose}, {NULL, 0, NULL}};
+    CliOpt opts[] = {{"db", 1, &db_path, NULL}, {"jobs", 1, &jobs_s, NULL}, {"threads", 1, &threads_s, NULL},
+                     {"verbose", 0, &verbose, NULL}, {NULL, 0, NULL, NULL}};
     char err[ERR_LEN];
     if (cli_parse(argc, argv, opts, NULL, NULL, 0, NULL, err)) return cli_fail("worker: %s", err);
     int cores = pool_cores();
@@ -152,7 +152,7 @@ static int print_row(void *ctx, int ncols, char **values, char **names)
 int cmd_queue(int argc, char **argv)
 {
     const char *db_path = "mixbench.db";
-    CliOpt opts[] = {{"db", 1, &db_path}, {NULL, 0, NULL}};
+    CliOpt opts[] = {{"db", 1, &db_path, NULL}, {NULL, 0, NULL, NULL}};
     char err[ERR_LEN];
     if (cli_parse(argc, argv, opts, NULL, NULL, 0, NULL, err)) return cli_fail("queue: %s", err);
     Store *st;
@@ -169,7 +169,7 @@ int cmd_queue(int argc, char **argv)
 static int control_command(const char *what, int argc, char **argv)
 {
     const char *db_path = "mixbench.db";
-    CliOpt opts[] = {{"db", 1, &db_path}, {NULL, 0, NULL}};
+    CliOpt opts[] = {{"db", 1, &db_path, NULL}, {NULL, 0, NULL, NULL}};
     const char *ids[256];
     int n_ids = 0;
     char err[ERR_LEN];
@@ -259,8 +259,8 @@ static int export_row(void *p, int ncols, char **values, char **names)
 int cmd_export(int argc, char **argv)
 {
     const char *db_path = "mixbench.db", *sweep = NULL, *csv = NULL, *json = NULL, *curves = NULL;
-    CliOpt opts[] = {{"db", 1, &db_path}, {"sweep", 1, &sweep},    {"csv", 0, &csv},
-                     {"json", 0, &json},  {"curves", 0, &curves}, {NULL, 0, NULL}};
+    CliOpt opts[] = {{"db", 1, &db_path, NULL}, {"sweep", 1, &sweep, NULL},    {"csv", 0, &csv, NULL},
+                     {"json", 0, &json, NULL},  {"curves", 0, &curves, NULL}, {NULL, 0, NULL, NULL}};
     char err[ERR_LEN];
     if (cli_parse(argc, argv, opts, NULL, NULL, 0, NULL, err)) return cli_fail("export: %s", err);
     if (!csv == !json) return cli_fail("export: choose one of --csv and --json");

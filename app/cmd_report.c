@@ -18,7 +18,7 @@ int cmd_report(int argc, char **argv)
     const char *db_path = "mixbench.db", *md_path = NULL;
     const char *presets[MAX_PRESETS];
     int n_presets = 0;
-    CliOpt opts[] = {{"db", 1, &db_path}, {"md", 1, &md_path}, {NULL, 0, NULL}};
+    CliOpt opts[] = {{"db", 1, &db_path, NULL}, {"md", 1, &md_path, NULL}, {NULL, 0, NULL, NULL}};
     char err[ERR_LEN];
     if (cli_parse(argc, argv, opts, NULL, presets, MAX_PRESETS, &n_presets, err)) return cli_fail("report: %s", err);
     Store *st;

@@ -30,8 +30,8 @@ static void on_signal(int sig)
 int cmd_run(int argc, char **argv)
 {
     const char *db_path = "mixbench.db", *init = NULL, *save = NULL, *name = NULL, *quiet = NULL;
-    CliOpt opts[] = {{"db", 1, &db_path}, {"init", 1, &init},   {"save", 1, &save},
-                     {"name", 1, &name},  {"quiet", 0, &quiet}, {NULL, 0, NULL}};
+    CliOpt opts[] = {{"db", 1, &db_path, NULL}, {"init", 1, &init, NULL},   {"save", 1, &save, NULL},
+                     {"name", 1, &name, NULL},  {"quiet", 0, &quiet, NULL}, {NULL, 0, NULL, NULL}};
     Config c;
     config_defaults(&c);
     char err[ERR_LEN];

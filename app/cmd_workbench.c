@@ -15,7 +15,7 @@
 int cmd_workbench(int argc, char **argv)
 {
     const char *db_path = "mixbench.db", *jobs_s = NULL, *threads_s = NULL;
-    CliOpt opts[] = {{"db", 1, &db_path}, {"jobs", 1, &jobs_s}, {"threads", 1, &threads_s}, {NULL, 0, NULL}};
+    CliOpt opts[] = {{"db", 1, &db_path, NULL}, {"jobs", 1, &jobs_s, NULL}, {"threads", 1, &threads_s, NULL}, {NULL, 0, NULL, NULL}};
     char err[ERR_LEN];
     if (cli_parse(argc, argv, opts, NULL, NULL, 0, NULL, err)) return cli_fail("%s", err);
     int cores = pool_cores(), jobs;

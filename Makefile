@@ -33,9 +33,11 @@ build/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
+# (a test's dependency file goes to build/deps/: build/tests/ holds only the
+# binaries that tests/run.sh runs)
 build/tests/%: tests/%.c build/libmixbench.a
-	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< build/libmixbench.a $(LDLIBS)
+	@mkdir -p $(dir $@) build/deps/tests
+	$(CC) $(CPPFLAGS) -MF build/deps/tests/$*.d $(CFLAGS) -o $@ $< build/libmixbench.a $(LDLIBS)
 
 # test_alloc counts every allocation our code makes during a training step
 build/tests/test_alloc: LDLIBS += -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=aligned_alloc
@@ -63,4 +65,4 @@ clean:
 
 .PHONY: all deps run test tests clean
 
--include $(LIB_OBJ:.o=.d) $(APP_OBJ:.o=.d) $(TEST_BIN:=.d)
+-include $(LIB_OBJ:.o=.d) $(APP_OBJ:.o=.d) $(TEST_SRC:tests/%.c=build/deps/tests/%.d)

@@ -15,6 +15,7 @@
  */
 #include "db/store.h"
 
+#include <assert.h>
 #include <time.h>
 
 #include "db/migrations.h"
@@ -77,11 +78,13 @@ void store_rollback_after_error(Store *s)
 
 int store_begin(Store *s, const char *what, char *err)
 {
+    assert(sqlite3_get_autocommit(s->db));   /* transactions do not nest */
     return store_exec(s, "BEGIN IMMEDIATE", what, err);
 }
 
 int store_end(Store *s, int status, const char *what, char *err)
 {
+    assert(status != 0 || !sqlite3_get_autocommit(s->db));   /* a successful writer still holds its BEGIN */
     if (status == 0 && store_exec(s, "COMMIT", what, err) == 0)
         return 0;
     store_rollback_after_error(s);

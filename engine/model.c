@@ -8,6 +8,7 @@
  */
 #include "engine/model.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -244,6 +245,7 @@ double model_train_flops_per_token(const Model *m)
 
 void embed_forward(const Model *m, int stack, float *x0, const int32_t *tokens, int B)
 {
+    assert(stack >= 0 && stack < m->n_stacks && B > 0);
     int n = m->cfg.n_ctx, d = m->cfg.d;
     const float *emb = model_param(m, m->tok_emb);
     const Stack *st = &m->stacks[stack];
@@ -251,6 +253,7 @@ void embed_forward(const Model *m, int stack, float *x0, const int32_t *tokens, 
     for (int b = 0; b < B; b++)
         for (int t = 0; t < n; t++) {
             float *row = x0 + ((size_t)b * n + t) * d;
+            assert(tokens[b * n + t] >= 0 && tokens[b * n + t] < m->cfg.vocab);
             const float *e = emb + (size_t)tokens[b * n + t] * d;
             if (pos) vec_add(row, e, pos + (size_t)t * d, d);
             else memcpy(row, e, sizeof(float) * d);

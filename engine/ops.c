@@ -7,6 +7,7 @@
  */
 #include "engine/ops.h"
 
+#include <assert.h>
 #include <cblas.h>
 #include <math.h>
 #include <string.h>
@@ -17,12 +18,16 @@
 void matmul(int trans_a, int trans_b, int M, int N, int K, float alpha,
             const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc)
 {
+    /* row-major leading dimensions: at least the columns stored per row */
+    assert(M >= 0 && N >= 0 && K >= 0);
+    assert(lda >= (trans_a ? M : K) && ldb >= (trans_b ? K : N) && ldc >= N);
     cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
                 trans_b ? CblasTrans : CblasNoTrans, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 void linear_forward(float *y, const float *x, const float *w, const float *b, int N, int n_in, int n_out)
 {
+    assert(y && x && w && N >= 0 && n_in > 0 && n_out > 0);
     if (b) {
         for (int i = 0; i < N; i++) memcpy(y + (size_t)i * n_out, b, sizeof(float) * n_out);
     }
@@ -45,6 +50,7 @@ void linear_backward(float *dx, float *dw, float *db, const float *dy, const flo
 void layernorm_forward(float *y, float *mean, float *rstd, const float *x,
                        const float *w, const float *b, int N, int C)
 {
+    assert(N >= 0 && C > 0);
     for (int i = 0; i < N; i++) {
         const float *xi = x + (size_t)i * C;
         float *yi = y + (size_t)i * C;
@@ -197,6 +203,7 @@ double xent_forward_backward(float *logits, const int32_t *targets, int N, int V
             if (want_grad) memset(row, 0, sizeof(float) * V);
             continue;
         }
+        assert(t < V);   /* the data loader keeps every id below the vocabulary */
         float mx = row[0];
         int arg = 0;
         for (int v = 1; v < V; v++)
@@ -223,6 +230,7 @@ double xent_forward_backward(float *logits, const int32_t *targets, int N, int V
 
 void softmax_rows(float *x, int N, int C, int causal)
 {
+    assert(N >= 0 && C > 0);
     for (int i = 0; i < N; i++) {
         float *row = x + (size_t)i * C;
         int len = causal ? (i + 1 < C ? i + 1 : C) : C;
@@ -251,6 +259,7 @@ void vec_acc(float *y, const float *a, size_t n)
 
 void dropout_apply(float *y, const float *x, size_t n, float p, uint64_t key, uint64_t index0)
 {
+    assert(p >= 0.0f && p < 1.0f);
     float keep_scale = 1.0f / (1.0f - p);
     uint32_t threshold = (uint32_t)((double)p * 4294967296.0);
     for (size_t i = 0; i < n; i++) {

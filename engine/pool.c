@@ -5,6 +5,7 @@
  */
 #include "engine/pool.h"
 
+#include <assert.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -43,6 +44,7 @@ static void *worker(void *p)
             return NULL;
         }
         seen = pool->generation;
+        assert(pool->pending > 0);   /* this worker's share is still owed */
         PoolFn fn = pool->fn;
         void *arg = pool->arg;
         pthread_mutex_unlock(&pool->lock);
@@ -86,6 +88,7 @@ void pool_run(Pool *p, PoolFn fn, void *arg)
         return;
     }
     pthread_mutex_lock(&p->lock);
+    assert(p->pending == 0);   /* not re-entrant: fn must not call pool_run on its own pool */
     p->fn = fn;
     p->arg = arg;
     p->pending = p->n - 1;
@@ -115,6 +118,7 @@ void pool_destroy(Pool *p)
 
 void pool_share(long total, int thread, int n, long *begin, long *end)
 {
+    assert(total >= 0 && n > 0 && thread >= 0 && thread < n);
     *begin = total * thread / n;
     *end = total * (thread + 1) / n;
 }

@@ -17,6 +17,7 @@
  */
 #include "engine/trainer.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -236,6 +237,7 @@ static int sparse_overflowed(const Trainer *t)
 /* Copies window b (its tokens and, when the split has one, its mask). */
 static void copy_window(Trainer *t, const TokenStream *s, int b, size_t offset, int wl)
 {
+    assert(b >= 0 && b < t->c->batch && offset + (size_t)wl <= s->len);
     memcpy(t->windows + (size_t)b * wl, s->ids + offset, sizeof(int32_t) * wl);
     if (s->scored) memcpy(t->scored + (size_t)b * wl, s->scored + offset, (size_t)wl);
 }

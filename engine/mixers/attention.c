@@ -10,6 +10,7 @@
  * [3d, d] matrix and one [3d] bias in memory: one sgemm makes q, k and v.
  * Saved per sample: qkv [n, 3d], P [h, n, n], o [n, d].
  */
+#include <assert.h>
 #include <math.h>
 #include <string.h>
 
@@ -69,6 +70,7 @@ static Saved saved_split(const MixArgs *a)
 
 static void attention_forward(const MixArgs *a, const float *x, float *y)
 {
+    assert(a->heads > 0 && a->d % a->heads == 0 && a->n > 0);   /* config_validate refuses the rest */
     int n = a->n, d = a->d, h = a->heads, dh = d / h, N = a->B * n;
     float scale = 1.0f / sqrtf((float)dh);
     Saved s = saved_split(a);

@@ -55,15 +55,31 @@ int text_to_int(const char *s, int lo, int hi, int *out)
     return 0;
 }
 
-int text_utf8_len(const char *s)
+size_t text_utf8_seq(const char *s, size_t avail)
 {
     const unsigned char *u = (const unsigned char *)s;
-    int n = u[0] < 0x80 ? 1 : (u[0] & 0xe0) == 0xc0 ? 2 : (u[0] & 0xf0) == 0xe0 ? 3 : (u[0] & 0xf8) == 0xf0 ? 4 : 0;
-    if (n <= 1) return 1;
-    if (n == 2 && u[0] < 0xc2) return 1;   /* overlong */
-    for (int i = 1; i < n; i++)
-        if ((u[i] & 0xc0) != 0x80) return 1;
+    if (avail == 0) return 0;
+    unsigned char c = u[0], lo = 0x80, hi = 0xBF;
+    size_t n;
+    if (c < 0x80) return 1;
+    if (c >= 0xC2 && c <= 0xDF) n = 2;
+    else if (c == 0xE0) n = 3, lo = 0xA0;          /* no overlong forms */
+    else if (c == 0xED) n = 3, hi = 0x9F;          /* no UTF-16 surrogates */
+    else if (c >= 0xE1 && c <= 0xEF) n = 3;
+    else if (c == 0xF0) n = 4, lo = 0x90;
+    else if (c >= 0xF1 && c <= 0xF3) n = 4;
+    else if (c == 0xF4) n = 4, hi = 0x8F;          /* nothing above U+10FFFF */
+    else return 0;
+    if (avail < n || u[1] < lo || u[1] > hi) return 0;
+    for (size_t i = 2; i < n; i++)
+        if (u[i] < 0x80 || u[i] > 0xBF) return 0;
     return n;
+}
+
+int text_utf8_len(const char *s)
+{
+    size_t n = text_utf8_seq(s, strnlen(s, 4));
+    return n ? (int)n : 1;
 }
 
 int text_columns(const char *s)

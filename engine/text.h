@@ -6,6 +6,7 @@
 #ifndef MIXBENCH_TEXT_H
 #define MIXBENCH_TEXT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* The whole of s as a finite number ("1e-3", " 2" and "2 " are not: no
@@ -17,9 +18,13 @@ int text_to_int64(const char *s, int64_t *out);
 /* As text_to_int64, within [lo, hi]. */
 int text_to_int(const char *s, int lo, int hi, int *out);
 
-/* Bytes of the UTF-8 character at s: 1 for ASCII, 2-4 for a valid
-   sequence, 1 for a byte that does not start a valid one (so a walk never
-   stalls and never reads past a terminating 0). */
+/* Length (1..4) of the well-formed UTF-8 sequence at s within avail
+   bytes, 0 if there is none (Unicode's table 3-7: no overlong forms, no
+   surrogates, nothing above U+10FFFF).  The one UTF-8 rule of mixbench. */
+size_t text_utf8_seq(const char *s, size_t avail);
+/* Bytes of the character at the 0-terminated s: text_utf8_seq, or 1 for a
+   byte that does not start a valid sequence (so a walk never stalls and
+   never reads past the terminating 0). */
 int text_utf8_len(const char *s);
 /* Columns of s, one per character (mixbench's text has no wide ones). */
 int text_columns(const char *s);

@@ -24,6 +24,7 @@
  */
 #include "engine/common.h"
 #include "engine/data/data_internal.h"
+#include "engine/io/json.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -196,15 +197,13 @@ static int folder_writable(const char *file_path)
 static int write_cache(const char *path, const char *cache_key, int target_vocab,
                        const int32_t *merges, int n_merges)
 {
-    DataText text = {0};
+    StrBuf text;
+    sb_init(&text);
     int rc = -1;
-    if (data_text_printf(&text, "%s\nkey %s\nvocab %d\nmerges %d\n", CACHE_MAGIC, cache_key,
-                         target_vocab, n_merges) != 0)
-        goto done;
-    for (int r = 0; r < n_merges; r++)
-        if (data_text_printf(&text, "%d %d\n", (int)merges[2 * r], (int)merges[2 * r + 1]) != 0)
-            goto done;
-    if (data_text_append(&text, "end\n", 4) != 0) goto done;
+    sb_printf(&text, "%s\nkey %s\nvocab %d\nmerges %d\n", CACHE_MAGIC, cache_key, target_vocab, n_merges);
+    for (int r = 0; r < n_merges; r++) sb_printf(&text, "%d %d\n", (int)merges[2 * r], (int)merges[2 * r + 1]);
+    sb_append(&text, "end\n");
+    if (!sb_ok(&text)) goto done;
 
     /* The temporary name is unique per process and per call (the address
        of this frame's buffer differs between concurrent threads). */
@@ -223,7 +222,7 @@ static int write_cache(const char *path, const char *cache_key, int target_vocab
     }
     rc = 0;
 done:
-    free(text.data);
+    sb_free(&text);
     return rc;
 }
 

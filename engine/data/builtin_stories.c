@@ -37,6 +37,7 @@
  */
 #include "engine/common.h"
 #include "engine/data/data_internal.h"
+#include "engine/io/json.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -384,7 +385,7 @@ static void cast_story(Story *s, DataRng *r)
 }
 
 /* Appends one expanded template followed by a space. */
-static int expand(DataText *out, const Story *s, const char *tmpl)
+static void expand(StrBuf *out, const Story *s, const char *tmpl)
 {
     int article = 0;
     const char *p = tmpl;
@@ -404,39 +405,38 @@ static int expand(DataText *out, const Story *s, const char *tmpl)
         if (word) {
             if (article) {
                 int vowel = strchr("aeiou", word[0]) != NULL;
-                if (data_text_append(out, vowel ? "an " : "a ", vowel ? 3 : 2) != 0) return -1;
+                sb_append(out, vowel ? "an " : "a ");
                 article = 0;
             }
-            if (data_text_append(out, word, len) != 0 || data_text_append(out, " ", 1) != 0)
-                return -1;
+            sb_append_len(out, word, len);
+            sb_append_len(out, " ", 1);
         }
         p = end ? end + 1 : p + strlen(p);
     }
-    return 0;
 }
 
 /* Appends one story as one line; *words gets its word count plus 1 (<eos>). */
-static int write_story(DataText *out, DataRng *r, size_t *words)
+static int write_story(StrBuf *out, DataRng *r, size_t *words)
 {
     Story s;
     cast_story(&s, r);
     size_t start = out->len;
-    if (expand(out, &s, pick_template(r, INTRO)) != 0) return -1;
+    expand(out, &s, pick_template(r, INTRO));
     uint32_t n_setting = 1 + data_rng_below(r, 2);
     uint32_t first = data_rng_below(r, 5);
     for (uint32_t k = 0; k < n_setting; k++)
-        if (expand(out, &s, SETTING[(first + 2 * k) % 5]) != 0) return -1;
-    if (expand(out, &s, pick_template(r, OBJECT_INTRO)) != 0 ||
-        expand(out, &s, pick_template(r, FRIEND_INTRO)) != 0)
-        return -1;
+        expand(out, &s, SETTING[(first + 2 * k) % 5]);
+    expand(out, &s, pick_template(r, OBJECT_INTRO));
+    expand(out, &s, pick_template(r, FRIEND_INTRO));
     uint32_t problem = data_rng_below(r, COUNT(PROBLEMS));
     s.slot['X'] = pick(r, FEELINGS[problem], COUNT(FEELINGS[problem]));
     for (int beat = 0; beat < 5; beat++)
-        if (expand(out, &s, pick_template(r, PROBLEMS[problem][beat])) != 0) return -1;
-    if (problem == 0 && expand(out, &s, pick_template(r, LOST_AFTER)) != 0) return -1;
+        expand(out, &s, pick_template(r, PROBLEMS[problem][beat]));
+    if (problem == 0) expand(out, &s, pick_template(r, LOST_AFTER));
     uint32_t ending = data_rng_below(r, 4);
-    if (expand(out, &s, ENDINGS[ending]) != 0) return -1;
-    if (ending != 1 && data_rng_below(r, 2) == 0 && expand(out, &s, ENDINGS[1]) != 0) return -1;
+    expand(out, &s, ENDINGS[ending]);
+    if (ending != 1 && data_rng_below(r, 2) == 0) expand(out, &s, ENDINGS[1]);
+    if (!sb_ok(out)) return -1;
     out->data[out->len - 1] = '\n';   /* the last space becomes the line end */
     size_t n = 1;
     for (size_t k = start; k < out->len; k++) n += out->data[k] == ' ';
@@ -446,20 +446,21 @@ static int write_story(DataText *out, DataRng *r, size_t *words)
 
 static int generate_split(DataRng *r, size_t target, char **text, size_t *len)
 {
-    DataText out = {0};
-    if (data_text_reserve(&out, target * 6 + 1024) != 0) return -1;
+    StrBuf out;
+    sb_init(&out);
+    if (sb_reserve(&out, target * 6 + 1024) != 0) return -1;
     size_t words = 0;
     while (words < target) {
         size_t n = 0;
         if (write_story(&out, r, &n) != 0) {
-            free(out.data);
+            sb_free(&out);
             return -1;
         }
         words += n;
     }
-    *text = out.data;
     *len = out.len;
-    return 0;
+    *text = sb_take(&out);
+    return *text ? 0 : -1;
 }
 
 int builtin_stories(const char *opts, uint64_t seed, BuiltinCorpus *out, char *err)

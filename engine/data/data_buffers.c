@@ -1,6 +1,6 @@
 /*
- * data_buffers.c — growable text and id buffers and whole-file reading for
- * engine/data.
+ * data_buffers.c — growable id buffers and whole-file reading for
+ * engine/data (text grows in a StrBuf, engine/io/json.h).
  *
  * Not for: anything that knows about tokens or splits.
  */
@@ -13,41 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-int data_text_reserve(DataText *t, size_t extra)
-{
-    if (t->len + extra + 1 <= t->cap) return 0;
-    size_t cap = t->cap ? t->cap : 4096;
-    while (cap < t->len + extra + 1) cap *= 2;
-    char *data = realloc(t->data, cap);
-    if (!data) return -1;
-    t->data = data;
-    t->cap = cap;
-    return 0;
-}
-
-int data_text_append(DataText *t, const char *s, size_t len)
-{
-    if (data_text_reserve(t, len) != 0) return -1;
-    memcpy(t->data + t->len, s, len);
-    t->len += len;
-    t->data[t->len] = '\0';
-    return 0;
-}
-
-int data_text_printf(DataText *t, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n < 0 || data_text_reserve(t, (size_t)n) != 0) return -1;
-    va_start(ap, fmt);
-    vsnprintf(t->data + t->len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    t->len += (size_t)n;
-    return 0;
-}
 
 int data_ids_push(DataIds *v, int32_t id)
 {

@@ -1,7 +1,7 @@
 /*
  * data_internal.h — what the files of engine/data share and nobody else
  * needs: the Tokenizer struct, a string map and a pair map (open addressing,
- * dense indices), a growable byte buffer, whole-file reading, a small seeded
+ * dense indices), a growable id buffer, whole-file reading, a small seeded
  * generator for the built-in corpora and the per-kind tokenizer entry points.
  *
  * Not for: callers outside engine/data (they use data.h only).
@@ -74,14 +74,6 @@ int32_t data_pairmap_find(const DataPairMap *m, uint64_t key);
 int32_t data_pairmap_add(DataPairMap *m, uint64_t key, int *is_new);
 
 /* ---- growable buffers */
-typedef struct {
-    char *data;
-    size_t len, cap;
-} DataText;
-
-int data_text_reserve(DataText *t, size_t extra);
-int data_text_append(DataText *t, const char *s, size_t len);
-int data_text_printf(DataText *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 typedef struct {
     int32_t *ids;

@@ -15,6 +15,7 @@
  */
 #include "engine/common.h"
 #include "engine/data/data_internal.h"
+#include "engine/io/json.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -97,45 +98,37 @@ size_t tokenizer_decode_one(const Tokenizer *t, int32_t id, char *buf, size_t ca
     return data_put(buf, cap, "", 0);
 }
 
-static int put_escaped(DataText *out, const char *s, size_t len)
+static void put_escaped(StrBuf *out, const char *s, size_t len)
 {
     static const char hex[] = "0123456789abcdef";
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)s[i];
         if (c > ' ' && c < 0x7F && c != '\\') {
-            if (data_text_append(out, (const char *)&s[i], 1) != 0) return -1;
+            sb_append_len(out, &s[i], 1);
         } else {
             char e[4] = {'\\', 'x', hex[c >> 4], hex[c & 15]};
-            if (data_text_append(out, e, 4) != 0) return -1;
+            sb_append_len(out, e, 4);
         }
     }
-    return data_text_append(out, "\n", 1);
+    sb_append_len(out, "\n", 1);
 }
 
 char *tokenizer_serialize(const Tokenizer *t)
 {
-    DataText out = {0};
-    if (data_text_printf(&out, "%s\nkind %s\nvocab %d\n", SERIAL_MAGIC, KIND_NAMES[t->kind],
-                         t->vocab) != 0)
-        goto oom;
+    StrBuf out;
+    sb_init(&out);
+    sb_printf(&out, "%s\nkind %s\nvocab %d\n", SERIAL_MAGIC, KIND_NAMES[t->kind], t->vocab);
     if (t->kind == TOKENIZER_WORD) {
         for (int32_t id = WORD_FIRST; id < t->vocab; id++) {
             int32_t dense = id - BYTE_BASE;
-            if (put_escaped(&out, data_strmap_key(&t->word.index, dense),
-                            data_strmap_len(&t->word.index, dense)) != 0)
-                goto oom;
+            put_escaped(&out, data_strmap_key(&t->word.index, dense), data_strmap_len(&t->word.index, dense));
         }
     } else if (t->kind == TOKENIZER_BPE) {
-        if (data_text_printf(&out, "merges %d\n", t->bpe.n_merges) != 0) goto oom;
+        sb_printf(&out, "merges %d\n", t->bpe.n_merges);
         for (int r = 0; r < t->bpe.n_merges; r++)
-            if (data_text_printf(&out, "%d %d\n", (int)t->bpe.merges[2 * r],
-                                 (int)t->bpe.merges[2 * r + 1]) != 0)
-                goto oom;
+            sb_printf(&out, "%d %d\n", (int)t->bpe.merges[2 * r], (int)t->bpe.merges[2 * r + 1]);
     }
-    return out.data;
-oom:
-    free(out.data);
-    return NULL;
+    return sb_take(&out);
 }
 
 /* ---- deserialisation */

@@ -9,6 +9,7 @@
  */
 #include "engine/io/json.h"
 #include "engine/common.h"
+#include "engine/text.h"
 
 #include <limits.h>
 #include <locale.h>
@@ -21,49 +22,13 @@
 
 /* ---- UTF-8 ------------------------------------------------------------- */
 
-/* Length (1..4) of the well-formed UTF-8 sequence at s, or 0 if there is
- * none.  Ranges follow the Unicode standard's table 3-7. */
-static size_t utf8_seq_len(const unsigned char *s, size_t avail)
-{
-    unsigned char c = s[0];
-    unsigned char lo = 0x80, hi = 0xBF;
-    size_t n;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xC2 && c <= 0xDF)
-        n = 2;
-    else if (c == 0xE0) {
-        n = 3;
-        lo = 0xA0;
-    } else if (c == 0xED) {
-        n = 3;
-        hi = 0x9F; /* no UTF-16 surrogates */
-    } else if (c >= 0xE1 && c <= 0xEF)
-        n = 3;
-    else if (c == 0xF0) {
-        n = 4;
-        lo = 0x90;
-    } else if (c >= 0xF1 && c <= 0xF3)
-        n = 4;
-    else if (c == 0xF4) {
-        n = 4;
-        hi = 0x8F; /* nothing above U+10FFFF */
-    } else
-        return 0;
-    if (avail < n || s[1] < lo || s[1] > hi)
-        return 0;
-    for (size_t i = 2; i < n; i++)
-        if (s[i] < 0x80 || s[i] > 0xBF)
-            return 0;
-    return n;
-}
 
 int json_utf8_valid(const char *s, size_t len)
 {
     const unsigned char *u = (const unsigned char *)s;
     size_t i = 0;
     while (i < len) {
-        size_t k = utf8_seq_len(u + i, len - i);
+        size_t k = text_utf8_seq((const char *)u + i, len - i);
         if (k == 0)
             return 0;
         i += k;
@@ -235,7 +200,7 @@ static int parse_string(Parser *p, char **out)
         } else {
             /* Continuation bytes are >= 0x80, so a sequence never runs into
              * the closing quote. */
-            size_t k = utf8_seq_len(t + i, end - i);
+            size_t k = text_utf8_seq((const char *)t + i, end - i);
             if (k == 0) {
                 free(s);
                 return err_set(p->err, "JSON: invalid UTF-8 in string at byte %zu", i);
@@ -518,8 +483,7 @@ static void sb_break(StrBuf *sb)
     sb->cap = 0;
 }
 
-/* Room for `extra` more bytes plus the terminating NUL. */
-static int sb_reserve(StrBuf *sb, size_t extra)
+int sb_reserve(StrBuf *sb, size_t extra)
 {
     if (!sb_ok(sb))
         return -1;
@@ -551,6 +515,13 @@ static int sb_reserve(StrBuf *sb, size_t extra)
     sb->data = data;
     sb->cap = cap;
     return 0;
+}
+
+char *sb_take(StrBuf *sb)
+{
+    char *out = !sb_ok(sb) ? NULL : sb->cap ? sb->data : strdup("");
+    sb_init(sb);
+    return out;
 }
 
 void sb_append_len(StrBuf *sb, const char *s, size_t n)
@@ -614,7 +585,7 @@ void sb_json_string(StrBuf *sb, const char *s)
             snprintf(hex, sizeof hex, "\\u%04x", c);
             escape = hex;
         } else if (c >= 0x80) {
-            k = utf8_seq_len(u + i, n - i);
+            k = text_utf8_seq((const char *)u + i, n - i);
             if (k == 0) {
                 escape = "\xEF\xBF\xBD"; /* U+FFFD for a byte that is not UTF-8 */
                 k = 1;

@@ -40,7 +40,7 @@ const JsonValue *json_get(const JsonValue *object, const char *key);
  * nothing above U+10FFFF), else 0. */
 int json_utf8_valid(const char *s, size_t len);
 
-/* A growable output buffer for writing JSON (or any text).  data is always
+/* The growable text buffer of mixbench, for JSON and any other text.  data is always
  * a NUL-terminated string (the empty string right after sb_init).  If memory
  * runs out the buffer becomes empty and stays so: appends do nothing and
  * sb_ok() returns 0, so a writer checks once at the end. */
@@ -60,5 +60,11 @@ void sb_printf(StrBuf *sb, const char *fmt, ...) __attribute__((format(printf, 2
 void sb_json_string(StrBuf *sb, const char *s);
 /* 1 unless an allocation failed since sb_init. */
 int sb_ok(const StrBuf *sb);
+/* Room for `extra` more bytes (and the terminating NUL) without another
+   allocation; -1 when memory ran out (the buffer is then broken). */
+int sb_reserve(StrBuf *sb, size_t extra);
+/* The text as a malloc'd string the caller frees (NULL when an allocation
+   failed); sb is empty again afterwards. */
+char *sb_take(StrBuf *sb);
 
 #endif

@@ -36,4 +36,10 @@ check "OpenBLAS through <cblas.h>, not declared by hand" \
   "$(grep -rn '^void openblas_\|^int openblas_' app ui experiments db engine tests --include=*.[ch])"
 check "every source file starts with a comment saying what it is for" \
   "$(for f in $(find app ui experiments db engine -name '*.[ch]'); do head -1 "$f" | grep -q '^/\*' || echo "$f"; done)"
+check "every file a comment names exists" \
+  "$(grep -rhoE '\b(app|ui|db|experiments|engine|tests|docs)/[A-Za-z0-9_/]+\.(c|h|sh|md|py)\b' \
+       app ui experiments db engine tests README.md --include=*.[ch] --include=*.sh --include=*.md |
+     sort -u | grep -v NAME | while read -r p; do [ -e "$p" ] || echo "$p"; done)"
+check "flags shared between threads are C11 atomics, not volatile" \
+  "$(grep -rn 'volatile' app ui experiments db engine --include=*.[ch])"
 exit $fail

@@ -2,7 +2,7 @@
  * data.h — corpora and tokenizers: turns a dataset spec (a folder, a file or
  * a built-in generator) into three token streams (train, valid, test).
  *
- * Not for: windows, batches or masking (engine/batch.c does that).
+ * Not for: windows and batches (engine/trainer.c) or masking (engine/tasks/).
  *
  * Reserved ids in every tokenizer: PAD 0, MASK 1.
  *   word  whitespace split, <eos> at each line end, vocabulary from train

@@ -15,7 +15,7 @@
  * with a copy of it instead.  BPE merges are keyed by the train text's
  * absolute path, size and mtime (bpe_cache.c).
  *
- * Not for: windows and batches (engine/batch.c).
+ * Not for: windows and batches (engine/trainer.c draws them).
  */
 #include "engine/common.h"
 #include "engine/data/data_internal.h"

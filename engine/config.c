@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "engine/common.h"
+#include "engine/text.h"
 #include "engine/mixer.h"
 #include "engine/task.h"
 
@@ -140,7 +141,6 @@ static void choice_name(const char *choices, int idx, char *buf, int cap)
 static int set_key(Config *c, const Key *k, const char *value, char *err)
 {
     char *base = (char *)c + k->offset;
-    char *end = NULL;
     if (!value || !*value) {
         if (k->type == T_STRING) { base[0] = 0; return 0; }
         return err_set(err, "config: %s needs a value", k->name);
@@ -148,9 +148,8 @@ static int set_key(Config *c, const Key *k, const char *value, char *err)
     switch (k->type) {
     case T_INT:
     case T_INT64: {
-        errno = 0;
-        double v = strtod(value, &end);
-        if (errno || *end || v != floor(v))
+        double v;
+        if (text_to_double(value, &v) || v != floor(v))
             return err_set(err, "config: %s=%s is not a whole number", k->name, value);
         if (v < k->lo || v > k->hi)
             return err_set(err, "config: %s=%s is out of range [%.0f, %.0f]", k->name, value, k->lo, k->hi);
@@ -159,9 +158,8 @@ static int set_key(Config *c, const Key *k, const char *value, char *err)
         return 0;
     }
     case T_FLOAT: {
-        errno = 0;
-        double v = strtod(value, &end);
-        if (errno || *end || !isfinite(v))
+        double v;
+        if (text_to_double(value, &v))
             return err_set(err, "config: %s=%s is not a number", k->name, value);
         if (v < k->lo || v > k->hi)
             return err_set(err, "config: %s=%s is out of range [%g, %g]", k->name, value, k->lo, k->hi);

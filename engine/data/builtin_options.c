@@ -7,6 +7,7 @@
  * Not for: the options' meaning (each builtin_*.c documents its own).
  */
 #include "engine/common.h"
+#include "engine/text.h"
 #include "engine/data/data_internal.h"
 
 #include <math.h>
@@ -52,9 +53,8 @@ int builtin_parse_options(const char *corpus, const char *opts, BuiltinOption *o
                            opt->name, opt->name);
         memcpy(value, eq + 1, value_len);
         value[value_len] = '\0';
-        char *stop = NULL;
-        double v = strtod(value, &stop);
-        int bad = stop == value || *stop != '\0' || !isfinite(v) || v < opt->min || v > opt->max ||
+        double v = 0;
+        int bad = text_to_double(value, &v) || v < opt->min || v > opt->max ||
                   (opt->is_integer && v != floor(v));
         if (bad) {
             if (opt->is_integer)

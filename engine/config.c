@@ -5,7 +5,6 @@
  */
 #include "engine/config.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>

@@ -5,7 +5,8 @@
  *   mixbench queue                               queued, running and paused jobs
  *   mixbench pause|cancel|resume RUN...          control jobs
  *   mixbench export [--sweep S] --csv|--json [--curves]   results (or curves) as CSV / JSON
- * All take --db FILE (default mixbench.db).
+ * All take --db FILE (default mixbench.db).  queue and export read through
+ * db/cli_read.h; export --json writes each cell with the type SQLite gives it.
  */
 #include <limits.h>
 #include <math.h>

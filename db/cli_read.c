@@ -91,6 +91,17 @@ static int prepare_id(Store *s, const char *sql, int64_t id, sqlite3_stmt **st, 
     return 0;
 }
 
+/* The rows of sql about run id (?1), each decoded by fill into *out. */
+static int read_run_rows(Store *s, const char *sql, int64_t id, const char *what, size_t size,
+                         void (*fill)(void *item, sqlite3_stmt *st), void **out, int *n, char *err)
+{
+    sqlite3_stmt *st;
+    *out = NULL;
+    *n = 0;
+    if (prepare_id(s, sql, id, &st, what, err)) return -1;
+    return read_all(s, st, what, size, fill, out, n, err);
+}
+
 /* The one text value of the first row (malloc'd; NULL when no row). */
 static int read_text(Store *s, sqlite3_stmt *st, const char *what, char **text, char *err)
 {
@@ -180,48 +191,46 @@ int cli_runs_json(Store *s, RunStatus status, const char *arch, char **json, cha
 
 /* ---- show ---------------------------------------------------------------- */
 
+static void fill_run_detail(void *item, sqlite3_stmt *st)
+{
+    CliRunDetail *d = item;
+    d->id = sqlite3_column_int64(st, 0);
+    copy_text(d->name, sizeof d->name, st, 1);
+    d->status = column_status(st, 2);
+    copy_text(d->arch, sizeof d->arch, st, 3);
+    copy_text(d->task, sizeof d->task, st, 4);
+    copy_text(d->data, sizeof d->data, st, 5);
+    copy_text(d->tokenizer, sizeof d->tokenizer, st, 6);
+    copy_text(d->created_at, sizeof d->created_at, st, 7);
+    copy_text(d->started_at, sizeof d->started_at, st, 8);
+    copy_text(d->finished_at, sizeof d->finished_at, st, 9);
+    d->steps_done = sqlite3_column_int64(st, 10);
+    d->total_steps = sqlite3_column_int64(st, 11);
+    d->tokens_seen = sqlite3_column_int64(st, 12);
+    d->wall_seconds = column_real(st, 13);
+    d->tokens_per_s = column_real(st, 14);
+    d->peak_mem_mb = column_real(st, 15);
+    d->n_params = column_count(st, 16);
+    d->n_params_nonembedding = column_count(st, 17);
+    copy_text(d->error, sizeof d->error, st, 18);
+    d->infer_samples_per_s = column_real(st, 19);
+}
+
 int cli_run_detail(Store *s, int64_t id, CliRunDetail *out, int *found, char *err)
 {
-    const char *what = "read run";
-    sqlite3_stmt *st;
+    CliRunDetail *rows = NULL;
+    int n = 0;
     *found = 0;
-    if (prepare_id(s,
-                   "SELECT id, name, status, arch, task, data, tokenizer, created_at, started_at,"
-                   " finished_at, steps_done, total_steps, tokens_seen, wall_seconds, tokens_per_s,"
-                   " peak_mem_mb, n_params, n_params_nonembedding, error, infer_samples_per_s"
-                   " FROM runs WHERE id = ?1",
-                   id, &st, what, err))
+    if (read_run_rows(s,
+                      "SELECT id, name, status, arch, task, data, tokenizer, created_at, started_at,"
+                      " finished_at, steps_done, total_steps, tokens_seen, wall_seconds, tokens_per_s,"
+                      " peak_mem_mb, n_params, n_params_nonembedding, error, infer_samples_per_s"
+                      " FROM runs WHERE id = ?1",
+                      id, "read run", sizeof *rows, fill_run_detail, (void **)&rows, &n, err))
         return -1;
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
-        memset(out, 0, sizeof *out);
-        out->id = sqlite3_column_int64(st, 0);
-        copy_text(out->name, sizeof out->name, st, 1);
-        out->status = column_status(st, 2);
-        copy_text(out->arch, sizeof out->arch, st, 3);
-        copy_text(out->task, sizeof out->task, st, 4);
-        copy_text(out->data, sizeof out->data, st, 5);
-        copy_text(out->tokenizer, sizeof out->tokenizer, st, 6);
-        copy_text(out->created_at, sizeof out->created_at, st, 7);
-        copy_text(out->started_at, sizeof out->started_at, st, 8);
-        copy_text(out->finished_at, sizeof out->finished_at, st, 9);
-        out->steps_done = sqlite3_column_int64(st, 10);
-        out->total_steps = sqlite3_column_int64(st, 11);
-        out->tokens_seen = sqlite3_column_int64(st, 12);
-        out->wall_seconds = column_real(st, 13);
-        out->tokens_per_s = column_real(st, 14);
-        out->peak_mem_mb = column_real(st, 15);
-        out->n_params = column_count(st, 16);
-        out->n_params_nonembedding = column_count(st, 17);
-        copy_text(out->error, sizeof out->error, st, 18);
-        out->infer_samples_per_s = column_real(st, 19);
-        *found = 1;
-    } else if (rc != SQLITE_DONE) {
-        store_fail(s, err, what);
-        sqlite3_finalize(st);
-        return -1;
-    }
-    sqlite3_finalize(st);
+    if (n) *out = rows[0];
+    *found = n > 0;
+    free(rows);
     return 0;
 }
 
@@ -300,15 +309,11 @@ static void fill_config(void *item, sqlite3_stmt *st)
 
 int cli_run_config(Store *s, int64_t id, CliConfigItem **out, int *n, char *err)
 {
-    const char *what = "read config";
-    sqlite3_stmt *st;
-    if (prepare_id(s,
-                   "SELECT j.key, CASE j.type WHEN 'true' THEN 'true' WHEN 'false' THEN 'false'"
-                   " WHEN 'null' THEN 'null' ELSE j.value END"
-                   " FROM runs, json_each(runs.config_json) AS j WHERE runs.id = ?1",
-                   id, &st, what, err))
-        return -1;
-    return read_all(s, st, what, sizeof **out, fill_config, (void **)out, n, err);
+    return read_run_rows(s,
+                         "SELECT j.key, CASE j.type WHEN 'true' THEN 'true' WHEN 'false' THEN 'false'"
+                         " WHEN 'null' THEN 'null' ELSE j.value END"
+                         " FROM runs, json_each(runs.config_json) AS j WHERE runs.id = ?1",
+                         id, "read config", sizeof **out, fill_config, (void **)out, n, err);
 }
 
 static void fill_eval(void *item, sqlite3_stmt *st)
@@ -325,15 +330,11 @@ static void fill_eval(void *item, sqlite3_stmt *st)
 
 int cli_run_evals(Store *s, int64_t id, CliEval **out, int *n, char *err)
 {
-    const char *what = "read evals";
-    sqlite3_stmt *st;
-    if (prepare_id(s,
-                   "SELECT step, split, loss, perplexity, accuracy, bits_per_byte, n_tokens"
-                   " FROM evals WHERE run_id = ?1 ORDER BY step, CASE split WHEN 'train' THEN 0"
-                   " WHEN 'valid' THEN 1 ELSE 2 END",
-                   id, &st, what, err))
-        return -1;
-    return read_all(s, st, what, sizeof **out, fill_eval, (void **)out, n, err);
+    return read_run_rows(s,
+                         "SELECT step, split, loss, perplexity, accuracy, bits_per_byte, n_tokens"
+                         " FROM evals WHERE run_id = ?1 ORDER BY step, CASE split WHEN 'train' THEN 0"
+                         " WHEN 'valid' THEN 1 ELSE 2 END",
+                         id, "read evals", sizeof **out, fill_eval, (void **)out, n, err);
 }
 
 static void fill_checkpoint(void *item, sqlite3_stmt *st)
@@ -346,12 +347,8 @@ static void fill_checkpoint(void *item, sqlite3_stmt *st)
 
 int cli_run_checkpoints(Store *s, int64_t id, CliCheckpoint **out, int *n, char *err)
 {
-    const char *what = "read checkpoints";
-    sqlite3_stmt *st;
-    if (prepare_id(s, "SELECT step, path, created_at FROM checkpoints WHERE run_id = ?1 ORDER BY step, path", id,
-                   &st, what, err))
-        return -1;
-    return read_all(s, st, what, sizeof **out, fill_checkpoint, (void **)out, n, err);
+    return read_run_rows(s, "SELECT step, path, created_at FROM checkpoints WHERE run_id = ?1 ORDER BY step, path",
+                         id, "read checkpoints", sizeof **out, fill_checkpoint, (void **)out, n, err);
 }
 
 /* ---- rows of a view ------------------------------------------------------- */

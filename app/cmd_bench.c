@@ -33,6 +33,7 @@
 #include "engine/ops.h"
 #include "engine/pool.h"
 #include "engine/rng.h"
+#include "engine/text.h"
 #include "engine/trainer.h"
 
 typedef struct {
@@ -237,9 +238,8 @@ int cmd_bench(int argc, char **argv)
                      {"json", 0, &json, NULL},  {"inference", 0, &inference, NULL}, {NULL, 0, NULL, NULL}};
     char err[ERR_LEN];
     if (cli_parse(argc, argv, opts, NULL, NULL, 0, NULL, err)) return cli_fail("bench: %s", err);
-    char *end;
-    long threads = strtol(threads_s, &end, 10);
-    if (*end || threads < 0 || threads > 64) return cli_fail("bench: --threads %s is not 0..64", threads_s);
+    int threads;
+    if (text_to_int(threads_s, 0, 64, &threads)) return cli_fail("bench: --threads %s is not 0..64", threads_s);
     if (threads == 0) threads = pool_cores();
     if (size && strcmp(size, "S") && strcmp(size, "M")) return cli_fail("bench: --config must be S or M");
     if (arch && !mixer_find(arch)) {
@@ -248,10 +248,10 @@ int cmd_bench(int argc, char **argv)
         return cli_fail("bench: unknown architecture '%s' (known: %s)", arch, names);
     }
     if (inference) return bench_inference(arch, json != NULL, err) ? cli_fail("bench: %s", err) : 0;
-    double sgemm = measure_sgemm((int)threads, err);
+    double sgemm = measure_sgemm(threads, err);
     if (sgemm < 0) return cli_fail("bench: %s", err);
-    if (json) printf("{\"threads\": %ld, \"sgemm_gflops\": %.2f, \"results\": [", threads, sgemm);
-    else printf("sgemm 1024^3 on %ld thread%s: %.1f GFLOP/s\n%-12s %-6s %10s %12s %10s %10s %8s\n", threads,
+    if (json) printf("{\"threads\": %d, \"sgemm_gflops\": %.2f, \"results\": [", threads, sgemm);
+    else printf("sgemm 1024^3 on %d thread%s: %.1f GFLOP/s\n%-12s %-6s %10s %12s %10s %10s %8s\n", threads,
                 threads > 1 ? "s" : "", sgemm, "arch", "config", "params", "tokens/s", "GFLOP/tok", "GFLOP/s",
                 "of sgemm");
     const char *sizes[] = {"S", "M"};
@@ -262,7 +262,7 @@ int cmd_bench(int argc, char **argv)
         for (int s = 0; s < 2; s++) {
             if (size && strcmp(size, sizes[s])) continue;
             BenchResult r;
-            if (bench_train(mx->name, sizes[s], (int)threads, &r, err)) return cli_fail("bench %s: %s", mx->name, err);
+            if (bench_train(mx->name, sizes[s], threads, &r, err)) return cli_fail("bench %s: %s", mx->name, err);
             if (json)
                 printf("%s{\"arch\": \"%s\", \"config\": \"%s\", \"params\": %lld, \"tokens_per_s\": %.1f, "
                        "\"flops_per_token\": %.0f, \"gflops\": %.2f, \"fraction_of_sgemm\": %.4f}",

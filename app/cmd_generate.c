@@ -7,6 +7,7 @@
  * sequence fits in n_ctx, then a full pass over the last n_ctx tokens per
  * new token.  --stats prints the generation speed on stderr.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include "engine/generate.h"
 #include "engine/rng.h"
 #include "engine/sample.h"
+#include "engine/text.h"
 
 int cmd_generate(int argc, char **argv)
 {
@@ -29,15 +31,15 @@ int cmd_generate(int argc, char **argv)
     char err[ERR_LEN];
     if (cli_parse(argc, argv, opts, NULL, NULL, 0, NULL, err)) return cli_fail("generate: %s", err);
     if (!ckpt) return cli_fail("generate: --ckpt CKPT is required");
-    char *end;
-    long n_new = strtol(count, &end, 10);
-    if (*end || n_new < 0) return cli_fail("generate: -n %s is not a token count", count);
-    double temperature = strtod(temp, &end);
-    if (*end || temperature < 0) return cli_fail("generate: --temperature %s is not a number >= 0", temp);
-    long top_k = strtol(topk, &end, 10);
-    if (*end || top_k < 0) return cli_fail("generate: --top-k %s is not a count", topk);
-    unsigned long long seed_v = strtoull(seed, &end, 10);
-    if (*end) return cli_fail("generate: --seed %s is not a number", seed);
+    int64_t n_new;
+    if (text_to_int64(count, &n_new) || n_new < 0) return cli_fail("generate: -n %s is not a token count", count);
+    double temperature;
+    if (text_to_double(temp, &temperature) || temperature < 0)
+        return cli_fail("generate: --temperature %s is not a number >= 0", temp);
+    int top_k;
+    if (text_to_int(topk, 0, INT_MAX, &top_k)) return cli_fail("generate: --top-k %s is not a count", topk);
+    int64_t seed_v;
+    if (text_to_int64(seed, &seed_v)) return cli_fail("generate: --seed %s is not a number", seed);
 
     Config c;
     config_defaults(&c);
@@ -73,7 +75,7 @@ int cmd_generate(int argc, char **argv)
     for (size_t i = 1; i < n_prompt; i++) logits = generator_push(g, prompt_ids[i]);
     float *work_logits = malloc(sizeof(float) * 2 * (size_t)V), *scratch = work_logits ? work_logits + V : NULL;
     Rng rng;
-    rng_seed(&rng, seed_v);
+    rng_seed(&rng, (uint64_t)seed_v);
     char piece[1024];
     fputs(prompt, stdout);
     /* word tokens decode as "word ": the prompt needs its own separator */
@@ -81,9 +83,9 @@ int cmd_generate(int argc, char **argv)
     if (tokenizer_kind(tok) == TOKENIZER_WORD && plen && prompt[plen - 1] != ' ' && prompt[plen - 1] != '\n')
         fputc(' ', stdout);
     double t0 = now_seconds();
-    for (long k = 0; k < n_new && work_logits; k++) {
+    for (int64_t k = 0; k < n_new && work_logits; k++) {
         memcpy(work_logits, logits, sizeof(float) * V);
-        int32_t id = sample_token(work_logits, V, temperature, (int)top_k, &rng, scratch);
+        int32_t id = sample_token(work_logits, V, temperature, top_k, &rng, scratch);
         tokenizer_decode_one(tok, id, piece, sizeof piece);
         fputs(piece, stdout);
         fflush(stdout);
@@ -92,7 +94,7 @@ int cmd_generate(int argc, char **argv)
     fputc('\n', stdout);
     if (stats) {
         double dt = now_seconds() - t0;
-        fprintf(stderr, "%ld tokens in %.3f s: %.1f tokens/s (%s)\n", n_new, dt, dt > 0 ? n_new / dt : 0.0,
+        fprintf(stderr, "%lld tokens in %.3f s: %.1f tokens/s (%s)\n", (long long)n_new, dt, dt > 0 ? n_new / dt : 0.0,
                 m.mixer->forward_step ? "incremental" : "full window per token");
     }
     free(work_logits);

@@ -5,8 +5,11 @@
  *   mixbench queue                               queued, running and paused jobs
  *   mixbench pause|cancel|resume RUN...          control jobs
  *   mixbench export [--sweep S] --csv|--json [--curves]   results (or curves) as CSV / JSON
- * All take --db FILE (default mixbench.db).
+ * All take --db FILE (default mixbench.db).  queue and export read through
+ * db/cli_read.h; export --json writes each cell with the type SQLite gives it.
  */
+#include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,50 +17,42 @@
 
 #include "app/cli.h"
 #include "app/commands.h"
-#include "experiments/scheduler.h"
-#include "experiments/sweep_queue.h"
+#include "db/cli_read.h"
 #include "db/jobs.h"
 #include "engine/common.h"
+#include "engine/io/json.h"
 #include "engine/pool.h"
+#include "engine/text.h"
 #include "experiments/estimate.h"
+#include "experiments/format.h"
+#include "experiments/scheduler.h"
 #include "experiments/sweep.h"
+#include "experiments/sweep_queue.h"
+
+enum { MAX_GRID_WORDS = 512 };
 
 int cmd_sweep(int argc, char **argv)
 {
-    const char *db_path = "mixbench.db", *priority_s = "0", *data = NULL;
-    int dry = 0;
-    /* options first; every other word is the grid (or a preset name) */
-    char *grid[512];
+    const char *db_path = "mixbench.db", *priority_s = "0", *data = NULL, *tokenizer = NULL, *dry = NULL;
+    const CliOpt opts[] = {{"db", 1, &db_path, NULL},     {"priority", 1, &priority_s, NULL},
+                           {"data", 1, &data, NULL},      {"tokenizer", 1, &tokenizer, NULL},
+                           {"dry-run", 0, &dry, NULL},    {NULL, 0, NULL, NULL}};
+    /* every word but the options is the grid (or a preset name) */
+    const char *grid[MAX_GRID_WORDS + 1];
     int n_grid = 0;
+    char err[ERR_LEN];
+    if (cli_parse(argc, argv, opts, NULL, grid, MAX_GRID_WORDS + 1, &n_grid, err)) return cli_fail("sweep: %s", err);
+    if (n_grid > MAX_GRID_WORDS) return cli_fail("sweep: more than %d grid words", MAX_GRID_WORDS);
+    if (n_grid == 0) return cli_fail("sweep: name a preset or give a grid (e.g. layers=1,2 arch=mixer,attention)");
     Config base;
     config_defaults(&base);
-    char err[ERR_LEN];
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--dry-run")) {
-            dry = 1;
-        } else if (!strcmp(a, "--db") || !strcmp(a, "--priority") || !strcmp(a, "--data") ||
-                   !strcmp(a, "--tokenizer")) {
-            if (i + 1 >= argc) return cli_fail("sweep: option %s needs a value", a);
-            const char *v = argv[++i];
-            if (!strcmp(a, "--db")) db_path = v;
-            else if (!strcmp(a, "--priority")) priority_s = v;
-            else if (config_set(&base, a + 2, v, err)) return cli_fail("sweep: %s", err);
-            if (!strcmp(a, "--data")) data = v;
-        } else if (!strncmp(a, "--", 2)) {
-            return cli_fail("sweep: unknown option %s", a);
-        } else if (n_grid < 512) {
-            grid[n_grid++] = argv[i];
-        } else {
-            return cli_fail("sweep: more than 512 grid words");
-        }
-    }
-    if (n_grid == 0) return cli_fail("sweep: name a preset or give a grid (e.g. layers=1,2 arch=mixer,attention)");
-    char *end;
-    long priority = strtol(priority_s, &end, 10);
-    if (*end) return cli_fail("sweep: --priority %s is not a whole number", priority_s);
+    if ((tokenizer && config_set(&base, "tokenizer", tokenizer, err)) || (data && config_set(&base, "data", data, err)))
+        return cli_fail("sweep: %s", err);
+    int priority;
+    if (text_to_int(priority_s, INT_MIN, INT_MAX, &priority))
+        return cli_fail("sweep: --priority %s is not a whole number", priority_s);
     Sweep sw;
-    if (sweep_parse_data(n_grid, grid, &base, data, &sw, err)) return cli_fail("%s", err);
+    if (sweep_parse_data(n_grid, (char **)grid, &base, data, &sw, err)) return cli_fail("%s", err);
     printf("sweep %s: %d job%s\n", sw.name, sw.n_jobs, sw.n_jobs == 1 ? "" : "s");
     for (int i = 0; i < sw.n_jobs; i++) {
         const Config *c = &sw.jobs[i].config;
@@ -65,7 +60,7 @@ int cmd_sweep(int argc, char **argv)
     }
     SweepEstimate est = sweep_estimate(&sw, 2);
     char when[32];
-    format_duration(est.seconds, when, sizeof when);
+    fmt_duration(est.seconds, when, sizeof when);
     printf("estimated time: ~%s with 2 jobs at a time (%.3g PFLOP training + %.3g evaluation at %.0f GFLOP/s a "
            "thread%s)\n",
            when, est.train_flops / 1e15, est.eval_flops / 1e15, est.gflops,
@@ -80,7 +75,7 @@ int cmd_sweep(int argc, char **argv)
         return cli_fail("%s", err);
     }
     int64_t sweep_id;
-    int rc = sweep_enqueue(st, &sw, (int)priority, &sweep_id, err);
+    int rc = sweep_enqueue(st, &sw, priority, &sweep_id, err);
     store_close(st);
     sweep_free(&sw);
     if (rc) return cli_fail("%s", err);
@@ -106,16 +101,10 @@ int cmd_worker(int argc, char **argv)
     char err[ERR_LEN];
     if (cli_parse(argc, argv, opts, NULL, NULL, 0, NULL, err)) return cli_fail("worker: %s", err);
     int cores = pool_cores();
-    char *end;
-    if (threads_s) {
-        cores = (int)strtol(threads_s, &end, 10);
-        if (*end || cores < 1) return cli_fail("worker: --threads %s is not a positive count", threads_s);
-    }
+    if (threads_s && text_to_int(threads_s, 1, INT_MAX, &cores))
+        return cli_fail("worker: --threads %s is not a positive count", threads_s);
     int jobs = cores;
-    if (jobs_s) {
-        jobs = (int)strtol(jobs_s, &end, 10);
-        if (*end || jobs < 1 || jobs > 64) return cli_fail("worker: --jobs %s is not 1..64", jobs_s);
-    }
+    if (jobs_s && text_to_int(jobs_s, 1, 64, &jobs)) return cli_fail("worker: --jobs %s is not 1..64", jobs_s);
     Store *st;
     if (store_open_existing(db_path, &st, err)) return cli_fail("%s", err);
     store_close(st);
@@ -135,20 +124,6 @@ int cmd_worker(int argc, char **argv)
     return worker_stop ? 130 : 0;
 }
 
-/* Prints rows as aligned text. */
-static int print_row(void *ctx, int ncols, char **values, char **names)
-{
-    int *header = ctx;
-    if (!*header) {
-        for (int i = 0; i < ncols; i++) printf("%s%s", i ? "\t" : "", names[i]);
-        printf("\n");
-        *header = 1;
-    }
-    for (int i = 0; i < ncols; i++) printf("%s%s", i ? "\t" : "", values[i] ? values[i] : "");
-    printf("\n");
-    return 0;
-}
-
 int cmd_queue(int argc, char **argv)
 {
     const char *db_path = "mixbench.db";
@@ -157,11 +132,21 @@ int cmd_queue(int argc, char **argv)
     if (cli_parse(argc, argv, opts, NULL, NULL, 0, NULL, err)) return cli_fail("queue: %s", err);
     Store *st;
     if (store_open_existing(db_path, &st, err)) return cli_fail("%s", err);
-    int header = 0;
-    int rc = store_query(st, "SELECT * FROM queue", print_row, &header, err);
+    DbRows *rows;
+    int rc = cli_queue_open(st, &rows, err), n_rows = 0;
+    const DbValue *row;
+    /* tab-separated, a header line first, NULL as nothing */
+    while (!rc && !(rc = db_rows_next(rows, &row, err)) && row) {
+        int n = db_rows_count(rows);
+        for (int i = 0; n_rows == 0 && i < n; i++) printf("%s%s", i ? "\t" : "", db_rows_name(rows, i));
+        if (n_rows++ == 0) printf("\n");
+        for (int i = 0; i < n; i++) printf("%s%s", i ? "\t" : "", row[i].text ? row[i].text : "");
+        printf("\n");
+    }
+    if (rows) db_rows_close(rows);
     store_close(st);
     if (rc) return cli_fail("%s", err);
-    if (!header) printf("the queue is empty\n");
+    if (!n_rows) printf("the queue is empty\n");
     return 0;
 }
 
@@ -179,17 +164,16 @@ static int control_command(const char *what, int argc, char **argv)
     if (store_open_existing(db_path, &st, err)) return cli_fail("%s", err);
     int failures = 0;
     for (int i = 0; i < n_ids; i++) {
-        char *end;
-        long long id = strtoll(ids[i], &end, 10);
+        int64_t id = 0;
         int rc;
-        if (*end || id <= 0) rc = err_set(err, "'%s' is not a run id", ids[i]);
+        if (text_to_int64(ids[i], &id) || id <= 0) rc = err_set(err, "'%s' is not a run id", ids[i]);
         else if (!strcmp(what, "resume")) rc = store_job_resume(st, id, err);
         else rc = store_job_request(st, id, what, err);
         if (rc) {
             cli_fail("%s: %s", what, err);
             failures++;
         } else {
-            printf("run %lld: %s requested\n", id, what);
+            printf("run %lld: %s requested\n", (long long)id, what);
         }
     }
     store_close(st);
@@ -200,11 +184,7 @@ int cmd_pause(int argc, char **argv) { return control_command("pause", argc, arg
 int cmd_cancel(int argc, char **argv) { return control_command("cancel", argc, argv); }
 int cmd_resume(int argc, char **argv) { return control_command("resume", argc, argv); }
 
-typedef struct {
-    int json, header, first;
-} ExportCtx;
-
-/* One CSV field, quoted when needed. */
+/* One CSV field, quoted when needed; nothing for NULL. */
 static void csv_field(const char *v)
 {
     if (!v) return;
@@ -220,40 +200,56 @@ static void csv_field(const char *v)
     putchar('"');
 }
 
-static int export_row(void *p, int ncols, char **values, char **names)
+/* A cell as JSON with SQLite's type: a number, a string or null.  A real
+   gets the fewest digits (15 to 17) that read back as the same double. */
+static void json_value(StrBuf *sb, const DbValue *v)
 {
-    ExportCtx *x = p;
-    if (x->json) {
-        StrBuf sb;
-        sb_init(&sb);
-        sb_append(&sb, x->first ? "\n  {" : ",\n  {");
-        for (int i = 0; i < ncols; i++) {
-            if (i) sb_append(&sb, ", ");
-            sb_json_string(&sb, names[i]);
-            sb_append(&sb, ": ");
-            if (!values[i]) sb_append(&sb, "null");
-            else sb_json_string(&sb, values[i]);
+    if (v->type == DB_INT) {
+        sb_printf(sb, "%lld", (long long)v->i);
+    } else if (v->type == DB_REAL && isfinite(v->d)) {
+        char digits[32];
+        double back = NAN;
+        for (int precision = 15; precision <= 17; precision++) {
+            snprintf(digits, sizeof digits, "%.*g", precision, v->d);
+            if (text_to_double(digits, &back) == 0 && back == v->d) break;
         }
-        sb_append(&sb, "}");
-        fputs(sb.data, stdout);
-        sb_free(&sb);
-        x->first = 0;
-        return 0;
+        sb_append(sb, digits);
+    } else if (v->type == DB_TEXT) {
+        sb_json_string(sb, v->text);
+    } else {
+        sb_append(sb, "null");
     }
-    if (!x->header) {
-        for (int i = 0; i < ncols; i++) {
-            if (i) putchar(',');
-            csv_field(names[i]);
-        }
-        putchar('\n');
-        x->header = 1;
+}
+
+static void export_json_row(DbRows *rows, const DbValue *row, int first)
+{
+    StrBuf sb;
+    sb_init(&sb);
+    sb_append(&sb, first ? "\n  {" : ",\n  {");
+    for (int i = 0; i < db_rows_count(rows); i++) {
+        if (i) sb_append(&sb, ", ");
+        sb_json_string(&sb, db_rows_name(rows, i));
+        sb_append(&sb, ": ");
+        json_value(&sb, &row[i]);
     }
-    for (int i = 0; i < ncols; i++) {
+    sb_append(&sb, "}");
+    fputs(sb.data, stdout);
+    sb_free(&sb);
+}
+
+static void export_csv_row(DbRows *rows, const DbValue *row, int first)
+{
+    int n = db_rows_count(rows);
+    for (int i = 0; first && i < n; i++) {
         if (i) putchar(',');
-        csv_field(values[i]);
+        csv_field(db_rows_name(rows, i));
+    }
+    if (first) putchar('\n');
+    for (int i = 0; i < n; i++) {
+        if (i) putchar(',');
+        csv_field(row[i].text);
     }
     putchar('\n');
-    return 0;
 }
 
 int cmd_export(int argc, char **argv)
@@ -266,27 +262,23 @@ int cmd_export(int argc, char **argv)
     if (!csv == !json) return cli_fail("export: choose one of --csv and --json");
     Store *st;
     if (store_open_existing(db_path, &st, err)) return cli_fail("%s", err);
-    /* results: one row per run, with every config key flattened into a column */
-    StrBuf sql;
-    sb_init(&sql);
-    if (curves) {
-        sb_append(&sql, "SELECT c.* FROM curves c JOIN runs r ON r.id = c.run_id");
-    } else {
-        sb_append(&sql, "SELECT res.*");
-        for (int i = 0; i < config_key_count(); i++)
-            sb_printf(&sql, ", json_extract(r.config_json, '$.%s') AS \"cfg_%s\"", config_key_name(i),
-                      config_key_name(i));
-        sb_append(&sql, ", r.coords_json AS coords FROM results res JOIN runs r ON r.id = res.id");
+    /* the results get every config key as a column */
+    int n_keys = config_key_count();
+    const char **keys = malloc(sizeof *keys * (size_t)n_keys);
+    for (int i = 0; keys && i < n_keys; i++) keys[i] = config_key_name(i);
+    DbRows *rows = NULL;
+    int rc = keys ? cli_export_open(st, curves != NULL, sweep, keys, n_keys, &rows, err)
+                  : err_set(err, "out of memory"), n_rows = 0;
+    free(keys);
+    const DbValue *row;
+    if (!rc && json) printf("[");
+    while (!rc && !(rc = db_rows_next(rows, &row, err)) && row) {
+        if (json) export_json_row(rows, row, n_rows == 0);
+        else export_csv_row(rows, row, n_rows == 0);
+        n_rows++;
     }
-    const char *params[1] = {sweep};
-    if (sweep)
-        sb_append(&sql, " WHERE r.sweep_id = (SELECT id FROM sweeps WHERE id = ?1 OR name = ?1 ORDER BY id DESC LIMIT 1)");
-    sb_append(&sql, curves ? " ORDER BY c.run_id, c.step" : " ORDER BY res.id");
-    ExportCtx x = {json != NULL, 0, 1};
-    if (json) printf("[");
-    int rc = store_query_params(st, sql.data, params, sweep ? 1 : 0, export_row, &x, err);
-    if (json) printf("%s]\n", x.first ? "" : "\n");
-    sb_free(&sql);
+    if (rows && json) printf("%s]\n", n_rows ? "\n" : "");
+    if (rows) db_rows_close(rows);
     store_close(st);
     return rc ? cli_fail("export: %s", err) : 0;
 }

@@ -15,9 +15,10 @@
 
 #include "app/cli.h"
 #include "app/commands.h"
-#include "experiments/job.h"
+#include "db/status.h"
 #include "engine/checkpoint.h"
 #include "engine/common.h"
+#include "experiments/job.h"
 
 static volatile int stop_requested;
 
@@ -71,10 +72,12 @@ int cmd_run(int argc, char **argv)
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
     if (rc) return cli_fail("%s", err);
-    if (strcmp(status, "done")) {
-        cli_fail("run %lld %s%s%s", (long long)js.run_id, status, strcmp(status, "diverged") && strcmp(status, "failed") ? "" : ": ",
-                 strcmp(status, "diverged") && strcmp(status, "failed") ? "" : err);
-        return !strcmp(status, "interrupted") ? 130 : 1;
+    RunStatus end = run_status_parse(status);
+    if (end != RUN_DONE) {
+        /* a failed or diverged run says why; paused, cancelled, interrupted need not */
+        int why = run_status_error(end);
+        cli_fail("run %lld %s%s%s", (long long)js.run_id, run_status_name(end), why ? ": " : "", why ? err : "");
+        return end == RUN_INTERRUPTED ? 130 : 1;
     }
     if (!js.quiet) printf("run %lld done\n", (long long)js.run_id);
     return 0;

@@ -3,13 +3,14 @@
  * interactive workbench (ui/), with the engine's workers in the same
  * process.
  */
-#include <stdlib.h>
+#include <limits.h>
 #include <unistd.h>
 
 #include "app/cli.h"
 #include "app/commands.h"
 #include "engine/common.h"
 #include "engine/pool.h"
+#include "engine/text.h"
 #include "ui/ui.h"
 
 int cmd_workbench(int argc, char **argv)
@@ -18,17 +19,11 @@ int cmd_workbench(int argc, char **argv)
     CliOpt opts[] = {{"db", 1, &db_path, NULL}, {"jobs", 1, &jobs_s, NULL}, {"threads", 1, &threads_s, NULL}, {NULL, 0, NULL, NULL}};
     char err[ERR_LEN];
     if (cli_parse(argc, argv, opts, NULL, NULL, 0, NULL, err)) return cli_fail("%s", err);
-    int cores = pool_cores(), jobs;
-    char *end;
-    if (threads_s) {
-        cores = (int)strtol(threads_s, &end, 10);
-        if (*end || cores < 1) return cli_fail("--threads %s is not a positive count", threads_s);
-    }
-    jobs = cores;
-    if (jobs_s) {
-        jobs = (int)strtol(jobs_s, &end, 10);
-        if (*end || jobs < 1 || jobs > 64) return cli_fail("--jobs %s is not 1..64", jobs_s);
-    }
+    int cores = pool_cores();
+    if (threads_s && text_to_int(threads_s, 1, INT_MAX, &cores))
+        return cli_fail("--threads %s is not a positive count", threads_s);
+    int jobs = cores;
+    if (jobs_s && text_to_int(jobs_s, 1, 64, &jobs)) return cli_fail("--jobs %s is not 1..64", jobs_s);
     if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
         return cli_fail("the workbench needs a terminal (the headless commands are listed by `mixbench help`)");
     return ui_main(db_path, jobs, cores);

@@ -31,28 +31,26 @@ static void usage(FILE *f)
           f);
 }
 
+/* One line a command: a new command is one file app/cmd_NAME.c, one
+   declaration in commands.h and one line here (and in usage above). */
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+} COMMANDS[] = {
+    {"run", cmd_run},       {"eval", cmd_eval},     {"generate", cmd_generate}, {"bench", cmd_bench},
+    {"ls", cmd_ls},         {"show", cmd_show},     {"sweep", cmd_sweep},       {"worker", cmd_worker},
+    {"queue", cmd_queue},   {"pause", cmd_pause},   {"cancel", cmd_cancel},     {"resume", cmd_resume},
+    {"export", cmd_export}, {"report", cmd_report},
+};
+
 int main(int argc, char **argv)
 {
     openblas_set_num_threads(1);
     if (argc < 2 || (argv[1][0] == '-' && strcmp(argv[1], "--help") && strcmp(argv[1], "-h")))
         return cmd_workbench(argc - 1, argv + 1);
     const char *cmd = argv[1];
-    int sub_argc = argc - 2;
-    char **sub_argv = argv + 2;
-    if (!strcmp(cmd, "run")) return cmd_run(sub_argc, sub_argv);
-    if (!strcmp(cmd, "eval")) return cmd_eval(sub_argc, sub_argv);
-    if (!strcmp(cmd, "generate")) return cmd_generate(sub_argc, sub_argv);
-    if (!strcmp(cmd, "bench")) return cmd_bench(sub_argc, sub_argv);
-    if (!strcmp(cmd, "ls")) return cmd_ls(sub_argc, sub_argv);
-    if (!strcmp(cmd, "show")) return cmd_show(sub_argc, sub_argv);
-    if (!strcmp(cmd, "sweep")) return cmd_sweep(sub_argc, sub_argv);
-    if (!strcmp(cmd, "worker")) return cmd_worker(sub_argc, sub_argv);
-    if (!strcmp(cmd, "queue")) return cmd_queue(sub_argc, sub_argv);
-    if (!strcmp(cmd, "pause")) return cmd_pause(sub_argc, sub_argv);
-    if (!strcmp(cmd, "cancel")) return cmd_cancel(sub_argc, sub_argv);
-    if (!strcmp(cmd, "resume")) return cmd_resume(sub_argc, sub_argv);
-    if (!strcmp(cmd, "export")) return cmd_export(sub_argc, sub_argv);
-    if (!strcmp(cmd, "report")) return cmd_report(sub_argc, sub_argv);
+    for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
+        if (!strcmp(cmd, COMMANDS[i].name)) return COMMANDS[i].run(argc - 2, argv + 2);
     if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
         usage(stdout);
         return 0;

@@ -130,3 +130,14 @@ $MB export --db "$T/q.db" --csv >"$T/r.csv" 2>&1 && [ "$(wc -l <"$T/r.csv")" = 3
 $MB export --db "$T/q.db" --json --sweep 1 >"$T/r.json" 2>&1 \
   && [ "$(sqlite3 :memory: "select json_array_length(readfile('$T/r.json'))")" = 2 ] \
   && pass export_json || fail export_json "$(head -c 300 "$T/r.json")"
+# the JSON keeps SQLite's types: numbers as numbers, NULL as null, text as strings
+python3 -c '
+import json, sys
+rows = json.load(open(sys.argv[1]))
+r = rows[0]
+assert isinstance(r["test_loss"], float) and isinstance(r["id"], int) and isinstance(r["steps_done"], int), r
+assert isinstance(r["arch"], str) and r["name"] is None and r["valid_loss_all"] is None, r
+curve = json.load(open(sys.argv[2]))[0]
+assert isinstance(curve["train_loss"], float) and isinstance(curve["step"], int), curve
+' "$T/r.json" <($MB export --db "$T/q.db" --json --curves) 2>"$T/err" \
+  && pass export_json_types || fail export_json_types "$(tail -1 "$T/err")"

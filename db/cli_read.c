@@ -1,0 +1,469 @@
+/*
+ * cli_read.c — the reads of cli_read.h: one SELECT each on the runs table
+ * and the documented views (results, queue, curves), decoded by column
+ * type; the JSON of `ls --json` and `show --json` is built by SQLite's JSON
+ * functions.
+ */
+#include "db/cli_read.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/store_internal.h"
+#include "engine/common.h"
+
+static void copy_text(char *dst, size_t cap, sqlite3_stmt *st, int col)
+{
+    const unsigned char *t = sqlite3_column_text(st, col);
+    snprintf(dst, cap, "%s", t ? (const char *)t : "");
+}
+
+static double column_real(sqlite3_stmt *st, int col)
+{
+    return sqlite3_column_type(st, col) == SQLITE_NULL ? NAN : sqlite3_column_double(st, col);
+}
+
+static int64_t column_count(sqlite3_stmt *st, int col)
+{
+    return sqlite3_column_type(st, col) == SQLITE_NULL ? CLI_NO_COUNT : sqlite3_column_int64(st, col);
+}
+
+static RunStatus column_status(sqlite3_stmt *st, int col)
+{
+    return run_status_parse((const char *)sqlite3_column_text(st, col));
+}
+
+/* Binds ?1 to a status name (NULL for RUN_STATUS_COUNT) and ?2 to arch. */
+static int bind_filter(sqlite3_stmt *st, RunStatus status, const char *arch)
+{
+    int rc = store_bind_text(st, 1, status == RUN_STATUS_COUNT ? NULL : run_status_name(status));
+    return rc == SQLITE_OK ? store_bind_text(st, 2, arch) : rc;
+}
+
+/* A statement that reads rows of `size` bytes into a growing array: each
+   row is decoded by fill(item, st).  *out NULL when *n is 0. */
+static int read_all(Store *s, sqlite3_stmt *st, const char *what, size_t size,
+                    void (*fill)(void *item, sqlite3_stmt *st), void **out, int *n, char *err)
+{
+    char *items = NULL;
+    int count = 0, cap = 0, rc;
+    *out = NULL;
+    *n = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (count == cap) {
+            int new_cap = cap ? 2 * cap : 16;
+            char *p = realloc(items, (size_t)new_cap * size);
+            if (!p) {
+                free(items);
+                sqlite3_finalize(st);
+                return err_set(err, "store: %s: out of memory", what);
+            }
+            items = p;
+            cap = new_cap;
+        }
+        memset(items + (size_t)count * size, 0, size);
+        fill(items + (size_t)count * size, st);
+        count++;
+    }
+    if (rc != SQLITE_DONE) {
+        store_fail(s, err, what);
+        sqlite3_finalize(st);
+        free(items);
+        return -1;
+    }
+    sqlite3_finalize(st);
+    *out = items;
+    *n = count;
+    return 0;
+}
+
+/* Prepares sql with ?1 bound to an integer id. */
+static int prepare_id(Store *s, const char *sql, int64_t id, sqlite3_stmt **st, const char *what, char *err)
+{
+    if (store_prepare(s, sql, st, what, err)) return -1;
+    if (sqlite3_bind_int64(*st, 1, id) != SQLITE_OK) {
+        store_fail(s, err, what);
+        sqlite3_finalize(*st);
+        return -1;
+    }
+    return 0;
+}
+
+/* The rows of sql about run id (?1), each decoded by fill into *out. */
+static int read_run_rows(Store *s, const char *sql, int64_t id, const char *what, size_t size,
+                         void (*fill)(void *item, sqlite3_stmt *st), void **out, int *n, char *err)
+{
+    sqlite3_stmt *st;
+    *out = NULL;
+    *n = 0;
+    if (prepare_id(s, sql, id, &st, what, err)) return -1;
+    return read_all(s, st, what, size, fill, out, n, err);
+}
+
+/* The one text value of the first row (malloc'd; NULL when no row). */
+static int read_text(Store *s, sqlite3_stmt *st, const char *what, char **text, char *err)
+{
+    *text = NULL;
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+        *text = strdup((const char *)sqlite3_column_text(st, 0));
+        if (!*text) {
+            sqlite3_finalize(st);
+            return err_set(err, "store: %s: out of memory", what);
+        }
+    } else if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+        store_fail(s, err, what);
+        sqlite3_finalize(st);
+        return -1;
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
+/* ---- ls ------------------------------------------------------------------ */
+
+#define RUNS_FILTER " WHERE (?1 IS NULL OR status = ?1) AND (?2 IS NULL OR arch = ?2) ORDER BY id"
+
+static void fill_run_row(void *item, sqlite3_stmt *st)
+{
+    CliRunRow *r = item;
+    r->id = sqlite3_column_int64(st, 0);
+    copy_text(r->name, sizeof r->name, st, 1);
+    r->status = column_status(st, 2);
+    copy_text(r->arch, sizeof r->arch, st, 3);
+    copy_text(r->task, sizeof r->task, st, 4);
+    copy_text(r->data, sizeof r->data, st, 5);
+    r->steps_done = sqlite3_column_int64(st, 6);
+    r->total_steps = sqlite3_column_int64(st, 7);
+    r->train_loss = column_real(st, 8);
+    r->valid_loss = column_real(st, 9);
+    r->test_loss = column_real(st, 10);
+    r->tokens_per_s = column_real(st, 11);
+    copy_text(r->created_at, sizeof r->created_at, st, 12);
+}
+
+int cli_runs(Store *s, RunStatus status, const char *arch, CliRunRow **out, int *n, char *err)
+{
+    const char *what = "list runs";
+    sqlite3_stmt *st;
+    if (store_prepare(s,
+                      "SELECT id, name, status, arch, task, data, steps_done, total_steps, train_loss,"
+                      " valid_loss, test_loss, tokens_per_s, created_at FROM results" RUNS_FILTER,
+                      &st, what, err))
+        return -1;
+    if (bind_filter(st, status, arch) != SQLITE_OK) {
+        store_fail(s, err, what);
+        sqlite3_finalize(st);
+        return -1;
+    }
+    return read_all(s, st, what, sizeof **out, fill_run_row, (void **)out, n, err);
+}
+
+int cli_runs_json(Store *s, RunStatus status, const char *arch, char **json, char *err)
+{
+    static const char SQL[] =
+        "SELECT json_group_array(json_object("
+        " 'id', id, 'name', name, 'arch', arch, 'task', task, 'data', data,"
+        " 'tokenizer', tokenizer, 'status', status, 'd', d, 'layers', layers, 'heads', heads,"
+        " 'n_ctx', n_ctx, 'vocab', vocab, 'seed', seed, 'threads', threads,"
+        " 'n_params', n_params, 'n_params_nonembedding', n_params_nonembedding,"
+        " 'total_steps', total_steps, 'steps_done', steps_done, 'tokens_seen', tokens_seen,"
+        " 'train_loss', train_loss, 'train_loss_raw', train_loss_raw,"
+        " 'best_valid_loss', best_valid_loss, 'valid_loss', valid_loss,"
+        " 'valid_accuracy', valid_accuracy, 'test_loss', test_loss,"
+        " 'test_perplexity', test_perplexity, 'test_accuracy', test_accuracy,"
+        " 'test_bits_per_byte', test_bits_per_byte, 'tokens_per_s', tokens_per_s,"
+        " 'wall_seconds', wall_seconds, 'peak_mem_mb', peak_mem_mb, 'created_at', created_at,"
+        " 'started_at', started_at, 'finished_at', finished_at, 'error', error))"
+        " FROM (SELECT * FROM results" RUNS_FILTER ")";
+    const char *what = "list runs";
+    sqlite3_stmt *st;
+    if (store_prepare(s, SQL, &st, what, err)) return -1;
+    if (bind_filter(st, status, arch) != SQLITE_OK) {
+        store_fail(s, err, what);
+        sqlite3_finalize(st);
+        return -1;
+    }
+    return read_text(s, st, what, json, err);
+}
+
+/* ---- show ---------------------------------------------------------------- */
+
+static void fill_run_detail(void *item, sqlite3_stmt *st)
+{
+    CliRunDetail *d = item;
+    d->id = sqlite3_column_int64(st, 0);
+    copy_text(d->name, sizeof d->name, st, 1);
+    d->status = column_status(st, 2);
+    copy_text(d->arch, sizeof d->arch, st, 3);
+    copy_text(d->task, sizeof d->task, st, 4);
+    copy_text(d->data, sizeof d->data, st, 5);
+    copy_text(d->tokenizer, sizeof d->tokenizer, st, 6);
+    copy_text(d->created_at, sizeof d->created_at, st, 7);
+    copy_text(d->started_at, sizeof d->started_at, st, 8);
+    copy_text(d->finished_at, sizeof d->finished_at, st, 9);
+    d->steps_done = sqlite3_column_int64(st, 10);
+    d->total_steps = sqlite3_column_int64(st, 11);
+    d->tokens_seen = sqlite3_column_int64(st, 12);
+    d->wall_seconds = column_real(st, 13);
+    d->tokens_per_s = column_real(st, 14);
+    d->peak_mem_mb = column_real(st, 15);
+    d->n_params = column_count(st, 16);
+    d->n_params_nonembedding = column_count(st, 17);
+    copy_text(d->error, sizeof d->error, st, 18);
+    d->infer_samples_per_s = column_real(st, 19);
+}
+
+int cli_run_detail(Store *s, int64_t id, CliRunDetail *out, int *found, char *err)
+{
+    CliRunDetail *rows = NULL;
+    int n = 0;
+    *found = 0;
+    if (read_run_rows(s,
+                      "SELECT id, name, status, arch, task, data, tokenizer, created_at, started_at,"
+                      " finished_at, steps_done, total_steps, tokens_seen, wall_seconds, tokens_per_s,"
+                      " peak_mem_mb, n_params, n_params_nonembedding, error, infer_samples_per_s"
+                      " FROM runs WHERE id = ?1",
+                      id, "read run", sizeof *rows, fill_run_detail, (void **)&rows, &n, err))
+        return -1;
+    if (n) *out = rows[0];
+    *found = n > 0;
+    free(rows);
+    return 0;
+}
+
+int cli_run_by_name(Store *s, const char *name, int64_t *id, char *err)
+{
+    const char *what = "look up run";
+    sqlite3_stmt *st;
+    *id = 0;
+    if (store_prepare(s, "SELECT id FROM runs WHERE name = ?1 ORDER BY id DESC LIMIT 1", &st, what, err))
+        return -1;
+    if (store_bind_text(st, 1, name) != SQLITE_OK) {
+        store_fail(s, err, what);
+        sqlite3_finalize(st);
+        return -1;
+    }
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        *id = sqlite3_column_int64(st, 0);
+    } else if (rc != SQLITE_DONE) {
+        store_fail(s, err, what);
+        sqlite3_finalize(st);
+        return -1;
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
+int cli_run_json(Store *s, int64_t id, char **json, char *err)
+{
+    static const char SQL[] =
+        "SELECT json_object("
+        " 'id', r.id, 'name', r.name, 'status', r.status, 'arch', r.arch, 'task', r.task,"
+        " 'data', r.data, 'tokenizer', r.tokenizer, 'd', r.d, 'layers', r.layers,"
+        " 'heads', r.heads, 'n_ctx', r.n_ctx, 'vocab', r.vocab, 'seed', r.seed,"
+        " 'threads', r.threads, 'total_steps', r.total_steps, 'steps_done', r.steps_done,"
+        " 'tokens_seen', r.tokens_seen, 'wall_seconds', r.wall_seconds,"
+        " 'tokens_per_s', r.tokens_per_s, 'infer_samples_per_s', r.infer_samples_per_s,"
+        " 'peak_mem_mb', r.peak_mem_mb, 'n_params', r.n_params,"
+        " 'n_params_nonembedding', r.n_params_nonembedding, 'created_at', r.created_at,"
+        " 'started_at', r.started_at, 'finished_at', r.finished_at, 'error', r.error,"
+        " 'config', json(r.config_json),"
+        /* json() around each subquery: a JSON value loses its JSON type when it
+           crosses a subquery, and would be embedded as a quoted string. */
+        " 'results', json((SELECT json_object('train_loss', train_loss,"
+        "   'train_loss_raw', train_loss_raw, 'best_valid_loss', best_valid_loss,"
+        "   'valid_loss', valid_loss, 'valid_accuracy', valid_accuracy, 'test_loss', test_loss,"
+        "   'test_perplexity', test_perplexity, 'test_accuracy', test_accuracy,"
+        "   'test_bits_per_byte', test_bits_per_byte, 'tokens_per_s', tokens_per_s,"
+        "   'infer_samples_per_s', infer_samples_per_s,"
+        "   'wall_seconds', wall_seconds) FROM results WHERE id = r.id)),"
+        " 'evals', json((SELECT json_group_array(json_object('step', step, 'split', split,"
+        "   'loss', loss, 'perplexity', perplexity, 'accuracy', accuracy,"
+        "   'bits_per_byte', bits_per_byte, 'n_tokens', n_tokens, 'created_at', created_at))"
+        "   FROM (SELECT * FROM evals WHERE run_id = r.id"
+        "   ORDER BY step, CASE split WHEN 'train' THEN 0 WHEN 'valid' THEN 1 ELSE 2 END))),"
+        " 'checkpoints', json((SELECT json_group_array(json_object('step', step, 'path', path,"
+        "   'created_at', created_at))"
+        "   FROM (SELECT * FROM checkpoints WHERE run_id = r.id ORDER BY step, path))),"
+        " 'metrics', json((SELECT json_group_array(json_object('step', step, 'tokens', tokens,"
+        "   'wall', wall, 'train_loss', train_loss, 'train_loss_smooth', train_loss_smooth,"
+        "   'lr', lr, 'grad_norm', grad_norm, 'tokens_per_s', tokens_per_s))"
+        "   FROM (SELECT * FROM metrics WHERE run_id = r.id ORDER BY step))))"
+        " FROM runs r WHERE r.id = ?1";
+    const char *what = "read run";
+    sqlite3_stmt *st;
+    if (prepare_id(s, SQL, id, &st, what, err)) return -1;
+    return read_text(s, st, what, json, err);
+}
+
+static void fill_config(void *item, sqlite3_stmt *st)
+{
+    CliConfigItem *c = item;
+    copy_text(c->key, sizeof c->key, st, 0);
+    copy_text(c->value, sizeof c->value, st, 1);
+}
+
+int cli_run_config(Store *s, int64_t id, CliConfigItem **out, int *n, char *err)
+{
+    return read_run_rows(s,
+                         "SELECT j.key, CASE j.type WHEN 'true' THEN 'true' WHEN 'false' THEN 'false'"
+                         " WHEN 'null' THEN 'null' ELSE j.value END"
+                         " FROM runs, json_each(runs.config_json) AS j WHERE runs.id = ?1",
+                         id, "read config", sizeof **out, fill_config, (void **)out, n, err);
+}
+
+static void fill_eval(void *item, sqlite3_stmt *st)
+{
+    CliEval *e = item;
+    e->step = sqlite3_column_int64(st, 0);
+    copy_text(e->split, sizeof e->split, st, 1);
+    e->loss = column_real(st, 2);
+    e->perplexity = column_real(st, 3);
+    e->accuracy = column_real(st, 4);
+    e->bits_per_byte = column_real(st, 5);
+    e->n_tokens = column_count(st, 6);
+}
+
+int cli_run_evals(Store *s, int64_t id, CliEval **out, int *n, char *err)
+{
+    return read_run_rows(s,
+                         "SELECT step, split, loss, perplexity, accuracy, bits_per_byte, n_tokens"
+                         " FROM evals WHERE run_id = ?1 ORDER BY step, CASE split WHEN 'train' THEN 0"
+                         " WHEN 'valid' THEN 1 ELSE 2 END",
+                         id, "read evals", sizeof **out, fill_eval, (void **)out, n, err);
+}
+
+static void fill_checkpoint(void *item, sqlite3_stmt *st)
+{
+    CliCheckpoint *c = item;
+    c->step = sqlite3_column_int64(st, 0);
+    copy_text(c->path, sizeof c->path, st, 1);
+    copy_text(c->created_at, sizeof c->created_at, st, 2);
+}
+
+int cli_run_checkpoints(Store *s, int64_t id, CliCheckpoint **out, int *n, char *err)
+{
+    return read_run_rows(s, "SELECT step, path, created_at FROM checkpoints WHERE run_id = ?1 ORDER BY step, path",
+                         id, "read checkpoints", sizeof **out, fill_checkpoint, (void **)out, n, err);
+}
+
+/* ---- rows of a view ------------------------------------------------------- */
+
+struct DbRows {
+    Store *store;
+    sqlite3_stmt *st;
+    int ncols;
+    DbValue *row;
+};
+
+static int rows_open(Store *s, const char *sql, const char *param, DbRows **out, char *err)
+{
+    const char *what = "read rows";
+    *out = NULL;
+    DbRows *r = calloc(1, sizeof *r);
+    if (!r) return err_set(err, "store: %s: out of memory", what);
+    if (store_prepare(s, sql, &r->st, what, err)) {
+        free(r);
+        return -1;
+    }
+    if (param && store_bind_text(r->st, 1, param) != SQLITE_OK) {
+        store_fail(s, err, what);
+        db_rows_close(r);
+        return -1;
+    }
+    r->store = s;
+    r->ncols = sqlite3_column_count(r->st);
+    r->row = calloc((size_t)(r->ncols > 0 ? r->ncols : 1), sizeof *r->row);
+    if (!r->row) {
+        db_rows_close(r);
+        return err_set(err, "store: %s: out of memory", what);
+    }
+    *out = r;
+    return 0;
+}
+
+int cli_queue_open(Store *s, DbRows **out, char *err)
+{
+    return rows_open(s, "SELECT * FROM queue", NULL, out, err);
+}
+
+/* A config key is spliced into the SQL as a JSON path and a column name. */
+static int plain_key(const char *k)
+{
+    if (!*k) return 0;
+    for (; *k; k++)
+        if (!((*k >= 'a' && *k <= 'z') || (*k >= '0' && *k <= '9') || *k == '_')) return 0;
+    return 1;
+}
+
+int cli_export_open(Store *s, int curves, const char *sweep, const char *const *cfg_keys, int n_cfg,
+                    DbRows **out, char *err)
+{
+    *out = NULL;
+    for (int i = 0; i < n_cfg; i++)
+        if (!plain_key(cfg_keys[i]) || strlen(cfg_keys[i]) > 64)
+            return err_set(err, "store: export: '%s' is not a config key", cfg_keys[i]);
+    size_t cap = 512 + (size_t)n_cfg * 200, len = 0;
+    char *sql = malloc(cap);
+    if (!sql) return err_set(err, "store: export: out of memory");
+    if (curves) {
+        len += (size_t)snprintf(sql + len, cap - len, "SELECT c.* FROM curves c JOIN runs r ON r.id = c.run_id");
+    } else {
+        /* one row per run, with every config key flattened into a column */
+        len += (size_t)snprintf(sql + len, cap - len, "SELECT res.*");
+        for (int i = 0; i < n_cfg; i++)
+            len += (size_t)snprintf(sql + len, cap - len, ", json_extract(r.config_json, '$.%s') AS \"cfg_%s\"",
+                                    cfg_keys[i], cfg_keys[i]);
+        len += (size_t)snprintf(sql + len, cap - len,
+                                ", r.coords_json AS coords FROM results res JOIN runs r ON r.id = res.id");
+    }
+    if (sweep)
+        len += (size_t)snprintf(sql + len, cap - len,
+                                " WHERE r.sweep_id = (SELECT id FROM sweeps WHERE id = ?1 OR name = ?1"
+                                " ORDER BY id DESC LIMIT 1)");
+    snprintf(sql + len, cap - len, "%s", curves ? " ORDER BY c.run_id, c.step" : " ORDER BY res.id");
+    int rc = rows_open(s, sql, sweep, out, err);
+    free(sql);
+    return rc;
+}
+
+int db_rows_count(const DbRows *r) { return r->ncols; }
+
+const char *db_rows_name(const DbRows *r, int col)
+{
+    const char *name = sqlite3_column_name(r->st, col);
+    return name ? name : "";
+}
+
+int db_rows_next(DbRows *r, const DbValue **row, char *err)
+{
+    *row = NULL;
+    int rc = sqlite3_step(r->st);
+    if (rc == SQLITE_DONE) return 0;
+    if (rc != SQLITE_ROW) return store_fail(r->store, err, "read rows");
+    for (int c = 0; c < r->ncols; c++) {
+        DbValue *v = &r->row[c];
+        /* the type first: asking for the text converts the value */
+        int type = sqlite3_column_type(r->st, c);
+        v->type = type == SQLITE_INTEGER ? DB_INT : type == SQLITE_FLOAT ? DB_REAL
+                : type == SQLITE_NULL ? DB_NULL : DB_TEXT;
+        v->i = type == SQLITE_INTEGER ? sqlite3_column_int64(r->st, c) : 0;
+        v->d = type == SQLITE_FLOAT ? sqlite3_column_double(r->st, c) : NAN;
+        v->text = type == SQLITE_NULL ? NULL : (const char *)sqlite3_column_text(r->st, c);
+        if (type != SQLITE_NULL && !v->text) return err_set(err, "store: read rows: out of memory");
+    }
+    *row = r->row;
+    return 0;
+}
+
+void db_rows_close(DbRows *r)
+{
+    if (!r) return;
+    sqlite3_finalize(r->st);
+    free(r->row);
+    free(r);
+}

@@ -48,7 +48,7 @@ typedef struct {
 } CkptLine;
 
 typedef struct {
-    char key[32], value[96];
+    RunConfigEntry entry;
     int changed;                 /* differs from the default */
 } ConfigLine;
 
@@ -210,10 +210,7 @@ static void order_config(RunState *st, const RunConfigEntry *entries, int n)
             int changed = config_get(&defaults, entries[i].key, def, sizeof def) != 0 ||
                           strcmp(def, entries[i].value) != 0;
             if (changed != (pass == 0)) continue;
-            ConfigLine *c = &st->config[st->n_config++];
-            ui_copy_text(c->key, sizeof c->key, entries[i].key);
-            ui_copy_text(c->value, sizeof c->value, entries[i].value);
-            c->changed = changed;
+            st->config[st->n_config++] = (ConfigLine){entries[i], changed};
         }
 }
 
@@ -437,8 +434,8 @@ static int draw_config(RunState *st, UiContext *ctx, int y, int x, int height, i
     ui_text(y, x, width, ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD, "config (changed first)");
     int row = 1;
     for (int i = 0; i < st->n_config && row < height; i++, row++)
-        ui_text(y + row, x, width, st->config[i].changed ? 0 : ui_attr(ctx, UI_PAIR_DIM), "%s=%s", st->config[i].key,
-                st->config[i].value);
+        ui_text(y + row, x, width, st->config[i].changed ? 0 : ui_attr(ctx, UI_PAIR_DIM), "%s=%s",
+                st->config[i].entry.key, st->config[i].entry.value);
     return row;
 }
 

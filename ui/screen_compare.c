@@ -18,20 +18,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "db/ui_reads.h"
+#include "db/runs_read.h"
 #include "engine/common.h"
-#include "engine/io/json.h"
 #include "experiments/stats.h"
 #include "ui/draw/heatmap.h"
 #include "ui/draw/run_curve.h"
 #include "ui/ui.h"
 
-/* The Run screen may be missing from a build (ui/app.c skips it). */
-
 #define MAX_HIDDEN 64            /* fallback runs removed with space */
 #define DIFF_LEN 256
 #define MAX_VALID_MARKERS 16     /* more valid points are drawn as dots */
 #define MAX_SEEDS UI_MAX_COMPARE /* runs of a seed group read (g) */
+#define MAX_CONFIG 96            /* config keys of a run */
 
 /* The columns of the final-number table. */
 enum { COL_TRAIN, COL_BEST_VALID, COL_VALID, COL_TEST, COL_PPL, COL_ACC, COL_SPEED, COL_PARAMS, N_COLS };
@@ -61,10 +59,12 @@ typedef struct {
     int64_t id;
     int present;                 /* the run is in the store */
     int terminal;                /* done / failed / diverged / cancelled: read once */
-    char arch[32], task[32], status[16];
+    char arch[32], task[32];
+    RunStatus status;
     int64_t steps_done, total_steps;
     double final[N_COLS];        /* NAN: not known */
-    JsonValue *config;
+    RunConfigEntry *config;      /* malloc'd, n_config entries */
+    int n_config;
     char diff[DIFF_LEN];         /* "layers=2 lr=0.001": what sets it apart */
     RunCurve curve;
     double unigram;              /* the dataset's unigram entropy, NAN: not known */
@@ -97,17 +97,9 @@ typedef struct {
 
 /* ---- helpers ------------------------------------------------------------ */
 
-static double parse_double(const char *s) { return s ? strtod(s, NULL) : NAN; }
-
-static int is_terminal(const char *status)
-{
-    return !strcmp(status, "done") || !strcmp(status, "failed") || !strcmp(status, "diverged") ||
-           !strcmp(status, "cancelled");
-}
-
 static void run_clear(CompareRun *r)
 {
-    json_free(r->config);
+    free(r->config);
     run_curve_free(&r->curve);
     memset(r, 0, sizeof *r);
 }
@@ -146,31 +138,17 @@ static int is_hidden(const CompareState *st, int64_t id)
     return 0;
 }
 
-static int collect_fallback(void *ctx, int ncols, char **values, char **names)
-{
-    (void)names;
-    Wanted *w = ctx;
-    if (ncols < 3 || !values[0]) return 0;
-    int64_t id = atoll(values[0]);
-    w->sweep = values[1] ? atoll(values[1]) : 0;
-    ui_copy_text(w->sweep_name, sizeof w->sweep_name, values[2]);
-    if (!is_hidden(w->st, id) && w->n < UI_MAX_COMPARE) w->ids[w->n++] = id;
-    return w->n == UI_MAX_COMPARE;
-}
-
 /* The last finished runs of the latest sweep that has any, else the last
    finished runs of no sweep; in id order. */
 static int fallback_runs(CompareState *st, UiContext *ctx, Wanted *w, char *err)
 {
-    static const char SQL[] =
-        "SELECT r.id, r.sweep_id, s.name FROM runs r LEFT JOIN sweeps s ON s.id = r.sweep_id"
-        " WHERE r.status = 'done' AND r.sweep_id IS"
-        "       (SELECT max(sweep_id) FROM runs WHERE status = 'done')"
-        " ORDER BY r.id DESC LIMIT ?1";
-    char limit[16];
-    snprintf(limit, sizeof limit, "%d", UI_MAX_COMPARE + st->n_hidden);
-    const char *params[1] = {limit};
-    if (store_query_params(ctx->store, SQL, params, 1, collect_fallback, w, err)) return -1;
+    int64_t ids[UI_MAX_COMPARE + MAX_HIDDEN];
+    int n;
+    if (runs_read_last_finished(ctx->store, ids, UI_MAX_COMPARE + st->n_hidden, &n, &w->sweep, w->sweep_name,
+                                err))
+        return -1;
+    for (int i = 0; i < n && w->n < UI_MAX_COMPARE; i++)
+        if (!is_hidden(st, ids[i])) w->ids[w->n++] = ids[i];
     for (int i = 0; i < w->n / 2; i++) {
         int64_t t = w->ids[i];
         w->ids[i] = w->ids[w->n - 1 - i];
@@ -179,8 +157,6 @@ static int fallback_runs(CompareState *st, UiContext *ctx, Wanted *w, char *err)
     return 0;
 }
 
-/* Makes st->runs hold exactly the wanted ids in order, keeping what is
-   already loaded of the runs that stay. */
 /* Makes list[0..*n_list) hold exactly ids[0..n) in order (n at most
    UI_MAX_COMPARE), keeping what is loaded of the runs that stay. */
 static void sync_list(CompareRun *list, int *n_list, const int64_t *ids, int n)
@@ -212,45 +188,31 @@ static void sync_runs(CompareState *st, const int64_t *ids, int n)
 
 /* ---- loading ------------------------------------------------------------ */
 
-static int read_final(void *ctx, int ncols, char **values, char **names)
-{
-    (void)names;
-    CompareRun *r = ctx;
-    if (ncols < 14) return 0;
-    r->present = 1;
-    ui_copy_text(r->status, sizeof r->status, values[0]);
-    r->steps_done = values[1] ? atoll(values[1]) : 0;
-    r->total_steps = values[2] ? atoll(values[2]) : 0;
-    ui_copy_text(r->arch, sizeof r->arch, values[3]);
-    ui_copy_text(r->task, sizeof r->task, values[4]);
-    for (int c = 0; c < N_COLS; c++) r->final[c] = parse_double(values[5 + c]) * TABLE_COLS[c].scale;
-    if (r->config == NULL && values[13]) r->config = json_parse(values[13], strlen(values[13]), NULL);
-    return 1;
-}
-
 static int load_run(CompareRun *r, Store *store, char *err)
 {
-    static const char SQL[] =
-        "SELECT x.status, x.steps_done, x.total_steps, x.arch, x.task,"
-        "       x.train_loss, x.best_valid_loss, x.valid_loss, x.test_loss, x.test_perplexity,"
-        "       x.test_accuracy, x.tokens_per_s, x.n_params, r.config_json"
-        "  FROM results x JOIN runs r ON r.id = x.id WHERE x.id = ?1";
-    char id[24];
-    snprintf(id, sizeof id, "%lld", (long long)r->id);
-    const char *params[1] = {id};
-    /* the config may still change until the job starts (threads) */
-    if (!r->terminal) {
-        json_free(r->config);
-        r->config = NULL;
-    }
-    r->present = 0;
-    if (store_query_params(store, SQL, params, 1, read_final, r, err)) return -1;
+    RunSummary x;
+    if (runs_read_one(store, r->id, &x, &r->present, err)) return -1;
     if (!r->present) return 0;
+    ui_copy_text(r->arch, sizeof r->arch, x.arch);
+    ui_copy_text(r->task, sizeof r->task, x.task);
+    r->status = x.status;
+    r->steps_done = x.steps_done;
+    r->total_steps = x.total_steps;
+    const double final[N_COLS] = {
+        [COL_TRAIN] = x.train_loss,     [COL_BEST_VALID] = x.best_valid_loss, [COL_VALID] = x.valid_loss,
+        [COL_TEST] = x.test_loss,       [COL_PPL] = x.test_perplexity,        [COL_ACC] = x.test_accuracy,
+        [COL_SPEED] = x.tokens_per_s,   [COL_PARAMS] = (double)x.n_params,
+    };
+    for (int c = 0; c < N_COLS; c++) r->final[c] = final[c] * TABLE_COLS[c].scale;
+    r->unigram = x.unigram_nats;
+    /* the config may still change until the job starts (threads) */
+    if (!r->terminal || !r->config) {
+        if (!r->config && !(r->config = malloc(MAX_CONFIG * sizeof *r->config)))
+            return err_set(err, "run %lld: out of memory", (long long)r->id);
+        if (runs_read_config(store, r->id, r->config, MAX_CONFIG, &r->n_config, err)) return -1;
+    }
     if (run_curve_update(&r->curve, store, err)) return -1;
-    UiRunFacts facts;
-    if (store_ui_run_facts(store, r->id, &facts, err)) return -1;
-    r->unigram = facts.unigram_nats;
-    r->terminal = is_terminal(r->status);
+    r->terminal = run_status_final(r->status);
     return 0;
 }
 
@@ -264,7 +226,7 @@ static int load_group(SeedGroup *g, const CompareRun *r, Store *store, char *err
     }
     int64_t ids[MAX_SEEDS];
     int n;
-    if (store_ui_seed_group(store, r->id, ids, MAX_SEEDS, &n, err)) return -1;
+    if (runs_read_seed_group(store, r->id, ids, MAX_SEEDS, &n, err)) return -1;
     sync_list(g->members, &g->n, ids, n);
     const CurvePoints *train[MAX_SEEDS], *valid[MAX_SEEDS];
     for (int i = 0; i < n; i++) {
@@ -278,7 +240,7 @@ static int load_group(SeedGroup *g, const CompareRun *r, Store *store, char *err
         double values[MAX_SEEDS];
         int k = 0;
         for (int i = 0; i < n; i++)
-            if (!strcmp(g->members[i].status, "done")) values[k++] = g->members[i].final[c];
+            if (g->members[i].status == RUN_DONE) values[k++] = g->members[i].final[c];
         g->final[c] = seed_stats(values, k);
     }
     return 0;
@@ -288,21 +250,22 @@ static int load_group(SeedGroup *g, const CompareRun *r, Store *store, char *err
 static int group_done(const SeedGroup *g)
 {
     int done = 0;
-    for (int i = 0; i < g->n; i++) done += !strcmp(g->members[i].status, "done");
+    for (int i = 0; i < g->n; i++) done += g->members[i].status == RUN_DONE;
     return done;
 }
 
-/* A config value as text ("" when absent). */
-static const char *config_text(const JsonValue *config, const char *key, char *buf, size_t cap)
+/* A config value of run r as text (NULL when absent). */
+static const char *config_value(const CompareRun *r, const char *key)
 {
-    const JsonValue *v = config ? json_get(config, key) : NULL;
-    if (!v) return "";
-    if (v->type == JSON_STRING) return v->string;
-    if (v->type == JSON_NUMBER || v->type == JSON_BOOL) {
-        snprintf(buf, cap, "%g", v->number);
-        return buf;
-    }
-    return "";
+    for (int i = 0; i < r->n_config; i++)
+        if (!strcmp(r->config[i].key, key)) return r->config[i].value;
+    return NULL;
+}
+
+static const char *config_text(const CompareRun *r, const char *key)
+{
+    const char *v = config_value(r, key);
+    return v ? v : "";
 }
 
 static int skip_key(const char *key, int grouped)
@@ -326,30 +289,24 @@ static void compute_diffs(CompareState *st)
     for (int i = 0; i < st->n; i++) st->runs[i].diff[0] = 0;
     if (st->n == 1) {
         CompareRun *r = &st->runs[0];
-        char buf[64];
         for (size_t k = 0; k < sizeof ALONE_KEYS / sizeof ALONE_KEYS[0]; k++)
-            append_pair(r->diff, ALONE_KEYS[k], config_text(r->config, ALONE_KEYS[k], buf, sizeof buf));
+            append_pair(r->diff, ALONE_KEYS[k], config_text(r, ALONE_KEYS[k]));
         return;
     }
     /* every key of any run, in the order of the first run holding it */
     for (int owner = 0; owner < st->n; owner++) {
-        const JsonValue *cfg = st->runs[owner].config;
-        if (!cfg || cfg->type != JSON_OBJECT) continue;
-        for (int k = 0; k < cfg->count; k++) {
-            const char *key = cfg->keys[k];
+        const CompareRun *cfg = &st->runs[owner];
+        for (int k = 0; k < cfg->n_config; k++) {
+            const char *key = cfg->config[k].key;
             if (skip_key(key, st->grouped)) continue;
             int seen_before = 0;
-            for (int o = 0; o < owner && !seen_before; o++)
-                seen_before = st->runs[o].config && json_get(st->runs[o].config, key);
+            for (int o = 0; o < owner && !seen_before; o++) seen_before = config_value(&st->runs[o], key) != NULL;
             if (seen_before) continue;
-            char first[128], buf[128];
-            ui_copy_text(first, sizeof first, config_text(st->runs[0].config, key, buf, sizeof buf));
+            const char *first = config_text(&st->runs[0], key);
             int differs = 0;
-            for (int i = 1; i < st->n && !differs; i++)
-                differs = strcmp(first, config_text(st->runs[i].config, key, buf, sizeof buf)) != 0;
+            for (int i = 1; i < st->n && !differs; i++) differs = strcmp(first, config_text(&st->runs[i], key)) != 0;
             if (!differs) continue;
-            for (int i = 0; i < st->n; i++)
-                append_pair(st->runs[i].diff, key, config_text(st->runs[i].config, key, buf, sizeof buf));
+            for (int i = 0; i < st->n; i++) append_pair(st->runs[i].diff, key, config_text(&st->runs[i], key));
         }
     }
 }
@@ -365,7 +322,7 @@ static int one_per_group(UiContext *ctx, Wanted *w, char *err)
     for (int i = 0; i < w->n; i++) {
         int64_t ids[MAX_SEEDS];
         int k;
-        if (store_ui_seed_group(ctx->store, w->ids[i], ids, MAX_SEEDS, &k, err)) return -1;
+        if (runs_read_seed_group(ctx->store, w->ids[i], ids, MAX_SEEDS, &k, err)) return -1;
         int64_t first = k > 0 ? ids[0] : w->ids[i];
         int seen = 0;
         for (int j = 0; j < n; j++) seen |= kept[j] == first;
@@ -443,10 +400,10 @@ static void compare_reload(void *state, UiContext *ctx)
 static void progress_text(const CompareRun *r, char *out, size_t cap)
 {
     if (!r->present) snprintf(out, cap, "not in the store");
-    else if (!strcmp(r->status, "done")) out[0] = 0;
-    else if (!strcmp(r->status, "running") && r->total_steps > 0)
+    else if (r->status == RUN_DONE) out[0] = 0;
+    else if (r->status == RUN_RUNNING && r->total_steps > 0)
         snprintf(out, cap, "running %lld%%", (long long)(100 * r->steps_done / r->total_steps));
-    else snprintf(out, cap, "%s", r->status);
+    else snprintf(out, cap, "%s", run_status_name(r->status));
 }
 
 static void draw_sample(UiContext *ctx, int y, int x, int k)

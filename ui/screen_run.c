@@ -21,19 +21,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/runs_read.h"
 #include "engine/common.h"
-#include "db/ui_reads.h"
 #include "engine/config.h"
+#include "experiments/format.h"
 #include "ui/ui.h"
-
-/* The screen this one opens ('g') may be missing from a build. */
 
 #define MAX_LIVE 64              /* running jobs read from the scheduler */
 #define FETCH_ROWS 50000         /* metric rows read per reload at most */
 #define MAX_EVALS 64             /* evaluations listed (the latest) */
 #define MAX_CKPTS 16
-#define STR_(x) #x
-#define STR(x) STR_(x)           /* the limits above inside SQL text */
 #define MAX_CONFIG 96            /* config keys */
 #define SIDE_WIDTH 38            /* the side panel, from WIDE columns on */
 #define WIDE 110
@@ -47,18 +44,11 @@ static const double SMOOTHING[] = {0.0, 0.5, 0.7, 0.8, 0.9, 0.95, 0.97, 0.98, 0.
 
 typedef struct {
     int64_t step;
-    char split[8];
-    double loss, perplexity, accuracy;
-    double loss_all;             /* mlm: every position a target; NAN otherwise */
-} EvalLine;
-
-typedef struct {
-    int64_t step;
     char path[256];
 } CkptLine;
 
 typedef struct {
-    char key[32], value[96];
+    RunConfigEntry entry;
     int changed;                 /* differs from the default */
 } ConfigLine;
 
@@ -66,12 +56,11 @@ typedef struct {
     int64_t run_id;              /* the run shown (0: none) */
     int found;                   /* the run is in the store */
 
-    /* header, from the runs row (and the scheduler while it runs) */
-    char name[64], arch[32], task[32], data[256], status[16], sweep[64], coords[256], error[256];
-    int64_t step, total, tokens, n_params, n_nonemb;
-    double wall, tokens_per_s, eta;
-    int threads;
-    UiRunFacts facts;            /* unigram level, not learning, loss_all */
+    /* header, from the store (and the scheduler while it runs): its
+       steps_done, total_steps, tokens_seen, run_tokens_per_s and threads
+       are overlaid with the live progress */
+    RunSummary run;
+    double eta;
 
     /* the curve: one entry per metric row, by step */
     double *x[N_XAXES];          /* step, tokens, wall */
@@ -84,14 +73,13 @@ typedef struct {
     /* valid losses (the markers) and the tables */
     double *valid_x[N_XAXES], *valid_y;
     int n_valid, cap_valid;
-    EvalLine evals[MAX_EVALS];
+    RunEval evals[MAX_EVALS];
     int n_evals;
     CkptLine ckpts[MAX_CKPTS];
     int n_ckpts;
     ConfigLine config[MAX_CONFIG];
     int n_config;
-    char *config_json;           /* the text parsed into config (re-parsed when it changes) */
-    int tables_loaded;           /* evals/checkpoints read since the run last ran */
+    int tables_loaded;           /* config/evals/checkpoints read since the run last ran */
 
     XAxis xaxis;
     int log_y;
@@ -99,28 +87,6 @@ typedef struct {
 } RunState;
 
 /* ---- helpers ------------------------------------------------------------ */
-
-static double parse_double(const char *s) { return s ? strtod(s, NULL) : NAN; }
-static int64_t parse_int(const char *s) { return s ? atoll(s) : 0; }
-
-/* "1.23M", "45.6k", "789" */
-static void fmt_big(double v, char *out, size_t cap)
-{
-    if (!isfinite(v)) snprintf(out, cap, "-");
-    else if (v >= 1e9) snprintf(out, cap, "%.2fG", v / 1e9);
-    else if (v >= 1e6) snprintf(out, cap, "%.2fM", v / 1e6);
-    else if (v >= 1e4) snprintf(out, cap, "%.1fk", v / 1e3);
-    else snprintf(out, cap, "%.0f", v);
-}
-
-/* "45s", "3m05s", "1h02m" */
-static void fmt_duration(double s, char *out, size_t cap)
-{
-    if (!isfinite(s) || s < 0) snprintf(out, cap, "-");
-    else if (s < 60) snprintf(out, cap, "%.0fs", s);
-    else if (s < 3600) snprintf(out, cap, "%dm%02ds", (int)s / 60, (int)s % 60);
-    else snprintf(out, cap, "%dh%02dm", (int)(s / 3600), ((int)s % 3600) / 60);
-}
 
 /* ---- the curve ---------------------------------------------------------- */
 
@@ -131,9 +97,7 @@ static void clear_run(RunState *st)
     st->ema = 0;
     st->ema_count = 0;
     st->tables_loaded = 0;
-    st->facts = (UiRunFacts){NAN, NAN, 0, NAN, NAN, NAN};
-    free(st->config_json);
-    st->config_json = NULL;
+    memset(&st->run, 0, sizeof st->run);
     st->found = 0;
 }
 
@@ -173,20 +137,28 @@ static int grow(double **arrays[], int n_arrays, int *cap, int need)
     return 0;
 }
 
-static int add_metric(void *state, int ncols, char **v, char **names)
+/* Appends the metric rows past the last step held (FETCH_ROWS at most). */
+static int fetch_metrics(RunState *st, Store *store, char *err)
 {
-    (void)names;
-    RunState *st = state;
-    if (ncols < 4 || !v[0]) return 0;
+    RunCurvePoint *rows;
+    int n;
+    if (runs_read_curve(store, st->run_id, RUN_CURVE_TRAIN_RAW, st->last_step, FETCH_ROWS, &rows, &n, err))
+        return -1;
     double **arrays[] = {&st->x[X_STEPS], &st->x[X_TOKENS], &st->x[X_WALL], &st->raw, &st->smooth};
-    if (grow(arrays, 5, &st->cap, st->n + 1)) return 1;
-    int i = st->n++;
-    st->last_step = parse_int(v[0]);
-    st->x[X_STEPS][i] = (double)st->last_step;
-    st->x[X_TOKENS][i] = parse_double(v[1]);
-    st->x[X_WALL][i] = parse_double(v[2]);
-    st->raw[i] = parse_double(v[3]);
-    smooth_point(st, i);
+    if (grow(arrays, 5, &st->cap, st->n + n)) {
+        free(rows);
+        return err_set(err, "out of memory for the curve");
+    }
+    for (int k = 0; k < n; k++) {
+        int i = st->n++;
+        st->last_step = rows[k].step;
+        st->x[X_STEPS][i] = (double)rows[k].step;
+        st->x[X_TOKENS][i] = rows[k].tokens;
+        st->x[X_WALL][i] = rows[k].wall;
+        st->raw[i] = rows[k].value;
+        smooth_point(st, i);
+    }
+    free(rows);
     return 0;
 }
 
@@ -211,7 +183,7 @@ static void build_valid(RunState *st)
 {
     st->n_valid = 0;
     for (int k = st->n_evals - 1; k >= 0; k--) { /* evals are held newest first */
-        const EvalLine *e = &st->evals[k];
+        const RunEval *e = &st->evals[k];
         if (strcmp(e->split, "valid") || !isfinite(e->loss)) continue;
         double **arrays[] = {&st->valid_x[X_STEPS], &st->valid_x[X_TOKENS], &st->valid_x[X_WALL], &st->valid_y};
         if (grow(arrays, 4, &st->cap_valid, st->n_valid + 1)) return;
@@ -225,152 +197,62 @@ static void build_valid(RunState *st)
 
 /* ---- loading ------------------------------------------------------------ */
 
-static int read_id(void *state, int ncols, char **v, char **names)
-{
-    (void)names;
-    if (ncols > 0 && v[0]) *(int64_t *)state = atoll(v[0]);
-    return 0;
-}
-
-typedef struct {
-    RunState *st;
-    char *config_json;           /* this row's config text (malloc'd) */
-} HeaderLoad;
-
-static int read_header(void *state, int ncols, char **v, char **names)
-{
-    (void)names;
-    HeaderLoad *hl = state;
-    RunState *st = hl->st;
-    if (ncols < 17) return 0;
-    st->found = 1;
-    ui_copy_text(st->name, sizeof st->name, v[0]);
-    ui_copy_text(st->arch, sizeof st->arch, v[1]);
-    ui_copy_text(st->task, sizeof st->task, v[2]);
-    ui_copy_text(st->data, sizeof st->data, v[3]);
-    ui_copy_text(st->status, sizeof st->status, v[4]);
-    st->step = parse_int(v[5]);
-    st->total = parse_int(v[6]);
-    st->tokens = parse_int(v[7]);
-    st->wall = parse_double(v[8]);
-    st->tokens_per_s = parse_double(v[9]);
-    st->n_params = parse_int(v[10]);
-    st->n_nonemb = parse_int(v[11]);
-    st->threads = (int)parse_int(v[12]);
-    ui_copy_text(st->error, sizeof st->error, v[13]);
-    ui_copy_text(st->sweep, sizeof st->sweep, v[14]);
-    ui_copy_text(st->coords, sizeof st->coords, v[15]);
-    hl->config_json = v[16] ? strdup(v[16]) : NULL;
-    st->eta = NAN;
-    return 0;
-}
-
-static int add_eval(void *state, int ncols, char **v, char **names)
-{
-    (void)names;
-    RunState *st = state;
-    if (ncols < 6 || st->n_evals == MAX_EVALS) return 0;
-    EvalLine *e = &st->evals[st->n_evals++];
-    e->step = parse_int(v[0]);
-    ui_copy_text(e->split, sizeof e->split, v[1]);
-    e->loss = parse_double(v[2]);
-    e->perplexity = parse_double(v[3]);
-    e->accuracy = parse_double(v[4]);
-    e->loss_all = parse_double(v[5]);
-    return 0;
-}
-
-static int add_ckpt(void *state, int ncols, char **v, char **names)
-{
-    (void)names;
-    RunState *st = state;
-    if (ncols < 2 || st->n_ckpts == MAX_CKPTS) return 0;
-    CkptLine *c = &st->ckpts[st->n_ckpts++];
-    c->step = parse_int(v[0]);
-    const char *path = v[1] ? v[1] : "";
-    const char *slash = strrchr(path, '/');
-    ui_copy_text(c->path, sizeof c->path, slash ? slash + 1 : path);
-    return 0;
-}
-
 /* The config as key = value lines, the keys that differ from the defaults
-   first (in the key table's order within each group). */
-static void parse_config(RunState *st, const char *json)
+   first (in the config's order within each group). */
+static void order_config(RunState *st, const RunConfigEntry *entries, int n)
 {
     st->n_config = 0;
-    char err[ERR_LEN];
-    JsonValue *obj = json ? json_parse(json, strlen(json), err) : NULL;
-    if (!obj) return;
     Config defaults;
     config_defaults(&defaults);
     for (int pass = 0; pass < 2; pass++)
-        for (int i = 0; i < obj->count && st->n_config < MAX_CONFIG; i++) {
-            const JsonValue *v = &obj->items[i];
-            char value[96], def[96];
-            if (v->type == JSON_STRING) ui_copy_text(value, sizeof value, v->string);
-            else if (v->type == JSON_NUMBER || v->type == JSON_BOOL) snprintf(value, sizeof value, "%g", v->number);
-            else continue;
-            int changed = config_get(&defaults, obj->keys[i], def, sizeof def) != 0 || strcmp(def, value) != 0;
+        for (int i = 0; i < n && st->n_config < MAX_CONFIG; i++) {
+            char def[96];
+            int changed = config_get(&defaults, entries[i].key, def, sizeof def) != 0 ||
+                          strcmp(def, entries[i].value) != 0;
             if (changed != (pass == 0)) continue;
-            ConfigLine *c = &st->config[st->n_config++];
-            ui_copy_text(c->key, sizeof c->key, obj->keys[i]);
-            ui_copy_text(c->value, sizeof c->value, value);
-            c->changed = changed;
+            st->config[st->n_config++] = (ConfigLine){entries[i], changed};
         }
-    json_free(obj);
 }
 
-static const char HEADER_SQL[] =
-    "SELECT r.name, r.arch, r.task, r.data, r.status, r.steps_done, r.total_steps, r.tokens_seen,"
-    "       r.wall_seconds, r.tokens_per_s, r.n_params, r.n_params_nonembedding, r.threads, r.error,"
-    "       s.name, coalesce((SELECT group_concat(j.key || '=' || j.value, ' ') FROM json_each(r.coords_json) j), ''),"
-    "       r.config_json"
-    "  FROM runs r LEFT JOIN sweeps s ON s.id = r.sweep_id WHERE r.id = ?1";
+/* Config, evaluations and checkpoints. */
+static int load_tables(RunState *st, Store *store, char *err)
+{
+    RunConfigEntry entries[MAX_CONFIG];
+    RunCheckpoint ckpts[MAX_CKPTS];
+    int n_entries, n_ckpts;
+    st->n_evals = st->n_ckpts = 0;
+    if (runs_read_config(store, st->run_id, entries, MAX_CONFIG, &n_entries, err) ||
+        runs_read_evals(store, st->run_id, st->evals, MAX_EVALS, &st->n_evals, err) ||
+        runs_read_checkpoints(store, st->run_id, ckpts, MAX_CKPTS, &n_ckpts, err))
+        return -1;
+    order_config(st, entries, n_entries);
+    for (int i = 0; i < n_ckpts; i++) {
+        CkptLine *c = &st->ckpts[st->n_ckpts++];
+        c->step = ckpts[i].step;
+        const char *slash = strrchr(ckpts[i].path, '/');
+        ui_copy_text(c->path, sizeof c->path, slash ? slash + 1 : ckpts[i].path);
+    }
+    return 0;
+}
 
 static void load(RunState *st, UiContext *ctx)
 {
-    char err[ERR_LEN], id[24], after[24];
-    snprintf(id, sizeof id, "%lld", (long long)st->run_id);
-    const char *params[2] = {id, after};
-    char was[16];
-    ui_copy_text(was, sizeof was, st->status);
-    st->found = 0;
-    HeaderLoad hl = {st, NULL};
-    if (store_query_params(ctx->store, HEADER_SQL, params, 1, read_header, &hl, err)) {
-        ui_say(ctx, "run %s: %s", id, err);
+    char err[ERR_LEN];
+    RunStatus was = st->found ? st->run.status : RUN_STATUS_COUNT;
+    if (runs_read_one(ctx->store, st->run_id, &st->run, &st->found, err)) {
+        ui_say(ctx, "run %lld: %s", (long long)st->run_id, err);
         return;
     }
-    if (!st->found) {
-        free(hl.config_json);
-        return;
-    }
-    if (!st->config_json || !hl.config_json || strcmp(st->config_json, hl.config_json)) {
-        parse_config(st, hl.config_json);
-        free(st->config_json);
-        st->config_json = hl.config_json;
-    } else {
-        free(hl.config_json);
-    }
+    if (!st->found) return;
+    st->eta = NAN;
 
-    snprintf(after, sizeof after, "%lld", (long long)st->last_step);
     int before = st->n;
-    if (store_query_params(ctx->store,
-                           "SELECT step, tokens, wall, train_loss FROM metrics WHERE run_id = ?1 AND step > ?2"
-                           " ORDER BY step LIMIT " STR(FETCH_ROWS),
-                           params, 2, add_metric, st, err))
-        ui_say(ctx, "run %s: %s", id, err);
+    if (fetch_metrics(st, ctx->store, err)) ui_say(ctx, "run %lld: %s", (long long)st->run_id, err);
 
-    /* evaluations and checkpoints change only while the run trains */
-    int live = !strcmp(st->status, "running");
-    if (!st->tables_loaded || live || strcmp(was, st->status) || st->n != before) {
-        st->n_evals = st->n_ckpts = 0;
-        if (store_ui_evals(ctx->store, st->run_id, MAX_EVALS, add_eval, st, err) ||
-            store_ui_run_facts(ctx->store, st->run_id, &st->facts, err) ||
-            store_query_params(ctx->store,
-                               "SELECT step, path FROM checkpoints WHERE run_id = ?1 ORDER BY step DESC"
-                               " LIMIT " STR(MAX_CKPTS),
-                               params, 1, add_ckpt, st, err))
-            ui_say(ctx, "run %s: %s", id, err);
+    /* the config, evaluations and checkpoints change only while the run trains */
+    int live = st->run.status == RUN_RUNNING;
+    if (!st->tables_loaded || live || was != st->run.status || st->n != before) {
+        if (load_tables(st, ctx->store, err)) ui_say(ctx, "run %lld: %s", (long long)st->run_id, err);
         build_valid(st);
         st->tables_loaded = !live;
     }
@@ -380,14 +262,14 @@ static void load(RunState *st, UiContext *ctx)
         int n = scheduler_progress(ctx->scheduler, progress, MAX_LIVE);
         for (int k = 0; k < n; k++) {
             const JobProgress *p = &progress[k];
-            if (p->run_id != st->run_id || strcmp(p->status, "running")) continue;
-            if (p->step >= st->step) {
-                st->step = p->step;
-                st->tokens = p->tokens;
+            if (p->run_id != st->run_id || run_status_parse(p->status) != RUN_RUNNING) continue;
+            if (p->step >= st->run.steps_done) {
+                st->run.steps_done = p->step;
+                st->run.tokens_seen = p->tokens;
             }
-            if (p->total_steps > 0) st->total = p->total_steps;
-            if (p->tokens_per_s > 0) st->tokens_per_s = p->tokens_per_s;
-            if (p->threads > 0) st->threads = p->threads;
+            if (p->total_steps > 0) st->run.total_steps = p->total_steps;
+            if (p->tokens_per_s > 0) st->run.run_tokens_per_s = p->tokens_per_s;
+            if (p->threads > 0) st->run.threads = p->threads;
             st->eta = p->eta_seconds;
         }
     }
@@ -411,7 +293,6 @@ static void run_destroy(void *state)
     free(st->raw);
     free(st->smooth);
     free(st->valid_y);
-    free(st->config_json);
     free(st);
 }
 
@@ -421,7 +302,7 @@ static void run_reload(void *state, UiContext *ctx)
     if (!st) return;
     int64_t want = ctx->run_id;
     char err[ERR_LEN];
-    if (want == 0 && store_query(ctx->store, "SELECT max(id) FROM runs", read_id, &want, err))
+    if (want == 0 && runs_read_latest_id(ctx->store, &want, err))
         ui_say(ctx, "run: %s", err);
     if (want != st->run_id) {
         clear_run(st);
@@ -432,54 +313,57 @@ static void run_reload(void *state, UiContext *ctx)
 
 static void draw_header(RunState *st, UiContext *ctx, int y, int width)
 {
+    const RunSummary *r = &st->run;
+    const char *status = run_status_name(r->status);
     char steps[64], rate[24], eta[24], params[24], nonemb[24], tokens[24], wall[24];
-    if (st->total > 0) snprintf(steps, sizeof steps, "step %lld/%lld", (long long)st->step, (long long)st->total);
-    else snprintf(steps, sizeof steps, "step %lld", (long long)st->step);
-    fmt_big(st->tokens_per_s, rate, sizeof rate);
+    if (r->total_steps > 0)
+        snprintf(steps, sizeof steps, "step %lld/%lld", (long long)r->steps_done, (long long)r->total_steps);
+    else snprintf(steps, sizeof steps, "step %lld", (long long)r->steps_done);
+    fmt_rate(r->run_tokens_per_s, rate, sizeof rate);
     fmt_duration(st->eta, eta, sizeof eta);
-    fmt_big((double)st->n_params, params, sizeof params);
-    fmt_big((double)st->n_nonemb, nonemb, sizeof nonemb);
-    fmt_big((double)st->tokens, tokens, sizeof tokens);
-    fmt_duration(st->wall, wall, sizeof wall);
+    fmt_short((double)r->n_params, params, sizeof params);
+    fmt_short((double)r->n_params_nonembedding, nonemb, sizeof nonemb);
+    fmt_short((double)r->tokens_seen, tokens, sizeof tokens);
+    fmt_duration(r->wall_seconds, wall, sizeof wall);
 
     char line[512];
     int x = 1;
-    snprintf(line, sizeof line, "run %lld%s%s  ", (long long)st->run_id, st->name[0] ? " " : "", st->name);
+    snprintf(line, sizeof line, "run %lld%s%s  ", (long long)st->run_id, r->name[0] ? " " : "", r->name);
     ui_text(y, x, width - x, ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD, "%s", line);
     x += (int)strlen(line);
-    ui_text(y, x, width - x, ui_attr(ctx, ui_status_pair(st->status)) | A_BOLD, "%s", st->status);
-    x += (int)strlen(st->status) + 2;
-    if (st->facts.not_learning) {
+    ui_text(y, x, width - x, ui_attr(ctx, ui_status_pair(status)) | A_BOLD, "%s", status);
+    x += (int)strlen(status) + 2;
+    if (r->not_learning) {
         static const char FLAG[] = "not learning: unigram level";
         ui_text(y, x, width - x, ui_attr(ctx, UI_PAIR_BAD) | A_BOLD, "%s", FLAG);
         x += (int)sizeof FLAG + 1;
     }
     snprintf(line, sizeof line, "%s", steps);
-    if (!strcmp(st->status, "running")) snprintf(line + strlen(line), sizeof line - strlen(line), "  ETA %s", eta);
-    snprintf(line + strlen(line), sizeof line - strlen(line), "  %s %s %s", st->arch, st->task, st->data);
+    if (r->status == RUN_RUNNING) snprintf(line + strlen(line), sizeof line - strlen(line), "  ETA %s", eta);
+    snprintf(line + strlen(line), sizeof line - strlen(line), "  %s %s %s", r->arch, r->task, r->data);
     ui_text(y, x, width - x, A_BOLD, "%s", line);
     x += (int)strlen(line);
-    if (st->sweep[0] && x + 8 + (int)strlen(st->sweep) <= width) ui_text(y, x, width - x, 0, "  sweep %s", st->sweep);
+    if (r->sweep[0] && x + 8 + (int)strlen(r->sweep) <= width) ui_text(y, x, width - x, 0, "  sweep %s", r->sweep);
 
     /* mlm: the loss over every position (the PairConnect paper's scale);
        to make room for it the parameters lose their detail */
     char all[64] = "";
-    if (isfinite(st->facts.test_loss_all) || isfinite(st->facts.valid_loss_all)) {
+    if (isfinite(r->test_loss_all) || isfinite(r->valid_loss_all)) {
         snprintf(all, sizeof all, "  loss_all");
-        if (isfinite(st->facts.valid_loss_all))
-            snprintf(all + strlen(all), sizeof all - strlen(all), " valid %.3f", st->facts.valid_loss_all);
-        if (isfinite(st->facts.test_loss_all))
-            snprintf(all + strlen(all), sizeof all - strlen(all), " test %.3f", st->facts.test_loss_all);
+        if (isfinite(r->valid_loss_all))
+            snprintf(all + strlen(all), sizeof all - strlen(all), " valid %.3f", r->valid_loss_all);
+        if (isfinite(r->test_loss_all))
+            snprintf(all + strlen(all), sizeof all - strlen(all), " test %.3f", r->test_loss_all);
     }
     size_t len = 0;
     for (int brief = 0; brief < 3; brief++) {
         len = (size_t)snprintf(line, sizeof line, "%s tok/s  ", rate);
-        if (st->n_params > 0 && brief == 0)
+        if (r->n_params > 0 && brief == 0)
             len += (size_t)snprintf(line + len, sizeof line - len, "params %s (%s non-emb)  threads %d  tokens %s  wall %s",
-                                    params, nonemb, st->threads, tokens, wall);
-        else if (st->n_params > 0 && brief == 1)
+                                    params, nonemb, (int)r->threads, tokens, wall);
+        else if (r->n_params > 0 && brief == 1)
             len += (size_t)snprintf(line + len, sizeof line - len, "params %s  tokens %s  wall %s", params, tokens, wall);
-        else if (st->n_params > 0)
+        else if (r->n_params > 0)
             len += (size_t)snprintf(line + len, sizeof line - len, "params %s", params);
         else
             len += (size_t)snprintf(line + len, sizeof line - len, "params - (counted when the job starts)");
@@ -488,11 +372,11 @@ static void draw_header(RunState *st, UiContext *ctx, int y, int width)
     if ((int)(len + strlen(all)) <= width - 1) len += (size_t)snprintf(line + len, sizeof line - len, "%s", all);
     /* the sweep's coordinates only when they fit whole (the config panel
        lists the same keys first) */
-    if (st->coords[0] && (int)(len + 2 + strlen(st->coords)) < width - 1)
-        snprintf(line + len, sizeof line - len, "  %s", st->coords);
+    if (r->coords[0] && (int)(len + 2 + strlen(r->coords)) < width - 1)
+        snprintf(line + len, sizeof line - len, "  %s", r->coords);
     ui_text(y + 1, 1, width - 1, 0, "%s", line);
-    if (st->error[0] && strcmp(st->status, "queued") && strcmp(st->status, "running"))
-        ui_text(y + 1, 1, width - 1, ui_attr(ctx, UI_PAIR_BAD), "%-*s", width, st->error);
+    if (r->error[0] && r->status != RUN_QUEUED && r->status != RUN_RUNNING)
+        ui_text(y + 1, 1, width - 1, ui_attr(ctx, UI_PAIR_BAD), "%-*s", width, r->error);
 }
 
 static void draw_legend(RunState *st, UiContext *ctx, int y, int width)
@@ -508,11 +392,11 @@ static void draw_legend(RunState *st, UiContext *ctx, int y, int width)
     ui_text(y, 1, width - 1, ui_attr(ctx, UI_PAIR_DIM), "%s", line);
     int x = 1 + (int)strlen(line);
     char unigram[32];
-    snprintf(unigram, sizeof unigram, "unigram %.2f", st->facts.unigram_nats);
+    snprintf(unigram, sizeof unigram, "unigram %.2f", st->run.unigram_nats);
     const char *names[4] = {"raw", "smoothed", "valid", unigram};
     const char *marks_utf8[4] = {"⠂", "⠒", "⣿", plot_fill_text(PLOT_FILL_RULE, 0)};
     const char *marks_ascii[4] = {".", "-", "o", plot_fill_text(PLOT_FILL_RULE, 1)};
-    int n = isfinite(st->facts.unigram_nats) ? 4 : 3;
+    int n = isfinite(st->run.unigram_nats) ? 4 : 3;
     for (int k = 0; k < n && x < width; k++) {
         /* the valid marker is its glyph without colours (ui_plot) */
         int glyph = !ctx->utf8 || (k == 2 && !ctx->colors);
@@ -527,12 +411,12 @@ static void draw_curve(RunState *st, UiContext *ctx, int y, int x, int height, i
 {
     if (st->n == 0) {
         ui_text(y + height / 2, x + 2, width - 2, ui_attr(ctx, UI_PAIR_DIM), "%s",
-                !strcmp(st->status, "queued") ? "queued: the curve starts when a worker takes the job"
+                st->run.status == RUN_QUEUED ? "queued: the curve starts when a worker takes the job"
                                               : "no training steps stored yet");
         return;
     }
     /* the unigram level (ui_plot draws it dim), under the curves */
-    double unigram[1] = {st->facts.unigram_nats};
+    double unigram[1] = {st->run.unigram_nats};
     PlotSeries series[4] = {
         {st->x[st->xaxis], st->raw, st->n, PLOT_DOTS, 0, 0},
         {st->x[st->xaxis], st->smooth, st->n, PLOT_LINE, 0, 0},
@@ -550,8 +434,8 @@ static int draw_config(RunState *st, UiContext *ctx, int y, int x, int height, i
     ui_text(y, x, width, ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD, "config (changed first)");
     int row = 1;
     for (int i = 0; i < st->n_config && row < height; i++, row++)
-        ui_text(y + row, x, width, st->config[i].changed ? 0 : ui_attr(ctx, UI_PAIR_DIM), "%s=%s", st->config[i].key,
-                st->config[i].value);
+        ui_text(y + row, x, width, st->config[i].changed ? 0 : ui_attr(ctx, UI_PAIR_DIM), "%s=%s",
+                st->config[i].entry.key, st->config[i].entry.value);
     return row;
 }
 
@@ -572,7 +456,7 @@ static int draw_evals(RunState *st, UiContext *ctx, int y, int x, int height, in
     int row = 1;
     if (st->n_evals == 0 && row < height) ui_text(y + row++, x, width, ui_attr(ctx, UI_PAIR_DIM), "none yet");
     for (int i = 0; i < st->n_evals && row < height; i++, row++) {
-        const EvalLine *e = &st->evals[i];
+        const RunEval *e = &st->evals[i];
         char text[64], acc[16];
         if (isfinite(e->accuracy)) snprintf(acc, sizeof acc, "%4.1f%%", 100 * e->accuracy);
         else snprintf(acc, sizeof acc, "-");
@@ -652,7 +536,8 @@ static int run_key(void *state, UiContext *ctx, int ch)
         resmooth(st);
         return 1;
     case 'p': case 'r': case 'X':
-        if (st->run_id && st->found) ui_control_run(ctx, st->run_id, st->arch, st->status, ch == 'X' ? 'x' : ch);
+        if (st->run_id && st->found) ui_control_run(ctx, st->run_id, st->run.arch, run_status_name(st->run.status),
+                                                  ch == 'X' ? 'x' : ch);
         return 1;
     case 'g':
         ui_show_screen(ctx, &ui_screen_generate);

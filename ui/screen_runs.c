@@ -7,8 +7,8 @@
  * sweep.
  *
  * Not for: training (the scheduler does it) or a run's details (the Run
- * screen).  Rows come from one SELECT over runs with index lookups of each
- * run's last metric and valid evaluation; running jobs are overlaid with
+ * screen).  Rows come from one read of every run (db/runs_read.h: the
+ * results view's last metric and valid evaluation); running jobs are overlaid with
  * the scheduler's live progress, so they move between the workers'
  * once-a-second writes.  Sparklines are cached per run and extended
  * incrementally (only metrics past the last cached step), only for rows on
@@ -22,13 +22,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "experiments/sweep_queue.h"
-#include "db/ui_reads.h"
+#include "db/runs_read.h"
 #include "engine/common.h"
+#include "experiments/format.h"
 #include "experiments/stats.h"
+#include "experiments/sweep_queue.h"
 #include "ui/ui.h"
-
-/* The screens this one opens may be missing from a build. */
 
 #define MAX_LIVE 64              /* running jobs overlaid from the scheduler */
 #define SPARK_REFRESH_SECONDS 1.0
@@ -48,24 +47,18 @@ typedef struct {
     int n, cap;
     int64_t last_step;           /* the last step fetched */
     double fetched_at;           /* now_seconds() of the last fetch, 0: never */
-    char fetched_status[16];     /* the run's status then (one more fetch when it changes) */
+    RunStatus fetched_status;    /* the run's status then (one more fetch when it changes) */
 } Spark;
 
 typedef struct {
-    int64_t id;
-    char name[64], arch[32], task[32], data[256], status[16], sweep[64], coords[192], error[192];
-    int64_t sweep_id;
-    int64_t step, total;
-    double train_loss, valid_loss, tokens_per_s, eta;   /* NAN: not known */
-    double test_loss, unigram_nats, unigram_gap;
-    int not_learning;            /* finished less than 0.1 nat below the unigram level */
-    int64_t seed;
-    uint64_t group;              /* hash of the seed group (db/ui_reads.h) */
+    RunSummary run;              /* the store's, overlaid with the scheduler's live progress */
+    double eta;                  /* seconds, NAN: not known */
+    int n_seeds;                 /* a group's row: its status column says "N seeds" */
     Spark spark;
 } RunRow;
 
-/* One row per seed group (the g view): a RunRow holding the means, status
-   "N seeds" (or the livest member's status), the first member's id. */
+/* One row per seed group (the g view): a RunRow holding the means, "N
+   seeds" (or the livest member's status), the first member's id. */
 #define GROUP_IDS 16             /* member ids listed under the table */
 typedef struct {
     RunRow row;                  /* no sparkline */
@@ -94,16 +87,6 @@ typedef struct {
 
 /* ---- helpers ------------------------------------------------------------ */
 
-static double parse_double(const char *s) { return s ? strtod(s, NULL) : NAN; }
-
-/* FNV-1a of a seed group's key: equal keys, equal hashes. */
-static uint64_t hash_text(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
-
 /* The data spec in a few characters: "builtin:stories" -> "stories",
    "../shared/data/ptb" -> "ptb", "../x/tinyshakespeare/input.txt" ->
    "tinyshakespeare/input.txt" clipped by the caller. */
@@ -124,44 +107,32 @@ static const char *short_data(const char *data, char *buf, size_t cap)
     return buf;
 }
 
-static void fmt_loss(double v, char *out, size_t cap)
-{
-    if (isfinite(v)) snprintf(out, cap, "%.3f", v);
-    else snprintf(out, cap, "-");
-}
-
-static void fmt_count(int64_t n, char *out, size_t cap)
+/* The step column is 9 wide and holds "step/total": exact below 10,000 (a
+   run visibly ticks), whole thousands below 100,000 ("12k/200k" fits where
+   fmt_short's "12.3k" would not), fmt_short above. */
+static void fmt_steps(int64_t n, char *out, size_t cap)
 {
     if (n < 10000) snprintf(out, cap, "%lld", (long long)n);
-    else if (n < 1000000) snprintf(out, cap, "%lldk", (long long)(n / 1000));
-    else snprintf(out, cap, "%.1fM", n / 1e6);
+    else if (n < 100000) snprintf(out, cap, "%lldk", (long long)(n / 1000));
+    else fmt_short((double)n, out, cap);
 }
 
-static void fmt_rate(double v, char *out, size_t cap)
+/* What the status column says of a row. */
+static const char *status_text(const RunRow *r, char *buf, size_t cap)
 {
-    if (!isfinite(v) || v <= 0) snprintf(out, cap, "-");
-    else if (v < 1000) snprintf(out, cap, "%.0f", v);
-    else if (v < 100e3) snprintf(out, cap, "%.1fk", v / 1e3);
-    else if (v < 1e6) snprintf(out, cap, "%.0fk", v / 1e3);
-    else snprintf(out, cap, "%.1fM", v / 1e6);
+    if (r->n_seeds == 0) return run_status_name(r->run.status);
+    snprintf(buf, cap, "%d seeds", r->n_seeds);
+    return buf;
 }
 
-static void fmt_eta(double s, char *out, size_t cap)
+/* Sorting by status: the live ones first, a group's "N seeds" last. */
+static int status_rank(const RunRow *r)
 {
-    if (!isfinite(s) || s < 0) out[0] = 0;
-    else if (s < 60) snprintf(out, cap, "%.0fs", s);
-    else if (s < 3600) snprintf(out, cap, "%d:%02d", (int)s / 60, (int)s % 60);
-    else snprintf(out, cap, "%dh%02d", (int)(s / 3600), ((int)s % 3600) / 60);
-}
-
-/* Sorting by status: the live ones first. */
-static int status_rank(const char *status)
-{
-    static const char *const order[] = {"running", "queued", "paused", "interrupted",
-                                        "done", "failed", "diverged", "cancelled"};
-    for (int i = 0; i < (int)(sizeof order / sizeof order[0]); i++)
-        if (!strcmp(status, order[i])) return i;
-    return (int)(sizeof order / sizeof order[0]);
+    static const int rank[RUN_STATUS_COUNT] = {
+        [RUN_RUNNING] = 0, [RUN_QUEUED] = 1, [RUN_PAUSED] = 2, [RUN_INTERRUPTED] = 3,
+        [RUN_DONE] = 4,    [RUN_FAILED] = 5, [RUN_DIVERGED] = 6, [RUN_CANCELLED] = 7,
+    };
+    return r->n_seeds || r->run.status >= RUN_STATUS_COUNT ? RUN_STATUS_COUNT : rank[r->run.status];
 }
 
 /* ---- loading ------------------------------------------------------------ */
@@ -172,88 +143,51 @@ static void spark_free(Spark *sp)
     memset(sp, 0, sizeof *sp);
 }
 
-static int add_spark_point(void *state, int ncols, char **values, char **names)
+/* Fetches the metrics past the last cached step (those with a smoothed loss). */
+static int spark_fetch(Spark *sp, Store *store, int64_t run_id, RunStatus status, char *err)
 {
-    (void)names;
-    Spark *sp = state;
-    if (ncols < 2 || !values[0]) return 0;
-    if (sp->n == sp->cap) {
-        int cap = sp->cap ? 2 * sp->cap : 256;
-        double *grown = realloc(sp->loss, (size_t)cap * sizeof *grown);
-        if (!grown) return 1;
-        sp->loss = grown;
-        sp->cap = cap;
+    RunCurvePoint *points;
+    int n;
+    int rc = runs_read_curve(store, run_id, RUN_CURVE_TRAIN_SMOOTH, sp->last_step, 0, &points, &n, err);
+    for (int i = 0; i < n; i++) {
+        if (!isfinite(points[i].value)) continue;
+        if (sp->n == sp->cap) {
+            int cap = sp->cap ? 2 * sp->cap : 256;
+            double *grown = realloc(sp->loss, (size_t)cap * sizeof *grown);
+            if (!grown) break;
+            sp->loss = grown;
+            sp->cap = cap;
+        }
+        sp->last_step = points[i].step;
+        sp->loss[sp->n++] = points[i].value;
     }
-    sp->last_step = atoll(values[0]);
-    sp->loss[sp->n++] = parse_double(values[1]);
-    return 0;
-}
-
-/* Fetches the metrics past the last cached step. */
-static int spark_fetch(Spark *sp, Store *store, int64_t run_id, const char *status, char *err)
-{
-    char id[24], after[24];
-    snprintf(id, sizeof id, "%lld", (long long)run_id);
-    snprintf(after, sizeof after, "%lld", (long long)sp->last_step);
-    const char *params[2] = {id, after};
-    int rc = store_query_params(store,
-                                "SELECT step, train_loss_smooth FROM metrics WHERE run_id = ?1 AND step > ?2"
-                                " AND train_loss_smooth IS NOT NULL ORDER BY step",
-                                params, 2, add_spark_point, sp, err);
+    free(points);
     sp->fetched_at = now_seconds();
-    ui_copy_text(sp->fetched_status, sizeof sp->fetched_status, status);
+    sp->fetched_status = status;
     return rc;
 }
 
-typedef struct {
-    RunsState *st;
-    RunRow *old;                 /* the previous rows, by id: their sparklines carry over */
-    int n_old, i_old;
-} LoadCtx;
-
-static int add_run(void *state, int ncols, char **v, char **names)
+/* Replaces the rows with runs (ascending by id, as the old rows), carrying
+   over the sparklines of the runs that stay. */
+static int set_rows(RunsState *st, const RunSummary *runs, int n)
 {
-    (void)names;
-    LoadCtx *lc = state;
-    RunsState *st = lc->st;
-    if (ncols < 21 || !v[0]) return 0;
-    if (st->n == st->cap) {
-        int cap = st->cap ? 2 * st->cap : 64;
-        RunRow *grown = realloc(st->rows, (size_t)cap * sizeof *grown);
-        if (!grown) return 1;
-        st->rows = grown;
-        st->cap = cap;
+    RunRow *rows = calloc((size_t)(n ? n : 1), sizeof *rows);
+    if (!rows) return -1;
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        RunRow *r = &rows[i];
+        r->run = runs[i];
+        r->eta = NAN;
+        while (k < st->n && st->rows[k].run.id < r->run.id) k++;
+        if (k < st->n && st->rows[k].run.id == r->run.id) {
+            r->spark = st->rows[k].spark;
+            memset(&st->rows[k].spark, 0, sizeof(Spark));
+        }
     }
-    RunRow *r = &st->rows[st->n++];
-    memset(r, 0, sizeof *r);
-    r->id = atoll(v[0]);
-    ui_copy_text(r->name, sizeof r->name, v[1]);
-    ui_copy_text(r->arch, sizeof r->arch, v[2]);
-    ui_copy_text(r->task, sizeof r->task, v[3]);
-    ui_copy_text(r->data, sizeof r->data, v[4]);
-    ui_copy_text(r->status, sizeof r->status, v[5]);
-    r->step = v[6] ? atoll(v[6]) : 0;
-    r->total = v[7] ? atoll(v[7]) : 0;
-    r->train_loss = parse_double(v[8]);
-    r->tokens_per_s = parse_double(v[9]);
-    r->valid_loss = parse_double(v[10]);
-    ui_copy_text(r->sweep, sizeof r->sweep, v[11]);
-    r->sweep_id = v[12] ? atoll(v[12]) : 0;
-    ui_copy_text(r->coords, sizeof r->coords, v[13]);
-    ui_copy_text(r->error, sizeof r->error, v[14]);
-    r->group = hash_text(v[15] ? v[15] : "");
-    r->seed = v[16] ? atoll(v[16]) : 0;
-    r->not_learning = v[17] && atoi(v[17]) != 0;
-    r->unigram_nats = parse_double(v[18]);
-    r->unigram_gap = parse_double(v[19]);
-    r->test_loss = parse_double(v[20]);
-    r->eta = NAN;
-    /* both lists ascend by id: walk the old one along */
-    while (lc->i_old < lc->n_old && lc->old[lc->i_old].id < r->id) lc->i_old++;
-    if (lc->i_old < lc->n_old && lc->old[lc->i_old].id == r->id) {
-        r->spark = lc->old[lc->i_old].spark;
-        memset(&lc->old[lc->i_old].spark, 0, sizeof(Spark));
-    }
+    for (int i = 0; i < st->n; i++) spark_free(&st->rows[i].spark);
+    free(st->rows);
+    st->rows = rows;
+    st->n = st->cap = n;
     return 0;
 }
 
@@ -264,19 +198,19 @@ static void overlay_progress(RunsState *st, UiContext *ctx)
     JobProgress live[MAX_LIVE];
     int n = scheduler_progress(ctx->scheduler, live, MAX_LIVE);
     for (int k = 0; k < n; k++) {
-        if (strcmp(live[k].status, "running")) continue;
+        if (run_status_parse(live[k].status) != RUN_RUNNING) continue;
         for (int i = 0; i < st->n; i++) {
-            RunRow *r = &st->rows[i];
+            RunSummary *r = &st->rows[i].run;
             if (r->id != live[k].run_id) continue;
-            if (strcmp(r->status, "running")) break; /* the store knows it ended */
-            if (live[k].step >= r->step) {
-                r->step = live[k].step;
+            if (r->status != RUN_RUNNING) break; /* the store knows it ended */
+            if (live[k].step >= r->steps_done) {
+                r->steps_done = live[k].step;
                 if (isfinite(live[k].loss_smooth)) r->train_loss = live[k].loss_smooth;
             }
-            if (live[k].total_steps > 0) r->total = live[k].total_steps;
+            if (live[k].total_steps > 0) r->total_steps = live[k].total_steps;
             if (isfinite(live[k].valid_loss) && live[k].valid_loss > 0) r->valid_loss = live[k].valid_loss;
             if (live[k].tokens_per_s > 0) r->tokens_per_s = live[k].tokens_per_s;
-            r->eta = live[k].eta_seconds;
+            st->rows[i].eta = live[k].eta_seconds;
             break;
         }
     }
@@ -295,14 +229,17 @@ static int contains_ci(const char *hay, const char *needle, size_t len)
 }
 
 /* Every word of the filter is in the arch, task, status, data, sweep or name. */
-static int matches(const RunRow *r, const char *filter)
+static int matches(const RunRow *row, const char *filter)
 {
+    const RunSummary *r = &row->run;
+    char seeds[32];
+    const char *status = status_text(row, seeds, sizeof seeds);
     const char *p = filter;
     for (;;) {
         while (*p == ' ') p++;
         if (!*p) return 1;
         size_t len = strcspn(p, " ");
-        const char *fields[] = {r->arch, r->task, r->status, r->data, r->sweep, r->name};
+        const char *fields[] = {r->arch, r->task, status, r->data, r->sweep, r->name};
         int found = 0;
         for (size_t f = 0; f < sizeof fields / sizeof fields[0] && !found; f++) found = contains_ci(fields[f], p, len);
         if (!found) return 0;
@@ -319,16 +256,17 @@ static int cmp_number(double a, double b, int descending)
     return descending ? -c : c;
 }
 
-static int cmp_rows(const RunRow *a, const RunRow *b, SortKey key, int descending)
+static int cmp_rows(const RunRow *ra, const RunRow *rb, SortKey key, int descending)
 {
+    const RunSummary *a = &ra->run, *b = &rb->run;
     int c = 0;
     switch (key) {
     case SORT_ARCH: c = strcmp(a->arch, b->arch); break;
     case SORT_TASK: c = strcmp(a->task, b->task); break;
     case SORT_DATA: c = strcmp(a->data, b->data); break;
-    case SORT_STATUS: c = status_rank(a->status) - status_rank(b->status); break;
-    case SORT_STEP: c = cmp_number((double)a->step, (double)b->step, descending); break;
-    case SORT_ETA: c = cmp_number(a->eta, b->eta, descending); break;
+    case SORT_STATUS: c = status_rank(ra) - status_rank(rb); break;
+    case SORT_STEP: c = cmp_number((double)a->steps_done, (double)b->steps_done, descending); break;
+    case SORT_ETA: c = cmp_number(ra->eta, rb->eta, descending); break;
     case SORT_TRAIN: c = cmp_number(a->train_loss, b->train_loss, descending); break;
     case SORT_VALID: c = cmp_number(a->valid_loss, b->valid_loss, descending); break;
     case SORT_SPEED: c = cmp_number(a->tokens_per_s, b->tokens_per_s, descending); break;
@@ -369,19 +307,19 @@ static void build_groups(RunsState *st)
         int n_done = 0, live = -1;
         double *train = values, *valid = values + st->n, *test = values + 2 * st->n, *speed = values + 3 * st->n;
         for (int j = i; j < st->n; j++) {
-            const RunRow *r = &st->rows[j];
-            if (r->group != st->rows[i].group) continue;
+            const RunSummary *r = &st->rows[j].run;
+            if (r->seed_group != st->rows[i].run.seed_group) continue;
             member[j] = st->n_groups;
             if (grp->n < GROUP_IDS) grp->ids[grp->n] = r->id;
             grp->n++;
             grp->n_not_learning += r->not_learning;
-            if (!strcmp(r->status, "done")) {
+            if (r->status == RUN_DONE) {
                 train[n_done] = r->train_loss;
                 valid[n_done] = r->valid_loss;
                 test[n_done] = r->test_loss;
                 speed[n_done] = r->tokens_per_s;
                 n_done++;
-            } else if (live < 0 || status_rank(r->status) < status_rank(st->rows[live].status)) {
+            } else if (live < 0 || status_rank(&st->rows[j]) < status_rank(&st->rows[live])) {
                 live = j;
             }
         }
@@ -389,21 +327,19 @@ static void build_groups(RunsState *st)
         grp->valid = seed_stats(valid, n_done);
         grp->test = seed_stats(test, n_done);
         grp->speed = seed_stats(speed, n_done);
-        RunRow *row = &grp->row;
+        RunSummary *row = &grp->row.run;
         row->train_loss = grp->train.mean;
         row->valid_loss = grp->valid.mean;
         row->test_loss = grp->test.mean;
         row->tokens_per_s = grp->speed.mean;
         row->not_learning = grp->n_not_learning > 0;
         if (live >= 0) {
-            ui_copy_text(row->status, sizeof row->status, st->rows[live].status);
-            row->step = st->rows[live].step;
-            row->total = st->rows[live].total;
-            row->eta = st->rows[live].eta;
+            row->status = st->rows[live].run.status;
+            row->steps_done = st->rows[live].run.steps_done;
+            row->total_steps = st->rows[live].run.total_steps;
+            grp->row.eta = st->rows[live].eta;
         } else if (grp->n > 1) {
-            char text[32];
-            snprintf(text, sizeof text, "%d seeds", grp->n);
-            ui_copy_text(row->status, sizeof row->status, text);
+            grp->row.n_seeds = grp->n;
         }
         st->n_groups++;
     }
@@ -442,7 +378,7 @@ static void rebuild_visible(RunsState *st)
     /* keep the selected run (or its group) under the cursor */
     int found = -1;
     for (int i = 0; i < st->n_visible && found < 0; i++) {
-        if (row_at(st, vis[i])->id == st->selected_id) found = i;
+        if (row_at(st, vis[i])->run.id == st->selected_id) found = i;
         if (st->grouped)
             for (int k = 0; k < st->groups[vis[i]].n && k < GROUP_IDS; k++)
                 if (st->groups[vis[i]].ids[k] == st->selected_id) found = i;
@@ -450,12 +386,12 @@ static void rebuild_visible(RunsState *st)
     if (found >= 0) st->cursor = found;
     if (st->cursor >= st->n_visible) st->cursor = st->n_visible - 1;
     if (st->cursor < 0) st->cursor = 0;
-    st->selected_id = st->n_visible ? row_at(st, vis[st->cursor])->id : 0;
+    st->selected_id = st->n_visible ? row_at(st, vis[st->cursor])->run.id : 0;
 }
 
-static RunRow *selected_row(RunsState *st)
+static const RunSummary *selected_run(RunsState *st)
 {
-    return st->n_visible ? row_at(st, st->visible[st->cursor]) : NULL;
+    return st->n_visible ? &row_at(st, st->visible[st->cursor])->run : NULL;
 }
 
 /* ---- the screen --------------------------------------------------------- */
@@ -484,13 +420,11 @@ static void runs_reload(void *state, UiContext *ctx)
     RunsState *st = state;
     if (!st) return;
     char err[ERR_LEN];
-    LoadCtx lc = {st, st->rows, st->n, 0};
-    st->rows = NULL;
-    st->n = st->cap = 0;
-    if (store_ui_runs(ctx->store, add_run, &lc, err))
-        ui_say(ctx, "runs: %s", err);
-    for (int i = 0; i < lc.n_old; i++) spark_free(&lc.old[i].spark);
-    free(lc.old);
+    RunSummary *runs;
+    int n;
+    if (runs_read_all(ctx->store, &runs, &n, err)) ui_say(ctx, "runs: %s", err);
+    else if (set_rows(st, runs, n)) ui_say(ctx, "runs: out of memory");
+    free(runs);
     st->loaded = 1;
     overlay_progress(st, ctx);
     rebuild_visible(st);
@@ -501,10 +435,10 @@ static void runs_reload(void *state, UiContext *ctx)
     /* sparklines of the rows on screen */
     double now = now_seconds();
     for (int i = st->scroll; i < st->n_visible && i < st->scroll + st->page && !st->grouped; i++) {
-        RunRow *r = &st->rows[st->visible[i]];
-        Spark *sp = &r->spark;
-        int due = sp->fetched_at == 0 || strcmp(sp->fetched_status, r->status) ||
-                  (!strcmp(r->status, "running") && now - sp->fetched_at >= SPARK_REFRESH_SECONDS);
+        const RunSummary *r = &st->rows[st->visible[i]].run;
+        Spark *sp = &st->rows[st->visible[i]].spark;
+        int due = sp->fetched_at == 0 || sp->fetched_status != r->status ||
+                  (r->status == RUN_RUNNING && now - sp->fetched_at >= SPARK_REFRESH_SECONDS);
         if (due && spark_fetch(sp, ctx->store, r->id, r->status, err))
             ui_say(ctx, "runs: %s", err);
     }
@@ -567,7 +501,7 @@ static Columns layout(int width, int64_t max_id)
 }
 
 /* "not learning: unigram level (best 6.469 vs unigram 6.500)" */
-static int not_learning_text(const RunRow *r, char *out, size_t cap)
+static int not_learning_text(const RunSummary *r, char *out, size_t cap)
 {
     return snprintf(out, cap, "not learning: unigram level (best %.3f vs unigram %.3f)", r->unigram_nats - r->unigram_gap,
                     r->unigram_nats);
@@ -575,11 +509,11 @@ static int not_learning_text(const RunRow *r, char *out, size_t cap)
 
 /* The line under the table for a run: its flag or error, data, sweep,
    coordinates and name. */
-static int run_line(const RunRow *r, char *line, size_t cap)
+static int run_line(const RunSummary *r, char *line, size_t cap)
 {
-    int failed = r->error[0] && (!strcmp(r->status, "failed") || !strcmp(r->status, "diverged"));
+    int failed = r->error[0] && run_status_error(r->status);
     int len = snprintf(line, cap, "run %lld", (long long)r->id);
-    if (failed) len += snprintf(line + len, cap - len, " %s: %s", r->status, r->error);
+    if (failed) len += snprintf(line + len, cap - len, " %s: %s", run_status_name(r->status), r->error);
     if (r->not_learning) {
         len += snprintf(line + len, cap - len, "  ");
         len += not_learning_text(r, line + len, cap - len);
@@ -625,8 +559,8 @@ static void runs_draw(void *state, UiContext *ctx, int top, int height, int widt
     /* the summary line: counts, sort, filter */
     int running = 0, queued = 0;
     for (int i = 0; i < st->n; i++) {
-        running += !strcmp(st->rows[i].status, "running");
-        queued += !strcmp(st->rows[i].status, "queued");
+        running += st->rows[i].run.status == RUN_RUNNING;
+        queued += st->rows[i].run.status == RUN_QUEUED;
     }
     char summary[160];
     int len = snprintf(summary, sizeof summary, "%d run%s  %d running  %d queued   sort: %s %s", st->n,
@@ -639,7 +573,7 @@ static void runs_draw(void *state, UiContext *ctx, int top, int height, int widt
                 st->editing ? "_" : "", st->editing ? "  (Enter/Esc)" : "");
     }
 
-    int64_t max_id = st->n ? st->rows[st->n - 1].id : 1;
+    int64_t max_id = st->n ? st->rows[st->n - 1].run.id : 1;
     Columns c = layout(width, max_id);
     int head = A_BOLD | A_UNDERLINE;
     ui_text(top + 1, 0, width, head, "%*s", width, "");
@@ -667,7 +601,8 @@ static void runs_draw(void *state, UiContext *ctx, int top, int height, int widt
         return;
     }
     for (int i = st->scroll; i < st->n_visible && i < st->scroll + st->page; i++) {
-        const RunRow *r = row_at(st, st->visible[i]);
+        const RunRow *row = row_at(st, st->visible[i]);
+        const RunSummary *r = &row->run;
         const GroupRow *grp = st->grouped ? &st->groups[st->visible[i]] : NULL;
         int y = top + 2 + i - st->scroll;
         int sel = i == st->cursor;
@@ -681,22 +616,23 @@ static void runs_draw(void *state, UiContext *ctx, int top, int height, int widt
         ui_text(y, c.task, 5, base, "%s", r->task);
         char buf[64];
         if (c.w_data) ui_text(y, c.data, c.w_data, base, "%s", short_data(r->data, buf, sizeof buf));
-        ui_text(y, c.status, 9, sel ? base : ui_attr(ctx, ui_status_pair(r->status)), "%s", r->status);
+        const char *status = status_text(row, buf, sizeof buf);
+        ui_text(y, c.status, 9, sel ? base : ui_attr(ctx, ui_status_pair(status)), "%s", status);
         if (r->not_learning) /* in the blank before the step column */
             ui_text(y, c.status + 9, 1, sel ? base : ui_attr(ctx, UI_PAIR_BAD) | (int)A_BOLD, "!");
         char step[24], total[24];
-        fmt_count(r->step, step, sizeof step);
-        fmt_count(r->total, total, sizeof total);
-        if (r->total > 0) snprintf(buf, sizeof buf, "%s/%s", step, total);
+        fmt_steps(r->steps_done, step, sizeof step);
+        fmt_steps(r->total_steps, total, sizeof total);
+        if (r->total_steps > 0) snprintf(buf, sizeof buf, "%s/%s", step, total);
         else snprintf(buf, sizeof buf, "%s", step);
         ui_text(y, c.step, 9, base, "%9s", buf);
-        fmt_loss(r->train_loss, buf, sizeof buf);
-        ui_text(y, c.train, 6, base, "%6s", buf);
-        fmt_loss(r->valid_loss, buf, sizeof buf);
-        ui_text(y, c.valid, 6, base, "%6s", buf);
-        fmt_rate(r->tokens_per_s, buf, sizeof buf);
-        ui_text(y, c.speed, 6, base, "%6s", buf);
-        fmt_eta(!strcmp(r->status, "running") ? r->eta : NAN, buf, sizeof buf);
+        ui_text(y, c.train, 6, base, "%6s", fmt_real(r->train_loss, 3, buf, sizeof buf));
+        ui_text(y, c.valid, 6, base, "%6s", fmt_real(r->valid_loss, 3, buf, sizeof buf));
+        ui_text(y, c.speed, 6, base, "%6s", fmt_rate(r->tokens_per_s, buf, sizeof buf));
+        /* the ETA of a running job only, blank for the others */
+        buf[0] = 0;
+        if (r->status == RUN_RUNNING && row->n_seeds == 0 && isfinite(row->eta) && row->eta >= 0)
+            fmt_duration(row->eta, buf, sizeof buf);
         ui_text(y, c.eta, 5, base, "%5s", buf);
         if (c.w_spark > 0 && grp && grp->valid.n > 1) {
             /* the standard error, and the min-max when it fits */
@@ -704,21 +640,19 @@ static void runs_draw(void *state, UiContext *ctx, int top, int height, int widt
             int len = snprintf(text, sizeof text, "%s%.3f", ui_pm(ctx), grp->valid.se);
             if (c.w_spark >= 20) snprintf(text + len, sizeof text - len, " %.3f-%.3f", grp->valid.min, grp->valid.max);
             ui_text(y, c.spark, c.w_spark, base, "%s", text);
-        } else if (c.w_spark > 0 && r->spark.n > 0) {
+        } else if (c.w_spark > 0 && row->spark.n > 0) {
             char line[3 * SPARK_MAX_WIDTH + 1];
-            if (plot_sparkline(r->spark.loss, r->spark.n, c.w_spark, !ctx->utf8, line, sizeof line) >= 0)
+            if (plot_sparkline(row->spark.loss, row->spark.n, c.w_spark, !ctx->utf8, line, sizeof line) >= 0)
                 ui_text(y, c.spark, c.w_spark, sel ? base : ui_attr(ctx, UI_PAIR_SERIES0), "%s", line);
         }
     }
     if (st->cursor < st->n_visible) {
-        const RunRow *r = row_at(st, st->visible[st->cursor]);
+        const RunSummary *r = &row_at(st, st->visible[st->cursor])->run;
         char line[768];
-        int n;
-        if (st->grouped) n = group_line(&st->groups[st->visible[st->cursor]], ui_pm(ctx), line, sizeof line);
-        else n = run_line(r, line, sizeof line);
-        int failed = !st->grouped && r->error[0] && (!strcmp(r->status, "failed") || !strcmp(r->status, "diverged"));
-        int flag = r->not_learning ? UI_PAIR_BAD : failed ? UI_PAIR_BAD : UI_PAIR_DIM;
-        (void)n;
+        if (st->grouped) group_line(&st->groups[st->visible[st->cursor]], ui_pm(ctx), line, sizeof line);
+        else run_line(r, line, sizeof line);
+        int failed = !st->grouped && r->error[0] && run_status_error(r->status);
+        int flag = r->not_learning || failed ? UI_PAIR_BAD : UI_PAIR_DIM;
         ui_text(top + height - 1, 1, width - 1, ui_attr(ctx, flag), "%s", line);
     }
 }
@@ -796,7 +730,7 @@ static void move_cursor(RunsState *st, int to)
     if (to >= st->n_visible) to = st->n_visible - 1;
     if (to < 0) to = 0;
     st->cursor = to;
-    st->selected_id = st->n_visible ? row_at(st, st->visible[to])->id : 0;
+    st->selected_id = st->n_visible ? row_at(st, st->visible[to])->run.id : 0;
 }
 
 static int runs_key(void *state, UiContext *ctx, int ch)
@@ -804,7 +738,7 @@ static int runs_key(void *state, UiContext *ctx, int ch)
     RunsState *st = state;
     if (!st) return 0;
     if (st->editing) return filter_key(st, ch);
-    RunRow *r = selected_row(st);
+    const RunSummary *r = selected_run(st);
     int page = st->page > 1 ? st->page - 1 : 1;
     switch (ch) {
     case KEY_UP: case 'k': move_cursor(st, st->cursor - 1); return 1;
@@ -842,7 +776,7 @@ static int runs_key(void *state, UiContext *ctx, int ch)
         ui_show_screen(ctx, &ui_screen_compare);
         return 1;
     case 'p': case 'r': case 'x': case 'X':
-        if (r) ui_control_run(ctx, r->id, r->arch, r->status, ch == 'X' ? 'x' : ch);
+        if (r) ui_control_run(ctx, r->id, r->arch, run_status_name(r->status), ch == 'X' ? 'x' : ch);
         return 1;
     case 'd':
         queue_demo(st, ctx);

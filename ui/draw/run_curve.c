@@ -1,7 +1,8 @@
 /*
  * run_curve.c — incremental loading of a run's train and valid loss curves
- * (ui/draw/run_curve.h).  Each update asks for the rows past the last step it
- * holds, by the primary keys of metrics and evals.
+ * (ui/draw/run_curve.h).  Each update asks the store (db/runs_read.h) for
+ * the points past the last step it holds, by the primary keys of metrics
+ * and evals.
  */
 #include "ui/draw/run_curve.h"
 
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/runs_read.h"
 #include "engine/common.h"
 #include "experiments/stats.h"
 
@@ -38,72 +40,41 @@ void run_curve_free(RunCurve *c)
     points_free(&c->valid);
 }
 
-typedef struct {
-    CurvePoints *points;
-    int failed;
-} AppendCtx;
-
-static double parse_or_nan(const char *s) { return s ? strtod(s, NULL) : NAN; }
-
-/* A row (step, tokens, wall, loss). */
-static int append_row(void *ctx, int ncols, char **values, char **names)
+/* Appends the points past p->last_step of one curve. */
+static int load_after(Store *st, int64_t run_id, RunCurveKind kind, CurvePoints *p, char *err)
 {
-    (void)names;
-    AppendCtx *a = ctx;
-    CurvePoints *p = a->points;
-    if (ncols < 4 || !values[0]) return 0;
-    if (p->n == p->cap) {
-        int cap = p->cap ? 2 * p->cap : 256;
+    RunCurvePoint *rows;
+    int n;
+    if (runs_read_curve(st, run_id, kind, p->last_step, 0, &rows, &n, err)) return -1;
+    if (p->n + n > p->cap) {
+        int cap = p->cap ? p->cap : 256;
+        while (cap < p->n + n) cap *= 2;
         for (int k = 0; k <= CURVE_X_COUNT; k++) {
             double **arr = k < CURVE_X_COUNT ? &p->x[k] : &p->loss;
             double *grown = realloc(*arr, (size_t)cap * sizeof **arr);
             if (!grown) {
-                a->failed = 1;
-                return 1;
+                free(rows);
+                return err_set(err, "run %lld: out of memory for its curve", (long long)run_id);
             }
             *arr = grown;
         }
         p->cap = cap;
     }
-    int64_t step = strtoll(values[0], NULL, 10);
-    p->x[CURVE_X_STEPS][p->n] = (double)step;
-    p->x[CURVE_X_TOKENS][p->n] = parse_or_nan(values[1]);
-    p->x[CURVE_X_WALL][p->n] = parse_or_nan(values[2]);
-    p->loss[p->n] = parse_or_nan(values[3]);
-    p->n++;
-    if (step > p->last_step) p->last_step = step;
-    return 0;
-}
-
-static int load_after(Store *st, const char *sql, int64_t run_id, CurvePoints *p, char *err)
-{
-    char id[24], after[24];
-    snprintf(id, sizeof id, "%lld", (long long)run_id);
-    snprintf(after, sizeof after, "%lld", (long long)p->last_step);
-    const char *params[2] = {id, after};
-    AppendCtx a = {p, 0};
-    if (store_query_params(st, sql, params, 2, append_row, &a, err)) return -1;
-    if (a.failed) return err_set(err, "run %lld: out of memory for its curve", (long long)run_id);
+    for (int i = 0; i < n; i++, p->n++) {
+        p->x[CURVE_X_STEPS][p->n] = (double)rows[i].step;
+        p->x[CURVE_X_TOKENS][p->n] = rows[i].tokens;
+        p->x[CURVE_X_WALL][p->n] = rows[i].wall;
+        p->loss[p->n] = rows[i].value;
+        if (rows[i].step > p->last_step) p->last_step = rows[i].step;
+    }
+    free(rows);
     return 0;
 }
 
 int run_curve_update(RunCurve *c, Store *st, char *err)
 {
-    static const char TRAIN_SQL[] =
-        "SELECT step, tokens, wall, train_loss_smooth FROM metrics"
-        " WHERE run_id = ?1 AND step > ?2 ORDER BY step";
-    /* an evaluation's tokens and wall time: those of the last metric row at
-       or before its step */
-    static const char VALID_SQL[] =
-        "SELECT e.step,"
-        "       (SELECT m.tokens FROM metrics m WHERE m.run_id = e.run_id AND m.step <= e.step"
-        "         ORDER BY m.step DESC LIMIT 1),"
-        "       (SELECT m.wall FROM metrics m WHERE m.run_id = e.run_id AND m.step <= e.step"
-        "         ORDER BY m.step DESC LIMIT 1),"
-        "       e.loss"
-        "  FROM evals e WHERE e.run_id = ?1 AND e.split = 'valid' AND e.step > ?2 ORDER BY e.step";
-    if (load_after(st, TRAIN_SQL, c->run_id, &c->train, err)) return -1;
-    return load_after(st, VALID_SQL, c->run_id, &c->valid, err);
+    if (load_after(st, c->run_id, RUN_CURVE_TRAIN_SMOOTH, &c->train, err)) return -1;
+    return load_after(st, c->run_id, RUN_CURVE_VALID, &c->valid, err);
 }
 
 /* The index of step in p (whose steps ascend), -1 when absent. */

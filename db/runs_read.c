@@ -1,0 +1,336 @@
+/*
+ * runs_read.c — the typed reads of runs_read.h: SQL over the runs table,
+ * the results view (schema version 3), evals, checkpoints and metrics.
+ * Configs and coordinates come apart in SQL (json_each), so no JSON is
+ * parsed here.
+ *
+ * Not for: the numbers themselves (the results view computes the unigram
+ * gap and the not-learning flag) or drawing.
+ */
+#include "db/runs_read.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/store_internal.h"
+#include "engine/common.h"
+
+/* A run's seed group as text, for runs aliased A (see runs_read.h). */
+#define SEED_GROUP(A)                                                                          \
+    "CASE WHEN " A ".sweep_id IS NOT NULL"                                                     \
+    " THEN 'sweep ' || " A ".sweep_id || ' ' || json_remove(coalesce(" A ".coords_json, '{}'), '$.seed')" \
+    " ELSE 'config ' || json_remove(coalesce(" A ".config_json, '{}'), '$.seed', '$.threads') END"
+
+static void copy_text(char *dst, size_t cap, sqlite3_stmt *st, int col)
+{
+    const unsigned char *t = sqlite3_column_text(st, col);
+    snprintf(dst, cap, "%s", t ? (const char *)t : "");
+}
+
+static double column_real(sqlite3_stmt *st, int col)
+{
+    return sqlite3_column_type(st, col) == SQLITE_NULL ? NAN : sqlite3_column_double(st, col);
+}
+
+/* FNV-1a of a seed group's key: equal keys, equal hashes. */
+static uint64_t hash_column(sqlite3_stmt *st, int col)
+{
+    const unsigned char *s = sqlite3_column_text(st, col);
+    uint64_t h = 1469598103934665603ull;
+    for (; s && *s; s++) h = (h ^ *s) * 1099511628211ull;
+    return h;
+}
+
+/* Prepares sql and binds run_id to ?1 (and, when n_ints > 1, ints[1..] to
+   ?2..); -1 with err set on failure. */
+static int prepare_ints(Store *s, const char *sql, const int64_t *ints, int n_ints, sqlite3_stmt **st,
+                        const char *what, char *err)
+{
+    if (store_prepare(s, sql, st, what, err)) return -1;
+    for (int i = 0; i < n_ints; i++)
+        if (sqlite3_bind_int64(*st, i + 1, ints[i]) != SQLITE_OK) {
+            store_fail(s, err, what);
+            sqlite3_finalize(*st);
+            return -1;
+        }
+    return 0;
+}
+
+/* Finalizes st after a loop of sqlite3_step that stopped with rc: 0 when
+   it ran to the end or the caller stopped at a row (cap reached), else -1
+   with err set. */
+static int finish(Store *s, sqlite3_stmt *st, int rc, const char *what, char *err)
+{
+    int failed = rc != SQLITE_DONE && rc != SQLITE_ROW;
+    if (failed) store_fail(s, err, what);
+    sqlite3_finalize(st);
+    return failed ? -1 : 0;
+}
+
+/* ---- runs ---------------------------------------------------------------- */
+
+#define SUMMARY_SQL                                                                                 \
+    "SELECT r.id, r.name, r.arch, r.task, r.data, r.status, r.error, r.sweep_id, s.name,"           \
+    "       (SELECT group_concat(j.key || '=' || j.value, ' ') FROM json_each(r.coords_json) j),"   \
+    "       " SEED_GROUP("r") ", r.seed, r.threads, r.steps_done, r.total_steps, r.tokens_seen,"   \
+    "       r.n_params, r.n_params_nonembedding, r.tokens_per_s, r.wall_seconds, x.tokens_per_s,"  \
+    "       x.train_loss, x.best_valid_loss, x.valid_loss, x.test_loss, x.test_perplexity,"        \
+    "       x.test_accuracy, x.valid_loss_all, x.test_loss_all, x.unigram_nats, x.unigram_gap,"    \
+    "       x.not_learning"                                                                         \
+    "  FROM runs r JOIN results x ON x.id = r.id LEFT JOIN sweeps s ON s.id = r.sweep_id"
+
+static void read_summary(sqlite3_stmt *st, RunSummary *r)
+{
+    char status[16];
+    memset(r, 0, sizeof *r);
+    r->id = sqlite3_column_int64(st, 0);
+    copy_text(r->name, sizeof r->name, st, 1);
+    copy_text(r->arch, sizeof r->arch, st, 2);
+    copy_text(r->task, sizeof r->task, st, 3);
+    copy_text(r->data, sizeof r->data, st, 4);
+    copy_text(status, sizeof status, st, 5);
+    r->status = run_status_parse(status);
+    copy_text(r->error, sizeof r->error, st, 6);
+    r->sweep_id = sqlite3_column_int64(st, 7);
+    copy_text(r->sweep, sizeof r->sweep, st, 8);
+    copy_text(r->coords, sizeof r->coords, st, 9);
+    r->seed_group = hash_column(st, 10);
+    r->seed = sqlite3_column_int64(st, 11);
+    r->threads = sqlite3_column_int64(st, 12);
+    r->steps_done = sqlite3_column_int64(st, 13);
+    r->total_steps = sqlite3_column_int64(st, 14);
+    r->tokens_seen = sqlite3_column_int64(st, 15);
+    r->n_params = sqlite3_column_int64(st, 16);
+    r->n_params_nonembedding = sqlite3_column_int64(st, 17);
+    r->run_tokens_per_s = column_real(st, 18);
+    r->wall_seconds = column_real(st, 19);
+    r->tokens_per_s = column_real(st, 20);
+    r->train_loss = column_real(st, 21);
+    r->best_valid_loss = column_real(st, 22);
+    r->valid_loss = column_real(st, 23);
+    r->test_loss = column_real(st, 24);
+    r->test_perplexity = column_real(st, 25);
+    r->test_accuracy = column_real(st, 26);
+    r->valid_loss_all = column_real(st, 27);
+    r->test_loss_all = column_real(st, 28);
+    r->unigram_nats = column_real(st, 29);
+    r->unigram_gap = column_real(st, 30);
+    r->not_learning = sqlite3_column_int(st, 31) != 0;
+}
+
+int runs_read_all(Store *s, RunSummary **out, int *n, char *err)
+{
+    const char *what = "read runs";
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *st;
+    if (store_prepare(s, SUMMARY_SQL " ORDER BY r.id", &st, what, err)) return -1;
+    RunSummary *rows = NULL;
+    int count = 0, cap = 0, rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (count == cap) {
+            int grown_cap = cap ? 2 * cap : 64;
+            RunSummary *grown = realloc(rows, (size_t)grown_cap * sizeof *grown);
+            if (!grown) {
+                free(rows);
+                sqlite3_finalize(st);
+                return err_set(err, "store: out of memory reading runs");
+            }
+            rows = grown;
+            cap = grown_cap;
+        }
+        read_summary(st, &rows[count++]);
+    }
+    if (finish(s, st, rc, what, err)) {
+        free(rows);
+        return -1;
+    }
+    *out = rows;
+    *n = count;
+    return 0;
+}
+
+int runs_read_one(Store *s, int64_t run_id, RunSummary *out, int *found, char *err)
+{
+    const char *what = "read run";
+    sqlite3_stmt *st;
+    *found = 0;
+    if (prepare_ints(s, SUMMARY_SQL " WHERE r.id = ?1", &run_id, 1, &st, what, err)) return -1;
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        read_summary(st, out);
+        *found = 1;
+    }
+    return finish(s, st, rc, what, err);
+}
+
+int runs_read_latest_id(Store *s, int64_t *run_id, char *err)
+{
+    *run_id = 0;
+    return store_query_int(s, "SELECT coalesce(max(id), 0) FROM runs", run_id, "latest run", err);
+}
+
+/* ---- a run's tables ------------------------------------------------------ */
+
+int runs_read_config(Store *s, int64_t run_id, RunConfigEntry *out, int cap, int *n, char *err)
+{
+    static const char SQL[] =
+        "SELECT j.key, j.type, j.value"
+        "  FROM runs r, json_each(CASE WHEN json_valid(r.config_json) AND json_type(r.config_json) = 'object'"
+        "                         THEN r.config_json ELSE '{}' END) j"
+        " WHERE r.id = ?1 AND j.type IN ('text', 'integer', 'real', 'true', 'false')"
+        " ORDER BY j.id";
+    const char *what = "read config";
+    sqlite3_stmt *st;
+    *n = 0;
+    if (prepare_ints(s, SQL, &run_id, 1, &st, what, err)) return -1;
+    int rc = SQLITE_DONE;
+    while (*n < cap && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        RunConfigEntry *e = &out[(*n)++];
+        copy_text(e->key, sizeof e->key, st, 0);
+        if (!strcmp((const char *)sqlite3_column_text(st, 1), "text"))
+            copy_text(e->value, sizeof e->value, st, 2);
+        else
+            snprintf(e->value, sizeof e->value, "%g", sqlite3_column_double(st, 2));
+    }
+    return finish(s, st, rc, what, err);
+}
+
+int runs_read_evals(Store *s, int64_t run_id, RunEval *out, int cap, int *n, char *err)
+{
+    static const char SQL[] =
+        "SELECT step, split, loss, perplexity, accuracy, loss_all FROM evals"
+        " WHERE run_id = ?1 ORDER BY step DESC, split LIMIT ?2";
+    const char *what = "read evaluations";
+    int64_t args[2] = {run_id, cap};
+    sqlite3_stmt *st;
+    *n = 0;
+    if (prepare_ints(s, SQL, args, 2, &st, what, err)) return -1;
+    int rc = SQLITE_DONE;
+    while (*n < cap && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        RunEval *e = &out[(*n)++];
+        e->step = sqlite3_column_int64(st, 0);
+        copy_text(e->split, sizeof e->split, st, 1);
+        e->loss = column_real(st, 2);
+        e->perplexity = column_real(st, 3);
+        e->accuracy = column_real(st, 4);
+        e->loss_all = column_real(st, 5);
+    }
+    return finish(s, st, rc, what, err);
+}
+
+int runs_read_checkpoints(Store *s, int64_t run_id, RunCheckpoint *out, int cap, int *n, char *err)
+{
+    static const char SQL[] = "SELECT step, path FROM checkpoints WHERE run_id = ?1 ORDER BY step DESC LIMIT ?2";
+    const char *what = "read checkpoints";
+    int64_t args[2] = {run_id, cap};
+    sqlite3_stmt *st;
+    *n = 0;
+    if (prepare_ints(s, SQL, args, 2, &st, what, err)) return -1;
+    int rc = SQLITE_DONE;
+    while (*n < cap && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        RunCheckpoint *c = &out[(*n)++];
+        c->step = sqlite3_column_int64(st, 0);
+        copy_text(c->path, sizeof c->path, st, 1);
+    }
+    return finish(s, st, rc, what, err);
+}
+
+/* ---- groups of runs ------------------------------------------------------ */
+
+int runs_read_seed_group(Store *s, int64_t run_id, int64_t *ids, int cap, int *n, char *err)
+{
+    static const char SQL[] =
+        "SELECT g.id FROM runs r JOIN runs g ON (g.sweep_id IS r.sweep_id)"
+        "   AND (" SEED_GROUP("g") ") = (" SEED_GROUP("r") ")"
+        " WHERE r.id = ?1 ORDER BY g.id";
+    const char *what = "read seed group";
+    *n = 0;
+    if (cap < 1) return err_set(err, "store: seed group of run %lld: no room for ids", (long long)run_id);
+    sqlite3_stmt *st;
+    if (prepare_ints(s, SQL, &run_id, 1, &st, what, err)) return -1;
+    int rc = SQLITE_DONE;
+    while (*n < cap && (rc = sqlite3_step(st)) == SQLITE_ROW) ids[(*n)++] = sqlite3_column_int64(st, 0);
+    return finish(s, st, rc, what, err);
+}
+
+int runs_read_last_finished(Store *s, int64_t *ids, int cap, int *n, int64_t *sweep_id, char sweep[64],
+                            char *err)
+{
+    static const char SQL[] =
+        "SELECT r.id, r.sweep_id, s.name FROM runs r LEFT JOIN sweeps s ON s.id = r.sweep_id"
+        " WHERE r.status = 'done' AND r.sweep_id IS"
+        "       (SELECT max(sweep_id) FROM runs WHERE status = 'done')"
+        " ORDER BY r.id DESC LIMIT ?1";
+    const char *what = "read finished runs";
+    int64_t limit = cap;
+    sqlite3_stmt *st;
+    *n = 0;
+    *sweep_id = 0;
+    sweep[0] = 0;
+    if (prepare_ints(s, SQL, &limit, 1, &st, what, err)) return -1;
+    int rc = SQLITE_DONE;
+    while (*n < cap && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        ids[(*n)++] = sqlite3_column_int64(st, 0);
+        *sweep_id = sqlite3_column_int64(st, 1);
+        copy_text(sweep, 64, st, 2);
+    }
+    return finish(s, st, rc, what, err);
+}
+
+/* ---- curves -------------------------------------------------------------- */
+
+int runs_read_curve(Store *s, int64_t run_id, RunCurveKind kind, int64_t after, int limit,
+                    RunCurvePoint **out, int *n, char *err)
+{
+    static const char RAW_SQL[] =
+        "SELECT step, tokens, wall, train_loss FROM metrics"
+        " WHERE run_id = ?1 AND step > ?2 ORDER BY step LIMIT ?3";
+    static const char SMOOTH_SQL[] =
+        "SELECT step, tokens, wall, train_loss_smooth FROM metrics"
+        " WHERE run_id = ?1 AND step > ?2 ORDER BY step LIMIT ?3";
+    static const char VALID_SQL[] =
+        "SELECT e.step,"
+        "       (SELECT m.tokens FROM metrics m WHERE m.run_id = e.run_id AND m.step <= e.step"
+        "         ORDER BY m.step DESC LIMIT 1),"
+        "       (SELECT m.wall FROM metrics m WHERE m.run_id = e.run_id AND m.step <= e.step"
+        "         ORDER BY m.step DESC LIMIT 1),"
+        "       e.loss"
+        "  FROM evals e WHERE e.run_id = ?1 AND e.split = 'valid' AND e.step > ?2 ORDER BY e.step LIMIT ?3";
+    const char *sql = kind == RUN_CURVE_TRAIN_RAW ? RAW_SQL : kind == RUN_CURVE_TRAIN_SMOOTH ? SMOOTH_SQL : VALID_SQL;
+    const char *what = "read curve";
+    int64_t args[3] = {run_id, after, limit > 0 ? limit : -1};
+    sqlite3_stmt *st;
+    *out = NULL;
+    *n = 0;
+    if (prepare_ints(s, sql, args, 3, &st, what, err)) return -1;
+    RunCurvePoint *points = NULL;
+    int count = 0, cap = 0, rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (count == cap) {
+            int grown_cap = cap ? 2 * cap : 256;
+            RunCurvePoint *grown = realloc(points, (size_t)grown_cap * sizeof *grown);
+            if (!grown) {
+                free(points);
+                sqlite3_finalize(st);
+                return err_set(err, "run %lld: out of memory for its curve", (long long)run_id);
+            }
+            points = grown;
+            cap = grown_cap;
+        }
+        RunCurvePoint *p = &points[count++];
+        p->step = sqlite3_column_int64(st, 0);
+        p->tokens = column_real(st, 1);
+        p->wall = column_real(st, 2);
+        p->value = column_real(st, 3);
+    }
+    if (finish(s, st, rc, what, err)) {
+        free(points);
+        return -1;
+    }
+    *out = points;
+    *n = count;
+    return 0;
+}

@@ -14,81 +14,11 @@
 #include "db/store_internal.h"
 #include "engine/common.h"
 
-static void copy_text(char *dst, size_t cap, sqlite3_stmt *st, int col)
-{
-    const unsigned char *t = sqlite3_column_text(st, col);
-    snprintf(dst, cap, "%s", t ? (const char *)t : "");
-}
-
-static double column_real(sqlite3_stmt *st, int col)
-{
-    return sqlite3_column_type(st, col) == SQLITE_NULL ? NAN : sqlite3_column_double(st, col);
-}
-
-static int64_t column_count(sqlite3_stmt *st, int col)
-{
-    return sqlite3_column_type(st, col) == SQLITE_NULL ? CLI_NO_COUNT : sqlite3_column_int64(st, col);
-}
-
-static RunStatus column_status(sqlite3_stmt *st, int col)
-{
-    return run_status_parse((const char *)sqlite3_column_text(st, col));
-}
-
 /* Binds ?1 to a status name (NULL for RUN_STATUS_COUNT) and ?2 to arch. */
 static int bind_filter(sqlite3_stmt *st, RunStatus status, const char *arch)
 {
     int rc = store_bind_text(st, 1, status == RUN_STATUS_COUNT ? NULL : run_status_name(status));
     return rc == SQLITE_OK ? store_bind_text(st, 2, arch) : rc;
-}
-
-/* A statement that reads rows of `size` bytes into a growing array: each
-   row is decoded by fill(item, st).  *out NULL when *n is 0. */
-static int read_all(Store *s, sqlite3_stmt *st, const char *what, size_t size,
-                    void (*fill)(void *item, sqlite3_stmt *st), void **out, int *n, char *err)
-{
-    char *items = NULL;
-    int count = 0, cap = 0, rc;
-    *out = NULL;
-    *n = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (count == cap) {
-            int new_cap = cap ? 2 * cap : 16;
-            char *p = realloc(items, (size_t)new_cap * size);
-            if (!p) {
-                free(items);
-                sqlite3_finalize(st);
-                return err_set(err, "store: %s: out of memory", what);
-            }
-            items = p;
-            cap = new_cap;
-        }
-        memset(items + (size_t)count * size, 0, size);
-        fill(items + (size_t)count * size, st);
-        count++;
-    }
-    if (rc != SQLITE_DONE) {
-        store_fail(s, err, what);
-        sqlite3_finalize(st);
-        free(items);
-        return -1;
-    }
-    sqlite3_finalize(st);
-    *out = items;
-    *n = count;
-    return 0;
-}
-
-/* Prepares sql with ?1 bound to an integer id. */
-static int prepare_id(Store *s, const char *sql, int64_t id, sqlite3_stmt **st, const char *what, char *err)
-{
-    if (store_prepare(s, sql, st, what, err)) return -1;
-    if (sqlite3_bind_int64(*st, 1, id) != SQLITE_OK) {
-        store_fail(s, err, what);
-        sqlite3_finalize(*st);
-        return -1;
-    }
-    return 0;
 }
 
 /* The rows of sql about run id (?1), each decoded by fill into *out. */
@@ -98,8 +28,8 @@ static int read_run_rows(Store *s, const char *sql, int64_t id, const char *what
     sqlite3_stmt *st;
     *out = NULL;
     *n = 0;
-    if (prepare_id(s, sql, id, &st, what, err)) return -1;
-    return read_all(s, st, what, size, fill, out, n, err);
+    if (store_prepare_ints(s, sql, &id, 1, &st, what, err)) return -1;
+    return store_read_all(s, st, what, size, fill, out, n, err);
 }
 
 /* The one text value of the first row (malloc'd; NULL when no row). */
@@ -130,18 +60,18 @@ static void fill_run_row(void *item, sqlite3_stmt *st)
 {
     CliRunRow *r = item;
     r->id = sqlite3_column_int64(st, 0);
-    copy_text(r->name, sizeof r->name, st, 1);
-    r->status = column_status(st, 2);
-    copy_text(r->arch, sizeof r->arch, st, 3);
-    copy_text(r->task, sizeof r->task, st, 4);
-    copy_text(r->data, sizeof r->data, st, 5);
+    store_column_copy(r->name, sizeof r->name, st, 1);
+    r->status = store_column_status(st, 2);
+    store_column_copy(r->arch, sizeof r->arch, st, 3);
+    store_column_copy(r->task, sizeof r->task, st, 4);
+    store_column_copy(r->data, sizeof r->data, st, 5);
     r->steps_done = sqlite3_column_int64(st, 6);
     r->total_steps = sqlite3_column_int64(st, 7);
-    r->train_loss = column_real(st, 8);
-    r->valid_loss = column_real(st, 9);
-    r->test_loss = column_real(st, 10);
-    r->tokens_per_s = column_real(st, 11);
-    copy_text(r->created_at, sizeof r->created_at, st, 12);
+    r->train_loss = store_column_real(st, 8);
+    r->valid_loss = store_column_real(st, 9);
+    r->test_loss = store_column_real(st, 10);
+    r->tokens_per_s = store_column_real(st, 11);
+    store_column_copy(r->created_at, sizeof r->created_at, st, 12);
 }
 
 int cli_runs(Store *s, RunStatus status, const char *arch, CliRunRow **out, int *n, char *err)
@@ -158,7 +88,7 @@ int cli_runs(Store *s, RunStatus status, const char *arch, CliRunRow **out, int 
         sqlite3_finalize(st);
         return -1;
     }
-    return read_all(s, st, what, sizeof **out, fill_run_row, (void **)out, n, err);
+    return store_read_all(s, st, what, sizeof **out, fill_run_row, (void **)out, n, err);
 }
 
 int cli_runs_json(Store *s, RunStatus status, const char *arch, char **json, char *err)
@@ -195,25 +125,25 @@ static void fill_run_detail(void *item, sqlite3_stmt *st)
 {
     CliRunDetail *d = item;
     d->id = sqlite3_column_int64(st, 0);
-    copy_text(d->name, sizeof d->name, st, 1);
-    d->status = column_status(st, 2);
-    copy_text(d->arch, sizeof d->arch, st, 3);
-    copy_text(d->task, sizeof d->task, st, 4);
-    copy_text(d->data, sizeof d->data, st, 5);
-    copy_text(d->tokenizer, sizeof d->tokenizer, st, 6);
-    copy_text(d->created_at, sizeof d->created_at, st, 7);
-    copy_text(d->started_at, sizeof d->started_at, st, 8);
-    copy_text(d->finished_at, sizeof d->finished_at, st, 9);
+    store_column_copy(d->name, sizeof d->name, st, 1);
+    d->status = store_column_status(st, 2);
+    store_column_copy(d->arch, sizeof d->arch, st, 3);
+    store_column_copy(d->task, sizeof d->task, st, 4);
+    store_column_copy(d->data, sizeof d->data, st, 5);
+    store_column_copy(d->tokenizer, sizeof d->tokenizer, st, 6);
+    store_column_copy(d->created_at, sizeof d->created_at, st, 7);
+    store_column_copy(d->started_at, sizeof d->started_at, st, 8);
+    store_column_copy(d->finished_at, sizeof d->finished_at, st, 9);
     d->steps_done = sqlite3_column_int64(st, 10);
     d->total_steps = sqlite3_column_int64(st, 11);
     d->tokens_seen = sqlite3_column_int64(st, 12);
-    d->wall_seconds = column_real(st, 13);
-    d->tokens_per_s = column_real(st, 14);
-    d->peak_mem_mb = column_real(st, 15);
-    d->n_params = column_count(st, 16);
-    d->n_params_nonembedding = column_count(st, 17);
-    copy_text(d->error, sizeof d->error, st, 18);
-    d->infer_samples_per_s = column_real(st, 19);
+    d->wall_seconds = store_column_real(st, 13);
+    d->tokens_per_s = store_column_real(st, 14);
+    d->peak_mem_mb = store_column_real(st, 15);
+    d->n_params = store_column_count(st, 16);
+    d->n_params_nonembedding = store_column_count(st, 17);
+    store_column_copy(d->error, sizeof d->error, st, 18);
+    d->infer_samples_per_s = store_column_real(st, 19);
 }
 
 int cli_run_detail(Store *s, int64_t id, CliRunDetail *out, int *found, char *err)
@@ -296,15 +226,15 @@ int cli_run_json(Store *s, int64_t id, char **json, char *err)
         " FROM runs r WHERE r.id = ?1";
     const char *what = "read run";
     sqlite3_stmt *st;
-    if (prepare_id(s, SQL, id, &st, what, err)) return -1;
+    if (store_prepare_ints(s, SQL, &id, 1, &st, what, err)) return -1;
     return read_text(s, st, what, json, err);
 }
 
 static void fill_config(void *item, sqlite3_stmt *st)
 {
     CliConfigItem *c = item;
-    copy_text(c->key, sizeof c->key, st, 0);
-    copy_text(c->value, sizeof c->value, st, 1);
+    store_column_copy(c->key, sizeof c->key, st, 0);
+    store_column_copy(c->value, sizeof c->value, st, 1);
 }
 
 int cli_run_config(Store *s, int64_t id, CliConfigItem **out, int *n, char *err)
@@ -320,12 +250,12 @@ static void fill_eval(void *item, sqlite3_stmt *st)
 {
     CliEval *e = item;
     e->step = sqlite3_column_int64(st, 0);
-    copy_text(e->split, sizeof e->split, st, 1);
-    e->loss = column_real(st, 2);
-    e->perplexity = column_real(st, 3);
-    e->accuracy = column_real(st, 4);
-    e->bits_per_byte = column_real(st, 5);
-    e->n_tokens = column_count(st, 6);
+    store_column_copy(e->split, sizeof e->split, st, 1);
+    e->loss = store_column_real(st, 2);
+    e->perplexity = store_column_real(st, 3);
+    e->accuracy = store_column_real(st, 4);
+    e->bits_per_byte = store_column_real(st, 5);
+    e->n_tokens = store_column_count(st, 6);
 }
 
 int cli_run_evals(Store *s, int64_t id, CliEval **out, int *n, char *err)
@@ -341,8 +271,8 @@ static void fill_checkpoint(void *item, sqlite3_stmt *st)
 {
     CliCheckpoint *c = item;
     c->step = sqlite3_column_int64(st, 0);
-    copy_text(c->path, sizeof c->path, st, 1);
-    copy_text(c->created_at, sizeof c->created_at, st, 2);
+    store_column_copy(c->path, sizeof c->path, st, 1);
+    store_column_copy(c->created_at, sizeof c->created_at, st, 2);
 }
 
 int cli_run_checkpoints(Store *s, int64_t id, CliCheckpoint **out, int *n, char *err)

@@ -13,23 +13,12 @@
 #include "db/store_internal.h"
 #include "engine/common.h"
 
-static void copy_text(char *dst, size_t cap, sqlite3_stmt *st, int col)
-{
-    const unsigned char *t = sqlite3_column_text(st, col);
-    snprintf(dst, cap, "%s", t ? (const char *)t : "");
-}
-
-static double column_real(sqlite3_stmt *st, int col)
-{
-    return sqlite3_column_type(st, col) == SQLITE_NULL ? NAN : sqlite3_column_double(st, col);
-}
-
 /* Appends the (key, value) of columns kcol, kcol+1 when the key is not NULL. */
 static void add_coord(CoordPair *pairs, int *n, sqlite3_stmt *st, int kcol)
 {
     if (sqlite3_column_type(st, kcol) == SQLITE_NULL || *n >= RESULT_MAX_COORDS) return;
-    copy_text(pairs[*n].key, sizeof pairs[*n].key, st, kcol);
-    copy_text(pairs[*n].value, sizeof pairs[*n].value, st, kcol + 1);
+    store_column_copy(pairs[*n].key, sizeof pairs[*n].key, st, kcol);
+    store_column_copy(pairs[*n].value, sizeof pairs[*n].value, st, kcol + 1);
     (*n)++;
 }
 
@@ -64,10 +53,10 @@ static int read_sweep(Store *s, const char *sql, const char *text_param, int64_t
     if (rc == SQLITE_ROW) {
         memset(out, 0, sizeof *out);
         out->id = sqlite3_column_int64(st, 0);
-        copy_text(out->name, sizeof out->name, st, 1);
-        copy_text(out->spec, sizeof out->spec, st, 2);
-        copy_text(out->axes_json, sizeof out->axes_json, st, 3);
-        copy_text(out->created_at, sizeof out->created_at, st, 4);
+        store_column_copy(out->name, sizeof out->name, st, 1);
+        store_column_copy(out->spec, sizeof out->spec, st, 2);
+        store_column_copy(out->axes_json, sizeof out->axes_json, st, 3);
+        store_column_copy(out->created_at, sizeof out->created_at, st, 4);
         *found = 1;
     } else if (rc != SQLITE_DONE) {
         store_fail(s, err, what);
@@ -125,20 +114,20 @@ int results_sweep_runs(Store *s, int64_t sweep_id, int finished_only, ResultRun 
             }
             ResultRun *r = &runs[count++];
             r->run_id = id;
-            copy_text(r->status, sizeof r->status, st, 1);
-            copy_text(r->arch, sizeof r->arch, st, 2);
-            copy_text(r->task, sizeof r->task, st, 3);
-            copy_text(r->data, sizeof r->data, st, 4);
-            r->test_loss = column_real(st, 5);
-            r->test_loss_all = column_real(st, 6);
-            r->train_loss = column_real(st, 7);
-            r->test_perplexity = column_real(st, 8);
-            r->test_accuracy = column_real(st, 9);
-            r->infer_samples_per_s = column_real(st, 10);
-            r->tokens = column_real(st, 11);
-            r->wall = column_real(st, 12);
-            r->seed = column_real(st, 13);
-            r->unigram_nats = column_real(st, 14);
+            store_column_copy(r->status, sizeof r->status, st, 1);
+            store_column_copy(r->arch, sizeof r->arch, st, 2);
+            store_column_copy(r->task, sizeof r->task, st, 3);
+            store_column_copy(r->data, sizeof r->data, st, 4);
+            r->test_loss = store_column_real(st, 5);
+            r->test_loss_all = store_column_real(st, 6);
+            r->train_loss = store_column_real(st, 7);
+            r->test_perplexity = store_column_real(st, 8);
+            r->test_accuracy = store_column_real(st, 9);
+            r->infer_samples_per_s = store_column_real(st, 10);
+            r->tokens = store_column_real(st, 11);
+            r->wall = store_column_real(st, 12);
+            r->seed = store_column_real(st, 13);
+            r->unigram_nats = store_column_real(st, 14);
             r->not_learning = sqlite3_column_int(st, 15);
         }
         add_coord(runs[count - 1].coords, &runs[count - 1].n_coords, st, 16);
@@ -188,11 +177,11 @@ int results_paper_figures(Store *s, const char *preset, FigureRow **out, int *n,
                 return -1;
             }
             FigureRow *f = &rows[count++];
-            copy_text(f->metric, sizeof f->metric, st, 1);
-            copy_text(f->setting, sizeof f->setting, st, 2);
-            f->value = column_real(st, 3);
-            copy_text(f->note, sizeof f->note, st, 4);
-            copy_text(f->setting_text, sizeof f->setting_text, st, 5);
+            store_column_copy(f->metric, sizeof f->metric, st, 1);
+            store_column_copy(f->setting, sizeof f->setting, st, 2);
+            f->value = store_column_real(st, 3);
+            store_column_copy(f->note, sizeof f->note, st, 4);
+            store_column_copy(f->setting_text, sizeof f->setting_text, st, 5);
             memcpy(last_key, key, sizeof key);
         }
         add_coord(rows[count - 1].coords, &rows[count - 1].n_coords, st, 6);

@@ -23,17 +23,6 @@
     " THEN 'sweep ' || " A ".sweep_id || ' ' || json_remove(coalesce(" A ".coords_json, '{}'), '$.seed')" \
     " ELSE 'config ' || json_remove(coalesce(" A ".config_json, '{}'), '$.seed', '$.threads') END"
 
-static void copy_text(char *dst, size_t cap, sqlite3_stmt *st, int col)
-{
-    const unsigned char *t = sqlite3_column_text(st, col);
-    snprintf(dst, cap, "%s", t ? (const char *)t : "");
-}
-
-static double column_real(sqlite3_stmt *st, int col)
-{
-    return sqlite3_column_type(st, col) == SQLITE_NULL ? NAN : sqlite3_column_double(st, col);
-}
-
 /* FNV-1a of a seed group's key: equal keys, equal hashes. */
 static uint64_t hash_column(sqlite3_stmt *st, int col)
 {
@@ -41,32 +30,6 @@ static uint64_t hash_column(sqlite3_stmt *st, int col)
     uint64_t h = 1469598103934665603ull;
     for (; s && *s; s++) h = (h ^ *s) * 1099511628211ull;
     return h;
-}
-
-/* Prepares sql and binds run_id to ?1 (and, when n_ints > 1, ints[1..] to
-   ?2..); -1 with err set on failure. */
-static int prepare_ints(Store *s, const char *sql, const int64_t *ints, int n_ints, sqlite3_stmt **st,
-                        const char *what, char *err)
-{
-    if (store_prepare(s, sql, st, what, err)) return -1;
-    for (int i = 0; i < n_ints; i++)
-        if (sqlite3_bind_int64(*st, i + 1, ints[i]) != SQLITE_OK) {
-            store_fail(s, err, what);
-            sqlite3_finalize(*st);
-            return -1;
-        }
-    return 0;
-}
-
-/* Finalizes st after a loop of sqlite3_step that stopped with rc: 0 when
-   it ran to the end or the caller stopped at a row (cap reached), else -1
-   with err set. */
-static int finish(Store *s, sqlite3_stmt *st, int rc, const char *what, char *err)
-{
-    int failed = rc != SQLITE_DONE && rc != SQLITE_ROW;
-    if (failed) store_fail(s, err, what);
-    sqlite3_finalize(st);
-    return failed ? -1 : 0;
 }
 
 /* ---- runs ---------------------------------------------------------------- */
@@ -86,16 +49,16 @@ static void read_summary(sqlite3_stmt *st, RunSummary *r)
     char status[16];
     memset(r, 0, sizeof *r);
     r->id = sqlite3_column_int64(st, 0);
-    copy_text(r->name, sizeof r->name, st, 1);
-    copy_text(r->arch, sizeof r->arch, st, 2);
-    copy_text(r->task, sizeof r->task, st, 3);
-    copy_text(r->data, sizeof r->data, st, 4);
-    copy_text(status, sizeof status, st, 5);
+    store_column_copy(r->name, sizeof r->name, st, 1);
+    store_column_copy(r->arch, sizeof r->arch, st, 2);
+    store_column_copy(r->task, sizeof r->task, st, 3);
+    store_column_copy(r->data, sizeof r->data, st, 4);
+    store_column_copy(status, sizeof status, st, 5);
     r->status = run_status_parse(status);
-    copy_text(r->error, sizeof r->error, st, 6);
+    store_column_copy(r->error, sizeof r->error, st, 6);
     r->sweep_id = sqlite3_column_int64(st, 7);
-    copy_text(r->sweep, sizeof r->sweep, st, 8);
-    copy_text(r->coords, sizeof r->coords, st, 9);
+    store_column_copy(r->sweep, sizeof r->sweep, st, 8);
+    store_column_copy(r->coords, sizeof r->coords, st, 9);
     r->seed_group = hash_column(st, 10);
     r->seed = sqlite3_column_int64(st, 11);
     r->threads = sqlite3_column_int64(st, 12);
@@ -104,19 +67,19 @@ static void read_summary(sqlite3_stmt *st, RunSummary *r)
     r->tokens_seen = sqlite3_column_int64(st, 15);
     r->n_params = sqlite3_column_int64(st, 16);
     r->n_params_nonembedding = sqlite3_column_int64(st, 17);
-    r->run_tokens_per_s = column_real(st, 18);
-    r->wall_seconds = column_real(st, 19);
-    r->tokens_per_s = column_real(st, 20);
-    r->train_loss = column_real(st, 21);
-    r->best_valid_loss = column_real(st, 22);
-    r->valid_loss = column_real(st, 23);
-    r->test_loss = column_real(st, 24);
-    r->test_perplexity = column_real(st, 25);
-    r->test_accuracy = column_real(st, 26);
-    r->valid_loss_all = column_real(st, 27);
-    r->test_loss_all = column_real(st, 28);
-    r->unigram_nats = column_real(st, 29);
-    r->unigram_gap = column_real(st, 30);
+    r->run_tokens_per_s = store_column_real(st, 18);
+    r->wall_seconds = store_column_real(st, 19);
+    r->tokens_per_s = store_column_real(st, 20);
+    r->train_loss = store_column_real(st, 21);
+    r->best_valid_loss = store_column_real(st, 22);
+    r->valid_loss = store_column_real(st, 23);
+    r->test_loss = store_column_real(st, 24);
+    r->test_perplexity = store_column_real(st, 25);
+    r->test_accuracy = store_column_real(st, 26);
+    r->valid_loss_all = store_column_real(st, 27);
+    r->test_loss_all = store_column_real(st, 28);
+    r->unigram_nats = store_column_real(st, 29);
+    r->unigram_gap = store_column_real(st, 30);
     r->not_learning = sqlite3_column_int(st, 31) != 0;
 }
 
@@ -143,7 +106,7 @@ int runs_read_all(Store *s, RunSummary **out, int *n, char *err)
         }
         read_summary(st, &rows[count++]);
     }
-    if (finish(s, st, rc, what, err)) {
+    if (store_finish(s, st, rc, what, err)) {
         free(rows);
         return -1;
     }
@@ -157,13 +120,13 @@ int runs_read_one(Store *s, int64_t run_id, RunSummary *out, int *found, char *e
     const char *what = "read run";
     sqlite3_stmt *st;
     *found = 0;
-    if (prepare_ints(s, SUMMARY_SQL " WHERE r.id = ?1", &run_id, 1, &st, what, err)) return -1;
+    if (store_prepare_ints(s, SUMMARY_SQL " WHERE r.id = ?1", &run_id, 1, &st, what, err)) return -1;
     int rc = sqlite3_step(st);
     if (rc == SQLITE_ROW) {
         read_summary(st, out);
         *found = 1;
     }
-    return finish(s, st, rc, what, err);
+    return store_finish(s, st, rc, what, err);
 }
 
 int runs_read_latest_id(Store *s, int64_t *run_id, char *err)
@@ -185,17 +148,17 @@ int runs_read_config(Store *s, int64_t run_id, RunConfigEntry *out, int cap, int
     const char *what = "read config";
     sqlite3_stmt *st;
     *n = 0;
-    if (prepare_ints(s, SQL, &run_id, 1, &st, what, err)) return -1;
+    if (store_prepare_ints(s, SQL, &run_id, 1, &st, what, err)) return -1;
     int rc = SQLITE_DONE;
     while (*n < cap && (rc = sqlite3_step(st)) == SQLITE_ROW) {
         RunConfigEntry *e = &out[(*n)++];
-        copy_text(e->key, sizeof e->key, st, 0);
+        store_column_copy(e->key, sizeof e->key, st, 0);
         if (!strcmp((const char *)sqlite3_column_text(st, 1), "text"))
-            copy_text(e->value, sizeof e->value, st, 2);
+            store_column_copy(e->value, sizeof e->value, st, 2);
         else
             snprintf(e->value, sizeof e->value, "%g", sqlite3_column_double(st, 2));
     }
-    return finish(s, st, rc, what, err);
+    return store_finish(s, st, rc, what, err);
 }
 
 int runs_read_evals(Store *s, int64_t run_id, RunEval *out, int cap, int *n, char *err)
@@ -207,18 +170,18 @@ int runs_read_evals(Store *s, int64_t run_id, RunEval *out, int cap, int *n, cha
     int64_t args[2] = {run_id, cap};
     sqlite3_stmt *st;
     *n = 0;
-    if (prepare_ints(s, SQL, args, 2, &st, what, err)) return -1;
+    if (store_prepare_ints(s, SQL, args, 2, &st, what, err)) return -1;
     int rc = SQLITE_DONE;
     while (*n < cap && (rc = sqlite3_step(st)) == SQLITE_ROW) {
         RunEval *e = &out[(*n)++];
         e->step = sqlite3_column_int64(st, 0);
-        copy_text(e->split, sizeof e->split, st, 1);
-        e->loss = column_real(st, 2);
-        e->perplexity = column_real(st, 3);
-        e->accuracy = column_real(st, 4);
-        e->loss_all = column_real(st, 5);
+        store_column_copy(e->split, sizeof e->split, st, 1);
+        e->loss = store_column_real(st, 2);
+        e->perplexity = store_column_real(st, 3);
+        e->accuracy = store_column_real(st, 4);
+        e->loss_all = store_column_real(st, 5);
     }
-    return finish(s, st, rc, what, err);
+    return store_finish(s, st, rc, what, err);
 }
 
 int runs_read_checkpoints(Store *s, int64_t run_id, RunCheckpoint *out, int cap, int *n, char *err)
@@ -228,14 +191,14 @@ int runs_read_checkpoints(Store *s, int64_t run_id, RunCheckpoint *out, int cap,
     int64_t args[2] = {run_id, cap};
     sqlite3_stmt *st;
     *n = 0;
-    if (prepare_ints(s, SQL, args, 2, &st, what, err)) return -1;
+    if (store_prepare_ints(s, SQL, args, 2, &st, what, err)) return -1;
     int rc = SQLITE_DONE;
     while (*n < cap && (rc = sqlite3_step(st)) == SQLITE_ROW) {
         RunCheckpoint *c = &out[(*n)++];
         c->step = sqlite3_column_int64(st, 0);
-        copy_text(c->path, sizeof c->path, st, 1);
+        store_column_copy(c->path, sizeof c->path, st, 1);
     }
-    return finish(s, st, rc, what, err);
+    return store_finish(s, st, rc, what, err);
 }
 
 /* ---- groups of runs ------------------------------------------------------ */
@@ -250,10 +213,10 @@ int runs_read_seed_group(Store *s, int64_t run_id, int64_t *ids, int cap, int *n
     *n = 0;
     if (cap < 1) return err_set(err, "store: seed group of run %lld: no room for ids", (long long)run_id);
     sqlite3_stmt *st;
-    if (prepare_ints(s, SQL, &run_id, 1, &st, what, err)) return -1;
+    if (store_prepare_ints(s, SQL, &run_id, 1, &st, what, err)) return -1;
     int rc = SQLITE_DONE;
     while (*n < cap && (rc = sqlite3_step(st)) == SQLITE_ROW) ids[(*n)++] = sqlite3_column_int64(st, 0);
-    return finish(s, st, rc, what, err);
+    return store_finish(s, st, rc, what, err);
 }
 
 int runs_read_last_finished(Store *s, int64_t *ids, int cap, int *n, int64_t *sweep_id, char sweep[64],
@@ -270,14 +233,14 @@ int runs_read_last_finished(Store *s, int64_t *ids, int cap, int *n, int64_t *sw
     *n = 0;
     *sweep_id = 0;
     sweep[0] = 0;
-    if (prepare_ints(s, SQL, &limit, 1, &st, what, err)) return -1;
+    if (store_prepare_ints(s, SQL, &limit, 1, &st, what, err)) return -1;
     int rc = SQLITE_DONE;
     while (*n < cap && (rc = sqlite3_step(st)) == SQLITE_ROW) {
         ids[(*n)++] = sqlite3_column_int64(st, 0);
         *sweep_id = sqlite3_column_int64(st, 1);
-        copy_text(sweep, 64, st, 2);
+        store_column_copy(sweep, 64, st, 2);
     }
-    return finish(s, st, rc, what, err);
+    return store_finish(s, st, rc, what, err);
 }
 
 /* ---- curves -------------------------------------------------------------- */
@@ -305,7 +268,7 @@ int runs_read_curve(Store *s, int64_t run_id, RunCurveKind kind, int64_t after, 
     sqlite3_stmt *st;
     *out = NULL;
     *n = 0;
-    if (prepare_ints(s, sql, args, 3, &st, what, err)) return -1;
+    if (store_prepare_ints(s, sql, args, 3, &st, what, err)) return -1;
     RunCurvePoint *points = NULL;
     int count = 0, cap = 0, rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -322,11 +285,11 @@ int runs_read_curve(Store *s, int64_t run_id, RunCurveKind kind, int64_t after, 
         }
         RunCurvePoint *p = &points[count++];
         p->step = sqlite3_column_int64(st, 0);
-        p->tokens = column_real(st, 1);
-        p->wall = column_real(st, 2);
-        p->value = column_real(st, 3);
+        p->tokens = store_column_real(st, 1);
+        p->wall = store_column_real(st, 2);
+        p->value = store_column_real(st, 3);
     }
-    if (finish(s, st, rc, what, err)) {
+    if (store_finish(s, st, rc, what, err)) {
         free(points);
         return -1;
     }

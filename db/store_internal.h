@@ -1,6 +1,6 @@
 /*
- * store_internal.h — what db/store.c shares with the other files of db/
- * (db/jobs.c): the connection of a Store and the statement helpers that
+ * store_internal.h — what db/store.c and db/rows.c share with the other
+ * files of db/: the connection of a Store and the statement helpers that
  * check every sqlite3_* return code and turn failures into one-line errors.
  *
  * Not for: callers outside db/, which see the store only through store.h,
@@ -10,8 +10,10 @@
 #define MIXBENCH_STORE_INTERNAL_H
 
 #include <sqlite3.h>
+#include <stddef.h>
 #include <stdint.h>
 
+#include "db/status.h"
 #include "db/store.h"
 
 /* The UTC timestamp every *_at column holds, as an SQL expression. */
@@ -43,5 +45,29 @@ int store_bind_text(sqlite3_stmt *st, int i, const char *text);
    caller may wrap it in one. */
 int store_run_insert(Store *s, const RunInfo *info, const char *status, int64_t *run_id,
                      char *err);
+
+/* ---- decoding rows (db/rows.c) ---- */
+
+/* A count column that is NULL. */
+#define STORE_NO_COUNT (-1)
+/* Column col as text into dst (NULL: ""), truncated to cap bytes. */
+void store_column_copy(char *dst, size_t cap, sqlite3_stmt *st, int col);
+/* Column col as a double; NAN for NULL. */
+double store_column_real(sqlite3_stmt *st, int col);
+/* Column col as an integer; STORE_NO_COUNT for NULL. */
+int64_t store_column_count(sqlite3_stmt *st, int col);
+/* Column col as a run status (RUN_STATUS_COUNT for a name not known). */
+RunStatus store_column_status(sqlite3_stmt *st, int col);
+/* Prepares sql with ints bound to ?1..?n_ints. */
+int store_prepare_ints(Store *s, const char *sql, const int64_t *ints, int n_ints, sqlite3_stmt **st,
+                       const char *what, char *err);
+/* Finalizes st after a loop of sqlite3_step that stopped with rc: 0 when it
+   ran to the end or the caller stopped at a row, else -1 with err set. */
+int store_finish(Store *s, sqlite3_stmt *st, int rc, const char *what, char *err);
+/* Steps st to the end, decoding each row with fill into a growing array of
+   items of `size` bytes (zeroed first): *out malloc'd (NULL when *n is 0),
+   st finalized. */
+int store_read_all(Store *s, sqlite3_stmt *st, const char *what, size_t size,
+                   void (*fill)(void *item, sqlite3_stmt *st), void **out, int *n, char *err);
 
 #endif

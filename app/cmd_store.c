@@ -11,6 +11,7 @@
 #include "app/cli.h"
 #include "app/commands.h"
 #include "db/cli_read.h"
+#include "db/runs_read.h"
 #include "db/store.h"
 #include "engine/common.h"
 #include "engine/text.h"
@@ -354,9 +355,9 @@ static int show_header(Store *s, int64_t id)
 static int show_config(Store *s, int64_t id)
 {
     char err[ERR_LEN] = "";
-    CliConfigItem *items = NULL;
+    RunConfigEntry *items = NULL;
     int n = 0;
-    if (cli_run_config(s, id, &items, &n, err))
+    if (runs_read_config(s, id, &items, &n, err))
         return cli_fail("%s", err);
     printf("\nconfig\n");
     if (n == 0)
@@ -386,9 +387,9 @@ static int show_config(Store *s, int64_t id)
 static int show_evals(Store *s, int64_t id)
 {
     char err[ERR_LEN] = "";
-    CliEval *evals = NULL;
+    RunEval *evals = NULL;
     int n = 0;
-    if (cli_run_evals(s, id, &evals, &n, err))
+    if (runs_read_evals(s, id, 0, 0, &evals, &n, err))
         return cli_fail("%s", err);
     printf("\nevals\n");
     if (n == 0) {
@@ -399,7 +400,7 @@ static int show_evals(Store *s, int64_t id)
     Table t = {.ncols = 7, .align = "rlrrrrr"};
     int bad = table_add(&t, header);
     for (int i = 0; i < n && !bad; i++) {
-        const CliEval *e = &evals[i];
+        const RunEval *e = &evals[i];
         char step[24], loss[32], ppl[32], acc[32], bpb[32], tokens[32];
         snprintf(step, sizeof step, "%lld", (long long)e->step);
         const char *cells[7] = {step,
@@ -421,9 +422,9 @@ static int show_evals(Store *s, int64_t id)
 static int show_checkpoints(Store *s, int64_t id)
 {
     char err[ERR_LEN] = "";
-    CliCheckpoint *ckpts = NULL;
+    RunCheckpoint *ckpts = NULL;
     int n = 0;
-    if (cli_run_checkpoints(s, id, &ckpts, &n, err))
+    if (runs_read_checkpoints(s, id, 0, 0, &ckpts, &n, err))
         return cli_fail("%s", err);
     printf("\ncheckpoints\n");
     if (n == 0)

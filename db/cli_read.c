@@ -230,57 +230,6 @@ int cli_run_json(Store *s, int64_t id, char **json, char *err)
     return read_text(s, st, what, json, err);
 }
 
-static void fill_config(void *item, sqlite3_stmt *st)
-{
-    CliConfigItem *c = item;
-    store_column_copy(c->key, sizeof c->key, st, 0);
-    store_column_copy(c->value, sizeof c->value, st, 1);
-}
-
-int cli_run_config(Store *s, int64_t id, CliConfigItem **out, int *n, char *err)
-{
-    return read_run_rows(s,
-                         "SELECT j.key, CASE j.type WHEN 'true' THEN 'true' WHEN 'false' THEN 'false'"
-                         " WHEN 'null' THEN 'null' ELSE j.value END"
-                         " FROM runs, json_each(runs.config_json) AS j WHERE runs.id = ?1",
-                         id, "read config", sizeof **out, fill_config, (void **)out, n, err);
-}
-
-static void fill_eval(void *item, sqlite3_stmt *st)
-{
-    CliEval *e = item;
-    e->step = sqlite3_column_int64(st, 0);
-    store_column_copy(e->split, sizeof e->split, st, 1);
-    e->loss = store_column_real(st, 2);
-    e->perplexity = store_column_real(st, 3);
-    e->accuracy = store_column_real(st, 4);
-    e->bits_per_byte = store_column_real(st, 5);
-    e->n_tokens = store_column_count(st, 6);
-}
-
-int cli_run_evals(Store *s, int64_t id, CliEval **out, int *n, char *err)
-{
-    return read_run_rows(s,
-                         "SELECT step, split, loss, perplexity, accuracy, bits_per_byte, n_tokens"
-                         " FROM evals WHERE run_id = ?1 ORDER BY step, CASE split WHEN 'train' THEN 0"
-                         " WHEN 'valid' THEN 1 ELSE 2 END",
-                         id, "read evals", sizeof **out, fill_eval, (void **)out, n, err);
-}
-
-static void fill_checkpoint(void *item, sqlite3_stmt *st)
-{
-    CliCheckpoint *c = item;
-    c->step = sqlite3_column_int64(st, 0);
-    store_column_copy(c->path, sizeof c->path, st, 1);
-    store_column_copy(c->created_at, sizeof c->created_at, st, 2);
-}
-
-int cli_run_checkpoints(Store *s, int64_t id, CliCheckpoint **out, int *n, char *err)
-{
-    return read_run_rows(s, "SELECT step, path, created_at FROM checkpoints WHERE run_id = ?1 ORDER BY step, path",
-                         id, "read checkpoints", sizeof **out, fill_checkpoint, (void **)out, n, err);
-}
-
 /* ---- rows of a view ------------------------------------------------------- */
 
 struct DbRows {

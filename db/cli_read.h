@@ -64,35 +64,6 @@ int cli_run_by_name(Store *s, const char *name, int64_t *id, char *err);
    JSON object (malloc'd text; NULL when there is no such run). */
 int cli_run_json(Store *s, int64_t id, char **json, char *err);
 
-/* A config key and its value as text ("true", "0.001", "null"). */
-typedef struct {
-    char key[64];
-    char value[512];
-} CliConfigItem;
-
-/* The run's config_json, key by key in stored order. */
-int cli_run_config(Store *s, int64_t id, CliConfigItem **out, int *n, char *err);
-
-/* An evaluation of a run. */
-typedef struct {
-    int64_t step;
-    char split[8];              /* train, valid, test */
-    double loss, perplexity, accuracy, bits_per_byte;
-    int64_t n_tokens;           /* CLI_NO_COUNT when unknown */
-} CliEval;
-
-/* By step, train before valid before test. */
-int cli_run_evals(Store *s, int64_t id, CliEval **out, int *n, char *err);
-
-typedef struct {
-    int64_t step;
-    char path[1024];
-    char created_at[32];
-} CliCheckpoint;
-
-/* By step, then path. */
-int cli_run_checkpoints(Store *s, int64_t id, CliCheckpoint **out, int *n, char *err);
-
 /* ---- rows of a view, with SQLite's types --------------------------------- */
 
 typedef enum { DB_NULL, DB_INT, DB_REAL, DB_TEXT } DbType;

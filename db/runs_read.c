@@ -137,68 +137,80 @@ int runs_read_latest_id(Store *s, int64_t *run_id, char *err)
 
 /* ---- a run's tables ------------------------------------------------------ */
 
-int runs_read_config(Store *s, int64_t run_id, RunConfigEntry *out, int cap, int *n, char *err)
+static void fill_config(void *item, sqlite3_stmt *st)
 {
+    RunConfigEntry *e = item;
+    store_column_copy(e->key, sizeof e->key, st, 0);
+    store_column_copy(e->value, sizeof e->value, st, 1);
+    e->number = store_column_real(st, 2);
+    e->scalar = sqlite3_column_int(st, 3);
+}
+
+int runs_read_config(Store *s, int64_t run_id, RunConfigEntry **out, int *n, char *err)
+{
+    /* reals as config_get writes them (%.9g), so that a value equal to the
+       default reads the same as the default */
     static const char SQL[] =
-        "SELECT j.key, j.type, j.value"
+        "SELECT j.key,"
+        "       CASE j.type WHEN 'real' THEN printf('%.9g', j.value) WHEN 'true' THEN 'true'"
+        "                   WHEN 'false' THEN 'false' WHEN 'null' THEN 'null' ELSE j.value END,"
+        "       CASE WHEN j.type IN ('integer', 'real') THEN j.value END,"
+        "       j.type IN ('text', 'integer', 'real', 'true', 'false')"
         "  FROM runs r, json_each(CASE WHEN json_valid(r.config_json) AND json_type(r.config_json) = 'object'"
         "                         THEN r.config_json ELSE '{}' END) j"
-        " WHERE r.id = ?1 AND j.type IN ('text', 'integer', 'real', 'true', 'false')"
-        " ORDER BY j.id";
-    const char *what = "read config";
+        " WHERE r.id = ?1 ORDER BY j.id";
     sqlite3_stmt *st;
-    *n = 0;
-    if (store_prepare_ints(s, SQL, &run_id, 1, &st, what, err)) return -1;
-    int rc = SQLITE_DONE;
-    while (*n < cap && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        RunConfigEntry *e = &out[(*n)++];
-        store_column_copy(e->key, sizeof e->key, st, 0);
-        if (!strcmp((const char *)sqlite3_column_text(st, 1), "text"))
-            store_column_copy(e->value, sizeof e->value, st, 2);
-        else
-            snprintf(e->value, sizeof e->value, "%g", sqlite3_column_double(st, 2));
-    }
-    return store_finish(s, st, rc, what, err);
+    if (store_prepare_ints(s, SQL, &run_id, 1, &st, "read config", err)) return -1;
+    return store_read_all(s, st, "read config", sizeof **out, fill_config, (void **)out, n, err);
 }
 
-int runs_read_evals(Store *s, int64_t run_id, RunEval *out, int cap, int *n, char *err)
+static void fill_eval(void *item, sqlite3_stmt *st)
 {
-    static const char SQL[] =
-        "SELECT step, split, loss, perplexity, accuracy, loss_all FROM evals"
+    RunEval *e = item;
+    e->step = sqlite3_column_int64(st, 0);
+    store_column_copy(e->split, sizeof e->split, st, 1);
+    e->loss = store_column_real(st, 2);
+    e->perplexity = store_column_real(st, 3);
+    e->accuracy = store_column_real(st, 4);
+    e->bits_per_byte = store_column_real(st, 5);
+    e->n_tokens = store_column_count(st, 6);
+    e->loss_all = store_column_real(st, 7);
+}
+
+int runs_read_evals(Store *s, int64_t run_id, int newest_first, int limit, RunEval **out, int *n, char *err)
+{
+    static const char OLDEST[] =
+        "SELECT step, split, loss, perplexity, accuracy, bits_per_byte, n_tokens, loss_all FROM evals"
+        " WHERE run_id = ?1 ORDER BY step, CASE split WHEN 'train' THEN 0 WHEN 'valid' THEN 1 ELSE 2 END"
+        " LIMIT ?2";
+    static const char NEWEST[] =
+        "SELECT step, split, loss, perplexity, accuracy, bits_per_byte, n_tokens, loss_all FROM evals"
         " WHERE run_id = ?1 ORDER BY step DESC, split LIMIT ?2";
-    const char *what = "read evaluations";
-    int64_t args[2] = {run_id, cap};
+    int64_t args[2] = {run_id, limit > 0 ? limit : -1};
     sqlite3_stmt *st;
-    *n = 0;
-    if (store_prepare_ints(s, SQL, args, 2, &st, what, err)) return -1;
-    int rc = SQLITE_DONE;
-    while (*n < cap && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        RunEval *e = &out[(*n)++];
-        e->step = sqlite3_column_int64(st, 0);
-        store_column_copy(e->split, sizeof e->split, st, 1);
-        e->loss = store_column_real(st, 2);
-        e->perplexity = store_column_real(st, 3);
-        e->accuracy = store_column_real(st, 4);
-        e->loss_all = store_column_real(st, 5);
-    }
-    return store_finish(s, st, rc, what, err);
+    if (store_prepare_ints(s, newest_first ? NEWEST : OLDEST, args, 2, &st, "read evaluations", err)) return -1;
+    return store_read_all(s, st, "read evaluations", sizeof **out, fill_eval, (void **)out, n, err);
 }
 
-int runs_read_checkpoints(Store *s, int64_t run_id, RunCheckpoint *out, int cap, int *n, char *err)
+static void fill_checkpoint(void *item, sqlite3_stmt *st)
 {
-    static const char SQL[] = "SELECT step, path FROM checkpoints WHERE run_id = ?1 ORDER BY step DESC LIMIT ?2";
-    const char *what = "read checkpoints";
-    int64_t args[2] = {run_id, cap};
+    RunCheckpoint *c = item;
+    c->step = sqlite3_column_int64(st, 0);
+    store_column_copy(c->path, sizeof c->path, st, 1);
+    store_column_copy(c->created_at, sizeof c->created_at, st, 2);
+}
+
+int runs_read_checkpoints(Store *s, int64_t run_id, int newest_first, int limit, RunCheckpoint **out, int *n,
+                          char *err)
+{
+    static const char OLDEST[] =
+        "SELECT step, path, created_at FROM checkpoints WHERE run_id = ?1 ORDER BY step, path LIMIT ?2";
+    static const char NEWEST[] =
+        "SELECT step, path, created_at FROM checkpoints WHERE run_id = ?1 ORDER BY step DESC, path LIMIT ?2";
+    int64_t args[2] = {run_id, limit > 0 ? limit : -1};
     sqlite3_stmt *st;
-    *n = 0;
-    if (store_prepare_ints(s, SQL, args, 2, &st, what, err)) return -1;
-    int rc = SQLITE_DONE;
-    while (*n < cap && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        RunCheckpoint *c = &out[(*n)++];
-        c->step = sqlite3_column_int64(st, 0);
-        store_column_copy(c->path, sizeof c->path, st, 1);
-    }
-    return store_finish(s, st, rc, what, err);
+    if (store_prepare_ints(s, newest_first ? NEWEST : OLDEST, args, 2, &st, "read checkpoints", err)) return -1;
+    return store_read_all(s, st, "read checkpoints", sizeof **out, fill_checkpoint, (void **)out, n, err);
 }
 
 /* ---- groups of runs ------------------------------------------------------ */

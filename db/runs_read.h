@@ -53,34 +53,42 @@ int runs_read_one(Store *s, int64_t run_id, RunSummary *out, int *found, char *e
 /* The highest run id, 0 when the store has none. */
 int runs_read_latest_id(Store *s, int64_t *run_id, char *err);
 
-/* One key of a run's config (the top-level strings, numbers and booleans,
-   in the config's order). */
+/* One key of a run's config, in the config's order. */
 typedef struct {
-    char key[32];
-    char value[96];              /* a string as it is; a number or boolean as %g */
+    char key[64];
+    char value[512];             /* as text: a string as it is, an integer exactly, a real as
+                                    %.9g (config_get's form), true / false / null */
+    double number;               /* the value when it is a number, else NAN */
+    int scalar;                  /* a string, number or boolean (not null, array or object) */
 } RunConfigEntry;
 
-/* At most cap entries into out; *n gets the count. */
-int runs_read_config(Store *s, int64_t run_id, RunConfigEntry *out, int cap, int *n, char *err);
+/* Every key of the run's config (*out malloc'd, NULL when *n is 0). */
+int runs_read_config(Store *s, int64_t run_id, RunConfigEntry **out, int *n, char *err);
 
 /* An evaluation. */
 typedef struct {
     int64_t step;
     char split[8];               /* valid, test, train */
     double loss, perplexity, accuracy;
+    double bits_per_byte;        /* char data only; NAN otherwise */
+    int64_t n_tokens;            /* target tokens scored; -1 when not recorded */
     double loss_all;             /* mlm: every position a target; NAN otherwise */
 } RunEval;
 
-/* The run's latest evaluations, newest first (then by split), at most cap. */
-int runs_read_evals(Store *s, int64_t run_id, RunEval *out, int cap, int *n, char *err);
+/* The run's evaluations: oldest first (by step, then train, valid, test)
+   or newest first (then by split); at most limit (0: all).  *out malloc'd. */
+int runs_read_evals(Store *s, int64_t run_id, int newest_first, int limit, RunEval **out, int *n, char *err);
 
 typedef struct {
     int64_t step;
-    char path[512];
+    char path[1024];
+    char created_at[32];         /* UTC, ISO 8601 */
 } RunCheckpoint;
 
-/* The run's checkpoints, newest step first, at most cap. */
-int runs_read_checkpoints(Store *s, int64_t run_id, RunCheckpoint *out, int cap, int *n, char *err);
+/* The run's checkpoints, by step (then path), oldest or newest first; at
+   most limit (0: all).  *out malloc'd. */
+int runs_read_checkpoints(Store *s, int64_t run_id, int newest_first, int limit, RunCheckpoint **out, int *n,
+                          char *err);
 
 /* The runs in run_id's seed group (itself included), by id, at most cap. */
 int runs_read_seed_group(Store *s, int64_t run_id, int64_t *ids, int cap, int *n, char *err);

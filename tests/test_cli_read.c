@@ -11,6 +11,7 @@
 
 #include "check.h"
 #include "db/cli_read.h"
+#include "db/runs_read.h"
 #include "store_util.h"
 
 static Store *store;
@@ -113,9 +114,9 @@ static void test_run_detail(void)
 static void test_config_evals_checkpoints(void)
 {
     char err[ERR_LEN] = "";
-    CliConfigItem *items = NULL;
+    RunConfigEntry *items = NULL;
     int n = 0;
-    CHECK(cli_run_config(store, run_a, &items, &n, err) == 0 && n == 5, "%d items %s", n, err);
+    CHECK(runs_read_config(store, run_a, &items, &n, err) == 0 && n == 5, "%d items %s", n, err);
     if (n == 5) {
         CHECK(!strcmp(items[0].key, "arch") && !strcmp(items[0].value, "x"), "stored order");
         CHECK(!strcmp(items[2].value, "0.001") && !strcmp(items[3].value, "true") && !strcmp(items[4].value, "null"),
@@ -123,8 +124,8 @@ static void test_config_evals_checkpoints(void)
     }
     free(items);
 
-    CliEval *evals = NULL;
-    CHECK(cli_run_evals(store, run_a, &evals, &n, err) == 0 && n == 3, "%d evals %s", n, err);
+    RunEval *evals = NULL;
+    CHECK(runs_read_evals(store, run_a, 0, 0, &evals, &n, err) == 0 && n == 3, "%d evals %s", n, err);
     if (n == 3) {
         CHECK(!strcmp(evals[0].split, "train") && !strcmp(evals[1].split, "valid") && !strcmp(evals[2].split, "test"),
               "train, valid, test");
@@ -132,10 +133,10 @@ static void test_config_evals_checkpoints(void)
         CHECK(fabs(evals[2].perplexity - exp(2.75)) < 1e-9, "perplexity %g", evals[2].perplexity);
     }
     free(evals);
-    CHECK(cli_run_evals(store, run_c, &evals, &n, err) == 0 && n == 0, "none for a queued run");
+    CHECK(runs_read_evals(store, run_c, 0, 0, &evals, &n, err) == 0 && n == 0, "none for a queued run");
 
-    CliCheckpoint *ck = NULL;
-    CHECK(cli_run_checkpoints(store, run_a, &ck, &n, err) == 0 && n == 1 && ck[0].step == 20 &&
+    RunCheckpoint *ck = NULL;
+    CHECK(runs_read_checkpoints(store, run_a, 0, 0, &ck, &n, err) == 0 && n == 1 && ck[0].step == 20 &&
               !strcmp(ck[0].path, "runs/a.safetensors"),
           "checkpoint");
     free(ck);

@@ -132,32 +132,45 @@ static void test_tables(void)
     char err[ERR_LEN] = "";
     Store *s = build("tables.db");
     if (!s) return;
-    RunConfigEntry cfg[16];
+    RunConfigEntry *cfg = NULL;
     int n = 0;
-    CHECK(runs_read_config(s, 1, cfg, 16, &n, err) == 0, "%s", err);
-    /* strings, numbers and booleans in order; the array and the null left out */
+    CHECK(runs_read_config(s, 1, &cfg, &n, err) == 0, "%s", err);
+    /* strings, numbers and booleans in order, flagged scalar; the array and the null are not */
     const char *want[][2] = {{"arch", "attention"}, {"d", "16"}, {"lr", "0.001"}, {"seed", "1"},
-                             {"threads", "2"},     {"data", "builtin:stories"}, {"tie", "1"}};
-    CHECK(n == 7, "%d entries", n);
-    for (int i = 0; i < n && i < 7; i++)
-        CHECK(!strcmp(cfg[i].key, want[i][0]) && !strcmp(cfg[i].value, want[i][1]), "%d: %s=%s", i, cfg[i].key,
-              cfg[i].value);
-    CHECK(runs_read_config(s, 1, cfg, 3, &n, err) == 0 && n == 3, "capped at %d", n);
+                             {"threads", "2"},     {"data", "builtin:stories"}, {"tie", "true"}};
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        if (!cfg[i].scalar) continue;
+        CHECK(k < 7 && !strcmp(cfg[i].key, want[k][0]) && !strcmp(cfg[i].value, want[k][1]), "%d: %s=%s", k,
+              cfg[i].key, cfg[i].value);
+        k++;
+    }
+    CHECK(k == 7 && n == 9, "%d scalar entries of %d", k, n);
+    for (int i = 0; i < n; i++)
+        if (!strcmp(cfg[i].key, "lr")) CHECK(cfg[i].number == 0.001, "lr as a number: %g", cfg[i].number);
+        else if (!strcmp(cfg[i].key, "arch")) CHECK(isnan(cfg[i].number), "a string is no number");
+    free(cfg);
 
-    RunEval ev[8];
-    CHECK(runs_read_evals(s, 1, ev, 8, &n, err) == 0 && n == 3, "%d evals %s", n, err);
+    RunEval *ev = NULL;
+    CHECK(runs_read_evals(s, 1, 1, 0, &ev, &n, err) == 0 && n == 3, "%d evals %s", n, err);
     if (n == 3) {
         CHECK(ev[0].step == 10 && !strcmp(ev[0].split, "test") && ev[0].loss == 3.0 && ev[0].loss_all == 2.5, "test");
         CHECK(ev[1].step == 10 && !strcmp(ev[1].split, "valid") && isnan(ev[1].loss_all), "valid 10");
         CHECK(ev[2].step == 5 && ev[2].accuracy == 0.25 && fabs(ev[2].perplexity - exp(3.5)) < 1e-9, "valid 5 %g",
               ev[2].perplexity);
     }
-    CHECK(runs_read_evals(s, 1, ev, 1, &n, err) == 0 && n == 1 && ev[0].step == 10, "limit");
-    CHECK(runs_read_evals(s, 4, ev, 8, &n, err) == 0 && n == 0, "run 4 evals");
+    free(ev);
+    CHECK(runs_read_evals(s, 1, 1, 1, &ev, &n, err) == 0 && n == 1 && ev[0].step == 10, "limit");
+    free(ev);
+    CHECK(runs_read_evals(s, 1, 0, 0, &ev, &n, err) == 0 && n == 3 && ev[0].step == 5 && ev[2].step == 10,
+          "oldest first");
+    free(ev);
+    CHECK(runs_read_evals(s, 4, 1, 0, &ev, &n, err) == 0 && n == 0 && ev == NULL, "run 4 evals");
 
-    RunCheckpoint ck[4];
-    CHECK(runs_read_checkpoints(s, 1, ck, 4, &n, err) == 0 && n == 2, "%d checkpoints", n);
+    RunCheckpoint *ck = NULL;
+    CHECK(runs_read_checkpoints(s, 1, 1, 0, &ck, &n, err) == 0 && n == 2, "%d checkpoints", n);
     if (n == 2) CHECK(ck[0].step == 10 && !strcmp(ck[0].path, "runs/x/last.safetensors") && ck[1].step == 5, "order");
+    free(ck);
     store_close(s);
 }
 

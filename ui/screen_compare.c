@@ -207,9 +207,10 @@ static int load_run(CompareRun *r, Store *store, char *err)
     r->unigram = x.unigram_nats;
     /* the config may still change until the job starts (threads) */
     if (!r->terminal || !r->config) {
-        if (!r->config && !(r->config = malloc(MAX_CONFIG * sizeof *r->config)))
-            return err_set(err, "run %lld: out of memory", (long long)r->id);
-        if (runs_read_config(store, r->id, r->config, MAX_CONFIG, &r->n_config, err)) return -1;
+        free(r->config);
+        r->config = NULL;
+        r->n_config = 0;
+        if (runs_read_config(store, r->id, &r->config, &r->n_config, err)) return -1;
     }
     if (run_curve_update(&r->curve, store, err)) return -1;
     r->terminal = run_status_final(r->status);
@@ -258,7 +259,7 @@ static int group_done(const SeedGroup *g)
 static const char *config_value(const CompareRun *r, const char *key)
 {
     for (int i = 0; i < r->n_config; i++)
-        if (!strcmp(r->config[i].key, key)) return r->config[i].value;
+        if (r->config[i].scalar && !strcmp(r->config[i].key, key)) return r->config[i].value;
     return NULL;
 }
 
@@ -279,7 +280,7 @@ static int skip_key(const char *key, int grouped)
 static void append_pair(char *diff, const char *key, const char *value)
 {
     size_t len = strlen(diff);
-    snprintf(diff + len, DIFF_LEN - len, "%s%s=%s", len ? " " : "", key, value[0] ? value : "-");
+    snprintf(diff + len, DIFF_LEN - len, "%s%s=%.*s", len ? " " : "", key, (int)(DIFF_LEN - len), value[0] ? value : "-");
 }
 
 /* Each run's legend text: the keys whose values are not the same in every

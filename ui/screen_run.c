@@ -206,6 +206,7 @@ static void order_config(RunState *st, const RunConfigEntry *entries, int n)
     config_defaults(&defaults);
     for (int pass = 0; pass < 2; pass++)
         for (int i = 0; i < n && st->n_config < MAX_CONFIG; i++) {
+            if (!entries[i].scalar) continue;
             char def[96];
             int changed = config_get(&defaults, entries[i].key, def, sizeof def) != 0 ||
                           strcmp(def, entries[i].value) != 0;
@@ -214,25 +215,32 @@ static void order_config(RunState *st, const RunConfigEntry *entries, int n)
         }
 }
 
-/* Config, evaluations and checkpoints. */
+/* Config, evaluations (the latest) and checkpoints (the newest). */
 static int load_tables(RunState *st, Store *store, char *err)
 {
-    RunConfigEntry entries[MAX_CONFIG];
-    RunCheckpoint ckpts[MAX_CKPTS];
-    int n_entries, n_ckpts;
+    RunConfigEntry *entries = NULL;
+    RunEval *evals = NULL;
+    RunCheckpoint *ckpts = NULL;
+    int n_entries = 0, n_evals = 0, n_ckpts = 0, rc = -1;
     st->n_evals = st->n_ckpts = 0;
-    if (runs_read_config(store, st->run_id, entries, MAX_CONFIG, &n_entries, err) ||
-        runs_read_evals(store, st->run_id, st->evals, MAX_EVALS, &st->n_evals, err) ||
-        runs_read_checkpoints(store, st->run_id, ckpts, MAX_CKPTS, &n_ckpts, err))
-        return -1;
+    if (runs_read_config(store, st->run_id, &entries, &n_entries, err) ||
+        runs_read_evals(store, st->run_id, 1, MAX_EVALS, &evals, &n_evals, err) ||
+        runs_read_checkpoints(store, st->run_id, 1, MAX_CKPTS, &ckpts, &n_ckpts, err))
+        goto done;
     order_config(st, entries, n_entries);
-    for (int i = 0; i < n_ckpts; i++) {
+    for (int i = 0; i < n_evals && i < MAX_EVALS; i++) st->evals[st->n_evals++] = evals[i];
+    for (int i = 0; i < n_ckpts && i < MAX_CKPTS; i++) {
         CkptLine *c = &st->ckpts[st->n_ckpts++];
         c->step = ckpts[i].step;
         const char *slash = strrchr(ckpts[i].path, '/');
         ui_copy_text(c->path, sizeof c->path, slash ? slash + 1 : ckpts[i].path);
     }
-    return 0;
+    rc = 0;
+done:
+    free(entries);
+    free(evals);
+    free(ckpts);
+    return rc;
 }
 
 static void load(RunState *st, UiContext *ctx)

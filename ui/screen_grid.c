@@ -161,12 +161,6 @@ typedef struct {
 
 /* ---- helpers ------------------------------------------------------------ */
 
-/* queued, running, paused or interrupted: the job will still run. */
-static int is_pending(RunStatus status)
-{
-    return !run_status_final(status);
-}
-
 /* The axes other than the row and column ones. */
 static int other_axes(const GridState *st, int *others)
 {
@@ -266,7 +260,8 @@ static int load_sweep(GridState *st, UiContext *ctx, const GridSweep *s, char *e
     st->n_paper = 0;
     SweepAxes axes;
     if (sweeps_read_axes(ctx->store, s->id, &axes, err)) return -1;
-    for (int i = 0; i < axes.n && st->n_axes < GRID_MAX_AXES; i++) ui_copy_text(st->axis[st->n_axes++], 64, axes.key[i]);
+    for (int i = 0; i < axes.n && st->n_axes < GRID_MAX_AXES; i++)
+        ui_copy_text(st->axis[st->n_axes++], sizeof st->axis[0], axes.key[i]);
     char preset[64];
     claims_view_preset(s->name, preset, sizeof preset);   /* NAME@paper: NAME's figures */
     FigureRow *figs;
@@ -487,7 +482,7 @@ static void fill_cells(const GridState *st, const char *preset, Cell *cells, int
         double v = job_value(job, st->metric);
         if (job->status == RUN_DONE && isfinite(v)) {
             cell->n_value++;
-        } else if (is_pending(job->status)) {
+        } else if (!run_status_final(job->status)) {   /* queued, running, paused, interrupted */
             if (cell->n_pending++ == 0 || job->status == RUN_RUNNING) {
                 if (job->status == RUN_RUNNING && job->total_steps > 0)
                     snprintf(cell->pending, sizeof cell->pending, "%lld%%",
@@ -501,9 +496,10 @@ static void fill_cells(const GridState *st, const char *preset, Cell *cells, int
     }
     for (int k = 0; k < rows * cols; k++) {
         int n = 0;
-        for (int i = 0; i < st->n_runs; i++)
-            if (cell_of[i] == k && st->runs[i].job.status == RUN_DONE && isfinite(job_value(&st->runs[i].job, st->metric)))
-                values[n++] = job_value(&st->runs[i].job, st->metric);
+        for (int i = 0; i < st->n_runs; i++) {
+            double v = job_value(&st->runs[i].job, st->metric);
+            if (cell_of[i] == k && st->runs[i].job.status == RUN_DONE && isfinite(v)) values[n++] = v;
+        }
         cells[k].stats = seed_stats(values, n);
     }
     free(cell_of);

@@ -35,7 +35,8 @@ void heat_format(double v, int sig, char *out, size_t cap)
         snprintf(buf, sizeof buf, "%#.*g", sig, v / scale);
         int last = i + 1 == n_suffixes;
         double mantissa;
-        int too_long = i == 0 ? strchr(buf, 'e') != NULL : text_to_double(buf, &mantissa) == 0 && fabs(mantissa) >= 1000;
+        int too_long = i == 0 ? strchr(buf, 'e') != NULL
+                              : text_to_double(buf, &mantissa) == 0 && fabs(mantissa) >= 1000;
         if (!last && too_long) continue;
         size_t len = strlen(buf);
         if (len && buf[len - 1] == '.') buf[--len] = 0;

@@ -15,6 +15,8 @@
 
 #include "engine/mixer.h"
 #include "engine/task.h"
+#include "engine/text.h"
+#include "experiments/format.h"
 
 double estimate_train_flops_per_token(const Config *c)
 {
@@ -73,8 +75,9 @@ SweepEstimate sweep_estimate(const Sweep *sw, int parallel)
 {
     SweepEstimate e = {0};
     const char *env = getenv("MIXBENCH_GFLOPS");
-    e.gflops = env && atof(env) > 0 ? atof(env) : ESTIMATE_DEFAULT_GFLOPS;
-    e.rate_from_env = env && atof(env) > 0;
+    double rate;
+    e.rate_from_env = env && text_to_double(env, &rate) == 0 && rate > 0;
+    e.gflops = e.rate_from_env ? rate : ESTIMATE_DEFAULT_GFLOPS;
     double total_seconds = 0;
     for (int j = 0; j < sw->n_jobs; j++) {
         const Config *c = &sw->jobs[j].config;
@@ -94,9 +97,5 @@ SweepEstimate sweep_estimate(const Sweep *sw, int parallel)
 
 void format_duration(double seconds, char *out, int cap)
 {
-    long t = (long)(seconds + 0.5);
-    if (t >= 86400) snprintf(out, (size_t)cap, "%ldd%02ldh", t / 86400, t / 3600 % 24);
-    else if (t >= 3600) snprintf(out, (size_t)cap, "%ldh%02ldm", t / 3600, t / 60 % 60);
-    else if (t >= 60) snprintf(out, (size_t)cap, "%ldm%02lds", t / 60, t % 60);
-    else snprintf(out, (size_t)cap, "%lds", t);
+    fmt_duration(seconds, out, (size_t)cap);
 }

@@ -42,7 +42,8 @@ typedef struct {
    threads each (0: one, the worker's share on 2 cores at --jobs 2). */
 SweepEstimate sweep_estimate(const Sweep *sw, int parallel);
 
-/* "3h12m" / "45m10s" / "12s" / "4d03h". */
+/* fmt_duration (experiments/format.h) under its old name, for
+   app/cmd_queue.c until it calls fmt_duration: then remove it. */
 void format_duration(double seconds, char *out, int cap);
 
 #endif

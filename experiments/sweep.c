@@ -24,13 +24,13 @@
  */
 #include "experiments/sweep.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "engine/common.h"
 #include "engine/io/json.h"
+#include "engine/text.h"
 
 enum { MAX_ITEMS = 64, MAX_ZIP = 16, MAX_JOBS = 10000, MAX_REPEATS = 10000 };
 
@@ -239,12 +239,8 @@ static int parse_plain(Parsed *p, Item *it, char *word, char *err)
             p->variant = list;
         } else {
             if (p->repeats) return err_set(err, "sweep: repeats is given twice");
-            char *end = NULL;
-            errno = 0;
-            long r = strtol(list, &end, 10);
-            if (errno || *end || r < 1 || r > MAX_REPEATS)
+            if (text_to_int(list, 1, MAX_REPEATS, &p->repeats))
                 return err_set(err, "sweep: repeats=%s must be a whole number in [1, %d]", list, MAX_REPEATS);
-            p->repeats = (int)r;
         }
         it->n_keys = 0;        /* consumed: not applied as config keys */
         return 0;

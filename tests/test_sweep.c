@@ -13,6 +13,7 @@
 #include "engine/common.h"
 #include "engine/io/json.h"
 #include "experiments/estimate.h"
+#include "experiments/format.h"
 #include "experiments/points.h"
 #include "experiments/sweep.h"
 #include "tests/check.h"
@@ -602,7 +603,7 @@ static void test_paper_variants(void)
     }
     CHECK(total > 20 * 60 && total < 85 * 60, "the twelve presets take %.1f min", total / 60);
     char when[32];
-    format_duration(5400, when, sizeof when);
+    fmt_duration(5400, when, sizeof when);
     CHECK(!strcmp(when, "1h30m"), "%s", when);
     /* the FLOP rule without a model: the bench's formula for attention */
     Config c;

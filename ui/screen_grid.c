@@ -10,8 +10,8 @@
  * fixed at one value each (f steps through their values) or averaged.
  *
  * Not for: curves (Compare, AE/Bidir) or queueing (New sweep).  A refresh
- * reads the sweep list and one row per job of the sweep shown, by indexes;
- * coordinates are parsed once per job and paper figures once per sweep.
+ * reads the sweep list and the jobs of the sweep shown (db/sweeps_read.h);
+ * its axes and paper figures (db/results.h) are read once per sweep.
  */
 #define _XOPEN_SOURCE_EXTENDED 1
 #include <ctype.h>
@@ -21,9 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "db/ui_reads.h"
+#include "db/results.h"
+#include "db/sweeps_read.h"
 #include "engine/common.h"
-#include "engine/io/json.h"
+#include "engine/text.h"
 #include "experiments/report.h"
 #include "experiments/stats.h"
 #include "experiments/sweep.h"
@@ -35,15 +36,13 @@
 #define GRID_MAX_VALUES 64
 #define VALUE_LEN 48
 #define MAX_SWEEPS 256
-#define MAX_PAPER 256
 #define MAX_COMBOS 100000
 
-/* In the order of store_ui_sweep_runs's metric columns. */
+/* The numbers m cycles through, in that order. */
 typedef enum {
     M_TEST_LOSS, M_VALID_LOSS, M_TEST_PPL, M_TEST_ACC, M_TRAIN_LOSS, M_SPEED, M_TEST_LOSS_ALL, M_VALID_LOSS_ALL,
     M_SAMPLES, N_METRICS
 } Metric;
-_Static_assert(N_METRICS == STORE_UI_N_METRICS, "one Grid metric per column of store_ui_sweep_runs");
 static const struct {
     const char *label;
     const char *paper;           /* paper_figures.metric of the same measure (NULL: none) */
@@ -91,30 +90,33 @@ static const char *paper_metric(const char *preset, Metric m)
     return METRICS[m].paper;
 }
 
+/* Metric m of a job (NAN: not known). */
+static double job_value(const SweepJobRow *j, Metric m)
+{
+    switch (m) {
+    case M_TEST_LOSS: return j->test_loss;
+    case M_VALID_LOSS: return j->valid_loss;
+    case M_TEST_PPL: return j->test_perplexity;
+    case M_TEST_ACC: return j->test_accuracy;
+    case M_TRAIN_LOSS: return j->train_loss;
+    case M_SPEED: return j->tokens_per_s;
+    case M_TEST_LOSS_ALL: return j->test_loss_all;
+    case M_VALID_LOSS_ALL: return j->valid_loss_all;
+    case M_SAMPLES: return j->infer_samples_per_s;
+    case N_METRICS: break;
+    }
+    return NAN;
+}
+
 typedef struct {
     int64_t id;
     char name[64];
-    char axes_json[512];
 } GridSweep;
 
 typedef struct {
-    int64_t run_id;
-    char status[16];
-    int64_t steps_done, total_steps;
+    SweepJobRow job;
     int coord[GRID_MAX_AXES];    /* index into the axis's values, -1: absent */
-    int d, layers, n_ctx;
-    int64_t tokens;
-    double value[N_METRICS];     /* NAN: not known */
 } GridRun;
-
-typedef struct {
-    char metric[32];
-    char setting[16], setting_text[256], note[96];
-    double value;
-    int n_keys;
-    char key[GRID_MAX_AXES][64];
-    char value_text[GRID_MAX_AXES][VALUE_LEN];
-} PaperRow;
 
 /* What one cell of the table holds. */
 typedef struct {
@@ -139,8 +141,8 @@ typedef struct {
     int n_values[GRID_MAX_AXES];
 
     GridRun *runs;
-    int n_runs, cap_runs;
-    PaperRow paper[MAX_PAPER];
+    int n_runs;
+    FigureRow *paper;            /* the preset's figures with a value */
     int n_paper;
 
     int row_axis, col_axis;      /* -1: a single row / column */
@@ -158,22 +160,6 @@ typedef struct {
 } GridState;
 
 /* ---- helpers ------------------------------------------------------------ */
-
-static double parse_double(const char *s) { return s ? strtod(s, NULL) : NAN; }
-
-/* Display columns of UTF-8 text (one a character). */
-static int text_columns(const char *s)
-{
-    int n = 0;
-    for (; *s; s++) n += ((unsigned char)*s & 0xc0) != 0x80;
-    return n;
-}
-
-static int is_pending(const char *status)
-{
-    return !strcmp(status, "queued") || !strcmp(status, "running") || !strcmp(status, "paused") ||
-           !strcmp(status, "interrupted");
-}
 
 /* The axes other than the row and column ones. */
 static int other_axes(const GridState *st, int *others)
@@ -240,18 +226,6 @@ static void default_axes(GridState *st)
 
 /* ---- loading ------------------------------------------------------------ */
 
-static int read_sweep(void *ctx, int ncols, char **values, char **names)
-{
-    (void)names;
-    GridState *st = ctx;
-    if (ncols < 3 || !values[0] || st->n_sweeps == MAX_SWEEPS) return 0;
-    GridSweep *s = &st->sweeps[st->n_sweeps++];
-    s->id = atoll(values[0]);
-    ui_copy_text(s->name, sizeof s->name, values[1]);
-    ui_copy_text(s->axes_json, sizeof s->axes_json, values[2]);
-    return 0;
-}
-
 /* The index of value text in axis a, added when new; -1 when full. */
 static int value_index(GridState *st, int a, const char *text)
 {
@@ -262,88 +236,17 @@ static int value_index(GridState *st, int a, const char *text)
     return st->n_values[a]++;
 }
 
-static void parse_coords(GridState *st, GridRun *r, const char *coords)
+/* The run's value index on each axis (-1: the job has no such coordinate). */
+static void set_coords(GridState *st, GridRun *r)
 {
     for (int a = 0; a < GRID_MAX_AXES; a++) r->coord[a] = -1;
-    JsonValue *obj = coords ? json_parse(coords, strlen(coords), NULL) : NULL;
-    for (int a = 0; a < st->n_axes && obj; a++) {
-        const JsonValue *v = json_get(obj, st->axis[a]);
+    for (int a = 0; a < st->n_axes; a++) {
+        const char *v = coord_value(r->job.coords, r->job.n_coords, st->axis[a]);
         char buf[VALUE_LEN];
         if (!v) continue;
-        if (v->type == JSON_STRING) ui_copy_text(buf, sizeof buf, v->string);
-        else if (v->type == JSON_NUMBER) snprintf(buf, sizeof buf, "%g", v->number);
-        else continue;
+        ui_copy_text(buf, sizeof buf, v);
         r->coord[a] = value_index(st, a, buf);
     }
-    json_free(obj);
-}
-
-typedef struct {
-    GridState *st;
-    GridRun *old;                /* the previous load, to reuse parsed coordinates */
-    int n_old;
-    int failed;
-} RunLoad;
-
-static int read_run(void *ctx, int ncols, char **values, char **names)
-{
-    (void)names;
-    RunLoad *load = ctx;
-    GridState *st = load->st;
-    if (ncols < STORE_UI_FIRST_METRIC + N_METRICS || !values[0]) return 0;
-    if (st->n_runs == st->cap_runs) {
-        int cap = st->cap_runs ? 2 * st->cap_runs : 64;
-        GridRun *grown = realloc(st->runs, (size_t)cap * sizeof *grown);
-        if (!grown) {
-            load->failed = 1;
-            return 1;
-        }
-        st->runs = grown;
-        st->cap_runs = cap;
-    }
-    GridRun *r = &st->runs[st->n_runs];
-    r->run_id = atoll(values[0]);
-    ui_copy_text(r->status, sizeof r->status, values[1]);
-    r->steps_done = values[2] ? atoll(values[2]) : 0;
-    r->total_steps = values[3] ? atoll(values[3]) : 0;
-    int i = st->n_runs;
-    if (i < load->n_old && load->old[i].run_id == r->run_id) memcpy(r->coord, load->old[i].coord, sizeof r->coord);
-    else parse_coords(st, r, values[4]);
-    r->d = values[5] ? atoi(values[5]) : 0;
-    r->layers = values[6] ? atoi(values[6]) : 0;
-    r->n_ctx = values[7] ? atoi(values[7]) : 0;
-    r->tokens = values[8] ? atoll(values[8]) : 0;
-    for (int m = 0; m < N_METRICS; m++) r->value[m] = parse_double(values[STORE_UI_FIRST_METRIC + m]);
-    st->n_runs++;
-    return 0;
-}
-
-static int read_paper(void *ctx, int ncols, char **values, char **names)
-{
-    (void)names;
-    GridState *st = ctx;
-    if (ncols < 6 || !values[1] || !values[2] || st->n_paper == MAX_PAPER) return 0;
-    PaperRow *p = &st->paper[st->n_paper];
-    memset(p, 0, sizeof *p);
-    ui_copy_text(p->metric, sizeof p->metric, values[1]);
-    ui_copy_text(p->setting, sizeof p->setting, values[3]);
-    ui_copy_text(p->setting_text, sizeof p->setting_text, values[4]);
-    ui_copy_text(p->note, sizeof p->note, values[5]);
-    p->value = strtod(values[2], NULL);
-    JsonValue *obj = values[0] ? json_parse(values[0], strlen(values[0]), NULL) : NULL;
-    if (obj && obj->type == JSON_OBJECT)
-        for (int k = 0; k < obj->count && p->n_keys < GRID_MAX_AXES; k++) {
-            const JsonValue *v = &obj->items[k];
-            char *dst = p->value_text[p->n_keys];
-            if (v->type == JSON_STRING) ui_copy_text(dst, VALUE_LEN, v->string);
-            else if (v->type == JSON_NUMBER) snprintf(dst, VALUE_LEN, "%g", v->number);
-            else continue;
-            ui_copy_text(p->key[p->n_keys], sizeof p->key[0], obj->keys[k]);
-            p->n_keys++;
-        }
-    json_free(obj);
-    st->n_paper++;
-    return 0;
 }
 
 /* The axes of the sweep shown, its paper figures; resets the view. */
@@ -352,20 +255,26 @@ static int load_sweep(GridState *st, UiContext *ctx, const GridSweep *s, char *e
     st->n_axes = 0;
     memset(st->n_values, 0, sizeof st->n_values);
     st->n_runs = 0;
+    free(st->paper);
+    st->paper = NULL;
     st->n_paper = 0;
-    JsonValue *axes = json_parse(s->axes_json, strlen(s->axes_json), NULL);
-    if (axes && axes->type == JSON_ARRAY)
-        for (int i = 0; i < axes->count && st->n_axes < GRID_MAX_AXES; i++)
-            if (axes->items[i].type == JSON_STRING) ui_copy_text(st->axis[st->n_axes++], 64, axes->items[i].string);
-    json_free(axes);
+    SweepAxes axes;
+    if (sweeps_read_axes(ctx->store, s->id, &axes, err)) return -1;
+    for (int i = 0; i < axes.n && st->n_axes < GRID_MAX_AXES; i++)
+        ui_copy_text(st->axis[st->n_axes++], sizeof st->axis[0], axes.key[i]);
     char preset[64];
     claims_view_preset(s->name, preset, sizeof preset);   /* NAME@paper: NAME's figures */
-    if (store_ui_paper_figures(ctx->store, preset, read_paper, st, err)) return -1;
+    FigureRow *figs;
+    int n_figs;
+    if (results_paper_figures(ctx->store, preset, &figs, &n_figs, err)) return -1;
+    for (int p = 0; p < n_figs; p++)   /* a figure without a value says nothing */
+        if (!isnan(figs[p].value)) figs[st->n_paper++] = figs[p];
+    st->paper = figs;
     /* a store queued by an older mixbench lacks the setting: the preset's
        own figure of that metric and value names it */
     const Preset *pr = preset_find(preset);
     for (int p = 0; p < st->n_paper && pr; p++) {
-        PaperRow *f = &st->paper[p];
+        FigureRow *f = &st->paper[p];
         for (int k = 0; k < pr->n_paper && !f->setting[0]; k++)
             if (pr->paper[k].setting && !strcmp(pr->paper[k].metric, f->metric) && fabs(pr->paper[k].value - f->value) < 1e-9)
                 ui_copy_text(f->setting, sizeof f->setting, pr->paper[k].setting);
@@ -384,11 +293,7 @@ static void sort_numeric_axes(GridState *st)
     for (int a = 0; a < st->n_axes; a++) {
         int n = st->n_values[a], numeric = n > 1;
         double key[GRID_MAX_VALUES];
-        for (int i = 0; i < n && numeric; i++) {
-            char *end;
-            key[i] = strtod(st->values[a][i], &end);
-            numeric = end != st->values[a][i] && *end == 0;
-        }
+        for (int i = 0; i < n && numeric; i++) numeric = text_to_double(st->values[a][i], &key[i]) == 0;
         if (!numeric) continue;
         int order[GRID_MAX_VALUES], moved = 0;
         for (int i = 0; i < n; i++) order[i] = i;
@@ -412,21 +317,26 @@ static void sort_numeric_axes(GridState *st)
     }
 }
 
+/* The sweep's jobs and their places on the axes; an axis keeps the values
+   it has seen (in their sorted order) across reloads. */
 static int load_runs(GridState *st, UiContext *ctx, char *err)
 {
-    RunLoad load = {st, NULL, 0, 0};
-    if (st->n_runs > 0) {
-        load.old = malloc((size_t)st->n_runs * sizeof *load.old);
-        if (load.old) {
-            memcpy(load.old, st->runs, (size_t)st->n_runs * sizeof *load.old);
-            load.n_old = st->n_runs;
-        }
+    SweepJobRow *jobs;
+    int n_jobs;
+    if (sweeps_read_jobs(ctx->store, st->loaded_sweep, &jobs, &n_jobs, err)) return -1;
+    GridRun *runs = n_jobs ? malloc((size_t)n_jobs * sizeof *runs) : NULL;
+    if (n_jobs && !runs) {
+        free(jobs);
+        return err_set(err, "grid: out of memory for sweep %lld", (long long)st->loaded_sweep);
     }
-    st->n_runs = 0;
-    int rc = store_ui_sweep_runs(ctx->store, st->loaded_sweep, read_run, &load, err);
-    free(load.old);
-    if (rc) return -1;
-    if (load.failed) return err_set(err, "grid: out of memory for sweep %lld", (long long)st->loaded_sweep);
+    free(st->runs);
+    st->runs = runs;
+    st->n_runs = n_jobs;
+    for (int i = 0; i < n_jobs; i++) {
+        runs[i].job = jobs[i];
+        set_coords(st, &runs[i]);
+    }
+    free(jobs);
     sort_numeric_axes(st);
     return 0;
 }
@@ -446,6 +356,7 @@ static void grid_destroy(void *state)
     GridState *st = state;
     if (!st) return;
     free(st->runs);
+    free(st->paper);
     claims_view_free(&st->claims);
     if (st->report.data) sb_free(&st->report);
     free(st);
@@ -475,12 +386,18 @@ static void grid_reload(void *state, UiContext *ctx)
     st->error[0] = 0;
     st->n_sweeps = 0;
     /* the latest MAX_SWEEPS, oldest first */
-    static const char SQL[] = "SELECT id, name, axes_json FROM"
-                              " (SELECT id, name, axes_json FROM sweeps ORDER BY id DESC LIMIT 256) ORDER BY id";
-    if (store_query(ctx->store, SQL, read_sweep, st, err)) {
+    SweepRow *sweeps;
+    int n_sweeps;
+    if (sweeps_read_latest(ctx->store, NULL, 0, MAX_SWEEPS, &sweeps, &n_sweeps, err)) {
         snprintf(st->error, sizeof st->error, "%s", err);
         return;
     }
+    for (int i = 0; i < n_sweeps && st->n_sweeps < MAX_SWEEPS; i++) {
+        GridSweep *g = &st->sweeps[st->n_sweeps++];
+        g->id = sweeps[i].id;
+        ui_copy_text(g->name, sizeof g->name, sweeps[i].name);
+    }
+    free(sweeps);
     st->current = st->n_sweeps - 1;
     for (int i = 0; i < st->n_sweeps; i++)
         if (st->sweeps[i].id == ctx->sweep_id) st->current = i;
@@ -503,7 +420,7 @@ static void grid_reload(void *state, UiContext *ctx)
     }
     if (preset_find(preset)) {
         int n_done = 0;
-        for (int i = 0; i < st->n_runs; i++) n_done += !strcmp(st->runs[i].status, "done");
+        for (int i = 0; i < st->n_runs; i++) n_done += st->runs[i].job.status == RUN_DONE;
         claims_view_update(&st->claims, ctx, s->name, s->id, n_done);
         if (st->report_on && (st->report_sweep != s->id || st->report_done != n_done))
             build_report(st, ctx, preset, s->id, n_done);
@@ -515,15 +432,15 @@ static void grid_reload(void *state, UiContext *ctx)
 /* Does paper figure p belong to the cell (row value r, column value c)
    under the current fixed values?  Keys that are not axes of the sweep do
    not decide; an averaged axis named by the figure does not match. */
-static int paper_matches(const GridState *st, const PaperRow *p, int r, int c, const int *fixed_at, int avg)
+static int paper_matches(const GridState *st, const FigureRow *p, int r, int c, const int *fixed_at, int avg)
 {
-    for (int k = 0; k < p->n_keys; k++) {
+    for (int k = 0; k < p->n_coords; k++) {
         int a = -1;
         for (int i = 0; i < st->n_axes && a < 0; i++)
-            if (!strcmp(st->axis[i], p->key[k])) a = i;
+            if (!strcmp(st->axis[i], p->coords[k].key)) a = i;
         if (a < 0) continue;
         int want = a == st->row_axis ? r : a == st->col_axis ? c : avg ? -1 : fixed_at[a];
-        if (want < 0 || !heat_same_value(st->values[a][want], p->value_text[k])) return 0;
+        if (want < 0 || !heat_same_value(st->values[a][want], p->coords[k].value)) return 0;
     }
     return 1;
 }
@@ -561,25 +478,28 @@ static void fill_cells(const GridState *st, const char *preset, Cell *cells, int
         cell_of[i] = r * cols + c;
         Cell *cell = &cells[r * cols + c];
         cell->n_runs++;
-        double v = run->value[st->metric];
-        if (!strcmp(run->status, "done") && isfinite(v)) {
+        const SweepJobRow *job = &run->job;
+        double v = job_value(job, st->metric);
+        if (job->status == RUN_DONE && isfinite(v)) {
             cell->n_value++;
-        } else if (is_pending(run->status)) {
-            if (cell->n_pending++ == 0 || !strcmp(run->status, "running")) {
-                if (!strcmp(run->status, "running") && run->total_steps > 0)
+        } else if (!run_status_final(job->status)) {   /* queued, running, paused, interrupted */
+            if (cell->n_pending++ == 0 || job->status == RUN_RUNNING) {
+                if (job->status == RUN_RUNNING && job->total_steps > 0)
                     snprintf(cell->pending, sizeof cell->pending, "%lld%%",
-                             (long long)(100 * run->steps_done / run->total_steps));
-                else ui_copy_text(cell->pending, sizeof cell->pending, run->status);
+                             (long long)(100 * job->steps_done / job->total_steps));
+                else ui_copy_text(cell->pending, sizeof cell->pending, run_status_name(job->status));
             }
         } else {
-            ui_copy_text(cell->stopped, sizeof cell->stopped, strcmp(run->status, "done") ? run->status : "-");
+            ui_copy_text(cell->stopped, sizeof cell->stopped,
+                         job->status != RUN_DONE ? run_status_name(job->status) : "-");
         }
     }
     for (int k = 0; k < rows * cols; k++) {
         int n = 0;
-        for (int i = 0; i < st->n_runs; i++)
-            if (cell_of[i] == k && !strcmp(st->runs[i].status, "done") && isfinite(st->runs[i].value[st->metric]))
-                values[n++] = st->runs[i].value[st->metric];
+        for (int i = 0; i < st->n_runs; i++) {
+            double v = job_value(&st->runs[i].job, st->metric);
+            if (cell_of[i] == k && st->runs[i].job.status == RUN_DONE && isfinite(v)) values[n++] = v;
+        }
         cells[k].stats = seed_stats(values, n);
     }
     free(cell_of);
@@ -650,9 +570,35 @@ static long setting_number(const char *text, const char *key)
         if (*q != '=') continue;
         q++;
         while (*q == ' ') q++;
-        if (isdigit((unsigned char)*q)) return strtol(q, NULL, 10);
+        char digits[24];
+        size_t n = strspn(q, "0123456789");
+        int64_t v;
+        if (n == 0 || n >= sizeof digits) continue;
+        memcpy(digits, q, n);
+        digits[n] = 0;
+        if (text_to_int64(digits, &v) == 0) return (long)v;
     }
     return 0;
+}
+
+/* The sizes and the budget of the sweep's runs: the least and most d,
+   layers and n_ctx (0: no run says) and the most tokens a run saw. */
+typedef struct {
+    int64_t lo[3], hi[3];        /* d, layers, n_ctx */
+    int64_t tokens;
+} OurSizes;
+
+static OurSizes our_sizes(const GridState *st)
+{
+    OurSizes o = {{0}, {0}, 0};
+    for (int i = 0; i < st->n_runs; i++) {
+        const SweepJobRow *r = &st->runs[i].job;
+        const int64_t size[3] = {r->d, r->layers, r->n_ctx};
+        for (int k = 0; k < 3; k++)
+            if (size[k] > 0) o.lo[k] = o.lo[k] ? MB_MIN(o.lo[k], size[k]) : size[k], o.hi[k] = MB_MAX(o.hi[k], size[k]);
+        o.tokens = MB_MAX(o.tokens, r->tokens_seen);
+    }
+    return o;
 }
 
 /* How the paper's setting compares with the sweep's runs, by d and the
@@ -660,12 +606,8 @@ static long setting_number(const char *text, const char *key)
 static const char *setting_relation(const GridState *st, const char *text)
 {
     long pd = setting_number(text, "d"), pl = setting_number(text, "L");
-    int d_lo = 0, d_hi = 0, l_lo = 0, l_hi = 0;
-    for (int i = 0; i < st->n_runs; i++) {
-        const GridRun *r = &st->runs[i];
-        if (r->d > 0) d_lo = d_lo ? MB_MIN(d_lo, r->d) : r->d, d_hi = MB_MAX(d_hi, r->d);
-        if (r->layers > 0) l_lo = l_lo ? MB_MIN(l_lo, r->layers) : r->layers, l_hi = MB_MAX(l_hi, r->layers);
-    }
+    OurSizes o = our_sizes(st);
+    int64_t d_lo = o.lo[0], d_hi = o.hi[0], l_lo = o.lo[1], l_hi = o.hi[1];
     if ((pd && d_hi && pd > d_hi) || (pl && l_hi && pl > l_hi)) return "larger than ours";
     if ((pd && d_lo && pd < d_lo) || (pl && l_lo && pl < l_lo)) return "smaller than ours";
     if (pd || pl) return "as wide as ours; budget and data differ";
@@ -683,7 +625,7 @@ static void draw_settings(GridState *st, UiContext *ctx, const char *preset, int
     char line[512];
     size_t len = (size_t)snprintf(line, sizeof line, "(paper X): the paper's figure;");
     for (int p = 0; p < st->n_paper && want; p++) {
-        const PaperRow *f = &st->paper[p];
+        const FigureRow *f = &st->paper[p];
         if (strcmp(f->metric, want)) continue;
         int seen = 0;
         for (int q = 0; q < p && !seen; q++) seen = !strcmp(st->paper[q].metric, want) && !strcmp(st->paper[q].setting, f->setting);
@@ -705,24 +647,16 @@ static void draw_settings(GridState *st, UiContext *ctx, const char *preset, int
     }
     ui_text((*y)++, 0, width, dim, "%s", line);
     /* ours: the sizes and the budget of the sweep's runs */
-    int d_lo = 0, d_hi = 0, l_lo = 0, l_hi = 0, n_lo = 0, n_hi = 0;
-    int64_t tokens = 0;
-    for (int i = 0; i < st->n_runs; i++) {
-        const GridRun *r = &st->runs[i];
-        if (r->d > 0) d_lo = d_lo ? MB_MIN(d_lo, r->d) : r->d, d_hi = MB_MAX(d_hi, r->d);
-        if (r->layers > 0) l_lo = l_lo ? MB_MIN(l_lo, r->layers) : r->layers, l_hi = MB_MAX(l_hi, r->layers);
-        if (r->n_ctx > 0) n_lo = n_lo ? MB_MIN(n_lo, r->n_ctx) : r->n_ctx, n_hi = MB_MAX(n_hi, r->n_ctx);
-        tokens = MB_MAX(tokens, r->tokens);
-    }
+    OurSizes o = our_sizes(st);
     char ours[160], range[3][32];
-    const int lo[3] = {d_lo, l_lo, n_lo}, hi[3] = {d_hi, l_hi, n_hi};
     for (int k = 0; k < 3; k++)
-        if (lo[k] == hi[k]) snprintf(range[k], sizeof range[k], "%d", lo[k]);
-        else snprintf(range[k], sizeof range[k], "%d-%d", lo[k], hi[k]);
+        if (o.lo[k] == o.hi[k]) snprintf(range[k], sizeof range[k], "%d", (int)o.lo[k]);
+        else snprintf(range[k], sizeof range[k], "%d-%d", (int)o.lo[k], (int)o.hi[k]);
     snprintf(ours, sizeof ours, "ours: d=%s L=%s n_ctx=%s, up to %lld tokens a run", range[0], range[1], range[2],
-             (long long)tokens);
-    const PaperRow *f = &st->paper[first];
-    snprintf(line, sizeof line, "%s | paper %s: %s", ours, f->setting[0] ? f->setting : "-",
+             (long long)o.tokens);
+    const FigureRow *f = &st->paper[first];
+    /* the setting's text to 255 bytes: two rows say no more */
+    snprintf(line, sizeof line, "%s | paper %s: %.255s", ours, f->setting[0] ? f->setting : "-",
              f->setting_text[0] ? f->setting_text : "(no text)");
     *y += ui_wrap(*y, 0, width, 2, dim, line);
 }

@@ -11,8 +11,8 @@
  * architecture the groups against each other (bidir against clm).
  *
  * Not for: other sweeps (Grid) or arbitrary runs (Compare).  A refresh
- * reads the sweep's rows by index and each unfinished run's curve past its
- * last loaded row (ui/draw/run_curve.h).
+ * reads the sweep's jobs (db/sweeps_read.h) and each unfinished run's curve
+ * past its last loaded row (ui/draw/run_curve.h).
  */
 #define _XOPEN_SOURCE_EXTENDED 1
 #include <math.h>
@@ -21,8 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/sweeps_read.h"
 #include "engine/common.h"
-#include "engine/io/json.h"
 #include "experiments/sweep.h"
 #include "ui/claims_view.h"
 #include "ui/draw/heatmap.h"
@@ -36,7 +36,7 @@
 
 /* The presets this screen is for. */
 static const char *const PRESETS[] = {"autoencoder", "bidirectional", "completion"};
-#define PRESETS_SQL "('autoencoder', 'bidirectional', 'completion')"
+#define N_PRESETS ((int)(sizeof PRESETS / sizeof PRESETS[0]))
 
 typedef struct {
     int64_t id;
@@ -45,7 +45,8 @@ typedef struct {
 
 typedef struct {
     int64_t run_id;
-    char status[16], arch[32], task[32];
+    RunStatus status;
+    char arch[32], task[32];
     int64_t steps_done, total_steps;
     double train, best_valid, test, test_acc;   /* NAN: not known */
     int group;
@@ -81,14 +82,6 @@ typedef struct {
 
 /* ---- helpers ------------------------------------------------------------ */
 
-static double parse_double(const char *s) { return s ? strtod(s, NULL) : NAN; }
-
-static int is_terminal(const char *status)
-{
-    return !strcmp(status, "done") || !strcmp(status, "failed") || !strcmp(status, "diverged") ||
-           !strcmp(status, "cancelled");
-}
-
 /* "mixer/bidir", "mixer d=160": the task only when the sweep's groups do
    not all share it; without_arch leaves the architecture out ("bidir"). */
 static void group_label(const MaskedState *st, const Group *g, int without_arch, char *out, size_t cap)
@@ -121,33 +114,19 @@ static int arch_rank(const char *arch)
 
 /* ---- loading ------------------------------------------------------------ */
 
-static int read_sweep(void *ctx, int ncols, char **values, char **names)
+/* The group key and extra text of a job from its coordinates (the text
+   ones but arch, task and seed). */
+static void group_of(const SweepJobRow *job, char *key, size_t key_cap, char *extra, size_t extra_cap)
 {
-    (void)names;
-    MaskedState *st = ctx;
-    if (ncols < 2 || !values[0] || st->n_sweeps == MAX_MASKED_SWEEPS) return 0;
-    st->sweeps[st->n_sweeps].id = atoll(values[0]);
-    ui_copy_text(st->sweeps[st->n_sweeps].name, sizeof st->sweeps[0].name, values[1]);
-    st->n_sweeps++;
-    return 0;
-}
-
-/* The group key and extra text of a run from its coordinates. */
-static void group_of(const char *coords, const char *arch, const char *task, char *key, size_t key_cap,
-                     char *extra, size_t extra_cap)
-{
-    snprintf(key, key_cap, "%s/%s", arch, task);
+    snprintf(key, key_cap, "%s/%s", job->arch, job->task);
     extra[0] = 0;
-    JsonValue *obj = coords ? json_parse(coords, strlen(coords), NULL) : NULL;
-    if (obj && obj->type == JSON_OBJECT)
-        for (int k = 0; k < obj->count; k++) {
-            const char *name = obj->keys[k];
-            if (!strcmp(name, "arch") || !strcmp(name, "task") || !strcmp(name, "seed")) continue;
-            if (obj->items[k].type != JSON_STRING) continue;
-            size_t len = strlen(extra);
-            snprintf(extra + len, extra_cap - len, "%s%s=%s", len ? " " : "", name, obj->items[k].string);
-        }
-    json_free(obj);
+    for (int k = 0; k < job->n_coords; k++) {
+        const char *name = job->coords[k].key;
+        if (!strcmp(name, "arch") || !strcmp(name, "task") || !strcmp(name, "seed")) continue;
+        if (job->numeric_coords & (1u << k)) continue;
+        size_t len = strlen(extra);
+        snprintf(extra + len, extra_cap - len, "%s%s=%s", len ? " " : "", name, job->coords[k].value);
+    }
     size_t len = strlen(key);
     snprintf(key + len, key_cap - len, " %s", extra);
 }
@@ -158,13 +137,11 @@ typedef struct {
     int n_old;
 } RunLoad;
 
-static int read_run(void *ctx, int ncols, char **values, char **names)
+static void add_run(RunLoad *load, const SweepJobRow *job)
 {
-    (void)names;
-    RunLoad *load = ctx;
     MaskedState *st = load->st;
-    if (ncols < 11 || !values[0] || st->n_runs == MAX_RUNS) return 0;
-    int64_t id = atoll(values[0]);
+    if (st->n_runs == MAX_RUNS) return;
+    int64_t id = job->run_id;
     MaskedRun *r = &st->runs[st->n_runs];
     int kept = 0;
     for (int i = 0; i < load->n_old && !kept; i++)
@@ -178,18 +155,18 @@ static int read_run(void *ctx, int ncols, char **values, char **names)
         r->run_id = id;
         run_curve_init(&r->curve, id);
     }
-    ui_copy_text(r->status, sizeof r->status, values[1]);
-    ui_copy_text(r->arch, sizeof r->arch, values[2]);
-    ui_copy_text(r->task, sizeof r->task, values[3]);
-    r->steps_done = values[5] ? atoll(values[5]) : 0;
-    r->total_steps = values[6] ? atoll(values[6]) : 0;
-    r->train = parse_double(values[7]);
-    r->best_valid = parse_double(values[8]);
-    r->test = parse_double(values[9]);
-    r->test_acc = parse_double(values[10]);
+    r->status = job->status;
+    ui_copy_text(r->arch, sizeof r->arch, job->arch);
+    ui_copy_text(r->task, sizeof r->task, job->task);
+    r->steps_done = job->steps_done;
+    r->total_steps = job->total_steps;
+    r->train = job->train_loss;
+    r->best_valid = job->best_valid_loss;
+    r->test = job->test_loss;
+    r->test_acc = job->test_accuracy;
 
     char key[256], extra[128];
-    group_of(values[4], r->arch, r->task, key, sizeof key, extra, sizeof extra);
+    group_of(job, key, sizeof key, extra, sizeof extra);
     r->group = -1;
     for (int g = 0; g < st->n_groups && r->group < 0; g++)
         if (!strcmp(st->groups[g].key, key)) r->group = g;
@@ -203,7 +180,6 @@ static int read_run(void *ctx, int ncols, char **values, char **names)
         r->group = st->n_groups++;
     }
     st->n_runs++;
-    return 0;
 }
 
 static void summarise_groups(MaskedState *st)
@@ -219,12 +195,12 @@ static void summarise_groups(MaskedState *st)
             const MaskedRun *r = &st->runs[i];
             if (r->group != g) continue;
             grp->n_runs++;
-            if (!strcmp(r->status, "done")) {
+            if (r->status == RUN_DONE) {
                 grp->n_done++;
                 const double v[4] = {r->train, r->best_valid, r->test, r->test_acc};
                 for (int k = 0; k < 4; k++)
                     if (isfinite(v[k])) sums[k] += v[k], counts[k]++;
-            } else if (!is_terminal(r->status)) {
+            } else if (!run_status_final(r->status)) {
                 grp->n_pending++;
                 grp->running_steps += r->steps_done;
                 grp->running_total += r->total_steps;
@@ -237,12 +213,14 @@ static void summarise_groups(MaskedState *st)
 
 static int load_runs(MaskedState *st, UiContext *ctx, int64_t sweep_id, char *err)
 {
-    static const char SQL[] =
-        "SELECT run_id, status, arch, task, coords, steps_done, total_steps,"
-        "       train_loss, best_valid_loss, test_loss, test_accuracy"
-        "  FROM sweep_results WHERE sweep_id = ?1 ORDER BY run_id";
+    SweepJobRow *jobs;
+    int n_jobs;
+    if (sweeps_read_jobs(ctx->store, sweep_id, &jobs, &n_jobs, err)) return -1;
     RunLoad *load = malloc(sizeof *load);
-    if (!load) return err_set(err, "AE/Bidir: out of memory");
+    if (!load) {
+        free(jobs);
+        return err_set(err, "AE/Bidir: out of memory");
+    }
     load->st = st;
     load->n_old = 0;
     if (st->runs_of == sweep_id) {
@@ -254,19 +232,16 @@ static int load_runs(MaskedState *st, UiContext *ctx, int64_t sweep_id, char *er
     st->n_runs = 0;
     st->n_groups = 0;
     st->runs_of = sweep_id;
-    char id[24];
-    snprintf(id, sizeof id, "%lld", (long long)sweep_id);
-    const char *params[1] = {id};
-    int rc = store_query_params(ctx->store, SQL, params, 1, read_run, load, err);
+    for (int i = 0; i < n_jobs; i++) add_run(load, &jobs[i]);
+    free(jobs);
     for (int i = 0; i < load->n_old; i++)
         if (load->old[i].run_id) run_curve_free(&load->old[i].curve);
     free(load);
-    if (rc) return -1;
     for (int i = 0; i < st->n_runs; i++) {
         MaskedRun *r = &st->runs[i];
         if (r->curve_final) continue;
         if (run_curve_update(&r->curve, ctx->store, err)) return -1;
-        r->curve_final = is_terminal(r->status);
+        r->curve_final = run_status_final(r->status);
     }
     summarise_groups(st);
     return 0;
@@ -298,17 +273,19 @@ static void masked_reload(void *state, UiContext *ctx)
     char err[ERR_LEN];
     st->error[0] = 0;
     st->n_sweeps = 0;
-    static const char SQL[] = "SELECT id, name FROM sweeps WHERE name IN " PRESETS_SQL " ORDER BY id DESC LIMIT 64";
-    if (store_query(ctx->store, SQL, read_sweep, st, err)) {
+    /* the latest MAX_MASKED_SWEEPS of those presets, oldest first */
+    SweepRow *sweeps;
+    int n_sweeps;
+    if (sweeps_read_latest(ctx->store, PRESETS, N_PRESETS, MAX_MASKED_SWEEPS, &sweeps, &n_sweeps, err)) {
         snprintf(st->error, sizeof st->error, "%s", err);
         return;
     }
-    /* oldest first, as the sweep ids go */
-    for (int i = 0; i < st->n_sweeps / 2; i++) {
-        MaskedSweep t = st->sweeps[i];
-        st->sweeps[i] = st->sweeps[st->n_sweeps - 1 - i];
-        st->sweeps[st->n_sweeps - 1 - i] = t;
+    for (int i = 0; i < n_sweeps && st->n_sweeps < MAX_MASKED_SWEEPS; i++) {
+        MaskedSweep *m = &st->sweeps[st->n_sweeps++];
+        m->id = sweeps[i].id;
+        ui_copy_text(m->name, sizeof m->name, sweeps[i].name);
     }
+    free(sweeps);
     st->current = st->n_sweeps - 1;
     for (int i = 0; i < st->n_sweeps; i++)
         if (st->sweeps[i].id == st->sweep_id) st->current = i;
@@ -319,7 +296,7 @@ static void masked_reload(void *state, UiContext *ctx)
         return;
     }
     int n_done = 0;
-    for (int i = 0; i < st->n_runs; i++) n_done += !strcmp(st->runs[i].status, "done");
+    for (int i = 0; i < st->n_runs; i++) n_done += st->runs[i].status == RUN_DONE;
     claims_view_update(&st->claims, ctx, s->name, s->id, n_done);
 }
 
@@ -491,7 +468,7 @@ static void draw_empty(UiContext *ctx, int top, int height, int width)
     y++;
     y += ui_wrap(y, 2, width - 2, bottom - y, 0,
                  "These are the Masked Mixers II comparisons of the masked mixer and attention:");
-    for (size_t i = 0; i < sizeof PRESETS / sizeof PRESETS[0] && y < bottom; i++) {
+    for (int i = 0; i < N_PRESETS && y < bottom; i++) {
         const Preset *p = preset_find(PRESETS[i]);
         ui_text(y, 4, width - 4, A_BOLD, "%s", PRESETS[i]);
         y += MB_MAX(1, ui_wrap(y, 19, width - 19, bottom - y, 0, p ? p->what : ""));

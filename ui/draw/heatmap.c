@@ -7,8 +7,9 @@
 
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
+
+#include "engine/text.h"
 
 void heat_format(double v, int sig, char *out, size_t cap)
 {
@@ -33,7 +34,10 @@ void heat_format(double v, int sig, char *out, size_t cap)
     for (int i = 0; i < n_suffixes; i++, scale *= 1e3) {
         snprintf(buf, sizeof buf, "%#.*g", sig, v / scale);
         int last = i + 1 == n_suffixes;
-        if (!last && (i == 0 ? strchr(buf, 'e') != NULL : fabs(strtod(buf, NULL)) >= 1000)) continue;
+        double mantissa;
+        int too_long = i == 0 ? strchr(buf, 'e') != NULL
+                              : text_to_double(buf, &mantissa) == 0 && fabs(mantissa) >= 1000;
+        if (!last && too_long) continue;
         size_t len = strlen(buf);
         if (len && buf[len - 1] == '.') buf[--len] = 0;
         if (suffix[i]) {
@@ -87,19 +91,10 @@ int heat_range(const double *values, int n, double *lo, double *hi)
     return count;
 }
 
-/* The whole of s as a finite number, or 0. */
-static int parse_number(const char *s, double *v)
-{
-    char *end;
-    if (!s || !*s) return 0;
-    *v = strtod(s, &end);
-    return *end == 0 && isfinite(*v);
-}
-
 int heat_same_value(const char *a, const char *b)
 {
     if (!a || !b) return 0;
     if (!strcmp(a, b)) return 1;
     double x, y;
-    return parse_number(a, &x) && parse_number(b, &y) && x == y;
+    return text_to_double(a, &x) == 0 && text_to_double(b, &y) == 0 && x == y;
 }

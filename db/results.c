@@ -22,20 +22,6 @@ static void add_coord(CoordPair *pairs, int *n, sqlite3_stmt *st, int kcol)
     (*n)++;
 }
 
-/* Grows *items (of size elem) to hold at least need elements. */
-static int grow(void **items, int *cap, int need, size_t elem, char *err)
-{
-    if (need <= *cap) return 0;
-    int new_cap = *cap ? *cap * 2 : 16;
-    while (new_cap < need) new_cap *= 2;
-    void *p = realloc(*items, (size_t)new_cap * elem);
-    if (!p) return err_set(err, "store: out of memory reading results");
-    memset((char *)p + (size_t)*cap * elem, 0, (size_t)(new_cap - *cap) * elem);
-    *items = p;
-    *cap = new_cap;
-    return 0;
-}
-
 static int read_sweep(Store *s, const char *sql, const char *text_param, int64_t id_param, SweepRow *out,
                       int *found, char *err)
 {
@@ -107,7 +93,7 @@ int results_sweep_runs(Store *s, int64_t sweep_id, int finished_only, ResultRun 
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t id = sqlite3_column_int64(st, 0);
         if (count == 0 || runs[count - 1].run_id != id) {
-            if (grow((void **)&runs, &cap, count + 1, sizeof *runs, err)) {
+            if (store_grow((void **)&runs, &cap, count + 1, sizeof *runs, err)) {
                 sqlite3_finalize(st);
                 free(runs);
                 return -1;
@@ -171,7 +157,7 @@ int results_paper_figures(Store *s, const char *preset, FigureRow **out, int *n,
         snprintf(key, sizeof key, "%s|%s|%s", (const char *)sqlite3_column_text(st, 0),
                  (const char *)sqlite3_column_text(st, 1), (const char *)sqlite3_column_text(st, 2));
         if (count == 0 || strcmp(key, last_key)) {
-            if (grow((void **)&rows, &cap, count + 1, sizeof *rows, err)) {
+            if (store_grow((void **)&rows, &cap, count + 1, sizeof *rows, err)) {
                 sqlite3_finalize(st);
                 free(rows);
                 return -1;

@@ -55,6 +55,19 @@ int store_finish(Store *s, sqlite3_stmt *st, int rc, const char *what, char *err
     return failed ? -1 : 0;
 }
 
+int store_grow(void **items, int *cap, int need, size_t elem, char *err)
+{
+    if (need <= *cap) return 0;
+    int new_cap = *cap ? *cap * 2 : 16;
+    while (new_cap < need) new_cap *= 2;
+    void *p = realloc(*items, (size_t)new_cap * elem);
+    if (!p) return err_set(err, "store: out of memory reading rows");
+    memset((char *)p + (size_t)*cap * elem, 0, (size_t)(new_cap - *cap) * elem);
+    *items = p;
+    *cap = new_cap;
+    return 0;
+}
+
 int store_read_all(Store *s, sqlite3_stmt *st, const char *what, size_t size,
                    void (*fill)(void *item, sqlite3_stmt *st), void **out, int *n, char *err)
 {

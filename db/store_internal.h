@@ -64,6 +64,9 @@ int store_prepare_ints(Store *s, const char *sql, const int64_t *ints, int n_int
 /* Finalizes st after a loop of sqlite3_step that stopped with rc: 0 when it
    ran to the end or the caller stopped at a row, else -1 with err set. */
 int store_finish(Store *s, sqlite3_stmt *st, int rc, const char *what, char *err);
+/* Grows *items (elements of elem bytes, the new ones zeroed) to hold at
+   least need; -1 with err set when memory runs out (*items unchanged). */
+int store_grow(void **items, int *cap, int need, size_t elem, char *err);
 /* Steps st to the end, decoding each row with fill into a growing array of
    items of `size` bytes (zeroed first): *out malloc'd (NULL when *n is 0),
    st finalized. */

@@ -15,31 +15,6 @@
 #include "db/store_internal.h"
 #include "engine/common.h"
 
-static void copy_text(char *dst, size_t cap, sqlite3_stmt *st, int col)
-{
-    const unsigned char *t = sqlite3_column_text(st, col);
-    snprintf(dst, cap, "%s", t ? (const char *)t : "");
-}
-
-static double column_real(sqlite3_stmt *st, int col)
-{
-    return sqlite3_column_type(st, col) == SQLITE_NULL ? NAN : sqlite3_column_double(st, col);
-}
-
-/* Grows *items (of size elem) to hold at least need elements, zeroed. */
-static int grow(void **items, int *cap, int need, size_t elem, char *err)
-{
-    if (need <= *cap) return 0;
-    int new_cap = *cap ? *cap * 2 : 16;
-    while (new_cap < need) new_cap *= 2;
-    void *p = realloc(*items, (size_t)new_cap * elem);
-    if (!p) return err_set(err, "store: out of memory reading sweeps");
-    memset((char *)p + (size_t)*cap * elem, 0, (size_t)(new_cap - *cap) * elem);
-    *items = p;
-    *cap = new_cap;
-    return 0;
-}
-
 /* Fails st with "store: WHAT: ..." and finalizes it. */
 static int fail(Store *s, sqlite3_stmt *st, const char *what, char *err)
 {
@@ -75,17 +50,17 @@ int sweeps_read_latest(Store *s, const char *const *names, int n_names, int limi
     SweepRow *rows = NULL;
     int count = 0, cap = 0, rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (grow((void **)&rows, &cap, count + 1, sizeof *rows, err)) {
+        if (store_grow((void **)&rows, &cap, count + 1, sizeof *rows, err)) {
             sqlite3_finalize(st);
             free(rows);
             return -1;
         }
         SweepRow *r = &rows[count++];
         r->id = sqlite3_column_int64(st, 0);
-        copy_text(r->name, sizeof r->name, st, 1);
-        copy_text(r->spec, sizeof r->spec, st, 2);
-        copy_text(r->axes_json, sizeof r->axes_json, st, 3);
-        copy_text(r->created_at, sizeof r->created_at, st, 4);
+        store_column_copy(r->name, sizeof r->name, st, 1);
+        store_column_copy(r->spec, sizeof r->spec, st, 2);
+        store_column_copy(r->axes_json, sizeof r->axes_json, st, 3);
+        store_column_copy(r->created_at, sizeof r->created_at, st, 4);
     }
     if (rc != SQLITE_DONE) {
         free(rows);
@@ -110,7 +85,7 @@ int sweeps_read_axes(Store *s, int64_t sweep_id, SweepAxes *out, char *err)
     if (sqlite3_bind_int64(st, 1, sweep_id) != SQLITE_OK) return fail(s, st, what, err);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-        if (out->n < SWEEP_MAX_AXES) copy_text(out->key[out->n++], sizeof out->key[0], st, 0);
+        if (out->n < SWEEP_MAX_AXES) store_column_copy(out->key[out->n++], sizeof out->key[0], st, 0);
     if (rc != SQLITE_DONE) return fail(s, st, what, err);
     sqlite3_finalize(st);
     return 0;
@@ -122,13 +97,13 @@ static void add_coord(SweepJobRow *job, sqlite3_stmt *st, int kcol)
 {
     if (sqlite3_column_type(st, kcol) == SQLITE_NULL || job->n_coords >= RESULT_MAX_COORDS) return;
     CoordPair *c = &job->coords[job->n_coords];
-    copy_text(c->key, sizeof c->key, st, kcol);
+    store_column_copy(c->key, sizeof c->key, st, kcol);
     int type = sqlite3_column_type(st, kcol + 1);
     if (type == SQLITE_INTEGER || type == SQLITE_FLOAT) {
         snprintf(c->value, sizeof c->value, "%g", sqlite3_column_double(st, kcol + 1));
         job->numeric_coords |= 1u << job->n_coords;
     } else {
-        copy_text(c->value, sizeof c->value, st, kcol + 1);
+        store_column_copy(c->value, sizeof c->value, st, kcol + 1);
     }
     job->n_coords++;
 }
@@ -159,7 +134,7 @@ int sweeps_read_jobs(Store *s, int64_t sweep_id, SweepJobRow **out, int *n, char
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t id = sqlite3_column_int64(st, 0);
         if (count == 0 || jobs[count - 1].run_id != id) {
-            if (grow((void **)&jobs, &cap, count + 1, sizeof *jobs, err)) {
+            if (store_grow((void **)&jobs, &cap, count + 1, sizeof *jobs, err)) {
                 sqlite3_finalize(st);
                 free(jobs);
                 return -1;
@@ -168,8 +143,8 @@ int sweeps_read_jobs(Store *s, int64_t sweep_id, SweepJobRow **out, int *n, char
             j->run_id = id;
             j->status = run_status_parse((const char *)sqlite3_column_text(st, 1));
             assert(j->status != RUN_STATUS_COUNT);   /* runs.status has a CHECK */
-            copy_text(j->arch, sizeof j->arch, st, 2);
-            copy_text(j->task, sizeof j->task, st, 3);
+            store_column_copy(j->arch, sizeof j->arch, st, 2);
+            store_column_copy(j->task, sizeof j->task, st, 3);
             j->steps_done = sqlite3_column_int64(st, 4);
             j->total_steps = sqlite3_column_int64(st, 5);
             j->tokens_seen = sqlite3_column_int64(st, 6);
@@ -179,7 +154,7 @@ int sweeps_read_jobs(Store *s, int64_t sweep_id, SweepJobRow **out, int *n, char
             double *reals[] = {&j->train_loss, &j->best_valid_loss, &j->valid_loss, &j->valid_loss_all,
                                &j->test_loss, &j->test_loss_all, &j->test_perplexity, &j->test_accuracy,
                                &j->tokens_per_s, &j->infer_samples_per_s};
-            for (int k = 0; k < (int)(sizeof reals / sizeof reals[0]); k++) *reals[k] = column_real(st, 10 + k);
+            for (int k = 0; k < (int)(sizeof reals / sizeof reals[0]); k++) *reals[k] = store_column_real(st, 10 + k);
         }
         add_coord(&jobs[count - 1], st, 20);
     }

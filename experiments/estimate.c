@@ -16,7 +16,6 @@
 #include "engine/mixer.h"
 #include "engine/task.h"
 #include "engine/text.h"
-#include "experiments/format.h"
 
 double estimate_train_flops_per_token(const Config *c)
 {
@@ -93,9 +92,4 @@ SweepEstimate sweep_estimate(const Sweep *sw, int parallel)
     }
     e.seconds = total_seconds / (parallel > 0 ? parallel : 1);
     return e;
-}
-
-void format_duration(double seconds, char *out, int cap)
-{
-    fmt_duration(seconds, out, (size_t)cap);
 }

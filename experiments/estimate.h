@@ -42,8 +42,5 @@ typedef struct {
    threads each (0: one, the worker's share on 2 cores at --jobs 2). */
 SweepEstimate sweep_estimate(const Sweep *sw, int parallel);
 
-/* fmt_duration (experiments/format.h) under its old name, for
-   app/cmd_queue.c until it calls fmt_duration: then remove it. */
-void format_duration(double seconds, char *out, int cap);
 
 #endif

@@ -19,7 +19,7 @@
 #include "engine/checkpoint.h"
 #include "engine/common.h"
 
-static volatile int stop_requested;
+static atomic_int stop_requested;
 
 static void on_signal(int sig)
 {
@@ -66,8 +66,9 @@ int cmd_run(int argc, char **argv)
     js.stop = &stop_requested;
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
-    char status[16] = "";
-    int rc = job_run(&js, status, sizeof status, err);
+    RunStatus ended = RUN_FAILED;
+    int rc = job_run(&js, &ended, err);
+    const char *status = run_status_name(ended);
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
     if (rc) return cli_fail("%s", err);

@@ -313,7 +313,8 @@ static void test_requests(void)
     Store *s = open_new("requests.db");
     if (!s)
         return;
-    char err[ERR_LEN] = "", control[16];
+    char err[ERR_LEN] = "";
+    JobControl control = JOB_CONTROL_CANCEL;
     int me = (int)getpid();
     int64_t queued_pause = enqueue(s, 0, NULL, 0);
     int64_t queued_cancel = enqueue(s, 0, NULL, 0);
@@ -333,18 +334,17 @@ static void test_requests(void)
     /* Running: the worker is told. */
     int64_t running = enqueue(s, 0, NULL, 0);
     CHECK(claim(s, me) == running, "claim");
-    CHECK(store_job_control(s, running, control, sizeof control, err) == 0 && !control[0],
-          "control '%s' %s", control, err);
+    CHECK(store_job_control(s, running, &control, err) == 0 && control == JOB_CONTROL_NONE,
+          "control '%s' %s", job_control_name(control), err);
     CHECK(store_job_request(s, running, "pause", err) == 0, "%s", err);
     CHECK(strcmp(run_value(s, status_sql, running).text, "running|pause|0") == 0, "got %s",
           run_value(s, status_sql, running).text);
-    CHECK(store_job_control(s, running, control, sizeof control, err) == 0 &&
-          strcmp(control, "pause") == 0, "control '%s' %s", control, err);
+    CHECK(store_job_control(s, running, &control, err) == 0 && control == JOB_CONTROL_PAUSE,
+          "control '%s' %s", job_control_name(control), err);
     CHECK(store_job_request(s, running, "cancel", err) == 0, "%s", err);
     CHECK(store_job_request(s, running, "pause", err) == 0, "%s", err);
-    CHECK(store_job_control(s, running, control, sizeof control, err) == 0 &&
-          strcmp(control, "cancel") == 0, "a pause replaced a cancel: '%s'", control);
-    CHECK(store_job_control(s, running, control, 3, err) == -1, "short buffer accepted");
+    CHECK(store_job_control(s, running, &control, err) == 0 && control == JOB_CONTROL_CANCEL,
+          "a pause replaced a cancel: '%s'", job_control_name(control));
 
     /* The worker obeys: finishing clears the request and the owner. */
     RunEnd end = {"cancelled", "cancelled by request", 3, 300, 1.0, 300.0, NAN};
@@ -635,9 +635,10 @@ static void test_unknown_runs(void)
     Store *s = open_new("unknown.db");
     if (!s)
         return;
-    char err[ERR_LEN] = "", control[16];
+    char err[ERR_LEN] = "";
+    JobControl control;
     const char *want = "store: run 4242: no such run";
-    CHECK(store_job_control(s, 4242, control, sizeof control, err) == -1 &&
+    CHECK(store_job_control(s, 4242, &control, err) == -1 &&
           strcmp(err, want) == 0, "control: %s", err);
     CHECK(store_job_request(s, 4242, "pause", err) == -1 && strcmp(err, want) == 0, "request: %s",
           err);

@@ -380,7 +380,7 @@ static void load(RunState *st, UiContext *ctx)
         int n = scheduler_progress(ctx->scheduler, progress, MAX_LIVE);
         for (int k = 0; k < n; k++) {
             const JobProgress *p = &progress[k];
-            if (p->run_id != st->run_id || strcmp(p->status, "running")) continue;
+            if (p->run_id != st->run_id || p->status != RUN_RUNNING) continue;
             if (p->step >= st->step) {
                 st->step = p->step;
                 st->tokens = p->tokens;
@@ -447,7 +447,7 @@ static void draw_header(RunState *st, UiContext *ctx, int y, int width)
     snprintf(line, sizeof line, "run %lld%s%s  ", (long long)st->run_id, st->name[0] ? " " : "", st->name);
     ui_text(y, x, width - x, ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD, "%s", line);
     x += (int)strlen(line);
-    ui_text(y, x, width - x, ui_attr(ctx, ui_status_pair(st->status)) | A_BOLD, "%s", st->status);
+    ui_text(y, x, width - x, ui_attr(ctx, ui_status_pair(run_status_parse(st->status))) | A_BOLD, "%s", st->status);
     x += (int)strlen(st->status) + 2;
     if (st->facts.not_learning) {
         static const char FLAG[] = "not learning: unigram level";
@@ -652,7 +652,7 @@ static int run_key(void *state, UiContext *ctx, int ch)
         resmooth(st);
         return 1;
     case 'p': case 'r': case 'X':
-        if (st->run_id && st->found) ui_control_run(ctx, st->run_id, st->arch, st->status, ch == 'X' ? 'x' : ch);
+        if (st->run_id && st->found) ui_control_run(ctx, st->run_id, st->arch, run_status_parse(st->status), ch == 'X' ? 'x' : ch);
         return 1;
     case 'g':
         ui_show_screen(ctx, &ui_screen_generate);

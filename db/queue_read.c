@@ -23,12 +23,17 @@ static RunStatus column_status(sqlite3_stmt *st, int col)
     return run_status_parse((const char *)sqlite3_column_text(st, col));
 }
 
-/* rc is what an sqlite3_bind_* returned: on failure, says so and finalizes st. */
-static int bound(Store *s, sqlite3_stmt *st, int rc, const char *what, char *err)
+/* Prepares sql and binds ?1: the integer number, or the name of status
+   when status is not RUN_STATUS_COUNT. */
+static int prepare_with(Store *s, const char *sql, int64_t number, RunStatus status, sqlite3_stmt **st,
+                        const char *what, char *err)
 {
+    if (store_prepare(s, sql, st, what, err)) return -1;
+    int rc = status < RUN_STATUS_COUNT ? store_bind_text(*st, 1, run_status_name(status))
+                                       : sqlite3_bind_int64(*st, 1, number);
     if (rc == SQLITE_OK) return 0;
     store_fail(s, err, what);
-    sqlite3_finalize(st);
+    sqlite3_finalize(*st);
     return -1;
 }
 
@@ -56,7 +61,7 @@ int queue_read_jobs(Store *s, QueueJob *rows, int cap, int *n, char *err)
     const char *what = "read the queue";
     *n = 0;
     sqlite3_stmt *st;
-    if (store_prepare(s,
+    if (prepare_with(s,
                       "SELECT coalesce(q.position, 0), q.id, q.status, coalesce(q.control, ''), q.priority,"
                       "       coalesce(q.sweep, ''),"
                       "       " COORD_WORDS("") ","
@@ -64,8 +69,7 @@ int queue_read_jobs(Store *s, QueueJob *rows, int cap, int *n, char *err)
                       "       coalesce(q.name, ''), q.arch, q.task, coalesce(q.error, ''),"
                       "       coalesce(q.steps_done, 0), coalesce(q.total_steps, 0), coalesce(q.resume_step, 0)"
                       "  FROM queue q LIMIT ?1",
-                      &st, what, err) ||
-        bound(s, st, sqlite3_bind_int(st, 1, cap), what, err))
+                      cap, RUN_STATUS_COUNT, &st, what, err))
         return -1;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -96,10 +100,10 @@ int queue_read_jobs(Store *s, QueueJob *rows, int cap, int *n, char *err)
 int queue_read_count(Store *s, RunStatus status, int64_t *n, char *err)
 {
     const char *what = "count runs";
+    assert(status < RUN_STATUS_COUNT);
     *n = 0;
     sqlite3_stmt *st;
-    if (store_prepare(s, "SELECT count(*) FROM runs WHERE status = ?1", &st, what, err) ||
-        bound(s, st, store_bind_text(st, 1, run_status_name(status)), what, err))
+    if (prepare_with(s, "SELECT count(*) FROM runs WHERE status = ?1", 0, status, &st, what, err))
         return -1;
     int rc = sqlite3_step(st);
     if (rc == SQLITE_ROW) *n = sqlite3_column_int64(st, 0);
@@ -109,11 +113,11 @@ int queue_read_count(Store *s, RunStatus status, int64_t *n, char *err)
 int queue_read_ids(Store *s, RunStatus status, int64_t **ids, int *n, char *err)
 {
     const char *what = "list runs";
+    assert(status < RUN_STATUS_COUNT);
     *ids = NULL;
     *n = 0;
     sqlite3_stmt *st;
-    if (store_prepare(s, "SELECT id FROM runs WHERE status = ?1 ORDER BY id", &st, what, err) ||
-        bound(s, st, store_bind_text(st, 1, run_status_name(status)), what, err))
+    if (prepare_with(s, "SELECT id FROM runs WHERE status = ?1 ORDER BY id", 0, status, &st, what, err))
         return -1;
     int rc, cap = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -193,13 +197,12 @@ int queue_read_clm_runs(Store *s, CkptRun *out, int cap, int *n, char *err)
     const char *what = "read runs with a checkpoint";
     *n = 0;
     sqlite3_stmt *st;
-    if (store_prepare(s,
+    if (prepare_with(s,
                       "SELECT " CKPT_RUN_COLUMNS
                       " WHERE r.task = 'clm' AND r.status IN ('done', 'interrupted', 'paused', 'cancelled')"
                       "   AND EXISTS (SELECT 1 FROM checkpoints c WHERE c.run_id = r.id)"
                       " ORDER BY r.id DESC LIMIT ?1",
-                      &st, what, err) ||
-        bound(s, st, sqlite3_bind_int(st, 1, cap), what, err))
+                      cap, RUN_STATUS_COUNT, &st, what, err))
         return -1;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -214,8 +217,7 @@ int queue_read_ckpt_run(Store *s, int64_t run_id, CkptRun *out, int *found, char
     const char *what = "read a run's checkpoint";
     *found = 0;
     sqlite3_stmt *st;
-    if (store_prepare(s, "SELECT " CKPT_RUN_COLUMNS " WHERE r.id = ?1", &st, what, err) ||
-        bound(s, st, sqlite3_bind_int64(st, 1, run_id), what, err))
+    if (prepare_with(s, "SELECT " CKPT_RUN_COLUMNS " WHERE r.id = ?1", run_id, RUN_STATUS_COUNT, &st, what, err))
         return -1;
     int rc = sqlite3_step(st);
     if (rc == SQLITE_ROW) {

@@ -35,14 +35,37 @@
 #define FLUSH_SECONDS 1.0     /* metrics reach the store at least this often */
 #define CONTROL_SECONDS 0.2   /* pause / cancel requests are read this often */
 
-void job_monitor_init(JobMonitor *m)
+void job_mutex_init(pthread_mutex_t *m)
 {
-    memset(m, 0, sizeof *m);
     pthread_mutexattr_t attr;
     pthread_mutexattr_init(&attr);
     pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ERRORCHECK);
-    pthread_mutex_init(&m->lock, &attr);
+    int rc = pthread_mutex_init(m, &attr);
+    assert(rc == 0);
+    (void)rc;
     pthread_mutexattr_destroy(&attr);
+}
+
+/* An error-checking mutex refuses a second lock by its owner and an unlock
+   by any other thread: misuse fails here. */
+void job_mutex_lock(pthread_mutex_t *m)
+{
+    int rc = pthread_mutex_lock(m);
+    assert(rc == 0);
+    (void)rc;
+}
+
+void job_mutex_unlock(pthread_mutex_t *m)
+{
+    int rc = pthread_mutex_unlock(m);
+    assert(rc == 0);
+    (void)rc;
+}
+
+void job_monitor_init(JobMonitor *m)
+{
+    memset(m, 0, sizeof *m);
+    job_mutex_init(&m->lock);
 }
 
 void job_monitor_destroy(JobMonitor *m)
@@ -50,38 +73,22 @@ void job_monitor_destroy(JobMonitor *m)
     pthread_mutex_destroy(&m->lock);
 }
 
-/* The monitor's lock: an error-checking mutex refuses a second lock by its
-   owner and an unlock by any other thread, so misuse fails here. */
-static void monitor_lock(JobMonitor *m)
-{
-    int rc = pthread_mutex_lock(&m->lock);
-    assert(rc == 0);
-    (void)rc;
-}
-
-static void monitor_unlock(JobMonitor *m)
-{
-    int rc = pthread_mutex_unlock(&m->lock);
-    assert(rc == 0);
-    (void)rc;
-}
-
 int job_monitor_read(JobMonitor *m, JobProgress *out)
 {
-    monitor_lock(m);
+    job_mutex_lock(&m->lock);
     int active = m->active;
     *out = m->p;
-    monitor_unlock(m);
+    job_mutex_unlock(&m->lock);
     return active;
 }
 
 static void publish(JobSpec *js, const JobProgress *p, int active)
 {
     if (!js->monitor) return;
-    monitor_lock(js->monitor);
+    job_mutex_lock(&js->monitor->lock);
     js->monitor->p = *p;
     js->monitor->active = active;
-    monitor_unlock(js->monitor);
+    job_mutex_unlock(&js->monitor->lock);
 }
 
 static double peak_mem_mb(void)

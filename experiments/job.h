@@ -40,6 +40,13 @@ typedef struct {
     int active;                /* under lock */
 } JobMonitor;
 
+/* Error-checking mutexes for the runner's shared state (the monitor, the
+   scheduler's counts): a lock taken twice by its owner, or released by
+   another thread, fails an assert instead of going unnoticed. */
+void job_mutex_init(pthread_mutex_t *m);
+void job_mutex_lock(pthread_mutex_t *m);
+void job_mutex_unlock(pthread_mutex_t *m);
+
 void job_monitor_init(JobMonitor *m);
 void job_monitor_destroy(JobMonitor *m);
 /* A consistent copy of the progress; returns 0 when no job is active. */

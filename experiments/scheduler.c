@@ -27,7 +27,7 @@ struct Scheduler {
     JobMonitor *monitors;
     int n_workers;
     atomic_int stop;      /* set: running jobs checkpoint, workers end */
-    pthread_mutex_t lock; /* error-checking: misuse fails an assert */
+    pthread_mutex_t lock; /* job_mutex_*: misuse fails an assert */
     int running;          /* under lock: jobs running now (and claims under way) */
     int finished;         /* under lock: jobs ended (any status) */
 };
@@ -37,30 +37,16 @@ typedef struct {
     int index;
 } WorkerArg;
 
-static void sched_lock(Scheduler *s)
-{
-    int rc = pthread_mutex_lock(&s->lock);
-    assert(rc == 0);
-    (void)rc;
-}
-
-static void sched_unlock(Scheduler *s)
-{
-    int rc = pthread_mutex_unlock(&s->lock);
-    assert(rc == 0);
-    (void)rc;
-}
-
 /* Adds delta to the running count and returns it (finished counts a job
    that ended), under the lock. */
 static int count_running(Scheduler *s, int delta, int finished)
 {
-    sched_lock(s);
+    job_mutex_lock(&s->lock);
     s->running += delta;
     s->finished += finished;
     int running = s->running;
     assert(running >= 0 && running <= s->o.max_jobs);
-    sched_unlock(s);
+    job_mutex_unlock(&s->lock);
     return running;
 }
 
@@ -170,11 +156,7 @@ int scheduler_start(Scheduler **out, const SchedulerOptions *o, char *err)
     if (s->o.cores < 1) s->o.cores = 1;
     snprintf(s->db_path, sizeof s->db_path, "%s", o->db_path);
     s->o.db_path = s->db_path;
-    pthread_mutexattr_t attr;
-    pthread_mutexattr_init(&attr);
-    pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ERRORCHECK);
-    pthread_mutex_init(&s->lock, &attr);
-    pthread_mutexattr_destroy(&attr);
+    job_mutex_init(&s->lock);
     atomic_init(&s->stop, 0);
     s->threads = calloc((size_t)s->o.max_jobs, sizeof(pthread_t));
     s->monitors = calloc((size_t)s->o.max_jobs, sizeof(JobMonitor));

@@ -170,7 +170,7 @@ int store_job_enqueue(Store *s, const RunInfo *info, int64_t sweep_id, const cha
     if (own && store_begin(s, "queue job", err))
         return -1;
     int64_t id = 0;
-    int status = store_run_insert(s, info, "queued", &id, err);
+    int status = store_run_insert(s, info, run_status_name(RUN_QUEUED), &id, err);
     if (status == 0)
         status = set_job_columns(s, id, sweep_id, coords_json, priority, err);
     if (own ? store_end(s, status, "queue job", err) : status)

@@ -275,28 +275,6 @@ static void sweep_reload(void *state, UiContext *ctx)
 
 /* ---- drawing --------------------------------------------------------- */
 
-/* text wrapped at spaces into at most max_lines lines of width columns;
-   returns the lines used. */
-static int draw_wrapped(int y, int x, int width, int max_lines, int attr, const char *text)
-{
-    int lines = 0;
-    const char *p = text;
-    while (*p && lines < max_lines && width > 0) {
-        int len = (int)strlen(p);
-        int take = len;
-        if (len > width) {
-            take = width;
-            while (take > 0 && p[take] != ' ') take--;
-            if (take == 0) take = width;
-        }
-        ui_text(y + lines, x, width, attr, "%.*s", take, p);
-        p += take;
-        while (*p == ' ') p++;
-        lines++;
-    }
-    return lines;
-}
-
 static void draw_text_field(SweepScreen *s, UiContext *ctx, int f, int y, int x, int width)
 {
     if (width < 4) return;
@@ -360,7 +338,7 @@ static void draw_preset_list(SweepScreen *s, UiContext *ctx, int top, int height
     if (info_lines && s->list_sel >= 0) {
         const Preset *p = preset_at(s->list_sel);
         int y = top + height - info_lines;
-        draw_wrapped(y, 1, width - 2, info_lines, ui_attr(ctx, UI_PAIR_DIM), p->what);
+        ui_wrap(y, 1, width - 2, info_lines, ui_attr(ctx, UI_PAIR_DIM), p->what);
     }
 }
 
@@ -434,7 +412,7 @@ static void sweep_draw(void *state, UiContext *ctx, int top, int height, int wid
         snprintf(command, sizeof command, "mixbench sweep %s%s%.512s", s->spec,
                  s->text[F_DATA].text[0] ? " --data " : "", s->text[F_DATA].text);
         ui_text(y, 1, LABEL_WIDTH, A_BOLD, "Same as");
-        y += draw_wrapped(y, x, fw, bottom - y < 2 ? bottom - y : 2, dim, command);
+        y += ui_wrap(y, x, fw, bottom - y < 2 ? bottom - y : 2, dim, command);
     }
     if (y < bottom) {
         ui_text(y, 1, LABEL_WIDTH, A_BOLD, "Jobs");
@@ -449,10 +427,10 @@ static void sweep_draw(void *state, UiContext *ctx, int top, int height, int wid
         snprintf(line, sizeof line, "~%s of training, one job after another (an estimate: tokens/s %s)", when,
                  s->estimate_basis);
         ui_text(y, 1, LABEL_WIDTH, A_BOLD, "Time");
-        y += draw_wrapped(y, x, fw, bottom - y < 2 ? bottom - y : 2, 0, line);
+        y += ui_wrap(y, x, fw, bottom - y < 2 ? bottom - y : 2, 0, line);
     }
-    if (y < bottom && s->error[0]) y += draw_wrapped(y, 1, width - 2, bottom - y, ui_attr(ctx, UI_PAIR_BAD) | A_BOLD, s->error);
-    if (y < bottom && s->warning[0]) draw_wrapped(y, 1, width - 2, bottom - y, ui_attr(ctx, UI_PAIR_WARN), s->warning);
+    if (y < bottom && s->error[0]) y += ui_wrap(y, 1, width - 2, bottom - y, ui_attr(ctx, UI_PAIR_BAD) | A_BOLD, s->error);
+    if (y < bottom && s->warning[0]) ui_wrap(y, 1, width - 2, bottom - y, ui_attr(ctx, UI_PAIR_WARN), s->warning);
 }
 
 /* ---- keys ------------------------------------------------------------ */

@@ -5,9 +5,11 @@
  * worker processes never take the same job.  A job carries its sweep, its
  * grid coordinates, its latest checkpoint to resume from, and a control
  * request ('pause' | 'cancel') that the CLI or UI sets and the worker
- * obeys at its next check.
+ * obeys at its next check.  The worker's own writes are here too: what a
+ * job learns when it starts, its resume point, the checkpoints it replaces.
  *
- * Not for: running jobs (experiments/scheduler.c).
+ * Not for: running jobs (experiments/scheduler.c) or reading the queue
+ * (db/queue_read.h).
  */
 #ifndef MIXBENCH_JOBS_H
 #define MIXBENCH_JOBS_H

@@ -20,7 +20,7 @@
 #include "engine/common.h"
 #include "experiments/job.h"
 
-static volatile int stop_requested;
+static atomic_int stop_requested;
 
 static void on_signal(int sig)
 {
@@ -67,8 +67,9 @@ int cmd_run(int argc, char **argv)
     js.stop = &stop_requested;
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
-    char status[16] = "";
-    int rc = job_run(&js, status, sizeof status, err);
+    RunStatus ended = RUN_FAILED;
+    int rc = job_run(&js, &ended, err);
+    const char *status = run_status_name(ended);
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
     if (rc) return cli_fail("%s", err);

@@ -29,9 +29,6 @@
 #include <string.h>
 #include <sys/types.h>
 
-/* Longer than any status name. */
-#define STATUS_LEN 16
-
 /* ---- helpers ---------------------------------------------------------- */
 
 static int no_such_run(int64_t run_id, char *err)
@@ -39,22 +36,27 @@ static int no_such_run(int64_t run_id, char *err)
     return err_set(err, "store: run %lld: no such run", (long long)run_id);
 }
 
-/* A status after which a run never trains again by itself ('interrupted'
-   is not one: it can be resumed). */
-static int is_finished(const char *status)
+const char *job_control_name(JobControl c)
 {
-    return strcmp(status, "done") == 0 || strcmp(status, "failed") == 0 ||
-           strcmp(status, "diverged") == 0 || strcmp(status, "cancelled") == 0;
+    return c == JOB_CONTROL_PAUSE ? "pause" : c == JOB_CONTROL_CANCEL ? "cancel" : "";
 }
 
-/* Reads the status and control request ("" for none) of run_id; meant to
-   run inside the caller's IMMEDIATE transaction. */
-static int read_job(Store *s, int64_t run_id, char status[STATUS_LEN], char control[STATUS_LEN],
+JobControl job_control_parse(const char *text)
+{
+    if (text && strcmp(text, "pause") == 0)
+        return JOB_CONTROL_PAUSE;
+    if (text && strcmp(text, "cancel") == 0)
+        return JOB_CONTROL_CANCEL;
+    return JOB_CONTROL_NONE;
+}
+
+/* Reads the status and control request of run_id; meant to run inside the
+   caller's IMMEDIATE transaction. */
+static int read_job(Store *s, int64_t run_id, RunStatus *status, JobControl *control,
                     const char *what, char *err)
 {
     sqlite3_stmt *st;
-    if (store_prepare(s, "SELECT status, coalesce(control, '') FROM runs WHERE id = ?1", &st,
-                      what, err))
+    if (store_prepare(s, "SELECT status, control FROM runs WHERE id = ?1", &st, what, err))
         return -1;
     if (sqlite3_bind_int64(st, 1, run_id) != SQLITE_OK) {
         store_fail(s, err, what);
@@ -70,15 +72,13 @@ static int read_job(Store *s, int64_t run_id, char status[STATUS_LEN], char cont
         (void)sqlite3_finalize(st);
         return -1;
     }
-    const char *st_status = (const char *)sqlite3_column_text(st, 0);
-    const char *st_control = (const char *)sqlite3_column_text(st, 1);
-    if (!st_status || !st_control) {
-        err_set(err, "store: %s: out of memory", what);
+    *status = run_status_parse((const char *)sqlite3_column_text(st, 0));
+    *control = job_control_parse((const char *)sqlite3_column_text(st, 1));
+    if (*status == RUN_STATUS_COUNT) {   /* out of memory: runs.status has a CHECK */
+        err_set(err, "store: %s: run %lld: cannot read its status", what, (long long)run_id);
         (void)sqlite3_finalize(st);
         return -1;
     }
-    snprintf(status, STATUS_LEN, "%s", st_status);
-    snprintf(control, STATUS_LEN, "%s", st_control);
     if (sqlite3_finalize(st) != SQLITE_OK)
         return store_fail(s, err, what);
     return 0;
@@ -170,7 +170,7 @@ int store_job_enqueue(Store *s, const RunInfo *info, int64_t sweep_id, const cha
     if (own && store_begin(s, "queue job", err))
         return -1;
     int64_t id = 0;
-    int status = store_run_insert(s, info, "queued", &id, err);
+    int status = store_run_insert(s, info, run_status_name(RUN_QUEUED), &id, err);
     if (status == 0)
         status = set_job_columns(s, id, sweep_id, coords_json, priority, err);
     if (own ? store_end(s, status, "queue job", err) : status)
@@ -262,87 +262,82 @@ int store_job_claim(Store *s, int pid, ClaimedJob *job, int *found, char *err)
 
 /* ---- requests --------------------------------------------------------- */
 
-int store_job_control(Store *s, int64_t run_id, char *control, int cap, char *err)
+int store_job_control(Store *s, int64_t run_id, JobControl *control, char *err)
 {
-    const char *what = "read job control";
-    if (!control || cap < 1)
-        return err_set(err, "store: %s: no room for the answer", what);
-    char status[STATUS_LEN], request[STATUS_LEN];
+    RunStatus status;
     /* One SELECT: a read transaction of its own is enough. */
-    if (read_job(s, run_id, status, request, what, err))
-        return -1;
-    if ((int)strlen(request) >= cap)
-        return err_set(err, "store: %s: %d bytes are too few for \"%s\"", what, cap, request);
-    snprintf(control, (size_t)cap, "%s", request);
-    return 0;
+    return read_job(s, run_id, &status, control, "read job control", err);
 }
 
 /* The body of store_job_request, inside its transaction. */
-static int apply_request(Store *s, int64_t run_id, const char *control, const char *what,
+static int apply_request(Store *s, int64_t run_id, JobControl control, const char *what,
                          char *err)
 {
-    char status[STATUS_LEN], pending[STATUS_LEN];
-    if (read_job(s, run_id, status, pending, what, err))
+    RunStatus status;
+    JobControl pending;
+    if (read_job(s, run_id, &status, &pending, what, err))
         return -1;
-    int cancel = strcmp(control, "cancel") == 0;
-    if (is_finished(status))
-        return err_set(err, "run %lld is %s; nothing to %s", (long long)run_id, status, control);
+    if (run_status_final(status))
+        return err_set(err, "run %lld is %s; nothing to %s", (long long)run_id,
+                       run_status_name(status), job_control_name(control));
 
-    if (strcmp(status, "running") == 0) {
+    if (status == RUN_RUNNING) {
         /* The worker acts at its next check; a pending cancel is not
            weakened into a pause. */
         return update_job(s,
                           "UPDATE runs SET control = CASE WHEN control = 'cancel' THEN 'cancel'"
                           " ELSE ?2 END WHERE id = ?1",
-                          run_id, control, 0, what, err);
+                          run_id, job_control_name(control), 0, what, err);
     }
-    if (cancel) /* queued, paused or interrupted: no worker to wait for */
+    if (control == JOB_CONTROL_CANCEL) /* queued, paused or interrupted: no worker to wait for */
         return update_job(s,
                           "UPDATE runs SET status = 'cancelled', control = NULL,"
                           " owner_pid = NULL, finished_at = " STORE_NOW_SQL " WHERE id = ?1",
                           run_id, NULL, 0, what, err);
-    if (strcmp(status, "queued") == 0)
+    if (status == RUN_QUEUED)
         return update_job(s, "UPDATE runs SET status = 'paused', control = NULL WHERE id = ?1",
                           run_id, NULL, 0, what, err);
-    if (strcmp(status, "paused") == 0)
+    if (status == RUN_PAUSED)
         return 0; /* already what was asked */
     return err_set(err, "run %lld is %s; nothing to pause (resume queues it again)",
-                   (long long)run_id, status);
+                   (long long)run_id, run_status_name(status));
 }
 
 int store_job_request(Store *s, int64_t run_id, const char *control, char *err)
 {
-    if (!control || (strcmp(control, "pause") && strcmp(control, "cancel")))
+    JobControl want = job_control_parse(control);
+    if (want == JOB_CONTROL_NONE)
         return err_set(err, "store: a job request is pause or cancel, not %s",
                        control ? control : "(none)");
     char what[64];
     snprintf(what, sizeof what, "%s run %lld", control, (long long)run_id);
     if (store_begin(s, what, err))
         return -1;
-    return store_end(s, apply_request(s, run_id, control, what, err), what, err);
+    return store_end(s, apply_request(s, run_id, want, what, err), what, err);
 }
 
 /* The body of store_job_resume, inside its transaction. */
 static int apply_resume(Store *s, int64_t run_id, const char *what, char *err)
 {
-    char status[STATUS_LEN], pending[STATUS_LEN];
-    if (read_job(s, run_id, status, pending, what, err))
+    RunStatus status;
+    JobControl pending;
+    if (read_job(s, run_id, &status, &pending, what, err))
         return -1;
-    if (strcmp(status, "paused") == 0 || strcmp(status, "interrupted") == 0)
+    if (status == RUN_PAUSED || status == RUN_INTERRUPTED)
         return update_job(s,
                           "UPDATE runs SET status = 'queued', control = NULL, owner_pid = NULL,"
                           " finished_at = NULL, queued_at = " STORE_NOW_SQL " WHERE id = ?1",
                           run_id, NULL, 0, what, err);
-    if (strcmp(status, "queued") == 0)
+    if (status == RUN_QUEUED)
         return 0; /* already waiting for a worker */
-    if (strcmp(status, "running") == 0 && strcmp(pending, "pause") == 0)
+    if (status == RUN_RUNNING && pending == JOB_CONTROL_PAUSE)
         /* The worker has not paused yet: withdraw the request. */
         return update_job(s, "UPDATE runs SET control = NULL WHERE id = ?1", run_id, NULL, 0,
                           what, err);
-    if (strcmp(status, "running") == 0)
+    if (status == RUN_RUNNING)
         return err_set(err, "run %lld is running; nothing to resume", (long long)run_id);
     return err_set(err, "run %lld is %s; only a paused or interrupted job can be resumed",
-                   (long long)run_id, status);
+                   (long long)run_id, run_status_name(status));
 }
 
 int store_job_resume(Store *s, int64_t run_id, char *err)
@@ -383,17 +378,57 @@ int store_job_set_resume(Store *s, int64_t run_id, int64_t step, const char *ckp
     return store_end(s, status, what, err);
 }
 
+int store_job_started(Store *s, int64_t run_id, const RunInfo *info, char *err)
+{
+    char what[64];
+    snprintf(what, sizeof what, "record the start of run %lld", (long long)run_id);
+    sqlite3_stmt *st;
+    if (store_prepare(s,
+                      "UPDATE runs SET n_params = ?2, n_params_nonembedding = ?3, total_steps = ?4,"
+                      " threads = ?5, vocab = ?6, tokenizer = ?7, config_json = ?8 WHERE id = ?1",
+                      &st, what, err))
+        return -1;
+    if (sqlite3_bind_int64(st, 1, run_id) != SQLITE_OK ||
+        sqlite3_bind_int64(st, 2, info->n_params) != SQLITE_OK ||
+        sqlite3_bind_int64(st, 3, info->n_params_nonembedding) != SQLITE_OK ||
+        sqlite3_bind_int64(st, 4, info->total_steps) != SQLITE_OK ||
+        sqlite3_bind_int(st, 5, info->threads) != SQLITE_OK ||
+        sqlite3_bind_int(st, 6, info->vocab) != SQLITE_OK ||
+        store_bind_text(st, 7, info->tokenizer) != SQLITE_OK ||
+        store_bind_text(st, 8, info->config_json) != SQLITE_OK) {
+        store_fail(s, err, what);
+        (void)sqlite3_finalize(st);
+        return -1;
+    }
+    return store_update_run(s, st, run_id, what, err);
+}
+
+int store_checkpoint_forget(Store *s, int64_t run_id, const char *path, char *err)
+{
+    const char *what = "forget a checkpoint";
+    sqlite3_stmt *st;
+    if (store_prepare(s, "DELETE FROM checkpoints WHERE run_id = ?1 AND path = ?2", &st, what, err))
+        return -1;
+    if (sqlite3_bind_int64(st, 1, run_id) != SQLITE_OK || store_bind_text(st, 2, path) != SQLITE_OK) {
+        store_fail(s, err, what);
+        (void)sqlite3_finalize(st);
+        return -1;
+    }
+    return store_step_done(s, st, what, err);
+}
+
 int store_job_set_priority(Store *s, int64_t run_id, int priority, char *err)
 {
     char what[64];
     snprintf(what, sizeof what, "set priority of run %lld", (long long)run_id);
     if (store_begin(s, what, err))
         return -1;
-    char status[STATUS_LEN], pending[STATUS_LEN];
-    int rc = read_job(s, run_id, status, pending, what, err);
-    if (rc == 0 && is_finished(status))
+    RunStatus status;
+    JobControl pending;
+    int rc = read_job(s, run_id, &status, &pending, what, err);
+    if (rc == 0 && run_status_final(status))
         rc = err_set(err, "run %lld is %s; its priority no longer matters", (long long)run_id,
-                     status);
+                     run_status_name(status));
     if (rc == 0)
         rc = update_job(s, "UPDATE runs SET priority = ?3 WHERE id = ?1", run_id, NULL, priority,
                         what, err);

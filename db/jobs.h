@@ -5,16 +5,31 @@
  * worker processes never take the same job.  A job carries its sweep, its
  * grid coordinates, its latest checkpoint to resume from, and a control
  * request ('pause' | 'cancel') that the CLI or UI sets and the worker
- * obeys at its next check.
+ * obeys at its next check.  The worker's own writes are here too: what a
+ * job learns when it starts, its resume point, the checkpoints it replaces.
  *
- * Not for: running jobs (experiments/scheduler.c).
+ * Not for: running jobs (experiments/scheduler.c) or reading the queue
+ * (db/queue_read.h).
  */
 #ifndef MIXBENCH_JOBS_H
 #define MIXBENCH_JOBS_H
 
 #include <stdint.h>
 
+#include "db/status.h"
 #include "db/store.h"
+
+/* A request the CLI or UI leaves for a running job's worker. */
+typedef enum {
+    JOB_CONTROL_NONE,     /* keep going */
+    JOB_CONTROL_PAUSE,    /* checkpoint, then stop as 'paused' */
+    JOB_CONTROL_CANCEL,   /* stop as 'cancelled' */
+} JobControl;
+
+/* "", "pause", "cancel": the store's text for c (runs.control, NULL for none). */
+const char *job_control_name(JobControl c);
+/* The request named by text; JOB_CONTROL_NONE for NULL, "" or anything else. */
+JobControl job_control_parse(const char *text);
 
 /* A sweeps row: name (the preset, or "grid"), spec, axes_json (a JSON array
    of the axis keys; NULL means []). */
@@ -40,9 +55,8 @@ typedef struct {
    One IMMEDIATE transaction, so concurrent workers never claim one job. */
 int store_job_claim(Store *s, int pid, ClaimedJob *job, int *found, char *err);
 
-/* The pending control request of a job: "" | "pause" | "cancel" (a worker
-   polls this between steps). */
-int store_job_control(Store *s, int64_t run_id, char *control, int cap, char *err);
+/* The pending control request of a job (a worker polls this between steps). */
+int store_job_control(Store *s, int64_t run_id, JobControl *control, char *err);
 /* Requests "pause" or "cancel" (CLI/UI).  A queued job is paused or
    cancelled at once (a paused or interrupted one can be cancelled at once
    too; pausing a paused job does nothing); a running one gets the request
@@ -57,6 +71,13 @@ int store_job_resume(Store *s, int64_t run_id, char *err);
 /* Records where a job can resume from: resume_ckpt, resume_step and the
    checkpoints row, in one transaction. */
 int store_job_set_resume(Store *s, int64_t run_id, int64_t step, const char *ckpt_path, char *err);
+/* A claimed job has started: what only its start knows (n_params,
+   n_params_nonembedding, total_steps, threads, vocab, tokenizer and
+   config_json of info; the other fields are ignored) joins its run row. */
+int store_job_started(Store *s, int64_t run_id, const RunInfo *info, char *err);
+/* Removes the checkpoints row of path (a periodic checkpoint replaced by a
+   newer one); the caller deletes the file after. */
+int store_checkpoint_forget(Store *s, int64_t run_id, const char *path, char *err);
 /* Higher is claimed first.  A finished job is an error. */
 int store_job_set_priority(Store *s, int64_t run_id, int priority, char *err);
 /* Marks 'running' jobs whose owner process is gone (kill(pid, 0) fails

@@ -11,6 +11,7 @@
  */
 #include "experiments/job.h"
 
+#include <assert.h>
 #include <libgen.h>
 #include <limits.h>
 #include <math.h>
@@ -28,33 +29,66 @@
 #include "engine/common.h"
 #include "engine/infer_bench.h"
 #include "engine/trainer.h"
+#include "experiments/format.h"
 
 #define METRIC_BUFFER 4096
 #define FLUSH_SECONDS 1.0     /* metrics reach the store at least this often */
 #define CONTROL_SECONDS 0.2   /* pause / cancel requests are read this often */
 
+void job_mutex_init(pthread_mutex_t *m)
+{
+    pthread_mutexattr_t attr;
+    pthread_mutexattr_init(&attr);
+    pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ERRORCHECK);
+    int rc = pthread_mutex_init(m, &attr);
+    assert(rc == 0);
+    (void)rc;
+    pthread_mutexattr_destroy(&attr);
+}
+
+/* An error-checking mutex refuses a second lock by its owner and an unlock
+   by any other thread: misuse fails here. */
+void job_mutex_lock(pthread_mutex_t *m)
+{
+    int rc = pthread_mutex_lock(m);
+    assert(rc == 0);
+    (void)rc;
+}
+
+void job_mutex_unlock(pthread_mutex_t *m)
+{
+    int rc = pthread_mutex_unlock(m);
+    assert(rc == 0);
+    (void)rc;
+}
+
 void job_monitor_init(JobMonitor *m)
 {
     memset(m, 0, sizeof *m);
-    pthread_mutex_init(&m->lock, NULL);
+    job_mutex_init(&m->lock);
+}
+
+void job_monitor_destroy(JobMonitor *m)
+{
+    pthread_mutex_destroy(&m->lock);
 }
 
 int job_monitor_read(JobMonitor *m, JobProgress *out)
 {
-    pthread_mutex_lock(&m->lock);
+    job_mutex_lock(&m->lock);
     int active = m->active;
     *out = m->p;
-    pthread_mutex_unlock(&m->lock);
+    job_mutex_unlock(&m->lock);
     return active;
 }
 
 static void publish(JobSpec *js, const JobProgress *p, int active)
 {
     if (!js->monitor) return;
-    pthread_mutex_lock(&js->monitor->lock);
+    job_mutex_lock(&js->monitor->lock);
     js->monitor->p = *p;
     js->monitor->active = active;
-    pthread_mutex_unlock(&js->monitor->lock);
+    job_mutex_unlock(&js->monitor->lock);
 }
 
 static double peak_mem_mb(void)
@@ -62,14 +96,6 @@ static double peak_mem_mb(void)
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     return ru.ru_maxrss / 1024.0;
-}
-
-static void fmt_duration(double s, char *buf, size_t cap)
-{
-    if (!isfinite(s) || s < 0) snprintf(buf, cap, "-");
-    else if (s < 60) snprintf(buf, cap, "%.0fs", s);
-    else if (s < 3600) snprintf(buf, cap, "%dm%02ds", (int)s / 60, (int)s % 60);
-    else snprintf(buf, cap, "%dh%02dm", (int)s / 3600, ((int)s % 3600) / 60);
 }
 
 static const char *split_name(int split)
@@ -142,12 +168,8 @@ static int save_checkpoint(Job *j, const char *path, char *err)
 static void forget_checkpoint(Job *j, const char *keep)
 {
     if (!j->last_periodic[0] || !strcmp(j->last_periodic, keep)) return;
-    char run_text[32], err[ERR_LEN];
-    snprintf(run_text, sizeof run_text, "%lld", (long long)j->prog.run_id);
-    const char *params[2] = {run_text, j->last_periodic};
-    if (store_query_params(j->js->store, "DELETE FROM checkpoints WHERE run_id = ?1 AND path = ?2", params, 2, NULL,
-                           NULL, err) == 0)
-        unlink(j->last_periodic);
+    char err[ERR_LEN];
+    if (store_checkpoint_forget(j->js->store, j->prog.run_id, j->last_periodic, err) == 0) unlink(j->last_periodic);
 }
 
 /* A resumable checkpoint the store knows about; the previous one goes. */
@@ -176,6 +198,7 @@ static void default_ckpt_dir(const char *db, char *out, size_t cap)
     mkdir(out, 0777);
 }
 
+/* A new run's row, or what a claimed job's row learns when it starts. */
 static int record_start(Job *j, char *err)
 {
     JobSpec *js = j->js;
@@ -183,40 +206,28 @@ static int record_start(Job *j, char *err)
     StrBuf cfg;
     sb_init(&cfg);
     config_to_json(&j->c, &cfg);
+    RunInfo info = {0};
+    info.name = js->name;
+    info.arch = j->c.arch;
+    info.task = j->c.task;
+    info.data = j->c.data;
+    info.tokenizer = tokenizer_name(&j->ds);
+    info.config_json = cfg.data;
+    info.n_params = n_params;
+    info.n_params_nonembedding = nonemb;
+    info.total_steps = trainer_total_steps(j->tr);
+    info.seed = j->c.seed;
+    info.threads = trainer_threads(j->tr);
+    info.d = j->c.d;
+    info.layers = j->c.layers;
+    info.heads = j->c.heads;
+    info.n_ctx = j->c.n_ctx;
+    info.vocab = j->c.vocab;
     int rc;
     if (js->run_id == 0) {
-        RunInfo info = {0};
-        info.name = js->name;
-        info.arch = j->c.arch;
-        info.task = j->c.task;
-        info.data = j->c.data;
-        info.tokenizer = tokenizer_name(&j->ds);
-        info.config_json = cfg.data;
-        info.n_params = n_params;
-        info.n_params_nonembedding = nonemb;
-        info.total_steps = trainer_total_steps(j->tr);
-        info.seed = j->c.seed;
-        info.threads = trainer_threads(j->tr);
-        info.d = j->c.d;
-        info.layers = j->c.layers;
-        info.heads = j->c.heads;
-        info.n_ctx = j->c.n_ctx;
-        info.vocab = j->c.vocab;
         rc = store_run_create(js->store, &info, &j->prog.run_id, err);
     } else {
-        char p[8][64];
-        snprintf(p[0], 64, "%lld", (long long)n_params);
-        snprintf(p[1], 64, "%lld", (long long)nonemb);
-        snprintf(p[2], 64, "%lld", (long long)trainer_total_steps(j->tr));
-        snprintf(p[3], 64, "%d", trainer_threads(j->tr));
-        snprintf(p[4], 64, "%d", j->c.vocab);
-        snprintf(p[5], 64, "%s", tokenizer_name(&j->ds));
-        snprintf(p[7], 64, "%lld", (long long)js->run_id);
-        const char *params[8] = {p[0], p[1], p[2], p[3], p[4], p[5], cfg.data, p[7]};
-        rc = store_query_params(js->store,
-                                "UPDATE runs SET n_params = ?1, n_params_nonembedding = ?2, total_steps = ?3,"
-                                " threads = ?4, vocab = ?5, tokenizer = ?6, config_json = ?7 WHERE id = ?8",
-                                params, 8, NULL, NULL, err);
+        rc = store_job_started(js->store, js->run_id, &info, err);
         j->prog.run_id = js->run_id;
     }
     sb_free(&cfg);
@@ -291,14 +302,22 @@ static int job_setup(Job *j, char *err)
     return 0;
 }
 
-int job_run(JobSpec *js, char *status_out, int status_cap, char *err)
+/* An error ends the job: its status is failed, and why is kept in msg. */
+static RunStatus failed(char *msg, const char *err)
 {
+    snprintf(msg, ERR_LEN, "%s", err);
+    return RUN_FAILED;
+}
+
+int job_run(JobSpec *js, RunStatus *status_out, char *err)
+{
+    assert(js->store || js->db_path);
     Job j;
     memset(&j, 0, sizeof j);
     j.js = js;
     snprintf(j.prog.arch, sizeof j.prog.arch, "%s", js->config.arch);
     snprintf(j.prog.task, sizeof j.prog.task, "%s", js->config.task);
-    snprintf(j.prog.status, sizeof j.prog.status, "starting");
+    j.prog.status = RUN_QUEUED;   /* not training yet */
     j.prog.run_id = js->run_id;
     publish(js, &j.prog, 1);
     char setup_err[ERR_LEN];
@@ -307,11 +326,11 @@ int job_run(JobSpec *js, char *status_out, int status_cap, char *err)
         record_unigram(&j, setup_err) || record_start(&j, setup_err)) {
         snprintf(err, ERR_LEN, "%s", setup_err);
         int stored = js->run_id != 0;
+        *status_out = RUN_FAILED;
         if (stored) {
             /* a queued job that cannot start: the run says why */
-            RunEnd end = {"failed", setup_err, 0, 0, 0, 0, peak_mem_mb()};
+            RunEnd end = {run_status_name(RUN_FAILED), setup_err, 0, 0, 0, 0, peak_mem_mb()};
             store_run_finish(js->store, js->run_id, &end, setup_err);
-            snprintf(status_out, status_cap, "failed");
         }
         job_free(&j);
         publish(js, &j.prog, 0);
@@ -326,7 +345,7 @@ int job_run(JobSpec *js, char *status_out, int status_cap, char *err)
     j.prog.total_steps = trainer_total_steps(j.tr);
     j.prog.step = trainer_step_count(j.tr);
     j.prog.valid_loss = NAN;
-    snprintf(j.prog.status, sizeof j.prog.status, "running");
+    j.prog.status = RUN_RUNNING;
     if (!js->quiet) {
         int64_t nonemb, n_params = model_count_params(&j.m, &nonemb);
         printf("run %lld: %s/%s on %s (%s, vocab %d): %lld parameters (%lld non-embedding), %d thread%s%s\n",
@@ -340,7 +359,7 @@ int job_run(JobSpec *js, char *status_out, int status_cap, char *err)
                    j.ds.split[SPLIT_TRAIN].scored ? "scored target" : "token");
         fflush(stdout);
     }
-    const char *status = "done";
+    RunStatus status = RUN_DONE;
     char msg[ERR_LEN] = "";
     double best_valid = INFINITY;
     int evals_without_gain = 0;
@@ -348,16 +367,18 @@ int job_run(JobSpec *js, char *status_out, int status_cap, char *err)
     TrainProgress p = {0};
     p.step = j.prog.step;
     while (!trainer_done(j.tr)) {
-        if (js->stop && *js->stop) {
-            status = "interrupted";
+        if (js->stop && atomic_load(js->stop)) {
+            status = RUN_INTERRUPTED;
             break;
         }
         int rc = trainer_step(j.tr, &p, err);
         if (rc) {
-            status = run_status_name(run_status_of_failure(rc == TRAINER_DIVERGED ? FAIL_DIVERGED : FAIL_ERROR));
+            /* classed by the trainer's code, never by the message's words */
+            status = run_status_of_failure(rc == TRAINER_DIVERGED ? FAIL_DIVERGED : FAIL_ERROR);
             snprintf(msg, sizeof msg, "%s", err);
             break;
         }
+        assert(j.n_rows < METRIC_BUFFER);   /* flushed when it filled */
         j.rows[j.n_rows++] = (MetricRow){p.step, p.tokens, p.train_seconds, p.loss, p.loss_smooth,
                                          p.lr, p.grad_norm, p.tokens_per_s};
         double rate = p.train_seconds > 0 ? p.tokens / p.train_seconds : 0;
@@ -374,17 +395,16 @@ int job_run(JobSpec *js, char *status_out, int status_cap, char *err)
         double now = now_seconds();
         if (j.n_rows == METRIC_BUFFER || now - j.last_flush >= FLUSH_SECONDS || last) {
             if (flush_metrics(&j, err)) {
-                status = "failed";
-                snprintf(msg, sizeof msg, "%s", err);
+                status = failed(msg, err);
                 break;
             }
         }
         if (now - j.last_control >= CONTROL_SECONDS || last) {
             j.last_control = now;
             if (js->check_control) {
-                char control[16];
-                if (store_job_control(js->store, j.prog.run_id, control, sizeof control, err) == 0 && control[0]) {
-                    status = !strcmp(control, "pause") ? "paused" : "cancelled";
+                JobControl control;
+                if (store_job_control(js->store, j.prog.run_id, &control, err) == 0 && control != JOB_CONTROL_NONE) {
+                    status = control == JOB_CONTROL_PAUSE ? RUN_PAUSED : RUN_CANCELLED;
                     break;
                 }
                 store_job_heartbeat(js->store, j.prog.run_id, err);
@@ -402,8 +422,7 @@ int job_run(JobSpec *js, char *status_out, int status_cap, char *err)
         if (c->eval_every > 0 && p.step % c->eval_every == 0 && !last) {
             double v;
             if (flush_metrics(&j, err) || eval_and_store(&j, SPLIT_VALID, &v, err)) {
-                status = "failed";
-                snprintf(msg, sizeof msg, "%s", err);
+                status = failed(msg, err);
                 break;
             }
             j.prog.valid_loss = v;
@@ -418,26 +437,23 @@ int job_run(JobSpec *js, char *status_out, int status_cap, char *err)
             }
         }
         if (c->ckpt_every > 0 && p.step % c->ckpt_every == 0 && !last && periodic_checkpoint(&j, err)) {
-            status = "failed";
-            snprintf(msg, sizeof msg, "%s", err);
+            status = failed(msg, err);
             break;
         }
     }
     if (flush_metrics(&j, err) && !msg[0]) {
-        status = "failed";
-        snprintf(msg, sizeof msg, "%s", err);
+        status = failed(msg, err);
     }
-    if (!strcmp(status, "done")) {
+    if (status == RUN_DONE) {
         if (eval_and_store(&j, SPLIT_VALID, NULL, err) || eval_and_store(&j, SPLIT_TEST, NULL, err) ||
             record_inference(&j, err)) {
-            status = "failed";
-            snprintf(msg, sizeof msg, "%s", err);
+            status = failed(msg, err);
         }
     }
     /* every end but a failure or divergence leaves a resumable checkpoint */
-    if (strcmp(status, "diverged") && strcmp(status, "failed")) {
+    if (!run_status_error(status)) {
         char path[PATH_MAX + 128];
-        if (!strcmp(status, "done")) {
+        if (status == RUN_DONE) {
             if (js->save_path) snprintf(path, sizeof path, "%s", js->save_path);
             else snprintf(path, sizeof path, "%s/run%lld.safetensors", j.ckpt_dir, (long long)j.prog.run_id);
             /* a finished run keeps the model only (SPEC section 7): nothing
@@ -447,25 +463,23 @@ int job_run(JobSpec *js, char *status_out, int status_cap, char *err)
             CkptExtra extra[] = {{"step", step_text}, {"data", c->data}};
             if (checkpoint_save(path, &j.m, j.ds.tokenizer, extra, 2, err) ||
                 store_checkpoint_add(js->store, j.prog.run_id, j.prog.step, path, err)) {
-                status = "failed";
-                snprintf(msg, sizeof msg, "%s", err);
+                status = failed(msg, err);
             } else {
                 forget_checkpoint(&j, path);
                 if (!js->quiet) printf("checkpoint %s\n", path);
             }
         } else if (j.prog.step > 0 && periodic_checkpoint(&j, err)) {
-            status = "failed";
-            snprintf(msg, sizeof msg, "%s", err);
+            status = failed(msg, err);
         }
     }
-    RunEnd end = {status, msg[0] ? msg : NULL, p.step, p.tokens, p.train_seconds,
+    RunEnd end = {run_status_name(status), msg[0] ? msg : NULL, p.step, p.tokens, p.train_seconds,
                   p.train_seconds > 0 ? p.tokens / p.train_seconds : 0, peak_mem_mb()};
     /* a paused run has not ended: it only changes state */
-    int rc = !strcmp(status, "paused") ? store_run_set_status(js->store, j.prog.run_id, "paused", err)
-                                       : store_run_finish(js->store, j.prog.run_id, &end, err);
-    snprintf(status_out, status_cap, "%s", status);
+    int rc = status == RUN_PAUSED ? store_run_set_status(js->store, j.prog.run_id, run_status_name(status), err)
+                                  : store_run_finish(js->store, j.prog.run_id, &end, err);
+    *status_out = status;
     if (msg[0] && rc == 0) snprintf(err, ERR_LEN, "%s", msg);
-    snprintf(j.prog.status, sizeof j.prog.status, "%s", status);
+    j.prog.status = status;
     publish(js, &j.prog, 0);
     js->run_id = j.prog.run_id;
     job_free(&j);

@@ -8,31 +8,47 @@
  *
  * Progress is published in a JobMonitor that any thread can read at any
  * time (a short mutex section per step), so a UI never waits on training.
+ * The stop flag is a C11 atomic: another thread, or a signal handler, sets
+ * it while the job trains.
  */
 #ifndef MIXBENCH_JOB_H
 #define MIXBENCH_JOB_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
+#include "db/status.h"
 #include "db/store.h"
 #include "engine/config.h"
 
 typedef struct {
     int64_t run_id;
-    char arch[32], task[32], status[16];
+    char arch[32], task[32];
+    RunStatus status;          /* RUN_QUEUED while the job loads its data and
+                                  builds its model, RUN_RUNNING while it
+                                  trains, then its end */
     int threads;
     int64_t step, total_steps, tokens;
     double loss, loss_smooth, valid_loss, lr, tokens_per_s, eta_seconds;
 } JobProgress;
 
 typedef struct {
-    pthread_mutex_t lock;
-    JobProgress p;
-    int active;
+    pthread_mutex_t lock;      /* error-checking: a lock taken twice or
+                                  released by another thread fails an assert */
+    JobProgress p;             /* under lock */
+    int active;                /* under lock */
 } JobMonitor;
 
+/* Error-checking mutexes for the runner's shared state (the monitor, the
+   scheduler's counts): a lock taken twice by its owner, or released by
+   another thread, fails an assert instead of going unnoticed. */
+void job_mutex_init(pthread_mutex_t *m);
+void job_mutex_lock(pthread_mutex_t *m);
+void job_mutex_unlock(pthread_mutex_t *m);
+
 void job_monitor_init(JobMonitor *m);
+void job_monitor_destroy(JobMonitor *m);
 /* A consistent copy of the progress; returns 0 when no job is active. */
 int job_monitor_read(JobMonitor *m, JobProgress *out);
 
@@ -49,14 +65,16 @@ typedef struct {
     const char *save_path;     /* final checkpoint, or NULL for the default */
     int quiet;                 /* no progress lines on stdout */
     int check_control;         /* poll the store for pause / cancel */
-    volatile int *stop;        /* set: checkpoint and end as 'interrupted' */
+    atomic_int *stop;          /* non-zero: checkpoint and end as 'interrupted'
+                                  (may be NULL) */
     JobMonitor *monitor;       /* may be NULL */
 } JobSpec;
 
 /* Runs the job.  Returns 0 once the run row holds its final state (written
-   into status: done, paused, cancelled, interrupted, diverged or failed;
+   into *status: done, paused, cancelled, interrupted, diverged or failed;
    for the last two err says why); -1 when the job could not start (bad
-   input: err says why; with run_id 0 nothing was stored). */
-int job_run(JobSpec *spec, char *status, int status_cap, char *err);
+   input: err says why, *status is failed; with run_id 0 nothing was
+   stored). */
+int job_run(JobSpec *spec, RunStatus *status, char *err);
 
 #endif

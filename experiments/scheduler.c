@@ -2,10 +2,14 @@
  * scheduler.c — worker threads over the store's job queue (scheduler.h).
  * Each worker has its own SQLite connection; claims are atomic in the store
  * (db/jobs.c), so any number of worker threads and processes share a queue.
+ * The stop flag is a C11 atomic (set from the UI thread or a signal
+ * handler); the counts of running and finished jobs are under the lock.
  */
 #include "experiments/scheduler.h"
 
+#include <assert.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +17,7 @@
 #include <unistd.h>
 
 #include "db/jobs.h"
+#include "db/queue_read.h"
 #include "engine/common.h"
 
 struct Scheduler {
@@ -21,10 +26,10 @@ struct Scheduler {
     pthread_t *threads;
     JobMonitor *monitors;
     int n_workers;
-    volatile int stop;
-    pthread_mutex_t lock;
-    int running;          /* jobs running now */
-    int finished;         /* jobs ended (any status) */
+    atomic_int stop;      /* set: running jobs checkpoint, workers end */
+    pthread_mutex_t lock; /* job_mutex_*: misuse fails an assert */
+    int running;          /* under lock: jobs running now (and claims under way) */
+    int finished;         /* under lock: jobs ended (any status) */
 };
 
 typedef struct {
@@ -32,26 +37,29 @@ typedef struct {
     int index;
 } WorkerArg;
 
-
-static int read_count(void *ctx, int ncols, char **values, char **names)
+/* Adds delta to the running count and returns it (finished counts a job
+   that ended), under the lock. */
+static int count_running(Scheduler *s, int delta, int finished)
 {
-    (void)names;
-    if (ncols > 0 && values[0]) *(int *)ctx = atoi(values[0]);
-    return 0;
+    job_mutex_lock(&s->lock);
+    s->running += delta;
+    s->finished += finished;
+    int running = s->running;
+    assert(running >= 0 && running <= s->o.max_jobs);
+    job_mutex_unlock(&s->lock);
+    return running;
 }
 
 /* Threads for a job starting now that did not name its own. */
 static int fair_share(Scheduler *s, Store *st)
 {
-    int queued = 0;
+    int64_t queued = 0;
     char err[ERR_LEN];
-    if (store_query(st, "SELECT count(*) FROM runs WHERE status = 'queued'", read_count, &queued, err)) queued = 0;
-    pthread_mutex_lock(&s->lock);
-    int concurrent = s->running + queued; /* the job just claimed counts in running */
-    pthread_mutex_unlock(&s->lock);
+    if (queue_read_count(st, RUN_QUEUED, &queued, err)) queued = 0;
+    int64_t concurrent = count_running(s, 0, 0) + queued; /* the job just claimed counts in running */
     if (concurrent > s->o.max_jobs) concurrent = s->o.max_jobs;
     if (concurrent < 1) concurrent = 1;
-    int share = s->o.cores / concurrent;
+    int share = s->o.cores / (int)concurrent;
     return share < 1 ? 1 : share;
 }
 
@@ -74,20 +82,15 @@ static void *worker_main(void *p)
         return NULL;
     }
     ClaimedJob *job = malloc(sizeof *job);
-    while (job && !s->stop) {
+    while (job && !atomic_load(&s->stop)) {
         int found = 0;
-        pthread_mutex_lock(&s->lock);
-        s->running++; /* counted before the claim, so fair_share sees it */
-        pthread_mutex_unlock(&s->lock);
+        count_running(s, +1, 0); /* counted before the claim, so fair_share sees it */
         if (store_job_claim(st, (int)getpid(), job, &found, err)) {
             if (!s->o.silent) fprintf(stderr, "mixbench: worker: %s\n", err);
             found = 0;
         }
         if (!found) {
-            pthread_mutex_lock(&s->lock);
-            s->running--;
-            int others = s->running;
-            pthread_mutex_unlock(&s->lock);
+            int others = count_running(s, -1, 0);
             if (s->o.until_empty && others == 0) break;
             sleep_seconds(0.5);
             continue;
@@ -98,9 +101,9 @@ static void *worker_main(void *p)
         JsonValue *cfg = json_parse(job->config_json, strlen(job->config_json), err);
         int bad = !cfg || config_from_json(&js.config, cfg, 1, err);
         json_free(cfg);
-        char status[16] = "failed";
+        RunStatus status = RUN_FAILED;
         if (bad) {
-            RunEnd end = {"failed", err, 0, 0, 0, 0, 0};
+            RunEnd end = {run_status_name(RUN_FAILED), err, 0, 0, 0, 0, 0};
             store_run_finish(st, job->run_id, &end, err);
         } else {
             if (js.config.threads <= 0) js.config.threads = fair_share(s, st);
@@ -112,18 +115,15 @@ static void *worker_main(void *p)
             js.check_control = 1;
             js.stop = &s->stop;
             js.monitor = mon;
-            int rc = job_run(&js, status, sizeof status, err);
-            if (!rc && !strcmp(status, "interrupted")) rc = store_job_resume(st, job->run_id, err);
+            int rc = job_run(&js, &status, err);
+            if (!rc && status == RUN_INTERRUPTED) rc = store_job_resume(st, job->run_id, err);
             if (rc && !s->o.silent) fprintf(stderr, "mixbench: run %lld: %s\n", (long long)job->run_id, err);
         }
-        if (!s->o.silent && (!s->o.quiet || strcmp(status, "done"))) {
-            printf("run %lld %s\n", (long long)job->run_id, status);
+        if (!s->o.silent && (!s->o.quiet || status != RUN_DONE)) {
+            printf("run %lld %s\n", (long long)job->run_id, run_status_name(status));
             fflush(stdout);
         }
-        pthread_mutex_lock(&s->lock);
-        s->running--;
-        s->finished++;
-        pthread_mutex_unlock(&s->lock);
+        count_running(s, -1, 1);
     }
     free(job);
     store_close(st);
@@ -131,29 +131,16 @@ static void *worker_main(void *p)
 }
 
 /* Interrupted jobs (a quit, or a process that died) go back to the queue. */
-typedef struct {
-    int64_t ids[4096];
-    int n;
-} IdList;
-
-static int collect_id(void *ctx, int ncols, char **values, char **names)
-{
-    (void)names;
-    IdList *l = ctx;
-    if (ncols > 0 && values[0] && l->n < 4096) l->ids[l->n++] = atoll(values[0]);
-    return 0;
-}
-
 static int recover(const char *db_path, char *err)
 {
     Store *st;
     if (store_open(db_path, &st, err)) return -1;
-    int n = 0;
+    int n = 0, n_ids = 0;
+    int64_t *ids = NULL;
     int rc = store_jobs_recover(st, &n, err);
-    IdList *l = calloc(1, sizeof *l);
-    if (!rc && l) rc = store_query(st, "SELECT id FROM runs WHERE status = 'interrupted' ORDER BY id", collect_id, l, err);
-    for (int i = 0; !rc && l && i < l->n; i++) rc = store_job_resume(st, l->ids[i], err);
-    free(l);
+    if (!rc) rc = queue_read_ids(st, RUN_INTERRUPTED, &ids, &n_ids, err);
+    for (int i = 0; !rc && i < n_ids; i++) rc = store_job_resume(st, ids[i], err);
+    free(ids);
     store_close(st);
     return rc;
 }
@@ -169,14 +156,15 @@ int scheduler_start(Scheduler **out, const SchedulerOptions *o, char *err)
     if (s->o.cores < 1) s->o.cores = 1;
     snprintf(s->db_path, sizeof s->db_path, "%s", o->db_path);
     s->o.db_path = s->db_path;
-    pthread_mutex_init(&s->lock, NULL);
+    job_mutex_init(&s->lock);
+    atomic_init(&s->stop, 0);
     s->threads = calloc((size_t)s->o.max_jobs, sizeof(pthread_t));
     s->monitors = calloc((size_t)s->o.max_jobs, sizeof(JobMonitor));
+    for (int i = 0; s->monitors && i < s->o.max_jobs; i++) job_monitor_init(&s->monitors[i]);
     if (!s->threads || !s->monitors) {
         scheduler_free(s);
         return err_set(err, "out of memory");
     }
-    for (int i = 0; i < s->o.max_jobs; i++) job_monitor_init(&s->monitors[i]);
     for (int i = 0; i < s->o.max_jobs; i++) {
         WorkerArg *wa = malloc(sizeof *wa);
         if (!wa) break;
@@ -204,13 +192,13 @@ int scheduler_progress(Scheduler *s, JobProgress *out, int max)
     return n;
 }
 
-void scheduler_request_stop(Scheduler *s) { s->stop = 1; }
+void scheduler_request_stop(Scheduler *s) { atomic_store(&s->stop, 1); }
 
 int scheduler_wait(Scheduler *s)
 {
     for (int i = 0; i < s->n_workers; i++) pthread_join(s->threads[i], NULL);
     s->n_workers = 0;
-    return s->finished;
+    return s->finished;   /* no worker is left to change it */
 }
 
 void scheduler_free(Scheduler *s)
@@ -221,6 +209,8 @@ void scheduler_free(Scheduler *s)
         scheduler_wait(s);
     }
     free(s->threads);
+    if (s->monitors)
+        for (int i = 0; i < s->o.max_jobs; i++) job_monitor_destroy(&s->monitors[i]);
     free(s->monitors);
     pthread_mutex_destroy(&s->lock);
     free(s);

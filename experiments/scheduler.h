@@ -1,5 +1,5 @@
 /*
- * scheduler.h — the engine's job queue at work: worker threads in this
+ * scheduler.h — the store's job queue at work: worker threads in this
  * process take queued jobs from the store (highest priority, then oldest)
  * and run them (experiments/job.c), splitting the machine's cores between the jobs
  * that run at once.  Used headless by `mixbench worker` and, in the same
@@ -35,7 +35,8 @@ typedef struct Scheduler Scheduler;
 int scheduler_start(Scheduler **out, const SchedulerOptions *o, char *err);
 /* Copies the progress of the jobs running now; returns how many. */
 int scheduler_progress(Scheduler *s, JobProgress *out, int max);
-/* Running jobs checkpoint and go back to the queue; workers end. */
+/* Running jobs checkpoint and go back to the queue; workers end.  One
+   atomic store: safe from any thread and from a signal handler. */
 void scheduler_request_stop(Scheduler *s);
 /* Waits for every worker to end; returns the number of jobs finished. */
 int scheduler_wait(Scheduler *s);

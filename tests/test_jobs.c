@@ -3,7 +3,8 @@
  * version 2): upgrading a version 1 file in place, claim order, two worker
  * processes claiming at once, pause/cancel requests, resume, recovery of
  * jobs whose worker died, the queue and sweep_results views, paper figures,
- * and the errors for finished jobs and unknown runs.
+ * the errors for finished jobs and unknown runs, and a worker's other
+ * writes (a claimed job's start, a forgotten checkpoint).
  *
  * Not for: the version 1 tables and views (tests/test_store.c) or running
  * jobs (the scheduler's tests).
@@ -313,7 +314,8 @@ static void test_requests(void)
     Store *s = open_new("requests.db");
     if (!s)
         return;
-    char err[ERR_LEN] = "", control[16];
+    char err[ERR_LEN] = "";
+    JobControl control = JOB_CONTROL_CANCEL;
     int me = (int)getpid();
     int64_t queued_pause = enqueue(s, 0, NULL, 0);
     int64_t queued_cancel = enqueue(s, 0, NULL, 0);
@@ -333,18 +335,17 @@ static void test_requests(void)
     /* Running: the worker is told. */
     int64_t running = enqueue(s, 0, NULL, 0);
     CHECK(claim(s, me) == running, "claim");
-    CHECK(store_job_control(s, running, control, sizeof control, err) == 0 && !control[0],
-          "control '%s' %s", control, err);
+    CHECK(store_job_control(s, running, &control, err) == 0 && control == JOB_CONTROL_NONE,
+          "control '%s' %s", job_control_name(control), err);
     CHECK(store_job_request(s, running, "pause", err) == 0, "%s", err);
     CHECK(strcmp(run_value(s, status_sql, running).text, "running|pause|0") == 0, "got %s",
           run_value(s, status_sql, running).text);
-    CHECK(store_job_control(s, running, control, sizeof control, err) == 0 &&
-          strcmp(control, "pause") == 0, "control '%s' %s", control, err);
+    CHECK(store_job_control(s, running, &control, err) == 0 && control == JOB_CONTROL_PAUSE,
+          "control '%s' %s", job_control_name(control), err);
     CHECK(store_job_request(s, running, "cancel", err) == 0, "%s", err);
     CHECK(store_job_request(s, running, "pause", err) == 0, "%s", err);
-    CHECK(store_job_control(s, running, control, sizeof control, err) == 0 &&
-          strcmp(control, "cancel") == 0, "a pause replaced a cancel: '%s'", control);
-    CHECK(store_job_control(s, running, control, 3, err) == -1, "short buffer accepted");
+    CHECK(store_job_control(s, running, &control, err) == 0 && control == JOB_CONTROL_CANCEL,
+          "a pause replaced a cancel: '%s'", job_control_name(control));
 
     /* The worker obeys: finishing clears the request and the owner. */
     RunEnd end = {"cancelled", "cancelled by request", 3, 300, 1.0, 300.0, NAN};
@@ -635,9 +636,10 @@ static void test_unknown_runs(void)
     Store *s = open_new("unknown.db");
     if (!s)
         return;
-    char err[ERR_LEN] = "", control[16];
+    char err[ERR_LEN] = "";
+    JobControl control;
     const char *want = "store: run 4242: no such run";
-    CHECK(store_job_control(s, 4242, control, sizeof control, err) == -1 &&
+    CHECK(store_job_control(s, 4242, &control, err) == -1 &&
           strcmp(err, want) == 0, "control: %s", err);
     CHECK(store_job_request(s, 4242, "pause", err) == -1 && strcmp(err, want) == 0, "request: %s",
           err);
@@ -665,6 +667,51 @@ static void test_unknown_runs(void)
     store_close(s);
 }
 
+/* What a worker writes besides claiming: the start of a claimed job and a
+   forgotten periodic checkpoint; and the names of control requests. */
+static void test_worker_writes(void)
+{
+    Store *s = open_new("worker_writes.db");
+    if (!s)
+        return;
+    char err[ERR_LEN] = "";
+    int64_t job = enqueue(s, 0, NULL, 0);
+    RunInfo info = job_info("ignored");
+    info.n_params = 1234;
+    info.n_params_nonembedding = 567;
+    info.total_steps = 300;
+    info.threads = 2;
+    info.vocab = 652;
+    info.tokenizer = "char";
+    info.config_json = "{\"steps\":300}";
+    CHECK(store_job_started(s, job, &info, err) == 0, "%s", err);
+    CHECK(strcmp(run_value(s, "SELECT n_params || '|' || n_params_nonembedding || '|' || total_steps || '|' ||"
+                              " threads || '|' || vocab || '|' || tokenizer || '|' || config_json || '|' || arch"
+                              " FROM runs WHERE id = %lld", job).text,
+                 "1234|567|300|2|652|char|{\"steps\":300}|attention") == 0,
+          "got %s", run_value(s, "SELECT n_params || '|' || tokenizer || '|' || arch FROM runs WHERE id = %lld",
+                              job).text);
+    CHECK(store_job_started(s, 4242, &info, err) == -1 && strcmp(err, "store: run 4242: no such run") == 0,
+          "%s", err);
+
+    CHECK(store_checkpoint_add(s, job, 10, "/tmp/w-step10.safetensors", err) == 0, "%s", err);
+    CHECK(store_checkpoint_add(s, job, 20, "/tmp/w-step20.safetensors", err) == 0, "%s", err);
+    CHECK(store_checkpoint_forget(s, job, "/tmp/w-step10.safetensors", err) == 0, "%s", err);
+    CHECK(strcmp(run_value(s, "SELECT group_concat(step) FROM checkpoints WHERE run_id = %lld", job).text,
+                 "20") == 0,
+          "left: %s", run_value(s, "SELECT group_concat(step) FROM checkpoints WHERE run_id = %lld", job).text);
+    CHECK(store_checkpoint_forget(s, job, "/tmp/not-listed.safetensors", err) == 0, "an unlisted file: %s", err);
+
+    CHECK(job_control_parse("pause") == JOB_CONTROL_PAUSE && job_control_parse("cancel") == JOB_CONTROL_CANCEL &&
+              job_control_parse(NULL) == JOB_CONTROL_NONE && job_control_parse("") == JOB_CONTROL_NONE &&
+              job_control_parse("stop") == JOB_CONTROL_NONE,
+          "parse");
+    CHECK(!strcmp(job_control_name(JOB_CONTROL_PAUSE), "pause") &&
+              !strcmp(job_control_name(JOB_CONTROL_CANCEL), "cancel") && !strcmp(job_control_name(JOB_CONTROL_NONE), ""),
+          "names");
+    store_close(s);
+}
+
 int main(void)
 {
     snprintf(tmp_dir, sizeof tmp_dir, "/tmp/mixbench-test-jobs-XXXXXX");
@@ -681,6 +728,7 @@ int main(void)
     RUN(test_sweep_results);
     RUN(test_paper_figures);
     RUN(test_unknown_runs);
+    RUN(test_worker_writes);
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_dir);
     if (system(cmd) != 0)

@@ -9,6 +9,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "engine/text.h"
 #include "tests/check.h"
 #include "ui/draw/heatmap.h"
 #include "ui/draw/run_curve.h"
@@ -125,7 +126,7 @@ static void word_wrap(void)
     CHECK(!strcmp(wrapped("ééé ééé", 3), "ééé|ééé"), "%s", wrapped("ééé ééé", 3));
     CHECK(!strcmp(wrapped("───", 2), "──|─"), "%s", wrapped("───", 2));
     CHECK(ui_wrap_lines("", 10, NULL, NULL, 0) == 0, "empty text makes no line");
-    CHECK(ui_utf8_len((const unsigned char *)"\xe2\x94") == 1, "a cut character is one byte");
+    CHECK(text_utf8_len("\xe2\x94") == 1, "a cut character is one byte");
 }
 
 /* Three seeds: two with steps 10 20 30, one stopped at 20; the mean and

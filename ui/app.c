@@ -9,13 +9,12 @@
  * on, except at quit.
  */
 #define _XOPEN_SOURCE_EXTENDED 1
-#include <langinfo.h>
-#include <locale.h>
 #include <ncurses.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "engine/common.h"
+#include "engine/text.h"
 #include "ui/ui.h"
 
 #define REFRESH_SECONDS 0.5
@@ -226,8 +225,7 @@ int ui_main(const char *db_path, int jobs, int cores)
         fprintf(stderr, "mixbench: %s\n", err);
         return 1;
     }
-    setlocale(LC_ALL, "");
-    ctx.utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+    ctx.utf8 = text_locale_utf8();
     initscr();
     cbreak();
     noecho();

@@ -17,15 +17,18 @@
 #define _XOPEN_SOURCE_EXTENDED 1
 #include <ncurses.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/queue_read.h"
 #include "engine/checkpoint.h"
 #include "engine/common.h"
 #include "engine/generate.h"
 #include "engine/rng.h"
 #include "engine/sample.h"
+#include "engine/text.h"
 #include "ui/ui.h"
 
 enum { F_MODEL, F_PROMPT, F_TEMP, F_TOPK, F_LENGTH, F_SEED, F_GO, N_FIELDS };
@@ -33,12 +36,6 @@ enum { MAX_RUNS = 200, MAX_LENGTH = 2000, OUTPUT_CAP = 1 << 18, LABEL_WIDTH = 8 
 
 /* How often the list of runs is read again. */
 #define RUNS_REFRESH_SECONDS 3.0
-
-typedef struct {
-    int64_t id, step;
-    char arch[32], task[16], status[16], name[64], ckpt[1024];
-    int d, layers, n_ctx;
-} GenRun;
 
 /* What one generation was asked for (a copy the thread owns). */
 typedef struct {
@@ -51,11 +48,11 @@ typedef struct {
 
 typedef struct {
     /* the runs one can pick, newest first */
-    GenRun runs[MAX_RUNS];
+    CkptRun runs[MAX_RUNS];
     int n_runs;
     double runs_at;
     int64_t chosen_id;           /* the run generating (0: none yet) */
-    GenRun chosen;
+    CkptRun chosen;
     int64_t ctx_run_seen;        /* the last ctx->run_id taken */
     char notice[300];            /* why ctx->run_id cannot generate */
     int list_open, list_sel, list_scroll;
@@ -63,7 +60,8 @@ typedef struct {
     int field, editing;
     UiTextField text[N_FIELDS];  /* F_PROMPT .. F_SEED */
     int scroll;                  /* output lines scrolled up from the end */
-    /* the generation thread; everything below `lock` is shared with it */
+    /* the generation thread; everything below `lock` is shared with it,
+       under the lock (stop, an atomic, without) */
     pthread_t thread;
     int thread_live;             /* started and not joined yet */
     GenRequest req;
@@ -72,7 +70,8 @@ typedef struct {
     Config cfg;
     char loaded_ckpt[1024];      /* "" when nothing is loaded */
     pthread_mutex_t lock;
-    int running, stop;
+    int running;
+    atomic_int stop;             /* set by the UI thread, read by the thread per token */
     char *output;                /* [OUTPUT_CAP] the prompt and the text so far */
     size_t out_len;
     int tokens_done;
@@ -104,10 +103,7 @@ static void output_append(GenScreen *g, const char *text)
 
 static int stop_requested(GenScreen *g)
 {
-    pthread_mutex_lock(&g->lock);
-    int stop = g->stop;
-    pthread_mutex_unlock(&g->lock);
-    return stop;
+    return atomic_load(&g->stop);
 }
 
 /* Loads req->ckpt unless it is the model already loaded. */
@@ -199,67 +195,21 @@ static void *generate_thread(void *arg)
 static void stop_thread(GenScreen *g)
 {
     if (!g->thread_live) return;
-    pthread_mutex_lock(&g->lock);
-    g->stop = 1;
-    pthread_mutex_unlock(&g->lock);
+    atomic_store(&g->stop, 1);
     pthread_join(g->thread, NULL);
     g->thread_live = 0;
 }
 
 /* ---- runs ----------------------------------------------------------- */
 
-/* Columns: id, arch, task, status, name, d, layers, n_ctx, step, ckpt. */
-#define RUN_COLUMNS                                                                                      \
-    "r.id, r.arch, r.task, r.status, coalesce(r.name, ''), coalesce(r.d, 0), coalesce(r.layers, 0),"   \
-    " coalesce(r.n_ctx, 0),"                                                                           \
-    " (SELECT step FROM checkpoints c WHERE c.run_id = r.id ORDER BY step DESC, created_at DESC LIMIT 1)," \
-    " (SELECT path FROM checkpoints c WHERE c.run_id = r.id ORDER BY step DESC, created_at DESC LIMIT 1)"
-
-static void parse_run(GenRun *r, char **v)
-{
-    r->id = v[0] ? strtoll(v[0], NULL, 10) : 0;
-    ui_copy_text(r->arch, sizeof r->arch, v[1]);
-    ui_copy_text(r->task, sizeof r->task, v[2]);
-    ui_copy_text(r->status, sizeof r->status, v[3]);
-    ui_copy_text(r->name, sizeof r->name, v[4]);
-    r->d = v[5] ? atoi(v[5]) : 0;
-    r->layers = v[6] ? atoi(v[6]) : 0;
-    r->n_ctx = v[7] ? atoi(v[7]) : 0;
-    r->step = v[8] ? strtoll(v[8], NULL, 10) : 0;
-    ui_copy_text(r->ckpt, sizeof r->ckpt, v[9]);
-}
-
-static int run_row(void *arg, int ncols, char **v, char **names)
-{
-    (void)names;
-    GenScreen *g = arg;
-    if (ncols < 10 || g->n_runs >= MAX_RUNS) return 0;
-    parse_run(&g->runs[g->n_runs++], v);
-    return 0;
-}
-
-static int one_run_row(void *arg, int ncols, char **v, char **names)
-{
-    (void)names;
-    if (ncols >= 10) parse_run(arg, v);
-    return 0;
-}
-
 static void load_runs(GenScreen *g, UiContext *ctx)
 {
     char err[ERR_LEN];
-    g->n_runs = 0;
-    if (store_query(ctx->store,
-                    "SELECT " RUN_COLUMNS " FROM runs r"
-                    " WHERE r.task = 'clm' AND r.status IN ('done', 'interrupted', 'paused', 'cancelled')"
-                    "   AND EXISTS (SELECT 1 FROM checkpoints c WHERE c.run_id = r.id)"
-                    " ORDER BY r.id DESC LIMIT 200",
-                    run_row, g, err))
-        g->n_runs = 0;
+    if (queue_read_clm_runs(ctx->store, g->runs, MAX_RUNS, &g->n_runs, err)) g->n_runs = 0;
     g->runs_at = now_seconds();
 }
 
-static void choose(GenScreen *g, const GenRun *r)
+static void choose(GenScreen *g, const CkptRun *r)
 {
     g->chosen = *r;
     g->chosen_id = r->id;
@@ -274,21 +224,16 @@ static void take_context_run(GenScreen *g, UiContext *ctx)
     g->ctx_run_seen = ctx->run_id;
     g->notice[0] = 0;
     if (!ctx->run_id) return;
-    GenRun r;
-    memset(&r, 0, sizeof r);
-    char id[32], err[ERR_LEN];
-    snprintf(id, sizeof id, "%lld", (long long)ctx->run_id);
-    const char *params[1] = {id};
-    if (store_query_params(ctx->store, "SELECT " RUN_COLUMNS " FROM runs r WHERE r.id = ?1", params, 1,
-                           one_run_row, &r, err) ||
-        !r.id)
-        return;
+    CkptRun r;
+    char err[ERR_LEN];
+    int found = 0;
+    if (queue_read_ckpt_run(ctx->store, ctx->run_id, &r, &found, err) || !found) return;
     if (strcmp(r.task, "clm"))
         snprintf(g->notice, sizeof g->notice, "run %lld is a %s model; generation needs a causal (clm) one",
                  (long long)r.id, r.task);
     else if (!r.ckpt[0])
         snprintf(g->notice, sizeof g->notice, "run %lld has no checkpoint yet (it is %s)", (long long)r.id,
-                 r.status);
+                 run_status_name(r.status));
     else
         choose(g, &r);
 }
@@ -310,6 +255,7 @@ static void *generate_create(UiContext *ctx)
         return NULL;
     }
     g->output[0] = g->shown[0] = 0;
+    atomic_init(&g->stop, 0);
     g->field = F_PROMPT;
     ui_field_set(&g->text[F_PROMPT], "once upon a time");
     ui_field_set(&g->text[F_TEMP], "0.8");
@@ -370,7 +316,7 @@ static void sanitize(char *text, int utf8)
         } else if (*p < 0x80) {
             p++;
         } else {
-            int n = utf8 ? ui_utf8_len(p) : 1;
+            int n = utf8 ? text_utf8_len((const char *)p) : 1;
             if (n == 1) *p = '?';
             p += n;
         }
@@ -383,11 +329,12 @@ static void draw_label(GenScreen *g, UiContext *ctx, int f, int y, int x, const 
     ui_text(y, x, (int)strlen(label), attr, "%s", label);
 }
 
-static void describe_run(const GenRun *r, char *out, size_t cap)
+static void describe_run(const CkptRun *r, char *out, size_t cap)
 {
     const char *slash = strrchr(r->ckpt, '/');   /* the file's name: the Run screen has the path */
     snprintf(out, cap, "run %lld%s%.40s  %s %s  d=%d L=%d n_ctx=%d  step %lld  %s", (long long)r->id,
-             r->name[0] ? " " : "", r->name, r->arch, r->status, r->d, r->layers, r->n_ctx, (long long)r->step,
+             r->name[0] ? " " : "", r->name, r->arch, run_status_name(r->status), r->d, r->layers, r->n_ctx,
+             (long long)r->ckpt_step,
              slash ? slash + 1 : r->ckpt);
 }
 
@@ -506,32 +453,27 @@ static void start_generation(GenScreen *g, UiContext *ctx)
         ui_say(ctx, "no model: train a clm run first (e.g. `mixbench run --steps 300 data=builtin:stories`)");
         return;
     }
-    char *end;
     GenRequest r;
     memset(&r, 0, sizeof r);
-    r.temperature = strtod(g->text[F_TEMP].text, &end);
-    if (*end || !g->text[F_TEMP].text[0] || !(r.temperature >= 0)) {
+    if (text_to_double(g->text[F_TEMP].text, &r.temperature) || !(r.temperature >= 0)) {
         ui_say(ctx, "temperature '%s' is not a number >= 0", g->text[F_TEMP].text);
         return;
     }
-    long top_k = strtol(g->text[F_TOPK].text, &end, 10);
-    if (*end || !g->text[F_TOPK].text[0] || top_k < 0) {
+    int64_t top_k, seed;
+    if (text_to_int64(g->text[F_TOPK].text, &top_k) || top_k < 0) {
         ui_say(ctx, "top-k '%s' is not a count >= 0 (0: no cut)", g->text[F_TOPK].text);
         return;
     }
-    long length = strtol(g->text[F_LENGTH].text, &end, 10);
-    if (*end || length < 1 || length > MAX_LENGTH) {
+    if (text_to_int(g->text[F_LENGTH].text, 1, MAX_LENGTH, &r.length)) {
         ui_say(ctx, "length '%s' is not a token count in 1..%d", g->text[F_LENGTH].text, MAX_LENGTH);
         return;
     }
-    unsigned long long seed = strtoull(g->text[F_SEED].text, &end, 10);
-    if (*end || !g->text[F_SEED].text[0]) {
+    if (text_to_int64(g->text[F_SEED].text, &seed) || seed < 0) {
         ui_say(ctx, "seed '%s' is not a whole number", g->text[F_SEED].text);
         return;
     }
     r.top_k = (int)(top_k > 1000000 ? 1000000 : top_k);
-    r.length = (int)length;
-    r.seed = seed;
+    r.seed = (uint64_t)seed;
     snprintf(r.ckpt, sizeof r.ckpt, "%s", g->chosen.ckpt);
     snprintf(r.prompt, sizeof r.prompt, "%s", g->text[F_PROMPT].text);
     stop_thread(g);
@@ -541,7 +483,7 @@ static void start_generation(GenScreen *g, UiContext *ctx)
     g->tokens_done = 0;
     g->seconds = 0;
     g->error[0] = 0;
-    g->stop = 0;
+    atomic_store(&g->stop, 0);
     g->running = 1;
     g->scroll = 0;
     if (pthread_create(&g->thread, NULL, generate_thread, g)) {

@@ -6,34 +6,27 @@
  * or lower a job's priority, pause, resume, cancel.
  *
  * Not for: running jobs (experiments/scheduler.c) or the rules of the queue
- * (db/jobs.c): every change goes through db/jobs.h, whose error, if any, is
- * what the message line shows.  Jobs run by another process (`mixbench
+ * (db/jobs.c): the rows come from db/queue_read.h, every change goes
+ * through db/jobs.h, whose error, if any, is what the message line shows.  Jobs run by another process (`mixbench
  * worker`) show the progress the store has, updated once a second.
  */
 #define _XOPEN_SOURCE_EXTENDED 1
+#include <math.h>
 #include <ncurses.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "db/jobs.h"
+#include "db/queue_read.h"
 #include "engine/common.h"
+#include "experiments/format.h"
 #include "ui/ui.h"
 
 enum { MAX_ROWS = 500, MAX_PROGRESS = 64, BAR_CELLS = 12 };
 
 typedef struct {
-    int64_t id;
-    int position;                /* place in line of a queued job, 0 for others */
-    char status[16], control[16];
-    int priority;
-    char sweep[48], coords[256], name[64], arch[32], task[16], error[200];
-    char point[256];             /* coords without arch and task (their own columns) */
-    int64_t steps_done, total_steps, resume_step;
-} QueueRow;
-
-typedef struct {
-    QueueRow *rows;              /* [MAX_ROWS + 1]: one more tells "there are more" */
+    QueueJob *rows;              /* [MAX_ROWS + 1]: one more tells "there are more" */
     int n;
     int n_running, n_queued, n_paused;
     JobProgress progress[MAX_PROGRESS];
@@ -42,45 +35,6 @@ typedef struct {
     int64_t sel_id;              /* the selection follows its job across reloads */
     char load_error[ERR_LEN];
 } QueueScreen;
-
-static const char *QUEUE_SQL =
-    "SELECT coalesce(q.position, 0), q.id, q.status, coalesce(q.control, ''), q.priority,"
-    "       coalesce(q.sweep, ''),"
-    "       coalesce((SELECT group_concat(j.key || '=' || j.value, ' ') FROM json_each(q.coords) j), ''),"
-    "       coalesce(q.name, ''), q.arch, q.task, q.steps_done, q.total_steps,"
-    "       coalesce(q.resume_step, 0), coalesce(q.error, ''),"
-    "       coalesce((SELECT group_concat(j.key || '=' || j.value, ' ') FROM json_each(q.coords) j"
-    "                  WHERE j.key NOT IN ('arch', 'task')), '')"
-    "  FROM queue q LIMIT 501";
-
-static int64_t to_i64(const char *s)
-{
-    return s ? strtoll(s, NULL, 10) : 0;
-}
-
-static int queue_row(void *arg, int ncols, char **v, char **names)
-{
-    (void)names;
-    QueueScreen *q = arg;
-    if (ncols < 15 || q->n > MAX_ROWS) return 0;
-    QueueRow *r = &q->rows[q->n++];
-    r->position = (int)to_i64(v[0]);
-    r->id = to_i64(v[1]);
-    ui_copy_text(r->status, sizeof r->status, v[2]);
-    ui_copy_text(r->control, sizeof r->control, v[3]);
-    r->priority = (int)to_i64(v[4]);
-    ui_copy_text(r->sweep, sizeof r->sweep, v[5]);
-    ui_copy_text(r->coords, sizeof r->coords, v[6]);
-    ui_copy_text(r->name, sizeof r->name, v[7]);
-    ui_copy_text(r->arch, sizeof r->arch, v[8]);
-    ui_copy_text(r->task, sizeof r->task, v[9]);
-    r->steps_done = to_i64(v[10]);
-    r->total_steps = to_i64(v[11]);
-    r->resume_step = to_i64(v[12]);
-    ui_copy_text(r->error, sizeof r->error, v[13]);
-    ui_copy_text(r->point, sizeof r->point, v[14]);
-    return 0;
-}
 
 static void *queue_create(UiContext *ctx)
 {
@@ -114,12 +68,12 @@ static void queue_reload(void *state, UiContext *ctx)
     if (!q) return;
     q->n = 0;
     q->load_error[0] = 0;
-    if (store_query(ctx->store, QUEUE_SQL, queue_row, q, q->load_error)) q->n = 0;
+    if (queue_read_jobs(ctx->store, q->rows, MAX_ROWS + 1, &q->n, q->load_error)) q->n = 0;
     q->n_running = q->n_queued = q->n_paused = 0;
     for (int i = 0; i < shown_rows(q); i++) {
-        const char *s = q->rows[i].status;
-        if (!strcmp(s, "running")) q->n_running++;
-        else if (!strcmp(s, "queued")) q->n_queued++;
+        RunStatus s = q->rows[i].status;
+        if (s == RUN_RUNNING) q->n_running++;
+        else if (s == RUN_QUEUED) q->n_queued++;
         else q->n_paused++;
     }
     q->n_progress = ctx->scheduler ? scheduler_progress(ctx->scheduler, q->progress, MAX_PROGRESS) : 0;
@@ -139,29 +93,6 @@ static const JobProgress *progress_of(const QueueScreen *q, int64_t run_id)
     return NULL;
 }
 
-/* "1h02m", "5m03s", "45s" */
-static void format_duration(double seconds, char *out, size_t cap)
-{
-    if (!(seconds >= 0) || seconds > 1e8) {
-        snprintf(out, cap, "?");
-        return;
-    }
-    long s = (long)(seconds + 0.5);
-    if (s >= 3600) snprintf(out, cap, "%ldh%02ldm", s / 3600, s / 60 % 60);
-    else if (s >= 60) snprintf(out, cap, "%ldm%02lds", s / 60, s % 60);
-    else snprintf(out, cap, "%lds", s);
-}
-
-/* "12.3k", "980" */
-static void format_rate(double v, char *out, size_t cap)
-{
-    if (!(v > 0)) snprintf(out, cap, "-");
-    else if (v >= 1e6) snprintf(out, cap, "%.1fM", v / 1e6);
-    else if (v >= 1e4) snprintf(out, cap, "%.0fk", v / 1e3);
-    else if (v >= 1e3) snprintf(out, cap, "%.1fk", v / 1e3);
-    else snprintf(out, cap, "%.0f", v);
-}
-
 /* A progress bar of `cells` cells: eighth blocks on light shade in UTF-8,
    '#' on '.' in ASCII. */
 static void format_bar(double fraction, int cells, int utf8, char *out, size_t cap)
@@ -179,27 +110,27 @@ static void format_bar(double fraction, int cells, int utf8, char *out, size_t c
     }
 }
 
-static const char *shown_status(const QueueRow *r)
+static const char *shown_status(const QueueJob *r)
 {
-    if (!strcmp(r->status, "running") && !strcmp(r->control, "pause")) return "pausing";
-    if (!strcmp(r->status, "running") && !strcmp(r->control, "cancel")) return "stopping";
-    return r->status;
+    if (r->status == RUN_RUNNING && r->control == JOB_CONTROL_PAUSE) return "pausing";
+    if (r->status == RUN_RUNNING && r->control == JOB_CONTROL_CANCEL) return "stopping";
+    return run_status_name(r->status);
 }
 
-static int status_attr(UiContext *ctx, const QueueRow *r)
+static int status_attr(UiContext *ctx, const QueueJob *r)
 {
-    if (!strcmp(r->status, "running")) return ui_attr(ctx, UI_PAIR_GOOD) | A_BOLD;
-    if (!strcmp(r->status, "paused")) return ui_attr(ctx, UI_PAIR_WARN);
+    if (r->status == RUN_RUNNING) return ui_attr(ctx, UI_PAIR_GOOD) | A_BOLD;
+    if (r->status == RUN_PAUSED) return ui_attr(ctx, UI_PAIR_WARN);
     return 0;
 }
 
 /* Lines a row takes: running jobs have a second line with their progress. */
-static int row_lines(const QueueRow *r)
+static int row_lines(const QueueJob *r)
 {
-    return strcmp(r->status, "running") ? 1 : 2;
+    return r->status == RUN_RUNNING ? 2 : 1;
 }
 
-static void draw_progress_line(QueueScreen *q, UiContext *ctx, const QueueRow *r, int y, int width)
+static void draw_progress_line(QueueScreen *q, UiContext *ctx, const QueueJob *r, int y, int width)
 {
     const JobProgress *p = progress_of(q, r->id);
     int dim = ui_attr(ctx, UI_PAIR_DIM);
@@ -211,14 +142,13 @@ static void draw_progress_line(QueueScreen *q, UiContext *ctx, const QueueRow *r
     char bar[BAR_CELLS * 4 + 1], rate[32], eta[32];
     double fraction = p->total_steps > 0 ? (double)p->step / (double)p->total_steps : 0;
     format_bar(fraction, BAR_CELLS, ctx->utf8, bar, sizeof bar);
-    format_rate(p->tokens_per_s, rate, sizeof rate);
-    format_duration(p->eta_seconds, eta, sizeof eta);
+    fmt_rate(p->tokens_per_s, rate, sizeof rate);
+    fmt_duration(p->eta_seconds, eta, sizeof eta);
     int x = 6;
     ui_text(y, x, width - x, ui_attr(ctx, UI_PAIR_GOOD), "%s", bar);
     x += BAR_CELLS + 2;
     char loss[24];
-    if (p->loss_smooth == p->loss_smooth && p->step > 0) snprintf(loss, sizeof loss, "%.4f", p->loss_smooth);
-    else snprintf(loss, sizeof loss, "-");
+    fmt_real(p->step > 0 ? p->loss_smooth : NAN, 4, loss, sizeof loss);
     ui_text(y, x, width - x, 0, "%lld/%lld %3.0f%%  loss %s  %s tok/s  ETA %s  thr %d",
             (long long)p->step, (long long)p->total_steps, 100 * fraction, loss, rate,
             p->step > 0 ? eta : "?", p->threads);
@@ -259,7 +189,7 @@ static void queue_draw(void *state, UiContext *ctx, int top, int height, int wid
     }
     int y = list_top;
     for (int i = q->scroll; i < n && y < list_top + list_height; i++) {
-        const QueueRow *r = &q->rows[i];
+        const QueueJob *r = &q->rows[i];
         int selected = i == q->sel;
         int attr = selected ? ui_attr(ctx, UI_PAIR_SELECTED) : 0;
         if (selected) mvhline(y, 0, ' ' | attr, width);
@@ -276,24 +206,25 @@ static void queue_draw(void *state, UiContext *ctx, int top, int height, int wid
         ui_text(y, 1, width - 1, dim, "(the first %d jobs; `mixbench queue` lists them all)", MAX_ROWS);
 
     if (!detail_lines) return;
-    const QueueRow *r = &q->rows[q->sel];
+    const QueueJob *r = &q->rows[q->sel];
     int dy = top + height - 2;
     char where[160] = "";
-    if (!strcmp(r->status, "queued")) snprintf(where, sizeof where, "position %d of %d", r->position, q->n_queued);
-    else if (!strcmp(r->status, "running")) snprintf(where, sizeof where, "running");
+    if (r->status == RUN_QUEUED) snprintf(where, sizeof where, "position %d of %d", r->position, q->n_queued);
+    else if (r->status == RUN_RUNNING) snprintf(where, sizeof where, "running");
     else snprintf(where, sizeof where, "paused at step %lld", (long long)r->resume_step);
     ui_text(dy, 1, width - 1, title, "job %lld%s%s  %s  priority %d  %s %s%s%s", (long long)r->id,
             r->name[0] ? " " : "", r->name, where, r->priority, r->arch, r->task, r->sweep[0] ? "  sweep " : "",
             r->sweep);
     char more[512];
-    if (r->control[0]) snprintf(more, sizeof more, "%s requested: the job checkpoints, then stops", r->control);
+    if (r->control != JOB_CONTROL_NONE)
+        snprintf(more, sizeof more, "%s requested: the job checkpoints, then stops", job_control_name(r->control));
     else if (r->resume_step > 0) snprintf(more, sizeof more, "resumes from its checkpoint at step %lld%s%s",
                                           (long long)r->resume_step, r->error[0] ? ": " : "", r->error);
     else snprintf(more, sizeof more, "%s", r->coords[0] ? r->coords : "no sweep coordinates");
     ui_text(dy + 1, 1, width - 1, dim, "%s", more);
 }
 
-static const QueueRow *selected_row(QueueScreen *q, UiContext *ctx)
+static const QueueJob *selected_row(QueueScreen *q, UiContext *ctx)
 {
     if (shown_rows(q) == 0) {
         ui_say(ctx, "the queue is empty");
@@ -307,7 +238,7 @@ static void report_place(QueueScreen *q, UiContext *ctx, int64_t id, const char 
 {
     queue_reload(q, ctx);
     for (int i = 0; i < shown_rows(q); i++) {
-        const QueueRow *r = &q->rows[i];
+        const QueueJob *r = &q->rows[i];
         if (r->id != id) continue;
         if (r->position)
             ui_say(ctx, "job %lld: %s; priority %d, position %d of %d",
@@ -354,7 +285,7 @@ static int queue_key(void *state, UiContext *ctx, int ch)
     case 'K':
     case '-':
     case 'J': {
-        const QueueRow *r = selected_row(q, ctx);
+        const QueueJob *r = selected_row(q, ctx);
         if (!r) return 1;
         int64_t id = r->id;
         int up = ch == '+' || ch == '=' || ch == 'K';
@@ -369,10 +300,10 @@ static int queue_key(void *state, UiContext *ctx, int ch)
     case 'p':
     case 'r':
     case 'x': {
-        const QueueRow *r = selected_row(q, ctx);
+        const QueueJob *r = selected_row(q, ctx);
         if (!r) return 1;
         int64_t id = r->id;
-        int running = !strcmp(r->status, "running");
+        int running = r->status == RUN_RUNNING;
         const char *done;
         int rc;
         if (ch == 'x') {

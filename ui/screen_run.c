@@ -270,7 +270,7 @@ static void load(RunState *st, UiContext *ctx)
         int n = scheduler_progress(ctx->scheduler, progress, MAX_LIVE);
         for (int k = 0; k < n; k++) {
             const JobProgress *p = &progress[k];
-            if (p->run_id != st->run_id || run_status_parse(p->status) != RUN_RUNNING) continue;
+            if (p->run_id != st->run_id || p->status != RUN_RUNNING) continue;
             if (p->step >= st->run.steps_done) {
                 st->run.steps_done = p->step;
                 st->run.tokens_seen = p->tokens;
@@ -339,7 +339,7 @@ static void draw_header(RunState *st, UiContext *ctx, int y, int width)
     snprintf(line, sizeof line, "run %lld%s%s  ", (long long)st->run_id, r->name[0] ? " " : "", r->name);
     ui_text(y, x, width - x, ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD, "%s", line);
     x += (int)strlen(line);
-    ui_text(y, x, width - x, ui_attr(ctx, ui_status_pair(status)) | A_BOLD, "%s", status);
+    ui_text(y, x, width - x, ui_attr(ctx, ui_status_pair(r->status)) | A_BOLD, "%s", status);
     x += (int)strlen(status) + 2;
     if (r->not_learning) {
         static const char FLAG[] = "not learning: unigram level";
@@ -544,8 +544,7 @@ static int run_key(void *state, UiContext *ctx, int ch)
         resmooth(st);
         return 1;
     case 'p': case 'r': case 'X':
-        if (st->run_id && st->found) ui_control_run(ctx, st->run_id, st->run.arch, run_status_name(st->run.status),
-                                                  ch == 'X' ? 'x' : ch);
+        if (st->run_id && st->found) ui_control_run(ctx, st->run_id, st->run.arch, st->run.status, ch == 'X' ? 'x' : ch);
         return 1;
     case 'g':
         ui_show_screen(ctx, &ui_screen_generate);

@@ -198,7 +198,7 @@ static void overlay_progress(RunsState *st, UiContext *ctx)
     JobProgress live[MAX_LIVE];
     int n = scheduler_progress(ctx->scheduler, live, MAX_LIVE);
     for (int k = 0; k < n; k++) {
-        if (run_status_parse(live[k].status) != RUN_RUNNING) continue;
+        if (live[k].status != RUN_RUNNING) continue;
         for (int i = 0; i < st->n; i++) {
             RunSummary *r = &st->rows[i].run;
             if (r->id != live[k].run_id) continue;
@@ -617,7 +617,8 @@ static void runs_draw(void *state, UiContext *ctx, int top, int height, int widt
         char buf[64];
         if (c.w_data) ui_text(y, c.data, c.w_data, base, "%s", short_data(r->data, buf, sizeof buf));
         const char *status = status_text(row, buf, sizeof buf);
-        ui_text(y, c.status, 9, sel ? base : ui_attr(ctx, ui_status_pair(status)), "%s", status);
+        int pair = row->n_seeds == 0 ? ui_status_pair(r->status) : 0;
+        ui_text(y, c.status, 9, sel ? base : ui_attr(ctx, pair), "%s", status);
         if (r->not_learning) /* in the blank before the step column */
             ui_text(y, c.status + 9, 1, sel ? base : ui_attr(ctx, UI_PAIR_BAD) | (int)A_BOLD, "!");
         char step[24], total[24];
@@ -776,7 +777,7 @@ static int runs_key(void *state, UiContext *ctx, int ch)
         ui_show_screen(ctx, &ui_screen_compare);
         return 1;
     case 'p': case 'r': case 'x': case 'X':
-        if (r) ui_control_run(ctx, r->id, r->arch, run_status_name(r->status), ch == 'X' ? 'x' : ch);
+        if (r) ui_control_run(ctx, r->id, r->arch, r->status, ch == 'X' ? 'x' : ch);
         return 1;
     case 'd':
         queue_demo(st, ctx);

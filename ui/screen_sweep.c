@@ -19,19 +19,21 @@
  * jobs (experiments/sweep_queue.c, db/jobs.c).
  */
 #define _XOPEN_SOURCE_EXTENDED 1
+#include <limits.h>
 #include <ncurses.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "experiments/sweep_queue.h"
+#include "db/queue_read.h"
 #include "engine/common.h"
 #include "engine/mixer.h"
+#include "engine/text.h"
+#include "experiments/format.h"
 #include "experiments/sweep.h"
+#include "experiments/sweep_queue.h"
 #include "ui/ui.h"
-
-/* The screen this one opens after queueing may be missing from a build. */
 
 enum { F_PRESET, F_ARCH, F_TASK, F_DATA, F_AXES, F_BUDGET, F_EXTRA, F_PRIORITY, F_QUEUE, N_FIELDS };
 enum { MAX_MIXERS = 16, MAX_PRESETS = 64, LABEL_WIDTH = 11 };
@@ -50,11 +52,6 @@ static const char *const TASKS[] = {"clm", "mlm", "bidir", "autoencode", "comple
 
 static const char *const LABELS[N_FIELDS] = {"Preset", "Archs", "Task", "Dataset", "Axes",
                                               "Budget", "Extra keys", "Priority", ""};
-
-typedef struct {
-    char arch[32];
-    double tokens_per_s;
-} ArchSpeed;
 
 typedef struct {
     int field;                   /* the focused field */
@@ -96,26 +93,11 @@ static int field_enabled(const SweepScreen *s, int f)
 
 /* ---- composing and checking the spec --------------------------------- */
 
-static int speed_row(void *arg, int ncols, char **v, char **names)
-{
-    (void)names;
-    SweepScreen *s = arg;
-    if (ncols < 2 || !v[0] || !v[1] || s->n_speeds >= (int)(sizeof s->speeds / sizeof s->speeds[0])) return 0;
-    ArchSpeed *a = &s->speeds[s->n_speeds++];
-    snprintf(a->arch, sizeof a->arch, "%s", v[0]);
-    a->tokens_per_s = strtod(v[1], NULL);
-    return 0;
-}
-
 static void load_speeds(SweepScreen *s, UiContext *ctx)
 {
     char err[ERR_LEN];
-    s->n_speeds = 0;
-    if (store_query(ctx->store,
-                    "SELECT arch, avg(tokens_per_s) FROM runs WHERE status = 'done' AND tokens_per_s > 0 "
-                    "GROUP BY arch",
-                    speed_row, s, err))
-        s->n_speeds = 0;
+    int cap = (int)(sizeof s->speeds / sizeof s->speeds[0]);
+    if (queue_read_arch_speeds(ctx->store, s->speeds, cap, &s->n_speeds, err)) s->n_speeds = 0;
     s->speeds_at = now_seconds();
 }
 
@@ -125,22 +107,6 @@ static double measured_speed(const SweepScreen *s, const char *arch)
     for (int i = 0; i < s->n_speeds; i++)
         if (!strcmp(s->speeds[i].arch, arch)) return s->speeds[i].tokens_per_s;
     return 0;
-}
-
-static void format_duration(double seconds, char *out, size_t cap)
-{
-    long t = (long)(seconds + 0.5);
-    if (t >= 86400) snprintf(out, cap, "%ldd%02ldh", t / 86400, t / 3600 % 24);
-    else if (t >= 3600) snprintf(out, cap, "%ldh%02ldm", t / 3600, t / 60 % 60);
-    else if (t >= 60) snprintf(out, cap, "%ldm%02lds", t / 60, t % 60);
-    else snprintf(out, cap, "%lds", t);
-}
-
-static void format_rate(double v, char *out, size_t cap)
-{
-    if (v >= 1e4) snprintf(out, cap, "%.0fk", v / 1e3);
-    else if (v >= 1e3) snprintf(out, cap, "%.1fk", v / 1e3);
-    else snprintf(out, cap, "%.0f", v);
 }
 
 /* Training time of the parsed jobs: each job's training tokens (its token
@@ -167,7 +133,7 @@ static void estimate(SweepScreen *s, const Sweep *sw)
     for (int a = 0; a < n_archs && len < sizeof s->estimate_basis; a++) {
         double tps = measured_speed(s, archs[a]);
         char rate[32];
-        format_rate(tps > 0 ? tps : ASSUMED_TOKENS_PER_S, rate, sizeof rate);
+        fmt_rate(tps > 0 ? tps : ASSUMED_TOKENS_PER_S, rate, sizeof rate);
         len += (size_t)snprintf(s->estimate_basis + len, sizeof s->estimate_basis - len, "%s%s %s%s",
                                 a ? ", " : "", archs[a], rate, tps > 0 ? "" : " (assumed)");
     }
@@ -220,9 +186,8 @@ static int parse_form(SweepScreen *s, Sweep *sw, char *err)
         for (int i = 0; i < s->n_mixers; i++) any |= s->arch_on[i];
         if (!any) return err_set(err, "pick at least one architecture (Space toggles one)");
     }
-    char *end;
-    strtol(s->text[F_PRIORITY].text, &end, 10);
-    if (*end || !s->text[F_PRIORITY].text[0])
+    int priority;
+    if (text_to_int(s->text[F_PRIORITY].text, INT_MIN, INT_MAX, &priority))
         return err_set(err, "priority '%s' is not a whole number", s->text[F_PRIORITY].text);
     Config base;
     if (base_config(s, &base, err)) return -1;
@@ -310,28 +275,6 @@ static void sweep_reload(void *state, UiContext *ctx)
 
 /* ---- drawing --------------------------------------------------------- */
 
-/* text wrapped at spaces into at most max_lines lines of width columns;
-   returns the lines used. */
-static int draw_wrapped(int y, int x, int width, int max_lines, int attr, const char *text)
-{
-    int lines = 0;
-    const char *p = text;
-    while (*p && lines < max_lines && width > 0) {
-        int len = (int)strlen(p);
-        int take = len;
-        if (len > width) {
-            take = width;
-            while (take > 0 && p[take] != ' ') take--;
-            if (take == 0) take = width;
-        }
-        ui_text(y + lines, x, width, attr, "%.*s", take, p);
-        p += take;
-        while (*p == ' ') p++;
-        lines++;
-    }
-    return lines;
-}
-
 static void draw_text_field(SweepScreen *s, UiContext *ctx, int f, int y, int x, int width)
 {
     if (width < 4) return;
@@ -395,7 +338,7 @@ static void draw_preset_list(SweepScreen *s, UiContext *ctx, int top, int height
     if (info_lines && s->list_sel >= 0) {
         const Preset *p = preset_at(s->list_sel);
         int y = top + height - info_lines;
-        draw_wrapped(y, 1, width - 2, info_lines, ui_attr(ctx, UI_PAIR_DIM), p->what);
+        ui_wrap(y, 1, width - 2, info_lines, ui_attr(ctx, UI_PAIR_DIM), p->what);
     }
 }
 
@@ -469,7 +412,7 @@ static void sweep_draw(void *state, UiContext *ctx, int top, int height, int wid
         snprintf(command, sizeof command, "mixbench sweep %s%s%.512s", s->spec,
                  s->text[F_DATA].text[0] ? " --data " : "", s->text[F_DATA].text);
         ui_text(y, 1, LABEL_WIDTH, A_BOLD, "Same as");
-        y += draw_wrapped(y, x, fw, bottom - y < 2 ? bottom - y : 2, dim, command);
+        y += ui_wrap(y, x, fw, bottom - y < 2 ? bottom - y : 2, dim, command);
     }
     if (y < bottom) {
         ui_text(y, 1, LABEL_WIDTH, A_BOLD, "Jobs");
@@ -479,15 +422,15 @@ static void sweep_draw(void *state, UiContext *ctx, int top, int height, int wid
     }
     if (y < bottom && s->n_jobs > 0) {
         char when[32];
-        format_duration(s->estimate_seconds, when, sizeof when);
+        fmt_duration(s->estimate_seconds, when, sizeof when);
         char line[512];
         snprintf(line, sizeof line, "~%s of training, one job after another (an estimate: tokens/s %s)", when,
                  s->estimate_basis);
         ui_text(y, 1, LABEL_WIDTH, A_BOLD, "Time");
-        y += draw_wrapped(y, x, fw, bottom - y < 2 ? bottom - y : 2, 0, line);
+        y += ui_wrap(y, x, fw, bottom - y < 2 ? bottom - y : 2, 0, line);
     }
-    if (y < bottom && s->error[0]) y += draw_wrapped(y, 1, width - 2, bottom - y, ui_attr(ctx, UI_PAIR_BAD) | A_BOLD, s->error);
-    if (y < bottom && s->warning[0]) draw_wrapped(y, 1, width - 2, bottom - y, ui_attr(ctx, UI_PAIR_WARN), s->warning);
+    if (y < bottom && s->error[0]) y += ui_wrap(y, 1, width - 2, bottom - y, ui_attr(ctx, UI_PAIR_BAD) | A_BOLD, s->error);
+    if (y < bottom && s->warning[0]) ui_wrap(y, 1, width - 2, bottom - y, ui_attr(ctx, UI_PAIR_WARN), s->warning);
 }
 
 /* ---- keys ------------------------------------------------------------ */
@@ -531,7 +474,8 @@ static void queue_sweep(SweepScreen *s, UiContext *ctx)
             return;
         }
     }
-    int priority = (int)strtol(s->text[F_PRIORITY].text, NULL, 10);
+    int priority = 0;   /* parse_form checked it */
+    text_to_int(s->text[F_PRIORITY].text, INT_MIN, INT_MAX, &priority);
     int64_t sweep_id = 0;
     int rc = sweep_enqueue(ctx->store, &sw, priority, &sweep_id, err);
     if (rc) ui_say(ctx, "%s", err);

@@ -11,8 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "experiments/scheduler.h"
+#include "db/status.h"
 #include "db/store.h"
+#include "experiments/scheduler.h"
 #include "ui/draw/plot.h"
 
 #define UI_MAX_COMPARE 8
@@ -75,11 +76,8 @@ int ui_main(const char *db_path, int jobs, int cores);
 
 /* ---- drawing helpers shared by the screens (ui/widgets.c) ---- */
 
-/* Text clipped to width columns (UTF-8 aware), with attributes. */
+/* Text clipped to width columns (UTF-8 aware: engine/text.h), with attributes. */
 void ui_text(int y, int x, int width, int attr, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-/* Bytes of the UTF-8 character at s (1 for a byte that does not start a
-   valid one). */
-int ui_utf8_len(const unsigned char *s);
 /* Breaks text into lines of at most width columns at spaces (a longer word
    is cut, '\n' ends a line); writes (start, length) of line i into
    starts/lens when i < cap, returns the count of lines. */
@@ -102,14 +100,14 @@ void ui_say(UiContext *ctx, const char *fmt, ...) __attribute__((format(printf, 
 void ui_show_screen(UiContext *ctx, const UiScreen *screen);
 /* The colour pair of a run or job status: running good, failed/diverged
    bad, queued/paused dim, others 0 (no colour). */
-int ui_status_pair(const char *status);
+int ui_status_pair(RunStatus status);
 /* "±" in UTF-8, else "+-": mean and standard error over seeds. */
 const char *ui_pm(const UiContext *ctx);
 /* Copies a store value (NULL: "") into dst, truncated to cap bytes. */
 void ui_copy_text(char *dst, size_t cap, const char *src);
 /* Pauses ('p'), resumes ('r') or, once the user confirms, cancels ('x')
    the job of a run (db/jobs.h), and says the outcome on the message line. */
-void ui_control_run(UiContext *ctx, int64_t run_id, const char *arch, const char *status, int action);
+void ui_control_run(UiContext *ctx, int64_t run_id, const char *arch, RunStatus status, int action);
 
 /* ---- a one-line text field (UTF-8; the cursor is a byte offset) ---- */
 

@@ -10,6 +10,7 @@
  * Not for: a screen's own layout or keys beyond those of a text field.
  */
 #define _XOPEN_SOURCE_EXTENDED 1
+#include <assert.h>
 #include <ncurses.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 
 #include "db/jobs.h"
 #include "engine/common.h"
+#include "engine/text.h"
 #include "ui/draw/plot.h"
 #include "ui/ui.h"
 
@@ -33,17 +35,6 @@ int ui_attr(UiContext *ctx, int pair)
     }
 }
 
-/* Bytes of the first `width` columns of UTF-8 text (one column a character). */
-static int clip_utf8(const char *s, int width)
-{
-    int bytes = 0, cols = 0;
-    while (s[bytes] && cols < width) {
-        bytes += ui_utf8_len((const unsigned char *)s + bytes);
-        cols++;
-    }
-    return bytes;
-}
-
 void ui_text(int y, int x, int width, int attr, const char *fmt, ...)
 {
     if (width <= 0) return;
@@ -53,19 +44,8 @@ void ui_text(int y, int x, int width, int attr, const char *fmt, ...)
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
     attron(attr);
-    mvaddnstr(y, x, buf, clip_utf8(buf, width));
+    mvaddnstr(y, x, buf, text_prefix_bytes(buf, width));
     attroff(attr);
-}
-
-/* Bytes of the UTF-8 character at s (1 for a byte that does not start a
-   valid one). */
-int ui_utf8_len(const unsigned char *s)
-{
-    int n = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 ? 2 : (s[0] & 0xf0) == 0xe0 ? 3 : (s[0] & 0xf8) == 0xf0 ? 4 : 0;
-    if (n == 0) return 1;
-    for (int k = 1; k < n; k++)
-        if ((s[k] & 0xc0) != 0x80) return 1;
-    return n;
 }
 
 /* Breaks text into lines of at most width columns at spaces (a longer word
@@ -80,7 +60,7 @@ int ui_wrap_lines(const char *text, int width, int *starts, int *lens, int cap)
         int cols = 0;
         while (*end && *end != '\n' && cols < width) {
             if (*end == ' ') last_space = end;
-            end += ui_utf8_len((const unsigned char *)end);
+            end += text_utf8_len(end);
             cols++;
         }
         const char *next;
@@ -179,13 +159,14 @@ void ui_copy_text(char *dst, size_t cap, const char *src)
     snprintf(dst, cap, "%s", src ? src : "");
 }
 
-void ui_control_run(UiContext *ctx, int64_t run_id, const char *arch, const char *status, int action)
+void ui_control_run(UiContext *ctx, int64_t run_id, const char *arch, RunStatus status, int action)
 {
     char err[ERR_LEN];
     int rc;
     if (action == 'x') {
         char question[128];
-        snprintf(question, sizeof question, "cancel run %lld (%s, %s)?", (long long)run_id, arch, status);
+        snprintf(question, sizeof question, "cancel run %lld (%s, %s)?", (long long)run_id, arch,
+                 run_status_name(status));
         if (!ui_confirm(ctx, question)) {
             ui_say(ctx, "run %lld left as it is", (long long)run_id);
             return;
@@ -203,11 +184,11 @@ void ui_control_run(UiContext *ctx, int64_t run_id, const char *arch, const char
     else ui_say(ctx, "run %lld: %s", (long long)run_id, done);
 }
 
-int ui_status_pair(const char *status)
+int ui_status_pair(RunStatus status)
 {
-    if (!strcmp(status, "running")) return UI_PAIR_GOOD;
-    if (!strcmp(status, "failed") || !strcmp(status, "diverged")) return UI_PAIR_BAD;
-    if (!strcmp(status, "queued") || !strcmp(status, "paused")) return UI_PAIR_DIM;
+    if (status == RUN_RUNNING) return UI_PAIR_GOOD;
+    if (run_status_error(status)) return UI_PAIR_BAD;
+    if (status == RUN_QUEUED || status == RUN_PAUSED) return UI_PAIR_DIM;
     return 0;
 }
 
@@ -227,9 +208,16 @@ void ui_show_screen(UiContext *ctx, const UiScreen *screen)
 
 /* ---- the text field --------------------------------------------------- */
 
-static int is_continuation(char c)
+/* The byte where the character before byte `at` of t starts (the same
+   walk as drawing: engine/text.h). */
+static int char_before(const char *t, int at)
 {
-    return ((unsigned char)c & 0xc0) == 0x80;
+    int b = 0, prev = 0;
+    while (b < at) {
+        prev = b;
+        b += text_utf8_len(t + b);
+    }
+    return prev;
 }
 
 void ui_field_set(UiTextField *f, const char *text)
@@ -244,11 +232,10 @@ int ui_field_key(UiTextField *f, int ch)
     int len = (int)strlen(t);
     switch (ch) {
     case KEY_LEFT:
-        while (f->cursor > 0 && is_continuation(t[--f->cursor])) {}
+        f->cursor = char_before(t, f->cursor);
         return UI_FIELD_MOVED;
     case KEY_RIGHT:
-        if (f->cursor < len) f->cursor++;
-        while (f->cursor < len && is_continuation(t[f->cursor])) f->cursor++;
+        if (f->cursor < len) f->cursor += text_utf8_len(t + f->cursor);
         return UI_FIELD_MOVED;
     case KEY_HOME:
     case 1:                          /* Ctrl-A */
@@ -269,16 +256,14 @@ int ui_field_key(UiTextField *f, int ch)
     case 127:
     case 8: {
         if (f->cursor == 0) return UI_FIELD_MOVED;
-        int from = f->cursor;
-        while (from > 0 && is_continuation(t[--from])) {}
+        int from = char_before(t, f->cursor);
         memmove(t + from, t + f->cursor, (size_t)(len - f->cursor + 1));
         f->cursor = from;
         return UI_FIELD_EDITED;
     }
     case KEY_DC: {
         if (f->cursor >= len) return UI_FIELD_MOVED;
-        int to = f->cursor + 1;
-        while (to < len && is_continuation(t[to])) to++;
+        int to = f->cursor + text_utf8_len(t + f->cursor);
         memmove(t + f->cursor, t + to, (size_t)(len - to + 1));
         return UI_FIELD_EDITED;
     }
@@ -296,22 +281,17 @@ void ui_field_draw(const UiTextField *f, int editing, int y, int x, int width)
 {
     if (width < 2) return;
     const char *t = f->text;
-    int len = (int)strlen(t);
-    int first = editing ? f->cursor - (width - 1) : 0;
-    if (first < 0) first = 0;
-    while (first > 0 && first < len && is_continuation(t[first])) first++;
+    assert(f->cursor >= 0 && f->cursor <= (int)strlen(t));
+    /* while editing, scrolled so that the cursor is in the last column at most */
+    int first = 0, col = 0;       /* col: the cursor's column from byte first */
+    if (editing) {
+        for (int b = 0; b < f->cursor; b += text_utf8_len(t + b)) col++;
+        for (; col > width - 1; col--) first += text_utf8_len(t + first);
+    }
     mvhline(y, x, ' ' | (chtype)A_UNDERLINE, width);
     ui_text(y, x, width, A_UNDERLINE | (editing ? (int)A_BOLD : 0), "%s", t + first);
     if (!editing) return;
-    int col = 0;
-    for (int b = first; b < f->cursor; b++)
-        if (!is_continuation(t[b])) col++;
-    if (col >= width) return;
     char under[5] = " ";
-    if (f->cursor < len) {
-        int n = 1;
-        while (n < 4 && f->cursor + n < len && is_continuation(t[f->cursor + n])) n++;
-        snprintf(under, sizeof under, "%.*s", n, t + f->cursor);
-    }
+    if (t[f->cursor]) snprintf(under, sizeof under, "%.*s", text_utf8_len(t + f->cursor), t + f->cursor);
     ui_text(y, x + col, 1, A_REVERSE, "%s", under);
 }

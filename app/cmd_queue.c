@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,14 +84,16 @@ int cmd_sweep(int argc, char **argv)
     return 0;
 }
 
-static volatile int worker_stop;
-static Scheduler *active_scheduler;
+/* Set by the signal handler, read by the main thread: lock-free atomics. */
+static atomic_int worker_stop;
+static _Atomic(Scheduler *) active_scheduler;
 
 static void on_worker_signal(int sig)
 {
     (void)sig;
-    worker_stop = 1;
-    if (active_scheduler) scheduler_request_stop(active_scheduler);
+    atomic_store(&worker_stop, 1);
+    Scheduler *s = atomic_load(&active_scheduler);
+    if (s) scheduler_request_stop(s);
 }
 
 int cmd_worker(int argc, char **argv)
@@ -111,17 +114,17 @@ int cmd_worker(int argc, char **argv)
     SchedulerOptions o = {db_path, jobs, cores, 1, verbose == NULL && jobs > 1, 0};
     Scheduler *s;
     if (scheduler_start(&s, &o, err)) return cli_fail("worker: %s", err);
-    active_scheduler = s;
+    atomic_store(&active_scheduler, s);
     signal(SIGINT, on_worker_signal);
     signal(SIGTERM, on_worker_signal);
     int finished = scheduler_wait(s);
-    active_scheduler = NULL;
+    atomic_store(&active_scheduler, NULL);
     scheduler_free(s);
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
     printf("worker: %d job%s ended%s\n", finished, finished == 1 ? "" : "s",
-           worker_stop ? " (stopped: running jobs checkpointed and queued again)" : "; the queue is empty");
-    return worker_stop ? 130 : 0;
+           atomic_load(&worker_stop) ? " (stopped: running jobs checkpointed and queued again)" : "; the queue is empty");
+    return atomic_load(&worker_stop) ? 130 : 0;
 }
 
 int cmd_queue(int argc, char **argv)

@@ -38,12 +38,6 @@ struct Store {
     sqlite3_stmt *insert_metric; /* prepared once, reused by every append */
 };
 
-static const char *const RUN_STATUSES[] = {
-    "queued", "running", "paused", "done", "failed", "diverged", "cancelled", "interrupted",
-};
-/* RUN_STATUSES[FIRST_FINAL_STATUS..] end a run. */
-enum { FIRST_FINAL_STATUS = 3, N_RUN_STATUSES = 8 };
-
 /* ---- small helpers (shared with db/ through store_internal.h) ---------- */
 
 sqlite3 *store_sqlite(Store *s)
@@ -145,14 +139,6 @@ int store_query_int(Store *s, const char *sql, int64_t *out, const char *what, c
     if (sqlite3_finalize(st) != SQLITE_OK)
         return store_fail(s, err, what);
     return 0;
-}
-
-static int status_index(const char *status)
-{
-    for (int i = 0; status && i < N_RUN_STATUSES; i++)
-        if (strcmp(status, RUN_STATUSES[i]) == 0)
-            return i;
-    return -1;
 }
 
 /* ---- opening ---------------------------------------------------------- */
@@ -533,8 +519,8 @@ int store_update_run(Store *s, sqlite3_stmt *st, int64_t run_id, const char *wha
 
 int store_run_finish(Store *s, int64_t run_id, const RunEnd *end, char *err)
 {
-    int k = end ? status_index(end->status) : -1;
-    if (k < FIRST_FINAL_STATUS)
+    RunStatus k = run_status_parse(end ? end->status : NULL);
+    if (!run_status_final(k) && k != RUN_INTERRUPTED)
         return err_set(err, "store: a run ends as done, failed, diverged, cancelled or "
                             "interrupted, not %s", end && end->status ? end->status : "(none)");
     char what[80];
@@ -566,7 +552,7 @@ int store_run_finish(Store *s, int64_t run_id, const RunEnd *end, char *err)
 
 int store_run_set_status(Store *s, int64_t run_id, const char *status, char *err)
 {
-    if (status_index(status) < 0)
+    if (run_status_parse(status) == RUN_STATUS_COUNT)
         return err_set(err, "store: unknown run status %s", status ? status : "(none)");
     char what[80];
     snprintf(what, sizeof what, "set status of run %lld", (long long)run_id);

@@ -50,9 +50,14 @@ check runs_appear A 10 "4 runs +1 running +3 queued"
 check run_row A 10 "^ +1 attention +clm +running"
 TM send-keys -t A Home Enter
 check run_screen A 10 "^ run 1 +running +step"
+# the step shown must move while the job trains (the job may still be
+# loading its data when the screen opens: give it up to 15 s on a busy machine)
 a=$(run_step A)
-sleep 1.5
-b=$(run_step A)
+for _ in $(seq 30); do
+  sleep 0.5
+  b=$(run_step A)
+  [ -n "$a" ] && [ -n "$b" ] && [ "$b" -gt "$a" ] && break
+done
 [ -n "$a" ] && [ -n "$b" ] && [ "$b" -gt "$a" ] && pass curve_live || fail curve_live "step $a then $b: $(screen A)"
 n=$(screen A | braille)
 [ "$n" -ge 4 ] && pass curve_braille || fail curve_braille "$n braille lines: $(screen A)"

@@ -12,17 +12,6 @@
 #include "db/store_internal.h"
 #include "engine/common.h"
 
-static void copy_text(char *dst, size_t cap, sqlite3_stmt *st, int col)
-{
-    const unsigned char *t = sqlite3_column_text(st, col);
-    snprintf(dst, cap, "%s", t ? (const char *)t : "");
-}
-
-static RunStatus column_status(sqlite3_stmt *st, int col)
-{
-    return run_status_parse((const char *)sqlite3_column_text(st, col));
-}
-
 /* Prepares sql and binds ?1: the integer number, or the name of status
    when status is not RUN_STATUS_COUNT. */
 static int prepare_with(Store *s, const char *sql, int64_t number, RunStatus status, sqlite3_stmt **st,
@@ -35,18 +24,6 @@ static int prepare_with(Store *s, const char *sql, int64_t number, RunStatus sta
     store_fail(s, err, what);
     sqlite3_finalize(*st);
     return -1;
-}
-
-/* Finalizes st after its last sqlite3_step returned rc: an error unless a row or the end. */
-static int finish_rows(Store *s, sqlite3_stmt *st, int rc, const char *what, char *err)
-{
-    if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
-        store_fail(s, err, what);
-        sqlite3_finalize(st);
-        return -1;
-    }
-    sqlite3_finalize(st);
-    return 0;
 }
 
 /* ---- the queue -------------------------------------------------------- */
@@ -78,21 +55,21 @@ int queue_read_jobs(Store *s, QueueJob *rows, int cap, int *n, char *err)
         memset(r, 0, sizeof *r);
         r->position = sqlite3_column_int(st, 0);
         r->id = sqlite3_column_int64(st, 1);
-        r->status = column_status(st, 2);
+        r->status = store_column_status(st, 2);
         r->control = job_control_parse((const char *)sqlite3_column_text(st, 3));
         r->priority = sqlite3_column_int(st, 4);
-        copy_text(r->sweep, sizeof r->sweep, st, 5);
-        copy_text(r->coords, sizeof r->coords, st, 6);
-        copy_text(r->point, sizeof r->point, st, 7);
-        copy_text(r->name, sizeof r->name, st, 8);
-        copy_text(r->arch, sizeof r->arch, st, 9);
-        copy_text(r->task, sizeof r->task, st, 10);
-        copy_text(r->error, sizeof r->error, st, 11);
+        store_column_copy(r->sweep, sizeof r->sweep, st, 5);
+        store_column_copy(r->coords, sizeof r->coords, st, 6);
+        store_column_copy(r->point, sizeof r->point, st, 7);
+        store_column_copy(r->name, sizeof r->name, st, 8);
+        store_column_copy(r->arch, sizeof r->arch, st, 9);
+        store_column_copy(r->task, sizeof r->task, st, 10);
+        store_column_copy(r->error, sizeof r->error, st, 11);
         r->steps_done = sqlite3_column_int64(st, 12);
         r->total_steps = sqlite3_column_int64(st, 13);
         r->resume_step = sqlite3_column_int64(st, 14);
     }
-    return finish_rows(s, st, rc, what, err);
+    return store_finish(s, st, rc, what, err);
 }
 
 /* ---- runs by status --------------------------------------------------- */
@@ -107,7 +84,7 @@ int queue_read_count(Store *s, RunStatus status, int64_t *n, char *err)
         return -1;
     int rc = sqlite3_step(st);
     if (rc == SQLITE_ROW) *n = sqlite3_column_int64(st, 0);
-    return finish_rows(s, st, rc, what, err);
+    return store_finish(s, st, rc, what, err);
 }
 
 int queue_read_ids(Store *s, RunStatus status, int64_t **ids, int *n, char *err)
@@ -135,7 +112,7 @@ int queue_read_ids(Store *s, RunStatus status, int64_t **ids, int *n, char *err)
         }
         (*ids)[(*n)++] = sqlite3_column_int64(st, 0);
     }
-    if (finish_rows(s, st, rc, what, err)) {
+    if (store_finish(s, st, rc, what, err)) {
         free(*ids);
         *ids = NULL;
         *n = 0;
@@ -160,10 +137,10 @@ int queue_read_arch_speeds(Store *s, ArchSpeed *out, int cap, int *n, char *err)
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         if (*n >= cap) continue;
         ArchSpeed *a = &out[(*n)++];
-        copy_text(a->arch, sizeof a->arch, st, 0);
+        store_column_copy(a->arch, sizeof a->arch, st, 0);
         a->tokens_per_s = sqlite3_column_double(st, 1);
     }
-    return finish_rows(s, st, rc, what, err);
+    return store_finish(s, st, rc, what, err);
 }
 
 /* ---- runs with a checkpoint ------------------------------------------- */
@@ -181,15 +158,15 @@ static void read_ckpt_run(sqlite3_stmt *st, CkptRun *r)
 {
     memset(r, 0, sizeof *r);
     r->id = sqlite3_column_int64(st, 0);
-    r->status = column_status(st, 1);
-    copy_text(r->arch, sizeof r->arch, st, 2);
-    copy_text(r->task, sizeof r->task, st, 3);
-    copy_text(r->name, sizeof r->name, st, 4);
+    r->status = store_column_status(st, 1);
+    store_column_copy(r->arch, sizeof r->arch, st, 2);
+    store_column_copy(r->task, sizeof r->task, st, 3);
+    store_column_copy(r->name, sizeof r->name, st, 4);
     r->d = sqlite3_column_int(st, 5);
     r->layers = sqlite3_column_int(st, 6);
     r->n_ctx = sqlite3_column_int(st, 7);
     r->ckpt_step = sqlite3_column_int64(st, 8);
-    copy_text(r->ckpt, sizeof r->ckpt, st, 9);
+    store_column_copy(r->ckpt, sizeof r->ckpt, st, 9);
 }
 
 int queue_read_clm_runs(Store *s, CkptRun *out, int cap, int *n, char *err)
@@ -209,7 +186,7 @@ int queue_read_clm_runs(Store *s, CkptRun *out, int cap, int *n, char *err)
         assert(*n < cap);   /* LIMIT ?1 */
         read_ckpt_run(st, &out[(*n)++]);
     }
-    return finish_rows(s, st, rc, what, err);
+    return store_finish(s, st, rc, what, err);
 }
 
 int queue_read_ckpt_run(Store *s, int64_t run_id, CkptRun *out, int *found, char *err)
@@ -224,5 +201,5 @@ int queue_read_ckpt_run(Store *s, int64_t run_id, CkptRun *out, int *found, char
         read_ckpt_run(st, out);
         *found = 1;
     }
-    return finish_rows(s, st, rc, what, err);
+    return store_finish(s, st, rc, what, err);
 }

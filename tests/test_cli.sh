@@ -82,6 +82,9 @@ before=$(sqlite3 "$DB" "select count(*) from runs; select count(*) from metrics;
 expect_error missing_data 'nonexistent' $MB run --data "$T/nonexistent" --db "$DB" --steps 2
 expect_error unknown_arch "unknown architecture 'transformerxl'" $MB run --arch transformerxl --data builtin:stories --db "$DB"
 expect_error unknown_task "unknown task" $MB run --task summarize --data builtin:stories --db "$DB"
+expect_error empty_option_value "option --steps needs a value" $MB run --steps= --data builtin:stories --db "$DB"
+expect_error unknown_short_option "unknown option -x" $MB generate -x 1
+expect_error short_option_needs_value "option -n needs a value" $MB generate -n
 expect_error unknown_option "unknown option --bogus" $MB run --bogus 3 --data builtin:stories --db "$DB"
 expect_error bad_value "layers=abc" $MB run layers=abc --data builtin:stories --db "$DB"
 expect_error out_of_range "d=0" $MB run d=0 --data builtin:stories --db "$DB"

@@ -6,11 +6,14 @@
 
 CC      ?= cc
 CFLAGS  ?= -std=c11 -O3 -march=native -g -Wall -Wextra -pthread
-CPPFLAGS += -D_GNU_SOURCE -I. -MMD -MP
-LDLIBS  = -lopenblas -lfftw3f -lsqlite3 -lncursesw -lpthread -lm
+# mpi.h for its types only: engine/dist.c loads libmpi with dlopen when
+# mpirun or srun started the process, so the binary does not link it
+MPI_CFLAGS ?= $(shell pkg-config --cflags ompi-c 2>/dev/null || echo -I/usr/lib/x86_64-linux-gnu/openmpi/include)
+CPPFLAGS += -D_GNU_SOURCE -I. -MMD -MP $(MPI_CFLAGS)
+LDLIBS  = -lopenblas -lfftw3f -lsqlite3 -lncursesw -lpthread -lm -ldl
 
 DEB_PACKAGES = build-essential libncurses-dev libsqlite3-dev libopenblas-dev \
-               libfftw3-dev sqlite3 tmux python3-torch
+               libfftw3-dev sqlite3 tmux python3-torch openmpi-bin libopenmpi-dev
 
 LIB_SRC  = $(sort $(wildcard engine/*.c engine/*/*.c db/*.c ui/*.c ui/*/*.c experiments/*.c))
 APP_SRC  = $(sort $(wildcard app/*.c))

@@ -21,6 +21,8 @@
 #include "db/status.h"
 #include "db/store.h"
 #include "engine/config.h"
+#include "engine/dist.h"
+#include "experiments/job_sink.h"
 
 typedef struct {
     int64_t run_id;
@@ -57,10 +59,24 @@ typedef struct {
                                   opens db_path once the job has started
                                   (so bad input creates no store) */
     const char *db_path;       /* for the default checkpoint folder */
+    JobSink *sink;             /* where records go; NULL: the store above
+                                  (job_sink.h).  With a sink, no store is
+                                  opened. */
+    const char *ckpt_dir;      /* checkpoint folder; NULL: mixbench-ckpt/
+                                  beside db_path */
+    Dist *dist;                /* data-parallel over the launch's ranks
+                                  (NULL: this process alone).  Every rank
+                                  calls job_run with the same config; rank 0
+                                  records (its sink or store) and writes the
+                                  checkpoints, the others pass
+                                  job_sink_null() and quiet, and follow rank
+                                  0's decisions (stop, pause, cancel, fail)
+                                  at every step. */
     Config config;
     int64_t run_id;            /* an existing (queued, claimed) run, or 0: create one */
     const char *name;          /* label of a new run */
-    const char *resume_ckpt;   /* resumable checkpoint, or NULL */
+    const char *resume_ckpt;   /* resumable checkpoint, or NULL (with dist:
+                                  read on rank 0 only, then broadcast) */
     const char *init_ckpt;     /* --init weights, or NULL */
     const char *save_path;     /* final checkpoint, or NULL for the default */
     int quiet;                 /* no progress lines on stdout */

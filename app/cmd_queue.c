@@ -2,6 +2,7 @@
  * cmd_queue.c — the experiment engine's commands:
  *   mixbench sweep PRESET|GRID... [--data D] [--dry-run] [--priority P]   queue (or list) a sweep's jobs
  *   mixbench worker [--jobs N] [--threads T]     run queued jobs headless until the queue is empty
+ *                                                (under mpirun: over the launch's ranks, mpi_sweep.h)
  *   mixbench queue                               queued, running and paused jobs
  *   mixbench pause|cancel|resume RUN...          control jobs
  *   mixbench export [--sweep S] --csv|--json [--curves]   results (or curves) as CSV / JSON
@@ -20,12 +21,15 @@
 #include "app/commands.h"
 #include "db/cli_read.h"
 #include "db/jobs.h"
+#include "db/status.h"
 #include "engine/common.h"
+#include "engine/dist.h"
 #include "engine/io/json.h"
 #include "engine/pool.h"
 #include "engine/text.h"
 #include "experiments/estimate.h"
 #include "experiments/format.h"
+#include "experiments/mpi_sweep.h"
 #include "experiments/scheduler.h"
 #include "experiments/sweep.h"
 #include "experiments/sweep_queue.h"
@@ -96,12 +100,77 @@ static void on_worker_signal(int sig)
     if (s) scheduler_request_stop(s);
 }
 
-int cmd_worker(int argc, char **argv)
+/* rank 0 of `mpirun ... worker` prints what the local worker prints */
+static void rank_job_ended(void *ctx, int64_t run_id, RunStatus status, int rank, const char *err)
+{
+    (void)ctx;
+    printf("run %lld %s\n", (long long)run_id, run_status_name(status));
+    fflush(stdout);
+    if (run_status_error(status) && err[0])
+        fprintf(stderr, "mixbench: run %lld (rank %d): %s\n", (long long)run_id, rank, err);
+}
+
+static void rank_note(void *ctx, const char *msg)
+{
+    (void)ctx;
+    fprintf(stderr, "mixbench: worker: %s\n", msg);
+}
+
+/* `mpirun -np N mixbench worker`: rank 0 serves the queue, the other ranks
+   train (experiments/mpi_sweep.h).  Every rank parses the same arguments;
+   only rank 0 prints, and a refusal on any rank ends every rank. */
+static int worker_over_ranks(Dist *d, int argc, char **argv)
 {
     const char *db_path = "mixbench.db", *jobs_s = NULL, *threads_s = NULL, *verbose = NULL;
     CliOpt opts[] = {{"db", 1, &db_path, NULL}, {"jobs", 1, &jobs_s, NULL}, {"threads", 1, &threads_s, NULL},
                      {"verbose", 0, &verbose, NULL}, {NULL, 0, NULL, NULL}};
+    char err[ERR_LEN], arg_err[ERR_LEN];
+    int threads = 0, bad = cli_parse(argc, argv, opts, NULL, NULL, 0, NULL, arg_err);
+    if (!bad && jobs_s)
+        bad = err_set(arg_err, "--jobs makes no sense under mpirun: each rank but rank 0 runs one job (mpirun -np N "
+                               "gives N-1 at once)");
+    if (!bad && threads_s && text_to_int(threads_s, 1, INT_MAX, &threads))
+        bad = err_set(arg_err, "--threads %s is not a positive count", threads_s);
+    uint64_t args_hash = 0;
+    for (int i = 0; i < argc; i++) args_hash = dist_hash_bytes(args_hash, argv[i], strlen(argv[i]) + 1);
+    int rank = dist_rank(d);
+    MpiSweepOptions o = {db_path, threads, verbose != NULL, &worker_stop, rank_job_ended, rank_note, NULL};
+    if (mpi_sweep_check(d, &o, args_hash, bad ? arg_err : NULL, err)) return rank == 0 ? cli_fail("worker: %s", err) : 1;
+    if (rank == 0) {
+        printf("worker over %d MPI ranks: rank 0 serves the queue of %s, %d rank%s train\n", dist_size(d), db_path,
+               dist_size(d) - 1, dist_size(d) > 2 ? "s" : "");
+        fflush(stdout);
+    }
+    signal(SIGINT, on_worker_signal);
+    signal(SIGTERM, on_worker_signal);
+    int ended = 0, rc = mpi_sweep_run(d, &o, &ended, err);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    if (rc) {
+        fprintf(stderr, "mixbench: worker (rank %d): %s\n", rank, err);
+        return 1;
+    }
+    int stopped = atomic_load(&worker_stop);
+    if (rank == 0)
+        printf("worker: %d job%s ended%s\n", ended, ended == 1 ? "" : "s",
+               stopped ? " (stopped: running jobs checkpointed and queued again)" : "; the queue is empty");
+    return stopped ? 130 : 0;
+}
+
+int cmd_worker(int argc, char **argv)
+{
     char err[ERR_LEN];
+    Dist *d = NULL;
+    if (dist_init(&d, err)) return cli_fail("worker: %s", err);
+    if (dist_size(d) > 1) {
+        int rc = worker_over_ranks(d, argc, argv);
+        dist_finalize(d);
+        return rc;
+    }
+    dist_finalize(d);   /* mpirun -np 1: the local worker */
+    const char *db_path = "mixbench.db", *jobs_s = NULL, *threads_s = NULL, *verbose = NULL;
+    CliOpt opts[] = {{"db", 1, &db_path, NULL}, {"jobs", 1, &jobs_s, NULL}, {"threads", 1, &threads_s, NULL},
+                     {"verbose", 0, &verbose, NULL}, {NULL, 0, NULL, NULL}};
     if (cli_parse(argc, argv, opts, NULL, NULL, 0, NULL, err)) return cli_fail("worker: %s", err);
     int cores = pool_cores();
     if (threads_s && text_to_int(threads_s, 1, INT_MAX, &cores))

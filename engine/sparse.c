@@ -42,10 +42,15 @@ void rowgrad_clear(RowGrad *g)
     g->overflow = 0;
 }
 
+void rowgrad_merge_rows(RowGrad *dst, const int32_t *rows, const float *values, int64_t count)
+{
+    for (int64_t s = 0; s < count; s++)
+        vec_acc(rowgrad_row(dst, rows[s]), values + (size_t)s * dst->width, (size_t)dst->width);
+}
+
 void rowgrad_merge(RowGrad *dst, const RowGrad *src)
 {
-    for (int64_t s = 0; s < src->count; s++)
-        vec_acc(rowgrad_row(dst, src->touched[s]), src->values + (size_t)s * src->width, (size_t)src->width);
+    rowgrad_merge_rows(dst, src->touched, src->values, src->count);
     dst->overflow |= src->overflow;
 }
 

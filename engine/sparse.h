@@ -76,6 +76,9 @@ static inline const float *rowgrad_find(const RowGrad *g, int64_t row)
 void rowgrad_clear(RowGrad *g);
 /* dst += src, row by row in src's touched order. */
 void rowgrad_merge(RowGrad *dst, const RowGrad *src);
+/* dst += count rows given as row ids and their values [count, width] (the
+   same merge, of rows another rank sent). */
+void rowgrad_merge_rows(RowGrad *dst, const int32_t *rows, const float *values, int64_t count);
 /* Sum of squares of the values, in double, in touched order. */
 double rowgrad_sumsq(const RowGrad *g);
 /* dense [rows, width] += the touched rows. */

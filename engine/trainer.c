@@ -11,6 +11,17 @@
  * costs O(rows touched) for them, not O(rows), and stays bit-reproducible.
  * Everything is allocated in trainer_create; a step allocates nothing.
  *
+ * Over MPI ranks (trainer_create_dist): every rank draws the same B windows
+ * (same seed, same generator) and takes its contiguous share of them, the
+ * share it would have as one of that many threads; its threads split that
+ * share.  After the threads' sum, the dense gradient is summed over ranks
+ * with dist_sum_floats (a fixed-order ring), the sparse rows are gathered
+ * from every rank and merged in rank order, and the batch's loss sums are
+ * added in rank order, so every rank holds the same gradient and applies the
+ * same AdamW update: N ranks x 1 thread computes what 1 process x N threads
+ * does.  Rank 0's wall time of each step is broadcast, so a seconds budget
+ * ends on the same step everywhere.
+ *
  * Resumable checkpoints (trainer_save / trainer_resume) hold the weights,
  * the AdamW moments and a "train_state" metadata entry: a JSON object of
  * strings with everything else a step reads or advances.
@@ -28,6 +39,7 @@
 
 #include "engine/checkpoint.h"
 #include "engine/common.h"
+#include "engine/dist.h"
 #include "engine/io/json.h"
 #include "engine/io/safetensors.h"
 #include "engine/ops.h"
@@ -56,6 +68,14 @@ struct Trainer {
     Rng rng;
     int64_t step, tokens, total_steps;
     double loss_ema, ema_weight, train_seconds;
+    /* data parallelism over MPI ranks (NULL: this process alone) */
+    Dist *dist;
+    float *ring_scratch;         /* dist_sum_scratch floats */
+    unsigned char *sparse_out;   /* this rank's merged sparse rows, packed */
+    unsigned char *sparse_in;    /* every rank's, packed, rank order */
+    size_t sparse_cap;           /* bytes of one rank's packed rows at most */
+    size_t *sparse_len;          /* [ranks] */
+    double comm_seconds;         /* this step's time in gradient exchange */
     /* arguments of the current parallel phase */
     int phase_B;
     float clip_coef;
@@ -72,17 +92,51 @@ int64_t task_window_count(const Model *m, const TokenStream *s)
 
 int trainer_create(Trainer **out, Model *m, const Dataset *ds, int threads, int training, char *err)
 {
+    return trainer_create_dist(out, m, ds, threads, training, NULL, err);
+}
+
+/* The exchange buffers of a data-parallel trainer. */
+static int alloc_dist(Trainer *t, char *err)
+{
+    const Model *m = t->m;
+    int N = dist_size(t->dist);
+    t->ring_scratch = malloc(sizeof(float) * dist_sum_scratch(t->dist, m->n_dense_floats));
+    t->sparse_len = calloc((size_t)N, sizeof(size_t));
+    for (int s = 0; s < m->n_sparse; s++) {
+        const RowGrad *g = &t->merged[s];
+        t->sparse_cap += sizeof(int64_t) + (size_t)g->cap * (sizeof(int32_t) + sizeof(float) * (size_t)g->width);
+    }
+    if (m->n_sparse) {
+        t->sparse_out = malloc(t->sparse_cap);
+        t->sparse_in = malloc(t->sparse_cap * (size_t)N);
+    }
+    if (!t->ring_scratch || !t->sparse_len || (m->n_sparse && (!t->sparse_out || !t->sparse_in)))
+        return err_set(err, "out of memory for the gradient exchange");
+    return 0;
+}
+
+int trainer_create_dist(Trainer **out, Model *m, const Dataset *ds, int threads, int training, Dist *dist,
+                        char *err)
+{
     *out = NULL;
     if (threads <= 0) threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (threads < 1) threads = 1;
     const Config *c = &m->cfg;
     int B = c->batch;
-    if (threads > B) threads = B;
+    int ranks = dist_size(dist);
+    if (ranks > B)
+        return err_set(err, "%d ranks but batch=%d: each rank needs at least one window of the batch "
+                            "(use at most %d ranks, or a larger batch)", ranks, B, B);
+    long rb0, rb1;
+    pool_share(B, dist_rank(dist), ranks, &rb0, &rb1);
+    int B_rank = (int)(rb1 - rb0);
+    if (threads > B_rank) threads = B_rank;
     Trainer *t = calloc(1, sizeof *t);
     if (!t) return err_set(err, "out of memory");
     t->m = m;
     t->ds = ds;
     t->c = &m->cfg;
+    t->dist = ranks > 1 ? dist : NULL;
     t->training = training;
     t->n_threads = threads;
     int wl = m->task->window_len(c);
@@ -106,7 +160,7 @@ int trainer_create(Trainer **out, Model *m, const Dataset *ds, int threads, int 
         trainer_free(t);
         return err_set(err, "out of memory for the trainer");
     }
-    int per_thread = (B + threads - 1) / threads;
+    int per_thread = (B_rank + threads - 1) / threads;
     for (int i = 0; i < threads; i++)
         if (work_alloc(&t->works[i], m, per_thread, training, err)) {
             trainer_free(t);
@@ -130,6 +184,10 @@ int trainer_create(Trainer **out, Model *m, const Dataset *ds, int threads, int 
                 return -1;
             }
         }
+    }
+    if (training && t->dist && alloc_dist(t, err)) {
+        trainer_free(t);
+        return -1;
     }
     rng_seed(&t->rng, (uint64_t)c->seed ^ 0x747261696e000000ULL);
     int64_t tokens_per_step = (int64_t)B * c->n_ctx;
@@ -157,6 +215,10 @@ void trainer_free(Trainer *t)
     if (t->merged)
         for (int s = 0; s < t->m->n_sparse; s++) rowgrad_free(&t->merged[s]);
     free(t->merged);
+    free(t->ring_scratch);
+    free(t->sparse_out);
+    free(t->sparse_in);
+    free(t->sparse_len);
     adamw_free(&t->opt);
     free(t);
 }
@@ -176,8 +238,11 @@ int trainer_done(const Trainer *t)
 static void run_slice(void *arg, int i, int n)
 {
     Trainer *t = arg;
-    long b0, b1;
-    pool_share(t->phase_B, i, n, &b0, &b1);
+    long r0, r1, b0, b1;
+    pool_share(t->phase_B, dist_rank(t->dist), dist_size(t->dist), &r0, &r1);
+    pool_share(r1 - r0, i, n, &b0, &b1);
+    b0 += r0;
+    b1 += r0;
     TaskCall *call = &t->calls[i];
     Work *w = &t->works[i];
     int N = t->c->n_ctx;
@@ -192,6 +257,11 @@ static void run_slice(void *arg, int i, int n)
     t->m->task->run(call);
 }
 
+/* The threads' gradients summed into works[0] (dense) and t->merged
+   (sparse rows, each merged by one thread, the threads' rows in thread
+   order).  Alone, the same pass adds up the squares for the norm and
+   starts the sparse update; over ranks, norm_grads does that after the
+   exchange. */
 static void reduce_grads(void *arg, int i, int n)
 {
     Trainer *t = arg;
@@ -200,16 +270,82 @@ static void reduce_grads(void *arg, int i, int n)
     float *sum = t->works[0].grads;
     for (int k = 1; k < t->n_threads; k++)
         for (long j = lo; j < hi; j++) sum[j] += t->works[k].grads[j];
-    t->partials[i] = grad_sumsq(sum, (size_t)lo, (size_t)hi);
-    /* sparse-row params: each merged by one thread, the threads' rows in thread order */
+    if (!t->dist) t->partials[i] = grad_sumsq(sum, (size_t)lo, (size_t)hi);
     pool_share(t->m->n_sparse, i, n, &lo, &hi);
     for (long s = lo; s < hi; s++) {
         RowGrad *g = &t->merged[s];
         rowgrad_clear(g);
         for (int k = 0; k < t->n_threads; k++) rowgrad_merge(g, &t->works[k].row_grads[s]);
-        t->partials[i] += rowgrad_sumsq(g);
-        adamw_sparse_begin(&t->opt, (int)s, g);
+        if (!t->dist) {
+            t->partials[i] += rowgrad_sumsq(g);
+            adamw_sparse_begin(&t->opt, (int)s, g);
+        }
     }
+}
+
+/* Over ranks, after the exchange: the squares for the norm, and the
+   sparse update's start. */
+static void norm_grads(void *arg, int i, int n)
+{
+    Trainer *t = arg;
+    long lo, hi;
+    pool_share((long)t->m->n_dense_floats, i, n, &lo, &hi);
+    t->partials[i] = grad_sumsq(t->works[0].grads, (size_t)lo, (size_t)hi);
+    pool_share(t->m->n_sparse, i, n, &lo, &hi);
+    for (long s = lo; s < hi; s++) {
+        t->partials[i] += rowgrad_sumsq(&t->merged[s]);
+        adamw_sparse_begin(&t->opt, (int)s, &t->merged[s]);
+    }
+}
+
+/* Every rank's sparse rows, merged in rank order into t->merged: each
+   rank packs its merged rows (per param: count, row ids, values), all
+   ranks gather every rank's pack, and each rebuilds the same sum. */
+static int exchange_sparse(Trainer *t, char *err)
+{
+    const Model *m = t->m;
+    unsigned char *p = t->sparse_out;
+    for (int s = 0; s < m->n_sparse; s++) {
+        const RowGrad *g = &t->merged[s];
+        int64_t count = g->count;
+        memcpy(p, &count, sizeof count);
+        p += sizeof count;
+        memcpy(p, g->touched, sizeof(int32_t) * (size_t)count);
+        p += sizeof(int32_t) * (size_t)count;
+        memcpy(p, g->values, sizeof(float) * (size_t)count * (size_t)g->width);
+        p += sizeof(float) * (size_t)count * (size_t)g->width;
+    }
+    if (dist_allgatherv(t->dist, t->sparse_out, (size_t)(p - t->sparse_out), t->sparse_in, t->sparse_len, err))
+        return -1;
+    for (int s = 0; s < m->n_sparse; s++) rowgrad_clear(&t->merged[s]);
+    const unsigned char *q = t->sparse_in;
+    for (int k = 0; k < dist_size(t->dist); k++) {
+        const unsigned char *end = q + t->sparse_len[k];
+        for (int s = 0; s < m->n_sparse; s++) {
+            RowGrad *g = &t->merged[s];
+            int64_t count;
+            memcpy(&count, q, sizeof count);
+            q += sizeof count;
+            const int32_t *rows = (const int32_t *)q;
+            q += sizeof(int32_t) * (size_t)count;
+            const float *values = (const float *)q;
+            q += sizeof(float) * (size_t)count * (size_t)g->width;
+            rowgrad_merge_rows(g, rows, values, count);
+        }
+        assert(q == end);
+        (void)end;
+    }
+    return 0;
+}
+
+/* Over ranks: the gradient summed over every rank (the same bits on each). */
+static int exchange_grads(Trainer *t, char *err)
+{
+    double start = now_seconds();
+    if (dist_sum_floats(t->dist, t->works[0].grads, t->m->n_dense_floats, t->ring_scratch, err)) return -1;
+    if (t->m->n_sparse && exchange_sparse(t, err)) return -1;
+    t->comm_seconds = now_seconds() - start;
+    return 0;
 }
 
 static void update_params(void *arg, int i, int n)
@@ -275,7 +411,7 @@ typedef struct {
 
 /* Runs the prepared batch (t->inputs/targets, B rows) on every thread;
    score_all: an evaluation that also scores every position (loss_all). */
-static void run_batch(Trainer *t, int B, int want_grad, int training, int score_all, BatchSums *sums)
+static int run_batch(Trainer *t, int B, int want_grad, int training, int score_all, BatchSums *sums, char *err)
 {
     int64_t count = 0;
     for (size_t i = 0; i < (size_t)B * t->c->n_ctx; i++) count += t->targets[i] >= 0;
@@ -299,6 +435,13 @@ static void run_batch(Trainer *t, int B, int want_grad, int training, int score_
         sums->correct += t->calls[i].correct;
         sums->n_all += t->calls[i].n_all;
     }
+    if (!t->dist) return 0;
+    /* over ranks, in rank order (counts are exact in a double) */
+    double v[5] = {sums->loss_sum, sums->loss_all_sum, (double)sums->n_targets, (double)sums->correct,
+                   (double)sums->n_all};
+    if (dist_sum_doubles(t->dist, v, 5, err)) return -1;
+    *sums = (BatchSums){v[0], v[1], (int64_t)v[2], (int64_t)v[3], (int64_t)v[4]};
+    return 0;
 }
 
 int trainer_step(Trainer *t, TrainProgress *p, char *err)
@@ -311,9 +454,13 @@ int trainer_step(Trainer *t, TrainProgress *p, char *err)
     const uint8_t *scored = t->ds->split[SPLIT_TRAIN].scored ? t->scored : NULL;
     t->m->task->prepare(c, B, t->windows, scored, t->inputs, t->targets, 1, &t->rng, t->window_index);
     BatchSums sums;
-    run_batch(t, B, 1, 1, 0, &sums);
+    if (run_batch(t, B, 1, 1, 0, &sums, err)) return -1;
     double loss = sums.n_targets ? sums.loss_sum / (double)sums.n_targets : 0.0;
     pool_run(t->pool, reduce_grads, t);
+    if (t->dist) {
+        if (exchange_grads(t, err)) return -1;
+        pool_run(t->pool, norm_grads, t);
+    }
     double sumsq = 0.0;
     for (int i = 0; i < t->n_threads; i++) sumsq += t->partials[i];
     double norm = sqrt(sumsq);
@@ -335,6 +482,7 @@ int trainer_step(Trainer *t, TrainProgress *p, char *err)
     t->step++;
     t->tokens += (int64_t)B * c->n_ctx;
     double elapsed = now_seconds() - start;
+    if (t->dist && dist_bcast(t->dist, &elapsed, sizeof elapsed, err)) return -1;   /* rank 0's clock */
     t->train_seconds += elapsed;
     t->ema_weight = 0.95 * t->ema_weight + 0.05;
     t->loss_ema = 0.95 * t->loss_ema + 0.05 * loss;
@@ -347,6 +495,7 @@ int trainer_step(Trainer *t, TrainProgress *p, char *err)
         p->grad_norm = norm;
         p->tokens_per_s = elapsed > 0 ? (double)B * c->n_ctx / elapsed : 0.0;
         p->train_seconds = t->train_seconds;
+        p->comm_seconds = t->dist ? t->comm_seconds : 0.0;
     }
     return 0;
 }
@@ -381,7 +530,7 @@ int trainer_evaluate(Trainer *t, int split, EvalResult *r, char *err)
         t->m->task->prepare(c, nb, t->windows, s->scored ? t->scored : NULL, t->inputs, t->targets, 0, NULL,
                             t->window_index);
         BatchSums sums;
-        run_batch(t, nb, 0, 0, score_all, &sums);
+        if (run_batch(t, nb, 0, 0, score_all, &sums, err)) return -1;
         loss_sum += sums.loss_sum;
         loss_all_sum += sums.loss_all_sum;
         n_all += sums.n_all;
@@ -631,4 +780,25 @@ int trainer_resume(Trainer *t, const char *path, char *err)
 done:
     st_free(&f);
     return rc;
+}
+
+int trainer_sync(Trainer *t, char *err)
+{
+    if (!t->dist) return 0;
+    const Model *m = t->m;
+    TrainState s = {t->step, t->tokens, t->opt.t, t->rng, t->loss_ema, t->ema_weight, t->train_seconds, 0, 0};
+    if (dist_bcast(t->dist, &s, sizeof s, err) || dist_bcast(t->dist, m->w, sizeof(float) * m->n_floats, err))
+        return -1;
+    if (t->training && (dist_bcast(t->dist, t->opt.m, sizeof(float) * m->n_floats, err) ||
+                        dist_bcast(t->dist, t->opt.v, sizeof(float) * m->n_floats, err)))
+        return -1;
+    t->step = s.step;
+    t->tokens = s.tokens;
+    t->opt.t = s.adam_t;
+    t->rng = s.rng;
+    t->loss_ema = s.loss_ema;
+    t->ema_weight = s.ema_weight;
+    t->train_seconds = s.train_seconds;
+    if (t->training) adamw_restore_live(&t->opt, m);
+    return 0;
 }

@@ -16,6 +16,7 @@
 #include "engine/checkpoint.h"
 #include "engine/config.h"
 #include "engine/data/data.h"
+#include "engine/dist.h"
 #include "engine/model.h"
 
 typedef struct {
@@ -27,6 +28,8 @@ typedef struct {
     double grad_norm;        /* global norm before clipping */
     double tokens_per_s;     /* this step's input tokens / its wall time */
     double train_seconds;    /* wall time spent in steps so far */
+    double comm_seconds;     /* this step's gradient exchange over MPI ranks
+                                (0 in one process) */
 } TrainProgress;
 
 typedef struct {
@@ -43,6 +46,16 @@ typedef struct Trainer Trainer;
 /* threads <= 0: all cores.  training = 0 builds an evaluator only (no
    gradients, no optimizer state). */
 int trainer_create(Trainer **out, Model *m, const Dataset *ds, int threads, int training, char *err);
+/* One data-parallel trainer of several, one per MPI rank of dist (NULL:
+   trainer_create): each rank computes its contiguous share of every batch
+   (threads split it further; at most its share) and gradients and losses
+   are summed over ranks, so every rank takes the same step.  More ranks
+   than the batch has windows is refused. */
+int trainer_create_dist(Trainer **out, Model *m, const Dataset *ds, int threads, int training, Dist *dist,
+                        char *err);
+/* Collective: rank 0's weights, moments and training state to every rank
+   (after rank 0 alone resumed from a checkpoint).  Nothing alone. */
+int trainer_sync(Trainer *t, char *err);
 void trainer_free(Trainer *t);
 
 /* Planned number of steps (the seconds budget plans none: returns 0). */

@@ -8,6 +8,15 @@
  * checkpoint that exists and loads, and resuming from it redoes the later
  * steps to the same numbers (their metric rows are rewritten with the same
  * values).
+ *
+ * Records go through a JobSink (job_sink.h): the store, or for ranks > 0 of
+ * an MPI launch nothing (data-parallel) or messages to rank 0 (a sweep).
+ *
+ * Data-parallel (JobSpec.dist): every rank runs this same loop.  Whatever
+ * only rank 0 knows (a store write failed, a pause or cancel request, a
+ * stop signal) is broadcast at the top of each step (follow_rank0), and the
+ * collective work (a step, an evaluation) is done by every rank or none, so
+ * the ranks never wait on each other for a step one of them skips.
  */
 #include "experiments/job.h"
 
@@ -28,6 +37,7 @@
 #include "engine/checkpoint.h"
 #include "engine/common.h"
 #include "engine/infer_bench.h"
+#include "engine/dist.h"
 #include "engine/trainer.h"
 #include "experiments/format.h"
 
@@ -111,6 +121,8 @@ static const char *tokenizer_name(const Dataset *ds)
 /* Everything one running job holds. */
 typedef struct {
     JobSpec *js;
+    JobSink sink;
+    int writer;                /* 1: this process writes checkpoints (rank 0) */
     Config c;
     Dataset ds;
     Model m;
@@ -128,16 +140,16 @@ typedef struct {
 static int flush_metrics(Job *j, char *err)
 {
     if (j->n_rows == 0) return 0;
-    int rc = store_metrics_append(j->js->store, j->prog.run_id, j->rows, j->n_rows, err);
+    int rc = j->sink.ops->metrics(j->sink.ctx, j->prog.run_id, j->rows, j->n_rows, err);
     j->n_rows = 0;
     j->last_flush = now_seconds();
     return rc;
 }
 
-static int eval_and_store(Job *j, int split, double *loss, char *err)
+/* Prints and records an evaluation trainer_evaluate made. */
+static int eval_record(Job *j, int split, const EvalResult *res, char *err)
 {
-    EvalResult r;
-    if (trainer_evaluate(j->tr, split, &r, err)) return -1;
+    const EvalResult r = *res;
     double bpb = j->ds.bytes_per_token_is_one ? r.loss / log(2.0) : NAN;
     if (!j->js->quiet) {
         printf("eval  %-5s step %lld  loss %.4f  ppl %.2f  acc %.4f", split_name(split), (long long)j->prog.step,
@@ -149,9 +161,8 @@ static int eval_and_store(Job *j, int split, double *loss, char *err)
         printf("\n");
         fflush(stdout);
     }
-    if (loss) *loss = r.loss;
     EvalRow row = {j->prog.step, split_name(split), r.loss, r.accuracy, bpb, r.n_targets, r.loss_all};
-    return store_eval_add(j->js->store, j->prog.run_id, &row, err);
+    return j->sink.ops->eval(j->sink.ctx, j->prog.run_id, &row, err);
 }
 
 static int save_checkpoint(Job *j, const char *path, char *err)
@@ -169,7 +180,7 @@ static void forget_checkpoint(Job *j, const char *keep)
 {
     if (!j->last_periodic[0] || !strcmp(j->last_periodic, keep)) return;
     char err[ERR_LEN];
-    if (store_checkpoint_forget(j->js->store, j->prog.run_id, j->last_periodic, err) == 0) unlink(j->last_periodic);
+    j->sink.ops->ckpt_forget(j->sink.ctx, j->prog.run_id, j->last_periodic, err);
 }
 
 /* A resumable checkpoint the store knows about; the previous one goes. */
@@ -179,7 +190,7 @@ static int periodic_checkpoint(Job *j, char *err)
     snprintf(path, sizeof path, "%s/run%lld-step%lld.safetensors", j->ckpt_dir, (long long)j->prog.run_id,
              (long long)j->prog.step);
     if (flush_metrics(j, err) || save_checkpoint(j, path, err) ||
-        store_job_set_resume(j->js->store, j->prog.run_id, j->prog.step, path, err))
+        j->sink.ops->set_resume(j->sink.ctx, j->prog.run_id, j->prog.step, path, err))
         return -1;
     forget_checkpoint(j, path);
     snprintf(j->last_periodic, sizeof j->last_periodic, "%s", path);
@@ -225,9 +236,9 @@ static int record_start(Job *j, char *err)
     info.vocab = j->c.vocab;
     int rc;
     if (js->run_id == 0) {
-        rc = store_run_create(js->store, &info, &j->prog.run_id, err);
+        rc = j->sink.ops->run_create(j->sink.ctx, &info, &j->prog.run_id, err);
     } else {
-        rc = store_job_started(js->store, js->run_id, &info, err);
+        rc = j->sink.ops->job_started(j->sink.ctx, js->run_id, &info, err);
         j->prog.run_id = js->run_id;
     }
     sb_free(&cfg);
@@ -239,15 +250,14 @@ static int record_start(Job *j, char *err)
    else computed here and stored once for every later run. */
 static int record_unigram(Job *j, char *err)
 {
-    Store *s = j->js->store;
     const char *tokenizer = tokenizer_name(&j->ds);
-    if (store_dataset_unigram_get(s, j->c.data, tokenizer, j->c.vocab, &j->unigram_nats, err)) return -1;
+    if (j->sink.ops->unigram_get(j->sink.ctx, j->c.data, tokenizer, j->c.vocab, &j->unigram_nats, err)) return -1;
     if (isfinite(j->unigram_nats)) return 0;
     const TokenStream *train = &j->ds.split[SPLIT_TRAIN];
     if (token_stream_unigram_entropy(train, j->c.vocab, &j->unigram_nats, NULL, err)) return -1;
     if (!isfinite(j->unigram_nats)) return 0; /* nothing to count: nothing to store */
-    return store_dataset_unigram_put(s, j->c.data, tokenizer, j->c.vocab, (int64_t)train->len, j->unigram_nats,
-                                     err);
+    return j->sink.ops->unigram_put(j->sink.ctx, j->c.data, tokenizer, j->c.vocab, (int64_t)train->len,
+                                    j->unigram_nats, err);
 }
 
 /* Batch-1, one-thread inference samples/s of the finished model (SPEC
@@ -263,7 +273,7 @@ static int record_inference(Job *j, char *err)
                r.seconds);
         fflush(stdout);
     }
-    return store_run_set_infer(j->js->store, j->prog.run_id, r.samples_per_s, err);
+    return j->sink.ops->set_infer(j->sink.ctx, j->prog.run_id, r.samples_per_s, err);
 }
 
 static void job_free(Job *j)
@@ -293,11 +303,17 @@ static int job_setup(Job *j, char *err)
     if (model_build(&j->m, &j->c, err)) return -1;
     j->have_model = 1;
     if (js->init_ckpt && checkpoint_load_weights(js->init_ckpt, &j->m, err)) return -1;
-    if (trainer_create(&j->tr, &j->m, &j->ds, j->c.threads, 1, err)) return -1;
-    if (js->resume_ckpt && js->resume_ckpt[0] && trainer_resume(j->tr, js->resume_ckpt, err)) return -1;
+    if (trainer_create_dist(&j->tr, &j->m, &j->ds, j->c.threads, 1, js->dist, err)) return -1;
+    /* over ranks, rank 0 alone reads the checkpoint; trainer_sync shares it */
+    if (j->writer && js->resume_ckpt && js->resume_ckpt[0] && trainer_resume(j->tr, js->resume_ckpt, err)) return -1;
     j->rows = calloc(METRIC_BUFFER, sizeof(MetricRow));
     if (!j->rows) return err_set(err, "out of memory");
-    default_ckpt_dir(js->db_path, j->ckpt_dir, sizeof j->ckpt_dir);
+    if (js->ckpt_dir) {
+        snprintf(j->ckpt_dir, sizeof j->ckpt_dir, "%s", js->ckpt_dir);
+        mkdir(j->ckpt_dir, 0777);
+    } else if (j->writer) {
+        default_ckpt_dir(js->db_path, j->ckpt_dir, sizeof j->ckpt_dir);
+    }
     if (js->resume_ckpt && js->resume_ckpt[0]) snprintf(j->last_periodic, sizeof j->last_periodic, "%s", js->resume_ckpt);
     return 0;
 }
@@ -309,32 +325,76 @@ static RunStatus failed(char *msg, const char *err)
     return RUN_FAILED;
 }
 
+/* Over ranks: rank 0's decision (ending, status, why) becomes every
+   rank's.  Nothing alone. */
+static int follow_rank0(Job *j, int *ending, RunStatus *status, char *msg, char *err)
+{
+    Dist *d = j->js->dist;
+    if (!d) return 0;
+    int decision[2] = {*ending, (int)*status};
+    if (dist_bcast(d, decision, sizeof decision, err)) return -1;
+    *ending = decision[0];
+    *status = (RunStatus)decision[1];
+    return *ending ? dist_bcast(d, msg, ERR_LEN, err) : 0;
+}
+
+/* Opens the store when the job records there itself (no sink given): only
+   once the job has started, so bad input creates no store. */
+static int open_sink(Job *j, int *own_store, char *err)
+{
+    JobSpec *js = j->js;
+    if (j->sink.ops) return 0;   /* given: job_run set it */
+    if (store_open(js->db_path, &js->store, err)) return -1;
+    *own_store = 1;
+    j->sink = job_sink_store(js->store);
+    return 0;
+}
+
+/* Everything before the first step: the data, model and trainer (every
+   rank), then the records (rank 0's sink); over ranks, each stage is agreed
+   on before the next, so a failure on any rank ends every rank, and
+   nothing is recorded unless every rank has its data and model.  rank 0's
+   weights and state go to every rank at the end. */
+static int job_start(Job *j, int *own_store, char *err)
+{
+    Dist *d = j->js->dist;
+    int rc = job_setup(j, err);
+    if (d && dist_agree(d, rc != 0, err)) return -1;
+    if (rc) return -1;
+    rc = open_sink(j, own_store, err) || record_unigram(j, err) || record_start(j, err);
+    if (d && dist_agree(d, rc != 0, err)) return -1;
+    if (rc) return -1;
+    return trainer_sync(j->tr, err);
+}
+
 int job_run(JobSpec *js, RunStatus *status_out, char *err)
 {
-    assert(js->store || js->db_path);
+    assert(js->store || js->db_path || js->sink);
     Job j;
     memset(&j, 0, sizeof j);
     j.js = js;
+    j.writer = dist_rank(js->dist) == 0;
     snprintf(j.prog.arch, sizeof j.prog.arch, "%s", js->config.arch);
     snprintf(j.prog.task, sizeof j.prog.task, "%s", js->config.task);
     j.prog.status = RUN_QUEUED;   /* not training yet */
     j.prog.run_id = js->run_id;
     publish(js, &j.prog, 1);
-    char setup_err[ERR_LEN];
-    int own_store = js->store == NULL;
-    if (job_setup(&j, setup_err) || (own_store && store_open(js->db_path, &js->store, setup_err)) ||
-        record_unigram(&j, setup_err) || record_start(&j, setup_err)) {
+    char setup_err[ERR_LEN] = "";
+    int own_store = 0;
+    if (js->sink) j.sink = *js->sink;
+    else if (js->store) j.sink = job_sink_store(js->store);
+    if (job_start(&j, &own_store, setup_err)) {
         snprintf(err, ERR_LEN, "%s", setup_err);
-        int stored = js->run_id != 0;
+        int stored = js->run_id != 0 && j.sink.ops;
         *status_out = RUN_FAILED;
         if (stored) {
             /* a queued job that cannot start: the run says why */
             RunEnd end = {run_status_name(RUN_FAILED), setup_err, 0, 0, 0, 0, peak_mem_mb()};
-            store_run_finish(js->store, js->run_id, &end, setup_err);
+            j.sink.ops->finish(j.sink.ctx, js->run_id, &end, setup_err);
         }
         job_free(&j);
         publish(js, &j.prog, 0);
-        if (own_store && js->store) {
+        if (own_store) {
             store_close(js->store);
             js->store = NULL;
         }
@@ -348,10 +408,12 @@ int job_run(JobSpec *js, RunStatus *status_out, char *err)
     j.prog.status = RUN_RUNNING;
     if (!js->quiet) {
         int64_t nonemb, n_params = model_count_params(&j.m, &nonemb);
-        printf("run %lld: %s/%s on %s (%s, vocab %d): %lld parameters (%lld non-embedding), %d thread%s%s\n",
+        int ranks = dist_size(js->dist);
+        printf("run %lld: %s/%s on %s (%s, vocab %d): %lld parameters (%lld non-embedding), ",
                (long long)j.prog.run_id, c->arch, c->task, c->data, tokenizer_name(&j.ds), c->vocab,
-               (long long)n_params, (long long)nonemb, j.prog.threads, j.prog.threads > 1 ? "s" : "",
-               j.prog.step ? " (resumed)" : "");
+               (long long)n_params, (long long)nonemb);
+        if (ranks > 1) printf("%d ranks x ", ranks);
+        printf("%d thread%s%s\n", j.prog.threads, j.prog.threads > 1 ? "s" : "", j.prog.step ? " (resumed)" : "");
         if (isfinite(j.ds.loss_floor) && j.ds.loss_floor > 0)
             printf("data entropy rate (loss floor): %.4f nats/token\n", j.ds.loss_floor);
         if (isfinite(j.unigram_nats))
@@ -363,17 +425,24 @@ int job_run(JobSpec *js, RunStatus *status_out, char *err)
     char msg[ERR_LEN] = "";
     double best_valid = INFINITY;
     int evals_without_gain = 0;
+    int ending = 0;   /* set: the job ends at the top of the next step */
     j.last_flush = now_seconds();
     TrainProgress p = {0};
     p.step = j.prog.step;
-    while (!trainer_done(j.tr)) {
-        if (js->stop && atomic_load(js->stop)) {
+    for (;;) {
+        if (!ending && js->stop && atomic_load(js->stop)) {
             status = RUN_INTERRUPTED;
+            ending = 1;
+        }
+        if (follow_rank0(&j, &ending, &status, msg, err)) {
+            status = failed(msg, err);
             break;
         }
+        if (ending || trainer_done(j.tr)) break;
         int rc = trainer_step(j.tr, &p, err);
         if (rc) {
-            /* classed by the trainer's code, never by the message's words */
+            /* classed by the trainer's code, never by the message's words;
+               over ranks every rank sees the same loss and so the same end */
             status = run_status_of_failure(rc == TRAINER_DIVERGED ? FAIL_DIVERGED : FAIL_ERROR);
             snprintf(msg, sizeof msg, "%s", err);
             break;
@@ -396,21 +465,23 @@ int job_run(JobSpec *js, RunStatus *status_out, char *err)
         if (j.n_rows == METRIC_BUFFER || now - j.last_flush >= FLUSH_SECONDS || last) {
             if (flush_metrics(&j, err)) {
                 status = failed(msg, err);
-                break;
+                ending = 1;
             }
         }
-        if (now - j.last_control >= CONTROL_SECONDS || last) {
+        if (!ending && (now - j.last_control >= CONTROL_SECONDS || last)) {
             j.last_control = now;
             if (js->check_control) {
                 JobControl control;
-                if (store_job_control(js->store, j.prog.run_id, &control, err) == 0 && control != JOB_CONTROL_NONE) {
+                if (j.sink.ops->control(j.sink.ctx, j.prog.run_id, &control, err) == 0 &&
+                    control != JOB_CONTROL_NONE) {
                     status = control == JOB_CONTROL_PAUSE ? RUN_PAUSED : RUN_CANCELLED;
-                    break;
+                    ending = 1;
+                } else {
+                    j.sink.ops->heartbeat(j.sink.ctx, j.prog.run_id, err);
                 }
-                store_job_heartbeat(js->store, j.prog.run_id, err);
             }
         }
-        if (!js->quiet && (p.step % c->log_every == 0 || last)) {
+        if (!ending && !js->quiet && (p.step % c->log_every == 0 || last)) {
             char eta[32];
             fmt_duration(j.prog.eta_seconds, eta, sizeof eta);
             printf("step %lld", (long long)p.step);
@@ -419,39 +490,52 @@ int job_run(JobSpec *js, RunStatus *status_out, char *err)
                    p.lr, p.grad_norm, rate, eta);
             fflush(stdout);
         }
-        if (c->eval_every > 0 && p.step % c->eval_every == 0 && !last) {
-            double v;
-            if (flush_metrics(&j, err) || eval_and_store(&j, SPLIT_VALID, &v, err)) {
-                status = failed(msg, err);
-                break;
-            }
-            j.prog.valid_loss = v;
-            if (v < best_valid) {
-                best_valid = v;
-                evals_without_gain = 0;
-            } else if (c->patience > 0 && ++evals_without_gain >= c->patience) {
-                snprintf(msg, sizeof msg, "early stop at step %lld: valid loss did not improve for %d evaluations",
-                         (long long)p.step, c->patience);
-                if (!js->quiet) printf("%s\n", msg);
-                break;
+        /* an evaluation is collective: over ranks it runs on every rank
+           even when rank 0 alone already knows the job ends */
+        if (c->eval_every > 0 && p.step % c->eval_every == 0 && !last && (!ending || js->dist)) {
+            EvalResult r;
+            if (trainer_evaluate(j.tr, SPLIT_VALID, &r, err)) {
+                if (!ending) status = failed(msg, err);
+                ending = 1;
+            } else if (!ending) {
+                if (flush_metrics(&j, err) || eval_record(&j, SPLIT_VALID, &r, err)) {
+                    status = failed(msg, err);
+                    ending = 1;
+                } else {
+                    j.prog.valid_loss = r.loss;
+                    if (r.loss < best_valid) {
+                        best_valid = r.loss;
+                        evals_without_gain = 0;
+                    } else if (c->patience > 0 && ++evals_without_gain >= c->patience) {
+                        snprintf(msg, sizeof msg,
+                                 "early stop at step %lld: valid loss did not improve for %d evaluations",
+                                 (long long)p.step, c->patience);
+                        if (!js->quiet) printf("%s\n", msg);
+                        ending = 1;
+                    }
+                }
             }
         }
-        if (c->ckpt_every > 0 && p.step % c->ckpt_every == 0 && !last && periodic_checkpoint(&j, err)) {
+        if (!ending && c->ckpt_every > 0 && p.step % c->ckpt_every == 0 && !last && j.writer &&
+            periodic_checkpoint(&j, err)) {
             status = failed(msg, err);
-            break;
+            ending = 1;
         }
     }
-    if (flush_metrics(&j, err) && !msg[0]) {
-        status = failed(msg, err);
-    }
+    if (flush_metrics(&j, err) && !msg[0]) status = failed(msg, err);
+    int end_known = 1;
+    if (follow_rank0(&j, &end_known, &status, msg, err)) status = failed(msg, err);
     if (status == RUN_DONE) {
-        if (eval_and_store(&j, SPLIT_VALID, NULL, err) || eval_and_store(&j, SPLIT_TEST, NULL, err) ||
-            record_inference(&j, err)) {
+        /* the evaluations are collective; what follows is rank 0's alone */
+        EvalResult valid, test;
+        if (trainer_evaluate(j.tr, SPLIT_VALID, &valid, err) || trainer_evaluate(j.tr, SPLIT_TEST, &test, err) ||
+            eval_record(&j, SPLIT_VALID, &valid, err) || eval_record(&j, SPLIT_TEST, &test, err) ||
+            (j.writer && record_inference(&j, err))) {
             status = failed(msg, err);
         }
     }
     /* every end but a failure or divergence leaves a resumable checkpoint */
-    if (!run_status_error(status)) {
+    if (!run_status_error(status) && j.writer) {
         char path[PATH_MAX + 128];
         if (status == RUN_DONE) {
             if (js->save_path) snprintf(path, sizeof path, "%s", js->save_path);
@@ -462,7 +546,7 @@ int job_run(JobSpec *js, RunStatus *status_out, char *err)
             snprintf(step_text, sizeof step_text, "%lld", (long long)j.prog.step);
             CkptExtra extra[] = {{"step", step_text}, {"data", c->data}};
             if (checkpoint_save(path, &j.m, j.ds.tokenizer, extra, 2, err) ||
-                store_checkpoint_add(js->store, j.prog.run_id, j.prog.step, path, err)) {
+                j.sink.ops->ckpt_add(j.sink.ctx, j.prog.run_id, j.prog.step, path, err)) {
                 status = failed(msg, err);
             } else {
                 forget_checkpoint(&j, path);
@@ -475,8 +559,8 @@ int job_run(JobSpec *js, RunStatus *status_out, char *err)
     RunEnd end = {run_status_name(status), msg[0] ? msg : NULL, p.step, p.tokens, p.train_seconds,
                   p.train_seconds > 0 ? p.tokens / p.train_seconds : 0, peak_mem_mb()};
     /* a paused run has not ended: it only changes state */
-    int rc = status == RUN_PAUSED ? store_run_set_status(js->store, j.prog.run_id, run_status_name(status), err)
-                                  : store_run_finish(js->store, j.prog.run_id, &end, err);
+    int rc = status == RUN_PAUSED ? j.sink.ops->set_status(j.sink.ctx, j.prog.run_id, status, err)
+                                  : j.sink.ops->finish(j.sink.ctx, j.prog.run_id, &end, err);
     *status_out = status;
     if (msg[0] && rc == 0) snprintf(err, ERR_LEN, "%s", msg);
     j.prog.status = status;

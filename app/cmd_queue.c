@@ -137,8 +137,8 @@ static int worker_over_ranks(Dist *d, int argc, char **argv)
     MpiSweepOptions o = {db_path, threads, verbose != NULL, &worker_stop, rank_job_ended, rank_note, NULL};
     if (mpi_sweep_check(d, &o, args_hash, bad ? arg_err : NULL, err)) return rank == 0 ? cli_fail("worker: %s", err) : 1;
     if (rank == 0) {
-        printf("worker over %d MPI ranks: rank 0 serves the queue of %s, %d rank%s train\n", dist_size(d), db_path,
-               dist_size(d) - 1, dist_size(d) > 2 ? "s" : "");
+        printf("worker over %d MPI ranks: rank 0 serves the queue of %s, %d rank%s\n", dist_size(d), db_path,
+               dist_size(d) - 1, dist_size(d) > 2 ? "s train" : " trains");
         fflush(stdout);
     }
     signal(SIGINT, on_worker_signal);

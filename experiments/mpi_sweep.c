@@ -20,6 +20,7 @@
  */
 #include "experiments/mpi_sweep.h"
 
+#include <assert.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -578,11 +579,11 @@ typedef struct {
     int threads;               /* for jobs that name none */
     char scratch[PATH_MAX];    /* this rank's checkpoints while a job runs */
     JobSink sink;
-} Trainer;
+} TrainingRank;
 
 /* Runs the job of a JOB message (its resume checkpoint's pieces follow
    it).  A job that cannot start is ended as failed through the sink. */
-static int run_job(Trainer *t, const Message *m, int64_t *run_id, RunStatus *status, char *err)
+static int run_job(TrainingRank *t, const Message *m, int64_t *run_id, RunStatus *status, char *err)
 {
     Unpack u = {m->bytes, m->len, 0, 0};
     *run_id = unpack_i64(&u);
@@ -617,7 +618,7 @@ static int run_job(Trainer *t, const Message *m, int64_t *run_id, RunStatus *sta
     return job_run(&js, status, err);
 }
 
-static int trainer_loop(Trainer *t, int *jobs_ended, char *err)
+static int training_loop(TrainingRank *t, int *jobs_ended, char *err)
 {
     Dist *d = t->d;
     for (;;) {
@@ -649,12 +650,12 @@ static int trainer_loop(Trainer *t, int *jobs_ended, char *err)
 static int train_jobs(Dist *d, const MpiSweepOptions *o, int threads, int *jobs_ended, char *err)
 {
     Remote remote = {d, o->stop};
-    Trainer t = {d, o, threads, "", {&REMOTE_OPS, &remote}};
+    TrainingRank t = {d, o, threads, "", {&REMOTE_OPS, &remote}};
     const char *tmp = getenv("TMPDIR");
     snprintf(t.scratch, sizeof t.scratch, "%s/mixbench-rank%d-%d", tmp && tmp[0] ? tmp : "/tmp", dist_rank(d),
              (int)getpid());
     if (mkdir(t.scratch, 0700) && errno != EEXIST) return err_set(err, "%s: %s", t.scratch, strerror(errno));
-    int rc = trainer_loop(&t, jobs_ended, err);
+    int rc = training_loop(&t, jobs_ended, err);
     empty_folder(t.scratch);
     rmdir(t.scratch);
     return rc;
@@ -707,6 +708,7 @@ static void note(Coordinator *c, const char *msg)
 /* The run an op names must be the job this rank holds. */
 static int holds(const Coordinator *c, int rank, int64_t run_id, char *err)
 {
+    assert(rank > 0 && rank < dist_size(c->d));
     const RankSlot *s = &c->slots[rank];
     if (s->state == RANK_RUNNING && s->run_id == run_id) return 0;
     return err_set(err, "rank %d does not hold run %lld", rank, (long long)run_id);
@@ -830,6 +832,7 @@ static void fail_job(Coordinator *c, int64_t run_id, int rank, const char *why)
 /* Hands the claimed job to rank (with its resume checkpoint's bytes). */
 static int send_job(Coordinator *c, int rank, const ClaimedJob *job, char *err)
 {
+    assert(c->slots[rank].state == RANK_ASKING);
     const char *resume = job->resume_ckpt[0] ? job->resume_ckpt : NULL;
     int64_t size = 0;
     if (resume && file_size(resume, &size, err)) return -1;

@@ -306,7 +306,10 @@ int dist_wait(Dist *d, int from, int tag, double timeout_s, int *src, int *tag_o
     for (;;) {
         int flag = 0;
         MPI_Status st;
-        d->f.iprobe(from < 0 ? MPI_ANY_SOURCE : from, tag < 0 ? MPI_ANY_TAG : tag, d->world, &flag, &st);
+        /* twice: Open MPI's MPI_Iprobe often reports a message only on the
+           call after the one whose progress engine took it in */
+        for (int k = 0; k < 2 && !flag; k++)
+            d->f.iprobe(from < 0 ? MPI_ANY_SOURCE : from, tag < 0 ? MPI_ANY_TAG : tag, d->world, &flag, &st);
         if (flag) {
             int count = 0;
             d->f.get_count(&st, d->byte, &count);

@@ -19,6 +19,13 @@
  * 1024^3 single-threaded sgemm calls running on every bench thread at once.
  *   S = {d 256, L 4, h 4, n 64, V 10000, batch 32}
  *   M = {d 512, L 8, h 8, n 128, V 10000, batch 16}
+ *
+ * Under mpirun (engine/dist.h) each model is timed twice: on rank 0 alone
+ * (the others wait without spinning), then data-parallel over every rank,
+ * the same global batch split between them.  The table adds the time each
+ * step spends summing gradients over ranks, its share of the step, and the
+ * scaling efficiency: tokens/s over N ranks / (N x tokens/s on one).  The
+ * sgemm rate is then every rank's at once, summed.
  */
 #include <math.h>
 #include <stdio.h>
@@ -28,6 +35,7 @@
 #include "app/cli.h"
 #include "app/commands.h"
 #include "engine/common.h"
+#include "engine/dist.h"
 #include "engine/generate.h"
 #include "engine/infer_bench.h"
 #include "engine/ops.h"
@@ -87,11 +95,14 @@ static double measure_sgemm(int threads, char *err)
 
 typedef struct {
     double tokens_per_s, gflops, flops_per_token;
+    double comm_seconds, step_seconds;   /* per step: gradient exchange, whole step */
     int64_t params;
     int steps;
 } BenchResult;
 
-static int bench_train(const char *arch, const char *size, int threads, BenchResult *out, char *err)
+/* Trains on random tokens for at least 3 steps and 4 s (rank 0's clock,
+   which every rank of dist follows) after 2 warm-up steps. */
+static int bench_train(const char *arch, const char *size, int threads, Dist *dist, BenchResult *out, char *err)
 {
     Config c;
     config_defaults(&c);
@@ -123,18 +134,21 @@ static int bench_train(const char *arch, const char *size, int threads, BenchRes
     for (size_t i = 0; i < len; i++) ds.split[SPLIT_TRAIN].ids[i] = 2 + (int32_t)rng_below(&r, c.vocab - 2);
     Trainer *tr = NULL;
     int rc = -1;
-    if (trainer_create(&tr, &m, &ds, threads, 1, err)) goto done;
+    if (trainer_create_dist(&tr, &m, &ds, threads, 1, dist, err)) goto done;
     TrainProgress p;
     for (int i = 0; i < 2; i++) /* warm-up */
         if (trainer_step(tr, &p, err)) goto done;
-    double t0 = now_seconds(), elapsed = 0;
+    double t0 = p.train_seconds, elapsed = 0, comm = 0;
     int steps = 0;
     while (steps < 3 || elapsed < 4.0) {
         if (trainer_step(tr, &p, err)) goto done;
         steps++;
-        elapsed = now_seconds() - t0;
+        comm += p.comm_seconds;
+        elapsed = p.train_seconds - t0;
     }
     out->steps = steps;
+    out->comm_seconds = comm / steps;
+    out->step_seconds = elapsed / steps;
     out->tokens_per_s = (double)steps * c.batch * c.n_ctx / elapsed;
     out->flops_per_token = model_train_flops_per_token(&m);
     if (mlm) /* the head runs on the chosen positions only: 0.9 x 0.15 of them */
@@ -231,25 +245,99 @@ static int bench_inference(const char *arch, int json, char *err)
     return 0;
 }
 
-int cmd_bench(int argc, char **argv)
+/* One model under mpirun: rank 0 alone, then every rank; 0 or -1 on every
+   rank (rank 0's err says why). */
+static int bench_ranks(Dist *d, const char *arch, const char *size, int threads, BenchResult *one,
+                       BenchResult *all, char *err)
+{
+    int rc = 0;
+    if (dist_rank(d) == 0) {
+        rc = bench_train(arch, size, threads, NULL, one, err);
+        for (int k = 1; k < dist_size(d); k++) dist_send(d, k, 11, &rc, sizeof rc, err);
+    } else {
+        int src, tag;
+        size_t bytes;
+        dist_wait(d, 0, 11, -1, &src, &tag, &bytes);   /* sleeps: rank 0 runs alone */
+        dist_recv(d, 0, 11, &rc, sizeof rc, err);
+    }
+    if (rc) return -1;
+    rc = bench_train(arch, size, threads, d, all, err);
+    return dist_agree(d, rc != 0, err);
+}
+
+/* `bench` under mpirun: the table with the ranks' columns; rank 0 prints. */
+static int bench_mpi(Dist *d, const char *arch, const char *size, int threads, int json, char *err)
+{
+    int N = dist_size(d), rank = dist_rank(d);
+    double sgemm = measure_sgemm(threads, err);   /* every rank's at once */
+    if (dist_agree(d, sgemm < 0, err)) return -1;
+    if (dist_sum_doubles(d, &sgemm, 1, err)) return -1;
+    if (rank == 0) {
+        if (json) printf("{\"ranks\": %d, \"threads\": %d, \"sgemm_gflops\": %.2f, \"results\": [", N, threads, sgemm);
+        else printf("%d ranks x %d thread%s; sgemm 1024^3 on all of them at once: %.1f GFLOP/s\n"
+                    "%-12s %-6s %10s %12s %12s %6s %10s %6s %10s %8s\n", N, threads, threads > 1 ? "s" : "", sgemm,
+                    "arch", "config", "params", "tokens/s", "1 rank", "eff", "sum ms", "share", "GFLOP/s", "of sgemm");
+    }
+    const char *sizes[] = {"S", "M"};
+    int first = 1;
+    for (int i = 0; i < mixer_count(); i++) {
+        const MixerOps *mx = mixer_at(i);
+        if (arch && strcmp(arch, mx->name)) continue;
+        for (int s = 0; s < 2; s++) {
+            if (size && strcmp(size, sizes[s])) continue;
+            BenchResult one, all;
+            if (bench_ranks(d, mx->name, sizes[s], threads, &one, &all, err)) return -1;
+            if (rank) continue;
+            double eff = all.tokens_per_s / (N * one.tokens_per_s), share = all.comm_seconds / all.step_seconds;
+            if (json)
+                printf("%s{\"arch\": \"%s\", \"config\": \"%s\", \"params\": %lld, \"tokens_per_s\": %.1f, "
+                       "\"one_rank_tokens_per_s\": %.1f, \"efficiency\": %.4f, \"allreduce_ms_per_step\": %.3f, "
+                       "\"allreduce_share\": %.4f, \"gradient_bytes\": %lld, \"gflops\": %.2f, "
+                       "\"fraction_of_sgemm\": %.4f}",
+                       first ? "" : ", ", mx->name, sizes[s], (long long)all.params, all.tokens_per_s,
+                       one.tokens_per_s, eff, 1e3 * all.comm_seconds, share, (long long)all.params * 4, all.gflops,
+                       all.gflops / sgemm);
+            else
+                printf("%-12s %-6s %10lld %12.0f %12.0f %5.0f%% %10.2f %5.1f%% %10.1f %7.1f%%\n", mx->name, sizes[s],
+                       (long long)all.params, all.tokens_per_s, one.tokens_per_s, 100 * eff, 1e3 * all.comm_seconds,
+                       100 * share, all.gflops, 100.0 * all.gflops / sgemm);
+            fflush(stdout);
+            first = 0;
+        }
+    }
+    if (json && rank == 0) printf("]}\n");
+    return 0;
+}
+
+/* A refusal: one line, from rank 0 only under mpirun. */
+#define BENCH_FAIL(...) (dist_rank(d) == 0 ? cli_fail(__VA_ARGS__) : 1)
+
+static int bench(Dist *d, int argc, char **argv)
 {
     const char *arch = NULL, *size = NULL, *threads_s = "1", *json = NULL, *inference = NULL;
     CliOpt opts[] = {{"arch", 1, &arch, NULL},  {"config", 1, &size, NULL},          {"threads", 1, &threads_s, NULL},
                      {"json", 0, &json, NULL},  {"inference", 0, &inference, NULL}, {NULL, 0, NULL, NULL}};
     char err[ERR_LEN];
-    if (cli_parse(argc, argv, opts, NULL, NULL, 0, NULL, err)) return cli_fail("bench: %s", err);
+    if (cli_parse(argc, argv, opts, NULL, NULL, 0, NULL, err)) return BENCH_FAIL("bench: %s", err);
     int threads;
-    if (text_to_int(threads_s, 0, 64, &threads)) return cli_fail("bench: --threads %s is not 0..64", threads_s);
+    if (text_to_int(threads_s, 0, 64, &threads)) return BENCH_FAIL("bench: --threads %s is not 0..64", threads_s);
     if (threads == 0) threads = pool_cores();
-    if (size && strcmp(size, "S") && strcmp(size, "M")) return cli_fail("bench: --config must be S or M");
+    if (size && strcmp(size, "S") && strcmp(size, "M")) return BENCH_FAIL("bench: --config must be S or M");
     if (arch && !mixer_find(arch)) {
         char names[256];
         mixer_names(names, sizeof names);
-        return cli_fail("bench: unknown architecture '%s' (known: %s)", arch, names);
+        return BENCH_FAIL("bench: unknown architecture '%s' (known: %s)", arch, names);
     }
-    if (inference) return bench_inference(arch, json != NULL, err) ? cli_fail("bench: %s", err) : 0;
+    if (inference && d) return BENCH_FAIL("bench: --inference is batch 1 on one thread: run it without mpirun");
+    if (inference) return bench_inference(arch, json != NULL, err) ? BENCH_FAIL("bench: %s", err) : 0;
+    if (d) {
+        if (dist_same(d, dist_binary_hash(), "runs a different mixbench binary than rank 0", err) ||
+            bench_mpi(d, arch, size, threads, json != NULL, err))
+            return BENCH_FAIL("bench: %s", err);
+        return 0;
+    }
     double sgemm = measure_sgemm(threads, err);
-    if (sgemm < 0) return cli_fail("bench: %s", err);
+    if (sgemm < 0) return BENCH_FAIL("bench: %s", err);
     if (json) printf("{\"threads\": %d, \"sgemm_gflops\": %.2f, \"results\": [", threads, sgemm);
     else printf("sgemm 1024^3 on %d thread%s: %.1f GFLOP/s\n%-12s %-6s %10s %12s %10s %10s %8s\n", threads,
                 threads > 1 ? "s" : "", sgemm, "arch", "config", "params", "tokens/s", "GFLOP/tok", "GFLOP/s",
@@ -262,7 +350,7 @@ int cmd_bench(int argc, char **argv)
         for (int s = 0; s < 2; s++) {
             if (size && strcmp(size, sizes[s])) continue;
             BenchResult r;
-            if (bench_train(mx->name, sizes[s], threads, &r, err)) return cli_fail("bench %s: %s", mx->name, err);
+            if (bench_train(mx->name, sizes[s], threads, NULL, &r, err)) return BENCH_FAIL("bench %s: %s", mx->name, err);
             if (json)
                 printf("%s{\"arch\": \"%s\", \"config\": \"%s\", \"params\": %lld, \"tokens_per_s\": %.1f, "
                        "\"flops_per_token\": %.0f, \"gflops\": %.2f, \"fraction_of_sgemm\": %.4f}",
@@ -277,4 +365,14 @@ int cmd_bench(int argc, char **argv)
     }
     if (json) printf("]}\n");
     return 0;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+    Dist *d = NULL;
+    char err[ERR_LEN];
+    if (dist_init(&d, err)) return cli_fail("bench: %s", err);
+    int rc = bench(d, argc, argv);
+    dist_finalize(d);
+    return rc;
 }

@@ -195,16 +195,23 @@ static int copy_column(char *dst, size_t cap, const unsigned char *text, int n, 
     return 0;
 }
 
-/* Inside the claim transaction: the next job's id and fields, or *found 0. */
-static int select_next_job(Store *s, ClaimedJob *job, int *found, char *err)
+/* Inside the claim transaction: the next queued job's id and fields (or
+   run_id's, whatever its status, into *status), or *found 0. */
+static int select_next_job(Store *s, int64_t run_id, ClaimedJob *job, RunStatus *status, int *found,
+                           char *err)
 {
     const char *what = "claim a job";
     sqlite3_stmt *st;
     if (store_prepare(s,
-                      "SELECT id, config_json, coalesce(resume_ckpt, '') FROM runs"
-                      " WHERE status = 'queued' ORDER BY priority DESC, id LIMIT 1",
+                      run_id ? "SELECT id, config_json, coalesce(resume_ckpt, ''), status FROM runs WHERE id = ?1"
+                             : "SELECT id, config_json, coalesce(resume_ckpt, ''), status FROM runs"
+                               " WHERE status = 'queued' ORDER BY priority DESC, id LIMIT 1",
                       &st, what, err))
         return -1;
+    if (run_id && sqlite3_bind_int64(st, 1, run_id) != SQLITE_OK) {
+        (void)sqlite3_finalize(st);
+        return store_fail(s, err, what);
+    }
     int rc = sqlite3_step(st);
     if (rc == SQLITE_DONE) {
         *found = 0;
@@ -215,6 +222,7 @@ static int select_next_job(Store *s, ClaimedJob *job, int *found, char *err)
         int config_len = sqlite3_column_bytes(st, 1);
         const unsigned char *ckpt = sqlite3_column_text(st, 2);
         int ckpt_len = sqlite3_column_bytes(st, 2);
+        *status = store_column_status(st, 3);
         if (!config || !ckpt) {
             err_set(err, "store: %s: out of memory", what);
             goto failed;
@@ -237,6 +245,12 @@ failed:
     return -1;
 }
 
+/* A claimed job: running, owned by process ?3. */
+#define CLAIM_SQL                                                                                 \
+    "UPDATE runs SET status = 'running', owner_pid = ?3,"                                         \
+    " started_at = coalesce(started_at, " STORE_NOW_SQL "), heartbeat_at = " STORE_NOW_SQL ","   \
+    " finished_at = NULL, control = NULL WHERE id = ?1"
+
 int store_job_claim(Store *s, int pid, ClaimedJob *job, int *found, char *err)
 {
     *found = 0;
@@ -246,18 +260,36 @@ int store_job_claim(Store *s, int pid, ClaimedJob *job, int *found, char *err)
     if (store_begin(s, what, err))
         return -1;
     int any = 0;
-    int status = select_next_job(s, job, &any, err);
+    RunStatus was;
+    int status = select_next_job(s, 0, job, &was, &any, err);
     if (status == 0 && any)
-        status = update_job(s,
-                            "UPDATE runs SET status = 'running', owner_pid = ?3,"
-                            " started_at = coalesce(started_at, " STORE_NOW_SQL "),"
-                            " heartbeat_at = " STORE_NOW_SQL ", finished_at = NULL,"
-                            " control = NULL WHERE id = ?1",
-                            job->run_id, NULL, pid, what, err);
+        status = update_job(s, CLAIM_SQL, job->run_id, NULL, pid, what, err);
     if (store_end(s, status, what, err))
         return -1;
     *found = any;
     return 0;
+}
+
+int store_job_claim_run(Store *s, int64_t run_id, int pid, ClaimedJob *job, char *err)
+{
+    if (pid <= 0)
+        return err_set(err, "store: claim a job: bad process id %d", pid);
+    const char *what = "claim a job";
+    if (store_begin(s, what, err))
+        return -1;
+    int any = 0;
+    RunStatus was = RUN_QUEUED;
+    int status = select_next_job(s, run_id, job, &was, &any, err);
+    if (status == 0 && !any)
+        status = err_set(err, "no run %lld in the store", (long long)run_id);
+    else if (status == 0 && was != RUN_QUEUED && was != RUN_PAUSED && was != RUN_INTERRUPTED)
+        status = err_set(err, "run %lld is %s; only a queued, paused or interrupted run can be resumed",
+                         (long long)run_id, run_status_name(was));
+    else if (status == 0 && !job->resume_ckpt[0] && was != RUN_QUEUED)
+        status = err_set(err, "run %lld has no checkpoint to resume from", (long long)run_id);
+    if (status == 0)
+        status = update_job(s, CLAIM_SQL, job->run_id, NULL, pid, what, err);
+    return store_end(s, status, what, err);
 }
 
 /* ---- requests --------------------------------------------------------- */

@@ -55,6 +55,12 @@ typedef struct {
    One IMMEDIATE transaction, so concurrent workers never claim one job. */
 int store_job_claim(Store *s, int pid, ClaimedJob *job, int *found, char *err);
 
+/* Claims run_id itself (queued, paused or interrupted, with a checkpoint
+   unless queued) for process pid, as store_job_claim does: `mixbench run
+   --resume RUN`.  Any other status is refused: "run 7 is done; only a
+   queued, paused or interrupted run can be resumed". */
+int store_job_claim_run(Store *s, int64_t run_id, int pid, ClaimedJob *job, char *err);
+
 /* The pending control request of a job (a worker polls this between steps). */
 int store_job_control(Store *s, int64_t run_id, JobControl *control, char *err);
 /* Requests "pause" or "cancel" (CLI/UI).  A queued job is paused or

@@ -51,6 +51,7 @@ struct Dist {
     MPI_Datatype byte;
     int rank, size;
     int *counts, *displs;   /* [size] for allgatherv */
+    double *gathered;       /* [64 * size] for dist_sum_doubles */
 };
 
 int dist_launched(void)
@@ -110,7 +111,8 @@ int dist_init(Dist **out, char *err)
     d->f.comm_size(d->world, &d->size);
     d->counts = calloc((size_t)d->size, sizeof(int));
     d->displs = calloc((size_t)d->size, sizeof(int));
-    if (!d->counts || !d->displs) {
+    d->gathered = calloc((size_t)d->size * 64, sizeof(double));
+    if (!d->counts || !d->displs || !d->gathered) {
         dist_finalize(d);
         return err_set(err, "out of memory");
     }
@@ -124,6 +126,7 @@ void dist_finalize(Dist *d)
     d->f.finalize();
     free(d->counts);
     free(d->displs);
+    free(d->gathered);
     free(d);   /* libmpi stays loaded: its atexit handlers may still run */
 }
 
@@ -190,17 +193,14 @@ int dist_sum_doubles(Dist *d, double *x, int n, char *err)
 {
     if (!d || d->size == 1) return 0;
     if (n > 64) return err_set(err, "dist_sum_doubles: %d values (at most 64)", n);
-    double *all = malloc(sizeof(double) * (size_t)n * (size_t)d->size);
-    if (!all) return err_set(err, "out of memory");
-    int rc = dist_allgather(d, x, sizeof(double) * (size_t)n, all, err);
-    if (!rc)
-        for (int i = 0; i < n; i++) {
-            double sum = 0.0;
-            for (int k = 0; k < d->size; k++) sum += all[(size_t)k * n + i];
-            x[i] = sum;
-        }
-    free(all);
-    return rc;
+    double *all = d->gathered;   /* allocated once: a training step allocates nothing */
+    if (dist_allgather(d, x, sizeof(double) * (size_t)n, all, err)) return -1;
+    for (int i = 0; i < n; i++) {
+        double sum = 0.0;
+        for (int k = 0; k < d->size; k++) sum += all[(size_t)k * n + i];
+        x[i] = sum;
+    }
+    return 0;
 }
 
 int dist_bcast(Dist *d, void *buf, size_t bytes, char *err)
@@ -306,7 +306,10 @@ int dist_wait(Dist *d, int from, int tag, double timeout_s, int *src, int *tag_o
     for (;;) {
         int flag = 0;
         MPI_Status st;
-        d->f.iprobe(from < 0 ? MPI_ANY_SOURCE : from, tag < 0 ? MPI_ANY_TAG : tag, d->world, &flag, &st);
+        /* twice: Open MPI's MPI_Iprobe often reports a message only on the
+           call after the one whose progress engine took it in */
+        for (int k = 0; k < 2 && !flag; k++)
+            d->f.iprobe(from < 0 ? MPI_ANY_SOURCE : from, tag < 0 ? MPI_ANY_TAG : tag, d->world, &flag, &st);
         if (flag) {
             int count = 0;
             d->f.get_count(&st, d->byte, &count);

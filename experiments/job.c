@@ -387,10 +387,15 @@ int job_run(JobSpec *js, RunStatus *status_out, char *err)
         snprintf(err, ERR_LEN, "%s", setup_err);
         int stored = js->run_id != 0 && j.sink.ops;
         *status_out = RUN_FAILED;
-        if (stored) {
+        char e[ERR_LEN];
+        if (stored && js->resumed) {
+            /* resumed by hand: still resumable once the cause is fixed */
+            j.sink.ops->set_status(j.sink.ctx, js->run_id, RUN_INTERRUPTED, e);
+            stored = 0;
+        } else if (stored) {
             /* a queued job that cannot start: the run says why */
             RunEnd end = {run_status_name(RUN_FAILED), setup_err, 0, 0, 0, 0, peak_mem_mb()};
-            j.sink.ops->finish(j.sink.ctx, js->run_id, &end, setup_err);
+            j.sink.ops->finish(j.sink.ctx, js->run_id, &end, e);
         }
         job_free(&j);
         publish(js, &j.prog, 0);

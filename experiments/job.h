@@ -77,6 +77,10 @@ typedef struct {
     const char *name;          /* label of a new run */
     const char *resume_ckpt;   /* resumable checkpoint, or NULL (with dist:
                                   read on rank 0 only, then broadcast) */
+    int resumed;               /* run_id was resumed by hand (`run --resume`):
+                                  if it cannot start, it goes back to
+                                  'interrupted' (still resumable), not
+                                  'failed' */
     const char *init_ckpt;     /* --init weights, or NULL */
     const char *save_path;     /* final checkpoint, or NULL for the default */
     int quiet;                 /* no progress lines on stdout */

@@ -31,7 +31,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "db/jobs.h"
@@ -218,33 +217,12 @@ typedef struct {
     size_t len;
 } Message;
 
-/* dist_wait, probing twice before each sleep: Open MPI's MPI_Iprobe sees a
-   message only on the call after the one whose progress took it in, so
-   with one probe a wake every message waits two sleeps (measured here: a
-   round trip of 15 ms with dist_wait's sleeps of up to 5 ms, 0.15 ms with
-   two probes).  Sleeps grow from 20 us to MAX_SLEEP_NS while nothing
-   comes: an idle rank wakes 1000 times a second at most. */
-#define MAX_SLEEP_NS 1000000L
-static int wait_for(Dist *d, int from, int tag, double timeout_s, int *src, int *tag_out, size_t *bytes)
-{
-    double start = now_seconds();
-    long sleep_ns = 20000;
-    for (;;) {
-        for (int probe = 0; probe < 2; probe++)
-            if (dist_wait(d, from, tag, 0, src, tag_out, bytes)) return 1;
-        if (timeout_s >= 0 && now_seconds() - start >= timeout_s) return 0;
-        struct timespec ts = {0, sleep_ns};
-        nanosleep(&ts, NULL);
-        if (sleep_ns < MAX_SLEEP_NS) sleep_ns *= 2;
-    }
-}
-
-/* Waits for a message from `from` with `tag` (-1: any); 1 with it in *m
-   (free m->bytes), 0 when timeout_s passed, -1. */
+/* Waits (sleeping: dist_wait) for a message from `from` with `tag` (-1:
+   any); 1 with it in *m (free m->bytes), 0 when timeout_s passed, -1. */
 static int message_wait(Dist *d, int from, int tag, double timeout_s, Message *m, char *err)
 {
     size_t len;
-    if (!wait_for(d, from, tag, timeout_s, &m->src, &m->tag, &len)) return 0;
+    if (!dist_wait(d, from, tag, timeout_s, &m->src, &m->tag, &len)) return 0;
     m->bytes = malloc(len ? len : 1);
     if (!m->bytes) return err_set(err, "out of memory for a message of %zu bytes", len);
     if (dist_recv(d, m->src, m->tag, m->bytes, len, err)) {

@@ -141,11 +141,16 @@ static int worker_over_ranks(Dist *d, int argc, char **argv)
                dist_size(d) - 1, dist_size(d) > 2 ? "s train" : " trains");
         fflush(stdout);
     }
+    /* mpirun kills its ranks soon after forwarding SIGINT or SIGTERM, maybe
+       before the checkpoints are shipped; it forwards SIGUSR1 and leaves
+       them running: `kill -USR1 <mpirun pid>` stops the sweep cleanly */
     signal(SIGINT, on_worker_signal);
     signal(SIGTERM, on_worker_signal);
+    signal(SIGUSR1, on_worker_signal);
     int ended = 0, rc = mpi_sweep_run(d, &o, &ended, err);
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
+    signal(SIGUSR1, SIG_DFL);
     if (rc) {
         fprintf(stderr, "mixbench: worker (rank %d): %s\n", rank, err);
         return 1;

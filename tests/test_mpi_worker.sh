@@ -5,7 +5,8 @@
 # side and an intact store; it reaches the numbers of a plain local worker
 # bit for bit; a training rank killed with SIGKILL ends the launch, and the
 # next launch resumes every job to the same numbers with no metric step
-# missing; and bad starts (no store, a store in a missing folder, ranks
+# missing; SIGUSR1 on mpirun stops the sweep with its jobs checkpointed and
+# queued again; and bad starts (no store, a store in a missing folder, ranks
 # running different binaries, --jobs) are refused by rank 0 in one line,
 # every rank non-zero, the store unchanged.  Skipped without mpirun.
 set -u
@@ -112,6 +113,29 @@ gaps=$(q "$DB" "select count(*) from runs where (select count(distinct step) || 
 got=$(finals "$DB")
 [ -n "$ref" ] && [ "$got" = "$ref" ] && pass mpi_relaunch_same_numbers \
   || fail mpi_relaunch_same_numbers "killed+relaunched: $got local: $ref"
+
+# --- stopped by SIGUSR1 on mpirun (forwarded to every rank, which mpirun
+# leaves running): the running jobs ship a checkpoint and are queued again,
+# the next launch finishes them to the same numbers
+mkdir "$T/u"
+DB=$T/u/s.db
+cp "$T/queued.db" "$DB"
+$MPIRUN -np 3 "$MB" worker --db "$DB" --threads 1 >"$T/u1.out" 2>&1 &
+mp=$!
+for i in $(seq 300); do
+  [ "$(q "$DB" "select count(*) from runs where status='running' and steps_done > 50")" -gt 0 ] 2>/dev/null && break
+  sleep 0.05
+done
+kill -USR1 $mp
+wait $mp; rc=$?
+st=$(q "$DB" "select count(*) from runs where status='queued' and resume_step > 0")
+bad=$(q "$DB" "select count(*) from runs where status in ('running','interrupted')")
+[ $rc -ne 0 ] && [ "$st" -ge 1 ] && [ "$bad" = 0 ] && grep -q "stopped: running jobs checkpointed and queued again" "$T/u1.out" \
+  && pass "mpi_usr1_checkpoints_and_queues($st)" || fail mpi_usr1_checkpoints_and_queues "rc=$rc queued with checkpoint=$st running=$bad $(tail -2 "$T/u1.out")"
+$MPIRUN -np 3 "$MB" worker --db "$DB" --threads 1 >/dev/null 2>&1
+got=$(finals "$DB")
+[ -n "$ref" ] && [ "$got" = "$ref" ] && pass mpi_usr1_resume_same_numbers \
+  || fail mpi_usr1_resume_same_numbers "stopped+relaunched: $got local: $ref"
 
 # --- d. refusals: one line from rank 0, every rank non-zero, the store unchanged
 refused() {   # name, store, mpirun arguments...

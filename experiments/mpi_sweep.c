@@ -60,7 +60,6 @@ typedef enum {
 
 #define FILE_PIECE ((size_t)64 << 20)   /* shipped files travel in pieces of at most 64 MiB */
 #define CLAIM_SECONDS 0.5               /* an idle rank's claim is retried this often */
-#define MAX_PAYLOAD ((size_t)1 << 30)
 
 /* ---- packing ---- */
 
@@ -362,7 +361,7 @@ typedef struct {
 
 typedef struct {
     double nats;     /* unigram_get */
-    int64_t value;   /* run_create: the run id; control: the JobControl */
+    int64_t value;   /* control: the JobControl (run_create: a run id, but rank 0 refuses it) */
 } Reply;
 
 /* One op: the request (and the file at ship_path) to rank 0, then its

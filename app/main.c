@@ -15,7 +15,7 @@ static void usage(FILE *f)
 {
     fputs("usage: mixbench [--db FILE] [--jobs N] [--threads T]   the interactive workbench\n"
           "       mixbench <command> [options]\n"
-          "  run       train a model headless: --arch A --task T --data D [key=value ...]\n"
+          "  run       train a model headless: --arch A --task T --data D [key=value ...] | --resume RUN\n"
           "  eval      evaluate a checkpoint: --ckpt CKPT --data D [--split test|valid|train] [--json]\n"
           "  generate  sample text: --ckpt CKPT [--prompt TEXT] [-n N] [--temperature T] [--top-k K]\n"
           "  bench     training throughput vs sgemm: [--arch A] [--config S|M] [--threads T] [--json]\n"
@@ -23,6 +23,7 @@ static void usage(FILE *f)
           "  show RUN  one run's config, evaluations and loss curve [--db FILE]\n"
           "  sweep     queue a preset or a grid: PRESET[@paper]|key=v1,v2 ... [--data D] [--dry-run] [--priority P]\n"
           "  worker    run queued jobs until the queue is empty [--jobs N] [--threads T]\n"
+          "  (run, worker and bench also run over MPI ranks under mpirun or srun: docs/scale.md)\n"
           "  queue     list queued, running and paused jobs\n"
           "  pause | cancel | resume RUN...   control jobs\n"
           "  export    results or curves: [--sweep S] --csv|--json [--curves]\n"

@@ -480,11 +480,27 @@ int store_job_heartbeat(Store *s, int64_t run_id, char *err)
 /* Whether process pid exists.  EPERM means it does (another user's); only
    ESRCH says it is gone.  A pid that cannot name one process (0 or below
    would signal a process group) counts as gone. */
+/* A zombie (state Z in /proc/PID/stat: dead, not yet reaped, as the ranks
+   of a killed mpirun are for a moment) runs nothing: it counts as dead. */
+static int process_zombie(int64_t pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%lld/stat", (long long)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    const char *paren = strrchr(buf, ')');   /* the name may hold spaces and ')' */
+    return paren && paren[1] == ' ' && paren[2] == 'Z';
+}
+
 static int process_alive(int64_t pid)
 {
     if (pid <= 0 || pid > INT_MAX)
         return 0;
-    return kill((pid_t)pid, 0) == 0 || errno != ESRCH;
+    return (kill((pid_t)pid, 0) == 0 || errno != ESRCH) && !process_zombie(pid);
 }
 
 typedef struct {

@@ -444,6 +444,50 @@ static void test_resume(void)
     store_close(s);
 }
 
+/* A worker that died but is not reaped yet (a zombie, as mpirun's ranks
+   are for a moment after one is killed) holds no job: recovery takes it. */
+static void test_recover_zombie(void)
+{
+    Store *s = open_new("zombie.db");
+    if (!s)
+        return;
+    char err[ERR_LEN] = "";
+    pid_t child = fork();
+    if (child == 0)
+        _exit(0);
+    usleep(200000);   /* exited, not reaped: state Z */
+    int64_t job = enqueue(s, 0, NULL, 0);
+    CHECK(claim(s, (int)child) == job, "claim");
+    int n = -1;
+    CHECK(store_jobs_recover(s, &n, err) == 0 && n == 1, "recovered %d %s", n, err);
+    CHECK(strcmp(run_value(s, "SELECT status FROM runs WHERE id = %lld", job).text, "queued") == 0,
+          "a zombie's job: %s", run_value(s, "SELECT status FROM runs WHERE id = %lld", job).text);
+    waitpid(child, NULL, 0);
+    store_close(s);
+}
+
+/* `run --resume RUN` claims that run: interrupted or paused with a
+   checkpoint, never one that is done or running. */
+static void test_claim_run(void)
+{
+    Store *s = open_new("claim_run.db");
+    if (!s)
+        return;
+    char err[ERR_LEN] = "";
+    int me = (int)getpid();
+    int64_t a = enqueue(s, 0, NULL, 0);
+    CHECK(claim(s, me) == a, "claim");
+    ClaimedJob job;
+    CHECK(store_job_claim_run(s, a, me, &job, err) != 0 && strstr(err, "is running"), "running: %s", err);
+    CHECK(store_job_set_resume(s, a, 40, "ckpt/40.safetensors", err) == 0, "%s", err);
+    CHECK(store_run_set_status(s, a, "interrupted", err) == 0, "%s", err);
+    CHECK(store_job_claim_run(s, a, me, &job, err) == 0 && job.run_id == a &&
+          strcmp(job.resume_ckpt, "ckpt/40.safetensors") == 0, "%s", err);
+    CHECK(strcmp(run_value(s, "SELECT status FROM runs WHERE id = %lld", a).text, "running") == 0, "claimed");
+    CHECK(store_job_claim_run(s, 999, me, &job, err) != 0 && strstr(err, "no run 999"), "%s", err);
+    store_close(s);
+}
+
 static void test_recover(void)
 {
     Store *s = open_new("recover.db");
@@ -725,6 +769,8 @@ int main(void)
     RUN(test_requests);
     RUN(test_resume);
     RUN(test_recover);
+    RUN(test_recover_zombie);
+    RUN(test_claim_run);
     RUN(test_sweep_results);
     RUN(test_paper_figures);
     RUN(test_unknown_runs);

@@ -1,7 +1,9 @@
 /*
  * cmd_workbench.c — `mixbench [--db FILE] [--jobs N] [--threads T]`: the
  * interactive workbench (ui/), with the engine's workers in the same
- * process.
+ * process.  --jobs 0 watches only: no workers here, for a store that
+ * other processes train into (`mixbench worker`, or rank 0 of an mpirun
+ * sweep, whose jobs the workbench must not take).
  */
 #include <limits.h>
 #include <unistd.h>
@@ -23,7 +25,7 @@ int cmd_workbench(int argc, char **argv)
     if (threads_s && text_to_int(threads_s, 1, INT_MAX, &cores))
         return cli_fail("--threads %s is not a positive count", threads_s);
     int jobs = cores;
-    if (jobs_s && text_to_int(jobs_s, 1, 64, &jobs)) return cli_fail("--jobs %s is not 1..64", jobs_s);
+    if (jobs_s && text_to_int(jobs_s, 0, 64, &jobs)) return cli_fail("--jobs %s is not 0..64", jobs_s);
     if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
         return cli_fail("the workbench needs a terminal (the headless commands are listed by `mixbench help`)");
     return ui_main(db_path, jobs, cores);

@@ -220,7 +220,7 @@ int ui_main(const char *db_path, int jobs, int cores)
         return 1;
     }
     SchedulerOptions so = {db_path, jobs, cores, 0, 1, 1};
-    if (scheduler_start(&ctx.scheduler, &so, err)) {
+    if (jobs > 0 && scheduler_start(&ctx.scheduler, &so, err)) {   /* 0: watch only */
         store_close(ctx.store);
         fprintf(stderr, "mixbench: %s\n", err);
         return 1;
@@ -299,9 +299,11 @@ int ui_main(const char *db_path, int jobs, int cores)
     erase();
     mvaddstr(0, 0, "mixbench: checkpointing running jobs...");
     refresh();
-    scheduler_request_stop(ctx.scheduler);
-    scheduler_wait(ctx.scheduler);
-    scheduler_free(ctx.scheduler);
+    if (ctx.scheduler) {
+        scheduler_request_stop(ctx.scheduler);
+        scheduler_wait(ctx.scheduler);
+        scheduler_free(ctx.scheduler);
+    }
     for (int i = 0; i < app.n; i++) app.screens[i]->destroy(app.states[i]);
     endwin();
     store_close(ctx.store);

@@ -71,7 +71,8 @@ extern const UiScreen ui_screen_runs, ui_screen_run, ui_screen_compare, ui_scree
 #define UI_MAX_SCREENS 8
 extern const UiScreen *const ui_screen_order[UI_MAX_SCREENS];
 
-/* Runs the workbench until the user quits; returns the exit code. */
+/* Runs the workbench until the user quits; returns the exit code.  jobs
+   workers train in this process (0: none, the workbench only watches). */
 int ui_main(const char *db_path, int jobs, int cores);
 
 /* ---- drawing helpers shared by the screens (ui/widgets.c) ---- */

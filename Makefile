@@ -3,6 +3,8 @@
 #   make        builds ./mixbench
 #   make run    deps + build + the interactive workbench on the built-in corpus
 #   make test   deps + build + the whole test suite (ends with "N passed, N failed")
+#   make sanitize  the unit and CLI tests again, built with AddressSanitizer +
+#               UndefinedBehaviorSanitizer into build/asan/ (CI runs it too)
 
 CC      ?= cc
 CFLAGS  ?= -std=c11 -O3 -march=native -g -Wall -Wextra -pthread
@@ -18,32 +20,36 @@ DEB_PACKAGES = build-essential libncurses-dev libsqlite3-dev libopenblas-dev \
 LIB_SRC  = $(sort $(wildcard engine/*.c engine/*/*.c db/*.c ui/*.c ui/*/*.c experiments/*.c))
 APP_SRC  = $(sort $(wildcard app/*.c))
 TEST_SRC = $(sort $(wildcard tests/test_*.c))
-LIB_OBJ  = $(LIB_SRC:%.c=build/%.o)
-APP_OBJ  = $(APP_SRC:%.c=build/%.o)
-TEST_BIN = $(TEST_SRC:tests/%.c=build/tests/%)
+# BUILD: where objects and test binaries go (build/asan for `make sanitize`);
+# BIN: the program
+BUILD   ?= build
+BIN     ?= mixbench
+LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
+APP_OBJ  = $(APP_SRC:%.c=$(BUILD)/%.o)
+TEST_BIN = $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 
-all: mixbench
+all: $(BIN)
 
-mixbench: $(APP_OBJ) build/libmixbench.a
-	$(CC) $(CFLAGS) -o $@ $(APP_OBJ) build/libmixbench.a $(LDLIBS)
+$(BIN): $(APP_OBJ) $(BUILD)/libmixbench.a
+	$(CC) $(CFLAGS) -o $@ $(APP_OBJ) $(BUILD)/libmixbench.a $(LDLIBS)
 
-build/libmixbench.a: $(LIB_OBJ)
+$(BUILD)/libmixbench.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $(LIB_OBJ)
 
-# each object depends on the headers it includes (-MMD -MP writes build/X.d)
-build/%.o: %.c
+# each object depends on the headers it includes (-MMD -MP writes $(BUILD)/X.d)
+$(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-# (a test's dependency file goes to build/deps/: build/tests/ holds only the
-# binaries that tests/run.sh runs)
-build/tests/%: tests/%.c build/libmixbench.a
-	@mkdir -p $(dir $@) build/deps/tests
-	$(CC) $(CPPFLAGS) -MF build/deps/tests/$*.d $(CFLAGS) -o $@ $< build/libmixbench.a $(LDLIBS)
+# (a test's dependency file goes to $(BUILD)/deps/: $(BUILD)/tests/ holds
+# only the binaries that tests/run.sh runs)
+$(BUILD)/tests/%: tests/%.c $(BUILD)/libmixbench.a
+	@mkdir -p $(dir $@) $(BUILD)/deps/tests
+	$(CC) $(CPPFLAGS) -MF $(BUILD)/deps/tests/$*.d $(CFLAGS) -o $@ $< $(BUILD)/libmixbench.a $(LDLIBS)
 
 # test_alloc counts every allocation our code makes during a training step
-build/tests/test_alloc: LDLIBS += -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=aligned_alloc
+$(BUILD)/tests/test_alloc: LDLIBS += -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=aligned_alloc
 
 tests: $(TEST_BIN)
 
@@ -63,9 +69,23 @@ test: deps
 	$(MAKE) mixbench tests
 	@tests/run.sh
 
+# The C unit tests and the CLI tests under AddressSanitizer + UBSan (any
+# report fails the test: halt_on_error, and UBSan's traps are fatal).
+# Open MPI's libraries are never loaded by these tests.
+SAN_FLAGS = -std=c11 -O1 -g -march=native -Wall -Wextra -pthread -fsanitize=address,undefined \
+            -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+sanitize: deps
+	$(MAKE) BUILD=build/asan BIN=build/asan/mixbench CFLAGS="$(SAN_FLAGS)" build/asan/mixbench \
+	        $(TEST_SRC:tests/%.c=build/asan/tests/%)
+	@ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  MIXBENCH=$(CURDIR)/build/asan/mixbench \
+	  MIXBENCH_TESTS="$(SAN_TESTS)" tests/run.sh
+# which tests `make sanitize` runs: every C unit test and the CLI's
+SAN_TESTS = build/asan/tests/test_* tests/test_cli.sh tests/test_store_cli.sh
+
 clean:
 	rm -rf build mixbench
 
-.PHONY: all deps run test tests clean
+.PHONY: all deps run test tests sanitize clean
 
--include $(LIB_OBJ:.o=.d) $(APP_OBJ:.o=.d) $(TEST_SRC:tests/%.c=build/deps/tests/%.d)
+-include $(LIB_OBJ:.o=.d) $(APP_OBJ:.o=.d) $(TEST_SRC:tests/%.c=$(BUILD)/deps/tests/%.d)

@@ -120,7 +120,10 @@ static inline float exp_approx(float x)
     p = p * r + 1.6666665459E-1f;
     p = p * r + 5.0000001201E-1f;
     p = p * r * r + r + 1.0f;
-    int32_t bits = ((int32_t)k + 127) << 23;
+    /* a NaN x leaves k NaN, and converting NaN to an integer is undefined
+       (UBSan): use 0 there; r and so p are NaN, and NaN comes out */
+    float k_int = k == k ? k : 0.0f;
+    int32_t bits = ((int32_t)k_int + 127) << 23;
     float scale;
     memcpy(&scale, &bits, sizeof scale);
     return p * scale;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tests/run.sh — runs every test binary (build/tests/test_*) and every shell
-# test (tests/test_*.sh) from the repository root, and ends with the line
+# test (tests/test_*.sh) from the repository root (or those MIXBENCH_TESTS
+# names), and ends with the line
 # "N passed, N failed".  Each test prints "PASS name" or "FAIL name"; a test
 # program that crashes or exits non-zero without a FAIL line counts as one
 # failure.  "SKIP name: why" lines (a test that needs something outside the
@@ -16,7 +17,9 @@ if [ ! -d "$MIXBENCH_DATA" ]; then
 fi
 passed=0; failed=0; skipped=()
 log=$(mktemp)
-for t in build/tests/test_* tests/test_*.sh; do
+# MIXBENCH_TESTS: the tests to run (globs; default every one); make sanitize
+# runs the C tests and the CLI tests of build/asan/ with it
+for t in ${MIXBENCH_TESTS:-build/tests/test_* tests/test_*.sh}; do
   [ -e "$t" ] || continue
   name=$(basename "$t")
   echo "== $name"

@@ -4,9 +4,10 @@
  *
  * A job's life: store_job_enqueue -> 'queued'; store_job_claim -> 'running'
  * (owned by a process: owner_pid, owner_host, owner_boot, owner_start, and a
- * lease renewed by store_job_heartbeat); then store_run_finish (db/store.c) ends it, or
- * its worker obeys a control request and sets 'paused' / 'cancelled', or the
- * worker dies and store_jobs_recover queues it again.  store_job_resume
+ * lease renewed by store_job_heartbeat); then store_run_finish (db/store.c)
+ * ends it, or its worker obeys a control request and sets 'paused' /
+ * 'cancelled', or the worker dies (or its lease runs out) and
+ * store_jobs_recover queues it again.  store_job_resume
  * takes a paused or interrupted job back to 'queued'.
  *
  * Every change that reads a job's state before writing it runs in one

@@ -3,9 +3,11 @@
  * the job columns of runs (schema version 2, db/migrations.c).
  *
  * A job's life: store_job_enqueue -> 'queued'; store_job_claim -> 'running'
- * (owner_pid, heartbeat_at); then store_run_finish (db/store.c) ends it, or
- * its worker obeys a control request and sets 'paused' / 'cancelled', or the
- * worker dies and store_jobs_recover queues it again.  store_job_resume
+ * (owned by a process: owner_pid, owner_host, owner_boot, owner_start, and a
+ * lease renewed by store_job_heartbeat); then store_run_finish (db/store.c)
+ * ends it, or its worker obeys a control request and sets 'paused' /
+ * 'cancelled', or the worker dies (or its lease runs out) and
+ * store_jobs_recover queues it again.  store_job_resume
  * takes a paused or interrupted job back to 'queued'.
  *
  * Every change that reads a job's state before writing it runs in one
@@ -28,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 /* ---- helpers ---------------------------------------------------------- */
 
@@ -180,6 +183,87 @@ int store_job_enqueue(Store *s, const RunInfo *info, int64_t sweep_id, const cha
     return 0;
 }
 
+/* ---- owner identity --------------------------------------------------- */
+
+/* Who a process is, beyond its pid: the host, the boot and pid namespace
+   (a pid names one process only within them), and the process's start
+   time.  Empty text / -1 where the system does not say (no /proc). */
+typedef struct {
+    char host[256];
+    char boot[160];     /* "<boot_id> pid:[<namespace inode>]" */
+    int64_t start;      /* clock ticks after boot, /proc/PID/stat field 22 */
+} JobOwner;
+
+#define LEASE_TEXT_(n) #n
+#define LEASE_TEXT(n) LEASE_TEXT_(n)
+/* The end of a lease that starts now, as SQL. */
+#define LEASE_UNTIL_SQL                                                                           \
+    "strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '+" LEASE_TEXT(JOB_LEASE_SECONDS) " seconds')"
+
+/* The start time of process pid in clock ticks after boot, -1 when it
+   cannot be read (no such process, no /proc).  The process name in
+   parentheses may hold spaces and ')', so fields are counted after the
+   last ')': state is field 3, starttime field 22. */
+static int64_t process_start(int64_t pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%lld/stat", (long long)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    const char *p = strrchr(buf, ')');
+    if (!p)
+        return -1;
+    p++;
+    int field = 2;   /* the last ')' ends field 2, the name */
+    while (*p) {
+        while (*p == ' ')
+            p++;
+        if (++field == 22)
+            break;
+        while (*p && *p != ' ')
+            p++;
+    }
+    if (field != 22 || !*p)
+        return -1;
+    char *end;
+    errno = 0;
+    long long start = strtoll(p, &end, 10);
+    return end == p || errno || start < 0 ? -1 : (int64_t)start;
+}
+
+/* The boot and pid namespace of this process, "" when unknown. */
+static void this_boot(char *boot, size_t cap)
+{
+    boot[0] = 0;
+    char id[64] = "", ns[64] = "";
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    if (f) {
+        if (!fgets(id, sizeof id, f))
+            id[0] = 0;
+        fclose(f);
+        id[strcspn(id, "\n")] = 0;
+    }
+    ssize_t len = readlink("/proc/self/ns/pid", ns, sizeof ns - 1);
+    ns[len > 0 ? len : 0] = 0;
+    if (id[0])
+        snprintf(boot, cap, "%s %s", id, ns);
+}
+
+/* The identity of process pid of this host (a worker claims with its own
+   pid, or an MPI sweep with its rank 0's, the process that claims). */
+static void job_owner(int64_t pid, JobOwner *o)
+{
+    if (gethostname(o->host, sizeof o->host) != 0)
+        o->host[0] = 0;
+    o->host[sizeof o->host - 1] = 0;
+    this_boot(o->boot, sizeof o->boot);
+    o->start = process_start(pid);
+}
+
 /* ---- claiming --------------------------------------------------------- */
 
 /* Copies text (length n) into dst[cap] or fails naming the column. */
@@ -245,11 +329,34 @@ failed:
     return -1;
 }
 
-/* A claimed job: running, owned by process ?3. */
-#define CLAIM_SQL                                                                                 \
-    "UPDATE runs SET status = 'running', owner_pid = ?3,"                                         \
-    " started_at = coalesce(started_at, " STORE_NOW_SQL "), heartbeat_at = " STORE_NOW_SQL ","   \
-    " finished_at = NULL, control = NULL WHERE id = ?1"
+/* A claimed job: running, owned by process ?2 (pid), of host ?3, boot ?4,
+   start time ?5 (NULL where unknown), its lease starting now. */
+static const char CLAIM_SQL[] =
+    "UPDATE runs SET status = 'running', owner_pid = ?2, owner_host = ?3, owner_boot = ?4,"
+    " owner_start = ?5, lease_until = " LEASE_UNTIL_SQL ","
+    " started_at = coalesce(started_at, " STORE_NOW_SQL "), heartbeat_at = " STORE_NOW_SQL ","
+    " finished_at = NULL, control = NULL WHERE id = ?1";
+
+/* Marks run_id claimed by process pid of this host (inside the claim
+   transaction). */
+static int claim_job(Store *s, int64_t run_id, int pid, const char *what, char *err)
+{
+    JobOwner o;
+    job_owner(pid, &o);
+    sqlite3_stmt *st;
+    if (store_prepare(s, CLAIM_SQL, &st, what, err))
+        return -1;
+    if (sqlite3_bind_int64(st, 1, run_id) != SQLITE_OK ||
+        sqlite3_bind_int64(st, 2, pid) != SQLITE_OK ||
+        store_bind_text(st, 3, o.host[0] ? o.host : NULL) != SQLITE_OK ||
+        store_bind_text(st, 4, o.boot[0] ? o.boot : NULL) != SQLITE_OK ||
+        (o.start >= 0 ? sqlite3_bind_int64(st, 5, o.start) : sqlite3_bind_null(st, 5)) != SQLITE_OK) {
+        store_fail(s, err, what);
+        (void)sqlite3_finalize(st);
+        return -1;
+    }
+    return store_update_run(s, st, run_id, what, err);
+}
 
 int store_job_claim(Store *s, int pid, ClaimedJob *job, int *found, char *err)
 {
@@ -263,7 +370,7 @@ int store_job_claim(Store *s, int pid, ClaimedJob *job, int *found, char *err)
     RunStatus was;
     int status = select_next_job(s, 0, job, &was, &any, err);
     if (status == 0 && any)
-        status = update_job(s, CLAIM_SQL, job->run_id, NULL, pid, what, err);
+        status = claim_job(s, job->run_id, pid, what, err);
     if (store_end(s, status, what, err))
         return -1;
     *found = any;
@@ -288,7 +395,7 @@ int store_job_claim_run(Store *s, int64_t run_id, int pid, ClaimedJob *job, char
     else if (status == 0 && !job->resume_ckpt[0] && was != RUN_QUEUED)
         status = err_set(err, "run %lld has no checkpoint to resume from", (long long)run_id);
     if (status == 0)
-        status = update_job(s, CLAIM_SQL, job->run_id, NULL, pid, what, err);
+        status = claim_job(s, job->run_id, pid, what, err);
     return store_end(s, status, what, err);
 }
 
@@ -471,8 +578,10 @@ int store_job_heartbeat(Store *s, int64_t run_id, char *err)
 {
     char what[64];
     snprintf(what, sizeof what, "heartbeat of run %lld", (long long)run_id);
-    return update_job(s, "UPDATE runs SET heartbeat_at = " STORE_NOW_SQL " WHERE id = ?1", run_id,
-                      NULL, 0, what, err);
+    return update_job(s,
+                      "UPDATE runs SET heartbeat_at = " STORE_NOW_SQL ", lease_until = "
+                      LEASE_UNTIL_SQL " WHERE id = ?1",
+                      run_id, NULL, 0, what, err);
 }
 
 /* ---- recovery --------------------------------------------------------- */
@@ -505,7 +614,19 @@ static int process_alive(int64_t pid)
 
 typedef struct {
     int64_t run_id, pid;
+    char host[256], boot[160];  /* "" when not recorded (claimed before schema 4) */
+    int64_t start;              /* -1 when not recorded */
+    int lease_over;             /* lease_until is recorded and past */
+    char lease_until[40];
 } OwnedJob;
+
+/* Copies a text column into dst[cap], "" for NULL (longer text is cut:
+   it then matches no identity of this host). */
+static void column_text(sqlite3_stmt *st, int col, char *dst, size_t cap)
+{
+    const unsigned char *text = sqlite3_column_text(st, col);
+    snprintf(dst, cap, "%s", text ? (const char *)text : "");
+}
 
 /* The running jobs that have an owner process, malloc'd into *jobs. */
 static int list_owned_jobs(Store *s, OwnedJob **jobs, int *n, const char *what, char *err)
@@ -514,8 +635,9 @@ static int list_owned_jobs(Store *s, OwnedJob **jobs, int *n, const char *what, 
     *n = 0;
     sqlite3_stmt *st;
     if (store_prepare(s,
-                      "SELECT id, owner_pid FROM runs"
-                      " WHERE status = 'running' AND owner_pid IS NOT NULL ORDER BY id",
+                      "SELECT id, owner_pid, owner_host, owner_boot, coalesce(owner_start, -1),"
+                      " lease_until IS NOT NULL AND lease_until < " STORE_NOW_SQL ", lease_until"
+                      " FROM runs WHERE status = 'running' AND owner_pid IS NOT NULL ORDER BY id",
                       &st, what, err))
         return -1;
     int cap = 0, rc;
@@ -530,8 +652,14 @@ static int list_owned_jobs(Store *s, OwnedJob **jobs, int *n, const char *what, 
             *jobs = more;
             cap = grown;
         }
-        (*jobs)[*n].run_id = sqlite3_column_int64(st, 0);
-        (*jobs)[*n].pid = sqlite3_column_int64(st, 1);
+        OwnedJob *j = &(*jobs)[*n];
+        j->run_id = sqlite3_column_int64(st, 0);
+        j->pid = sqlite3_column_int64(st, 1);
+        column_text(st, 2, j->host, sizeof j->host);
+        column_text(st, 3, j->boot, sizeof j->boot);
+        j->start = sqlite3_column_int64(st, 4);
+        j->lease_over = sqlite3_column_int(st, 5);
+        column_text(st, 6, j->lease_until, sizeof j->lease_until);
         (*n)++;
     }
     if (rc != SQLITE_DONE) {
@@ -554,23 +682,46 @@ failed:
     return -1;
 }
 
+/* Why job j's owner is gone, into why[cap], or "" when it may still be
+   running.  On this host and boot (or a job claimed before the owner
+   columns existed): its pid is gone, a zombie, or a different process
+   (another start time: the pid was reused).  Elsewhere, where pids mean
+   nothing here: its lease ran out (no heartbeat for JOB_LEASE_SECONDS). */
+static void owner_gone(const OwnedJob *j, const JobOwner *me, char *why, size_t cap)
+{
+    why[0] = 0;
+    int here = !j->host[0] || (strcmp(j->host, me->host) == 0 &&
+                               (!j->boot[0] || strcmp(j->boot, me->boot) == 0));
+    if (here) {
+        int64_t start = j->start >= 0 ? process_start(j->pid) : -1;
+        if (!process_alive(j->pid))
+            snprintf(why, cap, "worker process %lld was gone", (long long)j->pid);
+        else if (start >= 0 && start != j->start)
+            snprintf(why, cap, "worker process %lld was gone (its pid names another process now)",
+                     (long long)j->pid);
+    } else if (j->lease_over) {
+        snprintf(why, cap, "worker process %lld on %s let its lease run out (%s)",
+                 (long long)j->pid, j->host, j->lease_until);
+    }
+}
+
 /* A job whose worker died: a pending request is honoured (cancel ->
    'cancelled', pause -> 'paused'); otherwise it goes back to the queue, to
-   resume from its last checkpoint.  The error column says what happened. */
+   resume from its last checkpoint.  The error column says what happened
+   (?2: why the owner is gone). */
 static const char RECOVER_SQL[] =
     "UPDATE runs SET"
     " status = CASE control WHEN 'cancel' THEN 'cancelled' WHEN 'pause' THEN 'paused'"
     "          ELSE 'queued' END,"
     " finished_at = CASE WHEN control = 'cancel' THEN " STORE_NOW_SQL " END,"
     " queued_at = CASE WHEN control IS NULL THEN " STORE_NOW_SQL " ELSE queued_at END,"
-    " error = printf('interrupted: worker process %s was gone at %s; %s', owner_pid, "
-    STORE_NOW_SQL ","
+    " error = printf('interrupted: %s at %s; %s', ?2, " STORE_NOW_SQL ","
     "   CASE control WHEN 'cancel' THEN 'cancelled as requested'"
     "                WHEN 'pause' THEN 'paused as requested'"
     "                ELSE 'queued again to resume from '"
     "                     || CASE WHEN resume_ckpt IS NULL THEN 'the start'"
     "                             ELSE 'step ' || resume_step END END),"
-    " control = NULL, owner_pid = NULL"
+    " control = NULL, owner_pid = NULL, lease_until = NULL"
     " WHERE id = ?1";
 
 int store_jobs_recover(Store *s, int *n, char *err)
@@ -583,11 +734,15 @@ int store_jobs_recover(Store *s, int *n, char *err)
        SELECT on the same index. */
     OwnedJob *jobs;
     int n_jobs, recovered = 0;
+    JobOwner me;
+    job_owner(getpid(), &me);
     int status = list_owned_jobs(s, &jobs, &n_jobs, what, err);
     for (int i = 0; status == 0 && i < n_jobs; i++) {
-        if (process_alive(jobs[i].pid))
+        char why[512];
+        owner_gone(&jobs[i], &me, why, sizeof why);
+        if (!why[0])
             continue;
-        status = update_job(s, RECOVER_SQL, jobs[i].run_id, NULL, 0, what, err);
+        status = update_job(s, RECOVER_SQL, jobs[i].run_id, why, 0, what, err);
         recovered++;
     }
     free(jobs);

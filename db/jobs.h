@@ -49,9 +49,18 @@ typedef struct {
     char resume_ckpt[1024];    /* "" when the job starts fresh */
 } ClaimedJob;
 
+/* How long a claim or a heartbeat keeps a running job its owner's when
+   nobody on another host can check that process: 5 minutes, well above the
+   0.2 s between heartbeats, since a job beats only between training steps
+   and an evaluation of a big split or a checkpoint of a big model may take
+   minutes without one.  Hosts sharing a store need clocks within this. */
+#define JOB_LEASE_SECONDS 300
+
 /* Claims the next queued job (highest priority, then oldest) for worker
-   process `pid`: status 'running', owner_pid, started_at (only the first
-   time), heartbeat_at, control cleared.  *found = 0 when the queue is empty.
+   process `pid` of this host: status 'running', its owner (owner_pid, and
+   computed here: owner_host, owner_boot, owner_start, the start time of
+   process pid), lease_until JOB_LEASE_SECONDS from now, started_at (only
+   the first time), heartbeat_at, control cleared.  *found = 0 when the queue is empty.
    One IMMEDIATE transaction, so concurrent workers never claim one job. */
 int store_job_claim(Store *s, int pid, ClaimedJob *job, int *found, char *err);
 
@@ -86,13 +95,18 @@ int store_job_started(Store *s, int64_t run_id, const RunInfo *info, char *err);
 int store_checkpoint_forget(Store *s, int64_t run_id, const char *path, char *err);
 /* Higher is claimed first.  A finished job is an error. */
 int store_job_set_priority(Store *s, int64_t run_id, int priority, char *err);
-/* Marks 'running' jobs whose owner process is gone (kill(pid, 0) fails
-   with ESRCH) as 'interrupted' and queues them again, the error column
-   saying so; a job whose request was pending ends as asked instead
-   (cancel -> 'cancelled', pause -> 'paused').  Jobs without an owner_pid
-   (runs of `mixbench run`) are left alone.  *n receives how many. */
+/* Marks 'running' jobs whose owner is gone as 'interrupted' and queues
+   them again, the error column saying so.  An owner of this host and boot
+   is gone when its pid is (kill(pid, 0) fails with ESRCH), is a zombie, or
+   names a process with another start time (a reused pid); an owner on
+   another host (or boot) is gone when its lease ran out: no heartbeat for
+   JOB_LEASE_SECONDS.  A job claimed before the owner columns existed is
+   judged by its pid alone.  A job whose request was pending ends as asked
+   instead (cancel -> 'cancelled', pause -> 'paused').  Jobs without an
+   owner_pid (runs of `mixbench run`) are left alone.  *n receives how many. */
 int store_jobs_recover(Store *s, int *n, char *err);
-/* Heartbeat of a running job (so readers can see it is alive). */
+/* Heartbeat of a running job (so readers can see it is alive): renews its
+   lease for JOB_LEASE_SECONDS. */
 int store_job_heartbeat(Store *s, int64_t run_id, char *err);
 
 /* The paper's figures for a preset, one row per (preset, coords, metric,

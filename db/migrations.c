@@ -8,7 +8,8 @@
  * scripts).  A released migration is never edited: a change to the schema is
  * a new script appended at the end (version 2 added sweeps and the job
  * queue that way, version 3 the seeds' claims: loss_all, inference speed,
- * unigram entropy, the papers' settings).
+ * unigram entropy, the papers' settings, version 4 the owner identity and
+ * lease of a running job).
  */
 #include "db/migrations.h"
 
@@ -386,10 +387,43 @@ static const char MIGRATION_3[] =
     "  JOIN runs r ON r.sweep_id = s.id\n"
     "  JOIN results x ON x.id = r.id;\n";
 
+
+/* Version 4: who owns a running job, beyond a pid (issue 12).  A pid alone
+   is reused by the kernel and means nothing on another machine sharing the
+   store, so a claim also records the worker's host, the boot and pid
+   namespace it runs in, its process start time, and a lease that every
+   heartbeat renews (db/jobs.c: JOB_LEASE_SECONDS).  Recovery takes a job
+   whose owner is on this host and boot and whose pid is gone, a zombie, or
+   a different process (another start time); a job owned elsewhere is taken
+   once its lease has expired.  Jobs claimed before version 4 have NULL
+   here and are judged by their pid alone, as before.
+
+     -- running jobs, their owner, and how long their lease still runs
+     SELECT id, owner_host, owner_pid, lease_until FROM runs
+      WHERE status = 'running';
+*/
+static const char MIGRATION_4[] =
+    "ALTER TABLE runs ADD COLUMN owner_host TEXT  /*\n"
+    "    host name of the worker running the job (gethostname)\n"
+    "*/;\n"
+    "ALTER TABLE runs ADD COLUMN owner_boot TEXT  /*\n"
+    "    the boot (/proc/sys/kernel/random/boot_id) and pid namespace that worker runs in:\n"
+    "    owner_pid and owner_start mean something only on the same host, boot and namespace\n"
+    "*/;\n"
+    "ALTER TABLE runs ADD COLUMN owner_start INTEGER  /*\n"
+    "    start time of process owner_pid, clock ticks after boot (/proc/PID/stat field 22):\n"
+    "    a live pid with another start time is a reused pid, not the owner\n"
+    "*/;\n"
+    "ALTER TABLE runs ADD COLUMN lease_until TEXT  /*\n"
+    "    ISO-8601 UTC, renewed by every heartbeat; once past, a worker on another host\n"
+    "    (or boot) may take the job back\n"
+    "*/;\n";
+
 const char *const STORE_MIGRATIONS[] = {
     MIGRATION_1,
     MIGRATION_2,
     MIGRATION_3,
+    MIGRATION_4,
 };
 
 const int STORE_MIGRATION_COUNT = (int)(sizeof STORE_MIGRATIONS / sizeof STORE_MIGRATIONS[0]);

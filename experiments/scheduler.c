@@ -82,6 +82,7 @@ static void *worker_main(void *p)
         return NULL;
     }
     ClaimedJob *job = malloc(sizeof *job);
+    int idle = 0;   /* empty claims in a row */
     while (job && !atomic_load(&s->stop)) {
         int found = 0;
         count_running(s, +1, 0); /* counted before the claim, so fair_share sees it */
@@ -92,9 +93,15 @@ static void *worker_main(void *p)
         if (!found) {
             int others = count_running(s, -1, 0);
             if (s->o.until_empty && others == 0) break;
-            sleep_seconds(0.5);
+            /* Every 30 s of an empty queue: jobs of workers that died since
+               (on another host: whose lease ran out) are queued again. */
+            int recovered = 0;
+            if (++idle % 60 == 0 && store_jobs_recover(st, &recovered, err) && !s->o.silent)
+                fprintf(stderr, "mixbench: worker: %s\n", err);
+            if (!recovered) sleep_seconds(0.5);
             continue;
         }
+        idle = 0;
         JobSpec js;
         memset(&js, 0, sizeof js);
         config_defaults(&js.config);

@@ -2,7 +2,9 @@
  * test_jobs.c — the job queue and sweeps of the store (db/jobs.c, schema
  * version 2): upgrading a version 1 file in place, claim order, two worker
  * processes claiming at once, pause/cancel requests, resume, recovery of
- * jobs whose worker died, the queue and sweep_results views, paper figures,
+ * jobs whose worker died (a pid gone, a zombie, a reused pid, an expired
+ * lease of another host; schema version 4 and a version 3 store's running
+ * jobs), the queue and sweep_results views, paper figures,
  * the errors for finished jobs and unknown runs, and a worker's other
  * writes (a claimed job's start, a forgotten checkpoint).
  *
@@ -68,6 +70,17 @@ static int64_t claim(Store *s, int pid)
     return found == 1 ? job.run_id : 0;
 }
 
+/* Runs SQL that returns no rows; 0 on success. */
+static int exec_sql(Store *s, const char *sql)
+{
+    char err[ERR_LEN] = "";
+    FirstValue fv = {{0}, 0, 0};
+    int rc = store_query(s, sql, first_value, &fv, err);
+    if (rc)
+        printf("  %s: %s\n", sql, err);
+    return rc;
+}
+
 /* A pid that is surely gone: a child that exited and was reaped. */
 static int dead_pid(void)
 {
@@ -113,8 +126,8 @@ static void test_upgrade_v1(void)
     if (!s)
         return;
     int version = 0;
-    CHECK(store_schema_version(s, &version, err) == 0 && version == 3 &&
-          store_schema_latest() == 3, "version %d", version);
+    CHECK(store_schema_version(s, &version, err) == 0 && version == 4 &&
+          store_schema_latest() == 4, "version %d", version);
     CHECK(strcmp(run_value(s, "SELECT name || '|' || status || '|' || arch || '|' || steps_done"
                               " || '|' || json_extract(config_json, '$.d') FROM runs"
                               " WHERE id = %lld", 1).text, "old|done|mixer|20|32") == 0,
@@ -127,6 +140,9 @@ static void test_upgrade_v1(void)
     CHECK(strcmp(query1(s, "SELECT coords_json || '|' || priority || '|' || (sweep_id IS NULL)"
                            " || (control IS NULL) || (owner_pid IS NULL) FROM runs WHERE id = 1")
                  .text, "{}|0|111") == 0, "new column defaults");
+    CHECK(query_num(s, "SELECT count(*) FROM runs WHERE owner_host IS NULL AND owner_boot IS NULL"
+                       " AND owner_start IS NULL AND lease_until IS NULL") == 2,
+          "owner columns (version 4) not NULL");
     CHECK(query_num(s, "SELECT count(*) FROM sqlite_schema WHERE name IN ('sweeps',"
                        " 'paper_figures', 'queue', 'sweep_results', 'runs_claim', 'runs_sweep')")
           == 6, "new objects missing");
@@ -466,6 +482,202 @@ static void test_recover_zombie(void)
     store_close(s);
 }
 
+/* Field 22 of /proc/PID/stat (the process start time), read here apart
+   from db/jobs.c; -1 when unreadable. */
+static long long stat_start(int pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    char *p = strrchr(buf, ')');
+    long long start = -1;
+    /* fields 3..21 skipped, then 22 */
+    if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d"
+                            " %*d %*d %lld", &start) != 1)
+        return -1;
+    return start;
+}
+
+/* A claim records who owns the job beyond its pid: host, boot, start time,
+   and a lease JOB_LEASE_SECONDS long that each heartbeat renews. */
+static void test_claim_records_owner(void)
+{
+    Store *s = open_new("owner.db");
+    if (!s)
+        return;
+    char err[ERR_LEN] = "";
+    int me = (int)getpid();
+    int64_t job = enqueue(s, 0, NULL, 0);
+    CHECK(claim(s, me) == job, "claim");
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    CHECK(strcmp(run_value(s, "SELECT owner_host FROM runs WHERE id = %lld", job).text, host) == 0,
+          "owner_host %s, host %s", run_value(s, "SELECT owner_host FROM runs WHERE id = %lld", job).text,
+          host);
+    char boot_id[64] = "";
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    if (f) {
+        if (!fgets(boot_id, sizeof boot_id, f))
+            boot_id[0] = 0;
+        fclose(f);
+    }
+    boot_id[strcspn(boot_id, "\n")] = 0;
+    CHECK(boot_id[0] && strstr(run_value(s, "SELECT owner_boot FROM runs WHERE id = %lld", job).text,
+                               boot_id), "owner_boot %s",
+          run_value(s, "SELECT owner_boot FROM runs WHERE id = %lld", job).text);
+    long long start = stat_start(me);
+    char want[32];
+    snprintf(want, sizeof want, "%lld", start);
+    CHECK(start > 0 && strcmp(run_value(s, "SELECT owner_start FROM runs WHERE id = %lld", job).text,
+                              want) == 0, "owner_start %s, /proc says %lld",
+          run_value(s, "SELECT owner_start FROM runs WHERE id = %lld", job).text, start);
+    /* the lease runs JOB_LEASE_SECONDS from now (give or take the test's time) */
+    double left = query_num(s, "SELECT (julianday(lease_until) - julianday('now')) * 86400 FROM runs");
+    CHECK(left > JOB_LEASE_SECONDS - 30 && left <= JOB_LEASE_SECONDS + 1, "lease %.1f s", left);
+    CHECK(query_num(s, "SELECT count(*) FROM runs r JOIN queue q ON q.id = r.id") == 1, "queue view");
+    /* a heartbeat renews it */
+    CHECK(exec_sql(s, "UPDATE runs SET lease_until = '2000-01-01T00:00:00.000Z'") == 0,
+          "age the lease");
+    CHECK(store_job_heartbeat(s, job, err) == 0, "%s", err);
+    left = query_num(s, "SELECT (julianday(lease_until) - julianday('now')) * 86400 FROM runs");
+    CHECK(left > JOB_LEASE_SECONDS - 30, "lease after heartbeat %.1f s", left);
+    store_close(s);
+}
+
+/* A job owned by a live pid that names another process now (its recorded
+   start time differs: the owner died and the pid was reused) is recovered;
+   the same pid with its true start time is left alone. */
+static void test_recover_reused_pid(void)
+{
+    Store *s = open_new("reused.db");
+    if (!s)
+        return;
+    char err[ERR_LEN] = "";
+    int me = (int)getpid();
+    int64_t reused = enqueue(s, 0, NULL, 1);
+    int64_t mine = enqueue(s, 0, NULL, 0);
+    CHECK(claim(s, me) == reused && claim(s, me) == mine, "claims");
+    char sql[256];
+    snprintf(sql, sizeof sql, "UPDATE runs SET owner_start = owner_start - 1 WHERE id = %lld",
+             (long long)reused);
+    CHECK(exec_sql(s, sql) == 0, "older start");
+    int n = -1;
+    CHECK(store_jobs_recover(s, &n, err) == 0 && n == 1, "recovered %d %s", n, err);
+    FirstValue why = run_value(s, "SELECT status || ': ' || error FROM runs WHERE id = %lld", reused);
+    char pid_text[64];
+    snprintf(pid_text, sizeof pid_text, "worker process %d was gone", me);
+    CHECK(strncmp(why.text, "queued: interrupted: ", 21) == 0 && strstr(why.text, pid_text) &&
+          strstr(why.text, "another process"), "reused pid: %s", why.text);
+    CHECK(strcmp(run_value(s, "SELECT status FROM runs WHERE id = %lld", mine).text, "running") == 0,
+          "the live owner's job was touched");
+    /* A live pid whose start time was not recorded (a claim without /proc)
+       is its owner, as before version 4. */
+    CHECK(exec_sql(s, "UPDATE runs SET owner_start = NULL") == 0, "no start");
+    CHECK(store_jobs_recover(s, &n, err) == 0 && n == 0, "recovered %d %s", n, err);
+    store_close(s);
+}
+
+/* A job owned on another host (or another boot of this one, whose pids
+   mean nothing now) is recovered once its lease has expired, whatever its
+   pid names here, and left alone while the lease runs. */
+static void test_recover_expired_lease(void)
+{
+    Store *s = open_new("lease.db");
+    if (!s)
+        return;
+    char err[ERR_LEN] = "";
+    int me = (int)getpid(), gone = dead_pid();
+    int64_t expired = enqueue(s, 0, NULL, 5);
+    int64_t leased = enqueue(s, 0, NULL, 4);
+    int64_t leased_dead_pid = enqueue(s, 0, NULL, 3);
+    int64_t other_boot = enqueue(s, 0, NULL, 2);
+    int64_t other_boot_expired = enqueue(s, 0, NULL, 1);
+    CHECK(claim(s, me) == expired && claim(s, me) == leased && claim(s, gone) == leased_dead_pid &&
+          claim(s, me) == other_boot && claim(s, me) == other_boot_expired, "claims");
+    char sql[512];
+    snprintf(sql, sizeof sql,
+             "UPDATE runs SET owner_host = 'elsewhere.example', lease_until ="
+             " strftime('%%Y-%%m-%%dT%%H:%%M:%%fZ', 'now', '-1 seconds') WHERE id = %lld;"
+             "UPDATE runs SET owner_host = 'elsewhere.example' WHERE id IN (%lld, %lld);"
+             "UPDATE runs SET owner_boot = 'another-boot pid:[1]' WHERE id IN (%lld, %lld);"
+             "UPDATE runs SET lease_until = '2000-01-01T00:00:00.000Z' WHERE id = %lld;",
+             (long long)expired, (long long)leased, (long long)leased_dead_pid,
+             (long long)other_boot, (long long)other_boot_expired, (long long)other_boot_expired);
+    CHECK(exec_sql(s, sql) == 0, "other hosts");
+    int n = -1;
+    CHECK(store_jobs_recover(s, &n, err) == 0 && n == 2, "recovered %d %s", n, err);
+    FirstValue why = run_value(s, "SELECT status || ': ' || error FROM runs WHERE id = %lld", expired);
+    CHECK(strncmp(why.text, "queued: interrupted: ", 21) == 0 && strstr(why.text, "elsewhere.example") &&
+          strstr(why.text, "lease") && strstr(why.text, "queued again to resume from the start"),
+          "expired lease: %s", why.text);
+    CHECK(strcmp(run_value(s, "SELECT status FROM runs WHERE id = %lld", other_boot_expired).text,
+                 "queued") == 0, "another boot, lease expired: %s",
+          run_value(s, "SELECT status FROM runs WHERE id = %lld", other_boot_expired).text);
+    const char *status_sql = "SELECT status FROM runs WHERE id = %lld";
+    CHECK(strcmp(run_value(s, status_sql, leased).text, "running") == 0, "a leased job was taken");
+    CHECK(strcmp(run_value(s, status_sql, leased_dead_pid).text, "running") == 0,
+          "a pid of another host was judged here");
+    CHECK(strcmp(run_value(s, status_sql, other_boot).text, "running") == 0,
+          "a leased job of another boot was taken");
+    /* The lease runs out: the next recovery takes it. */
+    snprintf(sql, sizeof sql, "UPDATE runs SET lease_until = '2000-01-01T00:00:00.000Z' WHERE id = %lld",
+             (long long)leased);
+    CHECK(exec_sql(s, sql) == 0, "expire");
+    CHECK(store_jobs_recover(s, &n, err) == 0 && n == 1, "recovered %d %s", n, err);
+    CHECK(strcmp(run_value(s, status_sql, leased).text, "queued") == 0, "expired later");
+    /* A heartbeat keeps a job of another host alive. */
+    CHECK(store_job_heartbeat(s, leased_dead_pid, err) == 0, "%s", err);
+    CHECK(store_jobs_recover(s, &n, err) == 0 && n == 0, "recovered %d %s", n, err);
+    store_close(s);
+}
+
+/* A version 3 store with running jobs claimed by the old code (owner_pid
+   only) opens at version 4, and recovery judges those by their pid alone. */
+static void test_upgrade_v3_running(void)
+{
+    const char *path = db_path("v3.db");
+    sqlite3 *db = NULL;
+    CHECK(sqlite3_open(path, &db) == SQLITE_OK, "open");
+    char *msg = NULL;
+    for (int v = 0; v < 3; v++) {
+        CHECK(sqlite3_exec(db, STORE_MIGRATIONS[v], NULL, NULL, &msg) == SQLITE_OK, "v%d: %s",
+              v + 1, msg);
+        sqlite3_free(msg);
+        msg = NULL;
+    }
+    char fill[512];
+    snprintf(fill, sizeof fill,
+             "INSERT INTO runs (name, status, arch, task, owner_pid) VALUES"
+             " ('dead', 'running', 'mixer', 'clm', %d), ('alive', 'running', 'mixer', 'clm', %d);"
+             "PRAGMA user_version = 3;", dead_pid(), (int)getpid());
+    CHECK(sqlite3_exec(db, fill, NULL, NULL, &msg) == SQLITE_OK, "fill: %s", msg);
+    sqlite3_free(msg);
+    CHECK(sqlite3_close(db) == SQLITE_OK, "close");
+
+    char err[ERR_LEN] = "";
+    Store *s = NULL;
+    CHECK(store_open(path, &s, err) == 0, "%s", err);
+    if (!s)
+        return;
+    int version = 0;
+    CHECK(store_schema_version(s, &version, err) == 0 && version == 4, "version %d", version);
+    CHECK(query_num(s, "SELECT instr(sql, 'renewed by every heartbeat') > 0 FROM sqlite_schema"
+                       " WHERE name = 'runs'") == 1, "column comments not kept");
+    CHECK(strcmp(query1(s, "PRAGMA integrity_check").text, "ok") == 0, "integrity");
+    int n = -1;
+    CHECK(store_jobs_recover(s, &n, err) == 0 && n == 1, "recovered %d %s", n, err);
+    CHECK(strcmp(query1(s, "SELECT group_concat(name || ':' || status) FROM"
+                           " (SELECT name, status FROM runs ORDER BY id)").text,
+                 "dead:queued,alive:running") == 0, "%s",
+          query1(s, "SELECT group_concat(name || ':' || status) FROM runs").text);
+    store_close(s);
+}
+
 /* `run --resume RUN` claims that run: interrupted or paused with a
    checkpoint, never one that is done or running. */
 static void test_claim_run(void)
@@ -770,6 +982,10 @@ int main(void)
     RUN(test_resume);
     RUN(test_recover);
     RUN(test_recover_zombie);
+    RUN(test_claim_records_owner);
+    RUN(test_recover_reused_pid);
+    RUN(test_recover_expired_lease);
+    RUN(test_upgrade_v3_running);
     RUN(test_claim_run);
     RUN(test_sweep_results);
     RUN(test_paper_figures);

@@ -19,6 +19,7 @@
 #include "db/jobs.h"
 #include "db/queue_read.h"
 #include "engine/common.h"
+#include "engine/memory.h"
 
 struct Scheduler {
     SchedulerOptions o;
@@ -30,6 +31,8 @@ struct Scheduler {
     pthread_mutex_t lock; /* job_mutex_*: misuse fails an assert */
     int running;          /* under lock: jobs running now (and claims under way) */
     int finished;         /* under lock: jobs ended (any status) */
+    int in_jobs;          /* under lock: jobs inside job_run (holding or taking memory) */
+    double pending;       /* under lock: bytes admitted but not yet allocated */
 };
 
 typedef struct {
@@ -67,6 +70,53 @@ static void sleep_seconds(double sec)
 {
     struct timespec ts = {(time_t)sec, (long)((sec - (time_t)sec) * 1e9)};
     nanosleep(&ts, NULL);
+}
+
+/* JobSpec.memory_admit: a job that needs `need` bytes starts once they fit
+   in what the process may use now (which already counts the memory of the
+   jobs running) less what jobs admitted before it are still allocating.
+   A job that cannot fit even with nothing else running fails with the one
+   line; otherwise it waits for the others to end. */
+static int memory_admit(void *ctx, double need, double held, char *err)
+{
+    Scheduler *s = ctx;
+    for (;;) {
+        const char *source;
+        job_mutex_lock(&s->lock);
+        double available = memory_available(&source) + held - s->pending;
+        int alone = s->in_jobs <= 1 && s->pending <= 0;
+        if (need <= available) {
+            s->pending += need;
+            job_mutex_unlock(&s->lock);
+            return 0;
+        }
+        job_mutex_unlock(&s->lock);
+        if (alone) {
+            MemoryNeed total = {0};
+            total.total = need;
+            return memory_check(&total, available, source, err);
+        }
+        if (atomic_load(&s->stop)) {
+            err_set(err, "stopped while waiting for memory");
+            return JOB_MEMORY_STOPPED;
+        }
+        sleep_seconds(0.5);
+    }
+}
+
+static void memory_done(void *ctx, double need)
+{
+    Scheduler *s = ctx;
+    job_mutex_lock(&s->lock);
+    s->pending -= need;
+    job_mutex_unlock(&s->lock);
+}
+
+static void count_in_jobs(Scheduler *s, int delta)
+{
+    job_mutex_lock(&s->lock);
+    s->in_jobs += delta;
+    job_mutex_unlock(&s->lock);
 }
 
 static void *worker_main(void *p)
@@ -115,7 +165,12 @@ static void *worker_main(void *p)
             js.check_control = 1;
             js.stop = &s->stop;
             js.monitor = mon;
+            js.memory_admit = memory_admit;
+            js.memory_done = memory_done;
+            js.memory_ctx = s;
+            count_in_jobs(s, +1);
             int rc = job_run(&js, &status, err);
+            count_in_jobs(s, -1);
             if (!rc && status == RUN_INTERRUPTED) rc = store_job_resume(st, job->run_id, err);
             if (rc && !s->o.silent) fprintf(stderr, "mixbench: run %lld: %s\n", (long long)job->run_id, err);
         }

@@ -312,7 +312,7 @@ static int job_setup(Job *j, char *err)
     if (job_memory_bytes(&j->c, j->c.threads, held, ckpt_copies, &need, err)) return -1;
     *out = need;
     if (js->memory_admit) {
-        rc = js->memory_admit(js->memory_ctx, need.total, held, err);
+        rc = js->memory_admit(js->memory_ctx, &need, held, err);
         if (rc == JOB_MEMORY_STOPPED) j->stopped_waiting = 1;
         if (rc) return -1;
     } else {

@@ -22,6 +22,7 @@
 #include "db/store.h"
 #include "engine/config.h"
 #include "engine/dist.h"
+#include "engine/memory.h"
 #include "experiments/job_sink.h"
 
 typedef struct {
@@ -90,11 +91,11 @@ typedef struct {
     JobMonitor *monitor;       /* may be NULL */
     /* Memory admission (the local worker, experiments/scheduler.c), or NULL:
        the job alone is refused when it needs more than the process may use.
-       admit(ctx, need, held) returns 0 once `need` bytes fit beside the other
+       admit(ctx, need, held) returns 0 once need->total bytes fit beside the other
        jobs (held: the job's data, already allocated), -1 with err when it
        never can; JOB_MEMORY_STOPPED when a stop came first (the job goes back
        to the queue).  done(ctx, need) once the job's memory is allocated. */
-    int (*memory_admit)(void *ctx, double need, double held, char *err);
+    int (*memory_admit)(void *ctx, const MemoryNeed *need, double held, char *err);
     void (*memory_done)(void *ctx, double need);
     void *memory_ctx;
 } JobSpec;

@@ -31,7 +31,7 @@ struct Scheduler {
     pthread_mutex_t lock; /* job_mutex_*: misuse fails an assert */
     int running;          /* under lock: jobs running now (and claims under way) */
     int finished;         /* under lock: jobs ended (any status) */
-    int in_jobs;          /* under lock: jobs inside job_run (holding or taking memory) */
+    int holding;          /* under lock: jobs admitted (holding or taking memory) */
     double pending;       /* under lock: bytes admitted but not yet allocated */
 };
 
@@ -39,6 +39,12 @@ typedef struct {
     Scheduler *s;
     int index;
 } WorkerArg;
+
+/* A worker's memory admission of its current job (JobSpec.memory_ctx). */
+typedef struct {
+    Scheduler *s;
+    int admitted;
+} WorkerMemory;
 
 /* Adds delta to the running count and returns it (finished counts a job
    that ended), under the lock. */
@@ -72,30 +78,29 @@ static void sleep_seconds(double sec)
     nanosleep(&ts, NULL);
 }
 
-/* JobSpec.memory_admit: a job that needs `need` bytes starts once they fit
+/* JobSpec.memory_admit: a job that needs need->total bytes starts once they fit
    in what the process may use now (which already counts the memory of the
    jobs running) less what jobs admitted before it are still allocating.
    A job that cannot fit even with nothing else running fails with the one
    line; otherwise it waits for the others to end. */
-static int memory_admit(void *ctx, double need, double held, char *err)
+static int memory_admit(void *ctx, const MemoryNeed *need, double held, char *err)
 {
-    Scheduler *s = ctx;
+    WorkerMemory *wm = ctx;
+    Scheduler *s = wm->s;
     for (;;) {
         const char *source;
         job_mutex_lock(&s->lock);
         double available = memory_available(&source) + held - s->pending;
-        int alone = s->in_jobs <= 1 && s->pending <= 0;
-        if (need <= available) {
-            s->pending += need;
+        int alone = s->holding == 0;   /* jobs waiting like this one hold nothing */
+        if (need->total <= available) {
+            s->pending += need->total;
+            s->holding++;
+            wm->admitted = 1;
             job_mutex_unlock(&s->lock);
             return 0;
         }
         job_mutex_unlock(&s->lock);
-        if (alone) {
-            MemoryNeed total = {0};
-            total.total = need;
-            return memory_check(&total, available, source, err);
-        }
+        if (alone) return memory_check(need, available, source, err);
         if (atomic_load(&s->stop)) {
             err_set(err, "stopped while waiting for memory");
             return JOB_MEMORY_STOPPED;
@@ -106,17 +111,20 @@ static int memory_admit(void *ctx, double need, double held, char *err)
 
 static void memory_done(void *ctx, double need)
 {
-    Scheduler *s = ctx;
+    Scheduler *s = ((WorkerMemory *)ctx)->s;
     job_mutex_lock(&s->lock);
     s->pending -= need;
     job_mutex_unlock(&s->lock);
 }
 
-static void count_in_jobs(Scheduler *s, int delta)
+/* The job of wm has ended: its memory is free again. */
+static void memory_release(WorkerMemory *wm)
 {
-    job_mutex_lock(&s->lock);
-    s->in_jobs += delta;
-    job_mutex_unlock(&s->lock);
+    if (!wm->admitted) return;
+    job_mutex_lock(&wm->s->lock);
+    wm->s->holding--;
+    job_mutex_unlock(&wm->s->lock);
+    wm->admitted = 0;
 }
 
 static void *worker_main(void *p)
@@ -167,10 +175,10 @@ static void *worker_main(void *p)
             js.monitor = mon;
             js.memory_admit = memory_admit;
             js.memory_done = memory_done;
-            js.memory_ctx = s;
-            count_in_jobs(s, +1);
+            WorkerMemory wm = {s, 0};
+            js.memory_ctx = &wm;
             int rc = job_run(&js, &status, err);
-            count_in_jobs(s, -1);
+            memory_release(&wm);
             if (!rc && status == RUN_INTERRUPTED) rc = store_job_resume(st, job->run_id, err);
             if (rc && !s->o.silent) fprintf(stderr, "mixbench: run %lld: %s\n", (long long)job->run_id, err);
         }

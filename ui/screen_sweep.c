@@ -395,21 +395,22 @@ static int draw_memory(SweepScreen *s, UiContext *ctx, int y, int x, int width, 
     else
         snprintf(line, sizeof line, "every job fits: largest %s of %s available (%s)", largest, avail,
                  s->check.source);
-    ui_text(y, x, width, s->check.n_unfit ? bad : 0, "%s", line);
-    int line_no = 1, cx = x;
-    for (int j = 0; j < s->check.n_jobs && line_no < max_lines; j++) {
+    int row = ui_wrap(y, x, width, max_lines < 2 ? max_lines : 2, s->check.n_unfit ? bad : 0, line);
+    int cx = x, drawn = 0;   /* the list starts on the line after the summary */
+    for (int j = 0; j < s->check.n_jobs && row < max_lines; j++) {
         char item[48], mem[32];
         memory_fmt(s->check.jobs[j].need, mem, sizeof mem);
         snprintf(item, sizeof item, "%d: %s%s", j + 1, mem, s->check.jobs[j].fits ? "" : "!");
         int len = (int)strlen(item);
         if (cx > x && cx + len > x + width) {
-            if (++line_no >= max_lines) break;
+            if (++row >= max_lines) break;
             cx = x;
         }
-        ui_text(y + line_no, cx, x + width - cx, s->check.jobs[j].fits ? dim : bad, "%s", item);
+        ui_text(y + row, cx, x + width - cx, s->check.jobs[j].fits ? dim : bad, "%s", item);
         cx += len + 2;
+        drawn = 1;
     }
-    return s->check.n_jobs ? line_no + 1 : 1;
+    return drawn ? row + 1 : row;
 }
 
 static void sweep_draw(void *state, UiContext *ctx, int top, int height, int width)

@@ -36,7 +36,8 @@ check form_memory_per_job ui 2 "1: [0-9]+ MB  2: [0-9]+ MB"
 keys Down Down Down Down Enter C-u
 TM send-keys -t ui -l "layers=1,24"; sleep 0.2
 keys Enter
-check form_memory_flags ui 5 "1 of 2 jobs do not fit"
+sleep 0.5
+check form_memory_flags ui 5 "1 of 2 do not fit"
 check form_memory_flag_job ui 2 "2: [0-9]+ MB!"
 
 # ---- New sweep: data that does not load is named, and nothing is queued

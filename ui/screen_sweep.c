@@ -390,11 +390,10 @@ static int draw_memory(SweepScreen *s, UiContext *ctx, int y, int x, int width, 
     memory_fmt(s->check.available, avail, sizeof avail);
     memory_fmt(s->check.largest, largest, sizeof largest);
     if (s->check.n_unfit)
-        snprintf(line, sizeof line, "%d of %d jobs do not fit (!): %s available (%s)", s->check.n_unfit,
-                 s->check.n_jobs, avail, s->check.source);
-    else
-        snprintf(line, sizeof line, "every job fits: largest %s of %s available (%s)", largest, avail,
+        snprintf(line, sizeof line, "%d of %d do not fit (!) in %s (%s)", s->check.n_unfit, s->check.n_jobs, avail,
                  s->check.source);
+    else
+        snprintf(line, sizeof line, "every job fits: largest %s of %s (%s)", largest, avail, s->check.source);
     int row = ui_wrap(y, x, width, max_lines < 2 ? max_lines : 2, s->check.n_unfit ? bad : 0, line);
     int cx = x, drawn = 0;   /* the list starts on the line after the summary */
     for (int j = 0; j < s->check.n_jobs && row < max_lines; j++) {

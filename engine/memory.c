@@ -111,9 +111,29 @@ static double meminfo(const char *field)
     return v;
 }
 
+/* A field of a cgroup's memory.stat ("inactive_file ..."), or 0. */
+static double stat_field(const char *path, const char *field)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    char line[256];
+    double v = 0;
+    size_t n = strlen(field);
+    while (fgets(line, sizeof line, f))
+        if (!strncmp(line, field, n) && line[n] == ' ') {
+            v = strtod(line + n + 1, NULL);
+            break;
+        }
+    fclose(f);
+    return v;
+}
+
 /* Room under a cgroup's limit, the tightest over dir and its parents up to
-   root; -1 when no limit is set. */
-static double cgroup_room(const char *root, const char *rel, const char *max_file, const char *cur_file)
+   root; -1 when no limit is set.  The usage counts the page cache; its
+   inactive part is given back under pressure, so it counts as room (the
+   working set, as container runtimes reckon it). */
+static double cgroup_room(const char *root, const char *rel, const char *max_file, const char *cur_file,
+                          const char *inactive_field)
 {
     char dir[1024];
     snprintf(dir, sizeof dir, "%s", rel);
@@ -124,6 +144,8 @@ static double cgroup_room(const char *root, const char *rel, const char *max_fil
         double max = read_number(path);
         snprintf(path, sizeof path, "%s%s/%s", root, dir, cur_file);
         double cur = read_number(path);
+        snprintf(path, sizeof path, "%s%s/memory.stat", root, dir);
+        if (cur > 0) cur -= MB_MIN(cur, stat_field(path, inactive_field));
         /* cgroup v1 writes "no limit" as a huge number */
         if (max >= 0 && max < 1e18 && cur >= 0) {
             double room = max > cur ? max - cur : 0;
@@ -163,10 +185,11 @@ double memory_available(const char **source)
     char rel[1024];
     /* cgroup v2, then the v1 memory controller */
     cgroup_path("", rel, sizeof rel);
-    double room = cgroup_room("/sys/fs/cgroup", rel, "memory.max", "memory.current");
+    double room = cgroup_room("/sys/fs/cgroup", rel, "memory.max", "memory.current", "inactive_file");
     if (room < 0) {
         cgroup_path("memory", rel, sizeof rel);
-        room = cgroup_room("/sys/fs/cgroup/memory", rel, "memory.limit_in_bytes", "memory.usage_in_bytes");
+        room = cgroup_room("/sys/fs/cgroup/memory", rel, "memory.limit_in_bytes", "memory.usage_in_bytes",
+                           "total_inactive_file");
     }
     if (room >= 0 && room < best) {
         best = room;

@@ -305,26 +305,24 @@ static int job_setup(Job *j, char *err)
     if (rc || config_validate(&j->c, err)) return -1;
     /* the memory it needs, against what the process may use, before the
        model, optimizer and activations are allocated (engine/memory.h) */
-    MemoryNeed need;
+    const MemoryNeed *need = &j->need;
     double held = dataset_bytes(&j->ds);
-    MemoryNeed *out = &j->need;
     int ckpt_copies = js->resume_ckpt && js->resume_ckpt[0] ? 3 : js->init_ckpt ? 1 : 0;
-    if (job_memory_bytes(&j->c, j->c.threads, held, ckpt_copies, &need, err)) return -1;
-    *out = need;
+    if (job_memory_bytes(&j->c, j->c.threads, held, ckpt_copies, &j->need, err)) return -1;
     if (js->memory_admit) {
-        rc = js->memory_admit(js->memory_ctx, &need, held, err);
+        rc = js->memory_admit(js->memory_ctx, need, held, err);
         if (rc == JOB_MEMORY_STOPPED) j->stopped_waiting = 1;
         if (rc) return -1;
     } else {
         const char *source;
         double available = memory_available(&source) + held;
-        if (memory_check(&need, available, source, err)) return -1;
+        if (memory_check(need, available, source, err)) return -1;
     }
     rc = model_build(&j->m, &j->c, err) ? -1 : 0;
     j->have_model = rc == 0;
     if (!rc && js->init_ckpt && checkpoint_load_weights(js->init_ckpt, &j->m, err)) rc = -1;
     if (!rc && trainer_create_dist(&j->tr, &j->m, &j->ds, j->c.threads, 1, js->dist, err)) rc = -1;
-    if (js->memory_done) js->memory_done(js->memory_ctx, need.total);
+    if (js->memory_done) js->memory_done(js->memory_ctx, need->total);
     if (rc) return -1;
     /* over ranks, rank 0 alone reads the checkpoint; trainer_sync shares it */
     if (j->writer && js->resume_ckpt && js->resume_ckpt[0] && trainer_resume(j->tr, js->resume_ckpt, err)) return -1;

@@ -6,7 +6,9 @@
  * sweep_parse, so the form always shows the job count (or the parser's
  * error line) and an estimate of the training time; "Queue" hands the
  * sweep to sweep_enqueue, exactly as `mixbench sweep` does, and switches to
- * the Queue screen.
+ * the Queue screen.  When no field is being edited, the sweep's data is
+ * loaded (once per spec) to show each job's memory and to refuse data that
+ * would fail every job (experiments/sweep_check.h).
  *
  * Keys: up/down move between fields; Enter edits a text field, toggles or
  * cycles the others, opens the preset list, or queues; Space toggles an
@@ -715,7 +717,10 @@ const UiScreen ui_screen_sweep = {
     "Axes: a grid `layers=1,2 heads=2,4` or zipped `(layers,heads)=(1,1),(2,4)`;\n"
     "Budget: steps=N, tokens=N or seconds=S; Extra keys: any key=value (with a\n"
     "preset they override its keys).  The job count and the error line follow\n"
-    "every keystroke; the time is an estimate from finished runs' tokens/s.\n",
+    "every keystroke; the time is an estimate from finished runs' tokens/s.\n"
+    "Memory: what each job needs, '!' when more than this process may use;\n"
+    "counted (the data loaded once) when a field is left.  Data that does not\n"
+    "load is named in red and the sweep is not queued.\n",
     sweep_create,
     sweep_destroy,
     sweep_reload,

@@ -25,6 +25,7 @@
 #include "engine/common.h"
 #include "engine/dist.h"
 #include "engine/io/json.h"
+#include "engine/memory.h"
 #include "engine/pool.h"
 #include "engine/text.h"
 #include "experiments/estimate.h"
@@ -32,6 +33,7 @@
 #include "experiments/mpi_sweep.h"
 #include "experiments/scheduler.h"
 #include "experiments/sweep.h"
+#include "experiments/sweep_check.h"
 #include "experiments/sweep_queue.h"
 
 enum { MAX_GRID_WORDS = 512 };
@@ -58,11 +60,30 @@ int cmd_sweep(int argc, char **argv)
         return cli_fail("sweep: --priority %s is not a whole number", priority_s);
     Sweep sw;
     if (sweep_parse_data(n_grid, (char **)grid, &base, data, &sw, err)) return cli_fail("%s", err);
+    /* what the jobs would find when they start: their data loads, and
+       their memory (experiments/sweep_check.h) */
+    SweepCheck check;
+    if (sweep_check(&sw, &check, err)) {
+        sweep_free(&sw);
+        return cli_fail("sweep: %s; nothing queued", err);
+    }
     printf("sweep %s: %d job%s\n", sw.name, sw.n_jobs, sw.n_jobs == 1 ? "" : "s");
     for (int i = 0; i < sw.n_jobs; i++) {
         const Config *c = &sw.jobs[i].config;
-        printf("  %3d  %-11s %-10s %s  %s\n", i + 1, c->arch, c->task, sw.jobs[i].coords, c->data);
+        char mem[32];
+        memory_fmt(check.jobs[i].need, mem, sizeof mem);
+        printf("  %3d  %-11s %-10s %s  %s  memory %s%s\n", i + 1, c->arch, c->task, sw.jobs[i].coords, c->data, mem,
+               check.jobs[i].fits ? "" : "  DOES NOT FIT");
     }
+    char largest[32], avail[32];
+    memory_fmt(check.largest, largest, sizeof largest);
+    memory_fmt(check.available, avail, sizeof avail);
+    if (check.n_unfit)
+        printf("memory: %d of %d jobs do not fit: the largest needs %s but %s is available here (%s); a worker "
+               "here fails them\n", check.n_unfit, sw.n_jobs, largest, avail, check.source);
+    else
+        printf("memory: the largest job needs %s, %s is available here (%s)\n", largest, avail, check.source);
+    sweep_check_free(&check);
     SweepEstimate est = sweep_estimate(&sw, 2);
     char when[32];
     fmt_duration(est.seconds, when, sizeof when);

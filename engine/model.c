@@ -87,7 +87,9 @@ static void init_params(Model *m)
     }
 }
 
-int model_build(Model *m, const Config *c, char *err)
+/* The parameter table of c; with allocate, also the weights, the mixers'
+   state and the sinusoid table (model_build), else nothing big (model_plan). */
+static int model_make(Model *m, const Config *c, int allocate, char *err)
 {
     memset(m, 0, sizeof *m);
     m->cfg = *c;
@@ -146,7 +148,7 @@ int model_build(Model *m, const Config *c, char *err)
             bp->w2 = add_param(&pl, name, 2, d, dff, INIT_NORMAL, 1, 0, 1, 0);
             snprintf(name, sizeof name, "%sffn.b2", pre);
             bp->b2 = add_param(&pl, name, 1, d, 1, INIT_ZERO, 0, 0, 0, 0);
-            if (m->mixer->create) {
+            if (allocate && m->mixer->create) {
                 bp->mix_state = m->mixer->create(c, err);
                 if (!bp->mix_state) { bad = 2; break; }
             }
@@ -170,6 +172,7 @@ int model_build(Model *m, const Config *c, char *err)
         return had_msg ? -1 : err_set(err, "out of memory building the model");
     }
     sparse_layout(m);   /* sparse_rows params after the dense ones (engine/sparse.h) */
+    if (!allocate) return 0;
     m->w = aligned_alloc(64, sizeof(float) * (m->n_floats ? m->n_floats : 16));
     if (!m->w) {
         model_free(m);
@@ -192,6 +195,10 @@ int model_build(Model *m, const Config *c, char *err)
     init_params(m);
     return 0;
 }
+
+int model_build(Model *m, const Config *c, char *err) { return model_make(m, c, 1, err); }
+
+int model_plan(Model *m, const Config *c, char *err) { return model_make(m, c, 0, err); }
 
 void model_free(Model *m)
 {

@@ -71,6 +71,10 @@ typedef struct Model {
    weights from cfg.seed (each tensor from its own stream, derived from its
    name, so tensors do not depend on each other's order). */
 int model_build(Model *m, const Config *c, char *err);
+/* The parameter table alone (names, shapes, offsets, n_floats): no weights
+   (w is NULL), no mixer state; for sizing a job before allocating it
+   (engine/memory.h).  model_free frees it. */
+int model_plan(Model *m, const Config *c, char *err);
 void model_free(Model *m);
 int model_find_param(const Model *m, const char *name);
 static inline float *model_param(const Model *m, int idx) { return m->w + m->params[idx].offset; }
@@ -130,6 +134,10 @@ typedef struct {
 /* Allocates the work space for B samples (grads too when with_grads). */
 int work_alloc(Work *w, const Model *m, int B, int with_grads, char *err);
 void work_free(Work *w);
+/* The bytes of work_alloc's arena for B samples, computed without allocating
+   it (the dense gradient included when with_grads; the sparse-row
+   accumulators are not in the arena). */
+size_t work_arena_bytes(const Model *m, int B, int with_grads);
 
 /* The per-call context of the stack kernels. */
 typedef struct {

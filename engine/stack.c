@@ -121,6 +121,25 @@ int work_alloc(Work *w, const Model *m, int B, int with_grads, char *err)
     return 0;
 }
 
+size_t work_arena_bytes(const Model *m, int B, int with_grads)
+{
+    /* layout() links block l's input to block l-1's buffers: it needs the
+       small per-block tables, not the arena */
+    Work w;
+    memset(&w, 0, sizeof w);
+    for (int s = 0; s < m->n_stacks; s++) {
+        w.stacks[s].blocks = calloc((size_t)m->cfg.layers, sizeof(BlockActs));
+        if (!w.stacks[s].blocks) {
+            work_free(&w);
+            return 0;
+        }
+    }
+    Arena sizing = {NULL, 0};
+    layout(&w, m, B, with_grads, &sizing);
+    work_free(&w);
+    return sizing.used;
+}
+
 void work_free(Work *w)
 {
     for (int s = 0; s < MODEL_MAX_STACKS; s++) free(w->stacks[s].blocks);

@@ -37,6 +37,7 @@
 #include "engine/checkpoint.h"
 #include "engine/common.h"
 #include "engine/infer_bench.h"
+#include "engine/memory.h"
 #include "engine/dist.h"
 #include "engine/trainer.h"
 #include "experiments/format.h"
@@ -135,6 +136,8 @@ typedef struct {
     char last_periodic[PATH_MAX + 128];
     double unigram_nats;       /* the training split's unigram entropy */
     JobProgress prog;
+    int stopped_waiting;       /* a stop came while waiting for memory */
+    MemoryNeed need;           /* what job_memory_bytes said it needs */
 } Job;
 
 static int flush_metrics(Job *j, char *err)
@@ -300,10 +303,27 @@ static int job_setup(Job *j, char *err)
     int rc = dataset_load_config(&j->c, init_tok, &j->ds, err);
     tokenizer_free(init_tok);
     if (rc || config_validate(&j->c, err)) return -1;
-    if (model_build(&j->m, &j->c, err)) return -1;
-    j->have_model = 1;
-    if (js->init_ckpt && checkpoint_load_weights(js->init_ckpt, &j->m, err)) return -1;
-    if (trainer_create_dist(&j->tr, &j->m, &j->ds, j->c.threads, 1, js->dist, err)) return -1;
+    /* the memory it needs, against what the process may use, before the
+       model, optimizer and activations are allocated (engine/memory.h) */
+    const MemoryNeed *need = &j->need;
+    double held = dataset_bytes(&j->ds);
+    int ckpt_copies = js->resume_ckpt && js->resume_ckpt[0] ? 3 : js->init_ckpt ? 1 : 0;
+    if (job_memory_bytes(&j->c, j->c.threads, held, ckpt_copies, &j->need, err)) return -1;
+    if (js->memory_admit) {
+        rc = js->memory_admit(js->memory_ctx, need, held, err);
+        if (rc == JOB_MEMORY_STOPPED) j->stopped_waiting = 1;
+        if (rc) return -1;
+    } else {
+        const char *source;
+        double available = memory_available(&source) + held;
+        if (memory_check(need, available, source, err)) return -1;
+    }
+    rc = model_build(&j->m, &j->c, err) ? -1 : 0;
+    j->have_model = rc == 0;
+    if (!rc && js->init_ckpt && checkpoint_load_weights(js->init_ckpt, &j->m, err)) rc = -1;
+    if (!rc && trainer_create_dist(&j->tr, &j->m, &j->ds, j->c.threads, 1, js->dist, err)) rc = -1;
+    if (js->memory_done) js->memory_done(js->memory_ctx, need->total);
+    if (rc) return -1;
     /* over ranks, rank 0 alone reads the checkpoint; trainer_sync shares it */
     if (j->writer && js->resume_ckpt && js->resume_ckpt[0] && trainer_resume(j->tr, js->resume_ckpt, err)) return -1;
     j->rows = calloc(METRIC_BUFFER, sizeof(MetricRow));
@@ -388,10 +408,12 @@ int job_run(JobSpec *js, RunStatus *status_out, char *err)
         int stored = js->run_id != 0 && j.sink.ops;
         *status_out = RUN_FAILED;
         char e[ERR_LEN];
-        if (stored && js->resumed) {
+        if (stored && (js->resumed || j.stopped_waiting)) {
             /* resumed by hand: still resumable once the cause is fixed */
             j.sink.ops->set_status(j.sink.ctx, js->run_id, RUN_INTERRUPTED, e);
-            stored = 0;
+            /* a stop while it waited for memory: back to the queue */
+            if (j.stopped_waiting) *status_out = RUN_INTERRUPTED;
+            stored = j.stopped_waiting;
         } else if (stored) {
             /* a queued job that cannot start: the run says why */
             RunEnd end = {run_status_name(RUN_FAILED), setup_err, 0, 0, 0, 0, peak_mem_mb()};
@@ -419,6 +441,9 @@ int job_run(JobSpec *js, RunStatus *status_out, char *err)
                (long long)n_params, (long long)nonemb);
         if (ranks > 1) printf("%d ranks x ", ranks);
         printf("%d thread%s%s\n", j.prog.threads, j.prog.threads > 1 ? "s" : "", j.prog.step ? " (resumed)" : "");
+        char mem[256];
+        memory_need_describe(&j.need, mem, sizeof mem);
+        printf("memory: %s estimated\n", mem);
         if (isfinite(j.ds.loss_floor) && j.ds.loss_floor > 0)
             printf("data entropy rate (loss floor): %.4f nats/token\n", j.ds.loss_floor);
         if (isfinite(j.unigram_nats))

@@ -22,6 +22,7 @@
 #include "db/store.h"
 #include "engine/config.h"
 #include "engine/dist.h"
+#include "engine/memory.h"
 #include "experiments/job_sink.h"
 
 typedef struct {
@@ -88,7 +89,18 @@ typedef struct {
     atomic_int *stop;          /* non-zero: checkpoint and end as 'interrupted'
                                   (may be NULL) */
     JobMonitor *monitor;       /* may be NULL */
+    /* Memory admission (the local worker, experiments/scheduler.c), or NULL:
+       the job alone is refused when it needs more than the process may use.
+       admit(ctx, need, held) returns 0 once need->total bytes fit beside the other
+       jobs (held: the job's data, already allocated), -1 with err when it
+       never can; JOB_MEMORY_STOPPED when a stop came first (the job goes back
+       to the queue).  done(ctx, need) once the job's memory is allocated. */
+    int (*memory_admit)(void *ctx, const MemoryNeed *need, double held, char *err);
+    void (*memory_done)(void *ctx, double need);
+    void *memory_ctx;
 } JobSpec;
+
+#define JOB_MEMORY_STOPPED 2
 
 /* Runs the job.  Returns 0 once the run row holds its final state (written
    into *status: done, paused, cancelled, interrupted, diverged or failed;

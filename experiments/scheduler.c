@@ -19,6 +19,7 @@
 #include "db/jobs.h"
 #include "db/queue_read.h"
 #include "engine/common.h"
+#include "engine/memory.h"
 
 struct Scheduler {
     SchedulerOptions o;
@@ -30,12 +31,20 @@ struct Scheduler {
     pthread_mutex_t lock; /* job_mutex_*: misuse fails an assert */
     int running;          /* under lock: jobs running now (and claims under way) */
     int finished;         /* under lock: jobs ended (any status) */
+    int holding;          /* under lock: jobs admitted (holding or taking memory) */
+    double pending;       /* under lock: bytes admitted but not yet allocated */
 };
 
 typedef struct {
     Scheduler *s;
     int index;
 } WorkerArg;
+
+/* A worker's memory admission of its current job (JobSpec.memory_ctx). */
+typedef struct {
+    Scheduler *s;
+    int admitted;
+} WorkerMemory;
 
 /* Adds delta to the running count and returns it (finished counts a job
    that ended), under the lock. */
@@ -67,6 +76,55 @@ static void sleep_seconds(double sec)
 {
     struct timespec ts = {(time_t)sec, (long)((sec - (time_t)sec) * 1e9)};
     nanosleep(&ts, NULL);
+}
+
+/* JobSpec.memory_admit: a job that needs need->total bytes starts once they fit
+   in what the process may use now (which already counts the memory of the
+   jobs running) less what jobs admitted before it are still allocating.
+   A job that cannot fit even with nothing else running fails with the one
+   line; otherwise it waits for the others to end. */
+static int memory_admit(void *ctx, const MemoryNeed *need, double held, char *err)
+{
+    WorkerMemory *wm = ctx;
+    Scheduler *s = wm->s;
+    for (;;) {
+        const char *source;
+        job_mutex_lock(&s->lock);
+        double available = memory_available(&source) + held - s->pending;
+        int alone = s->holding == 0;   /* jobs waiting like this one hold nothing */
+        if (need->total <= available) {
+            s->pending += need->total;
+            s->holding++;
+            wm->admitted = 1;
+            job_mutex_unlock(&s->lock);
+            return 0;
+        }
+        job_mutex_unlock(&s->lock);
+        if (alone) return memory_check(need, available, source, err);
+        if (atomic_load(&s->stop)) {
+            err_set(err, "stopped while waiting for memory");
+            return JOB_MEMORY_STOPPED;
+        }
+        sleep_seconds(0.5);
+    }
+}
+
+static void memory_done(void *ctx, double need)
+{
+    Scheduler *s = ((WorkerMemory *)ctx)->s;
+    job_mutex_lock(&s->lock);
+    s->pending -= need;
+    job_mutex_unlock(&s->lock);
+}
+
+/* The job of wm has ended: its memory is free again. */
+static void memory_release(WorkerMemory *wm)
+{
+    if (!wm->admitted) return;
+    job_mutex_lock(&wm->s->lock);
+    wm->s->holding--;
+    job_mutex_unlock(&wm->s->lock);
+    wm->admitted = 0;
 }
 
 static void *worker_main(void *p)
@@ -122,7 +180,12 @@ static void *worker_main(void *p)
             js.check_control = 1;
             js.stop = &s->stop;
             js.monitor = mon;
+            js.memory_admit = memory_admit;
+            js.memory_done = memory_done;
+            WorkerMemory wm = {s, 0};
+            js.memory_ctx = &wm;
             int rc = job_run(&js, &status, err);
+            memory_release(&wm);
             if (!rc && status == RUN_INTERRUPTED) rc = store_job_resume(st, job->run_id, err);
             if (rc && !s->o.silent) fprintf(stderr, "mixbench: run %lld: %s\n", (long long)job->run_id, err);
         }

@@ -11,6 +11,11 @@
  * cores to a job alone, shared fairly when several run.  The count is then
  * written into the job's config, so a resumed job runs on the same number
  * of threads and reaches the same numbers.
+ *
+ * Memory: a job starts only once what it needs (engine/memory.h, counted
+ * when its data is loaded and before its model is allocated) fits in what
+ * the process may use beside the jobs already running; it waits for them
+ * to end, and one that could not fit even alone fails with the one line.
  */
 #ifndef MIXBENCH_SCHEDULER_H
 #define MIXBENCH_SCHEDULER_H

@@ -319,7 +319,10 @@ static void run_reload(void *state, UiContext *ctx)
     if (st->run_id) load(st, ctx);
 }
 
-static void draw_header(RunState *st, UiContext *ctx, int y, int width)
+/* Two lines, or more when a failed run's error needs them: the whole error
+   is wrapped over up to max_error_rows lines in place of the second line.
+   Returns the lines used. */
+static int draw_header(RunState *st, UiContext *ctx, int y, int width, int max_error_rows)
 {
     const RunSummary *r = &st->run;
     const char *status = run_status_name(r->status);
@@ -382,9 +385,11 @@ static void draw_header(RunState *st, UiContext *ctx, int y, int width)
        lists the same keys first) */
     if (r->coords[0] && (int)(len + 2 + strlen(r->coords)) < width - 1)
         snprintf(line + len, sizeof line - len, "  %s", r->coords);
-    ui_text(y + 1, 1, width - 1, 0, "%s", line);
     if (r->error[0] && r->status != RUN_QUEUED && r->status != RUN_RUNNING)
-        ui_text(y + 1, 1, width - 1, ui_attr(ctx, UI_PAIR_BAD), "%-*s", width, r->error);
+        return 1 + ui_wrap(y + 1, 1, width - 2, max_error_rows < 1 ? 1 : max_error_rows, ui_attr(ctx, UI_PAIR_BAD),
+                           r->error);
+    ui_text(y + 1, 1, width - 1, 0, "%s", line);
+    return 2;
 }
 
 static void draw_legend(RunState *st, UiContext *ctx, int y, int width)
@@ -500,10 +505,10 @@ static void run_draw(void *state, UiContext *ctx, int top, int height, int width
                            : "no runs yet: the Runs screen (1) queues the demo with d");
         return;
     }
-    draw_header(st, ctx, top, width);
+    int header = draw_header(st, ctx, top, width, MB_MIN(8, height - 6));
     if (height < 6) return;
-    draw_legend(st, ctx, top + 2, width);
-    int y = top + 3, rest = height - 3;
+    draw_legend(st, ctx, top + header, width);
+    int y = top + header + 1, rest = height - header - 1;
     if (width >= WIDE) {
         int plot_w = width - SIDE_WIDTH - 2, side_x = plot_w + 2;
         draw_curve(st, ctx, y, 0, rest, plot_w);

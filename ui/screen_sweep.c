@@ -6,7 +6,9 @@
  * sweep_parse, so the form always shows the job count (or the parser's
  * error line) and an estimate of the training time; "Queue" hands the
  * sweep to sweep_enqueue, exactly as `mixbench sweep` does, and switches to
- * the Queue screen.
+ * the Queue screen.  When no field is being edited, the sweep's data is
+ * loaded (once per spec) to show each job's memory and to refuse data that
+ * would fail every job (experiments/sweep_check.h).
  *
  * Keys: up/down move between fields; Enter edits a text field, toggles or
  * cycles the others, opens the preset list, or queues; Space toggles an
@@ -31,7 +33,9 @@
 #include "engine/mixer.h"
 #include "engine/text.h"
 #include "experiments/format.h"
+#include "engine/memory.h"
 #include "experiments/sweep.h"
+#include "experiments/sweep_check.h"
 #include "experiments/sweep_queue.h"
 #include "ui/ui.h"
 
@@ -73,6 +77,13 @@ typedef struct {
     char warning[ERR_LEN];       /* e.g. a dataset path that does not exist */
     double estimate_seconds;
     char estimate_basis[256];
+    /* what the jobs would find when they start (sweep_check): their data
+       loads and their memory; checked again only when spec or data change,
+       and not while a field is edited (loading data takes a moment) */
+    SweepCheck check;
+    int checked;                 /* check holds this spec's result */
+    char checked_key[2600];      /* spec + data it was made for */
+    char data_error[ERR_LEN];    /* the data cannot be loaded: why */
     /* measured speeds of finished runs, per architecture */
     ArchSpeed speeds[MAX_MIXERS * 2];
     int n_speeds;
@@ -201,6 +212,24 @@ static int parse_form(SweepScreen *s, Sweep *sw, char *err)
     return rc;
 }
 
+static void forget_check(SweepScreen *s)
+{
+    sweep_check_free(&s->check);
+    s->checked = 0;
+    s->checked_key[0] = s->data_error[0] = 0;
+}
+
+/* Loads the sweep's data and sizes its jobs, once per spec and data. */
+static void check_jobs(SweepScreen *s, const Sweep *sw)
+{
+    char key[sizeof s->checked_key];
+    snprintf(key, sizeof key, "%s|%.500s", s->spec, s->text[F_DATA].text);
+    if (s->editing || (s->checked_key[0] && !strcmp(key, s->checked_key))) return;
+    forget_check(s);
+    snprintf(s->checked_key, sizeof s->checked_key, "%s", key);
+    if (sweep_check(sw, &s->check, s->data_error) == 0) s->checked = 1;
+}
+
 /* Recomputes everything derived from the fields (after every change). */
 static void recompute(SweepScreen *s)
 {
@@ -217,12 +246,15 @@ static void recompute(SweepScreen *s)
     if (parse_form(s, &sw, s->error) == 0) {
         s->n_jobs = sw.n_jobs;
         estimate(s, &sw);
+        check_jobs(s, &sw);
         sweep_free(&sw);
+    } else {
+        forget_check(s);
     }
     /* a dataset path that is not there: the jobs would fail when they start */
     const char *data = s->text[F_DATA].text;
     struct stat st;
-    if (data[0] && strncmp(data, "builtin:", 8) && !strchr(data, '$') && stat(data, &st))
+    if (!s->data_error[0] && data[0] && strncmp(data, "builtin:", 8) && !strchr(data, '$') && stat(data, &st))
         snprintf(s->warning, sizeof s->warning, "dataset %.200s: no such file or folder (its jobs would fail)",
                  data);
 }
@@ -262,6 +294,8 @@ static void *sweep_create(UiContext *ctx)
 
 static void sweep_destroy(void *state)
 {
+    SweepScreen *s = state;
+    if (s) sweep_check_free(&s->check);
     free(state);
 }
 
@@ -340,6 +374,44 @@ static void draw_preset_list(SweepScreen *s, UiContext *ctx, int top, int height
         int y = top + height - info_lines;
         ui_wrap(y, 1, width - 2, info_lines, ui_attr(ctx, UI_PAIR_DIM), p->what);
     }
+}
+
+/* "Memory": each job's need ("3: 55 MB"), the ones that do not fit in
+   what this process may use in the warning colour with a '!', wrapped;
+   returns the lines used. */
+static int draw_memory(SweepScreen *s, UiContext *ctx, int y, int x, int width, int max_lines)
+{
+    ui_text(y, 1, LABEL_WIDTH, A_BOLD, "Memory");
+    int dim = ui_attr(ctx, UI_PAIR_DIM), bad = ui_attr(ctx, UI_PAIR_BAD) | A_BOLD;
+    if (!s->checked) {
+        ui_text(y, x, width, dim, "%s", s->data_error[0] ? "unknown: the data does not load"
+                                      : "counted when the field is left");
+        return 1;
+    }
+    char avail[32], largest[32], line[160];
+    memory_fmt(s->check.available, avail, sizeof avail);
+    memory_fmt(s->check.largest, largest, sizeof largest);
+    if (s->check.n_unfit)
+        snprintf(line, sizeof line, "%d of %d do not fit (!) in %s (%s)", s->check.n_unfit, s->check.n_jobs, avail,
+                 s->check.source);
+    else
+        snprintf(line, sizeof line, "every job fits: largest %s of %s (%s)", largest, avail, s->check.source);
+    int row = ui_wrap(y, x, width, max_lines < 2 ? max_lines : 2, s->check.n_unfit ? bad : 0, line);
+    int cx = x, drawn = 0;   /* the list starts on the line after the summary */
+    for (int j = 0; j < s->check.n_jobs && row < max_lines; j++) {
+        char item[48], mem[32];
+        memory_fmt(s->check.jobs[j].need, mem, sizeof mem);
+        snprintf(item, sizeof item, "%d: %s%s", j + 1, mem, s->check.jobs[j].fits ? "" : "!");
+        int len = (int)strlen(item);
+        if (cx > x && cx + len > x + width) {
+            if (++row >= max_lines) break;
+            cx = x;
+        }
+        ui_text(y + row, cx, x + width - cx, s->check.jobs[j].fits ? dim : bad, "%s", item);
+        cx += len + 2;
+        drawn = 1;
+    }
+    return drawn ? row + 1 : row;
 }
 
 static void sweep_draw(void *state, UiContext *ctx, int top, int height, int width)
@@ -429,6 +501,9 @@ static void sweep_draw(void *state, UiContext *ctx, int top, int height, int wid
         ui_text(y, 1, LABEL_WIDTH, A_BOLD, "Time");
         y += ui_wrap(y, x, fw, bottom - y < 2 ? bottom - y : 2, 0, line);
     }
+    if (y < bottom && s->n_jobs > 0) y += draw_memory(s, ctx, y, x, fw, bottom - y);
+    if (y < bottom && s->data_error[0])
+        y += ui_wrap(y, 1, width - 2, bottom - y, ui_attr(ctx, UI_PAIR_BAD) | A_BOLD, s->data_error);
     if (y < bottom && s->error[0]) y += ui_wrap(y, 1, width - 2, bottom - y, ui_attr(ctx, UI_PAIR_BAD) | A_BOLD, s->error);
     if (y < bottom && s->warning[0]) ui_wrap(y, 1, width - 2, bottom - y, ui_attr(ctx, UI_PAIR_WARN), s->warning);
 }
@@ -465,6 +540,15 @@ static void queue_sweep(SweepScreen *s, UiContext *ctx)
         ui_say(ctx, "not queued: %s", err);
         return;
     }
+    /* data that would not load fails every job at once: refuse it now */
+    SweepCheck check;
+    if (sweep_check(&sw, &check, err)) {
+        sweep_free(&sw);
+        snprintf(s->data_error, sizeof s->data_error, "%s", err);
+        ui_say(ctx, "not queued: %s", err);
+        return;
+    }
+    sweep_check_free(&check);
     if (sw.n_jobs > CONFIRM_JOBS) {
         char question[128];
         snprintf(question, sizeof question, "Queue %d jobs?", sw.n_jobs);
@@ -497,12 +581,12 @@ static void edit_key(SweepScreen *s, int ch)
     case KEY_ENTER:
     case 27:                         /* Esc */
         s->editing = 0;
-        return;
+        break;                       /* the data is checked once the field is left */
     case KEY_UP:
     case KEY_DOWN:
         s->editing = 0;
         move_field(s, ch == KEY_UP ? -1 : 1);
-        return;
+        break;
     case '\t':
     case KEY_BTAB:
         move_text_field(s, ch == '\t' ? 1 : -1);
@@ -633,7 +717,10 @@ const UiScreen ui_screen_sweep = {
     "Axes: a grid `layers=1,2 heads=2,4` or zipped `(layers,heads)=(1,1),(2,4)`;\n"
     "Budget: steps=N, tokens=N or seconds=S; Extra keys: any key=value (with a\n"
     "preset they override its keys).  The job count and the error line follow\n"
-    "every keystroke; the time is an estimate from finished runs' tokens/s.\n",
+    "every keystroke; the time is an estimate from finished runs' tokens/s.\n"
+    "Memory: what each job needs, '!' when more than this process may use;\n"
+    "counted (the data loaded once) when a field is left.  Data that does not\n"
+    "load is named in red and the sweep is not queued.\n",
     sweep_create,
     sweep_destroy,
     sweep_reload,

@@ -102,6 +102,11 @@ int store_query(Store *s, const char *sql, StoreRowFn fn, void *ctx, char *err);
    first)". */
 int store_open_existing(const char *path, Store **out, char *err);
 
+/* 1 when the store was opened read-only: an existing file on a read-only
+   mount or marked immutable is opened so (store_open included); reads work,
+   a write fails with one line ("attempt to write a readonly database"). */
+int store_read_only(const Store *s);
+
 /* The schema version this binary knows (the number of migrations), and the
    one the open file is at (PRAGMA user_version). */
 int store_schema_latest(void);

@@ -92,7 +92,8 @@ static void draw_footer(const UiScreen *s, int rows, int width, UiContext *ctx)
     if (ctx->message[0]) ui_text(rows - 2, 0, width, ui_attr(ctx, UI_PAIR_WARN), "%s", ctx->message);
     move(rows - 1, 0);
     clrtoeol();
-    ui_text(rows - 1, 0, width, A_REVERSE, " %s  Tab screens  ? help  q quit ", s->footer);
+    ui_text(rows - 1, 0, width, A_REVERSE, " %s%s  Tab screens  ? help  q quit ",
+            store_read_only(ctx->store) ? "READ-ONLY  " : "", s->footer);
 }
 
 /* Draws one help line in [x, x + width) from row y; a longer line wraps,
@@ -218,6 +219,13 @@ int ui_main(const char *db_path, int jobs, int cores)
     if (store_open(db_path, &ctx.store, err)) {
         fprintf(stderr, "mixbench: %s\n", err);
         return 1;
+    }
+    /* a store that cannot be written (read-only mount, immutable file) is
+       shown, not worked on: no workers, and a notice instead of a failure */
+    if (store_read_only(ctx.store)) {
+        jobs = 0;
+        snprintf(ctx.message, sizeof ctx.message,
+                 "%s is read-only: shown as it is, nothing can be queued or run", db_path);
     }
     SchedulerOptions so = {db_path, jobs, cores, 0, 1, 1};
     if (jobs > 0 && scheduler_start(&ctx.scheduler, &so, err)) {   /* 0: watch only */

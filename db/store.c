@@ -848,16 +848,55 @@ static const char *const SERIES_SQL[] = {
                                " AND split = 'test' AND loss IS NOT NULL ORDER BY step",
 };
 
-int store_run_series(Store *s, int64_t run_id, StoreSeries what, double **steps,
-                     double **values, int *n, char *err)
+/* The metrics column of each StoreSeries read from metrics (NULL: evals). */
+static const char *const SERIES_COLUMN[] = {
+    [STORE_SERIES_TRAIN_LOSS] = "train_loss",
+    [STORE_SERIES_TRAIN_LOSS_SMOOTH] = "train_loss_smooth",
+    [STORE_SERIES_LR] = "lr",
+    [STORE_SERIES_GRAD_NORM] = "grad_norm",
+    [STORE_SERIES_TOKENS_PER_S] = "tokens_per_s",
+    [STORE_SERIES_VALID_LOSS] = NULL,
+    [STORE_SERIES_VALID_ACCURACY] = NULL,
+    [STORE_SERIES_TEST_LOSS] = NULL,
+};
+
+/* At most ?2 points of a metrics column, evenly spaced over the run's
+   steps: the first row at or past each of ?2 steps from the first to the
+   last, each found by a seek on the primary key (run_id, step), so a run of
+   a million steps costs ?2 seeks, not a million rows.  A run with fewer
+   steps than that gives every row.  %s is the column.  (min and max in two
+   subqueries: together in one they would scan the run's rows.) */
+#define SAMPLED_SERIES_SQL                                                                       \
+    "WITH RECURSIVE b(lo, hi) AS (SELECT (SELECT min(step) FROM metrics WHERE run_id = ?1),"    \
+    "                                    (SELECT max(step) FROM metrics WHERE run_id = ?1)),"    \
+    " k(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM k WHERE i + 1 < ?2)"                          \
+    " SELECT m.step, m.%s FROM k, b JOIN metrics m ON m.run_id = ?1 AND m.step ="                 \
+    "   (SELECT min(step) FROM metrics WHERE run_id = ?1 AND %s IS NOT NULL"                      \
+    "     AND step >= b.lo + (b.hi - b.lo) * k.i / max(?2 - 1, 1))"                                \
+    " GROUP BY m.step ORDER BY m.step"
+
+int store_run_series_sampled(Store *s, int64_t run_id, StoreSeries what, int max_points,
+                             double **steps, double **values, int *n, char *err)
 {
     *steps = *values = NULL;
     *n = 0;
     if ((int)what < 0 || (size_t)what >= sizeof SERIES_SQL / sizeof SERIES_SQL[0])
         return err_set(err, "store: unknown series %d", (int)what);
     sqlite3_stmt *st;
-    if (store_prepare(s, SERIES_SQL[what], &st, "read series", err))
+    if (max_points > 0 && SERIES_COLUMN[what]) {
+        char sql[1024];
+        const char *col = SERIES_COLUMN[what];
+        snprintf(sql, sizeof sql, SAMPLED_SERIES_SQL, col, col);
+        if (store_prepare(s, sql, &st, "read series", err))
+            return -1;
+        if (sqlite3_bind_int(st, 2, max_points < 2 ? 2 : max_points) != SQLITE_OK) {
+            store_fail(s, err, "read series");
+            (void)sqlite3_finalize(st);
+            return -1;
+        }
+    } else if (store_prepare(s, SERIES_SQL[what], &st, "read series", err)) {
         return -1;
+    }
     if (sqlite3_bind_int64(st, 1, run_id) != SQLITE_OK) {
         store_fail(s, err, "read series");
         (void)sqlite3_finalize(st);
@@ -906,7 +945,14 @@ failed:
     return -1;
 }
 
+int store_run_series(Store *s, int64_t run_id, StoreSeries what, double **steps,
+                     double **values, int *n, char *err)
+{
+    return store_run_series_sampled(s, run_id, what, 0, steps, values, n, err);
+}
+
 int store_run_curve(Store *s, int64_t run_id, double **steps, double **loss, int *n, char *err)
 {
-    return store_run_series(s, run_id, STORE_SERIES_TRAIN_LOSS_SMOOTH, steps, loss, n, err);
+    return store_run_series_sampled(s, run_id, STORE_SERIES_TRAIN_LOSS_SMOOTH, STORE_CURVE_POINTS,
+                                    steps, loss, n, err);
 }

@@ -143,7 +143,16 @@ typedef enum {
 int store_run_series(Store *s, int64_t run_id, StoreSeries what, double **steps,
                      double **values, int *n, char *err);
 
-/* The smoothed train loss curve: store_run_series(..., TRAIN_LOSS_SMOOTH). */
+/* As store_run_series, at most max_points points (0: all) evenly spaced
+   over the run's steps for the series of metrics (those of evals are read
+   whole): a plot or a sparkline of a run of a million steps reads as many
+   rows as it can show, by index seeks. */
+int store_run_series_sampled(Store *s, int64_t run_id, StoreSeries what, int max_points,
+                             double **steps, double **values, int *n, char *err);
+
+/* The smoothed train loss curve, for sparklines: store_run_series_sampled(...,
+   TRAIN_LOSS_SMOOTH, STORE_CURVE_POINTS, ...). */
+#define STORE_CURVE_POINTS 512
 int store_run_curve(Store *s, int64_t run_id, double **steps, double **loss, int *n, char *err);
 
 /* ---- Schema version 3: what the seeds' claims are judged by (db/datasets.c). ---- */

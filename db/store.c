@@ -144,6 +144,19 @@ int store_query_int(Store *s, const char *sql, int64_t *out, const char *what, c
     return 0;
 }
 
+/* The folder holding the file path, into dir: "." for a bare name. */
+static void folder_of(const char *path, char *dir, size_t cap)
+{
+    snprintf(dir, cap, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        snprintf(dir, cap, ".");
+    else if (slash == dir)
+        dir[1] = 0;
+    else
+        *slash = 0;
+}
+
 /* ---- opening ---------------------------------------------------------- */
 
 static int set_pragmas(Store *s, char *err)
@@ -254,14 +267,7 @@ static int not_writable(const char *path)
     if (access(path, W_OK) != 0)
         return 1;
     char dir[4096];
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (!slash)
-        snprintf(dir, sizeof dir, ".");
-    else if (slash == dir)
-        dir[1] = 0;
-    else
-        *slash = 0;
+    folder_of(path, dir, sizeof dir);
     return access(dir, W_OK) != 0;   /* the -wal and -shm files go there */
 }
 
@@ -493,26 +499,13 @@ int store_run_create(Store *s, const RunInfo *info, int64_t *run_id, char *err)
 #define STORE_RESERVE_BYTES (256 * 1024)
 #define METRIC_ROW_BYTES 200   /* a row in the WAL and the table, generously */
 
-/* The folder holding the store's file, into dir. */
-static void store_dir(const Store *s, char *dir, size_t cap)
-{
-    snprintf(dir, cap, "%s", s->path);
-    char *slash = strrchr(dir, '/');
-    if (!slash)
-        snprintf(dir, cap, ".");
-    else if (slash == dir)
-        dir[1] = 0;
-    else
-        *slash = 0;
-}
-
 /* Refuses a batch of n rows that would leave less than the reserve free. */
 static int check_room(Store *s, int n, const char *what, char *err)
 {
     if (strcmp(s->path, ":memory:") == 0)
         return 0;
     char dir[4096];
-    store_dir(s, dir, sizeof dir);
+    folder_of(s->path, dir, sizeof dir);
     struct statvfs fs;
     if (statvfs(dir, &fs) != 0)
         return 0;   /* not knowable: SQLite reports a full disk itself */

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # tests/make_big_store.sh — makes a big store for the speed checks of
 # tests/test_big_store.sh: RUNS runs (in one sweep, the Grid's) and
-# ROWS metric rows in all, ROWS / RUNS per run, with an evaluation every
-# 1,000 steps and a test evaluation at the end.
+# ROWS metric rows in all, ROWS / RUNS per run, with a valid evaluation
+# every 10 steps (ROWS / 10 in all: the evaluations of a long run with
+# eval_every small) and a test evaluation at the end.
 #
 #   bash tests/make_big_store.sh DB [RUNS [ROWS]]     (default 1000 x 10000000)
 #
@@ -54,7 +55,7 @@ SELECT r.id, s.k, s.k * 64, s.k * 0.01,
        1e-3, 1.0, 50000.0
   FROM runs r, s ORDER BY r.id, s.k;
 DELETE FROM evals WHERE run_id = 1;
-WITH RECURSIVE e(k) AS (SELECT 1000 UNION ALL SELECT k + 1000 FROM e WHERE k + 1000 <= $PER)
+WITH RECURSIVE e(k) AS (SELECT 10 UNION ALL SELECT k + 10 FROM e WHERE k + 10 <= $PER)
 INSERT INTO evals (run_id, step, split, loss, perplexity, accuracy, n_tokens)
 SELECT r.id, e.k, 'valid', 2.1 + 4.0 / (1.0 + e.k / 1000.0), exp(2.1 + 4.0 / (1.0 + e.k / 1000.0)), 0.3, 4096
   FROM runs r, e;

@@ -107,11 +107,12 @@ n=$(q "$T/b/s.db" "SELECT count(*) FROM metrics WHERE run_id = 2")
 [ "$n" -ge 10 ] && pass ckpt_default_full_rows || fail ckpt_default_full_rows "run 2 has $n metric rows, not 10 or more"
 
 # --- a metrics batch that does not fit: the store on a tmpfs that fills up.
-# 640 kB are left free (the store keeps 256 kB to record a run's end): the
-# first batches (one a second) commit, a later one meets the full disk.
+# 1.2 MB are left free: a batch (at most 4,096 rows, one a second) needs at
+# most 1.05 MB (the rows and the 256 kB the store keeps to record a run's
+# end), so the first batches commit and a later one meets the full disk.
 tmpfs "$T/c"
 $MB run --arch attention --data builtin:stories --steps 5 $SMALL --db "$T/c/s.db" >/dev/null 2>&1
-fill "$T/c" $((640 * 1024))
+fill "$T/c" $((1200 * 1024))
 $MB run --arch attention --data builtin:stories --steps 1000000 $SMALL --db "$T/c/s.db" \
   >"$T/c/out" 2>"$T/c/err"
 rc=$?

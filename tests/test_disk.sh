@@ -53,7 +53,9 @@ fill() {
 one_line() {
   local n
   n=$(wc -l <"$2")
-  if [ "$n" -eq 1 ] && grep -Eq -- "$3" "$2"; then pass "$1"; else fail "$1" "stderr ($n lines): $(cat "$2")"; fi
+  if [ "$n" -eq 1 ] && grep -Eq -- "$3" "$2"; then pass "$1"; else
+    fail "$1" "stderr ($n lines): $(cat "$2"); exit ${rc:-?}; stdout ends: $(tail -2 "${2%err}out" 2>/dev/null)"
+  fi
 }
 # intact TEST DB RUN PATTERN MIN_ROWS_OF_RUN1: integrity ok, run 1's rows
 # there, RUN failed with an error matching PATTERN

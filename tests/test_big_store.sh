@@ -9,6 +9,9 @@
 #                                     drawn within 100 ms and none past 1 s
 #                                     (a machine busy with other work is slow
 #                                     now and then; the times are printed)
+#   ui_long_run_fast                  one run of a million steps: the Run
+#                                     screen reads it sampled ("1 in 500
+#                                     steps") and redraws within 100 ms
 set -u
 cd "$(dirname "$0")/.." || exit 2
 T=$(mktemp -d "${TMPDIR:-/tmp}/mixbench-big.XXXXXX") || exit 2
@@ -73,5 +76,34 @@ if [ "$keys" -ge 20 ] && [ $((quick * 10)) -ge $((keys * 9)) ] && awk -v w="${wo
 else
   fail ui_keys_fast "$quick of $keys keys within 100 ms; slowest: $worst; screens: $screens
 $(cat "$LOG")"
+fi
+
+# one run of a million steps: the Run screen opens it (a sampled curve,
+# "1 in N steps") and redraws within 100 ms
+ONE=$T/one.db
+LOG1=$T/ui1.log
+if MIXBENCH=$MB bash tests/make_big_store.sh "$ONE" 1 1000000 >"$T/make1.out" 2>&1; then
+  tmux -L "$SOCK" new-session -d -s one -x 120 -y 40 \
+    "env LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=xterm-256color MIXBENCH_UI_TIMING=$LOG1 $MB --db $ONE --jobs 0"
+  k1() { tmux -L "$SOCK" send-keys -t one "$@"; sleep 0.4; }
+  end=$((SECONDS + 20))
+  until [ -s "$LOG1" ] || [ $SECONDS -ge $end ]; do sleep 0.2; done
+  sleep 1
+  k1 Enter; k1 x; k1 x; k1 x; k1 Down; k1 Up; k1 +; k1 -; k1 l; k1 l
+  shot=$(tmux -L "$SOCK" capture-pane -p -t one)
+  k1 q
+  sleep 1
+  keys=$(tail -n +2 "$LOG1" | wc -l)
+  quick=$(tail -n +2 "$LOG1" | awk '$3 < 100' | wc -l)
+  worst=$(tail -n +2 "$LOG1" | sort -k3 -g | tail -1)
+  if [ "$keys" -ge 9 ] && [ $((quick * 10)) -ge $((keys * 9)) ] && echo "$shot" | grep -q "1 in 500 steps"; then
+    pass "ui_long_run_fast ($quick of $keys keys within 100 ms; slowest: $worst ms)"
+  else
+    fail ui_long_run_fast "$quick of $keys keys within 100 ms; slowest: $worst
+$(cat "$LOG1")
+$shot"
+  fi
+else
+  fail ui_long_run_fast "make_big_store: $(tail -3 "$T/make1.out")"
 fi
 exit 0

@@ -10,7 +10,7 @@
  * Not for: choosing runs (the Runs screen) or comparing them (Compare).
  * The curve is loaded incrementally: each reload fetches only the metric
  * rows past the last step held (a running job adds rows every second), so
- * a long run costs one read once; a run of more than SAMPLE_POINTS steps
+ * a long run costs one read once; a run of more than SAMPLE_ABOVE steps
  * is first read as SAMPLE_POINTS points evenly spaced (index seeks), the
  * legend saying "1 in N steps", so a million-step run opens at once.  The smoothing is recomputed here from
  * the raw losses, so its factor can change without touching the store.
@@ -31,7 +31,8 @@
 
 #define MAX_LIVE 64              /* running jobs read from the scheduler */
 #define FETCH_ROWS 50000         /* metric rows read per reload at most */
-#define SAMPLE_POINTS 2000       /* a longer run's history is read as this many points */
+#define SAMPLE_ABOVE FETCH_ROWS   /* a run of more steps is first read sampled, */
+#define SAMPLE_POINTS 2000       /* as this many points */
 #define MAX_EVALS 64             /* evaluations listed (the latest) */
 #define MAX_CKPTS 16
 #define MAX_CONFIG 96            /* config keys */
@@ -147,7 +148,7 @@ static int fetch_metrics(RunState *st, Store *store, char *err)
 {
     RunCurvePoint *rows;
     int n;
-    int sample = st->last_step == 0 && st->run.steps_done > SAMPLE_POINTS;
+    int sample = st->last_step == 0 && st->run.steps_done > SAMPLE_ABOVE;
     if (sample ? runs_read_curve_sampled(store, st->run_id, RUN_CURVE_TRAIN_RAW, 0, SAMPLE_POINTS, &rows, &n, err)
                : runs_read_curve(store, st->run_id, RUN_CURVE_TRAIN_RAW, st->last_step, FETCH_ROWS, &rows, &n, err))
         return -1;

@@ -221,7 +221,10 @@ static int ls_table(Store *s, const CliRunRow *runs, int n_runs, int utf8)
 
         double *x = NULL, *y = NULL;
         int n = 0;
-        if (store_run_curve(s, r->id, &x, &y, &n, err)) {
+        /* 8 points a character (80 index seeks, whatever the run's length):
+           the bars of a full read, but for a level now and then */
+        if (store_run_series_sampled(s, r->id, STORE_SERIES_TRAIN_LOSS_SMOOTH, 8 * SPARK_WIDTH, &x, &y,
+                                     &n, err)) {
             table_free(&t);
             return cli_fail("%s", err);
         }
@@ -438,6 +441,10 @@ static int show_checkpoints(Store *s, int64_t id)
     return 0;
 }
 
+/* Points read for each series of the plot of `show`: many more than its
+   columns can show, few enough that a run of a million steps plots at once. */
+#define SHOW_PLOT_POINTS 4000
+
 /* Raw loss as dots, smoothed loss as a line, valid losses as markers. */
 static int show_plot(Store *s, int64_t run, int utf8, int log_y)
 {
@@ -448,7 +455,7 @@ static int show_plot(Store *s, int64_t run, int utf8, int log_y)
                                         STORE_SERIES_VALID_LOSS};
     int rc = 0;
     for (int k = 0; k < 3 && !rc; k++)
-        if (store_run_series(s, run, what[k], &x[k], &y[k], &n[k], err))
+        if (store_run_series_sampled(s, run, what[k], SHOW_PLOT_POINTS, &x[k], &y[k], &n[k], err))
             rc = cli_fail("%s", err);
     if (!rc && n[0] + n[1] == 0) {
         printf("\ntrain loss: no metrics yet\n");

@@ -257,6 +257,9 @@ int runs_read_last_finished(Store *s, int64_t *ids, int cap, int *n, int64_t *sw
 
 /* ---- curves -------------------------------------------------------------- */
 
+static int read_points(Store *s, int64_t run_id, const char *sql, const int64_t args[3], RunCurvePoint **out,
+                       int *n, char *err);
+
 int runs_read_curve(Store *s, int64_t run_id, RunCurveKind kind, int64_t after, int limit,
                     RunCurvePoint **out, int *n, char *err)
 {
@@ -275,8 +278,38 @@ int runs_read_curve(Store *s, int64_t run_id, RunCurveKind kind, int64_t after, 
         "       e.loss"
         "  FROM evals e WHERE e.run_id = ?1 AND e.split = 'valid' AND e.step > ?2 ORDER BY e.step LIMIT ?3";
     const char *sql = kind == RUN_CURVE_TRAIN_RAW ? RAW_SQL : kind == RUN_CURVE_TRAIN_SMOOTH ? SMOOTH_SQL : VALID_SQL;
-    const char *what = "read curve";
     int64_t args[3] = {run_id, after, limit > 0 ? limit : -1};
+    return read_points(s, run_id, sql, args, out, n, err);
+}
+
+/* The sampled curves of runs_read_curve_sampled: ?3 points evenly spaced
+   from the first step past ?2 to the last, each the first row at or past
+   its step, found by a seek on the primary key (min and max in subqueries
+   of their own: together in one they would scan the run). */
+#define SAMPLED_CURVE_SQL(COL)                                                                        \
+    "WITH RECURSIVE b(lo, hi) AS (SELECT (SELECT min(step) FROM metrics WHERE run_id = ?1 AND step > ?2)," \
+    "                                    (SELECT max(step) FROM metrics WHERE run_id = ?1)),"           \
+    " k(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM k WHERE i + 1 < ?3)"                               \
+    " SELECT m.step, m.tokens, m.wall, m." COL " FROM k, b JOIN metrics m ON m.run_id = ?1 AND m.step =" \
+    "   (SELECT min(step) FROM metrics WHERE run_id = ?1 AND step >= b.lo + (b.hi - b.lo) * k.i / max(?3 - 1, 1))" \
+    " GROUP BY m.step ORDER BY m.step"
+
+int runs_read_curve_sampled(Store *s, int64_t run_id, RunCurveKind kind, int64_t after, int max_points,
+                            RunCurvePoint **out, int *n, char *err)
+{
+    if (kind == RUN_CURVE_VALID || max_points <= 0) return runs_read_curve(s, run_id, kind, after, 0, out, n, err);
+    static const char RAW_SQL[] = SAMPLED_CURVE_SQL("train_loss");
+    static const char SMOOTH_SQL[] = SAMPLED_CURVE_SQL("train_loss_smooth");
+    int64_t args[3] = {run_id, after, max_points < 2 ? 2 : max_points};
+    return read_points(s, run_id, kind == RUN_CURVE_TRAIN_RAW ? RAW_SQL : SMOOTH_SQL, args, out, n, err);
+}
+
+/* Runs sql on (run_id, after, limit) and collects its (step, tokens, wall,
+   value) rows. */
+static int read_points(Store *s, int64_t run_id, const char *sql, const int64_t args[3], RunCurvePoint **out,
+                       int *n, char *err)
+{
+    const char *what = "read curve";
     sqlite3_stmt *st;
     *out = NULL;
     *n = 0;

@@ -119,4 +119,10 @@ typedef enum {
 int runs_read_curve(Store *s, int64_t run_id, RunCurveKind kind, int64_t after, int limit,
                     RunCurvePoint **out, int *n, char *err);
 
+/* As runs_read_curve, at most max_points points evenly spaced over the
+   steps past after (a seek each, whatever the run's length); the valid
+   curve is read whole.  For a first look at a long run. */
+int runs_read_curve_sampled(Store *s, int64_t run_id, RunCurveKind kind, int64_t after, int max_points,
+                            RunCurvePoint **out, int *n, char *err);
+
 #endif

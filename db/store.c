@@ -29,12 +29,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
 
 #define BUSY_TIMEOUT_MS 5000
 
 struct Store {
     sqlite3 *db;
     char *path;
+    int read_only;               /* opened with SQLITE_OPEN_READONLY (store_read_only) */
     sqlite3_stmt *insert_metric; /* prepared once, reused by every append */
 };
 
@@ -141,6 +144,19 @@ int store_query_int(Store *s, const char *sql, int64_t *out, const char *what, c
     return 0;
 }
 
+/* The folder holding the file path, into dir: "." for a bare name. */
+static void folder_of(const char *path, char *dir, size_t cap)
+{
+    snprintf(dir, cap, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        snprintf(dir, cap, ".");
+    else if (slash == dir)
+        dir[1] = 0;
+    else
+        *slash = 0;
+}
+
 /* ---- opening ---------------------------------------------------------- */
 
 static int set_pragmas(Store *s, char *err)
@@ -170,8 +186,12 @@ static int set_pragmas(Store *s, char *err)
         return err_set(err, "%s: cannot switch to WAL mode (journal mode is %s; is the file "
                             "on a network file system?)", s->path, mode_copy);
 
+    /* 32 MB of page cache (SQLite's default is 2 MB): the Runs screen and
+       `ls` of a store of a thousand runs read a few thousand pages, the last
+       metrics and evaluations of each, every time; taken only as used */
     if (store_exec(s, "PRAGMA foreign_keys = ON", "foreign keys", err) ||
-        store_exec(s, "PRAGMA synchronous = NORMAL", "synchronous", err))
+        store_exec(s, "PRAGMA synchronous = NORMAL", "synchronous", err) ||
+        store_exec(s, "PRAGMA cache_size = -32768", "cache size", err))
         return -1;
     int64_t fk = 0;
     if (store_query_int(s, "PRAGMA foreign_keys", &fk, "foreign keys", err))
@@ -238,14 +258,95 @@ failed:
     return -1;
 }
 
+/* ---- read-only stores ---------------------------------------------------- */
+
+/* 1 when the file, or the folder that must hold its -wal and -shm files,
+   cannot be written (a read-only mount, an immutable file). */
+static int not_writable(const char *path)
+{
+    if (access(path, W_OK) != 0)
+        return 1;
+    char dir[4096];
+    folder_of(path, dir, sizeof dir);
+    return access(dir, W_OK) != 0;   /* the -wal and -shm files go there */
+}
+
+/* "file:PATH?immutable=1" with PATH's URI-special characters escaped. */
+static int immutable_uri(const char *path, char *out, size_t cap)
+{
+    size_t n = 0;
+    n += (size_t)snprintf(out, cap, "file:");
+    for (const unsigned char *p = (const unsigned char *)path; *p && n + 4 < cap; p++) {
+        if (*p == '%' || *p == '?' || *p == '#' || *p < 0x20)
+            n += (size_t)snprintf(out + n, cap - n, "%%%02X", *p);
+        else
+            out[n++] = (char)*p;
+    }
+    if (n + 16 >= cap)
+        return -1;
+    snprintf(out + n, cap - n, "?immutable=1");
+    return 0;
+}
+
+/* Opens an existing store that cannot be written: a WAL database opened
+   read-only needs its -shm file (or a folder to make one in); when neither
+   is there (a read-only mount), the file is opened as immutable, which
+   reads the database file alone (the commits of a -wal file left there by
+   a writer that did not close are not seen).  No pragma that writes, no
+   migration: a store older than this binary is refused. */
+static int open_read_only(Store *s, char *err)
+{
+    for (int attempt = 0; attempt < 2; attempt++) {
+        char uri[4200];
+        const char *name = s->path;
+        int flags = SQLITE_OPEN_READONLY;
+        if (attempt == 1) {
+            if (immutable_uri(s->path, uri, sizeof uri))
+                break;
+            name = uri;
+            flags |= SQLITE_OPEN_URI;
+        }
+        (void)sqlite3_close_v2(s->db);
+        s->db = NULL;
+        if (sqlite3_open_v2(name, &s->db, flags, NULL) != SQLITE_OK)
+            continue;
+        (void)sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
+        int64_t version;
+        char probe[ERR_LEN];
+        if (store_query_int(s, "PRAGMA user_version", &version, "read schema version", probe))
+            continue;
+        if (version > STORE_MIGRATION_COUNT)
+            return newer_error(s, version, err);
+        if (version < STORE_MIGRATION_COUNT)
+            return err_set(err, "%s: read-only store at schema version %lld, this mixbench needs "
+                                "%d; open it once where it can be written to upgrade it",
+                           s->path, (long long)version, STORE_MIGRATION_COUNT);
+        if (store_exec(s, "PRAGMA foreign_keys = ON", "foreign keys", err) ||
+            store_exec(s, "PRAGMA cache_size = -32768", "cache size", err))
+            return -1;
+        s->read_only = 1;
+        return 0;
+    }
+    return err_set(err, "%s: cannot open the read-only store: %s", s->path,
+                   s->db ? sqlite3_errmsg(s->db) : "out of memory");
+}
+
+int store_read_only(const Store *s)
+{
+    return s && s->read_only;
+}
+
 static int open_store(const char *path, int create, Store **out, char *err)
 {
     *out = NULL;
     if (!path || !*path)
         return err_set(err, "store: no file name given");
-    if (!create && strcmp(path, ":memory:") != 0) {
+    int exists = 0;
+    if (strcmp(path, ":memory:") != 0) {
         struct stat st;
-        if (stat(path, &st) != 0) {
+        if (stat(path, &st) == 0) {
+            exists = 1;
+        } else if (!create) {
             if (errno == ENOENT)
                 return err_set(err, "%s: no such store (run `mixbench run` first)", path);
             return err_set(err, "%s: %s", path, strerror(errno));
@@ -259,6 +360,14 @@ static int open_store(const char *path, int create, Store **out, char *err)
     }
     int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
     if (sqlite3_open_v2(path, &s->db, flags, NULL) != SQLITE_OK) {
+        if (exists && not_writable(path)) {
+            if (open_read_only(s, err)) {
+                store_close(s);
+                return -1;
+            }
+            *out = s;
+            return 0;
+        }
         if (s->db)
             err_set(err, "%s: cannot open store: %s", path, sqlite3_errmsg(s->db));
         else
@@ -276,6 +385,18 @@ static int open_store(const char *path, int create, Store **out, char *err)
         if (!rc || (code != SQLITE_BUSY && code != SQLITE_LOCKED) || waited_ms >= BUSY_TIMEOUT_MS) break;
         struct timespec pause = {0, 20 * 1000 * 1000};
         nanosleep(&pause, NULL);
+    }
+    /* An existing file that cannot be written (SQLite may have opened it
+       read-only without saying so, or failed on its -shm file) is opened
+       read-only on purpose; readers see it, writers get one clear line. */
+    if (exists && (rc || sqlite3_db_readonly(s->db, "main") == 1) && not_writable(path)) {
+        char ro_err[ERR_LEN];
+        if (open_read_only(s, ro_err) == 0) {
+            *out = s;
+            return 0;
+        }
+        snprintf(err, ERR_LEN, "%s", ro_err);
+        rc = -1;
     }
     if (rc) {
         store_close(s);
@@ -371,6 +492,32 @@ int store_run_create(Store *s, const RunInfo *info, int64_t *run_id, char *err)
     return store_run_insert(s, info, "running", run_id, err);
 }
 
+/* What a metrics batch leaves free on the store's file system: enough for
+   the few pages that record the run's end (its status and error, the last
+   evaluations) and a checkpoint's row, so a disk that fills while metrics
+   are written still lets the run fail with its reason stored. */
+#define STORE_RESERVE_BYTES (256 * 1024)
+#define METRIC_ROW_BYTES 200   /* a row in the WAL and the table, generously */
+
+/* Refuses a batch of n rows that would leave less than the reserve free. */
+static int check_room(Store *s, int n, const char *what, char *err)
+{
+    if (strcmp(s->path, ":memory:") == 0)
+        return 0;
+    char dir[4096];
+    folder_of(s->path, dir, sizeof dir);
+    struct statvfs fs;
+    if (statvfs(dir, &fs) != 0)
+        return 0;   /* not knowable: SQLite reports a full disk itself */
+    double free_bytes = (double)fs.f_bavail * (double)fs.f_frsize;
+    double need = (double)n * METRIC_ROW_BYTES + STORE_RESERVE_BYTES;
+    if (free_bytes < need)
+        return err_set(err, "store: %s: No space left on device (%.0f kB free in %s, the store "
+                            "keeps %d kB to record the run's end)", what, free_bytes / 1024, dir,
+                       STORE_RESERVE_BYTES / 1024);
+    return 0;
+}
+
 int store_metrics_append(Store *s, int64_t run_id, const MetricRow *rows, int n, char *err)
 {
     if (n < 0 || (n > 0 && !rows))
@@ -387,7 +534,7 @@ int store_metrics_append(Store *s, int64_t run_id, const MetricRow *rows, int n,
                       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
                       &s->insert_metric, what, err))
         return -1;
-    if (store_exec(s, "BEGIN IMMEDIATE", what, err))
+    if (check_room(s, n, what, err) || store_exec(s, "BEGIN IMMEDIATE", what, err))
         return -1;
 
     sqlite3_stmt *st = s->insert_metric;
@@ -699,16 +846,55 @@ static const char *const SERIES_SQL[] = {
                                " AND split = 'test' AND loss IS NOT NULL ORDER BY step",
 };
 
-int store_run_series(Store *s, int64_t run_id, StoreSeries what, double **steps,
-                     double **values, int *n, char *err)
+/* The metrics column of each StoreSeries read from metrics (NULL: evals). */
+static const char *const SERIES_COLUMN[] = {
+    [STORE_SERIES_TRAIN_LOSS] = "train_loss",
+    [STORE_SERIES_TRAIN_LOSS_SMOOTH] = "train_loss_smooth",
+    [STORE_SERIES_LR] = "lr",
+    [STORE_SERIES_GRAD_NORM] = "grad_norm",
+    [STORE_SERIES_TOKENS_PER_S] = "tokens_per_s",
+    [STORE_SERIES_VALID_LOSS] = NULL,
+    [STORE_SERIES_VALID_ACCURACY] = NULL,
+    [STORE_SERIES_TEST_LOSS] = NULL,
+};
+
+/* At most ?2 points of a metrics column, evenly spaced over the run's
+   steps: the first row at or past each of ?2 steps from the first to the
+   last, each found by a seek on the primary key (run_id, step), so a run of
+   a million steps costs ?2 seeks, not a million rows.  A run with fewer
+   steps than that gives every row.  %s is the column.  (min and max in two
+   subqueries: together in one they would scan the run's rows.) */
+#define SAMPLED_SERIES_SQL                                                                       \
+    "WITH RECURSIVE b(lo, hi) AS (SELECT (SELECT min(step) FROM metrics WHERE run_id = ?1),"    \
+    "                                    (SELECT max(step) FROM metrics WHERE run_id = ?1)),"    \
+    " k(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM k WHERE i + 1 < ?2)"                          \
+    " SELECT m.step, m.%s FROM k, b JOIN metrics m ON m.run_id = ?1 AND m.step ="                 \
+    "   (SELECT min(step) FROM metrics WHERE run_id = ?1 AND %s IS NOT NULL"                      \
+    "     AND step >= b.lo + (b.hi - b.lo) * k.i / max(?2 - 1, 1))"                                \
+    " GROUP BY m.step ORDER BY m.step"
+
+int store_run_series_sampled(Store *s, int64_t run_id, StoreSeries what, int max_points,
+                             double **steps, double **values, int *n, char *err)
 {
     *steps = *values = NULL;
     *n = 0;
     if ((int)what < 0 || (size_t)what >= sizeof SERIES_SQL / sizeof SERIES_SQL[0])
         return err_set(err, "store: unknown series %d", (int)what);
     sqlite3_stmt *st;
-    if (store_prepare(s, SERIES_SQL[what], &st, "read series", err))
+    if (max_points > 0 && SERIES_COLUMN[what]) {
+        char sql[1024];
+        const char *col = SERIES_COLUMN[what];
+        snprintf(sql, sizeof sql, SAMPLED_SERIES_SQL, col, col);
+        if (store_prepare(s, sql, &st, "read series", err))
+            return -1;
+        if (sqlite3_bind_int(st, 2, max_points < 2 ? 2 : max_points) != SQLITE_OK) {
+            store_fail(s, err, "read series");
+            (void)sqlite3_finalize(st);
+            return -1;
+        }
+    } else if (store_prepare(s, SERIES_SQL[what], &st, "read series", err)) {
         return -1;
+    }
     if (sqlite3_bind_int64(st, 1, run_id) != SQLITE_OK) {
         store_fail(s, err, "read series");
         (void)sqlite3_finalize(st);
@@ -757,7 +943,14 @@ failed:
     return -1;
 }
 
+int store_run_series(Store *s, int64_t run_id, StoreSeries what, double **steps,
+                     double **values, int *n, char *err)
+{
+    return store_run_series_sampled(s, run_id, what, 0, steps, values, n, err);
+}
+
 int store_run_curve(Store *s, int64_t run_id, double **steps, double **loss, int *n, char *err)
 {
-    return store_run_series(s, run_id, STORE_SERIES_TRAIN_LOSS_SMOOTH, steps, loss, n, err);
+    return store_run_series_sampled(s, run_id, STORE_SERIES_TRAIN_LOSS_SMOOTH, STORE_CURVE_POINTS,
+                                    steps, loss, n, err);
 }

@@ -102,6 +102,11 @@ int store_query(Store *s, const char *sql, StoreRowFn fn, void *ctx, char *err);
    first)". */
 int store_open_existing(const char *path, Store **out, char *err);
 
+/* 1 when the store was opened read-only: an existing file on a read-only
+   mount or marked immutable is opened so (store_open included); reads work,
+   a write fails with one line ("attempt to write a readonly database"). */
+int store_read_only(const Store *s);
+
 /* The schema version this binary knows (the number of migrations), and the
    one the open file is at (PRAGMA user_version). */
 int store_schema_latest(void);
@@ -138,7 +143,16 @@ typedef enum {
 int store_run_series(Store *s, int64_t run_id, StoreSeries what, double **steps,
                      double **values, int *n, char *err);
 
-/* The smoothed train loss curve: store_run_series(..., TRAIN_LOSS_SMOOTH). */
+/* As store_run_series, at most max_points points (0: all) evenly spaced
+   over the run's steps for the series of metrics (those of evals are read
+   whole): a plot or a sparkline of a run of a million steps reads as many
+   rows as it can show, by index seeks. */
+int store_run_series_sampled(Store *s, int64_t run_id, StoreSeries what, int max_points,
+                             double **steps, double **values, int *n, char *err);
+
+/* The smoothed train loss curve, for sparklines: store_run_series_sampled(...,
+   TRAIN_LOSS_SMOOTH, STORE_CURVE_POINTS, ...). */
+#define STORE_CURVE_POINTS 512
 int store_run_curve(Store *s, int64_t run_id, double **steps, double **loss, int *n, char *err);
 
 /* ---- Schema version 3: what the seeds' claims are judged by (db/datasets.c). ---- */

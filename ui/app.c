@@ -11,6 +11,7 @@
 #define _XOPEN_SOURCE_EXTENDED 1
 #include <ncurses.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine/common.h"
@@ -92,7 +93,8 @@ static void draw_footer(const UiScreen *s, int rows, int width, UiContext *ctx)
     if (ctx->message[0]) ui_text(rows - 2, 0, width, ui_attr(ctx, UI_PAIR_WARN), "%s", ctx->message);
     move(rows - 1, 0);
     clrtoeol();
-    ui_text(rows - 1, 0, width, A_REVERSE, " %s  Tab screens  ? help  q quit ", s->footer);
+    ui_text(rows - 1, 0, width, A_REVERSE, " %s%s  Tab screens  ? help  q quit ",
+            store_read_only(ctx->store) ? "READ-ONLY  " : "", s->footer);
 }
 
 /* Draws one help line in [x, x + width) from row y; a longer line wraps,
@@ -219,6 +221,13 @@ int ui_main(const char *db_path, int jobs, int cores)
         fprintf(stderr, "mixbench: %s\n", err);
         return 1;
     }
+    /* a store that cannot be written (read-only mount, immutable file) is
+       shown, not worked on: no workers, and a notice instead of a failure */
+    if (store_read_only(ctx.store)) {
+        jobs = 0;
+        snprintf(ctx.message, sizeof ctx.message,
+                 "%s is read-only: shown as it is, nothing can be queued or run", db_path);
+    }
     SchedulerOptions so = {db_path, jobs, cores, 0, 1, 1};
     if (jobs > 0 && scheduler_start(&ctx.scheduler, &so, err)) {   /* 0: watch only */
         store_close(ctx.store);
@@ -255,6 +264,13 @@ int ui_main(const char *db_path, int jobs, int cores)
        key, a resize, a reload (about twice a second), the message line, or
        a screen that asked for it (ctx.animating, e.g. text being sampled). */
     int dirty = 1;
+    /* MIXBENCH_UI_TIMING=FILE: one line per key, "SCREEN KEY MS", the
+       milliseconds from the key to the terminal drawn again (tests/
+       test_big_store.sh checks them against 100 ms) */
+    const char *timing_path = getenv("MIXBENCH_UI_TIMING");
+    FILE *timing = timing_path && *timing_path ? fopen(timing_path, "a") : NULL;
+    double key_at = now_seconds();   /* the first draw is logged as key 0 */
+    int key_ch = 0;
     while (!ctx.quit) {
         dirty |= app_tick(&app, &ctx, 0) | ctx.animating;
         if (dirty) {
@@ -262,9 +278,17 @@ int ui_main(const char *db_path, int jobs, int cores)
             refresh();
             dirty = 0;
         }
+        if (timing && key_at > 0) {
+            fprintf(timing, "%s %d %.1f\n", app.screens[app.current]->name, key_ch,
+                    (now_seconds() - key_at) * 1000.0);
+            fflush(timing);
+            key_at = 0;
+        }
         int ch = getch();
         if (ch == ERR) continue;
         dirty = 1;
+        key_at = now_seconds();
+        key_ch = ch;
         if (ch == KEY_FIND) ch = KEY_HOME;     /* ESC [1~ under xterm's terminfo */
         if (ch == KEY_SELECT) ch = KEY_END;    /* ESC [4~ */
         if (ch == KEY_RESIZE) continue;
@@ -306,6 +330,7 @@ int ui_main(const char *db_path, int jobs, int cores)
     }
     for (int i = 0; i < app.n; i++) app.screens[i]->destroy(app.states[i]);
     endwin();
+    if (timing) fclose(timing);
     store_close(ctx.store);
     return 0;
 }

@@ -10,7 +10,9 @@
  * Not for: choosing runs (the Runs screen) or comparing them (Compare).
  * The curve is loaded incrementally: each reload fetches only the metric
  * rows past the last step held (a running job adds rows every second), so
- * a long run costs one read once.  The smoothing is recomputed here from
+ * a long run costs one read once; a run of more than SAMPLE_ABOVE steps
+ * is first read as SAMPLE_POINTS points evenly spaced (index seeks), the
+ * legend saying "1 in N steps", so a million-step run opens at once.  The smoothing is recomputed here from
  * the raw losses, so its factor can change without touching the store.
  * The header of a running job comes from the scheduler's live progress.
  */
@@ -29,6 +31,8 @@
 
 #define MAX_LIVE 64              /* running jobs read from the scheduler */
 #define FETCH_ROWS 50000         /* metric rows read per reload at most */
+#define SAMPLE_ABOVE FETCH_ROWS   /* a run of more steps is first read sampled, */
+#define SAMPLE_POINTS 2000       /* as this many points */
 #define MAX_EVALS 64             /* evaluations listed (the latest) */
 #define MAX_CKPTS 16
 #define MAX_CONFIG 96            /* config keys */
@@ -67,6 +71,7 @@ typedef struct {
     double *raw, *smooth;
     int n, cap;
     int64_t last_step;
+    int64_t sampled_every;       /* steps between the points first read (0: every step) */
     double ema;                  /* the running average behind smooth[n-1] */
     int ema_count;               /* finite losses folded into it */
 
@@ -94,6 +99,7 @@ static void clear_run(RunState *st)
 {
     st->n = st->n_valid = st->n_evals = st->n_ckpts = st->n_config = 0;
     st->last_step = 0;
+    st->sampled_every = 0;
     st->ema = 0;
     st->ema_count = 0;
     st->tables_loaded = 0;
@@ -142,8 +148,11 @@ static int fetch_metrics(RunState *st, Store *store, char *err)
 {
     RunCurvePoint *rows;
     int n;
-    if (runs_read_curve(store, st->run_id, RUN_CURVE_TRAIN_RAW, st->last_step, FETCH_ROWS, &rows, &n, err))
+    int sample = st->last_step == 0 && st->run.steps_done > SAMPLE_ABOVE;
+    if (sample ? runs_read_curve_sampled(store, st->run_id, RUN_CURVE_TRAIN_RAW, 0, SAMPLE_POINTS, &rows, &n, err)
+               : runs_read_curve(store, st->run_id, RUN_CURVE_TRAIN_RAW, st->last_step, FETCH_ROWS, &rows, &n, err))
         return -1;
+    if (sample && n > 1) st->sampled_every = (rows[n - 1].step - rows[0].step) / (n - 1);
     double **arrays[] = {&st->x[X_STEPS], &st->x[X_TOKENS], &st->x[X_WALL], &st->raw, &st->smooth};
     if (grow(arrays, 5, &st->cap, st->n + n)) {
         free(rows);
@@ -402,6 +411,10 @@ static void draw_legend(RunState *st, UiContext *ctx, int y, int width)
     else
         snprintf(line, sizeof line, "x: %s  y: %s  smooth %.2f   ", XAXIS_NAMES[st->xaxis],
                  st->log_y ? "log" : "linear", SMOOTHING[st->smoothing]);
+    if (st->sampled_every > 1) {
+        size_t len = strlen(line);
+        snprintf(line + len, sizeof line - len, "1 in %lld steps   ", (long long)st->sampled_every);
+    }
     ui_text(y, 1, width - 1, ui_attr(ctx, UI_PAIR_DIM), "%s", line);
     int x = 1 + (int)strlen(line);
     char unigram[32];

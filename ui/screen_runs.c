@@ -32,6 +32,8 @@
 #define MAX_LIVE 64              /* running jobs overlaid from the scheduler */
 #define SPARK_REFRESH_SECONDS 1.0
 #define SPARK_MAX_WIDTH 30
+#define SPARK_SAMPLES (8 * SPARK_MAX_WIDTH)   /* points a sparkline's first fetch reads at most */
+#define SPARK_BUDGET_SECONDS 0.03             /* first fetches a reload makes at most */
 
 /* Every column of the table, in its order (the sparkline aside). */
 typedef enum {
@@ -148,7 +150,11 @@ static int spark_fetch(Spark *sp, Store *store, int64_t run_id, RunStatus status
 {
     RunCurvePoint *points;
     int n;
-    int rc = runs_read_curve(store, run_id, RUN_CURVE_TRAIN_SMOOTH, sp->last_step, 0, &points, &n, err);
+    /* the first fetch samples a long history (SPARK_SAMPLES points by index
+       seeks); later ones add the steps since */
+    int rc = sp->last_step == 0
+                 ? runs_read_curve_sampled(store, run_id, RUN_CURVE_TRAIN_SMOOTH, 0, SPARK_SAMPLES, &points, &n, err)
+                 : runs_read_curve(store, run_id, RUN_CURVE_TRAIN_SMOOTH, sp->last_step, 0, &points, &n, err);
     for (int i = 0; i < n; i++) {
         if (!isfinite(points[i].value)) continue;
         if (sp->n == sp->cap) {
@@ -432,11 +438,14 @@ static void runs_reload(void *state, UiContext *ctx)
     if (st->page > 0 && st->cursor >= st->scroll + st->page) st->scroll = st->cursor - st->page + 1;
     if (st->scroll < 0) st->scroll = 0;
 
-    /* sparklines of the rows on screen */
+    /* sparklines of the rows on screen; the first fetches stop after
+       SPARK_BUDGET_SECONDS (a page of long runs in a big store), the next
+       reload, half a second later, goes on: the keys stay quick */
     double now = now_seconds();
     for (int i = st->scroll; i < st->n_visible && i < st->scroll + st->page && !st->grouped; i++) {
         const RunSummary *r = &st->rows[st->visible[i]].run;
         Spark *sp = &st->rows[st->visible[i]].spark;
+        if (sp->fetched_at == 0 && now_seconds() - now > SPARK_BUDGET_SECONDS) continue;
         int due = sp->fetched_at == 0 || sp->fetched_status != r->status ||
                   (r->status == RUN_RUNNING && now - sp->fetched_at >= SPARK_REFRESH_SECONDS);
         if (due && spark_fetch(sp, ctx->store, r->id, r->status, err))

@@ -72,6 +72,10 @@ def main():
     put("safetensors", "truncated", safetensors({"a": ([4], [1, 2, 3, 4])})[:-5])
     put("safetensors", "header-only", struct.pack("<Q", 2) + b"{}")
 
+    # checkpoint: real checkpoints (model keys, tokenizer, every tensor)
+    put("checkpoint", "checkpoint-char", char_ckpt)
+    put("checkpoint", "checkpoint-word", word_ckpt)
+
     # json
     put("json", "object", '{"a": 1, "b": [true, false, null], "c": "x\\u00e9\\ud83d\\ude00", "d": {"e": -2.5e3}}')
     put("json", "numbers", "[0, -0, 1e308, -1.5E-7, 123456789012345678, 0.1]")

@@ -4,7 +4,8 @@
 # time, first every input of tests/fuzz/regress/NAME/ (each once: the inputs
 # that crashed before must not crash again), then SECONDS of fuzzing on a
 # copy of tests/fuzz/corpus/NAME/ in build/fuzz/run/NAME/ (the seed corpus
-# in the repository is never changed).  Prints one line per harness with
+# in the repository is never changed), with tests/fuzz/NAME.dict as the
+# dictionary when there is one.  Prints one line per harness with
 # the seconds and executions, and for a crash the log and the input that
 # crashed (build/fuzz/run/NAME/crash-*, to copy into tests/fuzz/regress/NAME/
 # once fixed).  Exits 1 when any harness crashed.
@@ -27,8 +28,10 @@ for name in "$@"; do
       continue
     fi
   fi
+  dict=()
+  [ -f tests/fuzz/$name.dict ] && dict=(-dict=tests/fuzz/$name.dict)
   start=$(date +%s)
-  "$bin" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=2048 -print_final_stats=1 \
+  "$bin" "${dict[@]}" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix="$work/" "$work/corpus" >"$work/fuzz.log" 2>&1
   rc=$?
   took=$(( $(date +%s) - start ))

@@ -65,7 +65,7 @@ FUZZ_LIB_OBJ  = $(FUZZ_LIB_SRC:%.c=build/fuzz/obj/%.o)
 FUZZ_BIN      = $(FUZZ_NAMES:%=build/fuzz/bin/fuzz_%)
 FUZZ_REGRESS_BIN = $(FUZZ_NAMES:%=build/fuzz-regress/fuzz_%)
 
-build/fuzz/obj/%.o: %.c
+build/fuzz/obj/%.o: %.c | fuzz-cc
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(FUZZ_SAN) -c -o $@ $<
 
@@ -76,6 +76,9 @@ build/fuzz/libmixbench.a: $(FUZZ_LIB_OBJ)
 build/fuzz/bin/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h build/fuzz/libmixbench.a
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $< build/fuzz/libmixbench.a $(LDLIBS)
+
+fuzz-cc:
+	@command -v $(FUZZ_CC) >/dev/null || { echo "make fuzz needs $(FUZZ_CC): apt-get install clang"; exit 1; }
 
 fuzz-build: $(FUZZ_BIN)
 
@@ -107,7 +110,7 @@ test: deps
 clean:
 	rm -rf build mixbench
 
-.PHONY: all deps run test tests clean fuzz fuzz-build fuzz-regress
+.PHONY: all deps run test tests clean fuzz fuzz-build fuzz-cc fuzz-regress
 
 -include $(LIB_OBJ:.o=.d) $(APP_OBJ:.o=.d) $(TEST_SRC:tests/%.c=build/deps/tests/%.d)
 -include $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_BIN:%=%.d)

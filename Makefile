@@ -5,6 +5,9 @@
 #   make test   deps + build + the whole test suite (ends with "N passed, N failed")
 #   make sanitize  the unit and CLI tests again, built with AddressSanitizer +
 #               UndefinedBehaviorSanitizer into build/asan/ (CI runs it too)
+#   make fuzz   builds the libFuzzer harnesses of tests/fuzz/ with clang and runs
+#               each for FUZZ_SECONDS (default 60) on a copy of its seed corpus;
+#               fails naming the harness and the crashing input (tests/fuzz/run.sh)
 
 CC      ?= cc
 CFLAGS  ?= -std=c11 -O3 -march=native -g -Wall -Wextra -pthread
@@ -15,7 +18,7 @@ CPPFLAGS += -D_GNU_SOURCE -I. -MMD -MP $(MPI_CFLAGS)
 LDLIBS  = -lopenblas -lfftw3f -lsqlite3 -lncursesw -lpthread -lm -ldl
 
 DEB_PACKAGES = build-essential libncurses-dev libsqlite3-dev libopenblas-dev \
-               libfftw3-dev sqlite3 tmux python3-torch openmpi-bin libopenmpi-dev
+               libfftw3-dev sqlite3 tmux python3-torch openmpi-bin libopenmpi-dev clang
 
 LIB_SRC  = $(sort $(wildcard engine/*.c engine/*/*.c db/*.c ui/*.c ui/*/*.c experiments/*.c))
 APP_SRC  = $(sort $(wildcard app/*.c))
@@ -51,7 +54,48 @@ $(BUILD)/tests/%: tests/%.c $(BUILD)/libmixbench.a
 # test_alloc counts every allocation our code makes during a training step
 $(BUILD)/tests/test_alloc: LDLIBS += -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=aligned_alloc
 
-tests: $(TEST_BIN)
+tests: $(TEST_BIN) fuzz-regress
+
+# ---- fuzzing (tests/fuzz/).  `make fuzz` builds each harness with clang and
+# libFuzzer, ASan and UBSan; the library is compiled again for it into
+# build/fuzz/ (never mixed with build/'s objects).  `make fuzz-regress`
+# (part of `make tests`) builds the same harnesses with $(CC) and a plain
+# main (tests/fuzz/standalone.c) for tests/test_fuzz_regress.sh.
+FUZZ_SECONDS ?= 60
+FUZZ_CC      ?= clang
+FUZZ_CFLAGS  ?= -std=c11 -g -O1 -Wall -Wextra -pthread -fno-omit-frame-pointer
+FUZZ_SAN      = -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_NAMES    = $(sort $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c)))
+FUZZ_LIB_SRC  = $(filter engine/% db/% experiments/%,$(LIB_SRC))
+FUZZ_LIB_OBJ  = $(FUZZ_LIB_SRC:%.c=build/fuzz/obj/%.o)
+FUZZ_BIN      = $(FUZZ_NAMES:%=build/fuzz/bin/fuzz_%)
+FUZZ_REGRESS_BIN = $(FUZZ_NAMES:%=build/fuzz-regress/fuzz_%)
+
+build/fuzz/obj/%.o: %.c | fuzz-cc
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(FUZZ_SAN) -c -o $@ $<
+
+build/fuzz/libmixbench.a: $(FUZZ_LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $(FUZZ_LIB_OBJ)
+
+build/fuzz/bin/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h build/fuzz/libmixbench.a
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $< build/fuzz/libmixbench.a $(LDLIBS)
+
+fuzz-cc:
+	@command -v $(FUZZ_CC) >/dev/null || { echo "make fuzz needs $(FUZZ_CC): apt-get install clang"; exit 1; }
+
+fuzz-build: $(FUZZ_BIN)
+
+fuzz: $(FUZZ_BIN)
+	@tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_NAMES)
+
+build/fuzz-regress/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/standalone.c tests/fuzz/fuzz.h build/libmixbench.a
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out -MMD -MP,$(CPPFLAGS)) $(CFLAGS) -o $@ $< tests/fuzz/standalone.c build/libmixbench.a $(LDLIBS)
+
+fuzz-regress: $(FUZZ_REGRESS_BIN)
 
 deps:
 	@missing=$$(for p in $(DEB_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
@@ -86,6 +130,7 @@ SAN_TESTS = build/asan/tests/test_* tests/test_cli.sh tests/test_store_cli.sh
 clean:
 	rm -rf build mixbench
 
-.PHONY: all deps run test tests sanitize clean
+.PHONY: all deps run test tests sanitize clean fuzz fuzz-build fuzz-cc fuzz-regress
 
 -include $(LIB_OBJ:.o=.d) $(APP_OBJ:.o=.d) $(TEST_SRC:tests/%.c=$(BUILD)/deps/tests/%.d)
+-include $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_BIN:%=%.d)

@@ -226,6 +226,17 @@ int checkpoint_load(const char *path, Config *c, Model *m, Tokenizer **tok, char
             model_free(m);
             goto done;
         }
+        /* its ids index the model's embedding: a tokenizer larger than the
+           model (a hand-made file) made `generate --prompt` read outside
+           tok_emb (found by tests/fuzz/fuzz_checkpoint.c) */
+        if (tokenizer_vocab(*tok) > m->cfg.vocab) {
+            err_set(err, "%s: the stored tokenizer has %d ids but the model has vocab=%d", path,
+                    tokenizer_vocab(*tok), m->cfg.vocab);
+            tokenizer_free(*tok);
+            *tok = NULL;
+            model_free(m);
+            goto done;
+        }
     }
     rc = 0;
 done:

@@ -177,6 +177,11 @@ static int set_key(Config *c, const Key *k, const char *value, char *err)
         return 0;
     }
     case T_STRING:
+        /* config_to_json writes invalid UTF-8 as U+FFFD, so such a value
+           would not read back from the store or a checkpoint as it was set
+           (found by tests/fuzz/fuzz_config.c) */
+        if (!json_utf8_valid(value, strlen(value)))
+            return err_set(err, "config: %s=%s is not valid UTF-8", k->name, value);
         if (strlen(value) >= k->size)
             return err_set(err, "config: %s is longer than %zu characters", k->name, k->size - 1);
         memcpy(base, value, strlen(value) + 1);

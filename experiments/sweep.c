@@ -407,7 +407,9 @@ static int build_spec(int argc, char **argv, const char *data, Sweep *out, char 
         sb_append(&sb, argv[i]);
     }
     if (!sb_ok(&sb)) return err_set(err, "sweep: out of memory");
-    normalize(sb.data);
+    /* no words (argc 0) leaves sb on its shared read-only "": normalize
+       must not write to it (found by tests/fuzz/fuzz_sweep.c) */
+    if (sb.len > 0) normalize(sb.data);
     if (!sb.data[0]) {
         sb_free(&sb);
         return err_set(err, "sweep: empty spec (give key=v1,v2 ... or a preset name)");

@@ -220,7 +220,8 @@ static int merge_word(Learner *L, int32_t w, int32_t a, int32_t b, int32_t z, in
 static int count_chunks(Learner *L, const char *train, size_t len)
 {
     DataStrMap chunks;
-    if (data_strmap_init(&chunks, 1 << 16) != 0) return -1;
+    /* at most len / 2 + 1 distinct chunks: sized to the text (the map grows) */
+    if (data_strmap_init(&chunks, MB_MIN((size_t)1 << 16, len / 2 + 1)) != 0) return -1;
     int64_t *counts = NULL;
     size_t counts_cap = 0;
     const unsigned char *s = (const unsigned char *)train;
@@ -293,7 +294,10 @@ int bpe_learn(const char *train, size_t len, int target_vocab, int32_t **merges_
     Learner L;
     memset(&L, 0, sizeof L);
     int32_t *merges = NULL;
-    if (data_pairmap_init(&L.pairs, 1 << 14) != 0 || count_chunks(&L, train, len) != 0) goto oom;
+    /* at most len distinct pairs: a small text gets a small map (it grows) */
+    if (data_pairmap_init(&L.pairs, MB_MIN((size_t)1 << 14, len + 1)) != 0 ||
+        count_chunks(&L, train, len) != 0)
+        goto oom;
     /* Each merge removes at least one symbol from the unique words. */
     int64_t n_syms = 0;
     for (int32_t w = 0; w < L.n_words; w++) n_syms += L.word_len[w];

@@ -48,8 +48,11 @@ for name in "$@"; do
     crashed+=("$name")
   fi
 done
+# the last line in the test runner's form (a harness that runs clean passes)
 if [ ${#crashed[@]} -gt 0 ]; then
   echo "fuzz: ${#crashed[@]} harness(es) crashed: ${crashed[*]}"
+  echo "$(( $# - ${#crashed[@]} )) passed, ${#crashed[@]} failed"
   exit 1
 fi
 echo "fuzz: all $# harnesses ran without a crash"
+echo "$# passed, 0 failed"

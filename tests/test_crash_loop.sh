@@ -17,10 +17,11 @@ pass() { echo "PASS $1"; }
 fail() { echo "FAIL $1: $2"; }
 q() { sqlite3 -cmd '.timeout 10000' "$1" "$2"; }
 
-# 150 steps per kill: the sweep outlasts the kills (a round trains at most
-# 0.6 s, 70 steps a job on average here, before it is killed, and replays a few
-# steps from its checkpoint).
-STEPS=$((KILLS * 150))
+# 400 steps per kill: the sweep outlasts the kills (a job trains ~450 steps/s
+# here; a round trains at most 0.4 s, ~90 steps a job on average, before it is
+# killed, and replays a few steps from its checkpoint).  At 150 steps per kill
+# a CI run once finished the sweep one kill early.
+STEPS=$((KILLS * 400))
 [ $STEPS -lt 600 ] && STEPS=600
 TINY="data=builtin:stories d=32 heads=2 n_ctx=16 batch=8 log_every=100000 warmup=5 layers=1"
 SPEC="arch=attention,mixer steps=$STEPS ckpt_every=7 eval_every=0 seed=11 threads=1 $TINY"
@@ -45,14 +46,14 @@ while [ $kills -lt "$KILLS" ] && [ $rounds -lt $((KILLS * 3)) ]; do
     # startup, recovery of the dead worker's jobs, claims
     sleep "$(printf '0.%02d' $((RANDOM % 40 + 1)))"
   else
-    # the others at a random instant 0 .. 0.60 s after the jobs trained
+    # the others at a random instant 0 .. 0.40 s after the jobs trained
     # again (steps, metric flushes, checkpoints every 7 steps)
     for _ in $(seq 200); do
       [ "$(q "$DB" "select sum(steps_done) from runs")" -gt "$done_before" ] 2>/dev/null && break
       kill -0 $wpid 2>/dev/null || break
       sleep 0.05
     done
-    sleep "$(printf '0.%02d' $((RANDOM % 61)))"
+    sleep "$(printf '0.%02d' $((RANDOM % 41)))"
   fi
   if kill -0 $wpid 2>/dev/null && kill -9 $wpid 2>/dev/null; then
     kills=$((kills + 1))

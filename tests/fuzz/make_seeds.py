@@ -94,6 +94,13 @@ def main():
     put("config", "json-unknown", '{"arch": "fft", "future_key": "1", "steps": 5}')
 
     # sweep: argv words, one per line; "--data PATH" first gives --data
+    for seed, spec in [("stories", "stories"), ("stories_seed", "stories:seed=3"),
+                       ("markov", "markov:states=8,order=2,branch=3,smooth=0.05"),
+                       ("mqar", "mqar:pairs=2,queries=1,vocab=16"), ("copy", "copy:length=3,vocab=10"),
+                       ("selective", "selective-copy:length=2,vocab=12,seed=9007199254740991"),
+                       ("markov_big", "markov:smooth=1e-9,states=65534"), ("bad_value", "mqar:pairs=x"),
+                       ("unknown", "nosuch:a=1")]:
+        put("builtin", seed, spec)
     put("sweep", "grid", "layers=1,2\nheads=1,2\narch=pairconnect,attention\nsteps=10\n")
     put("sweep", "zip", "(layers, heads)=(1, 1), (2, 4)\narch=mixer\nrepeats=2\nsteps=5\n")
     put("sweep", "preset", "pairconnect-hash\nsteps=7\n")

@@ -454,7 +454,8 @@ static int dense_shapes(const Model *m, int rows, int head_rows, DenseShape *out
 
 /* Best of 3 timed runs (after one untimed) of the three products of s, by
    sgemm or bf16_gemm (which converts its float32 operands on the way). */
-static double time_dense(const DenseShape *s, int bf16, float *x, float *w, float *y, float *dw, void *scratch)
+static double time_dense(const DenseShape *s, int bf16, const float *x, const float *w, float *y, float *dx,
+                         float *dw, void *scratch)
 {
     int R = s->rows, I = s->n_in, O = s->n_out;
     double best = INFINITY;
@@ -462,11 +463,11 @@ static double time_dense(const DenseShape *s, int bf16, float *x, float *w, floa
         double t0 = now_seconds();
         if (bf16) {
             bf16_gemm(0, 1, R, O, I, x, I, w, I, 0.0f, y, O, scratch);      /* y = x w^T */
-            bf16_gemm(0, 0, R, I, O, y, O, w, I, 0.0f, x, I, scratch);      /* dx = dy w */
+            bf16_gemm(0, 0, R, I, O, y, O, w, I, 0.0f, dx, I, scratch);     /* dx = dy w */
             bf16_gemm(1, 0, O, I, R, y, O, x, I, 1.0f, dw, I, scratch);     /* dw += dy^T x */
         } else {
             matmul(0, 1, R, O, I, 1.0f, x, I, w, I, 0.0f, y, O);
-            matmul(0, 0, R, I, O, 1.0f, y, O, w, I, 0.0f, x, I);
+            matmul(0, 0, R, I, O, 1.0f, y, O, w, I, 0.0f, dx, I);
             matmul(1, 0, O, I, R, 1.0f, y, O, x, I, 1.0f, dw, I);
         }
         double dt = now_seconds() - t0;
@@ -494,7 +495,7 @@ static int bench_bf16_one(const char *arch, const char *size, const char *task, 
         most = MB_MAX(most, (size_t)shapes[i].n_in * shapes[i].n_out);
     }
     float *x = malloc(sizeof(float) * most), *w = malloc(sizeof(float) * most), *y = malloc(sizeof(float) * most);
-    float *dw = malloc(sizeof(float) * most);
+    float *dx = malloc(sizeof(float) * most), *dw = malloc(sizeof(float) * most);
     void *scratch = aligned_alloc(64, bf16_gemm_scratch_bytes());
     Rng r;
     rng_seed(&r, 3);
@@ -505,8 +506,8 @@ static int bench_bf16_one(const char *arch, const char *size, const char *task, 
     }
     double f32 = 0, b16 = 0, flops = 0;
     for (int i = 0; i < n; i++) {
-        shapes[i].sgemm_seconds = time_dense(&shapes[i], 0, x, w, y, dw, scratch);
-        shapes[i].bf16_seconds = time_dense(&shapes[i], 1, x, w, y, dw, scratch);
+        shapes[i].sgemm_seconds = time_dense(&shapes[i], 0, x, w, y, dx, dw, scratch);
+        shapes[i].bf16_seconds = time_dense(&shapes[i], 1, x, w, y, dx, dw, scratch);
         f32 += shapes[i].count * shapes[i].sgemm_seconds;
         b16 += shapes[i].count * shapes[i].bf16_seconds;
         flops += shapes[i].count * 6.0 * shapes[i].rows * shapes[i].n_in * shapes[i].n_out;
@@ -514,6 +515,7 @@ static int bench_bf16_one(const char *arch, const char *size, const char *task, 
     free(x);
     free(w);
     free(y);
+    free(dx);
     free(dw);
     free(scratch);
     BenchResult tr;

@@ -118,23 +118,6 @@ typedef struct {
     MemoryNeed need;                     /* engine/memory.h's estimate of the job */
 } BenchResult;
 
-/* A field of /proc/self/status in bytes ("VmHWM", "VmRSS"), or -1. */
-static double proc_status_bytes(const char *field)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    if (!f) return -1;
-    char line[256];
-    double v = -1;
-    size_t n = strlen(field);
-    while (fgets(line, sizeof line, f))
-        if (!strncmp(line, field, n) && line[n] == ':') {
-            v = strtod(line + n + 1, NULL) * 1024.0;
-            break;
-        }
-    fclose(f);
-    return v;
-}
-
 /* Starts a peak measurement: freed heap back to the system, VmHWM reset to
    the resident set (clear_refs 5: unwritable leaves the process's peak so
    far, which the table then shows).  Returns the resident bytes now. */
@@ -146,7 +129,7 @@ static double peak_reset(void)
         fputs("5", f);
         fclose(f);
     }
-    return proc_status_bytes("VmRSS");
+    return memory_proc_bytes("/proc/self/status", "VmRSS");
 }
 
 /* The bench's model of arch at size S or M on task into c. */
@@ -211,7 +194,7 @@ static int bench_train(const char *arch, const char *size, const char *task, int
     out->params = model_count_params(&m, NULL);
     rc = 0;
 done:
-    out->peak_bytes = proc_status_bytes("VmHWM");
+    out->peak_bytes = memory_proc_bytes("/proc/self/status", "VmHWM");
     trainer_free(tr);
     free(ds.split[SPLIT_TRAIN].ids);
     model_free(&m);

@@ -94,10 +94,9 @@ static double read_number(const char *path)
     return ok && end != text ? v : -1;
 }
 
-/* A field of /proc/meminfo in bytes, or -1. */
-static double meminfo(const char *field)
+double memory_proc_bytes(const char *path, const char *field)
 {
-    FILE *f = fopen("/proc/meminfo", "r");
+    FILE *f = fopen(path, "r");
     if (!f) return -1;
     char line[256];
     double v = -1;
@@ -224,7 +223,7 @@ double memory_available(const char **source)
             why = "MIXBENCH_MEMORY_LIMIT";
         }
     }
-    double avail = meminfo("MemAvailable");
+    double avail = memory_proc_bytes("/proc/meminfo", "MemAvailable");
     if (avail >= 0 && avail < best) {
         best = avail;
         why = "MemAvailable";

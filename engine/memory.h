@@ -51,6 +51,10 @@ double dataset_bytes(const Dataset *ds);
    INFINITY with "no limit" when none can be read. */
 double memory_available(const char **source);
 
+/* A "Field:  N kB" line of a /proc file (/proc/meminfo, /proc/self/status)
+   in bytes, or -1. */
+double memory_proc_bytes(const char *path, const char *field);
+
 /* "9.8 GB", "310 MB", "12 kB" (decimal units). */
 void memory_fmt(double bytes, char *buf, size_t cap);
 /* "9.8 GB (parameters 3.1 GB, optimizer 6.2 GB, ...)": the total and the

@@ -435,28 +435,38 @@ static int dense_shapes(const Model *m, int rows, int head_rows, DenseShape *out
     return n;
 }
 
-/* Best of 3 timed runs (after one untimed) of the three products of s, by
-   sgemm or bf16_gemm (which converts its float32 operands on the way). */
-static double time_dense(const DenseShape *s, int bf16, const float *x, const float *w, float *y, float *dx,
-                         float *dw, void *scratch)
+/* The three products of s (dy stands in y), by sgemm or by bf16_gemm
+   (which converts its float32 operands on the way); seconds. */
+static double run_dense(const DenseShape *s, int bf16, const float *x, const float *w, float *y, float *dx,
+                        float *dw, void *scratch)
 {
     int R = s->rows, I = s->n_in, O = s->n_out;
-    double best = INFINITY;
-    for (int rep = 0; rep < 4; rep++) {
-        double t0 = now_seconds();
-        if (bf16) {
-            bf16_gemm(0, 1, R, O, I, x, I, w, I, 0.0f, y, O, scratch);      /* y = x w^T */
-            bf16_gemm(0, 0, R, I, O, y, O, w, I, 0.0f, dx, I, scratch);     /* dx = dy w */
-            bf16_gemm(1, 0, O, I, R, y, O, x, I, 1.0f, dw, I, scratch);     /* dw += dy^T x */
-        } else {
-            matmul(0, 1, R, O, I, 1.0f, x, I, w, I, 0.0f, y, O);
-            matmul(0, 0, R, I, O, 1.0f, y, O, w, I, 0.0f, dx, I);
-            matmul(1, 0, O, I, R, 1.0f, y, O, x, I, 1.0f, dw, I);
-        }
-        double dt = now_seconds() - t0;
-        if (rep && dt < best) best = dt;
+    double t0 = now_seconds();
+    if (bf16) {
+        bf16_gemm(0, 1, R, O, I, x, I, w, I, 0.0f, y, O, scratch);    /* y = x w^T */
+        bf16_gemm(0, 0, R, I, O, y, O, w, I, 0.0f, dx, I, scratch);   /* dx = dy w */
+        bf16_gemm(1, 0, O, I, R, y, O, x, I, 1.0f, dw, I, scratch);   /* dw += dy^T x */
+    } else {
+        matmul(0, 1, R, O, I, 1.0f, x, I, w, I, 0.0f, y, O);
+        matmul(0, 0, R, I, O, 1.0f, y, O, w, I, 0.0f, dx, I);
+        matmul(1, 0, O, I, R, 1.0f, y, O, x, I, 1.0f, dw, I);
     }
-    return best;
+    return now_seconds() - t0;
+}
+
+/* s's sgemm and bf16 seconds: the best of 5 runs each after one untimed,
+   alternating, so that both see the same load on a busy machine. */
+static void time_dense(DenseShape *s, const float *x, const float *w, float *y, float *dx, float *dw,
+                       void *scratch)
+{
+    s->sgemm_seconds = s->bf16_seconds = INFINITY;
+    for (int rep = 0; rep < 6; rep++) {
+        double f32 = run_dense(s, 0, x, w, y, dx, dw, scratch), b16 = run_dense(s, 1, x, w, y, dx, dw, scratch);
+        if (rep) {
+            s->sgemm_seconds = MB_MIN(s->sgemm_seconds, f32);
+            s->bf16_seconds = MB_MIN(s->bf16_seconds, b16);
+        }
+    }
 }
 
 /* One model: its dense products timed both ways, a real training step on
@@ -489,8 +499,7 @@ static int bench_bf16_one(const char *arch, const char *size, const char *task, 
     }
     double f32 = 0, b16 = 0, flops = 0;
     for (int i = 0; i < n; i++) {
-        shapes[i].sgemm_seconds = time_dense(&shapes[i], 0, x, w, y, dx, dw, scratch);
-        shapes[i].bf16_seconds = time_dense(&shapes[i], 1, x, w, y, dx, dw, scratch);
+        time_dense(&shapes[i], x, w, y, dx, dw, scratch);
         f32 += shapes[i].count * shapes[i].sgemm_seconds;
         b16 += shapes[i].count * shapes[i].bf16_seconds;
         flops += shapes[i].count * 6.0 * shapes[i].rows * shapes[i].n_in * shapes[i].n_out;

@@ -139,8 +139,9 @@ static int bench_config(Config *c, const char *arch, const char *size, const cha
     const char *common[] = {"vocab=10000", "warmup=0", "decay=constant", "seed=1", NULL};
     const char *s[] = {"d=256", "layers=4", "heads=4", "n_ctx=64", "batch=32", NULL};
     const char *m[] = {"d=512", "layers=8", "heads=8", "n_ctx=128", "batch=16", NULL};
+    const char **sized = strcmp(size, "S") ? m : s;
     for (int i = 0; common[i]; i++) config_set_arg(c, common[i], err);
-    for (int i = 0; (strcmp(size, "S") ? m : s)[i]; i++) config_set_arg(c, (strcmp(size, "S") ? m : s)[i], err);
+    for (int i = 0; sized[i]; i++) config_set_arg(c, sized[i], err);
     if (config_set(c, "arch", arch, err) || config_set(c, "task", task, err)) return -1;
     return config_validate(c, err);
 }

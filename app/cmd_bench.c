@@ -547,6 +547,8 @@ static int bench_bf16_one(const char *arch, const char *size, const char *task, 
            flops / 1e9, 1e3 * f32, flops / f32 / 1e9, 1e3 * b16, flops / b16 / 1e9, f32 / b16,
            1e3 * tr.step_seconds, tr.tokens_per_s, 100 * MB_MIN(1.0, f32 / tr.step_seconds), 1e3 * other,
            1e3 * predicted, tr.tokens_per_s * tr.step_seconds / predicted, tr.step_seconds / predicted);
+    if (f32 > tr.step_seconds)
+        printf("(the products alone took longer than the whole step: the machine is busy, the prediction is low)\n");
     fflush(stdout);
     return 0;
 }

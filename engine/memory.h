@@ -50,6 +50,18 @@ double dataset_bytes(const Dataset *ds);
    "MIXBENCH_MEMORY_LIMIT");
    INFINITY with "no limit" when none can be read. */
 double memory_available(const char **source);
+/* The same, reading the files under root ("" for the real ones):
+   root/proc/self/cgroup, root/sys/fs/cgroup/..., root/proc/meminfo and
+   root/proc/self/statm (tests/test_memory.c gives fake ones).  RLIMIT_AS
+   and MIXBENCH_MEMORY_LIMIT are the process's own. */
+double memory_available_in(const char *root, const char **source);
+/* Room under this process's cgroup memory limit as root's files tell it:
+   cgroup v2 (the "0::/path" line of proc/self/cgroup; memory.max less
+   memory.current and the inactive page cache, the tightest of the cgroup
+   and its parents), else the v1 memory controller (memory.limit_in_bytes,
+   whose huge "no limit" value is no limit); -1 when no limit is set or
+   the files are missing or garbled. */
+double memory_cgroup_room(const char *root);
 
 /* "9.8 GB", "310 MB", "12 kB" (decimal units). */
 void memory_fmt(double bytes, char *buf, size_t cap);

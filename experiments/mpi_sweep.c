@@ -34,13 +34,13 @@
 #include <unistd.h>
 
 #include "db/jobs.h"
-#include "db/queue_read.h"
 #include "db/store.h"
 #include "engine/common.h"
 #include "engine/io/json.h"
 #include "engine/pool.h"
 #include "experiments/job.h"
 #include "experiments/job_sink.h"
+#include "experiments/scheduler.h"
 
 enum {
     TAG_ASK = 100,      /* rank -> 0: a job, please (empty) */
@@ -922,19 +922,6 @@ static int coordinate(Coordinator *c, char *err)
     }
 }
 
-/* Interrupted jobs (a quit, or a process that died) go back to the queue,
-   as the local scheduler does. */
-static int recover(Store *st, char *err)
-{
-    int n = 0, n_ids = 0;
-    int64_t *ids = NULL;
-    int rc = store_jobs_recover(st, &n, err);
-    if (!rc) rc = queue_read_ids(st, RUN_INTERRUPTED, &ids, &n_ids, err);
-    for (int i = 0; !rc && i < n_ids; i++) rc = store_job_resume(st, ids[i], err);
-    free(ids);
-    return rc;
-}
-
 static int serve_queue(Dist *d, const MpiSweepOptions *o, int *jobs_ended, char *err)
 {
     Coordinator c = {.d = d, .o = o};
@@ -944,7 +931,7 @@ static int serve_queue(Dist *d, const MpiSweepOptions *o, int *jobs_ended, char 
     int rc = !c.slots || !c.job ? err_set(err, "out of memory") : store_open_existing(o->db_path, &c.st, err);
     if (!rc) {
         c.sink = job_sink_store(c.st);
-        rc = recover(c.st, err);
+        rc = scheduler_recover(c.st, err);   /* as the local worker does */
     }
     if (!rc) rc = coordinate(&c, err);
     *jobs_ended = c.ended;

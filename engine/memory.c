@@ -16,6 +16,7 @@
 
 #include "engine/common.h"
 #include "engine/model.h"
+#include "engine/pool.h"
 #include "engine/sparse.h"
 #include "engine/task.h"
 
@@ -34,16 +35,27 @@ static double rowgrad_bytes(const Param *p, int64_t cap)
 int job_memory_bytes(const Config *c, int threads, double data_bytes, int ckpt_copies, MemoryNeed *need,
                      char *err)
 {
+    return job_memory_bytes_rank(c, threads, 0, 1, data_bytes, ckpt_copies, need, err);
+}
+
+int job_memory_bytes_rank(const Config *c, int threads, int rank, int ranks, double data_bytes, int ckpt_copies,
+                          MemoryNeed *need, char *err)
+{
     memset(need, 0, sizeof *need);
     Config sized = *c;
     if (sized.vocab <= 0) sized.vocab = 10000;
     Model m;
     if (model_plan(&m, &sized, err)) return -1;
     int B = sized.batch > 0 ? sized.batch : 1;
+    if (ranks < 1 || ranks > B) ranks = 1;   /* trainer_create_dist refuses more ranks than windows */
+    if (rank < 0 || rank >= ranks) rank = 0;
+    long rb0, rb1;
+    pool_share(B, rank, ranks, &rb0, &rb1);
+    int B_rank = (int)(rb1 - rb0);   /* this rank's share of every batch */
     if (threads <= 0) threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (threads < 1) threads = 1;
-    if (threads > B) threads = B;
-    int per_thread = (B + threads - 1) / threads;
+    if (threads > B_rank) threads = B_rank;
+    int per_thread = (B_rank + threads - 1) / threads;
     double floats = (double)m.n_floats;
 
     need->params = 4.0 * floats;
@@ -53,13 +65,18 @@ int job_memory_bytes(const Config *c, int threads, double data_bytes, int ckpt_c
     double acts_arena = (double)work_arena_bytes(&m, per_thread, 0);
     need->activations = threads * acts_arena + (double)work_arena_bytes(&m, 1, 0);   /* + infer_bench */
     need->gradients = threads * (grads_arena - acts_arena);
+    double exchange = 0;   /* alloc_dist's sparse-row exchange, one rank's rows */
     for (int i = 0; i < m.n_params; i++) {
         const Param *p = &m.params[i];
         if (!p->sparse_rows) continue;
         need->gradients += threads * rowgrad_bytes(p, sparse_row_cap(p, per_thread));
         need->gradients += rowgrad_bytes(p, sparse_row_cap(p, B));   /* the merged rows */
         if (sized.table_optim != TABLE_LAZY) need->optimizer += 5.0 * (double)p->shape[0];   /* live rows */
+        double width = (double)(p->numel / (size_t)p->shape[0]);
+        exchange += 8.0 + (double)sparse_row_cap(p, B) * (4.0 + 4.0 * width);
     }
+    /* over ranks: the ring's scratch and the sparse rows sent and received */
+    if (ranks > 1) need->gradients += 4.0 * ((double)m.n_dense_floats / ranks + 1) + exchange * (1 + ranks);
     need->data = data_bytes;
     int wl = m.task->window_len(&sized);
     need->other = (double)B * wl * 5.0 + 8.0 * B * sized.n_ctx + 8.0 * B + METRIC_BUFFER_BYTES +

@@ -40,6 +40,13 @@ typedef struct {
    weights and both moments).  Nothing big is allocated. */
 int job_memory_bytes(const Config *c, int threads, double data_bytes, int ckpt_copies, MemoryNeed *need,
                      char *err);
+/* The same for rank `rank` of a data-parallel run over `ranks` ranks
+   (trainer_create_dist): its work arenas hold its share of the batch
+   (pool_share), plus the gradient exchange's buffers; the parameters,
+   optimizer, merged rows, batch buffers and data are whole on every rank.
+   ranks 1: job_memory_bytes. */
+int job_memory_bytes_rank(const Config *c, int threads, int rank, int ranks, double data_bytes, int ckpt_copies,
+                          MemoryNeed *need, char *err);
 
 /* Bytes a loaded dataset holds (its token streams, masks, an estimate of
    the tokenizer). */

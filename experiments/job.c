@@ -137,6 +137,7 @@ typedef struct {
     double unigram_nats;       /* the training split's unigram entropy */
     JobProgress prog;
     int stopped_waiting;       /* a stop came while waiting for memory */
+    int waits_for_memory;      /* memory_admit said JOB_MEMORY_WAIT */
     MemoryNeed need;           /* what job_memory_bytes said it needs */
 } Job;
 
@@ -308,10 +309,13 @@ static int job_setup(Job *j, char *err)
     const MemoryNeed *need = &j->need;
     double held = dataset_bytes(&j->ds);
     int ckpt_copies = js->resume_ckpt && js->resume_ckpt[0] ? 3 : js->init_ckpt ? 1 : 0;
-    if (job_memory_bytes(&j->c, j->c.threads, held, ckpt_copies, &j->need, err)) return -1;
+    if (job_memory_bytes_rank(&j->c, j->c.threads, dist_rank(js->dist), dist_size(js->dist), held, ckpt_copies,
+                              &j->need, err))
+        return -1;
     if (js->memory_admit) {
         rc = js->memory_admit(js->memory_ctx, need, held, err);
         if (rc == JOB_MEMORY_STOPPED) j->stopped_waiting = 1;
+        if (rc == JOB_MEMORY_WAIT) j->waits_for_memory = 1;
         if (rc) return -1;
     } else {
         const char *source;
@@ -408,7 +412,10 @@ int job_run(JobSpec *js, RunStatus *status_out, char *err)
         int stored = js->run_id != 0 && j.sink.ops;
         *status_out = RUN_FAILED;
         char e[ERR_LEN];
-        if (stored && (js->resumed || j.stopped_waiting)) {
+        if (j.waits_for_memory) {
+            /* given back as it came: nothing recorded, the caller keeps it */
+            *status_out = RUN_QUEUED;
+        } else if (stored && (js->resumed || j.stopped_waiting)) {
             /* resumed by hand: still resumable once the cause is fixed */
             j.sink.ops->set_status(j.sink.ctx, js->run_id, RUN_INTERRUPTED, e);
             /* a stop while it waited for memory: back to the queue */
@@ -425,7 +432,7 @@ int job_run(JobSpec *js, RunStatus *status_out, char *err)
             store_close(js->store);
             js->store = NULL;
         }
-        return stored ? 0 : -1;
+        return stored || j.waits_for_memory ? 0 : -1;
     }
     const Config *c = &j.c;
     j.prog.threads = trainer_threads(j.tr);

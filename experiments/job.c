@@ -138,8 +138,45 @@ typedef struct {
     JobProgress prog;
     int stopped_waiting;       /* a stop came while waiting for memory */
     int waits_for_memory;      /* memory_admit said JOB_MEMORY_WAIT */
+    /* the steps since the last metrics row (metrics_every): their train
+       losses summed, how many, the largest gradient norm, the last step's
+       progress */
+    double loss_sum, gnorm_max;
+    int loss_n;
+    TrainProgress last_p;
     MemoryNeed need;           /* what job_memory_bytes said it needs */
 } Job;
+
+/* The metrics row of the steps since the previous one (a row is made
+   every metrics_every steps, at the last step, at each checkpoint and where
+   the job stops): the last step's step, tokens, wall time, smoothed loss,
+   learning rate and tokens/s; the mean train loss of those steps (so none
+   is left out of the curve, and a curve of rows every N steps is the
+   every-step curve averaged in windows of N, not a noisy sample of it);
+   the largest gradient norm among them (a spike is what one looks for
+   there).  With metrics_every 1 the row is the step's own. */
+static void close_metrics_row(Job *j)
+{
+    if (j->loss_n == 0) return;
+    assert(j->n_rows < METRIC_BUFFER);   /* flushed when it filled */
+    const TrainProgress *p = &j->last_p;
+    double loss = j->loss_n == 1 ? j->loss_sum : j->loss_sum / j->loss_n;
+    j->rows[j->n_rows++] = (MetricRow){p->step, p->tokens, p->train_seconds, loss, p->loss_smooth,
+                                       p->lr, j->gnorm_max, p->tokens_per_s};
+    j->loss_sum = 0;
+    j->loss_n = 0;
+}
+
+/* One training step's progress joins the open metrics row; the row closes
+   at every metrics_every-th step and at the last. */
+static void add_metrics_step(Job *j, const TrainProgress *p, int last)
+{
+    j->loss_sum += p->loss;
+    j->gnorm_max = j->loss_n == 0 || p->grad_norm > j->gnorm_max ? p->grad_norm : j->gnorm_max;
+    j->loss_n++;
+    j->last_p = *p;
+    if (p->step % j->c.metrics_every == 0 || last) close_metrics_row(j);
+}
 
 static int flush_metrics(Job *j, char *err)
 {
@@ -193,6 +230,7 @@ static int periodic_checkpoint(Job *j, char *err)
     char path[PATH_MAX + 128];
     snprintf(path, sizeof path, "%s/run%lld-step%lld.safetensors", j->ckpt_dir, (long long)j->prog.run_id,
              (long long)j->prog.step);
+    close_metrics_row(j);   /* a resumed job starts its next row here too */
     if (flush_metrics(j, err) || save_checkpoint(j, path, err) ||
         j->sink.ops->set_resume(j->sink.ctx, j->prog.run_id, j->prog.step, path, err))
         return -1;
@@ -484,9 +522,8 @@ int job_run(JobSpec *js, RunStatus *status_out, char *err)
             snprintf(msg, sizeof msg, "%s", err);
             break;
         }
-        assert(j.n_rows < METRIC_BUFFER);   /* flushed when it filled */
-        j.rows[j.n_rows++] = (MetricRow){p.step, p.tokens, p.train_seconds, p.loss, p.loss_smooth,
-                                         p.lr, p.grad_norm, p.tokens_per_s};
+        int last = trainer_done(j.tr);
+        add_metrics_step(&j, &p, last);
         double rate = p.train_seconds > 0 ? p.tokens / p.train_seconds : 0;
         j.prog.step = p.step;
         j.prog.tokens = p.tokens;
@@ -497,7 +534,6 @@ int job_run(JobSpec *js, RunStatus *status_out, char *err)
         j.prog.eta_seconds = j.prog.total_steps > 0 ? (j.prog.total_steps - p.step) * (p.train_seconds / p.step)
                                                     : c->seconds - p.train_seconds;
         publish(js, &j.prog, 1);
-        int last = trainer_done(j.tr);
         double now = now_seconds();
         if (j.n_rows == METRIC_BUFFER || now - j.last_flush >= FLUSH_SECONDS || last) {
             if (flush_metrics(&j, err)) {
@@ -559,6 +595,7 @@ int job_run(JobSpec *js, RunStatus *status_out, char *err)
             ending = 1;
         }
     }
+    close_metrics_row(&j);   /* the step it stopped at */
     if (flush_metrics(&j, err) && !msg[0]) status = failed(msg, err);
     int end_known = 1;
     if (follow_rank0(&j, &end_known, &status, msg, err)) status = failed(msg, err);

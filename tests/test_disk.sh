@@ -14,6 +14,8 @@
 #                      marked immutable (chattr +i, where the file system has
 #                      it): ls, show and export read it, run refuses in one
 #                      line, the workbench shows it with a read-only notice
+#                      and its New sweep screen says it cannot queue there
+#                      (keys do nothing)
 # Every mount is unmounted (and every immutable flag cleared) on exit.
 set -u
 cd "$(dirname "$0")/.." || exit 2
@@ -145,6 +147,17 @@ wb() {
     pass "$1_workbench"
   else
     fail "$1_workbench" "$shot"
+  fi
+  # the New sweep screen (7) says so up front; Enter, Space and typing do nothing
+  tmux -L "$SOCK" send-keys -t "$1" 7
+  sleep 0.5
+  for k in Enter Down Down Enter Space x Enter; do tmux -L "$SOCK" send-keys -t "$1" "$k"; sleep 0.15; done
+  sleep 0.5
+  shot=$(tmux -L "$SOCK" capture-pane -p -t "$1" 2>/dev/null)
+  if echo "$shot" | grep -q "This store is read-only" && ! echo "$shot" | grep -Eqi "attempt to write|queued sweep|Preset  "; then
+    pass "$1_new_sweep_refused"
+  else
+    fail "$1_new_sweep_refused" "$shot"
   fi
   tmux -L "$SOCK" send-keys -t "$1" q
   sleep 0.5

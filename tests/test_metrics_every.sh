@@ -8,12 +8,7 @@
 # the rule and stores exactly the rows of an undisturbed run; a bad value
 # is refused in one line.
 set -u
-MB=${MIXBENCH:-$PWD/mixbench}
-T=$(mktemp -d)
-trap 'kill -9 $(jobs -p) 2>/dev/null; rm -rf "$T"' EXIT
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; }
-q() { sqlite3 -cmd '.timeout 5000' "$1" "$2"; }
+. "$(dirname "$0")/cli_harness.sh"
 TINY="--arch attention --data builtin:stories d=16 layers=1 heads=2 n_ctx=16 batch=4 eval_every=0 eval_tokens=256 --threads 1"
 
 # --- a. 23 steps, a row every 5 and a checkpoint every 7

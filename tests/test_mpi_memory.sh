@@ -8,37 +8,14 @@
 # with the one line; and a data-parallel `mpirun mixbench run` sizes each
 # rank for its share of the batch.  Skipped without mpirun.
 set -u
-MB=${MIXBENCH:-$PWD/mixbench}
-if ! command -v mpirun >/dev/null 2>&1; then
-  echo "SKIP test_mpi_memory: mpirun not found (make deps installs openmpi-bin)"
-  exit 0
-fi
-T=$(mktemp -d)
-trap 'kill -9 $(jobs -p) 2>/dev/null; rm -rf "$T"' EXIT
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; }
-q() { sqlite3 -cmd '.timeout 5000' "$1" "$2"; }
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-mkdir -p "$T/tmp"
-MPIRUN="mpirun -q --oversubscribe -x TMPDIR=$T/tmp"
+. "$(dirname "$0")/cli_harness.sh"
+mpi_setup test_mpi_memory
 
 SPEC="arch=mixer seed=1,2 data=builtin:stories d=64 layers=1 heads=2 n_ctx=256 batch=64 threads=1 steps=15
       eval_every=0 eval_tokens=4096 log_every=1000"
-most_at_once() {   # DB [LIMIT]: a 3-rank sweep (2 training); prints the most jobs holding memory at once
-  if [ -n "${2:-}" ]; then $MPIRUN -x MIXBENCH_MEMORY_LIMIT=$2 -np 3 "$MB" worker --db "$1" >"$T/w.out" 2>&1 &
-  else $MPIRUN -np 3 "$MB" worker --db "$1" >"$T/w.out" 2>&1 & fi
-  local p=$! most=0 n
-  while kill -0 $p 2>/dev/null; do
-    n=$(q "$1" "select count(*) from runs where status = 'running' and n_params > 0")
-    [ "${n:-0}" -gt "$most" ] && most=$n
-    sleep 0.1
-  done
-  wait $p
-  echo "$most $?"
-}
-
+# a 3-rank sweep: rank 0 serves, 2 train
 $MB sweep --db "$T/w1.db" $SPEC >/dev/null 2>&1
-read -r most rc <<<"$(most_at_once "$T/w1.db" 300000000)"
+read -r most rc <<<"$(most_running "$T/w1.db" "$T/w.out" $MPIRUN -x MIXBENCH_MEMORY_LIMIT=300000000 -np 3 "$MB" worker --db "$T/w1.db")"
 s=$(q "$T/w1.db" "select group_concat(status) from runs")
 [ "$most" = 1 ] && [ "$s" = "done,done" ] && [ "$rc" = 0 ] && pass mpi_sweep_waits_for_memory ||
   fail mpi_sweep_waits_for_memory "at most $most at once, statuses $s, rc $rc: $(tail -5 "$T/w.out")"
@@ -46,7 +23,7 @@ grep -q "2 jobs ended; the queue is empty" "$T/w.out" && pass mpi_sweep_wait_not
   fail mpi_sweep_wait_not_counted_as_end "$(tail -3 "$T/w.out")"
 
 $MB sweep --db "$T/w2.db" $SPEC >/dev/null 2>&1
-read -r most rc <<<"$(most_at_once "$T/w2.db")"
+read -r most rc <<<"$(most_running "$T/w2.db" "$T/w.out" $MPIRUN -np 3 "$MB" worker --db "$T/w2.db")"
 [ "$most" = 2 ] && pass mpi_sweep_side_by_side_without_limit || fail mpi_sweep_side_by_side_without_limit "at most $most at once"
 
 $MB sweep --db "$T/w3.db" $SPEC >/dev/null 2>&1

@@ -53,6 +53,15 @@ static void fresh_root(void)
     if (!mkdtemp(root_)) printf("  mkdtemp: %s\n", strerror(errno));
 }
 
+/* A fresh fake root holding files (path, text, path, text, ..., NULL);
+   returns memory_cgroup_room of it. */
+static double tree_room(const char *const *files)
+{
+    fresh_root();
+    for (; files[0]; files += 2) put(files[0], files[1]);
+    return memory_cgroup_room(root_);
+}
+
 static int close_to(double a, double b) { return fabs(a - b) <= 1.0; }
 
 /* memory_available_in's result is the cgroup's only when no RLIMIT_AS
@@ -63,21 +72,28 @@ static int no_rlimit(void)
     return getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur == RLIM_INFINITY;
 }
 
+/* memory_available_in(root_) is `bytes` from `source` (when no RLIMIT_AS
+   applies; INFINITY for none). */
+static void check_available(double bytes, const char *source)
+{
+    if (!no_rlimit()) return;
+    const char *got = "";
+    double avail = memory_available_in(root_, &got);
+    CHECK((isinf(bytes) ? isinf(avail) : close_to(avail, bytes)) && !strcmp(got, source), "%.0f from %s", avail, got);
+}
+
 static void v2_number(void)
 {
-    fresh_root();
-    put("proc/self/cgroup", "0::/user.slice/job.scope\n");
-    put("sys/fs/cgroup/user.slice/job.scope/memory.max", "1000000000\n");
-    put("sys/fs/cgroup/user.slice/job.scope/memory.current", "400000000\n");
-    put("sys/fs/cgroup/user.slice/job.scope/memory.stat", "anon 250000000\nfile 150000000\ninactive_file 100000000\n");
-    put("proc/meminfo", "MemTotal:       64000000 kB\nMemAvailable:   50000000 kB\n");
-    double room = memory_cgroup_room(root_);
+    const char *const files[] = {
+        "proc/self/cgroup", "0::/user.slice/job.scope\n",
+        "sys/fs/cgroup/user.slice/job.scope/memory.max", "1000000000\n",
+        "sys/fs/cgroup/user.slice/job.scope/memory.current", "400000000\n",
+        "sys/fs/cgroup/user.slice/job.scope/memory.stat", "anon 250000000\nfile 150000000\ninactive_file 100000000\n",
+        "proc/meminfo", "MemTotal:       64000000 kB\nMemAvailable:   50000000 kB\n",
+        NULL};
+    double room = tree_room(files);
     CHECK(close_to(room, 7e8), "room %.0f, not 1e9 - (4e8 - 1e8)", room);
-    if (no_rlimit()) {
-        const char *source = "";
-        double avail = memory_available_in(root_, &source);
-        CHECK(close_to(avail, 7e8) && !strcmp(source, "cgroup limit"), "%.0f from %s", avail, source);
-    }
+    check_available(7e8, "cgroup limit");
     /* the usage above the limit: no room, never negative */
     put("sys/fs/cgroup/user.slice/job.scope/memory.current", "3000000000\n");
     room = memory_cgroup_room(root_);
@@ -86,56 +102,50 @@ static void v2_number(void)
 
 static void v2_max(void)
 {
-    fresh_root();
-    put("proc/self/cgroup", "0::/a\n");
-    put("sys/fs/cgroup/a/memory.max", "max\n");
-    put("sys/fs/cgroup/a/memory.current", "123456789\n");
-    put("sys/fs/cgroup/memory.max", "max\n");   /* the root has none (as on a real system) */
-    put("proc/meminfo", "MemAvailable:   2000000 kB\n");
-    double room = memory_cgroup_room(root_);
+    /* the root has no limit either (as on a real system) */
+    const char *const files[] = {"proc/self/cgroup", "0::/a\n", "sys/fs/cgroup/a/memory.max", "max\n",
+                                 "sys/fs/cgroup/a/memory.current", "123456789\n", "sys/fs/cgroup/memory.max", "max\n",
+                                 "proc/meminfo", "MemAvailable:   2000000 kB\n", NULL};
+    double room = tree_room(files);
     CHECK(room == -1, "'max' is no limit, got %.0f", room);
-    if (no_rlimit()) {
-        const char *source = "";
-        double avail = memory_available_in(root_, &source);
-        CHECK(close_to(avail, 2048e6) && !strcmp(source, "MemAvailable"), "%.0f from %s", avail, source);
-    }
+    check_available(2048e6, "MemAvailable");
 }
 
 static void v2_nested(void)
 {
-    fresh_root();
     /* the leaf says max, its parent is the tight one, the grandparent is loose */
-    put("proc/self/cgroup", "0::/outer/middle/leaf");   /* no newline at the end */
-    put("sys/fs/cgroup/outer/memory.max", "8000000000\n");
-    put("sys/fs/cgroup/outer/memory.current", "1000000000\n");
-    put("sys/fs/cgroup/outer/middle/memory.max", "2000000000\n");
-    put("sys/fs/cgroup/outer/middle/memory.current", "1500000000\n");
-    put("sys/fs/cgroup/outer/middle/leaf/memory.max", "max\n");
-    put("sys/fs/cgroup/outer/middle/leaf/memory.current", "1400000000\n");
-    double room = memory_cgroup_room(root_);
+    const char *const nested[] = {
+        "proc/self/cgroup", "0::/outer/middle/leaf",   /* no newline at the end */
+        "sys/fs/cgroup/outer/memory.max", "8000000000\n",
+        "sys/fs/cgroup/outer/memory.current", "1000000000\n",
+        "sys/fs/cgroup/outer/middle/memory.max", "2000000000\n",
+        "sys/fs/cgroup/outer/middle/memory.current", "1500000000\n",
+        "sys/fs/cgroup/outer/middle/leaf/memory.max", "max\n",
+        "sys/fs/cgroup/outer/middle/leaf/memory.current", "1400000000\n",
+        NULL};
+    double room = tree_room(nested);
     CHECK(close_to(room, 5e8), "room %.0f, not the middle's 2e9 - 1.5e9", room);
     /* the leaf becomes the tightest */
     put("sys/fs/cgroup/outer/middle/leaf/memory.max", "1500000000\n");
     room = memory_cgroup_room(root_);
     CHECK(close_to(room, 1e8), "room %.0f, not the leaf's 1.5e9 - 1.4e9", room);
     /* a parent without files is skipped, not fatal */
-    fresh_root();
-    put("proc/self/cgroup", "0::/x/y\n");
-    put("sys/fs/cgroup/memory.max", "3000000000\n");
-    put("sys/fs/cgroup/memory.current", "1000000000\n");
-    room = memory_cgroup_room(root_);
+    const char *const files[] = {"proc/self/cgroup", "0::/x/y\n", "sys/fs/cgroup/memory.max", "3000000000\n",
+                                 "sys/fs/cgroup/memory.current", "1000000000\n", NULL};
+    room = tree_room(files);
     CHECK(close_to(room, 2e9), "room %.0f, not the root's 3e9 - 1e9", room);
 }
 
 static void v1_controller(void)
 {
-    fresh_root();
-    put("proc/self/cgroup", "12:cpu,cpuacct:/docker/abc\n5:memory:/docker/abc\n1:name=systemd:/docker/abc\n");
-    put("sys/fs/cgroup/memory/docker/abc/memory.limit_in_bytes", "9223372036854771712\n");
-    put("sys/fs/cgroup/memory/docker/abc/memory.usage_in_bytes", "100000000\n");
-    put("sys/fs/cgroup/memory/memory.limit_in_bytes", "9223372036854771712\n");
-    put("sys/fs/cgroup/memory/memory.usage_in_bytes", "900000000\n");
-    double room = memory_cgroup_room(root_);
+    const char *const files[] = {
+        "proc/self/cgroup", "12:cpu,cpuacct:/docker/abc\n5:memory:/docker/abc\n1:name=systemd:/docker/abc\n",
+        "sys/fs/cgroup/memory/docker/abc/memory.limit_in_bytes", "9223372036854771712\n",
+        "sys/fs/cgroup/memory/docker/abc/memory.usage_in_bytes", "100000000\n",
+        "sys/fs/cgroup/memory/memory.limit_in_bytes", "9223372036854771712\n",
+        "sys/fs/cgroup/memory/memory.usage_in_bytes", "900000000\n",
+        NULL};
+    double room = tree_room(files);
     CHECK(room == -1, "v1's huge 'no limit' value is no limit, got %.0f", room);
     put("sys/fs/cgroup/memory/docker/abc/memory.limit_in_bytes", "2000000000\n");
     put("sys/fs/cgroup/memory/docker/abc/memory.usage_in_bytes", "500000000\n");
@@ -149,11 +159,7 @@ static void missing_or_garbled(void)
     fresh_root();
     /* nothing at all: no limit anywhere */
     CHECK(memory_cgroup_room(root_) == -1, "an empty root has no cgroup limit");
-    if (no_rlimit()) {
-        const char *source = "";
-        double avail = memory_available_in(root_, &source);
-        CHECK(isinf(avail) && !strcmp(source, "no limit"), "%.0f from %s", avail, source);
-    }
+    check_available(INFINITY, "no limit");
     /* garbage in every file */
     const char *garbage[] = {"", "banana\n", "nan\n", "inf\n", "-5\n", "max max\n", "\n\n\n", "1e400\n"};
     for (size_t i = 0; i < sizeof garbage / sizeof *garbage; i++) {

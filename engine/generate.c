@@ -81,26 +81,12 @@ static void step_mix(void *ctx, int block, const float *in, float *out, int N)
 {
     (void)N;
     Generator *g = ctx;
-    const Model *m = g->m;
-    const Config *c = &m->cfg;
-    const BlockParams *bp = &m->stacks[0].blocks[block];
     const float *w[MIX_MAX_PARAMS];
-    float *dw[MIX_MAX_PARAMS] = {0};
-    for (int k = 0; k < bp->n_mix; k++) w[k] = model_param(m, bp->mix0 + k);
-    MixArgs a = {0};
-    a.cfg = c;
-    a.B = 1;
-    a.n = c->n_ctx;
-    a.d = c->d;
-    a.heads = c->heads;
-    a.causal = 1;
-    a.block = block;
-    a.tokens = g->seq + (g->len - 1 - (size_t)g->t);   /* position 0 of this window */
-    a.w = w;
-    a.dw = dw;
-    a.scratch = g->scratch;
-    a.state = bp->mix_state;
-    m->mixer->forward_step(&a, g->t, in, out, g->cache[block]);
+    float *dw[MIX_MAX_PARAMS];
+    MixArgs a;
+    /* the window's position 0 */
+    infer_mix_args(g->m, block, g->seq + (g->len - 1 - (size_t)g->t), g->scratch, w, dw, &a);
+    g->m->mixer->forward_step(&a, g->t, in, out, g->cache[block]);
 }
 
 /* Position t = len-1 through every block, one row. */

@@ -260,30 +260,40 @@ void infer_rows(Infer *inf, float *x0, int N, InferMix mix, void *ctx, int head_
                           head_n);
 }
 
+void infer_mix_args(const Model *m, int block, const int32_t *tokens, float *scratch, const float **w, float **dw,
+                    MixArgs *a)
+{
+    const BlockParams *bp = &m->stacks[0].blocks[block];
+    for (int k = 0; k < bp->n_mix; k++) {
+        w[k] = model_param(m, bp->mix0 + k);
+        dw[k] = NULL;
+    }
+    memset(a, 0, sizeof *a);
+    a->cfg = &m->cfg;
+    a->B = 1;
+    a->n = m->cfg.n_ctx;
+    a->d = m->cfg.d;
+    a->heads = m->cfg.heads;
+    a->causal = m->stacks[0].causal;
+    a->block = block;
+    a->tokens = tokens;
+    a->scratch = scratch;
+    a->w = w;
+    a->dw = dw;
+    a->state = bp->mix_state;
+}
+
 /* InferMix for infer_window: the mixer's own forward on one sample. */
 static void window_mix(void *ctx, int block, const float *in, float *out, int N)
 {
+    (void)N;
     Infer *inf = ctx;
-    const Model *m = inf->m;
-    const BlockParams *bp = &m->stacks[0].blocks[block];
     const float *w[MIX_MAX_PARAMS];
-    float *dw[MIX_MAX_PARAMS] = {0};
-    for (int k = 0; k < bp->n_mix; k++) w[k] = model_param(m, bp->mix0 + k);
-    MixArgs a = {0};
-    a.cfg = &m->cfg;
-    a.B = 1;
-    a.n = N;
-    a.d = m->cfg.d;
-    a.heads = m->cfg.heads;
-    a.causal = m->stacks[0].causal;
-    a.block = block;
-    a.tokens = inf->tokens;
-    a.w = w;
-    a.dw = dw;
+    float *dw[MIX_MAX_PARAMS];
+    MixArgs a;
+    infer_mix_args(inf->m, block, inf->tokens, inf->scratch, w, dw, &a);
     a.saved = inf->saved;
-    a.scratch = inf->scratch;
-    a.state = bp->mix_state;
-    m->mixer->forward(&a, in, out);
+    inf->m->mixer->forward(&a, in, out);
 }
 
 void infer_window(Infer *inf, const int32_t *tokens, int head_from, int head_n, float *logits)

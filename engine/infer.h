@@ -64,6 +64,12 @@ void infer_window(Infer *inf, const int32_t *tokens, int head_from, int head_n, 
    to float32 rounding, not bit for bit. */
 double infer_xent(float *logits, const int32_t *targets, int N, int V);
 
+/* MixArgs for block `block` of stack 0 at batch 1, not training, on the
+   sequence tokens (position 0 of the window): weights into w, NULL
+   gradients into dw (both MIX_MAX_PARAMS long); saved stays NULL. */
+void infer_mix_args(const Model *m, int block, const int32_t *tokens, float *scratch, const float **w, float **dw,
+                    MixArgs *a);
+
 /* Buffers of infer_rows: a row-major [N, d] embedding buffer to fill. */
 float *infer_input(Infer *inf);
 

@@ -158,6 +158,7 @@ int infer_create(Infer **out, const Model *m, int max_rows, char *err)
     inf->w1 = calloc((size_t)L, sizeof(PackedLinear));
     inf->w2 = calloc((size_t)L, sizeof(PackedLinear));
     size_t R = (size_t)max_rows, floats = R * (9 * (size_t)d + 2 * (size_t)dff + 2);
+    floats = (floats + 15) & ~(size_t)15;   /* aligned_alloc: a multiple of 64 bytes */
     inf->block = aligned_alloc(64, sizeof(float) * floats);
     size_t saved = m->mixer->saved_per_sample(c), scratch = m->mixer->scratch_floats(c, 1);
     inf->saved = calloc(saved ? saved : 1, sizeof(float));

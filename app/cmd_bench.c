@@ -5,7 +5,8 @@
  *
  * --inference: batch-1 single-thread forward samples/s of every
  * architecture at the PairConnect paper's setting, and incremental
- * generation tokens/s for the causal ones (bench_inference below).
+ * generation tokens/s for the causal ones, each beside attention's
+ * (bench_inference below).
  *
  * Each mixer trains on every task it has of clm (causal) and mlm
  * (bidirectional), one line each (--task picks one), so clm and mlm compare
@@ -206,8 +207,13 @@ done:
    forward pass (every position through the head) per sample, measured by
    engine/infer_bench.c as at the end of every run; the home task of the
    mixer: mlm when it has a bidirectional mode, else clm.  Causal mixers
-   also report incremental generation tokens/s (n_ctx tokens). */
-static int bench_inference_one(const char *arch, int hash_size, int json, int *first, char *err)
+   also report incremental generation tokens/s: n_ctx tokens from an empty
+   sequence, repeated for at least 1 s after one untimed pass. */
+typedef struct {
+    double samples_per_s, gen_tokens_per_s;   /* gen 0: no causal mode */
+} InferFigures;
+
+static int bench_inference_one(const char *arch, int hash_size, InferFigures *out, char *err)
 {
     Config c;
     config_defaults(&c);
@@ -225,10 +231,10 @@ static int bench_inference_one(const char *arch, int hash_size, int json, int *f
         model_free(&m);
         return -1;
     }
-    int n = c.n_ctx;
-    double sps = ir.samples_per_s, gen_tps = 0;
+    out->samples_per_s = ir.samples_per_s;
+    out->gen_tokens_per_s = 0;
     if (mx->has_causal) {
-        /* generation: n tokens one by one, from a clm model of the same size */
+        /* generation from a clm model of the same size */
         model_free(&m);
         config_set(&c, "task", "clm", err);
         Generator *g = NULL;
@@ -237,47 +243,70 @@ static int bench_inference_one(const char *arch, int hash_size, int json, int *f
             model_free(&m);
             return -1;
         }
-        double g0 = now_seconds();
-        int tokens = 0;
-        for (int rep = 0; rep < 3; rep++) {
+        int n = c.n_ctx;
+        double g0 = 0, elapsed = 0;
+        long tokens = 0;
+        for (int rep = -1; rep < 3 || elapsed < 1.0; rep++) {
+            if (rep == 0) g0 = now_seconds();
             generator_reset(g);
-            for (int t = 0; t < n; t++, tokens++) generator_push(g, 2 + t);
+            for (int t = 0; t < n; t++) generator_push(g, 2 + t);
+            if (rep < 0) continue;
+            tokens += n;
+            elapsed = now_seconds() - g0;
         }
-        gen_tps = tokens / (now_seconds() - g0);
+        out->gen_tokens_per_s = tokens / elapsed;
         generator_free(g);
     }
-    char label[64];
-    snprintf(label, sizeof label, hash_size ? "%s K=%d" : "%s", arch, hash_size);
-    if (json)
-        printf("%s{\"arch\": \"%s\", \"hash_size\": %d, \"task\": \"%s\", \"samples_per_s\": %.2f, "
-               "\"ms_per_sample\": %.3f, \"generate_tokens_per_s\": %.1f}",
-               *first ? "" : ", ", arch, hash_size, mx->has_bidir ? "mlm" : "clm", sps, 1000.0 / sps, gen_tps);
-    else if (gen_tps > 0)
-        printf("%-22s %-5s %12.1f %10.3f %14.0f\n", label, mx->has_bidir ? "mlm" : "clm", sps, 1000.0 / sps,
-               gen_tps);
-    else
-        printf("%-22s %-5s %12.1f %10.3f %14s\n", label, mx->has_bidir ? "mlm" : "clm", sps, 1000.0 / sps, "-");
-    fflush(stdout);
-    *first = 0;
     model_free(&m);
     return 0;
 }
 
+static void print_inference(const char *arch, int hash_size, const InferFigures *f, const InferFigures *ref,
+                            int json, int *first)
+{
+    const MixerOps *mx = mixer_find(arch);
+    const char *task = mx->has_bidir ? "mlm" : "clm";
+    double ratio = f->samples_per_s / ref->samples_per_s;
+    double gen_ratio = f->gen_tokens_per_s > 0 && ref->gen_tokens_per_s > 0 ? f->gen_tokens_per_s / ref->gen_tokens_per_s : 0;
+    if (json) {
+        printf("%s{\"arch\": \"%s\", \"hash_size\": %d, \"task\": \"%s\", \"samples_per_s\": %.2f, "
+               "\"ms_per_sample\": %.3f, \"samples_vs_attention\": %.3f, \"generate_tokens_per_s\": %.1f, "
+               "\"generate_vs_attention\": %.3f}",
+               *first ? "" : ", ", arch, hash_size, task, f->samples_per_s, 1000.0 / f->samples_per_s, ratio,
+               f->gen_tokens_per_s, gen_ratio);
+    } else {
+        char label[64], gen[32], gen_r[32];
+        snprintf(label, sizeof label, hash_size ? "%s K=%d" : "%s", arch, hash_size);
+        snprintf(gen, sizeof gen, f->gen_tokens_per_s > 0 ? "%.0f" : "-", f->gen_tokens_per_s);
+        snprintf(gen_r, sizeof gen_r, gen_ratio > 0 ? "%.2f" : "-", gen_ratio);
+        printf("%-22s %-5s %10.1f %10.3f %9.2f %14s %9s\n", label, task, f->samples_per_s,
+               1000.0 / f->samples_per_s, ratio, gen, gen_r);
+    }
+    fflush(stdout);
+    *first = 0;
+}
+
+/* Every architecture (pairconnect at K = 100, 1000, 10000), or --arch's,
+   each beside attention's figures from the same run. */
 static int bench_inference(const char *arch, int json, char *err)
 {
     if (json) printf("{\"inference\": [");
-    else printf("batch 1, 1 thread, d 256, L 6, h 4, n 64, V 10000\n%-22s %-5s %12s %10s %14s\n", "arch", "task",
-                "samples/s", "ms/sample", "generate tok/s");
+    else printf("batch 1, 1 thread, d 256, L 6, h 4, n 64, V 10000; x att = / attention's\n"
+                "%-22s %-5s %10s %10s %9s %14s %9s\n", "arch", "task", "samples/s", "ms/sample", "x att",
+                "generate tok/s", "x att");
     int first = 1;
+    InferFigures ref;
+    if (bench_inference_one("attention", 0, &ref, err)) return -1;
+    print_inference("attention", 0, &ref, &ref, json, &first);
     for (int i = 0; i < mixer_count(); i++) {
         const MixerOps *mx = mixer_at(i);
-        if (arch && strcmp(arch, mx->name)) continue;
-        if (!strcmp(mx->name, "pairconnect")) {
-            int ks[] = {100, 1000, 10000};
-            for (int k = 0; k < 3; k++)
-                if (bench_inference_one(mx->name, ks[k], json, &first, err)) return -1;
-        } else if (bench_inference_one(mx->name, 0, json, &first, err)) {
-            return -1;
+        if ((arch && strcmp(arch, mx->name)) || !strcmp(mx->name, "attention")) continue;
+        int ks[] = {100, 1000, 10000}, nk = !strcmp(mx->name, "pairconnect") ? 3 : 1;
+        for (int k = 0; k < nk; k++) {
+            int K = nk > 1 ? ks[k] : 0;
+            InferFigures f;
+            if (bench_inference_one(mx->name, K, &f, err)) return -1;
+            print_inference(mx->name, K, &f, &ref, json, &first);
         }
     }
     if (json) printf("]}\n");

@@ -5,7 +5,9 @@
  * of work (attention reads its key/value cache, cumsum a running sum, ...);
  * otherwise (a mixer without it, or a window that slides past n_ctx) the
  * logits come from a full forward pass over the last n_ctx tokens.  Both
- * paths give the same logits to float rounding.
+ * paths give the same logits to float rounding.  Both run on engine/infer.h
+ * (FFN and head weights packed once at generator_create; a token is GEMVs,
+ * with no allocation or packing).
  */
 #ifndef MIXBENCH_GENERATE_H
 #define MIXBENCH_GENERATE_H

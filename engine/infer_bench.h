@@ -2,15 +2,17 @@
  * infer_bench.h — inference speed of a built model: samples per second at
  * batch 1 on the calling thread (SPEC section 6; the PairConnect paper's
  * Table 3 measure).  One sample is a full forward pass of one n_ctx-token
- * window through the model's own task (both stacks for bidir, encoder and
- * decoder for autoencode, the zeroed half for complete), with every
- * position a target, so every position goes through the head and its
- * softmax cross-entropy.
+ * window with every position a target, so every position goes through the
+ * head and its softmax cross-entropy: clm and mlm through engine/infer.h
+ * (the mixers' own forward, FFN and head from weights packed once), the
+ * other tasks through their own wiring (both stacks for bidir, encoder and
+ * decoder for autoencode, the zeroed half for complete).
  *
  * `mixbench bench --inference` and the end of every finished run share this
  * one measurement.  It runs on the thread that calls it, whatever thread
  * count the model trained with (OpenBLAS is pinned to one thread at
- * start-up), allocates its own work space, and reads the model only.
+ * start-up), allocates its own work space (and packed weights) before
+ * timing, and reads the model only.
  *
  * Not for: generation speed (engine/generate.h decodes incrementally) or
  * training throughput (the trainer's tokens/s).

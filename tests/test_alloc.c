@@ -2,7 +2,9 @@
  * test_alloc.c — a training step allocates nothing: malloc, calloc, realloc
  * and aligned_alloc are wrapped at link time (see the Makefile) and counted
  * while steps run, for attention, mixer and pairconnect (sparse-row
- * gradients), one and two threads, with dropout.
+ * gradients), one and two threads, with dropout; and generation and the
+ * batch-1 inference forward allocate nothing per token or per window, for
+ * every causal mixer.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +12,8 @@
 
 #include "engine/config.h"
 #include "engine/data/data.h"
+#include "engine/generate.h"
+#include "engine/infer.h"
 #include "engine/model.h"
 #include "engine/rng.h"
 #include "engine/trainer.h"
@@ -85,9 +89,49 @@ static void test_step_allocates_nothing(void)
     check_steps("pairconnect", "2", "table_optim=lazy");
 }
 
+/* Tokens through a generator (past n_ctx too) and windows through
+   infer_window, after one warm-up of each. */
+static void check_inference(const char *arch)
+{
+    Config c;
+    char err[512], a1[40];
+    config_defaults(&c);
+    snprintf(a1, sizeof a1, "arch=%s", arch);
+    const char *args[] = {a1, "task=clm", "vocab=40", "d=32", "layers=2", "heads=2", "n_ctx=16", NULL};
+    for (int i = 0; args[i]; i++) config_set_arg(&c, args[i], err);
+    Model m;
+    Generator *g = NULL;
+    Infer *inf = NULL;
+    if (config_validate(&c, err) || model_build(&m, &c, err) || generator_create(&g, &m, 1, err) ||
+        infer_create(&inf, &m, c.n_ctx, err)) {
+        CHECK(0, "%s: %s", arch, err);
+        return;
+    }
+    int32_t ids[16];
+    float *logits = malloc(sizeof(float) * 16 * 40);
+    for (int t = 0; t < 16; t++) ids[t] = 2 + t;
+    generator_push(g, 2);
+    infer_window(inf, ids, 0, 16, logits);
+    long before = allocations;
+    for (int t = 0; t < 40; t++) generator_push(g, 2 + t % 30);
+    for (int k = 0; k < 3; k++) infer_window(inf, ids, 0, 16, logits);
+    CHECK(allocations == before, "%s: generation and inference allocated %ld times", arch, allocations - before);
+    free(logits);
+    infer_free(inf);
+    generator_free(g);
+    model_free(&m);
+}
+
+static void test_inference_allocates_nothing(void)
+{
+    for (int i = 0; i < mixer_count(); i++)
+        if (mixer_at(i)->has_causal) check_inference(mixer_at(i)->name);
+}
+
 int main(void)
 {
     openblas_set_num_threads(1);
     RUN(test_step_allocates_nothing);
+    RUN(test_inference_allocates_nothing);
     CHECK_EXIT();
 }

@@ -11,9 +11,11 @@
  * Saved per sample: qkv [n, 3d], P [h, n, n], o [n, d].
  */
 #include <assert.h>
+#include <cblas.h>
 #include <math.h>
 #include <string.h>
 
+#include "engine/infer.h"
 #include "engine/mixer.h"
 #include "engine/ops.h"
 
@@ -125,30 +127,34 @@ static void attention_backward(const MixArgs *a, const float *x, const float *dy
     linear_backward(dx, a->dw[WQ], a->dw[BQ], dqkv, x, a->w[WQ], N, d, 3 * d, 0);
 }
 
-/* Incremental decoding cache: k_s and v_s of positions s < n, [n, 2d]. */
+/* Incremental decoding cache: per head, its keys k_s [n, dh] and then (at
+   h n dh) its values v_s [n, dh], so a step reads each head's rows in order. */
 static size_t attention_cache_floats(const Config *c)
 {
     return (size_t)c->n_ctx * 2 * c->d;
 }
 
 /* x_t [d] -> y_t [d] at position t (causal): k_t, v_t join the cache, then
-   per head o = softmax(q_t k_{0..t}^T / sqrt(dh)) v_{0..t}; O(t d) per token. */
+   per head o = softmax(q_t k_{0..t}^T / sqrt(dh)) v_{0..t}; O(t d) per
+   token, GEMVs only (nothing packed). */
 static void attention_forward_step(const MixArgs *a, int t, const float *x_t, float *y_t, float *cache)
 {
-    int d = a->d, h = a->heads, dh = d / h, len = t + 1;
+    int n = a->n, d = a->d, h = a->heads, dh = d / h, len = t + 1;
+    size_t head = (size_t)n * dh;
     float scale = 1.0f / sqrtf((float)dh);
     float *qkv = a->scratch;      /* [3d] */
     float *o = qkv + 3 * d;       /* [d] */
     float *probs = o + d;         /* [t + 1] */
-    linear_forward(qkv, x_t, a->w[WQ], a->w[BQ], 1, d, 3 * d);
-    memcpy(cache + (size_t)t * 2 * d, qkv + d, sizeof(float) * 2 * d);
+    linear_row(qkv, x_t, a->w[WQ], a->w[BQ], d, 3 * d);
     for (int k = 0; k < h; k++) {
-        const float *keys = cache + k * dh, *values = cache + d + k * dh;
-        matmul(0, 1, 1, len, dh, scale, qkv + k * dh, dh, keys, 2 * d, 0.0f, probs, len);
+        float *keys = cache + k * head, *values = cache + (h + k) * head;
+        memcpy(keys + (size_t)t * dh, qkv + d + k * dh, sizeof(float) * dh);
+        memcpy(values + (size_t)t * dh, qkv + 2 * d + k * dh, sizeof(float) * dh);
+        cblas_sgemv(CblasRowMajor, CblasNoTrans, len, dh, scale, keys, dh, qkv + k * dh, 1, 0.0f, probs, 1);
         softmax_rows(probs, 1, len, 0);
-        matmul(0, 0, 1, dh, len, 1.0f, probs, len, values, 2 * d, 0.0f, o + k * dh, dh);
+        cblas_sgemv(CblasRowMajor, CblasTrans, len, dh, 1.0f, values, dh, probs, 1, 0.0f, o + k * dh, 1);
     }
-    linear_forward(y_t, o, a->w[WO], a->w[BO], 1, d, d);
+    linear_row(y_t, o, a->w[WO], a->w[BO], d, d);
 }
 
 /* q k^T and P v: 2 n d multiply-adds = 4 n d FLOPs per token forward, x3

@@ -404,13 +404,12 @@ static void conv_step(const MixArgs *a, int t, const float *x_t, float *y_t, flo
     int d = a->d, dk = d / a->heads;
     memcpy(cache + (size_t)t * d, x_t, sizeof(float) * d);
     memset(y_t, 0, sizeof(float) * d);
-    for (int k = 0; k < a->heads; k++) {
-        const float *w = a->w[k];
-        float *yk = y_t + k * dk;
-        for (int s = 0; s <= t; s++) {
-            float ws = w[t - s];
-            const float *xs = cache + (size_t)s * d + k * dk;
-            for (int f = 0; f < dk; f++) yk[f] += ws * xs[f];
+    for (int s = 0; s <= t; s++) { /* the cache in order, row by row */
+        const float *xs = cache + (size_t)s * d;
+        for (int k = 0; k < a->heads; k++) {
+            float ws = a->w[k][t - s];
+            float *yk = y_t + k * dk;
+            for (int f = 0; f < dk; f++) yk[f] += ws * xs[k * dk + f];
         }
     }
     float c = inv_sqrt_pos(t);

@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "engine/common.h"
+#include "engine/infer.h"
 #include "engine/mixer.h"
 #include "engine/ops.h"
 #include "engine/rng.h"
@@ -237,8 +238,10 @@ static void dispatcher_forward_step(const MixArgs *a, int t, const float *x_t, f
     float *v_out = a->scratch;      /* V_levels[t] [d] */
     float *gates_t = v_out + d;     /* C[t] [h, levels] */
     draw_levels(a, levels, kept);
-    linear_forward(cache + (size_t)t * d, x_t, a->w[WIN], NULL, h, dh, dh);
-    linear_forward(gates_t, x_t, a->w[WC], NULL, h, dh, levels);
+    for (int k = 0; k < h; k++) { /* one GEMV per head: nothing packed */
+        linear_row(cache + (size_t)t * d + k * dh, x_t + k * dh, a->w[WIN], NULL, dh, dh);
+        linear_row(gates_t + k * levels, x_t + k * dh, a->w[WC], NULL, dh, levels);
+    }
     for (int k = 0; k < h; k++)
         for (int l = 0; l < levels; l++) gates_t[k * levels + l] = gate(gates_t[k * levels + l], t, l);
     for (int l = 0; l < levels; l++) {
@@ -250,7 +253,7 @@ static void dispatcher_forward_step(const MixArgs *a, int t, const float *x_t, f
         else
             memcpy(next, cur, sizeof(float) * d);
     }
-    linear_forward(y_t, v_out, a->w[WOUT], NULL, h, dh, dh);
+    for (int k = 0; k < h; k++) linear_row(y_t + k * dh, v_out + k * dh, a->w[WOUT], NULL, dh, dh);
 }
 
 /* Training FLOPs per token and block, forward + backward, 2 per

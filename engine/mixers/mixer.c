@@ -117,21 +117,24 @@ static void mixer_backward(const MixArgs *a, const float *x, const float *dy, fl
     }
 }
 
-/* Incremental decoding cache: the inputs x_s of positions s < n, [n, d]. */
+/* Incremental decoding cache: the inputs x_s of positions s < n, per head
+   [h][n][dk], so a step reads each head's history in order. */
 static size_t mixer_cache_floats(const Config *c)
 {
     return (size_t)c->n_ctx * c->d;
 }
 
 /* x_t [d] -> y_t [d] at position t (causal): x_t joins the cache, then per
-   head y_t = sum_{s<=t} W_k[t, s] x_s + b_k[t]; O(t d) per token. */
+   head y_t = sum_{s<=t} W_k[t, s] x_s + b_k[t]; O(t d) per token, a GEMV
+   per head. */
 static void mixer_forward_step(const MixArgs *a, int t, const float *x_t, float *y_t, float *cache)
 {
     int n = a->n, d = a->d, h = a->heads, dk = d / h;
-    memcpy(cache + (size_t)t * d, x_t, sizeof(float) * d);
     for (int k = 0; k < h; k++) {
         const float *W = a->w[k], *bias = a->w[h + k];
-        matmul(0, 0, 1, dk, t + 1, 1.0f, W + (size_t)t * n, n, cache + k * dk, d, 0.0f, y_t + k * dk, dk);
+        float *xk = cache + (size_t)k * n * dk;
+        memcpy(xk + (size_t)t * dk, x_t + k * dk, sizeof(float) * dk);
+        cblas_sgemv(CblasRowMajor, CblasTrans, t + 1, dk, 1.0f, xk, dk, W + (size_t)t * n, 1, 0.0f, y_t + k * dk, 1);
         for (int f = 0; f < dk; f++) y_t[k * dk + f] += bias[t];
     }
 }

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "engine/common.h"
+#include "engine/infer.h"
 #include "engine/mixer.h"
 #include "engine/murmur3.h"
 #include "engine/ops.h"
@@ -134,6 +135,18 @@ static float reduce_scale(const Config *c, int count)
     return c->pair_reduce == REDUCE_SUM || count == 0 ? 1.0f : 1.0f / (float)count;
 }
 
+/* Table rows are fetched PAIR_AHEAD partners before they are added: once
+   the tables outgrow the caches every lookup misses, and a lookup waiting
+   for the one before it would make the time grow with K instead of with the
+   number of lookups.  The sum runs over j in the same order either way. */
+#define PAIR_CHUNK 64
+#define PAIR_AHEAD 4
+
+static void prefetch_row(const float *row, int d)
+{
+    for (int f = 0; f < d; f += 16) __builtin_prefetch(row + f);
+}
+
 /* ids [n] -> p_i [h*d]: the reduced T_k[slot_k(i, j)] over j in N(i), per k. */
 static void pair_features(const MixArgs *a, const int32_t *ids, int i, int causal, float *p_i)
 {
@@ -144,8 +157,17 @@ static void pair_features(const MixArgs *a, const int32_t *ids, int i, int causa
         const float *table = a->w[k];
         uint32_t seed = table_seed(a, k);
         float *acc = p_i + (size_t)k * d;
-        for (int j = 0; j < end; j++)
-            if (j != i) vec_acc(acc, table + (size_t)pair_slot(ids[i], ids[j], seed, K) * d, (size_t)d);
+        for (int j0 = 0; j0 < end; j0 += PAIR_CHUNK) {
+            const float *rows[PAIR_CHUNK];
+            int count = 0;
+            for (int j = j0; j < end && j < j0 + PAIR_CHUNK; j++)
+                if (j != i) rows[count++] = table + (size_t)pair_slot(ids[i], ids[j], seed, K) * d;
+            for (int r = 0; r < count && r < PAIR_AHEAD; r++) prefetch_row(rows[r], d);
+            for (int r = 0; r < count; r++) {
+                if (r + PAIR_AHEAD < count) prefetch_row(rows[r + PAIR_AHEAD], d);
+                vec_acc(acc, rows[r], (size_t)d);
+            }
+        }
     }
     float scale = reduce_scale(a->cfg, partners(a, i, causal));
     if (scale != 1.0f)
@@ -227,14 +249,23 @@ static size_t pairconnect_cache(const Config *c)
     return 0;
 }
 
+/* One row through an MLP by GEMVs (nothing packed per token). */
+static void mlp_row(const float *const *w, const float *z, int n_in, int dp, int d, float *hid, float *act,
+                    float *out)
+{
+    linear_row(hid, z, w[W1], w[B1], n_in, dp);
+    act_forward(act, hid, (size_t)dp, ACT_GELU);
+    linear_row(out, act, w[W2], w[B2], dp, d);
+}
+
 static void pairconnect_step(const MixArgs *a, int t, const float *x_t, float *y_t, float *cache)
 {
     (void)cache;
     int d = a->d, h = a->heads, dp = pair_width(a->cfg);
     float *pair = a->scratch, *hid = pair + (size_t)h * d, *act = hid + dp, *y_pair = act + dp;
     pair_features(a, a->tokens, t, 1, pair);
-    mlp_forward(a->w + MLPX(h), x_t, 1, d, dp, d, hid, act, y_t);
-    mlp_forward(a->w + MLPP(h), pair, 1, h * d, dp, d, hid, act, y_pair);
+    mlp_row(a->w + MLPX(h), x_t, d, dp, d, hid, act, y_t);
+    mlp_row(a->w + MLPP(h), pair, h * d, dp, d, hid, act, y_pair);
     vec_acc(y_t, y_pair, (size_t)d);
 }
 

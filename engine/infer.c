@@ -21,12 +21,17 @@
 
 #define PANEL 32
 
+static size_t packed_floats(int n_in, int n_out)
+{
+    return (size_t)((n_out + PANEL - 1) / PANEL) * n_in * PANEL;
+}
+
 int packed_linear_make(PackedLinear *pl, const float *w, int n_in, int n_out, char *err)
 {
     pl->n_in = n_in;
     pl->n_out = n_out;
     pl->panels = (n_out + PANEL - 1) / PANEL;
-    size_t floats = (size_t)pl->panels * n_in * PANEL;
+    size_t floats = packed_floats(n_in, n_out);
     pl->p = aligned_alloc(64, sizeof(float) * floats);
     if (!pl->p) return err_set(err, "out of memory for packed weights (%.1f MB)", floats * 4 / 1048576.0);
     for (int j = 0; j < pl->panels; j++)
@@ -146,6 +151,23 @@ struct Infer {
     float *block;             /* the rows block x .. rstd, one allocation */
 };
 
+/* Floats of the row buffers of a window of max_rows rows. */
+static size_t row_floats(const Config *c, int max_rows)
+{
+    size_t R = (size_t)max_rows, d = (size_t)c->d, dff = (size_t)c->ffn_mult * d;
+    return ((R * (9 * d + 2 * dff + 2)) + 15) & ~(size_t)15;   /* aligned_alloc: a multiple of 64 bytes */
+}
+
+double infer_bytes(const Model *m, int max_rows)
+{
+    const Config *c = &m->cfg;
+    int d = c->d, dff = c->ffn_mult * c->d;
+    double floats = (double)row_floats(c, max_rows) + (double)packed_floats(d, c->vocab) +
+                    (double)c->layers * (double)(packed_floats(d, dff) + packed_floats(dff, d)) +
+                    (double)m->mixer->saved_per_sample(c) + (double)m->mixer->scratch_floats(c, 1);
+    return 4.0 * floats;
+}
+
 int infer_create(Infer **out, const Model *m, int max_rows, char *err)
 {
     *out = NULL;
@@ -157,8 +179,7 @@ int infer_create(Infer **out, const Model *m, int max_rows, char *err)
     inf->max_rows = max_rows;
     inf->w1 = calloc((size_t)L, sizeof(PackedLinear));
     inf->w2 = calloc((size_t)L, sizeof(PackedLinear));
-    size_t R = (size_t)max_rows, floats = R * (9 * (size_t)d + 2 * (size_t)dff + 2);
-    floats = (floats + 15) & ~(size_t)15;   /* aligned_alloc: a multiple of 64 bytes */
+    size_t R = (size_t)max_rows, floats = row_floats(c, max_rows);
     inf->block = aligned_alloc(64, sizeof(float) * floats);
     size_t saved = m->mixer->saved_per_sample(c), scratch = m->mixer->scratch_floats(c, 1);
     inf->saved = calloc(saved ? saved : 1, sizeof(float));

@@ -44,6 +44,9 @@ typedef struct Infer Infer;
    a full window, 1 for generation's single rows). */
 int infer_create(Infer **out, const Model *m, int max_rows, char *err);
 void infer_free(Infer *inf);
+/* The bytes infer_create(m, max_rows) allocates (engine/memory.c counts
+   them for the inference measurement at the end of a run). */
+double infer_bytes(const Model *m, int max_rows);
 
 /* The mixer of block `block` on N rows: in [N, d] -> out [N, d]. */
 typedef void (*InferMix)(void *ctx, int block, const float *in, float *out, int N);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "engine/common.h"
+#include "engine/infer.h"
 #include "engine/model.h"
 #include "engine/pool.h"
 #include "engine/sparse.h"
@@ -63,7 +64,8 @@ int job_memory_bytes_rank(const Config *c, int threads, int rank, int ranks, dou
     need->optimizer = 2.0 * 4.0 * floats;
     double grads_arena = (double)work_arena_bytes(&m, per_thread, 1);
     double acts_arena = (double)work_arena_bytes(&m, per_thread, 0);
-    need->activations = threads * acts_arena + (double)work_arena_bytes(&m, 1, 0);   /* + infer_bench */
+    /* + infer_bench at the end of a run: its window and the packed copies */
+    need->activations = threads * acts_arena + (double)work_arena_bytes(&m, 1, 0) + infer_bytes(&m, sized.n_ctx);
     need->gradients = threads * (grads_arena - acts_arena);
     double exchange = 0;   /* alloc_dist's sparse-row exchange, one rank's rows */
     for (int i = 0; i < m.n_params; i++) {

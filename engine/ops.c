@@ -194,6 +194,45 @@ void vec_exp(float *y, const float *x, size_t n)
     for (size_t i = 0; i < n; i++) y[i] = exp_approx(x[i]);
 }
 
+/* The largest of x[0..n), n > 0, as 16 running maxima (a loop that
+   vectorises; max is exact, so the order does not matter). */
+static float max_lanes(const float *x, int n)
+{
+    float lane[16];
+    for (int l = 0; l < 16; l++) lane[l] = x[0];
+    int i = 0;
+    for (; i + 16 <= n; i += 16)
+        for (int l = 0; l < 16; l++) lane[l] = x[i + l] > lane[l] ? x[i + l] : lane[l];
+    float mx = lane[0];
+    for (int l = 1; l < 16; l++) mx = lane[l] > mx ? lane[l] : mx;
+    for (; i < n; i++) mx = x[i] > mx ? x[i] : mx;
+    return mx;
+}
+
+/* Sum over v of exp(x[v] - mx), as 16 interleaved partial sums added
+   pairwise at the end (vectorises; the rounding differs from a serial sum
+   in the last bits); store: x[v] becomes exp(x[v] - mx). */
+static float sum_exp_lanes(float *x, int n, float mx, int store)
+{
+    float lane[16] = {0};
+    int i = 0;
+    for (; i + 16 <= n; i += 16)
+        for (int l = 0; l < 16; l++) {
+            float e = exp_approx(x[i + l] - mx);
+            if (store) x[i + l] = e;
+            lane[l] += e;
+        }
+    for (int w = 8; w > 0; w /= 2)
+        for (int l = 0; l < w; l++) lane[l] += lane[l + w];
+    float sum = lane[0];
+    for (; i < n; i++) {
+        float e = exp_approx(x[i] - mx);
+        if (store) x[i] = e;
+        sum += e;
+    }
+    return sum;
+}
+
 double xent_forward_backward(float *logits, const int32_t *targets, int N, int V,
                              float scale, int want_grad, int64_t *correct)
 {
@@ -207,23 +246,16 @@ double xent_forward_backward(float *logits, const int32_t *targets, int N, int V
             continue;
         }
         assert(t < V);   /* the data loader keeps every id below the vocabulary */
-        float mx = row[0];
-        int arg = 0;
-        for (int v = 1; v < V; v++)
-            if (row[v] > mx) { mx = row[v]; arg = v; }
+        float mx = max_lanes(row, V);
+        int arg = 0;   /* the first maximum, as a scan keeping strictly larger ones finds */
+        while (arg < V - 1 && !(row[arg] == mx)) arg++;
         hits += arg == t;
         float target_logit = row[t];
-        float sum = 0.0f;
+        float sum = sum_exp_lanes(row, V, mx, want_grad);
         if (want_grad) {
-            for (int v = 0; v < V; v++) {
-                row[v] = exp_approx(row[v] - mx);
-                sum += row[v];
-            }
             float inv = scale / sum;
             for (int v = 0; v < V; v++) row[v] *= inv;
             row[t] -= scale;
-        } else {
-            for (int v = 0; v < V; v++) sum += exp_approx(row[v] - mx);
         }
         loss += (double)(logf(sum) + mx - target_logit);
     }

@@ -331,6 +331,19 @@ void vec_acc(float *y, const float *a, size_t n)
     for (size_t i = 0; i < n; i++) y[i] += a[i];
 }
 
+double vec_sumsq(const float *x, size_t n)
+{
+    /* 8 interleaved partial sums, so that the loop vectorises */
+    double lane[8] = {0};
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        for (int l = 0; l < 8; l++) lane[l] += (double)x[i + l] * (double)x[i + l];
+    double s = 0.0;
+    for (int l = 0; l < 8; l++) s += lane[l];
+    for (; i < n; i++) s += (double)x[i] * (double)x[i];
+    return s;
+}
+
 void dropout_apply(float *y, const float *x, size_t n, float p, uint64_t key, uint64_t index0)
 {
     assert(p >= 0.0f && p < 1.0f);

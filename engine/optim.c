@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "engine/common.h"
+#include "engine/ops.h"
 
 int adamw_init(AdamW *o, const Model *model, char *err)
 {
@@ -83,15 +84,7 @@ double schedule_lr(const Config *c, int64_t s, int64_t total_steps, double progr
 
 double grad_sumsq(const float *grads, size_t begin, size_t end)
 {
-    /* 8 interleaved partial sums, so that the loop vectorises */
-    double lane[8] = {0};
-    size_t i = begin;
-    for (; i + 8 <= end; i += 8)
-        for (int l = 0; l < 8; l++) lane[l] += (double)grads[i + l] * (double)grads[i + l];
-    double s = 0.0;
-    for (int l = 0; l < 8; l++) s += lane[l];
-    for (; i < end; i++) s += (double)grads[i] * (double)grads[i];
-    return s;
+    return vec_sumsq(grads + begin, end - begin);
 }
 
 /* The per-step constants of AdamW, in PyTorch's order of operations. */

@@ -134,29 +134,7 @@ static float reduce_scale(const Config *c, int count)
     return c->pair_reduce == REDUCE_SUM || count == 0 ? 1.0f : 1.0f / (float)count;
 }
 
-/* Partners gathered at a time by pair_features, and features summed at a
-   time in registers. */
-#define PAIR_ROWS 64
-#define PAIR_COLS 64
-
-/* acc [d] += the m rows [d], added in order: PAIR_COLS features at a time
-   kept in registers over all the rows (acc is read and written once). */
-static void sum_rows(float *acc, const float *const *rows, int m, int d)
-{
-    int f = 0;
-    for (; f + PAIR_COLS <= d; f += PAIR_COLS) {
-        float sum[PAIR_COLS];
-        for (int l = 0; l < PAIR_COLS; l++) sum[l] = acc[f + l];
-        for (int r = 0; r < m; r++)
-            for (int l = 0; l < PAIR_COLS; l++) sum[l] += rows[r][f + l];
-        for (int l = 0; l < PAIR_COLS; l++) acc[f + l] = sum[l];
-    }
-    for (; f < d; f++)
-        for (int r = 0; r < m; r++) acc[f] += rows[r][f];
-}
-
-/* ids [n] -> p_i [h*d]: the reduced T_k[slot_k(i, j)] over j in N(i), per k
-   (each float sums its rows in j order). */
+/* ids [n] -> p_i [h*d]: the reduced T_k[slot_k(i, j)] over j in N(i), per k. */
 static void pair_features(const MixArgs *a, const int32_t *ids, int i, int causal, float *p_i)
 {
     int d = a->d, h = a->heads, end = causal ? i : a->n;
@@ -166,13 +144,8 @@ static void pair_features(const MixArgs *a, const int32_t *ids, int i, int causa
         const float *table = a->w[k];
         uint32_t seed = table_seed(a, k);
         float *acc = p_i + (size_t)k * d;
-        for (int j0 = 0; j0 < end; j0 += PAIR_ROWS) {
-            const float *rows[PAIR_ROWS];
-            int m = 0;
-            for (int j = j0; j < end && j < j0 + PAIR_ROWS; j++)
-                if (j != i) rows[m++] = table + (size_t)pair_slot(ids[i], ids[j], seed, K) * d;
-            sum_rows(acc, rows, m, d);
-        }
+        for (int j = 0; j < end; j++)
+            if (j != i) vec_acc(acc, table + (size_t)pair_slot(ids[i], ids[j], seed, K) * d, (size_t)d);
     }
     float scale = reduce_scale(a->cfg, partners(a, i, causal));
     if (scale != 1.0f)

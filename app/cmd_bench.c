@@ -7,9 +7,22 @@
  * architecture at the PairConnect paper's setting, and incremental
  * generation tokens/s for the causal ones (bench_inference below).
  *
- * Each mixer trains on its home task: clm, or mlm for bidirectional-only
- * mixers (fft), whose head runs on the chosen 13.5% of positions only and
- * is counted so.
+ * Each mixer trains on every task it has of clm (causal) and mlm
+ * (bidirectional), one line each (--task picks one), so clm and mlm compare
+ * per FLOP on the same architecture.  mlm's head runs on the chosen
+ * positions only (0.9 x (0.15 + 0.85^n / n) of them on average) and is
+ * counted so.
+ *
+ * Memory: around each model the peak resident set is reset (glibc's free
+ * lists trimmed, `5` written to /proc/self/clear_refs) and VmHWM read from
+ * /proc/self/status after training; the table shows that peak less the
+ * resident set before the model ("peak"), beside engine/memory.h's estimate
+ * of the job (parameters, moments, gradients, one step's activations, data;
+ * "estimate"); the JSON adds the parts and the process's own peak.
+ *
+ * --bf16 (bench_bf16 below): matrix products at the S and M models' shapes
+ * by OpenBLAS sgemm and by engine/bf16_gemm.c (bf16 inputs converted in the
+ * call, float32 sums), and the tokens/s a bf16 step would reach.
  *
  * FLOP rule: a training step costs, per input token, 6 x the parameters used
  * in dense matrix products (QKV/O projections, FFN, lm_head; tied heads
@@ -27,6 +40,7 @@
  * scaling efficiency: tokens/s over N ranks / (N x tokens/s on one).  The
  * sgemm rate is then every rank's at once, summed.
  */
+#include <malloc.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,10 +48,12 @@
 
 #include "app/cli.h"
 #include "app/commands.h"
+#include "engine/bf16_gemm.h"
 #include "engine/common.h"
 #include "engine/dist.h"
 #include "engine/generate.h"
 #include "engine/infer_bench.h"
+#include "engine/memory.h"
 #include "engine/ops.h"
 #include "engine/pool.h"
 #include "engine/rng.h"
@@ -98,34 +114,54 @@ typedef struct {
     double comm_seconds, step_seconds;   /* per step: gradient exchange, whole step */
     int64_t params;
     int steps;
+    double base_bytes, peak_bytes;       /* resident before the model; the process's peak during it */
+    MemoryNeed need;                     /* engine/memory.h's estimate of the job */
 } BenchResult;
+
+/* Starts a peak measurement: freed heap back to the system, VmHWM reset to
+   the resident set (clear_refs 5: unwritable leaves the process's peak so
+   far, which the table then shows).  Returns the resident bytes now. */
+static double peak_reset(void)
+{
+    malloc_trim(0);
+    FILE *f = fopen("/proc/self/clear_refs", "w");
+    if (f) {
+        fputs("5", f);
+        fclose(f);
+    }
+    return memory_proc_bytes("/proc/self/status", "VmRSS");
+}
+
+/* The bench's model of arch at size S or M on task into c. */
+static int bench_config(Config *c, const char *arch, const char *size, const char *task, char *err)
+{
+    config_defaults(c);
+    const char *common[] = {"vocab=10000", "warmup=0", "decay=constant", "seed=1", NULL};
+    const char *s[] = {"d=256", "layers=4", "heads=4", "n_ctx=64", "batch=32", NULL};
+    const char *m[] = {"d=512", "layers=8", "heads=8", "n_ctx=128", "batch=16", NULL};
+    const char **sized = strcmp(size, "S") ? m : s;
+    for (int i = 0; common[i]; i++) config_set_arg(c, common[i], err);
+    for (int i = 0; sized[i]; i++) config_set_arg(c, sized[i], err);
+    if (config_set(c, "arch", arch, err) || config_set(c, "task", task, err)) return -1;
+    return config_validate(c, err);
+}
 
 /* Trains on random tokens for at least 3 steps and 4 s (rank 0's clock,
    which every rank of dist follows) after 2 warm-up steps. */
-static int bench_train(const char *arch, const char *size, int threads, Dist *dist, BenchResult *out, char *err)
+static int bench_train(const char *arch, const char *size, const char *task, int threads, Dist *dist,
+                       BenchResult *out, char *err)
 {
     Config c;
-    config_defaults(&c);
-    const char *common[] = {"vocab=10000", "warmup=0", "decay=constant", "seed=1", NULL};
-    for (int i = 0; common[i]; i++) config_set_arg(&c, common[i], err);
-    if (config_set(&c, "arch", arch, err)) return -1;
-    /* the mixer's home task: clm, or mlm for bidirectional-only mixers */
-    int mlm = !mixer_find(arch)->has_causal;
-    config_set(&c, "task", mlm ? "mlm" : "clm", err);
-    if (!strcmp(size, "S")) {
-        const char *s[] = {"d=256", "layers=4", "heads=4", "n_ctx=64", "batch=32", NULL};
-        for (int i = 0; s[i]; i++) config_set_arg(&c, s[i], err);
-    } else {
-        const char *s[] = {"d=512", "layers=8", "heads=8", "n_ctx=128", "batch=16", NULL};
-        for (int i = 0; s[i]; i++) config_set_arg(&c, s[i], err);
-    }
-    if (config_validate(&c, err)) return -1;
+    if (bench_config(&c, arch, size, task, err)) return -1;
+    int mlm = !strcmp(task, "mlm");
+    /* random tokens: throughput does not depend on the text */
+    size_t len = 200000;
+    if (job_memory_bytes(&c, threads, 4.0 * (double)len, 0, &out->need, err)) return -1;
+    out->base_bytes = peak_reset();
     Model m;
     if (model_build(&m, &c, err)) return -1;
-    /* random tokens: throughput does not depend on the text */
     Dataset ds;
     memset(&ds, 0, sizeof ds);
-    size_t len = 200000;
     ds.split[SPLIT_TRAIN].ids = malloc(sizeof(int32_t) * len);
     ds.split[SPLIT_TRAIN].len = len;
     ds.vocab = c.vocab;
@@ -151,12 +187,15 @@ static int bench_train(const char *arch, const char *size, int threads, Dist *di
     out->step_seconds = elapsed / steps;
     out->tokens_per_s = (double)steps * c.batch * c.n_ctx / elapsed;
     out->flops_per_token = model_train_flops_per_token(&m);
-    if (mlm) /* the head runs on the chosen positions only: 0.9 x 0.15 of them */
-        out->flops_per_token -= 6.0 * (double)m.params[m.head_w].numel * (1.0 - 0.9 * 0.15);
+    if (mlm) { /* the head runs on the chosen positions only (mlm.c: 90% of windows, 15% and at least one) */
+        double chosen = 0.9 * (0.15 + pow(0.85, c.n_ctx) / c.n_ctx);
+        out->flops_per_token -= 6.0 * (double)m.params[m.head_w].numel * (1.0 - chosen);
+    }
     out->gflops = out->tokens_per_s * out->flops_per_token / 1e9;
     out->params = model_count_params(&m, NULL);
     rc = 0;
 done:
+    out->peak_bytes = memory_proc_bytes("/proc/self/status", "VmHWM");
     trainer_free(tr);
     free(ds.split[SPLIT_TRAIN].ids);
     model_free(&m);
@@ -247,12 +286,12 @@ static int bench_inference(const char *arch, int json, char *err)
 
 /* One model under mpirun: rank 0 alone, then every rank; 0 or -1 on every
    rank (rank 0's err says why). */
-static int bench_ranks(Dist *d, const char *arch, const char *size, int threads, BenchResult *one,
-                       BenchResult *all, char *err)
+static int bench_ranks(Dist *d, const char *arch, const char *size, const char *task, int threads,
+                       BenchResult *one, BenchResult *all, char *err)
 {
     int rc = 0;
     if (dist_rank(d) == 0) {
-        rc = bench_train(arch, size, threads, NULL, one, err);
+        rc = bench_train(arch, size, task, threads, NULL, one, err);
         for (int k = 1; k < dist_size(d); k++) dist_send(d, k, 11, &rc, sizeof rc, err);
     } else {
         int src, tag;
@@ -261,51 +300,270 @@ static int bench_ranks(Dist *d, const char *arch, const char *size, int threads,
         dist_recv(d, 0, 11, &rc, sizeof rc, err);
     }
     if (rc) return -1;
-    rc = bench_train(arch, size, threads, d, all, err);
+    rc = bench_train(arch, size, task, threads, d, all, err);
     return dist_agree(d, rc != 0, err);
 }
 
-/* `bench` under mpirun: the table with the ranks' columns; rank 0 prints. */
-static int bench_mpi(Dist *d, const char *arch, const char *size, int threads, int json, char *err)
+/* The rows of the training table: every architecture (or arch) x size (or
+   size) x task it has among clm and mlm (or task). */
+typedef struct {
+    const char *arch, *size, *task;
+} BenchCase;
+
+static int bench_cases(const char *arch, const char *size, const char *task, BenchCase *out, int cap)
 {
-    int N = dist_size(d), rank = dist_rank(d);
-    double sgemm = measure_sgemm(threads, err);   /* every rank's at once */
-    if (dist_agree(d, sgemm < 0, err)) return -1;
-    if (dist_sum_doubles(d, &sgemm, 1, err)) return -1;
-    if (rank == 0) {
-        if (json) printf("{\"ranks\": %d, \"threads\": %d, \"sgemm_gflops\": %.2f, \"results\": [", N, threads, sgemm);
-        else printf("%d ranks x %d thread%s; sgemm 1024^3 on all of them at once: %.1f GFLOP/s\n"
-                    "%-12s %-6s %10s %12s %12s %6s %10s %6s %10s %8s\n", N, threads, threads > 1 ? "s" : "", sgemm,
-                    "arch", "config", "params", "tokens/s", "1 rank", "eff", "sum ms", "share", "GFLOP/s", "of sgemm");
-    }
-    const char *sizes[] = {"S", "M"};
-    int first = 1;
+    const char *sizes[] = {"S", "M"}, *tasks[] = {"clm", "mlm"};
+    int n = 0;
     for (int i = 0; i < mixer_count(); i++) {
         const MixerOps *mx = mixer_at(i);
         if (arch && strcmp(arch, mx->name)) continue;
-        for (int s = 0; s < 2; s++) {
-            if (size && strcmp(size, sizes[s])) continue;
-            BenchResult one, all;
-            if (bench_ranks(d, mx->name, sizes[s], threads, &one, &all, err)) return -1;
-            if (rank) continue;
-            double eff = all.tokens_per_s / (N * one.tokens_per_s), share = all.comm_seconds / all.step_seconds;
-            if (json)
-                printf("%s{\"arch\": \"%s\", \"config\": \"%s\", \"params\": %lld, \"tokens_per_s\": %.1f, "
-                       "\"one_rank_tokens_per_s\": %.1f, \"efficiency\": %.4f, \"allreduce_ms_per_step\": %.3f, "
-                       "\"allreduce_share\": %.4f, \"gradient_bytes\": %lld, \"gflops\": %.2f, "
-                       "\"fraction_of_sgemm\": %.4f}",
-                       first ? "" : ", ", mx->name, sizes[s], (long long)all.params, all.tokens_per_s,
-                       one.tokens_per_s, eff, 1e3 * all.comm_seconds, share, (long long)all.params * 4, all.gflops,
-                       all.gflops / sgemm);
-            else
-                printf("%-12s %-6s %10lld %12.0f %12.0f %5.0f%% %10.2f %5.1f%% %10.1f %7.1f%%\n", mx->name, sizes[s],
-                       (long long)all.params, all.tokens_per_s, one.tokens_per_s, 100 * eff, 1e3 * all.comm_seconds,
-                       100 * share, all.gflops, 100.0 * all.gflops / sgemm);
-            fflush(stdout);
-            first = 0;
+        for (int s = 0; s < 2; s++)
+            for (int t = 0; t < 2; t++) {
+                if ((size && strcmp(size, sizes[s])) || (task && strcmp(task, tasks[t]))) continue;
+                if (!(t ? mx->has_bidir : mx->has_causal) || n == cap) continue;
+                out[n++] = (BenchCase){mx->name, sizes[s], tasks[t]};
+            }
+    }
+    return n;
+}
+
+/* The memory columns' JSON: what the estimate counts, and the peak. */
+static void print_memory_json(const BenchResult *r)
+{
+    const MemoryNeed *n = &r->need;
+    printf("\"peak_bytes\": %.0f, \"process_peak_bytes\": %.0f, \"estimate_bytes\": %.0f, \"estimate\": "
+           "{\"params\": %.0f, \"optimizer\": %.0f, \"gradients\": %.0f, \"activations\": %.0f, \"data\": %.0f, "
+           "\"other\": %.0f}",
+           r->peak_bytes - r->base_bytes, r->peak_bytes, n->total, n->params, n->optimizer, n->gradients,
+           n->activations, n->data, n->other);
+}
+
+/* The training table, in one process or under mpirun (d: rank 0 alone,
+   then every rank, with the ranks' columns); rank 0 prints. */
+static int bench_table(Dist *d, const char *arch, const char *size, const char *task, int threads, int json,
+                       char *err)
+{
+    int N = d ? dist_size(d) : 1, rank = d ? dist_rank(d) : 0;
+    double sgemm = measure_sgemm(threads, err);   /* under mpirun every rank's at once */
+    if (d && (dist_agree(d, sgemm < 0, err) || dist_sum_doubles(d, &sgemm, 1, err))) return -1;
+    if (sgemm < 0) return -1;
+    if (rank == 0 && json) {
+        if (d) printf("{\"ranks\": %d, ", N);
+        else printf("{");
+        printf("\"threads\": %d, \"sgemm_gflops\": %.2f, \"results\": [", threads, sgemm);
+    } else if (rank == 0 && d) {
+        printf("%d ranks x %d thread%s; sgemm 1024^3 on all of them at once: %.1f GFLOP/s\n"
+               "%-12s %-6s %-4s %10s %12s %12s %6s %10s %6s %10s %8s %8s %8s\n", N, threads,
+               threads > 1 ? "s" : "", sgemm, "arch", "config", "task", "params", "tokens/s", "1 rank", "eff",
+               "sum ms", "share", "GFLOP/s", "of sgemm", "peak MB", "est MB");
+    } else if (rank == 0) {
+        printf("sgemm 1024^3 on %d thread%s: %.1f GFLOP/s\n%-12s %-6s %-4s %10s %12s %10s %10s %8s %8s %8s\n",
+               threads, threads > 1 ? "s" : "", sgemm, "arch", "config", "task", "params", "tokens/s", "GFLOP/tok",
+               "GFLOP/s", "of sgemm", "peak MB", "est MB");
+    }
+    BenchCase cases[64];
+    int n_cases = bench_cases(arch, size, task, cases, 64);
+    for (int i = 0; i < n_cases; i++) {
+        const BenchCase *bc = &cases[i];
+        BenchResult one, r;
+        if (d ? bench_ranks(d, bc->arch, bc->size, bc->task, threads, &one, &r, err)
+              : bench_train(bc->arch, bc->size, bc->task, threads, NULL, &r, err)) {
+            char why[ERR_LEN];
+            snprintf(why, sizeof why, "%s", err);
+            snprintf(err, ERR_LEN, "%s %s %s: %.400s", bc->arch, bc->size, bc->task, why);
+            return -1;
         }
+        if (rank) continue;
+        double peak_mb = (r.peak_bytes - r.base_bytes) / 1e6, est_mb = r.need.total / 1e6;
+        if (json) {
+            printf("%s{\"arch\": \"%s\", \"config\": \"%s\", \"task\": \"%s\", \"params\": %lld, "
+                   "\"tokens_per_s\": %.1f, \"flops_per_token\": %.0f, \"gflops\": %.2f, \"fraction_of_sgemm\": %.4f, ",
+                   i ? ", " : "", bc->arch, bc->size, bc->task, (long long)r.params, r.tokens_per_s,
+                   r.flops_per_token, r.gflops, r.gflops / sgemm);
+            if (d)
+                printf("\"one_rank_tokens_per_s\": %.1f, \"efficiency\": %.4f, \"allreduce_ms_per_step\": %.3f, "
+                       "\"allreduce_share\": %.4f, \"gradient_bytes\": %lld, ",
+                       one.tokens_per_s, r.tokens_per_s / (N * one.tokens_per_s), 1e3 * r.comm_seconds,
+                       r.comm_seconds / r.step_seconds, (long long)r.params * 4);
+            print_memory_json(&r);
+            printf("}");
+        } else if (d) {
+            printf("%-12s %-6s %-4s %10lld %12.0f %12.0f %5.0f%% %10.2f %5.1f%% %10.1f %7.1f%% %8.0f %8.0f\n",
+                   bc->arch, bc->size, bc->task, (long long)r.params, r.tokens_per_s, one.tokens_per_s,
+                   100 * r.tokens_per_s / (N * one.tokens_per_s), 1e3 * r.comm_seconds,
+                   100 * r.comm_seconds / r.step_seconds, r.gflops, 100.0 * r.gflops / sgemm, peak_mb, est_mb);
+        } else {
+            printf("%-12s %-6s %-4s %10lld %12.0f %10.4f %10.1f %7.1f%% %8.0f %8.0f\n", bc->arch, bc->size,
+                   bc->task, (long long)r.params, r.tokens_per_s, r.flops_per_token / 1e9, r.gflops,
+                   100.0 * r.gflops / sgemm, peak_mb, est_mb);
+        }
+        fflush(stdout);
     }
     if (json && rank == 0) printf("]}\n");
+    return 0;
+}
+
+/* ---- --bf16: would bfloat16 products speed a training step up? ---- */
+
+/* The dense products of one training step of a model (the FLOP rule's 6 x
+   dense parameters per token): a linear layer w [n_out, n_in] over `rows`
+   rows, `count` layers of that shape; each is three products, forward
+   x w^T, input gradient dy w and weight gradient dy^T x (ops.c's
+   linear_forward / linear_backward). */
+typedef struct {
+    char name[32];
+    int n_out, n_in, rows, count;
+    double sgemm_seconds, bf16_seconds;   /* the three products, once */
+} DenseShape;
+
+static int dense_shapes(const Model *m, int rows, int head_rows, DenseShape *out, int cap)
+{
+    int n = 0;
+    for (int i = 0; i < m->n_params; i++) {
+        const Param *p = &m->params[i];
+        int head = i == m->head_w;
+        if (!(p->dense || (head && m->cfg.tie)) || p->ndim != 2) continue;
+        DenseShape s = {.n_out = (int)p->shape[0], .n_in = (int)p->shape[1], .rows = head ? head_rows : rows};
+        int k = 0;
+        while (k < n && (out[k].n_out != s.n_out || out[k].n_in != s.n_in || out[k].rows != s.rows)) k++;
+        if (k == n && n < cap) {
+            const char *block = strncmp(p->name, "blocks.", 7) ? NULL : strchr(p->name + 7, '.');
+            snprintf(s.name, sizeof s.name, "%.31s", block ? block + 1 : p->name);
+            out[n++] = s;
+        }
+        if (k < n) out[k].count++;
+    }
+    return n;
+}
+
+/* The three products of s (dy stands in y), by sgemm or by bf16_gemm
+   (which converts its float32 operands on the way); seconds. */
+static double run_dense(const DenseShape *s, int bf16, const float *x, const float *w, float *y, float *dx,
+                        float *dw, void *scratch)
+{
+    int R = s->rows, I = s->n_in, O = s->n_out;
+    double t0 = now_seconds();
+    if (bf16) {
+        bf16_gemm(0, 1, R, O, I, x, I, w, I, 0.0f, y, O, scratch);    /* y = x w^T */
+        bf16_gemm(0, 0, R, I, O, y, O, w, I, 0.0f, dx, I, scratch);   /* dx = dy w */
+        bf16_gemm(1, 0, O, I, R, y, O, x, I, 1.0f, dw, I, scratch);   /* dw += dy^T x */
+    } else {
+        matmul(0, 1, R, O, I, 1.0f, x, I, w, I, 0.0f, y, O);
+        matmul(0, 0, R, I, O, 1.0f, y, O, w, I, 0.0f, dx, I);
+        matmul(1, 0, O, I, R, 1.0f, y, O, x, I, 1.0f, dw, I);
+    }
+    return now_seconds() - t0;
+}
+
+/* s's sgemm and bf16 seconds: the best of 5 runs each after one untimed,
+   alternating, so that both see the same load on a busy machine. */
+static void time_dense(DenseShape *s, const float *x, const float *w, float *y, float *dx, float *dw,
+                       void *scratch)
+{
+    s->sgemm_seconds = s->bf16_seconds = INFINITY;
+    for (int rep = 0; rep < 6; rep++) {
+        double f32 = run_dense(s, 0, x, w, y, dx, dw, scratch), b16 = run_dense(s, 1, x, w, y, dx, dw, scratch);
+        if (rep) {
+            s->sgemm_seconds = MB_MIN(s->sgemm_seconds, f32);
+            s->bf16_seconds = MB_MIN(s->bf16_seconds, b16);
+        }
+    }
+}
+
+/* One model: its dense products timed both ways, a real training step on
+   one thread, and the step predicted with the products in bf16. */
+static int bench_bf16_one(const char *arch, const char *size, const char *task, int json, int first, char *err)
+{
+    Config c;
+    Model m;
+    if (bench_config(&c, arch, size, task, err) || model_plan(&m, &c, err)) return -1;
+    int rows = c.batch * c.n_ctx;
+    int head_rows = strcmp(task, "mlm") ? rows : (int)lround(rows * 0.9 * (0.15 + pow(0.85, c.n_ctx) / c.n_ctx));
+    DenseShape shapes[32];
+    int n = dense_shapes(&m, rows, head_rows, shapes, 32);
+    model_free(&m);
+    size_t most = 1;
+    for (int i = 0; i < n; i++) {
+        size_t io = (size_t)MB_MAX(shapes[i].n_in, shapes[i].n_out);
+        most = MB_MAX(most, (size_t)shapes[i].rows * io);
+        most = MB_MAX(most, (size_t)shapes[i].n_in * shapes[i].n_out);
+    }
+    float *x = malloc(sizeof(float) * most), *w = malloc(sizeof(float) * most), *y = malloc(sizeof(float) * most);
+    float *dx = malloc(sizeof(float) * most), *dw = malloc(sizeof(float) * most);
+    void *scratch = aligned_alloc(64, bf16_gemm_scratch_bytes());
+    Rng r;
+    rng_seed(&r, 3);
+    for (size_t i = 0; i < most; i++) {
+        x[i] = rng_float(&r) - 0.5f;
+        w[i] = 0.05f * (rng_float(&r) - 0.5f);
+        dw[i] = 0;
+    }
+    double f32 = 0, b16 = 0, flops = 0;
+    for (int i = 0; i < n; i++) {
+        time_dense(&shapes[i], x, w, y, dx, dw, scratch);
+        f32 += shapes[i].count * shapes[i].sgemm_seconds;
+        b16 += shapes[i].count * shapes[i].bf16_seconds;
+        flops += shapes[i].count * 6.0 * shapes[i].rows * shapes[i].n_in * shapes[i].n_out;
+    }
+    free(x);
+    free(w);
+    free(y);
+    free(dx);
+    free(dw);
+    free(scratch);
+    BenchResult tr;
+    if (bench_train(arch, size, task, 1, NULL, &tr, err)) return -1;
+    /* what is not a dense product stays as it is */
+    double other = MB_MAX(0.0, tr.step_seconds - f32), predicted = other + b16;
+    if (json) {
+        printf("%s{\"arch\": \"%s\", \"config\": \"%s\", \"task\": \"%s\", \"products\": [", first ? "" : ", ", arch,
+               size, task);
+        for (int i = 0; i < n; i++) {
+            const DenseShape *s = &shapes[i];
+            double f = 6.0 * s->rows * s->n_in * s->n_out / 1e9;
+            printf("%s{\"layer\": \"%s\", \"rows\": %d, \"n_in\": %d, \"n_out\": %d, \"count\": %d, "
+                   "\"sgemm_gflops\": %.2f, \"bf16_gflops\": %.2f}",
+                   i ? ", " : "", s->name, s->rows, s->n_in, s->n_out, s->count, f / s->sgemm_seconds,
+                   f / s->bf16_seconds);
+        }
+        printf("], \"dense_gflop_per_step\": %.3f, \"dense_seconds_sgemm\": %.5f, \"dense_seconds_bf16\": %.5f, "
+               "\"step_seconds\": %.5f, \"tokens_per_s\": %.1f, \"predicted_step_seconds_bf16\": %.5f, "
+               "\"predicted_speedup\": %.4f}",
+               flops / 1e9, f32, b16, tr.step_seconds, tr.tokens_per_s, predicted, tr.step_seconds / predicted);
+        return 0;
+    }
+    printf("\n%s %s %s, 1 thread: dense products of one step (forward, input and weight gradient)\n"
+           "%-14s %6s %6s %6s %5s %12s %12s %7s\n", arch, size, task, "layer", "rows", "in", "out", "count",
+           "sgemm GF/s", "bf16 GF/s", "ratio");
+    for (int i = 0; i < n; i++) {
+        const DenseShape *s = &shapes[i];
+        double f = 6.0 * s->rows * s->n_in * s->n_out / 1e9;
+        printf("%-14s %6d %6d %6d %5d %12.1f %12.1f %6.2fx\n", s->name, s->rows, s->n_in, s->n_out, s->count,
+               f / s->sgemm_seconds, f / s->bf16_seconds, s->sgemm_seconds / s->bf16_seconds);
+    }
+    printf("all dense products: %.2f GFLOP, sgemm %.1f ms (%.1f GFLOP/s), bf16 %.1f ms (%.1f GFLOP/s): %.2fx\n"
+           "training step %.1f ms (%.0f tokens/s): dense products %.0f%%, the rest %.1f ms\n"
+           "with bf16 products: %.1f ms a step, %.0f tokens/s predicted: %.2fx\n",
+           flops / 1e9, 1e3 * f32, flops / f32 / 1e9, 1e3 * b16, flops / b16 / 1e9, f32 / b16,
+           1e3 * tr.step_seconds, tr.tokens_per_s, 100 * MB_MIN(1.0, f32 / tr.step_seconds), 1e3 * other,
+           1e3 * predicted, tr.tokens_per_s * tr.step_seconds / predicted, tr.step_seconds / predicted);
+    if (f32 > tr.step_seconds)
+        printf("(the products alone took longer than the whole step: the machine is busy, the prediction is low)\n");
+    fflush(stdout);
+    return 0;
+}
+
+/* Every architecture (or arch) on its tasks (or task) at S and M (or size). */
+static int bench_bf16(const char *arch, const char *size, const char *task, int json, char *err)
+{
+    if (!bf16_gemm_supported()) return err_set(err, "--bf16 needs a CPU with AVX512-BF16; this one has none");
+    BenchCase cases[64];
+    int n = bench_cases(arch ? arch : "attention", size, task, cases, 64);
+    if (json) printf("{\"bf16\": [");
+    else printf("sgemm: OpenBLAS float32; bf16: engine/bf16_gemm.c, bf16 inputs converted in the call, float32 sums\n");
+    for (int i = 0; i < n; i++)
+        if (bench_bf16_one(cases[i].arch, cases[i].size, cases[i].task, json, i == 0, err)) return -1;
+    if (json) printf("]}\n");
     return 0;
 }
 
@@ -315,56 +573,32 @@ static int bench_mpi(Dist *d, const char *arch, const char *size, int threads, i
 static int bench(Dist *d, int argc, char **argv)
 {
     const char *arch = NULL, *size = NULL, *threads_s = "1", *json = NULL, *inference = NULL;
+    const char *task = NULL, *bf16 = NULL;
     CliOpt opts[] = {{"arch", 1, &arch, NULL},  {"config", 1, &size, NULL},          {"threads", 1, &threads_s, NULL},
-                     {"json", 0, &json, NULL},  {"inference", 0, &inference, NULL}, {NULL, 0, NULL, NULL}};
+                     {"json", 0, &json, NULL},  {"inference", 0, &inference, NULL}, {"task", 1, &task, NULL},
+                     {"bf16", 0, &bf16, NULL},  {NULL, 0, NULL, NULL}};
     char err[ERR_LEN];
     if (cli_parse(argc, argv, opts, NULL, NULL, 0, NULL, err)) return BENCH_FAIL("bench: %s", err);
     int threads;
     if (text_to_int(threads_s, 0, 64, &threads)) return BENCH_FAIL("bench: --threads %s is not 0..64", threads_s);
     if (threads == 0) threads = pool_cores();
     if (size && strcmp(size, "S") && strcmp(size, "M")) return BENCH_FAIL("bench: --config must be S or M");
+    if (task && strcmp(task, "clm") && strcmp(task, "mlm")) return BENCH_FAIL("bench: --task must be clm or mlm");
     if (arch && !mixer_find(arch)) {
         char names[256];
         mixer_names(names, sizeof names);
         return BENCH_FAIL("bench: unknown architecture '%s' (known: %s)", arch, names);
     }
+    if (arch && task && !(strcmp(task, "mlm") ? mixer_find(arch)->has_causal : mixer_find(arch)->has_bidir))
+        return BENCH_FAIL("bench: %s has no %s mode, so it does not train on %s", arch,
+                          strcmp(task, "mlm") ? "causal" : "bidirectional", task);
     if (inference && d) return BENCH_FAIL("bench: --inference is batch 1 on one thread: run it without mpirun");
     if (inference) return bench_inference(arch, json != NULL, err) ? BENCH_FAIL("bench: %s", err) : 0;
-    if (d) {
-        if (dist_same(d, dist_binary_hash(), "runs a different mixbench binary than rank 0", err) ||
-            bench_mpi(d, arch, size, threads, json != NULL, err))
-            return BENCH_FAIL("bench: %s", err);
-        return 0;
-    }
-    double sgemm = measure_sgemm(threads, err);
-    if (sgemm < 0) return BENCH_FAIL("bench: %s", err);
-    if (json) printf("{\"threads\": %d, \"sgemm_gflops\": %.2f, \"results\": [", threads, sgemm);
-    else printf("sgemm 1024^3 on %d thread%s: %.1f GFLOP/s\n%-12s %-6s %10s %12s %10s %10s %8s\n", threads,
-                threads > 1 ? "s" : "", sgemm, "arch", "config", "params", "tokens/s", "GFLOP/tok", "GFLOP/s",
-                "of sgemm");
-    const char *sizes[] = {"S", "M"};
-    int first = 1;
-    for (int i = 0; i < mixer_count(); i++) {
-        const MixerOps *mx = mixer_at(i);
-        if (arch && strcmp(arch, mx->name)) continue;
-        for (int s = 0; s < 2; s++) {
-            if (size && strcmp(size, sizes[s])) continue;
-            BenchResult r;
-            if (bench_train(mx->name, sizes[s], threads, NULL, &r, err)) return BENCH_FAIL("bench %s: %s", mx->name, err);
-            if (json)
-                printf("%s{\"arch\": \"%s\", \"config\": \"%s\", \"params\": %lld, \"tokens_per_s\": %.1f, "
-                       "\"flops_per_token\": %.0f, \"gflops\": %.2f, \"fraction_of_sgemm\": %.4f}",
-                       first ? "" : ", ", mx->name, sizes[s], (long long)r.params, r.tokens_per_s,
-                       r.flops_per_token, r.gflops, r.gflops / sgemm);
-            else
-                printf("%-12s %-6s %10lld %12.0f %10.4f %10.1f %7.1f%%\n", mx->name, sizes[s], (long long)r.params,
-                       r.tokens_per_s, r.flops_per_token / 1e9, r.gflops, 100.0 * r.gflops / sgemm);
-            fflush(stdout);
-            first = 0;
-        }
-    }
-    if (json) printf("]}\n");
-    return 0;
+    if (bf16 && d) return BENCH_FAIL("bench: --bf16 runs on one thread: run it without mpirun");
+    if (bf16) return bench_bf16(arch, size, task, json != NULL, err) ? BENCH_FAIL("bench: %s", err) : 0;
+    if (d && dist_same(d, dist_binary_hash(), "runs a different mixbench binary than rank 0", err))
+        return BENCH_FAIL("bench: %s", err);
+    return bench_table(d, arch, size, task, threads, json != NULL, err) ? BENCH_FAIL("bench: %s", err) : 0;
 }
 
 int cmd_bench(int argc, char **argv)

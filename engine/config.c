@@ -73,6 +73,7 @@ static const Key KEYS[] = {
     {"log_every", T_INT, KEY_TRAIN, F(log_every), "10", NULL, 1, 1 << 30},
     {"threads", T_INT, KEY_TRAIN, F(threads), "0", NULL, 0, 1024},
     {"ckpt_every", T_INT, KEY_TRAIN, F(ckpt_every), "0", NULL, 0, 1 << 30},
+    {"metrics_every", T_INT, KEY_TRAIN, F(metrics_every), "1", NULL, 1, 1 << 30},
     {"patience", T_INT, KEY_TRAIN, F(patience), "0", NULL, 0, 1 << 30},
     {"data", T_STRING, KEY_DATA, F(data), "builtin:stories", NULL, 0, 0},
     {"tokenizer", T_STRING, KEY_DATA, F(tokenizer), "", NULL, 0, 0},

@@ -46,6 +46,8 @@ typedef struct Config {
     int eval_every, log_every, threads;
     int64_t eval_tokens;     /* 0: every window; else a prefix of each split */
     int ckpt_every;      /* resumable checkpoint every N steps (0: at the end) */
+    int metrics_every;   /* a metrics row every N steps (>= 1), holding the mean
+                            train loss since the previous row (experiments/job.c) */
     int patience;        /* early stop after N evaluations without a better
                             valid loss (0: never) */
     /* data */

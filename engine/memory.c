@@ -16,6 +16,7 @@
 
 #include "engine/common.h"
 #include "engine/model.h"
+#include "engine/pool.h"
 #include "engine/sparse.h"
 #include "engine/task.h"
 
@@ -34,16 +35,27 @@ static double rowgrad_bytes(const Param *p, int64_t cap)
 int job_memory_bytes(const Config *c, int threads, double data_bytes, int ckpt_copies, MemoryNeed *need,
                      char *err)
 {
+    return job_memory_bytes_rank(c, threads, 0, 1, data_bytes, ckpt_copies, need, err);
+}
+
+int job_memory_bytes_rank(const Config *c, int threads, int rank, int ranks, double data_bytes, int ckpt_copies,
+                          MemoryNeed *need, char *err)
+{
     memset(need, 0, sizeof *need);
     Config sized = *c;
     if (sized.vocab <= 0) sized.vocab = 10000;
     Model m;
     if (model_plan(&m, &sized, err)) return -1;
     int B = sized.batch > 0 ? sized.batch : 1;
+    if (ranks < 1 || ranks > B) ranks = 1;   /* trainer_create_dist refuses more ranks than windows */
+    if (rank < 0 || rank >= ranks) rank = 0;
+    long rb0, rb1;
+    pool_share(B, rank, ranks, &rb0, &rb1);
+    int B_rank = (int)(rb1 - rb0);   /* this rank's share of every batch */
     if (threads <= 0) threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (threads < 1) threads = 1;
-    if (threads > B) threads = B;
-    int per_thread = (B + threads - 1) / threads;
+    if (threads > B_rank) threads = B_rank;
+    int per_thread = (B_rank + threads - 1) / threads;
     double floats = (double)m.n_floats;
 
     need->params = 4.0 * floats;
@@ -53,13 +65,18 @@ int job_memory_bytes(const Config *c, int threads, double data_bytes, int ckpt_c
     double acts_arena = (double)work_arena_bytes(&m, per_thread, 0);
     need->activations = threads * acts_arena + (double)work_arena_bytes(&m, 1, 0);   /* + infer_bench */
     need->gradients = threads * (grads_arena - acts_arena);
+    double exchange = 0;   /* alloc_dist's sparse-row exchange, one rank's rows */
     for (int i = 0; i < m.n_params; i++) {
         const Param *p = &m.params[i];
         if (!p->sparse_rows) continue;
         need->gradients += threads * rowgrad_bytes(p, sparse_row_cap(p, per_thread));
         need->gradients += rowgrad_bytes(p, sparse_row_cap(p, B));   /* the merged rows */
         if (sized.table_optim != TABLE_LAZY) need->optimizer += 5.0 * (double)p->shape[0];   /* live rows */
+        double width = (double)(p->numel / (size_t)p->shape[0]);
+        exchange += 8.0 + (double)sparse_row_cap(p, B) * (4.0 + 4.0 * width);
     }
+    /* over ranks: the ring's scratch and the sparse rows sent and received */
+    if (ranks > 1) need->gradients += 4.0 * ((double)m.n_dense_floats / ranks + 1) + exchange * (1 + ranks);
     need->data = data_bytes;
     int wl = m.task->window_len(&sized);
     need->other = (double)B * wl * 5.0 + 8.0 * B * sized.n_ctx + 8.0 * B + METRIC_BUFFER_BYTES +
@@ -81,7 +98,16 @@ double dataset_bytes(const Dataset *ds)
 
 /* ---- what the process may use ---- */
 
-/* The first number in a file, or -1 (also for "max"). */
+/* The number at the start of text when it is a finite count (>= 0), or -1:
+   "max", "", garbage, "-5", "nan" and "inf" are not. */
+static double parse_count(const char *text)
+{
+    char *end;
+    double v = strtod(text, &end);
+    return end != text && isfinite(v) && v >= 0 ? v : -1;
+}
+
+/* The count at the start of a file, or -1 (also for "max" and a missing file). */
 static double read_number(const char *path)
 {
     FILE *f = fopen(path, "r");
@@ -89,29 +115,36 @@ static double read_number(const char *path)
     char text[64] = "";
     int ok = fgets(text, sizeof text, f) != NULL;
     fclose(f);
-    char *end;
-    double v = ok ? strtod(text, &end) : -1;
-    return ok && end != text ? v : -1;
+    return ok ? parse_count(text) : -1;
 }
 
-/* A field of /proc/meminfo in bytes, or -1. */
-static double meminfo(const char *field)
+double memory_proc_bytes(const char *path, const char *field)
 {
-    FILE *f = fopen("/proc/meminfo", "r");
+    FILE *f = fopen(path, "r");
     if (!f) return -1;
     char line[256];
     double v = -1;
     size_t n = strlen(field);
     while (fgets(line, sizeof line, f))
         if (!strncmp(line, field, n) && line[n] == ':') {
-            v = strtod(line + n + 1, NULL) * 1024.0;
+            v = parse_count(line + n + 1);
+            if (v > 0) v *= 1024.0;
             break;
         }
     fclose(f);
     return v;
 }
 
-/* A field of a cgroup's memory.stat ("inactive_file ..."), or 0. */
+/* A field of root/proc/meminfo in bytes, or -1. */
+static double meminfo(const char *root, const char *field)
+{
+    char path[1100];
+    snprintf(path, sizeof path, "%s/proc/meminfo", root);
+    return memory_proc_bytes(path, field);
+}
+
+/* A field of a cgroup's memory.stat ("inactive_file ..."), or 0 (also
+   when it is missing or garbled). */
 static double stat_field(const char *path, const char *field)
 {
     FILE *f = fopen(path, "r");
@@ -121,7 +154,7 @@ static double stat_field(const char *path, const char *field)
     size_t n = strlen(field);
     while (fgets(line, sizeof line, f))
         if (!strncmp(line, field, n) && line[n] == ' ') {
-            v = strtod(line + n + 1, NULL);
+            v = MB_MAX(0.0, parse_count(line + n + 1));
             break;
         }
     fclose(f);
@@ -158,11 +191,15 @@ static double cgroup_room(const char *root, const char *rel, const char *max_fil
     return best;
 }
 
-/* This process's cgroup path for controller ("" = v2 unified), or "". */
-static void cgroup_path(const char *controller, char *out, size_t cap)
+/* This process's cgroup path for controller ("" = v2 unified) from
+   root/proc/self/cgroup, or "" (the root cgroup, also when the file is
+   missing or has no such line). */
+static void cgroup_path(const char *root, const char *controller, char *out, size_t cap)
 {
     out[0] = 0;
-    FILE *f = fopen("/proc/self/cgroup", "r");
+    char path[1100];
+    snprintf(path, sizeof path, "%s/proc/self/cgroup", root);
+    FILE *f = fopen(path, "r");
     if (!f) return;
     char line[1200];
     while (fgets(line, sizeof line, f)) {
@@ -178,30 +215,45 @@ static void cgroup_path(const char *controller, char *out, size_t cap)
     fclose(f);
 }
 
-double memory_available(const char **source)
+double memory_cgroup_room(const char *root)
+{
+    char rel[1024], dir[1100];
+    /* cgroup v2, then the v1 memory controller */
+    cgroup_path(root, "", rel, sizeof rel);
+    snprintf(dir, sizeof dir, "%s/sys/fs/cgroup", root);
+    double room = cgroup_room(dir, rel, "memory.max", "memory.current", "inactive_file");
+    if (room >= 0) return room;
+    cgroup_path(root, "memory", rel, sizeof rel);
+    snprintf(dir, sizeof dir, "%s/sys/fs/cgroup/memory", root);
+    return cgroup_room(dir, rel, "memory.limit_in_bytes", "memory.usage_in_bytes", "total_inactive_file");
+}
+
+/* Pages of root/proc/self/statm's field (0: the address space, 1: resident) in bytes, or 0. */
+static double statm_bytes(const char *root, int field)
+{
+    char path[1100];
+    snprintf(path, sizeof path, "%s/proc/self/statm", root);
+    FILE *f = fopen(path, "r");
+    unsigned long pages[2] = {0, 0};
+    int n = f ? fscanf(f, "%lu %lu", &pages[0], &pages[1]) : 0;
+    if (f) fclose(f);
+    return n > field ? (double)pages[field] * (double)sysconf(_SC_PAGESIZE) : 0;
+}
+
+double memory_available(const char **source) { return memory_available_in("", source); }
+
+double memory_available_in(const char *root, const char **source)
 {
     double best = INFINITY;
     const char *why = "no limit";
-    char rel[1024];
-    /* cgroup v2, then the v1 memory controller */
-    cgroup_path("", rel, sizeof rel);
-    double room = cgroup_room("/sys/fs/cgroup", rel, "memory.max", "memory.current", "inactive_file");
-    if (room < 0) {
-        cgroup_path("memory", rel, sizeof rel);
-        room = cgroup_room("/sys/fs/cgroup/memory", rel, "memory.limit_in_bytes", "memory.usage_in_bytes",
-                           "total_inactive_file");
-    }
+    double room = memory_cgroup_room(root);
     if (room >= 0 && room < best) {
         best = room;
         why = "cgroup limit";
     }
     struct rlimit rl;
     if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
-        double used = 0;
-        FILE *f = fopen("/proc/self/statm", "r");
-        unsigned long pages = 0;
-        if (f && fscanf(f, "%lu", &pages) == 1) used = (double)pages * (double)sysconf(_SC_PAGESIZE);
-        if (f) fclose(f);
+        double used = statm_bytes(root, 0);
         double left = (double)rl.rlim_cur > used ? (double)rl.rlim_cur - used : 0;
         if (left < best) {
             best = left;
@@ -213,18 +265,14 @@ double memory_available(const char **source)
     const char *cap_text = getenv("MIXBENCH_MEMORY_LIMIT");
     double cap = cap_text ? strtod(cap_text, NULL) : 0;
     if (cap > 0) {
-        double resident = 0;
-        FILE *f = fopen("/proc/self/statm", "r");
-        unsigned long pages = 0, rss = 0;
-        if (f && fscanf(f, "%lu %lu", &pages, &rss) == 2) resident = (double)rss * (double)sysconf(_SC_PAGESIZE);
-        if (f) fclose(f);
+        double resident = statm_bytes(root, 1);
         double left = cap > resident ? cap - resident : 0;
         if (left < best) {
             best = left;
             why = "MIXBENCH_MEMORY_LIMIT";
         }
     }
-    double avail = meminfo("MemAvailable");
+    double avail = meminfo(root, "MemAvailable");
     if (avail >= 0 && avail < best) {
         best = avail;
         why = "MemAvailable";

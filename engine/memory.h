@@ -40,6 +40,13 @@ typedef struct {
    weights and both moments).  Nothing big is allocated. */
 int job_memory_bytes(const Config *c, int threads, double data_bytes, int ckpt_copies, MemoryNeed *need,
                      char *err);
+/* The same for rank `rank` of a data-parallel run over `ranks` ranks
+   (trainer_create_dist): its work arenas hold its share of the batch
+   (pool_share), plus the gradient exchange's buffers; the parameters,
+   optimizer, merged rows, batch buffers and data are whole on every rank.
+   ranks 1: job_memory_bytes. */
+int job_memory_bytes_rank(const Config *c, int threads, int rank, int ranks, double data_bytes, int ckpt_copies,
+                          MemoryNeed *need, char *err);
 
 /* Bytes a loaded dataset holds (its token streams, masks, an estimate of
    the tokenizer). */
@@ -50,6 +57,22 @@ double dataset_bytes(const Dataset *ds);
    "MIXBENCH_MEMORY_LIMIT");
    INFINITY with "no limit" when none can be read. */
 double memory_available(const char **source);
+/* The same, reading the files under root ("" for the real ones):
+   root/proc/self/cgroup, root/sys/fs/cgroup/..., root/proc/meminfo and
+   root/proc/self/statm (tests/test_memory.c gives fake ones).  RLIMIT_AS
+   and MIXBENCH_MEMORY_LIMIT are the process's own. */
+double memory_available_in(const char *root, const char **source);
+/* Room under this process's cgroup memory limit as root's files tell it:
+   cgroup v2 (the "0::/path" line of proc/self/cgroup; memory.max less
+   memory.current and the inactive page cache, the tightest of the cgroup
+   and its parents), else the v1 memory controller (memory.limit_in_bytes,
+   whose huge "no limit" value is no limit); -1 when no limit is set or
+   the files are missing or garbled. */
+double memory_cgroup_room(const char *root);
+
+/* A "Field:  N kB" line of a /proc file (/proc/meminfo, /proc/self/status)
+   in bytes, or -1. */
+double memory_proc_bytes(const char *path, const char *field);
 
 /* "9.8 GB", "310 MB", "12 kB" (decimal units). */
 void memory_fmt(double bytes, char *buf, size_t cap);

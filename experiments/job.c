@@ -137,8 +137,46 @@ typedef struct {
     double unigram_nats;       /* the training split's unigram entropy */
     JobProgress prog;
     int stopped_waiting;       /* a stop came while waiting for memory */
+    int waits_for_memory;      /* memory_admit said JOB_MEMORY_WAIT */
+    /* the steps since the last metrics row (metrics_every): their train
+       losses summed, how many, the largest gradient norm, the last step's
+       progress */
+    double loss_sum, gnorm_max;
+    int loss_n;
+    TrainProgress last_p;
     MemoryNeed need;           /* what job_memory_bytes said it needs */
 } Job;
+
+/* The metrics row of the steps since the previous one (a row is made
+   every metrics_every steps, at the last step, at each checkpoint and where
+   the job stops): the last step's step, tokens, wall time, smoothed loss,
+   learning rate and tokens/s; the mean train loss of those steps (so none
+   is left out of the curve, and a curve of rows every N steps is the
+   every-step curve averaged in windows of N, not a noisy sample of it);
+   the largest gradient norm among them (a spike is what one looks for
+   there).  With metrics_every 1 the row is the step's own. */
+static void close_metrics_row(Job *j)
+{
+    if (j->loss_n == 0) return;
+    assert(j->n_rows < METRIC_BUFFER);   /* flushed when it filled */
+    const TrainProgress *p = &j->last_p;
+    double loss = j->loss_n == 1 ? j->loss_sum : j->loss_sum / j->loss_n;
+    j->rows[j->n_rows++] = (MetricRow){p->step, p->tokens, p->train_seconds, loss, p->loss_smooth,
+                                       p->lr, j->gnorm_max, p->tokens_per_s};
+    j->loss_sum = 0;
+    j->loss_n = 0;
+}
+
+/* One training step's progress joins the open metrics row; the row closes
+   at every metrics_every-th step and at the last. */
+static void add_metrics_step(Job *j, const TrainProgress *p, int last)
+{
+    j->loss_sum += p->loss;
+    j->gnorm_max = j->loss_n == 0 || p->grad_norm > j->gnorm_max ? p->grad_norm : j->gnorm_max;
+    j->loss_n++;
+    j->last_p = *p;
+    if (p->step % j->c.metrics_every == 0 || last) close_metrics_row(j);
+}
 
 static int flush_metrics(Job *j, char *err)
 {
@@ -192,6 +230,7 @@ static int periodic_checkpoint(Job *j, char *err)
     char path[PATH_MAX + 128];
     snprintf(path, sizeof path, "%s/run%lld-step%lld.safetensors", j->ckpt_dir, (long long)j->prog.run_id,
              (long long)j->prog.step);
+    close_metrics_row(j);   /* a resumed job starts its next row here too */
     if (flush_metrics(j, err) || save_checkpoint(j, path, err) ||
         j->sink.ops->set_resume(j->sink.ctx, j->prog.run_id, j->prog.step, path, err))
         return -1;
@@ -308,10 +347,13 @@ static int job_setup(Job *j, char *err)
     const MemoryNeed *need = &j->need;
     double held = dataset_bytes(&j->ds);
     int ckpt_copies = js->resume_ckpt && js->resume_ckpt[0] ? 3 : js->init_ckpt ? 1 : 0;
-    if (job_memory_bytes(&j->c, j->c.threads, held, ckpt_copies, &j->need, err)) return -1;
+    if (job_memory_bytes_rank(&j->c, j->c.threads, dist_rank(js->dist), dist_size(js->dist), held, ckpt_copies,
+                              &j->need, err))
+        return -1;
     if (js->memory_admit) {
         rc = js->memory_admit(js->memory_ctx, need, held, err);
         if (rc == JOB_MEMORY_STOPPED) j->stopped_waiting = 1;
+        if (rc == JOB_MEMORY_WAIT) j->waits_for_memory = 1;
         if (rc) return -1;
     } else {
         const char *source;
@@ -408,7 +450,10 @@ int job_run(JobSpec *js, RunStatus *status_out, char *err)
         int stored = js->run_id != 0 && j.sink.ops;
         *status_out = RUN_FAILED;
         char e[ERR_LEN];
-        if (stored && (js->resumed || j.stopped_waiting)) {
+        if (j.waits_for_memory) {
+            /* given back as it came: nothing recorded, the caller keeps it */
+            *status_out = RUN_QUEUED;
+        } else if (stored && (js->resumed || j.stopped_waiting)) {
             /* resumed by hand: still resumable once the cause is fixed */
             j.sink.ops->set_status(j.sink.ctx, js->run_id, RUN_INTERRUPTED, e);
             /* a stop while it waited for memory: back to the queue */
@@ -425,7 +470,7 @@ int job_run(JobSpec *js, RunStatus *status_out, char *err)
             store_close(js->store);
             js->store = NULL;
         }
-        return stored ? 0 : -1;
+        return stored || j.waits_for_memory ? 0 : -1;
     }
     const Config *c = &j.c;
     j.prog.threads = trainer_threads(j.tr);
@@ -477,9 +522,8 @@ int job_run(JobSpec *js, RunStatus *status_out, char *err)
             snprintf(msg, sizeof msg, "%s", err);
             break;
         }
-        assert(j.n_rows < METRIC_BUFFER);   /* flushed when it filled */
-        j.rows[j.n_rows++] = (MetricRow){p.step, p.tokens, p.train_seconds, p.loss, p.loss_smooth,
-                                         p.lr, p.grad_norm, p.tokens_per_s};
+        int last = trainer_done(j.tr);
+        add_metrics_step(&j, &p, last);
         double rate = p.train_seconds > 0 ? p.tokens / p.train_seconds : 0;
         j.prog.step = p.step;
         j.prog.tokens = p.tokens;
@@ -490,7 +534,6 @@ int job_run(JobSpec *js, RunStatus *status_out, char *err)
         j.prog.eta_seconds = j.prog.total_steps > 0 ? (j.prog.total_steps - p.step) * (p.train_seconds / p.step)
                                                     : c->seconds - p.train_seconds;
         publish(js, &j.prog, 1);
-        int last = trainer_done(j.tr);
         double now = now_seconds();
         if (j.n_rows == METRIC_BUFFER || now - j.last_flush >= FLUSH_SECONDS || last) {
             if (flush_metrics(&j, err)) {
@@ -552,6 +595,7 @@ int job_run(JobSpec *js, RunStatus *status_out, char *err)
             ending = 1;
         }
     }
+    close_metrics_row(&j);   /* the step it stopped at */
     if (flush_metrics(&j, err) && !msg[0]) status = failed(msg, err);
     int end_known = 1;
     if (follow_rank0(&j, &end_known, &status, msg, err)) status = failed(msg, err);

@@ -94,16 +94,21 @@ typedef struct {
        admit(ctx, need, held) returns 0 once need->total bytes fit beside the other
        jobs (held: the job's data, already allocated), -1 with err when it
        never can; JOB_MEMORY_STOPPED when a stop came first (the job goes back
-       to the queue).  done(ctx, need) once the job's memory is allocated. */
+       to the queue); JOB_MEMORY_WAIT when it does not fit now and the caller
+       will hand it out again later (the MPI sweep): job_run then records
+       nothing, returns 0 with *status RUN_QUEUED.  done(ctx, need) once the
+       job's memory is allocated. */
     int (*memory_admit)(void *ctx, const MemoryNeed *need, double held, char *err);
     void (*memory_done)(void *ctx, double need);
     void *memory_ctx;
 } JobSpec;
 
 #define JOB_MEMORY_STOPPED 2
+#define JOB_MEMORY_WAIT 3
 
 /* Runs the job.  Returns 0 once the run row holds its final state (written
    into *status: done, paused, cancelled, interrupted, diverged or failed;
+   queued when memory_admit said JOB_MEMORY_WAIT;
    for the last two err says why); -1 when the job could not start (bad
    input: err says why, *status is failed; with run_id 0 nothing was
    stored). */

@@ -34,13 +34,14 @@
 #include <unistd.h>
 
 #include "db/jobs.h"
-#include "db/queue_read.h"
 #include "db/store.h"
 #include "engine/common.h"
 #include "engine/io/json.h"
+#include "engine/memory.h"
 #include "engine/pool.h"
 #include "experiments/job.h"
 #include "experiments/job_sink.h"
+#include "experiments/scheduler.h"
 
 enum {
     TAG_ASK = 100,      /* rank -> 0: a job, please (empty) */
@@ -55,11 +56,18 @@ enum {
 
 typedef enum {
     OP_UNIGRAM_GET, OP_UNIGRAM_PUT, OP_RUN_CREATE, OP_JOB_STARTED, OP_METRICS, OP_EVAL, OP_SET_RESUME,
-    OP_CKPT_ADD, OP_CKPT_FORGET, OP_CONTROL, OP_HEARTBEAT, OP_SET_INFER, OP_FINISH, OP_SET_STATUS, OP_COUNT
+    OP_CKPT_ADD, OP_CKPT_FORGET, OP_CONTROL, OP_HEARTBEAT, OP_SET_INFER, OP_FINISH, OP_SET_STATUS,
+    OP_MEMORY_ADMIT,   /* the job's MemoryNeed and what its rank may use: 0 start, 1 wait, 2 stop (value) */
+    OP_MEMORY_DONE,    /* the job's memory is allocated */
+    OP_COUNT
 } Op;
+
+/* OP_MEMORY_ADMIT's answers (Reply.value). */
+enum { ADMIT_START, ADMIT_WAIT, ADMIT_STOP };
 
 #define FILE_PIECE ((size_t)64 << 20)   /* shipped files travel in pieces of at most 64 MiB */
 #define CLAIM_SECONDS 0.5               /* an idle rank's claim is retried this often */
+#define HELD_BEAT_SECONDS 60.0          /* rank 0 renews the lease of the jobs it holds back this often */
 
 /* ---- packing ---- */
 
@@ -512,23 +520,49 @@ static const JobSinkOps REMOTE_OPS = {rm_unigram_get, rm_unigram_put, rm_run_cre
                                       rm_ckpt_forget, rm_control,     rm_heartbeat,  rm_set_infer,
                                       rm_finish,      rm_set_status};
 
+/* JobSpec.memory_admit on a training rank: rank 0, which knows what the
+   other ranks of this host hold, decides (coordinator's admit). */
+static int rm_memory_admit(void *ctx, const MemoryNeed *need, double held, char *err)
+{
+    const char *source;
+    double available = memory_available(&source) + held;
+    Pack p = {0};
+    pack_f64(&p, need->params), pack_f64(&p, need->optimizer), pack_f64(&p, need->gradients);
+    pack_f64(&p, need->activations), pack_f64(&p, need->data), pack_f64(&p, need->other);
+    pack_f64(&p, need->total), pack_f64(&p, available), pack_str(&p, source);
+    Reply reply;
+    if (remote_call(ctx, OP_MEMORY_ADMIT, &p, NULL, 0, &reply, err)) return -1;
+    if (reply.value == ADMIT_STOP) {
+        err_set(err, "stopped while waiting for memory");
+        return JOB_MEMORY_STOPPED;
+    }
+    if (reply.value == ADMIT_WAIT) return err_set(err, "waits for memory"), JOB_MEMORY_WAIT;
+    return 0;
+}
+
+static void rm_memory_done(void *ctx, double need)
+{
+    (void)need;
+    Pack p = {0};
+    char err[ERR_LEN];
+    remote_call(ctx, OP_MEMORY_DONE, &p, NULL, 0, NULL, err);
+}
+
 /* ---- a training rank: the loop ---- */
 
 /* Threads for a job that names none: --threads, else this machine's cores
    shared by the training ranks on it (rank 0, which trains nothing, not
-   counted).  Collective: the ranks tell each other their host. */
-static int rank_threads(Dist *d, const MpiSweepOptions *o, char *err)
+   counted).  Collective: the ranks tell each other their host (hosts[r]:
+   a hash of rank r's host name). */
+static int rank_threads(Dist *d, const MpiSweepOptions *o, uint64_t *hosts, char *err)
 {
     char host[256] = "";
     gethostname(host, sizeof host - 1);
     uint64_t mine = dist_hash_bytes(0, host, strlen(host));
     int n = dist_size(d);
-    uint64_t *hosts = malloc(sizeof *hosts * (size_t)n);
-    if (!hosts) return err_set(err, "out of memory");
     int rc = dist_allgather(d, &mine, sizeof mine, hosts, err);
     int training_here = 0;
     for (int r = 1; !rc && r < n; r++) training_here += hosts[r] == mine;
-    free(hosts);
     if (rc) return -1;
     if (o->threads > 0) return o->threads;
     int share = pool_cores() / (training_here > 0 ? training_here : 1);
@@ -592,6 +626,9 @@ static int run_job(TrainingRank *t, const Message *m, int64_t *run_id, RunStatus
     js.quiet = !t->o->verbose;
     js.check_control = 1;
     js.stop = t->o->stop;
+    js.memory_admit = rm_memory_admit;
+    js.memory_done = rm_memory_done;
+    js.memory_ctx = t->sink.ctx;
     return job_run(&js, status, err);
 }
 
@@ -616,7 +653,7 @@ static int training_loop(TrainingRank *t, int *jobs_ended, char *err)
         int rc = run_job(t, &m, &run_id, &status, why);
         free(m.bytes);
         empty_folder(t->scratch);
-        (*jobs_ended)++;
+        if (status != RUN_QUEUED) (*jobs_ended)++;   /* queued: given back to wait for memory */
         Pack p = {0};
         pack_i64(&p, run_id), pack_i64(&p, status), pack_i64(&p, rc), pack_str(&p, why);
         if (send_pack(d, 0, TAG_JOB_END, &p, err)) return -1;
@@ -651,7 +688,21 @@ typedef struct {
     RankState state;
     int64_t run_id;
     char resume_path[1024];   /* the checkpoint its job resumed from, as the store names it */
+    ClaimedJob *job;          /* the job it runs, as handed out (kept for when it must wait) */
+    int host;                 /* the first rank on the same host */
+    int admitted;             /* its job's memory is admitted (counts on its host) */
+    double need, pending;     /* bytes the job needs; of those, not yet allocated */
+    int refused_frees;        /* its host's frees when its job was told to wait */
 } RankSlot;
+
+/* A claimed job rank 0 holds back until it may fit: it did not fit beside
+   the jobs of some host.  It stays claimed (running, owned by rank 0) and
+   is handed out again, before any new claim, on a host where a job ended
+   since it was refused there. */
+typedef struct {
+    ClaimedJob job;
+    int *seen;                /* [size]: frees of host h when refused there, -1 never */
+} HeldJob;
 
 typedef struct {
     Dist *d;
@@ -660,6 +711,10 @@ typedef struct {
     JobSink sink;
     char ckpt_dir[PATH_MAX + 32];
     RankSlot *slots;           /* [size]; slot 0 is rank 0's own, unused */
+    int *frees;                /* [size], by host (its first rank): jobs ended there */
+    HeldJob *held;             /* waiting for memory, oldest first */
+    int n_held;
+    double next_beat;          /* the held jobs' next heartbeat */
     ClaimedJob *job;
     int ended;
     double next_claim;
@@ -724,6 +779,48 @@ static int apply_forget(Coordinator *c, int rank, Unpack *u, char *err)
     return c->sink.ops->ckpt_forget(c->sink.ctx, run_id, path, err);
 }
 
+/* OP_MEMORY_ADMIT: the job of rank fits beside the jobs admitted on its
+   host, or waits while they run, or (alone there) fails with the one line
+   memory_check writes.  The rank's own view already counts what the other
+   processes hold resident (cgroup, MemAvailable), not what they admitted
+   and have yet to allocate; MIXBENCH_MEMORY_LIMIT is a cap on the sweep's
+   jobs of a host together (as on a local worker's jobs), so the others'
+   whole needs count against it.  ulimit -v is each process's own. */
+static int admit(Coordinator *c, int rank, Unpack *u, Reply *reply, char *err)
+{
+    MemoryNeed need;
+    need.params = unpack_f64(u), need.optimizer = unpack_f64(u), need.gradients = unpack_f64(u);
+    need.activations = unpack_f64(u), need.data = unpack_f64(u), need.other = unpack_f64(u);
+    need.total = unpack_f64(u);
+    double available = unpack_f64(u);
+    const char *source = unpack_str(u);
+    if (u->bad || !source) return -1;
+    RankSlot *me = &c->slots[rank];
+    if (me->state != RANK_RUNNING || me->admitted) return err_set(err, "rank %d asks memory for no job", rank);
+    if (stopping(c)) {
+        reply->value = ADMIT_STOP;
+        return 0;
+    }
+    int others = 0;
+    int whole = !strcmp(source, "MIXBENCH_MEMORY_LIMIT");
+    for (int r = 1; r < dist_size(c->d); r++) {
+        const RankSlot *s = &c->slots[r];
+        if (r == rank || s->host != me->host || !s->admitted) continue;
+        others++;
+        available -= whole ? s->need : s->pending;
+    }
+    if (need.total <= available) {
+        me->admitted = 1;
+        me->need = me->pending = need.total;
+        reply->value = ADMIT_START;
+        return 0;
+    }
+    if (!others) return memory_check(&need, available, source, err);
+    me->refused_frees = c->frees[me->host];
+    reply->value = ADMIT_WAIT;
+    return 0;
+}
+
 /* One op of a rank's job, applied to the store; *reply gets its outputs. */
 static int apply_op(Coordinator *c, Op op, int rank, Unpack *u, Reply *reply, char *err)
 {
@@ -731,6 +828,11 @@ static int apply_op(Coordinator *c, Op op, int rank, Unpack *u, Reply *reply, ch
     void *ctx = c->sink.ctx;
     if (op == OP_SET_RESUME || op == OP_CKPT_ADD) return apply_ship(c, op, rank, u, err);
     if (op == OP_CKPT_FORGET) return apply_forget(c, rank, u, err);
+    if (op == OP_MEMORY_ADMIT) return admit(c, rank, u, reply, err);
+    if (op == OP_MEMORY_DONE) {
+        c->slots[rank].pending = 0;
+        return 0;
+    }
     if (op == OP_UNIGRAM_GET || op == OP_UNIGRAM_PUT) {
         const char *data = unpack_str(u), *tok = unpack_str(u);
         int vocab = (int)unpack_i64(u);
@@ -822,14 +924,65 @@ static int send_job(Coordinator *c, int rank, const ClaimedJob *job, char *err)
     RankSlot *s = &c->slots[rank];
     s->state = RANK_RUNNING;
     s->run_id = job->run_id;
+    if (s->job != job) *s->job = *job;
     snprintf(s->resume_path, sizeof s->resume_path, "%s", resume ? resume : "");
     /* a file that cannot be read to the end: the rank fails the job */
     if (resume && send_file(c->d, rank, resume, size, why)) note(c, why);
     return 0;
 }
 
-/* Claims jobs for the ranks that ask; when none is left and no job runs,
-   every rank ends. */
+/* The held job to hand to asking rank r: the oldest refused on no host
+   where no job ended since (or any, when no rank runs a job: alone it
+   fits or fails).  -1 none. */
+static int take_held(Coordinator *c, int r)
+{
+    if (c->slots[r].state != RANK_ASKING) return -1;
+    int h = c->slots[r].host, busy = 0;
+    for (int k = 1; k < dist_size(c->d); k++) busy += c->slots[k].state == RANK_RUNNING;
+    for (int i = 0; i < c->n_held; i++)
+        if (c->held[i].seen[h] < c->frees[h] || !busy) return i;
+    return -1;
+}
+
+/* Keeps the job rank gave back (it waits for memory) claimed by rank 0. */
+static void hold(Coordinator *c, int rank)
+{
+    RankSlot *s = &c->slots[rank];
+    HeldJob *grown = realloc(c->held, sizeof *grown * (size_t)(c->n_held + 1));
+    int *seen = malloc(sizeof *seen * (size_t)dist_size(c->d));
+    if (!grown || !seen) {
+        free(seen);
+        if (grown) c->held = grown;
+        fail_job(c, s->run_id, rank, "out of memory holding a job that waits for memory");
+        return;
+    }
+    c->held = grown;
+    for (int h = 0; h < dist_size(c->d); h++) seen[h] = -1;
+    seen[s->host] = s->refused_frees;
+    c->held[c->n_held++] = (HeldJob){*s->job, seen};
+}
+
+/* The held jobs: their leases renewed (they are claimed), or on a stop
+   or at the end, back to the queue. */
+static void held_jobs(Coordinator *c, int release)
+{
+    char err[ERR_LEN];
+    int beat = now_seconds() >= c->next_beat;
+    if (beat) c->next_beat = now_seconds() + HELD_BEAT_SECONDS;
+    for (int i = 0; i < c->n_held; i++) {
+        int64_t id = c->held[i].job.run_id;
+        if (release && (c->sink.ops->set_status(c->sink.ctx, id, RUN_INTERRUPTED, err) ||
+                        store_job_resume(c->st, id, err)))
+            note(c, err);
+        else if (!release && beat && c->sink.ops->heartbeat(c->sink.ctx, id, err))
+            note(c, err);
+        if (release) free(c->held[i].seen);
+    }
+    if (release) c->n_held = 0;
+}
+
+/* Claims jobs for the ranks that ask (the held jobs first); when none is
+   left and no job runs, every rank ends. */
 static int serve_asks(Coordinator *c, char *err)
 {
     int n = dist_size(c->d), asking = 0;
@@ -837,6 +990,17 @@ static int serve_asks(Coordinator *c, char *err)
     if (!asking || (!stopping(c) && now_seconds() < c->next_claim)) return 0;
     c->next_claim = now_seconds() + CLAIM_SECONDS;
     int empty = stopping(c);
+    for (int r = 1; r < n && !stopping(c); r++) {
+        int h = take_held(c, r);
+        if (h < 0) continue;
+        HeldJob held = c->held[h];
+        memmove(&c->held[h], &c->held[h + 1], sizeof *c->held * (size_t)(--c->n_held - h));
+        char why[ERR_LEN];
+        int rc = send_job(c, r, &held.job, why);
+        free(held.seen);
+        if (rc == -2) return err_set(err, "%s", why);
+        if (rc) fail_job(c, held.job.run_id, r, why);
+    }
     for (int r = 1; r < n && !empty; r++) {
         while (c->slots[r].state == RANK_ASKING) {
             int found = 0;
@@ -857,7 +1021,7 @@ static int serve_asks(Coordinator *c, char *err)
     /* a running job may still be queued again (interrupted) or pause */
     int busy = 0;
     for (int r = 1; r < n; r++) busy += c->slots[r].state == RANK_RUNNING || c->slots[r].state == RANK_STARTING;
-    if (!empty || (busy && !stopping(c))) return 0;
+    if (!empty || c->n_held || (busy && !stopping(c))) return 0;
     for (int r = 1; r < n; r++)
         if (c->slots[r].state == RANK_ASKING) {
             if (dist_send(c->d, r, TAG_END, "", 0, err)) return -1;
@@ -874,8 +1038,15 @@ static void job_end(Coordinator *c, const Message *m)
     const char *why = unpack_str(&u);
     RankSlot *s = &c->slots[m->src];
     s->state = RANK_STARTING;
+    if (s->admitted) c->frees[s->host]++;   /* its memory is free: held jobs may fit there */
+    s->admitted = 0;
+    s->need = s->pending = 0;
     if (u.bad || status < 0 || status >= RUN_STATUS_COUNT || run_id != s->run_id) {
         note(c, "a malformed job end message");
+        return;
+    }
+    if (status == RUN_QUEUED && !rc) {   /* did not fit beside the others: held */
+        hold(c, m->src);
         return;
     }
     char err[ERR_LEN];
@@ -895,6 +1066,8 @@ static int coordinate(Coordinator *c, char *err)
 {
     int n = dist_size(c->d);
     for (;;) {
+        if (stopping(c)) held_jobs(c, 1);
+        else if (c->n_held) held_jobs(c, 0);
         if (serve_asks(c, err)) return -1;
         int left = 0;
         for (int r = 1; r < n; r++) left += c->slots[r].state != RANK_GONE;
@@ -922,34 +1095,33 @@ static int coordinate(Coordinator *c, char *err)
     }
 }
 
-/* Interrupted jobs (a quit, or a process that died) go back to the queue,
-   as the local scheduler does. */
-static int recover(Store *st, char *err)
+static int serve_queue(Dist *d, const MpiSweepOptions *o, const uint64_t *hosts, int *jobs_ended, char *err)
 {
-    int n = 0, n_ids = 0;
-    int64_t *ids = NULL;
-    int rc = store_jobs_recover(st, &n, err);
-    if (!rc) rc = queue_read_ids(st, RUN_INTERRUPTED, &ids, &n_ids, err);
-    for (int i = 0; !rc && i < n_ids; i++) rc = store_job_resume(st, ids[i], err);
-    free(ids);
-    return rc;
-}
-
-static int serve_queue(Dist *d, const MpiSweepOptions *o, int *jobs_ended, char *err)
-{
+    int n = dist_size(d);
     Coordinator c = {.d = d, .o = o};
     ckpt_dir_of(o->db_path, c.ckpt_dir, sizeof c.ckpt_dir);
-    c.slots = calloc((size_t)dist_size(d), sizeof *c.slots);
+    c.slots = calloc((size_t)n, sizeof *c.slots);
+    c.frees = calloc((size_t)n, sizeof *c.frees);
     c.job = malloc(sizeof *c.job);
-    int rc = !c.slots || !c.job ? err_set(err, "out of memory") : store_open_existing(o->db_path, &c.st, err);
+    int rc = !c.slots || !c.frees || !c.job ? err_set(err, "out of memory") : 0;
+    for (int r = 1; !rc && r < n; r++) {
+        c.slots[r].job = malloc(sizeof *c.slots[r].job);
+        if (!c.slots[r].job) rc = err_set(err, "out of memory");
+        while (hosts[c.slots[r].host] != hosts[r]) c.slots[r].host++;
+    }
+    if (!rc) rc = store_open_existing(o->db_path, &c.st, err);
     if (!rc) {
         c.sink = job_sink_store(c.st);
-        rc = recover(c.st, err);
+        rc = scheduler_recover(c.st, err);   /* as the local worker does */
     }
     if (!rc) rc = coordinate(&c, err);
+    if (c.st) held_jobs(&c, 1);
     *jobs_ended = c.ended;
     store_close(c.st);
+    for (int r = 1; c.slots && r < n; r++) free(c.slots[r].job);
     free(c.slots);
+    free(c.frees);
+    free(c.held);
     free(c.job);
     return rc;
 }
@@ -1000,7 +1172,12 @@ int mpi_sweep_check(Dist *d, const MpiSweepOptions *o, uint64_t args_hash, const
 int mpi_sweep_run(Dist *d, const MpiSweepOptions *o, int *jobs_ended, char *err)
 {
     *jobs_ended = 0;
-    int threads = rank_threads(d, o, err);
-    if (threads < 0) return -1;
-    return dist_rank(d) == 0 ? serve_queue(d, o, jobs_ended, err) : train_jobs(d, o, threads, jobs_ended, err);
+    uint64_t *hosts = malloc(sizeof *hosts * (size_t)dist_size(d));
+    if (!hosts) return err_set(err, "out of memory");
+    int threads = rank_threads(d, o, hosts, err);
+    int rc = threads < 0 ? -1
+             : dist_rank(d) == 0 ? serve_queue(d, o, hosts, jobs_ended, err)
+                                 : train_jobs(d, o, threads, jobs_ended, err);
+    free(hosts);
+    return rc;
 }

@@ -200,25 +200,25 @@ static void *worker_main(void *p)
     return NULL;
 }
 
-/* Interrupted jobs (a quit, or a process that died) go back to the queue. */
-static int recover(const char *db_path, char *err)
+int scheduler_recover(Store *st, char *err)
 {
-    Store *st;
-    if (store_open(db_path, &st, err)) return -1;
     int n = 0, n_ids = 0;
     int64_t *ids = NULL;
     int rc = store_jobs_recover(st, &n, err);
     if (!rc) rc = queue_read_ids(st, RUN_INTERRUPTED, &ids, &n_ids, err);
     for (int i = 0; !rc && i < n_ids; i++) rc = store_job_resume(st, ids[i], err);
     free(ids);
-    store_close(st);
     return rc;
 }
 
 int scheduler_start(Scheduler **out, const SchedulerOptions *o, char *err)
 {
     *out = NULL;
-    if (recover(o->db_path, err)) return -1;
+    Store *st;
+    if (store_open(o->db_path, &st, err)) return -1;
+    int recovered = scheduler_recover(st, err);
+    store_close(st);
+    if (recovered) return -1;
     Scheduler *s = calloc(1, sizeof *s);
     if (!s) return err_set(err, "out of memory");
     s->o = *o;

@@ -35,6 +35,10 @@ typedef struct {
 
 typedef struct Scheduler Scheduler;
 
+/* Interrupted jobs (a quit, or a process that died: store_jobs_recover)
+   go back to the queue.  The MPI sweep's rank 0 calls it too. */
+int scheduler_recover(Store *st, char *err);
+
 /* Recovers jobs of dead processes (and those stopped by a quit) into the
    queue, then starts the workers. */
 int scheduler_start(Scheduler **out, const SchedulerOptions *o, char *err);

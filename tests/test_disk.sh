@@ -14,6 +14,8 @@
 #                      marked immutable (chattr +i, where the file system has
 #                      it): ls, show and export read it, run refuses in one
 #                      line, the workbench shows it with a read-only notice
+#                      and its New sweep screen says it cannot queue there
+#                      (keys do nothing)
 # Every mount is unmounted (and every immutable flag cleared) on exit.
 set -u
 cd "$(dirname "$0")/.." || exit 2
@@ -115,11 +117,13 @@ n=$(q "$T/b/s.db" "SELECT count(*) FROM metrics WHERE run_id = 2")
 tmpfs "$T/c"
 $MB run --arch attention --data builtin:stories --steps 5 $SMALL --db "$T/c/s.db" >/dev/null 2>&1
 fill "$T/c" $((1200 * 1024))
+# stdout and stderr go elsewhere: on the full tmpfs the one line itself
+# found no room (an empty stderr, about one run in three)
 $MB run --arch attention --data builtin:stories --steps 1000000 $SMALL --db "$T/c/s.db" \
-  >"$T/c/out" 2>"$T/c/err"
+  >"$T/c.out" 2>"$T/c.err"
 rc=$?
 [ $rc -ne 0 ] && pass metrics_full_exit || fail metrics_full_exit "exit $rc"
-one_line metrics_full_line "$T/c/err" "disk is full|No space left"
+one_line metrics_full_line "$T/c.err" "disk is full|No space left"
 rm -f "$T/c/fill" "$T/c/fill2"   # room for the sqlite3 CLI's own -shm
 intact metrics_full_store "$T/c/s.db" 2 "disk is full|No space left" 5
 n=$(q "$T/c/s.db" "SELECT count(*) FROM metrics WHERE run_id = 2")
@@ -143,6 +147,17 @@ wb() {
     pass "$1_workbench"
   else
     fail "$1_workbench" "$shot"
+  fi
+  # the New sweep screen (7) says so up front; Enter, Space and typing do nothing
+  tmux -L "$SOCK" send-keys -t "$1" 7
+  sleep 0.5
+  for k in Enter Down Down Enter Space x Enter; do tmux -L "$SOCK" send-keys -t "$1" "$k"; sleep 0.15; done
+  sleep 0.5
+  shot=$(tmux -L "$SOCK" capture-pane -p -t "$1" 2>/dev/null)
+  if echo "$shot" | grep -q "This store is read-only" && ! echo "$shot" | grep -Eqi "attempt to write|queued sweep|Preset  "; then
+    pass "$1_new_sweep_refused"
+  else
+    fail "$1_new_sweep_refused" "$shot"
   fi
   tmux -L "$SOCK" send-keys -t "$1" q
   sleep 0.5

@@ -8,12 +8,7 @@
 # when both would not fit (MIXBENCH_MEMORY_LIMIT), and fails one that could
 # not fit even alone.
 set -u
-MB=${MIXBENCH:-$PWD/mixbench}
-T=$(mktemp -d)
-trap 'kill -9 $(jobs -p) 2>/dev/null; rm -rf "$T"' EXIT
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; }
-q() { sqlite3 -cmd '.timeout 5000' "$1" "$2"; }
+. "$(dirname "$0")/cli_harness.sh"
 
 # --- a. the issue's case: pairconnect with 10M-slot tables under an 8 GB address-space limit
 (ulimit -v 8000000; exec "$MB" run --arch pairconnect hash_size=10000000 heads=4 --data builtin:stories \
@@ -60,24 +55,13 @@ est_vs_peak pairconnect --arch pairconnect --task mlm --data builtin:stories has
 # with the one line
 SPEC="arch=mixer seed=1,2 data=builtin:stories d=64 layers=1 heads=2 n_ctx=256 batch=64 threads=1 steps=15
       eval_every=0 eval_tokens=4096 log_every=1000"
-most_at_once() {   # DB [LIMIT]: runs a 2-job worker, prints the most jobs holding memory at once
-  if [ -n "${2:-}" ]; then MIXBENCH_MEMORY_LIMIT=$2 "$MB" worker --db "$1" --jobs 2 >"$T/w.out" 2>&1 &
-  else "$MB" worker --db "$1" --jobs 2 >"$T/w.out" 2>&1 & fi
-  local p=$! most=0 n
-  while kill -0 $p 2>/dev/null; do
-    n=$(q "$1" "select count(*) from runs where status = 'running' and n_params > 0")
-    [ "${n:-0}" -gt "$most" ] && most=$n
-    sleep 0.1
-  done
-  echo "$most"
-}
 $MB sweep --db "$T/w1.db" $SPEC >/dev/null 2>&1
-most=$(most_at_once "$T/w1.db" 300000000)
+read -r most _ <<<"$(most_running "$T/w1.db" "$T/w.out" env MIXBENCH_MEMORY_LIMIT=300000000 "$MB" worker --db "$T/w1.db" --jobs 2)"
 done_n=$(q "$T/w1.db" "select count(*) from runs where status = 'done'")
 [ "$most" = 1 ] && [ "$done_n" = 2 ] && pass worker_waits_for_memory ||
   fail worker_waits_for_memory "at most $most at once, $done_n done: $(cat "$T/w.out")"
 $MB sweep --db "$T/w2.db" $SPEC >/dev/null 2>&1
-most=$(most_at_once "$T/w2.db")
+read -r most _ <<<"$(most_running "$T/w2.db" "$T/w.out" "$MB" worker --db "$T/w2.db" --jobs 2)"
 [ "$most" = 2 ] && pass worker_side_by_side_without_limit || fail worker_side_by_side_without_limit "at most $most at once"
 $MB sweep --db "$T/w3.db" $SPEC >/dev/null 2>&1
 MIXBENCH_MEMORY_LIMIT=100000000 "$MB" worker --db "$T/w3.db" --jobs 2 >"$T/w.out" 2>&1

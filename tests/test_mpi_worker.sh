@@ -10,21 +10,8 @@
 # running different binaries, --jobs) are refused by rank 0 in one line,
 # every rank non-zero, the store unchanged.  Skipped without mpirun.
 set -u
-MB=${MIXBENCH:-$PWD/mixbench}
-if ! command -v mpirun >/dev/null 2>&1; then
-  echo "SKIP test_mpi_worker: mpirun not found (make deps installs openmpi-bin)"
-  exit 0
-fi
-T=$(mktemp -d)
-trap 'kill -9 $(jobs -p) 2>/dev/null; rm -rf "$T"' EXIT
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; }
-q() { sqlite3 -cmd '.timeout 5000' "$1" "$2"; }
-# Open MPI refuses root without these; -q: no banners of mpirun's own; two
-# cores here, so three ranks oversubscribe them
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-mkdir -p "$T/tmp"
-MPIRUN="mpirun -q --oversubscribe -x TMPDIR=$T/tmp"
+. "$(dirname "$0")/cli_harness.sh"
+mpi_setup test_mpi_worker
 
 TINY="data=builtin:stories d=32 heads=2 n_ctx=16 batch=8 log_every=1000 warmup=5 layers=1"
 SPEC="arch=attention,mixer seed=1,2,3 steps=300 ckpt_every=40 $TINY"

@@ -7,12 +7,7 @@
 # SIGKILL again and again leaves a consistent store and loadable checkpoints,
 # and its jobs finish with the numbers of an undisturbed run.
 set -u
-MB=${MIXBENCH:-$PWD/mixbench}
-T=$(mktemp -d)
-trap 'kill -9 $(jobs -p) 2>/dev/null; rm -rf "$T"' EXIT
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; }
-q() { sqlite3 -cmd '.timeout 5000' "$1" "$2"; }
+. "$(dirname "$0")/cli_harness.sh"
 
 TINY="data=builtin:stories d=32 heads=2 n_ctx=16 batch=8 log_every=1000 warmup=5 layers=1"
 GRIDTINY="data=builtin:stories d=32 n_ctx=16 batch=8 log_every=1000 warmup=5"

@@ -6,12 +6,7 @@
 # file with too few lines to split, ids out of range, a split shorter than
 # a job's window; --dry-run refuses the same.  Good data still queues.
 set -u
-MB=${MIXBENCH:-$PWD/mixbench}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; }
-q() { sqlite3 -cmd '.timeout 5000' "$1" "$2"; }
+. "$(dirname "$0")/cli_harness.sh"
 
 mkdir -p "$T/one"
 seq 1 300 | awk '{print "the cat sat on the mat number", $1}' >"$T/one/story.txt"

@@ -7,12 +7,7 @@
 # a Markdown table; a preset never queued says "not run"; bad input is one
 # error line.
 set -u
-MB=${MIXBENCH:-$PWD/mixbench}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; }
-q() { sqlite3 -cmd '.timeout 5000' "$1" "$2"; }
+. "$(dirname "$0")/cli_harness.sh"
 
 DB=$T/r.db
 $MB sweep autoencoder tokens=30000 --data builtin:stories --db "$DB" >"$T/sweep.out" 2>&1

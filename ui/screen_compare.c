@@ -48,7 +48,8 @@ static const struct {
 #define FIRST_COL_WIDTH 9
 
 /* Keys that do not change what a model learns, left out of the legend. */
-static const char *const NOT_DIFFERENCES[] = {"arch", "task", "threads", "log_every", "ckpt_every", "eval_every"};
+static const char *const NOT_DIFFERENCES[] = {"arch", "task", "threads", "log_every", "ckpt_every", "eval_every",
+                                                     "metrics_every"};
 /* What the legend shows of a run compared with nothing else. */
 static const char *const ALONE_KEYS[] = {"d", "layers", "n_ctx", "data"};
 

@@ -73,7 +73,8 @@ typedef struct {
     int64_t last_step;
     int64_t sampled_every;       /* steps between the points first read (0: every step) */
     double ema;                  /* the running average behind smooth[n-1] */
-    int ema_count;               /* finite losses folded into it */
+    double ema_count;            /* the steps folded into it (in points when sampled) */
+    double ema_step;             /* the step of the last loss folded in */
 
     /* valid losses (the markers) and the tables */
     double *valid_x[N_XAXES], *valid_y;
@@ -102,13 +103,18 @@ static void clear_run(RunState *st)
     st->sampled_every = 0;
     st->ema = 0;
     st->ema_count = 0;
+    st->ema_step = 0;
     st->tables_loaded = 0;
     memset(&st->run, 0, sizeof st->run);
     st->found = 0;
 }
 
 /* Folds raw[i] into the running average: Adam-style bias correction, so the
-   first points are not pulled towards 0; a missing loss keeps the last value. */
+   first points are not pulled towards 0; a missing loss keeps the last value.
+   The factor applies per step, as the trainer's does: a row standing for g
+   steps (metrics_every: their mean) decays the average by f^g.  A run
+   first read sampled decays it per sampled point (its points are single
+   steps, far apart). */
 static void smooth_point(RunState *st, int i)
 {
     double f = SMOOTHING[st->smoothing];
@@ -116,8 +122,13 @@ static void smooth_point(RunState *st, int i)
         st->smooth[i] = i > 0 ? st->smooth[i - 1] : NAN;
         return;
     }
-    st->ema = f * st->ema + (1 - f) * st->raw[i];
-    st->ema_count++;
+    double unit = st->sampled_every > 1 ? (double)st->sampled_every : 1.0;
+    double g = (st->x[X_STEPS][i] - st->ema_step) / unit;
+    if (!(g > 0)) g = 1;
+    double decay = g == 1 ? f : pow(f, g);
+    st->ema = decay * st->ema + (1 - decay) * st->raw[i];
+    st->ema_count += g;
+    st->ema_step = st->x[X_STEPS][i];
     double correction = 1 - pow(f, st->ema_count);
     st->smooth[i] = correction > 0 ? st->ema / correction : st->raw[i];
 }
@@ -126,6 +137,7 @@ static void resmooth(RunState *st)
 {
     st->ema = 0;
     st->ema_count = 0;
+    st->ema_step = 0;
     for (int i = 0; i < st->n; i++) smooth_point(st, i);
 }
 

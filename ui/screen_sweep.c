@@ -8,7 +8,9 @@
  * sweep to sweep_enqueue, exactly as `mixbench sweep` does, and switches to
  * the Queue screen.  When no field is being edited, the sweep's data is
  * loaded (once per spec) to show each job's memory and to refuse data that
- * would fail every job (experiments/sweep_check.h).
+ * would fail every job (experiments/sweep_check.h).  On a store that
+ * cannot be written (store_read_only) the form is not shown: the screen
+ * says so, and no key edits or queues anything.
  *
  * Keys: up/down move between fields; Enter edits a text field, toggles or
  * cycles the others, opens the preset list, or queues; Space toggles an
@@ -424,6 +426,12 @@ static void sweep_draw(void *state, UiContext *ctx, int top, int height, int wid
     }
     int title = ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD, dim = ui_attr(ctx, UI_PAIR_DIM);
     ui_text(top, 1, width - 1, title, "New sweep");
+    if (store_read_only(ctx->store)) {
+        ui_wrap(top + 2, 1, width - 2, height - 2, ui_attr(ctx, UI_PAIR_BAD) | A_BOLD,
+                "This store is read-only (a read-only mount or an immutable file): a sweep cannot be queued "
+                "here.  Open a store that can be written to queue one.");
+        return;
+    }
     ui_text(top, 12, width - 12, dim, "%s",
             s->editing ? "editing: Enter/Esc done  Tab next field  up/down leave"
                        : "up/down field  Enter edit/choose  Space toggle  left/right cycle");
@@ -637,7 +645,7 @@ static int list_key(SweepScreen *s, int ch)
 static int sweep_key(void *state, UiContext *ctx, int ch)
 {
     SweepScreen *s = state;
-    if (!s) return 0;
+    if (!s || store_read_only(ctx->store)) return 0;   /* nothing to edit or queue */
     if (s->editing) {
         edit_key(s, ch);
         return 1;

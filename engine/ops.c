@@ -47,6 +47,21 @@ void linear_backward(float *dx, float *dw, float *db, const float *dy, const flo
     }
 }
 
+/* Sum of x[0..n) as 16 interleaved partial sums added pairwise at the end
+   (vectorises; the rounding differs from a serial sum in the last bits). */
+static float sum_lanes(const float *x, int n)
+{
+    float lane[16] = {0};
+    int i = 0;
+    for (; i + 16 <= n; i += 16)
+        for (int l = 0; l < 16; l++) lane[l] += x[i + l];
+    for (int w = 8; w > 0; w /= 2)
+        for (int l = 0; l < w; l++) lane[l] += lane[l + w];
+    float sum = lane[0];
+    for (; i < n; i++) sum += x[i];
+    return sum;
+}
+
 void layernorm_forward(float *y, float *mean, float *rstd, const float *x,
                        const float *w, const float *b, int N, int C)
 {
@@ -54,17 +69,18 @@ void layernorm_forward(float *y, float *mean, float *rstd, const float *x,
     for (int i = 0; i < N; i++) {
         const float *xi = x + (size_t)i * C;
         float *yi = y + (size_t)i * C;
-        float sum = 0.0f;
-        for (int c = 0; c < C; c++) sum += xi[c];
-        float m = sum / C;
-        float var = 0.0f;
-        for (int c = 0; c < C; c++) {
-            float dv = xi[c] - m;
-            var += dv * dv;
-        }
+        float m = sum_lanes(xi, C) / C;
+        float lane[16] = {0};   /* the squared deviations, in sum_lanes' order */
+        int c = 0;
+        for (; c + 16 <= C; c += 16)
+            for (int l = 0; l < 16; l++) lane[l] += (xi[c + l] - m) * (xi[c + l] - m);
+        for (int k = 8; k > 0; k /= 2)
+            for (int l = 0; l < k; l++) lane[l] += lane[l + k];
+        float var = lane[0];
+        for (; c < C; c++) var += (xi[c] - m) * (xi[c] - m);
         var /= C;
         float r = 1.0f / sqrtf(var + 1e-5f);
-        for (int c = 0; c < C; c++) yi[c] = (xi[c] - m) * r * w[c] + b[c];
+        for (c = 0; c < C; c++) yi[c] = (xi[c] - m) * r * w[c] + b[c];
         mean[i] = m;
         rstd[i] = r;
     }
@@ -80,13 +96,29 @@ void layernorm_backward(float *dx, float *dw, float *db, const float *dy, const 
         float *dxi = dx + (size_t)i * C;
         float m = mean[i], r = rstd[i];
         /* dxhat = dy * w; dx = r * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat)) */
-        float sum_dxhat = 0.0f, sum_dxhat_xhat = 0.0f;
-        for (int c = 0; c < C; c++) {
+        float lane_dxhat[16] = {0}, lane_dxhat_xhat[16] = {0};   /* sum_lanes' order */
+        int c = 0;
+        for (; c + 16 <= C; c += 16)
+            for (int l = 0; l < 16; l++) {
+                float xhat = (xi[c + l] - m) * r;
+                float dxhat = dyi[c + l] * w[c + l];
+                lane_dxhat[l] += dxhat;
+                lane_dxhat_xhat[l] += dxhat * xhat;
+            }
+        for (int k = 8; k > 0; k /= 2)
+            for (int l = 0; l < k; l++) {
+                lane_dxhat[l] += lane_dxhat[l + k];
+                lane_dxhat_xhat[l] += lane_dxhat_xhat[l + k];
+            }
+        float sum_dxhat = lane_dxhat[0], sum_dxhat_xhat = lane_dxhat_xhat[0];
+        for (; c < C; c++) {
             float xhat = (xi[c] - m) * r;
             float dxhat = dyi[c] * w[c];
             sum_dxhat += dxhat;
             sum_dxhat_xhat += dxhat * xhat;
-            dw[c] += dyi[c] * xhat;
+        }
+        for (c = 0; c < C; c++) {
+            dw[c] += dyi[c] * ((xi[c] - m) * r);
             db[c] += dyi[c];
         }
         float mean_dxhat = sum_dxhat / C, mean_dxhat_xhat = sum_dxhat_xhat / C;
@@ -194,6 +226,53 @@ void vec_exp(float *y, const float *x, size_t n)
     for (size_t i = 0; i < n; i++) y[i] = exp_approx(x[i]);
 }
 
+/* The largest of x[0..n), n > 0, as 16 running maxima (a loop that
+   vectorises; max is exact, so the order does not matter). */
+static float max_lanes(const float *x, int n)
+{
+    float lane[16];
+    for (int l = 0; l < 16; l++) lane[l] = x[0];
+    int i = 0;
+    for (; i + 16 <= n; i += 16)
+        for (int l = 0; l < 16; l++) lane[l] = x[i + l] > lane[l] ? x[i + l] : lane[l];
+    float mx = lane[0];
+    for (int l = 1; l < 16; l++) mx = lane[l] > mx ? lane[l] : mx;
+    for (; i < n; i++) mx = x[i] > mx ? x[i] : mx;
+    return mx;
+}
+
+/* Sum over v of exp(x[v] - mx), in sum_lanes' order; store: x[v] becomes
+   exp(x[v] - mx). */
+static float sum_exp_lanes(float *x, int n, float mx, int store)
+{
+    if (store) {
+        for (int i = 0; i < n; i++) x[i] = exp_approx(x[i] - mx);
+        return sum_lanes(x, n);
+    }
+    float lane[16] = {0};
+    int i = 0;
+    for (; i + 16 <= n; i += 16)
+        for (int l = 0; l < 16; l++) lane[l] += exp_approx(x[i + l] - mx);
+    for (int w = 8; w > 0; w /= 2)
+        for (int l = 0; l < w; l++) lane[l] += lane[l + w];
+    float sum = lane[0];
+    for (; i < n; i++) sum += exp_approx(x[i] - mx);
+    return sum;
+}
+
+/* The first v with x[v] == mx (n - 1 when none is), 16 at a time. */
+static int first_equal(const float *x, int n, float mx)
+{
+    int i = 0;
+    for (; i + 16 <= n; i += 16) {
+        int hit = 0;
+        for (int l = 0; l < 16; l++) hit |= x[i + l] == mx;
+        if (hit) break;
+    }
+    while (i < n - 1 && !(x[i] == mx)) i++;
+    return i;
+}
+
 double xent_forward_backward(float *logits, const int32_t *targets, int N, int V,
                              float scale, int want_grad, int64_t *correct)
 {
@@ -207,23 +286,15 @@ double xent_forward_backward(float *logits, const int32_t *targets, int N, int V
             continue;
         }
         assert(t < V);   /* the data loader keeps every id below the vocabulary */
-        float mx = row[0];
-        int arg = 0;
-        for (int v = 1; v < V; v++)
-            if (row[v] > mx) { mx = row[v]; arg = v; }
-        hits += arg == t;
+        float mx = max_lanes(row, V);
+        /* the first maximum, as a scan keeping strictly larger ones finds */
+        hits += first_equal(row, V, mx) == t;
         float target_logit = row[t];
-        float sum = 0.0f;
+        float sum = sum_exp_lanes(row, V, mx, want_grad);
         if (want_grad) {
-            for (int v = 0; v < V; v++) {
-                row[v] = exp_approx(row[v] - mx);
-                sum += row[v];
-            }
             float inv = scale / sum;
             for (int v = 0; v < V; v++) row[v] *= inv;
             row[t] -= scale;
-        } else {
-            for (int v = 0; v < V; v++) sum += exp_approx(row[v] - mx);
         }
         loss += (double)(logf(sum) + mx - target_logit);
     }
@@ -258,6 +329,19 @@ void vec_add(float *y, const float *a, const float *b, size_t n)
 void vec_acc(float *y, const float *a, size_t n)
 {
     for (size_t i = 0; i < n; i++) y[i] += a[i];
+}
+
+double vec_sumsq(const float *x, size_t n)
+{
+    /* 8 interleaved partial sums, so that the loop vectorises */
+    double lane[8] = {0};
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        for (int l = 0; l < 8; l++) lane[l] += (double)x[i + l] * (double)x[i + l];
+    double s = 0.0;
+    for (int l = 0; l < 8; l++) s += lane[l];
+    for (; i < n; i++) s += (double)x[i] * (double)x[i];
+    return s;
 }
 
 void dropout_apply(float *y, const float *x, size_t n, float p, uint64_t key, uint64_t index0)

@@ -51,6 +51,9 @@ void vec_add(float *y, const float *a, const float *b, size_t n);
 /* y [n] += a [n] */
 void vec_acc(float *y, const float *a, size_t n);
 
+/* Sum of x[i]^2 in double, in 8 interleaved partial sums (vectorises). */
+double vec_sumsq(const float *x, size_t n);
+
 /* Fast elementwise exp on an array, accurate to about 1 ulp (vectorisable). */
 void vec_exp(float *y, const float *x, size_t n);
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "engine/common.h"
+#include "engine/ops.h"
 
 int adamw_init(AdamW *o, const Model *model, char *err)
 {
@@ -83,9 +84,7 @@ double schedule_lr(const Config *c, int64_t s, int64_t total_steps, double progr
 
 double grad_sumsq(const float *grads, size_t begin, size_t end)
 {
-    double s = 0.0;
-    for (size_t i = begin; i < end; i++) s += (double)grads[i] * (double)grads[i];
-    return s;
+    return vec_sumsq(grads + begin, end - begin);
 }
 
 /* The per-step constants of AdamW, in PyTorch's order of operations. */
@@ -107,17 +106,36 @@ static AdamStep adam_step(double lr, double weight_decay, int64_t t)
     return k;
 }
 
-/* AdamW on n floats; grads NULL means a zero gradient. */
-static inline void adamw_floats(float *w, float *m, float *v, const float *grads, float clip_coef,
-                                const AdamStep *k, int decay, size_t n)
+/* AdamW on n floats; grads NULL means a zero gradient.  The four arrays
+   never overlap (restrict) and optim.c is built without errno (the Makefile:
+   setting it would keep sqrtf scalar), so the loop is one vectorised pass
+   with the same operations in the same order: the same bits as element by
+   element. */
+static inline void adamw_floats(float *restrict w, float *restrict m, float *restrict v,
+                                const float *restrict grads, float clip_coef, const AdamStep *k, int decay,
+                                size_t n)
 {
+    const float decay_mul = decay ? k->decay_mul : 1.0f, one_minus_b1 = k->one_minus_b1, beta2 = k->beta2,
+                one_minus_b2 = k->one_minus_b2, bc2_sqrt = k->bc2_sqrt, eps = k->eps, neg_step = -k->step_size;
+    if (!grads) {
+        for (size_t j = 0; j < n; j++) {
+            float mj = m[j] + one_minus_b1 * (0.0f - m[j]);
+            float vj = v[j] * beta2 + one_minus_b2 * 0.0f * 0.0f;
+            float wj = decay ? w[j] * decay_mul : w[j];
+            m[j] = mj;
+            v[j] = vj;
+            w[j] = wj + neg_step * (mj / (sqrtf(vj) / bc2_sqrt + eps));
+        }
+        return;
+    }
     for (size_t j = 0; j < n; j++) {
-        float g = grads ? grads[j] * clip_coef : 0.0f;
-        if (decay) w[j] *= k->decay_mul;
-        m[j] = m[j] + k->one_minus_b1 * (g - m[j]);
-        v[j] = v[j] * k->beta2 + k->one_minus_b2 * g * g;
-        float denom = sqrtf(v[j]) / k->bc2_sqrt + k->eps;
-        w[j] = w[j] + (-k->step_size) * (m[j] / denom);
+        float g = grads[j] * clip_coef;
+        float mj = m[j] + one_minus_b1 * (g - m[j]);
+        float vj = v[j] * beta2 + one_minus_b2 * g * g;
+        float wj = decay ? w[j] * decay_mul : w[j];
+        m[j] = mj;
+        v[j] = vj;
+        w[j] = wj + neg_step * (mj / (sqrtf(vj) / bc2_sqrt + eps));
     }
 }
 

@@ -56,10 +56,7 @@ void rowgrad_merge(RowGrad *dst, const RowGrad *src)
 
 double rowgrad_sumsq(const RowGrad *g)
 {
-    double sum = 0.0;
-    size_t n = (size_t)g->count * (size_t)g->width;
-    for (size_t i = 0; i < n; i++) sum += (double)g->values[i] * (double)g->values[i];
-    return sum;
+    return vec_sumsq(g->values, (size_t)g->count * (size_t)g->width);
 }
 
 void rowgrad_scatter(const RowGrad *g, float *dense)

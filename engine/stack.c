@@ -194,6 +194,16 @@ static void maybe_dropout(const StackCall *c, float *v, size_t N, int s, int l, 
     dropout_apply(v, v, N, p, drop_key(c, s, l, branch), (uint64_t)c->sample0 * per_sample);
 }
 
+/* The gradient into a branch's dropout: g itself without dropout, else
+   a copy in t with the step's mask applied (g stays dL/d(residual sum)). */
+static const float *branch_grad(const StackCall *c, const float *g, float *t, size_t N, int s, int l, int branch)
+{
+    if (!c->training || c->m->cfg.dropout <= 0.0) return g;
+    memcpy(t, g, sizeof(float) * N);
+    maybe_dropout(c, t, N, s, l, branch);
+    return t;
+}
+
 static void zero_positions(float *x, int B, int n, int d, int from)
 {
     for (int b = 0; b < B; b++)
@@ -283,10 +293,9 @@ void stack_backward(const StackCall *c, int s, const int32_t *tokens, float *dou
             memcpy(g, t1, sizeof(float) * Nd);
         }
         /* s2 = x1 + drop(f): g is dL/ds2 = dL/dx1 (residual) + path through f */
-        memcpy(t1, g, sizeof(float) * Nd);
-        maybe_dropout(c, t1, Nd, s, l, 1);
+        const float *dy = branch_grad(c, g, t1, Nd, s, l, 1);
         linear_backward(wk->dh, grads + m->params[bp->w2].offset, grads + m->params[bp->b2].offset,
-                        t1, A->ha, model_param(m, bp->w2), N, dff, d, 0);
+                        dy, A->ha, model_param(m, bp->w2), N, dff, d, 0);
         if (A->ha != A->h) act_backward(wk->dh, wk->dh, A->h, (size_t)N * dff, cf->act, 0);
         if (cf->norm == NORM_PRE) {
             linear_backward(t2, grads + m->params[bp->w1].offset, grads + m->params[bp->b1].offset,
@@ -302,10 +311,9 @@ void stack_backward(const StackCall *c, int s, const int32_t *tokens, float *dou
             memcpy(g, t1, sizeof(float) * Nd);
         }
         /* s1 = x + drop(m): g = dL/ds1 */
-        memcpy(t1, g, sizeof(float) * Nd);
-        maybe_dropout(c, t1, Nd, s, l, 0);
+        dy = branch_grad(c, g, t1, Nd, s, l, 0);
         mix_args(c, s, l, tokens, &ma, w, dw);
-        m->mixer->backward(&ma, A->a, t1, t2);
+        m->mixer->backward(&ma, A->a, dy, t2);
         if (cf->norm == NORM_PRE)
             ln_backward(c, bp->ln1_w, bp->ln1_b, g, t2, A->x, A->ln1_mean, A->ln1_rstd, N, 1);
         else

@@ -47,6 +47,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/blas_core.h"
 #include "app/cli.h"
 #include "app/commands.h"
 #include "engine/bf16_gemm.h"
@@ -373,21 +374,24 @@ static int bench_table(Dist *d, const char *arch, const char *size, const char *
                        char *err)
 {
     int N = d ? dist_size(d) : 1, rank = d ? dist_rank(d) : 0;
+    char core[128];
     double sgemm = measure_sgemm(threads, err);   /* under mpirun every rank's at once */
     if (d && (dist_agree(d, sgemm < 0, err) || dist_sum_doubles(d, &sgemm, 1, err))) return -1;
     if (sgemm < 0) return -1;
     if (rank == 0 && json) {
         if (d) printf("{\"ranks\": %d, ", N);
         else printf("{");
-        printf("\"threads\": %d, \"sgemm_gflops\": %.2f, \"results\": [", threads, sgemm);
+        printf("\"threads\": %d, \"blas\": \"%s\", \"sgemm_gflops\": %.2f, \"results\": [", threads,
+               blas_core_describe(core, sizeof core), sgemm);
     } else if (rank == 0 && d) {
-        printf("%d ranks x %d thread%s; sgemm 1024^3 on all of them at once: %.1f GFLOP/s\n"
+        printf("%d ranks x %d thread%s; sgemm 1024^3 (%s) on all of them at once: %.1f GFLOP/s\n"
                "%-12s %-6s %-4s %10s %12s %12s %6s %10s %6s %10s %8s %8s %8s\n", N, threads,
-               threads > 1 ? "s" : "", sgemm, "arch", "config", "task", "params", "tokens/s", "1 rank", "eff",
+               threads > 1 ? "s" : "", blas_core_describe(core, sizeof core), sgemm, "arch", "config", "task", "params", "tokens/s", "1 rank", "eff",
                "sum ms", "share", "GFLOP/s", "of sgemm", "peak MB", "est MB");
     } else if (rank == 0) {
-        printf("sgemm 1024^3 on %d thread%s: %.1f GFLOP/s\n%-12s %-6s %-4s %10s %12s %10s %10s %8s %8s %8s\n",
-               threads, threads > 1 ? "s" : "", sgemm, "arch", "config", "task", "params", "tokens/s", "GFLOP/tok",
+        printf("sgemm 1024^3 (%s) on %d thread%s: %.1f GFLOP/s\n"
+               "%-12s %-6s %-4s %10s %12s %10s %10s %8s %8s %8s\n",
+               blas_core_describe(core, sizeof core), threads, threads > 1 ? "s" : "", sgemm, "arch", "config", "task", "params", "tokens/s", "GFLOP/tok",
                "GFLOP/s", "of sgemm", "peak MB", "est MB");
     }
     BenchCase cases[64];

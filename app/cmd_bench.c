@@ -625,6 +625,10 @@ static int bench(Dist *d, int argc, char **argv)
     if (arch && task && !(strcmp(task, "mlm") ? mixer_find(arch)->has_causal : mixer_find(arch)->has_bidir))
         return BENCH_FAIL("bench: %s has no %s mode, so it does not train on %s", arch,
                           strcmp(task, "mlm") ? "causal" : "bidirectional", task);
+    if (inference && bf16) return BENCH_FAIL("bench: --inference and --bf16 are separate modes: pick one");
+    if (inference && (size || task))
+        return BENCH_FAIL("bench: --inference has its own setting (batch 1, the PairConnect size, each "
+                          "architecture's home task): drop --%s", size ? "config" : "task");
     if (inference && d) return BENCH_FAIL("bench: --inference is batch 1 on one thread: run it without mpirun");
     if (inference) return bench_inference(arch, json != NULL, err) ? BENCH_FAIL("bench: %s", err) : 0;
     if (bf16 && d) return BENCH_FAIL("bench: --bf16 runs on one thread: run it without mpirun");

@@ -127,6 +127,12 @@ if $MB run --init "$T/ft.safetensors" --data builtin:stories --steps 2 batch=64 
   else fail init_inherits "config '$shape' vs '$want', step 1 loss '$step1' vs checkpoint valid $ft_valid"; fi
 else fail init_inherits "$(tail -2 "$T/init.out")"; fi
 before=$(sqlite3 "$DB" "select count(*) from runs; select count(*) from metrics")
+# bench's options are refused before anything is measured
+expect_error bench_bad_task '^mixbench: bench: --task must be clm or mlm$' $MB bench --task foo
+expect_error bench_bad_config '^mixbench: bench: --config must be S or M$' $MB bench --config X
+expect_error bench_no_causal_fft '^mixbench: bench: fft has no causal mode' $MB bench --arch fft --task clm
+expect_error bench_inference_bf16 '^mixbench: bench: --inference and --bf16 are separate modes' $MB bench --inference --bf16
+expect_error bench_inference_config '^mixbench: bench: --inference has its own setting .* drop --config$' $MB bench --inference --config S
 expect_error init_refuses_key "^mixbench: --init .*ft.safetensors: d=64 contradicts the checkpoint's d=32\$" \
   $MB run --init "$T/ft.safetensors" --data builtin:stories --steps 2 d=64 --db "$DB"
 expect_error init_refuses_arch "arch=mixer contradicts the checkpoint's arch=attention" \

@@ -21,9 +21,10 @@
  * of the job (parameters, moments, gradients, one step's activations, data;
  * "estimate"); the JSON adds the parts and the process's own peak.
  *
- * --bf16 (bench_bf16 below): matrix products at the S and M models' shapes
- * by OpenBLAS sgemm and by engine/bf16_gemm.c (bf16 inputs converted in the
- * call, float32 sums), and the tokens/s a bf16 step would reach.
+ * --bf16 (bench_bf16 below): every model trained in float32 and then with
+ * precision=bf16 (engine/gemm.h), one after the other on the same threads:
+ * tokens/s of both, the speedup, and each one's GFLOP/s over the same
+ * float32 sgemm rate (bf16's can pass 1x: its products are not sgemm).
  *
  * FLOP rule: a training step costs, per input token, 6 x the parameters used
  * in dense matrix products (QKV/O projections, FFN, lm_head; tied heads
@@ -50,9 +51,9 @@
 #include "app/blas_core.h"
 #include "app/cli.h"
 #include "app/commands.h"
-#include "engine/bf16_gemm.h"
 #include "engine/common.h"
 #include "engine/dist.h"
+#include "engine/gemm.h"
 #include "engine/generate.h"
 #include "engine/infer_bench.h"
 #include "engine/memory.h"
@@ -72,7 +73,7 @@ static void sgemm_thread(void *arg, int i, int n)
     (void)n;
     SgemmArgs *s = arg;
     int k = s->size;
-    matmul(0, 0, k, k, k, 1.0f, s->a[i], k, s->b[i], k, 0.0f, s->c[i], k);
+    matmul(NULL, 0, 0, k, k, k, 1.0f, s->a[i], k, s->b[i], k, 0.0f, s->c[i], k);
 }
 
 /* Total GFLOP/s of `threads` concurrent single-threaded sgemms. */
@@ -135,7 +136,7 @@ static double peak_reset(void)
 }
 
 /* The bench's model of arch at size S or M on task into c. */
-static int bench_config(Config *c, const char *arch, const char *size, const char *task, char *err)
+static int bench_config(Config *c, const char *arch, const char *size, const char *task, int precision, char *err)
 {
     config_defaults(c);
     const char *common[] = {"vocab=10000", "warmup=0", "decay=constant", "seed=1", NULL};
@@ -145,16 +146,17 @@ static int bench_config(Config *c, const char *arch, const char *size, const cha
     for (int i = 0; common[i]; i++) config_set_arg(c, common[i], err);
     for (int i = 0; sized[i]; i++) config_set_arg(c, sized[i], err);
     if (config_set(c, "arch", arch, err) || config_set(c, "task", task, err)) return -1;
+    c->precision = precision;
     return config_validate(c, err);
 }
 
 /* Trains on random tokens for at least 3 steps and 4 s (rank 0's clock,
    which every rank of dist follows) after 2 warm-up steps. */
-static int bench_train(const char *arch, const char *size, const char *task, int threads, Dist *dist,
+static int bench_train(const char *arch, const char *size, const char *task, int threads, int precision, Dist *dist,
                        BenchResult *out, char *err)
 {
     Config c;
-    if (bench_config(&c, arch, size, task, err)) return -1;
+    if (bench_config(&c, arch, size, task, precision, err)) return -1;
     int mlm = !strcmp(task, "mlm");
     /* random tokens: throughput does not depend on the text */
     size_t len = 200000;
@@ -321,7 +323,7 @@ static int bench_ranks(Dist *d, const char *arch, const char *size, const char *
 {
     int rc = 0;
     if (dist_rank(d) == 0) {
-        rc = bench_train(arch, size, task, threads, NULL, one, err);
+        rc = bench_train(arch, size, task, threads, PRECISION_F32, NULL, one, err);
         for (int k = 1; k < dist_size(d); k++) dist_send(d, k, 11, &rc, sizeof rc, err);
     } else {
         int src, tag;
@@ -330,7 +332,7 @@ static int bench_ranks(Dist *d, const char *arch, const char *size, const char *
         dist_recv(d, 0, 11, &rc, sizeof rc, err);
     }
     if (rc) return -1;
-    rc = bench_train(arch, size, task, threads, d, all, err);
+    rc = bench_train(arch, size, task, threads, PRECISION_F32, d, all, err);
     return dist_agree(d, rc != 0, err);
 }
 
@@ -400,7 +402,7 @@ static int bench_table(Dist *d, const char *arch, const char *size, const char *
         const BenchCase *bc = &cases[i];
         BenchResult one, r;
         if (d ? bench_ranks(d, bc->arch, bc->size, bc->task, threads, &one, &r, err)
-              : bench_train(bc->arch, bc->size, bc->task, threads, NULL, &r, err)) {
+              : bench_train(bc->arch, bc->size, bc->task, threads, PRECISION_F32, NULL, &r, err)) {
             char why[ERR_LEN];
             snprintf(why, sizeof why, "%s", err);
             snprintf(err, ERR_LEN, "%s %s %s: %.400s", bc->arch, bc->size, bc->task, why);
@@ -436,166 +438,47 @@ static int bench_table(Dist *d, const char *arch, const char *size, const char *
     return 0;
 }
 
-/* ---- --bf16: would bfloat16 products speed a training step up? ---- */
+/* ---- --bf16: every model in float32 and in precision=bf16, one after the other ---- */
 
-/* The dense products of one training step of a model (the FLOP rule's 6 x
-   dense parameters per token): a linear layer w [n_out, n_in] over `rows`
-   rows, `count` layers of that shape; each is three products, forward
-   x w^T, input gradient dy w and weight gradient dy^T x (ops.c's
-   linear_forward / linear_backward). */
-typedef struct {
-    char name[32];
-    int n_out, n_in, rows, count;
-    double sgemm_seconds, bf16_seconds;   /* the three products, once */
-} DenseShape;
-
-static int dense_shapes(const Model *m, int rows, int head_rows, DenseShape *out, int cap)
+static int bench_bf16(const char *arch, const char *size, const char *task, int threads, int json, char *err)
 {
-    int n = 0;
-    for (int i = 0; i < m->n_params; i++) {
-        const Param *p = &m->params[i];
-        int head = i == m->head_w;
-        if (!(p->dense || (head && m->cfg.tie)) || p->ndim != 2) continue;
-        DenseShape s = {.n_out = (int)p->shape[0], .n_in = (int)p->shape[1], .rows = head ? head_rows : rows};
-        int k = 0;
-        while (k < n && (out[k].n_out != s.n_out || out[k].n_in != s.n_in || out[k].rows != s.rows)) k++;
-        if (k == n && n < cap) {
-            const char *block = strncmp(p->name, "blocks.", 7) ? NULL : strchr(p->name + 7, '.');
-            snprintf(s.name, sizeof s.name, "%.31s", block ? block + 1 : p->name);
-            out[n++] = s;
-        }
-        if (k < n) out[k].count++;
-    }
-    return n;
-}
-
-/* The three products of s (dy stands in y), by sgemm or by bf16_gemm
-   (which converts its float32 operands on the way); seconds. */
-static double run_dense(const DenseShape *s, int bf16, const float *x, const float *w, float *y, float *dx,
-                        float *dw, void *scratch)
-{
-    int R = s->rows, I = s->n_in, O = s->n_out;
-    double t0 = now_seconds();
-    if (bf16) {
-        bf16_gemm(0, 1, R, O, I, x, I, w, I, 0.0f, y, O, scratch);    /* y = x w^T */
-        bf16_gemm(0, 0, R, I, O, y, O, w, I, 0.0f, dx, I, scratch);   /* dx = dy w */
-        bf16_gemm(1, 0, O, I, R, y, O, x, I, 1.0f, dw, I, scratch);   /* dw += dy^T x */
-    } else {
-        matmul(0, 1, R, O, I, 1.0f, x, I, w, I, 0.0f, y, O);
-        matmul(0, 0, R, I, O, 1.0f, y, O, w, I, 0.0f, dx, I);
-        matmul(1, 0, O, I, R, 1.0f, y, O, x, I, 1.0f, dw, I);
-    }
-    return now_seconds() - t0;
-}
-
-/* s's sgemm and bf16 seconds: the best of 5 runs each after one untimed,
-   alternating, so that both see the same load on a busy machine. */
-static void time_dense(DenseShape *s, const float *x, const float *w, float *y, float *dx, float *dw,
-                       void *scratch)
-{
-    s->sgemm_seconds = s->bf16_seconds = INFINITY;
-    for (int rep = 0; rep < 6; rep++) {
-        double f32 = run_dense(s, 0, x, w, y, dx, dw, scratch), b16 = run_dense(s, 1, x, w, y, dx, dw, scratch);
-        if (rep) {
-            s->sgemm_seconds = MB_MIN(s->sgemm_seconds, f32);
-            s->bf16_seconds = MB_MIN(s->bf16_seconds, b16);
-        }
-    }
-}
-
-/* One model: its dense products timed both ways, a real training step on
-   one thread, and the step predicted with the products in bf16. */
-static int bench_bf16_one(const char *arch, const char *size, const char *task, int json, int first, char *err)
-{
-    Config c;
-    Model m;
-    if (bench_config(&c, arch, size, task, err) || model_plan(&m, &c, err)) return -1;
-    int rows = c.batch * c.n_ctx;
-    int head_rows = strcmp(task, "mlm") ? rows : (int)lround(rows * 0.9 * (0.15 + pow(0.85, c.n_ctx) / c.n_ctx));
-    DenseShape shapes[32];
-    int n = dense_shapes(&m, rows, head_rows, shapes, 32);
-    model_free(&m);
-    size_t most = 1;
-    for (int i = 0; i < n; i++) {
-        size_t io = (size_t)MB_MAX(shapes[i].n_in, shapes[i].n_out);
-        most = MB_MAX(most, (size_t)shapes[i].rows * io);
-        most = MB_MAX(most, (size_t)shapes[i].n_in * shapes[i].n_out);
-    }
-    float *x = malloc(sizeof(float) * most), *w = malloc(sizeof(float) * most), *y = malloc(sizeof(float) * most);
-    float *dx = malloc(sizeof(float) * most), *dw = malloc(sizeof(float) * most);
-    void *scratch = aligned_alloc(64, bf16_gemm_scratch_bytes());
-    Rng r;
-    rng_seed(&r, 3);
-    for (size_t i = 0; i < most; i++) {
-        x[i] = rng_float(&r) - 0.5f;
-        w[i] = 0.05f * (rng_float(&r) - 0.5f);
-        dw[i] = 0;
-    }
-    double f32 = 0, b16 = 0, flops = 0;
-    for (int i = 0; i < n; i++) {
-        time_dense(&shapes[i], x, w, y, dx, dw, scratch);
-        f32 += shapes[i].count * shapes[i].sgemm_seconds;
-        b16 += shapes[i].count * shapes[i].bf16_seconds;
-        flops += shapes[i].count * 6.0 * shapes[i].rows * shapes[i].n_in * shapes[i].n_out;
-    }
-    free(x);
-    free(w);
-    free(y);
-    free(dx);
-    free(dw);
-    free(scratch);
-    BenchResult tr;
-    if (bench_train(arch, size, task, 1, NULL, &tr, err)) return -1;
-    /* what is not a dense product stays as it is */
-    double other = MB_MAX(0.0, tr.step_seconds - f32), predicted = other + b16;
-    if (json) {
-        printf("%s{\"arch\": \"%s\", \"config\": \"%s\", \"task\": \"%s\", \"products\": [", first ? "" : ", ", arch,
-               size, task);
-        for (int i = 0; i < n; i++) {
-            const DenseShape *s = &shapes[i];
-            double f = 6.0 * s->rows * s->n_in * s->n_out / 1e9;
-            printf("%s{\"layer\": \"%s\", \"rows\": %d, \"n_in\": %d, \"n_out\": %d, \"count\": %d, "
-                   "\"sgemm_gflops\": %.2f, \"bf16_gflops\": %.2f}",
-                   i ? ", " : "", s->name, s->rows, s->n_in, s->n_out, s->count, f / s->sgemm_seconds,
-                   f / s->bf16_seconds);
-        }
-        printf("], \"dense_gflop_per_step\": %.3f, \"dense_seconds_sgemm\": %.5f, \"dense_seconds_bf16\": %.5f, "
-               "\"step_seconds\": %.5f, \"tokens_per_s\": %.1f, \"predicted_step_seconds_bf16\": %.5f, "
-               "\"predicted_speedup\": %.4f}",
-               flops / 1e9, f32, b16, tr.step_seconds, tr.tokens_per_s, predicted, tr.step_seconds / predicted);
-        return 0;
-    }
-    printf("\n%s %s %s, 1 thread: dense products of one step (forward, input and weight gradient)\n"
-           "%-14s %6s %6s %6s %5s %12s %12s %7s\n", arch, size, task, "layer", "rows", "in", "out", "count",
-           "sgemm GF/s", "bf16 GF/s", "ratio");
-    for (int i = 0; i < n; i++) {
-        const DenseShape *s = &shapes[i];
-        double f = 6.0 * s->rows * s->n_in * s->n_out / 1e9;
-        printf("%-14s %6d %6d %6d %5d %12.1f %12.1f %6.2fx\n", s->name, s->rows, s->n_in, s->n_out, s->count,
-               f / s->sgemm_seconds, f / s->bf16_seconds, s->sgemm_seconds / s->bf16_seconds);
-    }
-    printf("all dense products: %.2f GFLOP, sgemm %.1f ms (%.1f GFLOP/s), bf16 %.1f ms (%.1f GFLOP/s): %.2fx\n"
-           "training step %.1f ms (%.0f tokens/s): dense products %.0f%%, the rest %.1f ms\n"
-           "with bf16 products: %.1f ms a step, %.0f tokens/s predicted: %.2fx\n",
-           flops / 1e9, 1e3 * f32, flops / f32 / 1e9, 1e3 * b16, flops / b16 / 1e9, f32 / b16,
-           1e3 * tr.step_seconds, tr.tokens_per_s, 100 * MB_MIN(1.0, f32 / tr.step_seconds), 1e3 * other,
-           1e3 * predicted, tr.tokens_per_s * tr.step_seconds / predicted, tr.step_seconds / predicted);
-    if (f32 > tr.step_seconds)
-        printf("(the products alone took longer than the whole step: the machine is busy, the prediction is low)\n");
-    fflush(stdout);
-    return 0;
-}
-
-/* Every architecture (or arch) on its tasks (or task) at S and M (or size). */
-static int bench_bf16(const char *arch, const char *size, const char *task, int json, char *err)
-{
-    if (!bf16_gemm_supported()) return err_set(err, "--bf16 needs a CPU with AVX512-BF16; this one has none");
+    if (!gemm_bf16_available(err)) return -1;
+    char core[128];
+    double sgemm = measure_sgemm(threads, err);
+    if (sgemm < 0) return -1;
+    blas_core_describe(core, sizeof core);
+    if (json)
+        printf("{\"threads\": %d, \"blas\": \"%s\", \"sgemm_gflops\": %.2f, \"bf16\": [", threads, core, sgemm);
+    else
+        printf("f32: OpenBLAS sgemm (%s, %.1f GFLOP/s on %d thread%s); bf16: oneDNN, bf16 operands, float32 sums\n"
+               "%-12s %-6s %-4s %12s %12s %8s %9s %9s %9s %9s\n",
+               core, sgemm, threads, threads > 1 ? "s" : "", "arch", "config", "task", "f32 tok/s", "bf16 tok/s",
+               "speedup", "f32 of sg", "bf16 x sg", "f32 MB", "bf16 MB");
     BenchCase cases[64];
-    int n = bench_cases(arch ? arch : "attention", size, task, cases, 64);
-    if (json) printf("{\"bf16\": [");
-    else printf("sgemm: OpenBLAS float32; bf16: engine/bf16_gemm.c, bf16 inputs converted in the call, float32 sums\n");
-    for (int i = 0; i < n; i++)
-        if (bench_bf16_one(cases[i].arch, cases[i].size, cases[i].task, json, i == 0, err)) return -1;
+    int n_cases = bench_cases(arch, size, task, cases, 64);
+    for (int i = 0; i < n_cases; i++) {
+        const BenchCase *bc = &cases[i];
+        BenchResult r32, r16;
+        if (bench_train(bc->arch, bc->size, bc->task, threads, PRECISION_F32, NULL, &r32, err) ||
+            bench_train(bc->arch, bc->size, bc->task, threads, PRECISION_BF16, NULL, &r16, err)) {
+            char why[ERR_LEN];
+            snprintf(why, sizeof why, "%s", err);
+            snprintf(err, ERR_LEN, "%s %s %s: %.400s", bc->arch, bc->size, bc->task, why);
+            return -1;
+        }
+        double mb32 = (r32.peak_bytes - r32.base_bytes) / 1e6, mb16 = (r16.peak_bytes - r16.base_bytes) / 1e6;
+        if (json)
+            printf("%s{\"arch\": \"%s\", \"config\": \"%s\", \"task\": \"%s\", \"f32_tokens_per_s\": %.1f, "
+                   "\"bf16_tokens_per_s\": %.1f, \"speedup\": %.4f, \"f32_fraction_of_sgemm\": %.4f, "
+                   "\"bf16_gflops\": %.2f, \"f32_peak_bytes\": %.0f, \"bf16_peak_bytes\": %.0f}",
+                   i ? ", " : "", bc->arch, bc->size, bc->task, r32.tokens_per_s, r16.tokens_per_s,
+                   r16.tokens_per_s / r32.tokens_per_s, r32.gflops / sgemm, r16.gflops, mb32 * 1e6, mb16 * 1e6);
+        else
+            printf("%-12s %-6s %-4s %12.0f %12.0f %7.2fx %8.1f%% %8.2fx %9.0f %9.0f\n", bc->arch, bc->size, bc->task,
+                   r32.tokens_per_s, r16.tokens_per_s, r16.tokens_per_s / r32.tokens_per_s,
+                   100.0 * r32.gflops / sgemm, r16.gflops / sgemm, mb32, mb16);
+        fflush(stdout);
+    }
     if (json) printf("]}\n");
     return 0;
 }
@@ -631,8 +514,8 @@ static int bench(Dist *d, int argc, char **argv)
                           "architecture's home task): drop --%s", size ? "config" : "task");
     if (inference && d) return BENCH_FAIL("bench: --inference is batch 1 on one thread: run it without mpirun");
     if (inference) return bench_inference(arch, json != NULL, err) ? BENCH_FAIL("bench: %s", err) : 0;
-    if (bf16 && d) return BENCH_FAIL("bench: --bf16 runs on one thread: run it without mpirun");
-    if (bf16) return bench_bf16(arch, size, task, json != NULL, err) ? BENCH_FAIL("bench: %s", err) : 0;
+    if (bf16 && d) return BENCH_FAIL("bench: --bf16 compares precisions in one process: run it without mpirun");
+    if (bf16) return bench_bf16(arch, size, task, threads, json != NULL, err) ? BENCH_FAIL("bench: %s", err) : 0;
     if (d && dist_same(d, dist_binary_hash(), "runs a different mixbench binary than rank 0", err))
         return BENCH_FAIL("bench: %s", err);
     return bench_table(d, arch, size, task, threads, json != NULL, err) ? BENCH_FAIL("bench: %s", err) : 0;

@@ -19,7 +19,7 @@ static void usage(FILE *f)
           "  eval      evaluate a checkpoint: --ckpt CKPT --data D [--split test|valid|train] [--json]\n"
           "  generate  sample text: --ckpt CKPT [--prompt TEXT] [-n N] [--temperature T] [--top-k K]\n"
           "  bench     training throughput vs sgemm: [--arch A] [--config S|M] [--task clm|mlm] [--threads T] [--json]\n"
-          "            [--bf16: bfloat16 products vs sgemm at the models' shapes]\n"
+          "            [--bf16: each model in float32 and in precision=bf16, side by side]\n"
           "  ls        list runs in the store [--db FILE]\n"
           "  show RUN  one run's config, evaluations and loss curve [--db FILE]\n"
           "  sweep     queue a preset or a grid: PRESET[@paper]|key=v1,v2 ... [--data D] [--dry-run] [--priority P]\n"

@@ -44,6 +44,7 @@ typedef struct Config {
     int64_t steps, tokens;
     double seconds;
     int eval_every, log_every, threads;
+    int precision;       /* PRECISION_F32 | PRECISION_BF16 (engine/gemm.h) */
     int64_t eval_tokens;     /* 0: every window; else a prefix of each split */
     int ckpt_every;      /* resumable checkpoint every N steps (0: at the end) */
     int metrics_every;   /* a metrics row every N steps (>= 1), holding the mean

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "engine/common.h"
+#include "engine/gemm.h"
 #include "engine/infer.h"
 #include "engine/model.h"
 #include "engine/pool.h"
@@ -37,6 +38,21 @@ int job_memory_bytes(const Config *c, int threads, double data_bytes, int ckpt_c
                      char *err)
 {
     return job_memory_bytes_rank(c, threads, 0, 1, data_bytes, ckpt_copies, need, err);
+}
+
+/* precision=bf16: a thread's bf16 copies of the largest product's operands
+   (engine/gemm.c grows them to the largest it meets; here an upper bound:
+   every row through the head, the widest hidden layer) and oneDNN's
+   scratchpad (a few MB at most at these sizes). */
+static double bf16_operand_bytes(const Config *c, int per_thread)
+{
+    double rows = (double)per_thread * c->n_ctx, dff = (double)c->ffn_mult * c->d;
+    double wide = c->vocab;
+    if (dff > wide) wide = dff;
+    if ((double)c->heads * c->d > wide) wide = (double)c->heads * c->d;
+    double b = (double)c->vocab * c->d;
+    if (rows * wide > b) b = rows * wide;
+    return 2.0 * (rows * wide + b) + 4e6;
 }
 
 int job_memory_bytes_rank(const Config *c, int threads, int rank, int ranks, double data_bytes, int ckpt_copies,
@@ -67,6 +83,7 @@ int job_memory_bytes_rank(const Config *c, int threads, int rank, int ranks, dou
     /* + infer_bench at the end of a run: its window and the packed copies */
     need->activations = threads * acts_arena + (double)work_arena_bytes(&m, 1, 0) + infer_bytes(&m, sized.n_ctx);
     need->gradients = threads * (grads_arena - acts_arena);
+    if (sized.precision == PRECISION_BF16) need->activations += threads * bf16_operand_bytes(&sized, per_thread);
     double exchange = 0;   /* alloc_dist's sparse-row exchange, one rank's rows */
     for (int i = 0; i < m.n_params; i++) {
         const Param *p = &m.params[i];

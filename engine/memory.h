@@ -27,7 +27,8 @@ typedef struct {
     double params;        /* weights (and the sinusoid table) */
     double optimizer;     /* AdamW m and v, live-row lists */
     double gradients;     /* per thread: dense buffer + sparse-row accumulators; the merged rows */
-    double activations;   /* per thread work arenas (+ the batch-1 inference bench at the end) */
+    double activations;   /* per thread work arenas (+ bf16 operand copies with precision=bf16,
+                             + the batch-1 inference bench at the end) */
     double data;          /* token streams of the three splits */
     double other;         /* trainer buffers, metric rows, a checkpoint read whole on resume */
     double total;

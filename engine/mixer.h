@@ -26,6 +26,7 @@
 #define MIX_MAX_PARAMS 72
 
 struct RowGrad;
+struct Gemm;
 
 /* INIT_NORMAL N(0, 0.02); INIT_TOKEN_EMB N(0, emb_std) (SPEC section 5) */
 enum { INIT_NORMAL, INIT_ZERO, INIT_ONE, INIT_UNIFORM_INV_SQRT_N, INIT_TOKEN_EMB };
@@ -61,6 +62,8 @@ typedef struct {
     float *saved;        /* [B * saved_per_sample] kept from forward to backward */
     float *scratch;      /* scratch_floats(cfg, B) floats, this thread's own */
     void *state;         /* the block's private state from create(), or NULL */
+    struct Gemm *gemm;   /* this thread's product context for matmul and the
+                            linear layers (engine/gemm.h; NULL: float32) */
     uint64_t rng_key;    /* per step/stack/block key for stochastic options */
 } MixArgs;
 

@@ -127,6 +127,8 @@ typedef struct {
     float *grads;                      /* [n_dense_floats], this thread's gradient */
     struct RowGrad *row_grads;         /* [n_row_grads = n_sparse] this thread's */
     int n_row_grads;                   /* sparse-row gradients (engine/sparse.h) */
+    struct Gemm *gemm;                 /* this thread's product context
+                                          (precision=bf16), or NULL */
     void *arena;
     size_t arena_bytes;
 } Work;
@@ -163,9 +165,9 @@ void stack_forward(const StackCall *c, int s, const int32_t *tokens);
    into w->grads.  dout may be clobbered. */
 void stack_backward(const StackCall *c, int s, const int32_t *tokens, float *dout, float *dx0);
 /* logits [N, V] = rows [N, d] W^T + b. */
-void head_forward(const Model *m, float *logits, const float *rows, int N);
+void head_forward(const Model *m, struct Gemm *g, float *logits, const float *rows, int N);
 /* dlogits [N, V] -> drows [N, d]; head grads accumulate. */
-void head_backward(const Model *m, float *grads, float *drows, const float *dlogits,
+void head_backward(const Model *m, struct Gemm *g, float *grads, float *drows, const float *dlogits,
                    const float *rows, int N);
 
 #endif

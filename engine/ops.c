@@ -8,37 +8,39 @@
 #include "engine/ops.h"
 
 #include <assert.h>
-#include <cblas.h>
 #include <math.h>
 #include <string.h>
 
 #include "engine/config.h"
+#include "engine/gemm.h"
 #include "engine/rng.h"
 
-void matmul(int trans_a, int trans_b, int M, int N, int K, float alpha,
+void matmul(Gemm *g, int trans_a, int trans_b, int M, int N, int K, float alpha,
             const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc)
 {
     /* row-major leading dimensions: at least the columns stored per row */
     assert(M >= 0 && N >= 0 && K >= 0);
     assert(lda >= (trans_a ? M : K) && ldb >= (trans_b ? K : N) && ldc >= N);
-    cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
-                trans_b ? CblasTrans : CblasNoTrans, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (g)
+        gemm_bf16(g, trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    else
+        gemm_f32(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
-void linear_forward(float *y, const float *x, const float *w, const float *b, int N, int n_in, int n_out)
+void linear_forward(Gemm *g, float *y, const float *x, const float *w, const float *b, int N, int n_in, int n_out)
 {
     assert(y && x && w && N >= 0 && n_in > 0 && n_out > 0);
     if (b) {
         for (int i = 0; i < N; i++) memcpy(y + (size_t)i * n_out, b, sizeof(float) * n_out);
     }
-    matmul(0, 1, N, n_out, n_in, 1.0f, x, n_in, w, n_in, b ? 1.0f : 0.0f, y, n_out);
+    matmul(g, 0, 1, N, n_out, n_in, 1.0f, x, n_in, w, n_in, b ? 1.0f : 0.0f, y, n_out);
 }
 
-void linear_backward(float *dx, float *dw, float *db, const float *dy, const float *x,
+void linear_backward(Gemm *g, float *dx, float *dw, float *db, const float *dy, const float *x,
                      const float *w, int N, int n_in, int n_out, int accumulate)
 {
-    if (dx) matmul(0, 0, N, n_in, n_out, 1.0f, dy, n_out, w, n_in, accumulate ? 1.0f : 0.0f, dx, n_in);
-    if (dw) matmul(1, 0, n_out, n_in, N, 1.0f, dy, n_out, x, n_in, 1.0f, dw, n_in);
+    if (dx) matmul(g, 0, 0, N, n_in, n_out, 1.0f, dy, n_out, w, n_in, accumulate ? 1.0f : 0.0f, dx, n_in);
+    if (dw) matmul(g, 1, 0, n_out, n_in, N, 1.0f, dy, n_out, x, n_in, 1.0f, dw, n_in);
     if (db) {
         for (int i = 0; i < N; i++) {
             const float *row = dy + (size_t)i * n_out;

@@ -10,16 +10,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct Gemm;
+
 /* Matrix product on row-major storage, C = alpha op(A) op(B) + beta C:
-   op(A) [M, K], op(B) [K, N], C [M, N] (OpenBLAS sgemm). */
-void matmul(int trans_a, int trans_b, int M, int N, int K, float alpha,
+   op(A) [M, K], op(B) [K, N], C [M, N], in the precision of g (the calling
+   thread's context, engine/gemm.h): NULL is float32 (OpenBLAS sgemm).  The
+   linear layers below take the same g. */
+void matmul(struct Gemm *g, int trans_a, int trans_b, int M, int N, int K, float alpha,
             const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc);
 
 /* x [N, n_in] -> y [N, n_out] = x w^T + b;  w [n_out, n_in], b [n_out] or NULL. */
-void linear_forward(float *y, const float *x, const float *w, const float *b, int N, int n_in, int n_out);
+void linear_forward(struct Gemm *g, float *y, const float *x, const float *w, const float *b, int N, int n_in, int n_out);
 /* dy [N, n_out] -> dx [N, n_in] (NULL to skip), dw [n_out, n_in] +=,
    db [n_out] += (NULL to skip). */
-void linear_backward(float *dx, float *dw, float *db, const float *dy, const float *x,
+void linear_backward(struct Gemm *g, float *dx, float *dw, float *db, const float *dy, const float *x,
                      const float *w, int N, int n_in, int n_out, int accumulate);
 
 /* x [N, C] -> y [N, C], mean [N], rstd [N]; eps 1e-5. */

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "engine/common.h"
+#include "engine/gemm.h"
 #include "engine/model.h"
 #include "engine/ops.h"
 #include "engine/rng.h"
@@ -114,7 +115,7 @@ int work_alloc(Work *w, const Model *m, int B, int with_grads, char *err)
     memset(w->arena, 0, sizing.used);
     Arena real = {w->arena, 0};
     layout(w, m, B, with_grads, &real);
-    if (with_grads && work_alloc_row_grads(w, m, B, err)) {
+    if ((with_grads && work_alloc_row_grads(w, m, B, err)) || gemm_create(&w->gemm, m->cfg.precision, err)) {
         work_free(w);
         return -1;
     }
@@ -144,6 +145,7 @@ void work_free(Work *w)
 {
     for (int s = 0; s < MODEL_MAX_STACKS; s++) free(w->stacks[s].blocks);
     work_free_row_grads(w);
+    gemm_free(w->gemm);
     free(w->arena);
     memset(w, 0, sizeof *w);
 }
@@ -181,6 +183,7 @@ static void mix_args(const StackCall *c, int s, int l, const int32_t *tokens, Mi
     a->dw = dw;
     a->saved = c->w->stacks[s].blocks[l].mix_saved;
     a->scratch = c->w->mix_scratch;
+    a->gemm = c->w->gemm;
     a->state = bp->mix_state;
     a->rng_key = rng_hash(c->step_key, 0x6d6978ULL + (uint64_t)s * 4096 + (uint64_t)l);
 }
@@ -237,9 +240,9 @@ void stack_forward(const StackCall *c, int s, const int32_t *tokens)
         if (cf->norm == NORM_PRE)
             layernorm_forward(A->b, A->ln2_mean, A->ln2_rstd, A->x1, model_param(m, bp->ln2_w),
                               model_param(m, bp->ln2_b), N, d);
-        linear_forward(A->h, A->b, model_param(m, bp->w1), model_param(m, bp->b1), N, d, dff);
+        linear_forward(c->w->gemm, A->h, A->b, model_param(m, bp->w1), model_param(m, bp->b1), N, d, dff);
         if (A->ha != A->h) act_forward(A->ha, A->h, (size_t)N * dff, cf->act);
-        linear_forward(A->f, A->ha, model_param(m, bp->w2), model_param(m, bp->b2), N, dff, d);
+        linear_forward(c->w->gemm, A->f, A->ha, model_param(m, bp->w2), model_param(m, bp->b2), N, dff, d);
         maybe_dropout(c, A->f, Nd, s, l, 1);
         vec_add(A->s2, A->x1, A->f, Nd);
         if (cf->norm == NORM_POST) {
@@ -294,15 +297,15 @@ void stack_backward(const StackCall *c, int s, const int32_t *tokens, float *dou
         }
         /* s2 = x1 + drop(f): g is dL/ds2 = dL/dx1 (residual) + path through f */
         const float *dy = branch_grad(c, g, t1, Nd, s, l, 1);
-        linear_backward(wk->dh, grads + m->params[bp->w2].offset, grads + m->params[bp->b2].offset,
+        linear_backward(wk->gemm, wk->dh, grads + m->params[bp->w2].offset, grads + m->params[bp->b2].offset,
                         dy, A->ha, model_param(m, bp->w2), N, dff, d, 0);
         if (A->ha != A->h) act_backward(wk->dh, wk->dh, A->h, (size_t)N * dff, cf->act, 0);
         if (cf->norm == NORM_PRE) {
-            linear_backward(t2, grads + m->params[bp->w1].offset, grads + m->params[bp->b1].offset,
+            linear_backward(wk->gemm, t2, grads + m->params[bp->w1].offset, grads + m->params[bp->b1].offset,
                             wk->dh, A->b, model_param(m, bp->w1), N, d, dff, 0);
             ln_backward(c, bp->ln2_w, bp->ln2_b, g, t2, A->x1, A->ln2_mean, A->ln2_rstd, N, 1);
         } else {
-            linear_backward(g, grads + m->params[bp->w1].offset, grads + m->params[bp->b1].offset,
+            linear_backward(wk->gemm, g, grads + m->params[bp->w1].offset, grads + m->params[bp->b1].offset,
                             wk->dh, A->b, model_param(m, bp->w1), N, d, dff, 1);
         }
         /* g = dL/dx1 */

@@ -2,7 +2,9 @@
  * test_alloc.c — a training step allocates nothing: malloc, calloc, realloc
  * and aligned_alloc are wrapped at link time (see the Makefile) and counted
  * while steps run, for attention, mixer and pairconnect (sparse-row
- * gradients), one and two threads, with dropout; and generation and the
+ * gradients), one and two threads, with dropout, and with precision=bf16
+ * (after a first step and evaluation: oneDNN's own allocations inside
+ * libdnnl are not wrapped, only ours); and generation and the
  * batch-1 inference forward allocate nothing per token or per window, for
  * every causal mixer.
  */
@@ -12,6 +14,7 @@
 
 #include "engine/config.h"
 #include "engine/data/data.h"
+#include "engine/gemm.h"
 #include "engine/generate.h"
 #include "engine/infer.h"
 #include "engine/model.h"
@@ -64,11 +67,14 @@ static void check_steps(const char *arch, const char *threads, const char *extra
     CHECK(allocations > setup, "the allocation counter does not count (link without --wrap?)");
     TrainProgress p;
     trainer_step(t, &p, err); /* warm-up: OpenBLAS sets up its buffers on first use */
+    EvalResult e;
+    /* precision=bf16 sizes its operand buffers and oneDNN primitives on the
+       first use of each product shape: an evaluation's too */
+    if (c.precision == PRECISION_BF16) trainer_evaluate(t, SPLIT_VALID, &e, err);
     long before = allocations;
     for (int i = 0; i < 5; i++) CHECK(trainer_step(t, &p, err) == 0, "%s", err);
     long during = allocations - before;
-    CHECK(during == 0, "%s threads=%s: %ld allocations in 5 training steps", arch, threads, during);
-    EvalResult e;
+    CHECK(during == 0, "%s threads=%s %s: %ld allocations in 5 training steps", arch, threads, extra, during);
     before = allocations;
     CHECK(trainer_evaluate(t, SPLIT_VALID, &e, err) == 0, "%s", err);
     CHECK(allocations == before, "%s: evaluation allocated %ld times", arch, allocations - before);
@@ -91,6 +97,12 @@ static void test_step_allocates_nothing(void)
 
 /* Tokens through a generator (past n_ctx too) and windows through
    infer_window, after one warm-up of each. */
+static void test_bf16_step_allocates_nothing(void)
+{
+    check_steps("attention", "2", "precision=bf16");
+    check_steps("pairconnect", "1", "precision=bf16");
+}
+
 static void check_inference(const char *arch)
 {
     Config c;
@@ -133,5 +145,7 @@ int main(void)
     openblas_set_num_threads(1);
     RUN(test_step_allocates_nothing);
     RUN(test_inference_allocates_nothing);
+    char why[512] = "";
+    RUN_IF(gemm_bf16_available(why), why, test_bf16_step_allocates_nothing);
     CHECK_EXIT();
 }

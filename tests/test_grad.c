@@ -46,26 +46,26 @@ static void test_linear_grad(void)
     fill(w, O * I, &r, 1);
     fill(b, O, &r, 1);
     fill(rr, N * O, &r, 1);
-    linear_backward(dx, dw, db, rr, x, w, N, I, O, 0);
+    linear_backward(NULL, dx, dw, db, rr, x, w, N, I, O, 0);
     float h = 1e-2f;
     for (int i = 0; i < N * I; i++) {
         float keep = x[i];
-        x[i] = keep + h; linear_forward(y, x, w, b, N, I, O); double lp = dotd(y, rr, N * O);
-        x[i] = keep - h; linear_forward(y, x, w, b, N, I, O); double lm = dotd(y, rr, N * O);
+        x[i] = keep + h; linear_forward(NULL, y, x, w, b, N, I, O); double lp = dotd(y, rr, N * O);
+        x[i] = keep - h; linear_forward(NULL, y, x, w, b, N, I, O); double lm = dotd(y, rr, N * O);
         x[i] = keep;
         CHECK(close_to((lp - lm) / (2 * h), dx[i], 1e-3, 1e-3), "dx[%d] %g vs %g", i, (lp - lm) / (2 * h), dx[i]);
     }
     for (int i = 0; i < O * I; i++) {
         float keep = w[i];
-        w[i] = keep + h; linear_forward(y, x, w, b, N, I, O); double lp = dotd(y, rr, N * O);
-        w[i] = keep - h; linear_forward(y, x, w, b, N, I, O); double lm = dotd(y, rr, N * O);
+        w[i] = keep + h; linear_forward(NULL, y, x, w, b, N, I, O); double lp = dotd(y, rr, N * O);
+        w[i] = keep - h; linear_forward(NULL, y, x, w, b, N, I, O); double lm = dotd(y, rr, N * O);
         w[i] = keep;
         CHECK(close_to((lp - lm) / (2 * h), dw[i], 1e-3, 1e-3), "dw[%d]", i);
     }
     for (int i = 0; i < O; i++) {
         float keep = b[i];
-        b[i] = keep + h; linear_forward(y, x, w, b, N, I, O); double lp = dotd(y, rr, N * O);
-        b[i] = keep - h; linear_forward(y, x, w, b, N, I, O); double lm = dotd(y, rr, N * O);
+        b[i] = keep + h; linear_forward(NULL, y, x, w, b, N, I, O); double lp = dotd(y, rr, N * O);
+        b[i] = keep - h; linear_forward(NULL, y, x, w, b, N, I, O); double lm = dotd(y, rr, N * O);
         b[i] = keep;
         CHECK(close_to((lp - lm) / (2 * h), db[i], 1e-3, 1e-3), "db[%d]", i);
     }

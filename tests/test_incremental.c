@@ -187,8 +187,8 @@ static void test_dispatcher_level_dropout(void)
     Rng rng;
     rng_seed(&rng, 23);
     fill(x, nd, &rng, 1.0f);
-    linear_forward(v, x, r.wp[0], NULL, n * h, dh, dh);
-    linear_forward(plain, v, r.wp[2], NULL, n * h, dh, dh);
+    linear_forward(NULL, v, x, r.wp[0], NULL, n * h, dh, dh);
+    linear_forward(NULL, plain, v, r.wp[2], NULL, n * h, dh, dh);
 
     r.a.training = 1;
     r.a.rng_key = 77;

@@ -76,19 +76,19 @@ static void attention_forward(const MixArgs *a, const float *x, float *y)
     int n = a->n, d = a->d, h = a->heads, dh = d / h, N = a->B * n;
     float scale = 1.0f / sqrtf((float)dh);
     Saved s = saved_split(a);
-    linear_forward(s.qkv, x, a->w[WQ], a->w[BQ], N, d, 3 * d);
+    linear_forward(a->gemm, s.qkv, x, a->w[WQ], a->w[BQ], N, d, 3 * d);
     for (int b = 0; b < a->B; b++) {
         const float *qkv = s.qkv + (size_t)b * n * 3 * d;
         for (int k = 0; k < h; k++) {
             float *probs = s.probs + ((size_t)b * h + k) * n * n;
             const float *q = qkv + k * dh, *kk = qkv + d + k * dh, *v = qkv + 2 * d + k * dh;
-            matmul(0, 1, n, n, dh, scale, q, 3 * d, kk, 3 * d, 0.0f, probs, n);
+            matmul(a->gemm, 0, 1, n, n, dh, scale, q, 3 * d, kk, 3 * d, 0.0f, probs, n);
             softmax_rows(probs, n, n, a->causal);
-            matmul(0, 0, n, dh, n, 1.0f, probs, n, v, 3 * d, 0.0f,
+            matmul(a->gemm, 0, 0, n, dh, n, 1.0f, probs, n, v, 3 * d, 0.0f,
                    s.o + (size_t)b * n * d + k * dh, d);
         }
     }
-    linear_forward(y, s.o, a->w[WO], a->w[BO], N, d, d);
+    linear_forward(a->gemm, y, s.o, a->w[WO], a->w[BO], N, d, d);
 }
 
 static void attention_backward(const MixArgs *a, const float *x, const float *dy, float *dx)
@@ -99,7 +99,7 @@ static void attention_backward(const MixArgs *a, const float *x, const float *dy
     float *d_o = a->scratch;                        /* [B, n, d] */
     float *dqkv = d_o + (size_t)N * d;              /* [B, n, 3d] */
     float *dprobs = dqkv + (size_t)N * 3 * d;       /* [n, n] */
-    linear_backward(d_o, a->dw[WO], a->dw[BO], dy, s.o, a->w[WO], N, d, d, 0);
+    linear_backward(a->gemm, d_o, a->dw[WO], a->dw[BO], dy, s.o, a->w[WO], N, d, d, 0);
     for (int b = 0; b < a->B; b++) {
         const float *qkv = s.qkv + (size_t)b * n * 3 * d;
         float *dqkv_b = dqkv + (size_t)b * n * 3 * d;
@@ -108,8 +108,8 @@ static void attention_backward(const MixArgs *a, const float *x, const float *dy
             const float *q = qkv + k * dh, *kk = qkv + d + k * dh, *v = qkv + 2 * d + k * dh;
             const float *dout = d_o + (size_t)b * n * d + k * dh;
             float *dq = dqkv_b + k * dh, *dk = dqkv_b + d + k * dh, *dv = dqkv_b + 2 * d + k * dh;
-            matmul(0, 1, n, n, dh, 1.0f, dout, d, v, 3 * d, 0.0f, dprobs, n);
-            matmul(1, 0, n, dh, n, 1.0f, probs, n, dout, d, 0.0f, dv, 3 * d);
+            matmul(a->gemm, 0, 1, n, n, dh, 1.0f, dout, d, v, 3 * d, 0.0f, dprobs, n);
+            matmul(a->gemm, 1, 0, n, dh, n, 1.0f, probs, n, dout, d, 0.0f, dv, 3 * d);
             /* softmax backward: dS = P * (dP - rowsum(P * dP)) */
             for (int t = 0; t < n; t++) {
                 const float *p = probs + (size_t)t * n;
@@ -120,11 +120,11 @@ static void attention_backward(const MixArgs *a, const float *x, const float *dy
                 for (int j = 0; j < len; j++) dp[j] = p[j] * (dp[j] - dot);
                 for (int j = len; j < n; j++) dp[j] = 0.0f;
             }
-            matmul(0, 0, n, dh, n, scale, dprobs, n, kk, 3 * d, 0.0f, dq, 3 * d);
-            matmul(1, 0, n, dh, n, scale, dprobs, n, q, 3 * d, 0.0f, dk, 3 * d);
+            matmul(a->gemm, 0, 0, n, dh, n, scale, dprobs, n, kk, 3 * d, 0.0f, dq, 3 * d);
+            matmul(a->gemm, 1, 0, n, dh, n, scale, dprobs, n, q, 3 * d, 0.0f, dk, 3 * d);
         }
     }
-    linear_backward(dx, a->dw[WQ], a->dw[BQ], dqkv, x, a->w[WQ], N, d, 3 * d, 0);
+    linear_backward(a->gemm, dx, a->dw[WQ], a->dw[BQ], dqkv, x, a->w[WQ], N, d, 3 * d, 0);
 }
 
 /* Incremental decoding cache: per head, its keys k_s [n, dh] and then (at

@@ -223,7 +223,7 @@ static void direct_backward(const MixArgs *a, const float *x, const float *dy, f
             cblas_strmm(CblasRowMajor, CblasLeft, CblasLower, CblasTrans, CblasNonUnit, n, dk, 1.0f, T, n,
                         dx + off, d);
             /* dT[t, s] (+)= sum_f dy[t, f] x[s, f] */
-            matmul(0, 1, n, n, dk, 1.0f, dy + off, d, x + off, d, b ? 1.0f : 0.0f, dT, n);
+            matmul(a->gemm, 0, 1, n, n, dk, 1.0f, dy + off, d, x + off, d, b ? 1.0f : 0.0f, dT, n);
         }
         /* dw[j] += sum_t c_t dT[t, t-j] */
         float *dw = a->dw[k];

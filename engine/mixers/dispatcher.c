@@ -175,15 +175,15 @@ static void dispatcher_forward(const MixArgs *a, const float *x, float *y)
     Saved s = saved_split(a);
     float *v = a->scratch;   /* [n, d] */
     draw_levels(a, levels, kept);
-    linear_forward(s.v0, x, a->w[WIN], NULL, rows, dh, dh);
-    linear_forward(s.gates, x, a->w[WC], NULL, rows, dh, levels);
+    linear_forward(a->gemm, s.v0, x, a->w[WIN], NULL, rows, dh, dh);
+    linear_forward(a->gemm, s.gates, x, a->w[WC], NULL, rows, dh, levels);
     gates_activate(s.gates, rows, n, h, levels);
     for (int b = 0; b < a->B; b++) {
         const float *gates = s.gates + (size_t)b * n * h * levels;
         memcpy(v, s.v0 + (size_t)b * n * d, sizeof(float) * (size_t)n * d);
         for (int l = 0; l < levels; l++)
             if (kept[l]) level_forward(v, v, gates, n, h, dh, levels, l);
-        linear_forward(y + (size_t)b * n * d, v, a->w[WOUT], NULL, n * h, dh, dh);
+        linear_forward(a->gemm, y + (size_t)b * n * d, v, a->w[WOUT], NULL, n * h, dh, dh);
     }
 }
 
@@ -212,14 +212,14 @@ static void dispatcher_backward(const MixArgs *a, const float *x, const float *d
             level_forward(next, v[l], gates, n, h, dh, levels, l);
             v[l + 1] = next;
         }
-        linear_backward(grad, a->dw[WOUT], NULL, dy + (size_t)b * nd, v[levels], a->w[WOUT], n * h, dh, dh, 0);
+        linear_backward(a->gemm, grad, a->dw[WOUT], NULL, dy + (size_t)b * nd, v[levels], a->w[WOUT], n * h, dh, dh, 0);
         memset(dgates, 0, sizeof(float) * ngates);
         for (int l = levels - 1; l >= 0; l--)
             if (kept[l]) level_backward(grad, dgates, v[l], gates, n, h, dh, levels, l);
         /* dC -> d(x Wc^T); masked entries have C = 0 and get 0 */
         for (size_t i = 0; i < ngates; i++) dgates[i] *= gates[i] * (1.0f - gates[i]);
-        linear_backward(dxb, a->dw[WIN], NULL, grad, xb, a->w[WIN], n * h, dh, dh, 0);
-        linear_backward(dxb, a->dw[WC], NULL, dgates, xb, a->w[WC], n * h, dh, levels, 1);
+        linear_backward(a->gemm, dxb, a->dw[WIN], NULL, grad, xb, a->w[WIN], n * h, dh, dh, 0);
+        linear_backward(a->gemm, dxb, a->dw[WC], NULL, dgates, xb, a->w[WC], n * h, dh, levels, 1);
     }
 }
 

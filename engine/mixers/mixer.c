@@ -77,7 +77,7 @@ static void mixer_forward(const MixArgs *a, const float *x, float *y)
                 cblas_strmm(CblasRowMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit,
                             n, dk, 1.0f, W, n, yk, d);
             } else {
-                matmul(0, 0, n, dk, n, 1.0f, W, n, xk, d, 0.0f, yk, d);
+                matmul(a->gemm, 0, 0, n, dk, n, 1.0f, W, n, xk, d, 0.0f, yk, d);
             }
             for (int t = 0; t < n; t++) {
                 float *row = yk + (size_t)t * d;
@@ -102,9 +102,9 @@ static void mixer_backward(const MixArgs *a, const float *x, const float *dy, fl
                 cblas_strmm(CblasRowMajor, CblasLeft, CblasLower, CblasTrans, CblasNonUnit,
                             n, dk, 1.0f, W, n, dxk, d);
             } else {
-                matmul(1, 0, n, dk, n, 1.0f, W, n, dyk, d, 0.0f, dxk, d);
+                matmul(a->gemm, 1, 0, n, dk, n, 1.0f, W, n, dyk, d, 0.0f, dxk, d);
             }
-            matmul(0, 1, n, n, dk, 1.0f, dyk, d, xk, d, 1.0f, dW, n);
+            matmul(a->gemm, 0, 1, n, n, dk, 1.0f, dyk, d, xk, d, 1.0f, dW, n);
             for (int t = 0; t < n; t++) {
                 const float *row = dyk + (size_t)t * d;
                 float s = 0.0f;

@@ -196,12 +196,12 @@ static void pair_backward(const MixArgs *a, const int32_t *ids, int i, float *dp
 
 /* z [N, n_in] -> out [N, d] = W2 GELU(W1 z + b1) + b2; hid, act [N, dp]
    keep the hidden layer before and after GELU.  w: the MLP's 4 params. */
-static void mlp_forward(const float *const *w, const float *z, int N, int n_in, int dp, int d, float *hid,
+static void mlp_forward(struct Gemm *g, const float *const *w, const float *z, int N, int n_in, int dp, int d, float *hid,
                         float *act, float *out)
 {
-    linear_forward(hid, z, w[W1], w[B1], N, n_in, dp);
+    linear_forward(g, hid, z, w[W1], w[B1], N, n_in, dp);
     act_forward(act, hid, (size_t)N * dp, ACT_GELU);
-    linear_forward(out, act, w[W2], w[B2], N, dp, d);
+    linear_forward(g, out, act, w[W2], w[B2], N, dp, d);
 }
 
 /* dout [N, d] -> dz [N, n_in] (overwritten; NULL to skip); the MLP's
@@ -211,9 +211,9 @@ static void mlp_backward(const MixArgs *a, int i0, const float *z, const float *
 {
     const float *const *w = a->w + i0;
     float *const *dw = a->dw + i0;
-    linear_backward(dhid, dw[W2], dw[B2], dout, act, w[W2], N, dp, d, 0);
+    linear_backward(a->gemm, dhid, dw[W2], dw[B2], dout, act, w[W2], N, dp, d, 0);
     act_backward(dhid, dhid, hid, (size_t)N * dp, ACT_GELU, 0);
-    linear_backward(dz, dw[W1], dw[B1], dhid, z, w[W1], N, n_in, dp, 0);
+    linear_backward(a->gemm, dz, dw[W1], dw[B1], dhid, z, w[W1], N, n_in, dp, 0);
 }
 
 static void pairconnect_forward(const MixArgs *a, const float *x, float *y)
@@ -224,8 +224,8 @@ static void pairconnect_forward(const MixArgs *a, const float *x, float *y)
         for (int i = 0; i < n; i++)
             pair_features(a, a->tokens + (size_t)b * n, i, a->causal, s.pair + ((size_t)b * n + i) * h * d);
     float *y_pair = a->scratch;
-    mlp_forward(a->w + MLPX(h), x, N, d, dp, d, s.hx, s.ax, y);
-    mlp_forward(a->w + MLPP(h), s.pair, N, h * d, dp, d, s.hp, s.ap, y_pair);
+    mlp_forward(a->gemm, a->w + MLPX(h), x, N, d, dp, d, s.hx, s.ax, y);
+    mlp_forward(a->gemm, a->w + MLPP(h), s.pair, N, h * d, dp, d, s.hp, s.ap, y_pair);
     vec_acc(y, y_pair, (size_t)N * d);
 }
 

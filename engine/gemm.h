@@ -1,0 +1,53 @@
+/*
+ * gemm.h — the one matrix product of the engine, in the precision a run
+ * asks for (config key `precision`).
+ *
+ * precision=f32 (the default) is OpenBLAS sgemm.  precision=bf16 rounds both
+ * operands to bfloat16 (round to nearest even) and multiplies them with
+ * oneDNN's AVX512-BF16 matmul, summing in float32 into a float32 C: the
+ * weights, their gradients, the moments and every other operation stay
+ * float32 (mixed precision with float32 master weights).  Only the dense
+ * products change; which products those are is the same for every
+ * architecture: every call of matmul / linear_forward / linear_backward
+ * (engine/ops.h) made with a Gemm context.
+ *
+ * oneDNN (Debian's libdnnl2) is loaded with dlopen when a bf16 context is
+ * created, so neither the binary nor an f32 run depends on it.  A context
+ * belongs to one thread (the trainer gives each worker its own): it caches
+ * one oneDNN primitive per product shape and grows its bf16 operand buffers
+ * to the largest product it has seen, so after the first step (and the
+ * first evaluation) a step allocates nothing.  oneDNN runs single-threaded
+ * inside it: the engine owns the threads.
+ */
+#ifndef MIXBENCH_GEMM_H
+#define MIXBENCH_GEMM_H
+
+enum { PRECISION_F32, PRECISION_BF16 };
+
+typedef struct Gemm Gemm;
+
+/* A context for `precision`.  PRECISION_F32 needs none: *out = NULL (every
+   product with a NULL context is sgemm).  PRECISION_BF16 fails with one line
+   when the CPU lacks AVX512-BF16 or libdnnl.so.2 cannot be loaded. */
+int gemm_create(Gemm **out, int precision, char *err);
+void gemm_free(Gemm *g);
+
+/* 1 when precision=bf16 can run here (CPU and oneDNN), else 0 with the
+   reason in err. */
+int gemm_bf16_available(char *err);
+
+/* Row-major C = alpha op(A) op(B) + beta C, op(A) [M, K], op(B) [K, N],
+   C [M, N], in float32 (OpenBLAS sgemm). */
+void gemm_f32(int trans_a, int trans_b, int M, int N, int K, float alpha, const float *A, int lda,
+              const float *B, int ldb, float beta, float *C, int ldc);
+
+/* The same with bf16 operands (matmul in engine/ops.h calls it for a
+   non-NULL context). */
+void gemm_bf16(Gemm *g, int trans_a, int trans_b, int M, int N, int K, float alpha, const float *A, int lda,
+              const float *B, int ldb, float beta, float *C, int ldc);
+
+/* Products of this context that ran in float32 because oneDNN could not
+   make or run their matmul (tests expect 0). */
+long gemm_fallbacks(const Gemm *g);
+
+#endif

@@ -6,6 +6,10 @@
 #   mpi_setup NAME                 SKIPs NAME and exits without mpirun; else
 #                                  $MPIRUN (root allowed, oversubscribed,
 #                                  TMPDIR under $T)
+#   pause_midway DB SPEC...        queues `arch=attention SPEC` alone into DB,
+#                                  trains it with a worker (output to
+#                                  $T/pw.out), pauses it past step 60 and
+#                                  waits for the worker to stop
 #   most_running DB OUT CMD...     runs CMD (output to OUT) in the background
 #                                  and prints the most jobs of DB holding
 #                                  memory at once (running, started), then
@@ -40,4 +44,14 @@ most_running() {
   done
   wait $p
   echo "$most $?"
+}
+
+pause_midway() {
+  local db=$1; shift
+  $MB sweep --db "$db" arch=attention "$@" >/dev/null 2>&1
+  $MB worker --db "$db" --jobs 1 >"$T/pw.out" 2>&1 &
+  local w=$! i
+  for i in $(seq 400); do [ "$(q "$db" "select steps_done from runs where id=1")" -gt 60 ] 2>/dev/null && break; sleep 0.05; done
+  $MB pause 1 --db "$db" >/dev/null
+  wait $w
 }

@@ -32,12 +32,7 @@ $MB show 1 --db "$T/probe.db" | grep -qE "precision +bf16" && [ "$c" = bf16 ] &&
 # a running bf16 job pauses with a checkpoint and resumes to the same numbers
 DB=$T/p.db
 LONG="steps=3000 ckpt_every=50 seed=5 threads=1 precision=bf16 $TINY"
-$MB sweep --db "$DB" arch=attention $LONG >/dev/null 2>&1
-$MB worker --db "$DB" --jobs 1 >"$T/pw.out" 2>&1 &
-wpid=$!
-for i in $(seq 400); do [ "$(q "$DB" "select steps_done from runs where id=1")" -gt 60 ] 2>/dev/null && break; sleep 0.05; done
-$MB pause 1 --db "$DB" >/dev/null
-wait $wpid
+pause_midway "$DB" $LONG
 st=$(q "$DB" "select status from runs where id=1")
 $MB resume 1 --db "$DB" >/dev/null && $MB worker --db "$DB" --jobs 1 >/dev/null 2>&1
 $MB run --db "$T/ref.db" --quiet --arch attention $LONG >/dev/null 2>&1

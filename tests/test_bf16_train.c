@@ -21,6 +21,8 @@
 
 #define STEPS 120
 
+static Dataset markov;   /* builtin:markov, loaded once by main */
+
 /* Trains arch on ds in `precision`; losses[STEPS] and the first step's
    gradient norm out; returns the final valid loss (NAN on error). */
 static double train(const char *arch, const char *task, int precision, int threads, const Dataset *ds,
@@ -66,21 +68,15 @@ static double train(const char *arch, const char *task, int precision, int threa
 
 static void every_arch_learns_and_tracks_f32(void)
 {
-    Dataset ds;
-    char err[ERR_LEN];
-    DataOptions o = {0};
-    if (dataset_load("builtin:markov", &o, &ds, err)) {
-        CHECK(0, "%s", err);
-        return;
-    }
+    const Dataset *ds = &markov;
     const char *cases[][2] = {{"attention", "clm"}, {"mixer", "clm"},   {"pairconnect", "mlm"}, {"dispatcher", "clm"},
                               {"cumsum", "clm"},    {"fft", "mlm"},     {"conv", "clm"},        {"attention", "mlm"}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         double l32[STEPS], l16[STEPS], g32 = 0, g16 = 0;
-        double v32 = train(cases[i][0], cases[i][1], PRECISION_F32, 1, &ds, l32, &g32);
-        double v16 = train(cases[i][0], cases[i][1], PRECISION_BF16, 1, &ds, l16, &g16);
+        double v32 = train(cases[i][0], cases[i][1], PRECISION_F32, 1, ds, l32, &g32);
+        double v16 = train(cases[i][0], cases[i][1], PRECISION_BF16, 1, ds, l16, &g16);
         printf("  %s %s: valid f32 %.4f bf16 %.4f (log V %.3f); step 1 loss %.6f vs %.6f, grad norm %.5f vs %.5f\n",
-               cases[i][0], cases[i][1], v32, v16, log(ds.vocab), l32[0], l16[0], g32, g16);
+               cases[i][0], cases[i][1], v32, v16, log(ds->vocab), l32[0], l16[0], g32, g16);
         CHECK(v16 < l16[0] - 0.25, "%s %s: bf16 valid %.4f is not 0.25 nats below the first loss %.4f",
               cases[i][0], cases[i][1], v16, l16[0]);
         CHECK(fabs(v16 - v32) < 0.01 * v32, "%s %s: bf16 valid %.4f vs f32 %.4f", cases[i][0], cases[i][1], v16, v32);
@@ -92,35 +88,33 @@ static void every_arch_learns_and_tracks_f32(void)
         CHECK(memcmp(l16, l32, sizeof l16) != 0, "%s %s: bf16 gave float32's numbers bit for bit: not in bf16?",
               cases[i][0], cases[i][1]);
     }
-    dataset_free(&ds);
 }
 
 static void same_seed_same_bits(void)
 {
-    Dataset ds;
-    char err[ERR_LEN];
-    DataOptions o = {0};
-    if (dataset_load("builtin:markov", &o, &ds, err)) {
-        CHECK(0, "%s", err);
-        return;
-    }
+    const Dataset *ds = &markov;
     const char *archs[] = {"attention", "pairconnect"};
     for (int a = 0; a < 2; a++) {
         double l1[STEPS], l2[STEPS], g1, g2;
         const char *task = a ? "mlm" : "clm";
-        double v1 = train(archs[a], task, PRECISION_BF16, 2, &ds, l1, &g1);
-        double v2 = train(archs[a], task, PRECISION_BF16, 2, &ds, l2, &g2);
+        double v1 = train(archs[a], task, PRECISION_BF16, 2, ds, l1, &g1);
+        double v2 = train(archs[a], task, PRECISION_BF16, 2, ds, l2, &g2);
         CHECK(memcmp(l1, l2, sizeof l1) == 0 && v1 == v2, "%s: two bf16 runs on 2 threads differ (valid %.9g %.9g)",
               archs[a], v1, v2);
     }
-    dataset_free(&ds);
 }
 
 int main(void)
 {
     char why[ERR_LEN] = "";
     int bf16 = gemm_bf16_available(why);
+    DataOptions o = {0};
+    if (bf16 && dataset_load("builtin:markov", &o, &markov, why)) {
+        printf("FAIL builtin:markov: %s\n", why);
+        return 1;
+    }
     RUN_IF(bf16, why, every_arch_learns_and_tracks_f32);
     RUN_IF(bf16, why, same_seed_same_bits);
+    if (bf16) dataset_free(&markov);
     return check_failures_ ? 1 : 0;
 }

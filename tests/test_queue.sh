@@ -78,12 +78,7 @@ $MB cancel 1 --db "$DB" >/dev/null 2>"$T/err"; [ $? -ne 0 ] && grep -q "done" "$
 # --- control: a running job pauses with a checkpoint, resumes to the same numbers
 DB=$T/p.db
 LONG="steps=4000 ckpt_every=50 seed=5 threads=1 $TINY"
-$MB sweep --db "$DB" arch=attention $LONG >/dev/null 2>&1
-$MB worker --db "$DB" --jobs 1 >"$T/pw.out" 2>&1 &
-wpid=$!
-for i in $(seq 200); do [ "$(q "$DB" "select steps_done from runs where id=1")" -gt 60 ] 2>/dev/null && break; sleep 0.05; done
-$MB pause 1 --db "$DB" >/dev/null
-wait $wpid
+pause_midway "$DB" $LONG
 st=$(q "$DB" "select status from runs where id=1"); ck=$(q "$DB" "select resume_ckpt from runs where id=1")
 [ "$st" = paused ] && [ -s "$ck" ] && pass pause_running || fail pause_running "status=$st ckpt=$ck $(tail -2 "$T/pw.out")"
 $MB resume 1 --db "$DB" >/dev/null && $MB worker --db "$DB" --jobs 1 >/dev/null 2>&1

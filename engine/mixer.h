@@ -26,6 +26,7 @@
 #define MIX_MAX_PARAMS 72
 
 struct RowGrad;
+struct MixerInfer;
 
 /* INIT_NORMAL N(0, 0.02); INIT_TOKEN_EMB N(0, emb_std) (SPEC section 5) */
 enum { INIT_NORMAL, INIT_ZERO, INIT_ONE, INIT_UNIFORM_INV_SQRT_N, INIT_TOKEN_EMB };
@@ -93,6 +94,9 @@ typedef struct MixerOps {
        matrix products, which the bench counts as 6 x params) per token for
        forward + backward: the bench's FLOP rule. */
     double (*extra_flops_per_token)(const Config *c, int causal);
+    /* Batch-1 inference with state built once per block, e.g. linear
+       layers packed (engine/infer.h; NULL: forward and forward_step). */
+    const struct MixerInfer *infer;
 } MixerOps;
 
 const MixerOps *mixer_find(const char *name);

@@ -4,7 +4,9 @@
  * (engine/generate.c) share it.  Nothing is packed or allocated per call:
  * infer_create copies the FFN and head weights once into column panels
  * (PackedLinear) that a register-blocked kernel reads in order, for one row
- * (a GEMV) as for a window of rows, and every buffer is sized up front.
+ * (a GEMV) as for a window of rows, every buffer is sized up front, and a
+ * mixer with MixerOps.infer gets its per-block state (its own linear layers
+ * packed, say) built there once too.
  *
  * Each output of a packed linear layer is b + sum_k x_k w_k accumulated in
  * k order whatever the number of rows, so one row through infer_rows gives

@@ -40,9 +40,7 @@ static void compare_blocks(const char *task, const char *hash, const char *d, co
     }
     Rng r;
     rng_seed(&r, 21);
-    for (int p = 0; p < m.n_params; p++)
-        if (m.params[p].init != INIT_ONE)
-            for (size_t j = 0; j < m.params[p].numel; j++) model_param(&m, p)[j] = 0.3f * (float)rng_normal(&r);
+    tm_randomize(&m, &r, 0.3f);
     char err[512];
     Infer *inf = NULL;
     if (infer_create(&inf, &m, c.n_ctx, err)) {

@@ -187,23 +187,27 @@ static void rows_add(float *acc, const float *const *rows, int count, int d)
 }
 
 /* ids [n] -> p_i [h*d]: the reduced T_k[slot_k(i, j)] over j in N(i), per k. */
+/* acc [width] += the rows table[slot_k(i, j)] (rows of `width` floats)
+   over j in N(i), in j order. */
+static void gather_rows(const MixArgs *a, const int32_t *ids, int i, int causal, int k, const float *table,
+                        int width, float *acc)
+{
+    int end = causal ? i : a->n;
+    uint32_t K = (uint32_t)a->cfg->hash_size, seed = table_seed(a, k);
+    for (int j0 = 0; j0 < end; j0 += PAIR_CHUNK) {
+        const float *rows[PAIR_CHUNK];
+        int count = 0;
+        for (int j = j0; j < end && j < j0 + PAIR_CHUNK; j++)
+            if (j != i) rows[count++] = table + (size_t)pair_slot(ids[i], ids[j], seed, K) * width;
+        rows_add(acc, rows, count, width);
+    }
+}
+
 static void pair_features(const MixArgs *a, const int32_t *ids, int i, int causal, float *p_i)
 {
-    int d = a->d, h = a->heads, end = causal ? i : a->n;
-    uint32_t K = (uint32_t)a->cfg->hash_size;
+    int d = a->d, h = a->heads;
     memset(p_i, 0, sizeof(float) * (size_t)h * d);
-    for (int k = 0; k < h; k++) {
-        const float *table = a->w[k];
-        uint32_t seed = table_seed(a, k);
-        float *acc = p_i + (size_t)k * d;
-        for (int j0 = 0; j0 < end; j0 += PAIR_CHUNK) {
-            const float *rows[PAIR_CHUNK];
-            int count = 0;
-            for (int j = j0; j < end && j < j0 + PAIR_CHUNK; j++)
-                if (j != i) rows[count++] = table + (size_t)pair_slot(ids[i], ids[j], seed, K) * d;
-            rows_add(acc, rows, count, d);
-        }
-    }
+    for (int k = 0; k < h; k++) gather_rows(a, ids, i, causal, k, a->w[k], d, p_i + (size_t)k * d);
     float scale = reduce_scale(a->cfg, partners(a, i, causal));
     if (scale != 1.0f)
         for (int f = 0; f < h * d; f++) p_i[f] *= scale;
@@ -379,20 +383,10 @@ static double pair_infer_bytes(const Config *c)
 static void pair_hidden_folded(const MixArgs *a, const PairInfer *pi, const int32_t *ids, int i, int causal,
                                float *hid_i)
 {
-    int h = a->heads, dp = pair_width(a->cfg), end = causal ? i : a->n;
-    uint32_t K = (uint32_t)a->cfg->hash_size;
+    int h = a->heads, dp = pair_width(a->cfg);
+    size_t K = (size_t)a->cfg->hash_size;
     memset(hid_i, 0, sizeof(float) * dp);
-    for (int k = 0; k < h; k++) {
-        const float *table = pi->folded + (size_t)k * K * dp;
-        uint32_t seed = table_seed(a, k);
-        for (int j0 = 0; j0 < end; j0 += PAIR_CHUNK) {
-            const float *rows[PAIR_CHUNK];
-            int count = 0;
-            for (int j = j0; j < end && j < j0 + PAIR_CHUNK; j++)
-                if (j != i) rows[count++] = table + (size_t)pair_slot(ids[i], ids[j], seed, K) * dp;
-            rows_add(hid_i, rows, count, dp);
-        }
-    }
+    for (int k = 0; k < h; k++) gather_rows(a, ids, i, causal, k, pi->folded + (size_t)k * K * dp, dp, hid_i);
     float scale = reduce_scale(a->cfg, partners(a, i, causal));
     const float *b1 = a->w[MLPP(h) + B1];
     for (int f = 0; f < dp; f++) hid_i[f] = b1[f] + scale * hid_i[f];

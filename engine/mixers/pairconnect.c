@@ -20,6 +20,10 @@
  *
  * Saved per sample: p [n, h*d], then MLPx's hidden layer before and after
  * GELU [n, d_p] each, then MLPp's.
+ *
+ * Batch-1 inference (MixerOps.infer, engine/infer.h; below): the MLPs
+ * packed once, MLPp's first layer folded into the tables while they are
+ * small.
  */
 #include <cblas.h>
 #include <math.h>

@@ -26,7 +26,6 @@
 #define MIX_MAX_PARAMS 72
 
 struct RowGrad;
-struct MixerInfer;
 
 /* INIT_NORMAL N(0, 0.02); INIT_TOKEN_EMB N(0, emb_std) (SPEC section 5) */
 enum { INIT_NORMAL, INIT_ZERO, INIT_ONE, INIT_UNIFORM_INV_SQRT_N, INIT_TOKEN_EMB };
@@ -64,6 +63,8 @@ typedef struct {
     void *state;         /* the block's private state from create(), or NULL */
     uint64_t rng_key;    /* per step/stack/block key for stochastic options */
 } MixArgs;
+
+struct MixerInfer;
 
 typedef struct MixerOps {
     const char *name;

@@ -86,7 +86,9 @@ static void step_mix(void *ctx, int block, const float *in, float *out, int N)
     MixArgs a;
     /* the window's position 0 */
     infer_mix_args(g->m, block, g->seq + (g->len - 1 - (size_t)g->t), g->scratch, w, dw, &a);
-    g->m->mixer->forward_step(&a, g->t, in, out, g->cache[block]);
+    void *state = infer_mix_state(g->inf, block);
+    if (state && g->m->mixer->infer->step) g->m->mixer->infer->step(&a, state, g->t, in, out, g->cache[block]);
+    else g->m->mixer->forward_step(&a, g->t, in, out, g->cache[block]);
 }
 
 /* Position t = len-1 through every block, one row. */

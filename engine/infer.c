@@ -144,6 +144,7 @@ struct Infer {
     int max_rows;
     PackedLinear *w1, *w2;     /* per block */
     PackedLinear head;
+    void **mix_state;         /* per block: MixerInfer state, or NULL */
     float *x, *a, *mix, *s1, *x1, *b, *f, *s2, *out, *h, *ha, *mean, *rstd;
     /* infer_window: the mixers' forward on one sample */
     float *saved, *scratch;
@@ -165,7 +166,8 @@ double infer_bytes(const Model *m, int max_rows)
     double floats = (double)row_floats(c, max_rows) + (double)packed_floats(d, c->vocab) +
                     (double)c->layers * (double)(packed_floats(d, dff) + packed_floats(dff, d)) +
                     (double)m->mixer->saved_per_sample(c) + (double)m->mixer->scratch_floats(c, 1);
-    return 4.0 * floats;
+    double mix_state = m->mixer->infer ? (double)c->layers * m->mixer->infer->bytes(c) : 0.0;
+    return 4.0 * floats + mix_state;
 }
 
 int infer_create(Infer **out, const Model *m, int max_rows, char *err)
@@ -179,12 +181,13 @@ int infer_create(Infer **out, const Model *m, int max_rows, char *err)
     inf->max_rows = max_rows;
     inf->w1 = calloc((size_t)L, sizeof(PackedLinear));
     inf->w2 = calloc((size_t)L, sizeof(PackedLinear));
+    inf->mix_state = calloc((size_t)L, sizeof(void *));
     size_t R = (size_t)max_rows, floats = row_floats(c, max_rows);
     inf->block = aligned_alloc(64, sizeof(float) * floats);
     size_t saved = m->mixer->saved_per_sample(c), scratch = m->mixer->scratch_floats(c, 1);
     inf->saved = calloc(saved ? saved : 1, sizeof(float));
     inf->scratch = calloc(scratch ? scratch : 1, sizeof(float));
-    if (!inf->w1 || !inf->w2 || !inf->block || !inf->saved || !inf->scratch) {
+    if (!inf->w1 || !inf->w2 || !inf->mix_state || !inf->block || !inf->saved || !inf->scratch) {
         infer_free(inf);
         return err_set(err, "out of memory for inference");
     }
@@ -209,6 +212,17 @@ int infer_create(Infer **out, const Model *m, int max_rows, char *err)
         infer_free(inf);
         return -1;
     }
+    const MixerInfer *mi = m->mixer->infer;
+    for (int l = 0; mi && l < L; l++) {
+        const BlockParams *bp = &st->blocks[l];
+        const float *w[MIX_MAX_PARAMS];
+        for (int k = 0; k < bp->n_mix; k++) w[k] = model_param(m, bp->mix0 + k);
+        inf->mix_state[l] = mi->create(c, w, err);
+        if (!inf->mix_state[l]) {
+            infer_free(inf);
+            return -1;
+        }
+    }
     *out = inf;
     return 0;
 }
@@ -219,7 +233,9 @@ void infer_free(Infer *inf)
     for (int l = 0; l < inf->m->cfg.layers; l++) {
         if (inf->w1) packed_linear_free(&inf->w1[l]);
         if (inf->w2) packed_linear_free(&inf->w2[l]);
+        if (inf->mix_state && inf->mix_state[l]) inf->m->mixer->infer->destroy(inf->mix_state[l]);
     }
+    free(inf->mix_state);
     packed_linear_free(&inf->head);
     free(inf->w1);
     free(inf->w2);
@@ -230,6 +246,8 @@ void infer_free(Infer *inf)
 }
 
 float *infer_input(Infer *inf) { return inf->x; }
+
+void *infer_mix_state(const Infer *inf, int block) { return inf->mix_state[block]; }
 
 static void ln_rows(const Model *m, int wi, int bi, float *y, const float *x, float *mean, float *rstd, int N)
 {
@@ -305,7 +323,8 @@ void infer_mix_args(const Model *m, int block, const int32_t *tokens, float *scr
     a->state = bp->mix_state;
 }
 
-/* InferMix for infer_window: the mixer's own forward on one sample. */
+/* InferMix for infer_window: the mixer's forward on one sample (its
+   inference forward when it has one). */
 static void window_mix(void *ctx, int block, const float *in, float *out, int N)
 {
     (void)N;
@@ -315,7 +334,8 @@ static void window_mix(void *ctx, int block, const float *in, float *out, int N)
     MixArgs a;
     infer_mix_args(inf->m, block, inf->tokens, inf->scratch, w, dw, &a);
     a.saved = inf->saved;
-    inf->m->mixer->forward(&a, in, out);
+    if (inf->mix_state[block]) inf->m->mixer->infer->forward(&a, inf->mix_state[block], in, out);
+    else inf->m->mixer->forward(&a, in, out);
 }
 
 void infer_window(Infer *inf, const int32_t *tokens, int head_from, int head_n, float *logits)

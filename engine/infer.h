@@ -4,7 +4,9 @@
  * (engine/generate.c) share it.  Nothing is packed or allocated per call:
  * infer_create copies the FFN and head weights once into column panels
  * (PackedLinear) that a register-blocked kernel reads in order, for one row
- * (a GEMV) as for a window of rows, and every buffer is sized up front.
+ * (a GEMV) as for a window of rows, every buffer is sized up front, and a
+ * mixer with MixerOps.infer gets its per-block state (its own linear layers
+ * packed, say) built there once too.
  *
  * Each output of a packed linear layer is b + sum_k x_k w_k accumulated in
  * k order whatever the number of rows, so one row through infer_rows gives
@@ -37,6 +39,22 @@ void packed_linear_forward(const PackedLinear *pl, float *y, const float *x, con
 /* y [n_out] = W x + b for one row straight from the stored W [n_out, n_in]
    (cblas_sgemv: no packing); b may be NULL.  For mixers' forward_step. */
 void linear_row(float *y, const float *x, const float *w, const float *b, int n_in, int n_out);
+
+/* MixerOps.infer: a mixer's batch-1 inference with per-block state that
+   infer_create builds once from the block's weights w (in declaration
+   order) for windows of up to n_ctx rows, and infer_free destroys.  The
+   state is a snapshot: later changes to the weights are not seen.
+   forward and step stand in for MixerOps.forward and forward_step (step
+   may be NULL: forward_step), with the same MixArgs (B 1, a->saved and
+   a->scratch sized for B 1) and the same outputs to float32 rounding.
+   bytes: what create allocates (engine/memory.c counts it). */
+typedef struct MixerInfer {
+    void *(*create)(const Config *c, const float *const *w, char *err);
+    void (*destroy)(void *state);
+    double (*bytes)(const Config *c);
+    void (*forward)(const MixArgs *a, void *state, const float *x, float *y);
+    void (*step)(const MixArgs *a, void *state, int t, const float *x_t, float *y_t, float *cache);
+} MixerInfer;
 
 typedef struct Infer Infer;
 
@@ -72,6 +90,9 @@ double infer_xent(float *logits, const int32_t *targets, int N, int V);
    gradients into dw (both MIX_MAX_PARAMS long); saved stays NULL. */
 void infer_mix_args(const Model *m, int block, const int32_t *tokens, float *scratch, const float **w, float **dw,
                     MixArgs *a);
+
+/* Block `block`'s MixerInfer state, or NULL when the mixer has none. */
+void *infer_mix_state(const Infer *inf, int block);
 
 /* Buffers of infer_rows: a row-major [N, d] embedding buffer to fill. */
 float *infer_input(Infer *inf);

@@ -67,6 +67,8 @@ typedef struct {
     uint64_t rng_key;    /* per step/stack/block key for stochastic options */
 } MixArgs;
 
+struct MixerInfer;
+
 typedef struct MixerOps {
     const char *name;
     const char *summary;
@@ -96,6 +98,9 @@ typedef struct MixerOps {
        matrix products, which the bench counts as 6 x params) per token for
        forward + backward: the bench's FLOP rule. */
     double (*extra_flops_per_token)(const Config *c, int causal);
+    /* Batch-1 inference with state built once per block, e.g. linear
+       layers packed (engine/infer.h; NULL: forward and forward_step). */
+    const struct MixerInfer *infer;
 } MixerOps;
 
 const MixerOps *mixer_find(const char *name);

@@ -102,4 +102,13 @@ static inline void tm_free_dataset(Dataset *ds)
     for (int s = 0; s < SPLIT_COUNT; s++) free(ds->split[s].ids);
 }
 
+/* Every parameter but the ones initialised to 1 (norm gains) drawn from
+   N(0, scale^2), so that no layer is trivial. */
+static inline void tm_randomize(Model *m, Rng *r, float scale)
+{
+    for (int p = 0; p < m->n_params; p++)
+        if (m->params[p].init != INIT_ONE)
+            for (size_t j = 0; j < m->params[p].numel; j++) model_param(m, p)[j] = scale * (float)rng_normal(r);
+}
+
 #endif

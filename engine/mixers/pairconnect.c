@@ -20,8 +20,15 @@
  *
  * Saved per sample: p [n, h*d], then MLPx's hidden layer before and after
  * GELU [n, d_p] each, then MLPp's.
+ *
+ * Batch-1 inference (MixerOps.infer, engine/infer.h; below): the MLPs
+ * packed once, MLPp's first layer folded into the tables while they are
+ * small.
  */
+#include <cblas.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine/common.h"
@@ -30,6 +37,10 @@
 #include "engine/murmur3.h"
 #include "engine/ops.h"
 #include "engine/sparse.h"
+
+#ifdef __AVX512F__
+#include <immintrin.h>
+#endif
 
 /* Parameter order: table0 .. table{h-1}, then MLPx and MLPp, each w1 b1 w2 b2. */
 enum { W1, B1, W2, B2, MLP_PARAMS };
@@ -147,28 +158,60 @@ static void prefetch_row(const float *row, int d)
     for (int f = 0; f < d; f += 16) __builtin_prefetch(row + f);
 }
 
+#ifdef __AVX512F__
+/* acc[f0 .. f0 + 16 V) += rows[0] + rows[1] + ... in that order, the sums
+   held in V registers (V a constant at each call) rather than reloaded and
+   stored per row. */
+static inline __attribute__((always_inline)) void rows_add_block(float *acc, const float *const *rows, int count,
+                                                                 int f0, const int V)
+{
+    __m512 s[16];
+    for (int v = 0; v < V; v++) s[v] = _mm512_loadu_ps(acc + f0 + 16 * v);
+    for (int r = 0; r < count; r++) {
+        if (r + PAIR_AHEAD < count)
+            for (int v = 0; v < V; v++) _mm_prefetch((const char *)(rows[r + PAIR_AHEAD] + f0 + 16 * v), _MM_HINT_T0);
+        for (int v = 0; v < V; v++) s[v] = _mm512_add_ps(s[v], _mm512_loadu_ps(rows[r] + f0 + 16 * v));
+    }
+    for (int v = 0; v < V; v++) _mm512_storeu_ps(acc + f0 + 16 * v, s[v]);
+}
+#endif
+
+/* acc [d] += rows[0] + rows[1] + ... + rows[count-1], each float summed in
+   row order (so the same sums as vec_acc row after row). */
+static void rows_add(float *acc, const float *const *rows, int count, int d)
+{
+    for (int r = 0; r < count && r < PAIR_AHEAD; r++) prefetch_row(rows[r], d);
+    int f = 0;
+#ifdef __AVX512F__
+    for (; f + 256 <= d; f += 256) rows_add_block(acc, rows, count, f, 16);
+    for (; f + 16 <= d; f += 16) rows_add_block(acc, rows, count, f, 1);
+#endif
+    for (; f < d; f++)
+        for (int r = 0; r < count; r++) acc[f] += rows[r][f];
+}
+
 /* ids [n] -> p_i [h*d]: the reduced T_k[slot_k(i, j)] over j in N(i), per k. */
+/* acc [width] += the rows table[slot_k(i, j)] (rows of `width` floats)
+   over j in N(i), in j order. */
+static void gather_rows(const MixArgs *a, const int32_t *ids, int i, int causal, int k, const float *table,
+                        int width, float *acc)
+{
+    int end = causal ? i : a->n;
+    uint32_t K = (uint32_t)a->cfg->hash_size, seed = table_seed(a, k);
+    for (int j0 = 0; j0 < end; j0 += PAIR_CHUNK) {
+        const float *rows[PAIR_CHUNK];
+        int count = 0;
+        for (int j = j0; j < end && j < j0 + PAIR_CHUNK; j++)
+            if (j != i) rows[count++] = table + (size_t)pair_slot(ids[i], ids[j], seed, K) * width;
+        rows_add(acc, rows, count, width);
+    }
+}
+
 static void pair_features(const MixArgs *a, const int32_t *ids, int i, int causal, float *p_i)
 {
-    int d = a->d, h = a->heads, end = causal ? i : a->n;
-    uint32_t K = (uint32_t)a->cfg->hash_size;
+    int d = a->d, h = a->heads;
     memset(p_i, 0, sizeof(float) * (size_t)h * d);
-    for (int k = 0; k < h; k++) {
-        const float *table = a->w[k];
-        uint32_t seed = table_seed(a, k);
-        float *acc = p_i + (size_t)k * d;
-        for (int j0 = 0; j0 < end; j0 += PAIR_CHUNK) {
-            const float *rows[PAIR_CHUNK];
-            int count = 0;
-            for (int j = j0; j < end && j < j0 + PAIR_CHUNK; j++)
-                if (j != i) rows[count++] = table + (size_t)pair_slot(ids[i], ids[j], seed, K) * d;
-            for (int r = 0; r < count && r < PAIR_AHEAD; r++) prefetch_row(rows[r], d);
-            for (int r = 0; r < count; r++) {
-                if (r + PAIR_AHEAD < count) prefetch_row(rows[r + PAIR_AHEAD], d);
-                vec_acc(acc, rows[r], (size_t)d);
-            }
-        }
-    }
+    for (int k = 0; k < h; k++) gather_rows(a, ids, i, causal, k, a->w[k], d, p_i + (size_t)k * d);
     float scale = reduce_scale(a->cfg, partners(a, i, causal));
     if (scale != 1.0f)
         for (int f = 0; f < h * d; f++) p_i[f] *= scale;
@@ -269,6 +312,147 @@ static void pairconnect_step(const MixArgs *a, int t, const float *x_t, float *y
     vec_acc(y_t, y_pair, (size_t)d);
 }
 
+/* Batch-1 inference (MixerInfer).  MLPp's first layer is linear in the
+   pair features, so W1 p_i = scale * sum_k sum_j W1_k T_k[slot_k(i, j)]
+   (W1_k: W1's columns k*d .. k*d + d - 1): with the tables folded through
+   W1 once, U_k = T_k W1_k^T [K, d_p], the hidden layer is a sum of gathered
+   U rows and its matrix product goes away (n h d d_p multiply-adds per
+   window, about a third of the mixer's).  The folded tables take as much
+   memory as the tables when d_p = d, so they are built only up to
+   FOLD_MAX_FLOATS per block; beyond that MLPp's first layer is packed like
+   the other three linear layers.  Same sums as forward up to summation
+   order: float32 rounding. */
+#define FOLD_MAX_FLOATS ((size_t)4 << 20)
+
+enum { PX1, PX2, PP1, PP2, PACKED_LAYERS };
+
+typedef struct {
+    PackedLinear layer[PACKED_LAYERS];   /* PP1 unused when folded */
+    float *folded;                       /* [h][K][d_p], or NULL */
+} PairInfer;
+
+static int pair_folds(const Config *c)
+{
+    return (size_t)c->heads * (size_t)c->hash_size * (size_t)pair_width(c) <= FOLD_MAX_FLOATS;
+}
+
+static void pair_infer_destroy(void *state)
+{
+    PairInfer *pi = state;
+    if (!pi) return;
+    for (int l = 0; l < PACKED_LAYERS; l++) packed_linear_free(&pi->layer[l]);
+    free(pi->folded);
+    free(pi);
+}
+
+static void *pair_infer_create(const Config *c, const float *const *w, char *err)
+{
+    int h = c->heads, d = c->d, dp = pair_width(c), K = c->hash_size;
+    PairInfer *pi = calloc(1, sizeof *pi);
+    if (!pi) {
+        err_set(err, "out of memory for pairconnect inference");
+        return NULL;
+    }
+    const float *const *x = w + MLPX(h), *const *p = w + MLPP(h);
+    int bad = packed_linear_make(&pi->layer[PX1], x[W1], d, dp, err) ||
+              packed_linear_make(&pi->layer[PX2], x[W2], dp, d, err) ||
+              packed_linear_make(&pi->layer[PP2], p[W2], dp, d, err);
+    if (!bad && pair_folds(c)) {
+        pi->folded = malloc(sizeof(float) * (size_t)h * K * dp);
+        bad = !pi->folded;
+        if (bad) err_set(err, "out of memory for pairconnect's folded tables");
+        for (int k = 0; k < h && !bad; k++)
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, K, dp, d, 1.0f, w[k], d, p[W1] + (size_t)k * d,
+                        h * d, 0.0f, pi->folded + (size_t)k * K * dp, dp);
+    } else if (!bad) {
+        bad = packed_linear_make(&pi->layer[PP1], p[W1], h * d, dp, err);
+    }
+    if (bad) {
+        pair_infer_destroy(pi);
+        return NULL;
+    }
+    return pi;
+}
+
+static double pair_infer_bytes(const Config *c)
+{
+    double h = c->heads, d = c->d, dp = pair_width(c), panel = 32.0;
+    double out_dp = ceil(dp / panel) * panel, out_d = ceil(d / panel) * panel;
+    double mlpp1 = pair_folds(c) ? h * c->hash_size * dp : out_dp * h * d;
+    return 4.0 * (out_dp * d + 2.0 * out_d * dp + mlpp1);
+}
+
+/* Row i of MLPp's hidden layer from the folded tables: hid_i [d_p] =
+   b1 + scale * sum_k sum_j U_k[slot_k(i, j)], j in N(i). */
+static void pair_hidden_folded(const MixArgs *a, const PairInfer *pi, const int32_t *ids, int i, int causal,
+                               float *hid_i)
+{
+    int h = a->heads, dp = pair_width(a->cfg);
+    size_t K = (size_t)a->cfg->hash_size;
+    memset(hid_i, 0, sizeof(float) * dp);
+    for (int k = 0; k < h; k++) gather_rows(a, ids, i, causal, k, pi->folded + (size_t)k * K * dp, dp, hid_i);
+    float scale = reduce_scale(a->cfg, partners(a, i, causal));
+    const float *b1 = a->w[MLPP(h) + B1];
+    for (int f = 0; f < dp; f++) hid_i[f] = b1[f] + scale * hid_i[f];
+}
+
+/* mlp_forward from the hidden layer on, with W2 packed: out = W2 GELU(hid) + b2. */
+static void mlp_packed_out(const PackedLinear *w2, const float *b2, const float *hid, int N, int dp, float *act,
+                           float *out)
+{
+    act_forward(act, hid, (size_t)N * dp, ACT_GELU);
+    packed_linear_forward(w2, out, act, b2, N);
+}
+
+/* y_pair [N, d] = MLPp(p) for the N rows from `first` on (window rows, or
+   the one row of a step); pair [N, h*d] and hid, act [N, d_p] scratch. */
+static void mlpp_rows(const MixArgs *a, const PairInfer *pi, int first, int N, int causal, float *pair, float *hid,
+                      float *act, float *y_pair)
+{
+    int d = a->d, h = a->heads, dp = pair_width(a->cfg);
+    const float *const *w = a->w + MLPP(h);
+    for (int r = 0; r < N; r++) {
+        if (pi->folded) pair_hidden_folded(a, pi, a->tokens, first + r, causal, hid + (size_t)r * dp);
+        else pair_features(a, a->tokens, first + r, causal, pair + (size_t)r * h * d);
+    }
+    if (!pi->folded) packed_linear_forward(&pi->layer[PP1], hid, pair, w[B1], N);
+    mlp_packed_out(&pi->layer[PP2], w[B2], hid, N, dp, act, y_pair);
+}
+
+/* y [N, d] = MLPx(x) + MLPp(p): the rows from `first` on. */
+static void pair_infer_rows(const MixArgs *a, const PairInfer *pi, int first, int N, int causal, const float *x,
+                            float *y, float *pair, float *hid, float *act, float *y_pair)
+{
+    int h = a->heads, dp = pair_width(a->cfg);
+    const float *const *w = a->w + MLPX(h);
+    packed_linear_forward(&pi->layer[PX1], hid, x, w[B1], N);
+    mlp_packed_out(&pi->layer[PX2], w[B2], hid, N, dp, act, y);
+    mlpp_rows(a, pi, first, N, causal, pair, hid, act, y_pair);
+    vec_acc(y, y_pair, (size_t)N * a->d);
+}
+
+static void pair_infer_forward(const MixArgs *a, void *state, const float *x, float *y)
+{
+    Saved s = saved_split(a);
+    pair_infer_rows(a, state, 0, a->n, a->causal, x, y, s.pair, s.hx, s.ax, a->scratch);
+}
+
+static void pair_infer_step(const MixArgs *a, void *state, int t, const float *x_t, float *y_t, float *cache)
+{
+    (void)cache;
+    int d = a->d, h = a->heads, dp = pair_width(a->cfg);
+    float *pair = a->scratch, *hid = pair + (size_t)h * d, *act = hid + dp, *y_pair = act + dp;
+    pair_infer_rows(a, state, t, 1, 1, x_t, y_t, pair, hid, act, y_pair);
+}
+
+static const MixerInfer pair_infer = {
+    .create = pair_infer_create,
+    .destroy = pair_infer_destroy,
+    .bytes = pair_infer_bytes,
+    .forward = pair_infer_forward,
+    .step = pair_infer_step,
+};
+
 /* The pair lookups: h*d adds per partner forward and as many scatter-adds
    backward; a token has (n-1)/2 partners on average causal, n-1
    bidirectional.  (The MLPs are dense parameters: 6 x params.) */
@@ -293,4 +477,5 @@ const MixerOps mixer_pairconnect = {
     .cache_floats = pairconnect_cache,
     .forward_step = pairconnect_step,
     .extra_flops_per_token = pairconnect_flops,
+    .infer = &pair_infer,
 };

@@ -3,7 +3,8 @@
 # stores the key with its config (sqlite3 reads it back, `show` prints it),
 # a paused bf16 job resumes from its checkpoint as bf16 and ends with the
 # numbers of an undisturbed bf16 run, bit for bit, and different ones from
-# float32's; a bad value and `bench --bf16` under bad options get one line.
+# float32's; a bad value and `bench --bf16` under bad options get one line;
+# `bench --bf16 --json` gives both precisions' tokens/s and their ratio.
 # SKIPs when precision=bf16 cannot run here (no AVX512-BF16 or no oneDNN).
 set -u
 . "$(dirname "$0")/cli_harness.sh"
@@ -48,3 +49,16 @@ fi
 
 out=$($MB bench --bf16 --inference 2>&1); rc=$?
 [ $rc -ne 0 ] && [ "$(echo "$out" | wc -l)" = 1 ] && pass bench_bf16_refusal || fail bench_bf16_refusal "rc=$rc: $out"
+
+# bench --bf16: both precisions of one model in one JSON line, the speedup their ratio
+$MB bench --bf16 --arch cumsum --config S --json >"$T/bench.json" 2>"$T/bench.err"
+if python3 - "$T/bench.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+(b,) = r["bf16"]
+assert (b["arch"], b["config"], b["task"]) == ("cumsum", "S", "clm"), b
+assert b["f32_tokens_per_s"] > 0 and b["bf16_tokens_per_s"] > 0, b
+assert abs(b["speedup"] - b["bf16_tokens_per_s"] / b["f32_tokens_per_s"]) < 1e-3, b
+assert r["sgemm_gflops"] > 0 and b["bf16_peak_bytes"] > 0, r
+PY
+then pass bench_bf16_json; else fail bench_bf16_json "$(cat "$T/bench.json" "$T/bench.err")"; fi

@@ -160,7 +160,7 @@ static void close_metrics_row(Job *j)
     if (j->loss_n == 0) return;
     assert(j->n_rows < METRIC_BUFFER);   /* flushed when it filled */
     const TrainProgress *p = &j->last_p;
-    double loss = j->loss_n == 1 ? j->loss_sum : j->loss_sum / j->loss_n;
+    double loss = j->loss_sum / j->loss_n;   /* exact for one step: x / 1 == x */
     j->rows[j->n_rows++] = (MetricRow){p->step, p->tokens, p->train_seconds, loss, p->loss_smooth,
                                        p->lr, j->gnorm_max, p->tokens_per_s};
     j->loss_sum = 0;

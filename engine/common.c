@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "engine/common.h"
 
+#include <dlfcn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <time.h>
@@ -24,4 +25,13 @@ double now_seconds(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+const char *dl_bind(void *lib, const DlSym *syms, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        *syms[i].slot = dlsym(lib, syms[i].name);
+        if (!*syms[i].slot) return syms[i].name;
+    }
+    return NULL;
 }

@@ -21,6 +21,16 @@ int err_set(char *err, const char *fmt, ...)
 /* Monotonic wall clock in seconds. */
 double now_seconds(void);
 
+/* One function of a library opened with dlopen, and where its address goes. */
+typedef struct {
+    const char *name;
+    void **slot;
+} DlSym;
+
+/* Looks up syms[0..n) in lib with dlsym; returns NULL when every one was
+   found, else the name of the first missing one. */
+const char *dl_bind(void *lib, const DlSym *syms, size_t n);
+
 #define MB_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define MB_MAX(a, b) ((a) > (b) ? (a) : (b))
 

@@ -69,10 +69,7 @@ static int load(Dist *d, char *err)
     if (!d->lib)
         return err_set(err, "launched by mpirun/srun but Open MPI's libmpi.so.40 cannot be loaded (%s): "
                             "install openmpi-bin (make deps)", dlerror());
-    struct {
-        const char *name;
-        void **slot;
-    } syms[] = {
+    const DlSym syms[] = {
         {"MPI_Init_thread", (void **)&d->f.init_thread}, {"MPI_Finalize", (void **)&d->f.finalize},
         {"MPI_Abort", (void **)&d->f.abort},             {"MPI_Comm_rank", (void **)&d->f.comm_rank},
         {"MPI_Comm_size", (void **)&d->f.comm_size},     {"MPI_Send", (void **)&d->f.send},
@@ -81,10 +78,8 @@ static int load(Dist *d, char *err)
         {"MPI_Bcast", (void **)&d->f.bcast},             {"MPI_Allgather", (void **)&d->f.allgather},
         {"MPI_Allgatherv", (void **)&d->f.allgatherv},
     };
-    for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
-        *syms[i].slot = dlsym(d->lib, syms[i].name);
-        if (!*syms[i].slot) return err_set(err, "libmpi has no %s: not an MPI library", syms[i].name);
-    }
+    const char *missing = dl_bind(d->lib, syms, sizeof syms / sizeof syms[0]);
+    if (missing) return err_set(err, "libmpi has no %s: not an MPI library", missing);
     d->world = (MPI_Comm)dlsym(d->lib, "ompi_mpi_comm_world");
     d->byte = (MPI_Datatype)dlsym(d->lib, "ompi_mpi_byte");
     if (!d->world || !d->byte) return err_set(err, "libmpi is not Open MPI's (no ompi_mpi_comm_world)");

@@ -60,7 +60,7 @@ typedef struct {
 } DnnlFns;
 
 typedef struct {
-    int key[9];                 /* ta, tb, M, N, K, lda', ldb', ldc, beta != 0 */
+    int key[6];                 /* trans_a, trans_b, M, N, K, ldc */
     float alpha, beta;
     dnnl_primitive_t prim;
     dnnl_memory_t a, b, c, scratch;
@@ -89,10 +89,7 @@ static int load(Gemm *g, char *err)
     if (!g->lib)
         return err_set(err, "precision=bf16 needs oneDNN, and libdnnl.so.2 cannot be loaded (%s): "
                             "install libdnnl2 (make deps)", dlerror());
-    struct {
-        const char *name;
-        void **slot;
-    } syms[] = {
+    const DlSym syms[] = {
         {"dnnl_engine_create", (void **)&g->f.engine_create},
         {"dnnl_engine_destroy", (void **)&g->f.engine_destroy},
         {"dnnl_stream_create", (void **)&g->f.stream_create},
@@ -120,12 +117,9 @@ static int load(Gemm *g, char *err)
         /* oneDNN's OpenMP runtime (Debian builds it with libgomp) */
         {"omp_set_num_threads", (void **)&g->f.omp_set_num_threads},
     };
-    for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
-        *syms[i].slot = dlsym(g->lib, syms[i].name);
-        if (!*syms[i].slot)
-            return err_set(err, "libdnnl.so.2 has no %s: precision=bf16 needs oneDNN 2.x built with OpenMP",
-                           syms[i].name);
-    }
+    const char *missing = dl_bind(g->lib, syms, sizeof syms / sizeof syms[0]);
+    if (missing)
+        return err_set(err, "libdnnl.so.2 has no %s: precision=bf16 needs oneDNN 2.x built with OpenMP", missing);
     return 0;
 }
 
@@ -180,11 +174,14 @@ void gemm_free(Gemm *g)
     free(g);
 }
 
-/* The matmul for one shape: op(A) [M, K] with strides (sa0, sa1), op(B)
-   [K, N] likewise, C [M, N] row-major with ldc.  0 on success. */
-static int entry_make(Gemm *g, Entry *e, const int key[9], float alpha, float beta)
+/* The matmul for one shape (key: trans_a, trans_b, M, N, K, ldc): op(A)
+   [M, K] and op(B) [K, N] read from their compact bf16 copies through
+   strides (a transposed copy is read column-wise), C [M, N] row-major with
+   ldc; alpha and beta as given.  0 on success. */
+static int entry_make(Gemm *g, Entry *e, const int key[6], float alpha, float beta)
 {
-    int ta = key[0], tb = key[1], M = key[2], N = key[3], K = key[4], lda = key[5], ldb = key[6], ldc = key[7];
+    int ta = key[0], tb = key[1], M = key[2], N = key[3], K = key[4], ldc = key[5];
+    int lda = ta ? M : K, ldb = tb ? K : N;   /* the compact bf16 copies */
     dnnl_dims_t ad = {M, K}, bd = {K, N}, cd = {M, N};
     dnnl_dims_t as = {ta ? 1 : lda, ta ? lda : 1}, bs = {tb ? 1 : ldb, tb ? ldb : 1}, cs = {ldc, 1};
     dnnl_memory_desc_t amd, bmd, cmd;
@@ -222,7 +219,7 @@ done:
     return rc;
 }
 
-static Entry *entry_find(Gemm *g, const int key[9], float alpha, float beta)
+static Entry *entry_find(Gemm *g, const int key[6], float alpha, float beta)
 {
     g->calls++;
     for (int i = 0; i < g->n_cache; i++) {
@@ -270,7 +267,7 @@ void gemm_bf16(Gemm *g, int trans_a, int trans_b, int M, int N, int K, float alp
     /* stored A: trans_a ? [K, M] : [M, K]; stored B: trans_b ? [N, K] : [K, N] */
     int a_rows = trans_a ? K : M, a_cols = trans_a ? M : K;
     int b_rows = trans_b ? N : K, b_cols = trans_b ? K : N;
-    int key[9] = {trans_a, trans_b, M, N, K, a_cols, b_cols, ldc, beta != 0.0f};
+    int key[6] = {trans_a, trans_b, M, N, K, ldc};
     Entry *e = K > 0 ? entry_find(g, key, alpha, beta) : NULL;
     if (!e || grow((void **)&g->a16, &g->a_cap, (size_t)a_rows * a_cols, 2) ||
         grow((void **)&g->b16, &g->b_cap, (size_t)b_rows * b_cols, 2) ||

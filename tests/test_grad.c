@@ -1,7 +1,8 @@
 /*
  * test_grad.c — finite-difference checks of every op's backward pass and of
  * whole models (each mixer, each mode, every norm and act option, every
- * task, mlm with mlm_loss=all), and the causality of causal mixers.
+ * task, mlm with mlm_loss=all), and the causality of causal mixers (in
+ * float32 and, where it can run, with precision=bf16).
  */
 #include <math.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include "engine/ops.h"
 #include "engine/rng.h"
 #include "engine/sparse.h"
+#include "engine/gemm.h"
 #include "tests/check.h"
 #include "tests/model_util.h"
 
@@ -419,8 +421,9 @@ static void test_mlm_all_grads(void)
     CHECK(checked == 4, "%d bidirectional mixers, expected 4 (attention, mixer, pairconnect, fft)", checked);
 }
 
-/* Changing token t leaves every logit at positions < t unchanged. */
-static void test_causality(void)
+/* Changing token t leaves every logit at positions < t unchanged, in
+   float32 and (where it runs) with bf16 products. */
+static void check_causality(const char *precision)
 {
     for (int i = 0; i < mixer_count(); i++) {
         const MixerOps *ops = mixer_at(i);
@@ -429,14 +432,14 @@ static void test_causality(void)
         snprintf(a1, sizeof a1, "arch=%s", ops->name);
         Model m;
         Config c;
-        if (tm_build(&m, &c, a1, "task=clm", "n_ctx=8", NULL)) { CHECK(0, "build"); continue; }
+        if (tm_build(&m, &c, a1, "task=clm", "n_ctx=8", precision, NULL)) { CHECK(0, "build"); continue; }
         Rng r;
         rng_seed(&r, 5);
         for (int p = 0; p < m.n_params; p++)
             if (m.params[p].init != INIT_ONE) fill(model_param(&m, p), m.params[p].numel, &r, 0.3f);
         Work w;
         char err[512];
-        work_alloc(&w, &m, 1, 0, err);
+        if (work_alloc(&w, &m, 1, 0, err)) { CHECK(0, "%s", err); model_free(&m); continue; }
         int n = c.n_ctx, V = c.vocab;
         float *ref = malloc(sizeof(float) * (size_t)n * V);
         for (int t = 0; t < n; t++) {
@@ -449,14 +452,19 @@ static void test_causality(void)
             double before = 0, changed_after = 0;
             for (int k = 0; k < t * V; k++) before = fmax(before, fabs(w.logits[k] - ref[k]));
             for (int k = t * V; k < n * V; k++) changed_after = fmax(changed_after, fabs(w.logits[k] - ref[k]));
-            CHECK(before == 0.0, "%s: changing token %d moved logits before it by %g", ops->name, t, before);
-            CHECK(changed_after > 0.0, "%s: changing token %d changed nothing at or after it", ops->name, t);
+            CHECK(before == 0.0, "%s %s: changing token %d moved logits before it by %g", ops->name, precision, t,
+                  before);
+            CHECK(changed_after > 0.0, "%s %s: changing token %d changed nothing at or after it", ops->name,
+                  precision, t);
         }
         free(ref);
         work_free(&w);
         model_free(&m);
     }
 }
+
+static void test_causality(void) { check_causality("precision=f32"); }
+static void test_causality_bf16(void) { check_causality("precision=bf16"); }
 
 int main(void)
 {
@@ -470,5 +478,7 @@ int main(void)
     RUN(test_task_grads);
     RUN(test_mlm_all_grads);
     RUN(test_causality);
+    char why[512] = "";
+    RUN_IF(gemm_bf16_available(why), why, test_causality_bf16);
     CHECK_EXIT();
 }

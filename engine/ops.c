@@ -145,15 +145,15 @@ static inline float exp_approx(float x)
     x = x > 88.7f ? 88.7f : x;
     /* round to nearest by the 1.5 * 2^23 trick: vectorises, unlike floorf */
     float k = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
-    float r = x - k * 0.693359375f;
-    r = r - k * -2.12194440e-4f;
+    float r = fmaf(k, -0.693359375f, x);
+    r = fmaf(k, 2.12194440e-4f, r);
     float p = 1.9875691500E-4f;
-    p = p * r + 1.3981999507E-3f;
-    p = p * r + 8.3334519073E-3f;
-    p = p * r + 4.1665795894E-2f;
-    p = p * r + 1.6666665459E-1f;
-    p = p * r + 5.0000001201E-1f;
-    p = p * r * r + r + 1.0f;
+    p = fmaf(p, r, 1.3981999507E-3f);
+    p = fmaf(p, r, 8.3334519073E-3f);
+    p = fmaf(p, r, 4.1665795894E-2f);
+    p = fmaf(p, r, 1.6666665459E-1f);
+    p = fmaf(p, r, 5.0000001201E-1f);
+    p = fmaf(p * r, r, r) + 1.0f;
     /* a NaN x leaves k NaN, and converting NaN to an integer is undefined
        (UBSan): use 0 there; r and so p are NaN, and NaN comes out */
     float k_int = k == k ? k : 0.0f;
@@ -171,18 +171,18 @@ static inline float normal_cdf(float x)
 {
     float z = -x * INV_SQRT2;
     float az = z < 0.0f ? -z : z;
-    float t = 1.0f / (1.0f + 0.5f * az);
+    float t = 1.0f / fmaf(0.5f, az, 1.0f);
     float p = 0.17087277f;
-    p = p * t - 0.82215223f;
-    p = p * t + 1.48851587f;
-    p = p * t - 1.13520398f;
-    p = p * t + 0.27886807f;
-    p = p * t - 0.18628806f;
-    p = p * t + 0.09678418f;
-    p = p * t + 0.37409196f;
-    p = p * t + 1.00002368f;
-    p = p * t - 1.26551223f;
-    float erfc_az = t * exp_approx(-az * az + p);
+    p = fmaf(p, t, -0.82215223f);
+    p = fmaf(p, t, 1.48851587f);
+    p = fmaf(p, t, -1.13520398f);
+    p = fmaf(p, t, 0.27886807f);
+    p = fmaf(p, t, -0.18628806f);
+    p = fmaf(p, t, 0.09678418f);
+    p = fmaf(p, t, 0.37409196f);
+    p = fmaf(p, t, 1.00002368f);
+    p = fmaf(p, t, -1.26551223f);
+    float erfc_az = t * exp_approx(fmaf(-az, az, p));
     float erfc_z = z >= 0.0f ? erfc_az : 2.0f - erfc_az;
     return 0.5f * erfc_z;
 }

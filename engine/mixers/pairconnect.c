@@ -104,12 +104,29 @@ static size_t pairconnect_saved(const Config *c)
     return (size_t)c->n_ctx * ((size_t)c->heads * c->d + 4 * (size_t)pair_width(c));
 }
 
-/* forward: MLPp's output [B*n, d]; backward: the hidden gradient [B*n, dp]
-   and dp [B*n, h*d]; forward_step: p, hidden, GELU(hidden), MLPp output. */
+/* The table-gradient grouping of one sample and table (pair_backward):
+   P <= n(n-1) pairs, an open-addressed map of 2^m >= 2P entries. */
+static size_t group_map_size(const Config *c)
+{
+    size_t P = (size_t)c->n_ctx * (size_t)(c->n_ctx > 1 ? c->n_ctx - 1 : 1), H = 1;
+    while (H < 2 * P) H *= 2;
+    return H;
+}
+
+/* In 4-byte units: the row pointers (8 bytes each) first, then int32s. */
+static size_t group_scratch(const Config *c)
+{
+    size_t P = (size_t)c->n_ctx * (size_t)(c->n_ctx > 1 ? c->n_ctx - 1 : 1);
+    return 2 * P + 2 * group_map_size(c) + 4 * P + 2 + 1;
+}
+
+/* forward: MLPp's output [B*n, d]; backward: the hidden gradient [B*n, dp],
+   dp [B*n, h*d] and the grouping; forward_step: p, hidden, GELU(hidden),
+   MLPp output. */
 static size_t pairconnect_scratch(const Config *c, int B)
 {
     size_t d = c->d, dp = pair_width(c), hd = (size_t)c->heads * c->d;
-    return (size_t)B * c->n_ctx * (d + dp + hd) + dp;
+    return (size_t)B * c->n_ctx * (d + dp + hd) + dp + group_scratch(c);
 }
 
 typedef struct {
@@ -163,13 +180,13 @@ static void prefetch_row(const float *row, int d)
    held in V registers (V a constant at each call) rather than reloaded and
    stored per row. */
 static inline __attribute__((always_inline)) void rows_add_block(float *acc, const float *const *rows, int count,
-                                                                 int f0, const int V)
+                                                                 int f0, const int V, const int ahead)
 {
     __m512 s[16];
     for (int v = 0; v < V; v++) s[v] = _mm512_loadu_ps(acc + f0 + 16 * v);
     for (int r = 0; r < count; r++) {
-        if (r + PAIR_AHEAD < count)
-            for (int v = 0; v < V; v++) _mm_prefetch((const char *)(rows[r + PAIR_AHEAD] + f0 + 16 * v), _MM_HINT_T0);
+        if (ahead && r + ahead < count)
+            for (int v = 0; v < V; v++) _mm_prefetch((const char *)(rows[r + ahead] + f0 + 16 * v), _MM_HINT_T0);
         for (int v = 0; v < V; v++) s[v] = _mm512_add_ps(s[v], _mm512_loadu_ps(rows[r] + f0 + 16 * v));
     }
     for (int v = 0; v < V; v++) _mm512_storeu_ps(acc + f0 + 16 * v, s[v]);
@@ -178,13 +195,18 @@ static inline __attribute__((always_inline)) void rows_add_block(float *acc, con
 
 /* acc [d] += rows[0] + rows[1] + ... + rows[count-1], each float summed in
    row order (so the same sums as vec_acc row after row). */
-static void rows_add(float *acc, const float *const *rows, int count, int d)
+static void rows_add(float *acc, const float *const *rows, int count, int d, int ahead)
 {
-    for (int r = 0; r < count && r < PAIR_AHEAD; r++) prefetch_row(rows[r], d);
+    for (int r = 0; r < count && r < ahead; r++) prefetch_row(rows[r], d);
     int f = 0;
 #ifdef __AVX512F__
-    for (; f + 256 <= d; f += 256) rows_add_block(acc, rows, count, f, 16);
-    for (; f + 16 <= d; f += 16) rows_add_block(acc, rows, count, f, 1);
+    if (ahead) {
+        for (; f + 256 <= d; f += 256) rows_add_block(acc, rows, count, f, 16, PAIR_AHEAD);
+        for (; f + 16 <= d; f += 16) rows_add_block(acc, rows, count, f, 1, PAIR_AHEAD);
+    } else {
+        for (; f + 256 <= d; f += 256) rows_add_block(acc, rows, count, f, 16, 0);
+        for (; f + 16 <= d; f += 16) rows_add_block(acc, rows, count, f, 1, 0);
+    }
 #endif
     for (; f < d; f++)
         for (int r = 0; r < count; r++) acc[f] += rows[r][f];
@@ -203,7 +225,7 @@ static void gather_rows(const MixArgs *a, const int32_t *ids, int i, int causal,
         int count = 0;
         for (int j = j0; j < end && j < j0 + PAIR_CHUNK; j++)
             if (j != i) rows[count++] = table + (size_t)pair_slot(ids[i], ids[j], seed, K) * width;
-        rows_add(acc, rows, count, width);
+        rows_add(acc, rows, count, width, PAIR_AHEAD);
     }
 }
 
@@ -217,23 +239,97 @@ static void pair_features(const MixArgs *a, const int32_t *ids, int i, int causa
         for (int f = 0; f < h * d; f++) p_i[f] *= scale;
 }
 
-/* dp_i [h*d] (scaled in place) -> scatter-adds into the tables' row
-   accumulators at every slot_k(i, j), j in N(i). */
-static void pair_backward(const MixArgs *a, const int32_t *ids, int i, float *dp_i)
+/* The grouping's arrays, laid out in scratch (group_scratch). */
+typedef struct {
+    const float **srcs;  /* [P] dp rows, grouped by table row, (i, j) order within a group */
+    int32_t *map_key;    /* [H] table row, -1 empty */
+    int32_t *map_val;    /* [H] its group */
+    int32_t *pair_group; /* [P] each pair's group */
+    int32_t *pair_src;   /* [P] each pair's i */
+    int32_t *group_row;  /* [P] each group's table row, groups in first-touch order */
+    int32_t *start;      /* [P + 1] each group's first entry in srcs */
+    int H;
+} Groups;
+
+static Groups groups_split(const Config *c, float *mem)
 {
-    int d = a->d, h = a->heads, end = a->causal ? i : a->n, count = partners(a, i, a->causal);
+    size_t P = (size_t)c->n_ctx * (size_t)(c->n_ctx > 1 ? c->n_ctx - 1 : 1);
+    Groups gr;
+    gr.H = (int)group_map_size(c);
+    /* 8-byte alignment for the pointers: scratch is malloc'd and the float
+       offset before it even is not guaranteed, so round up (the +1 unit) */
+    uintptr_t at = ((uintptr_t)mem + 7) & ~(uintptr_t)7;
+    gr.srcs = (const float **)at;
+    gr.map_key = (int32_t *)(gr.srcs + P);
+    gr.map_val = gr.map_key + gr.H;
+    gr.pair_group = gr.map_val + gr.H;
+    gr.pair_src = gr.pair_group + P;
+    gr.group_row = gr.pair_src + P;
+    gr.start = gr.group_row + P;
+    return gr;
+}
+
+/* The group of table row `row`, a new one (recorded in group_row) on its
+   first sight. */
+static int32_t group_of(Groups *gr, uint32_t row, int32_t *n_groups)
+{
+    uint32_t mask = (uint32_t)gr->H - 1, at = (row * 2654435761u) & mask;
+    while (gr->map_key[at] >= 0) {
+        if ((uint32_t)gr->map_key[at] == row) return gr->map_val[at];
+        at = (at + 1) & mask;
+    }
+    gr->map_key[at] = (int32_t)row;
+    gr->map_val[at] = *n_groups;
+    gr->group_row[*n_groups] = (int32_t)row;
+    return (*n_groups)++;
+}
+
+/* dp [n, h*d] of one sample (its rows scaled in place by the reduction) ->
+   scatter-adds into the tables' row accumulators: every slot_k(i, j), j in
+   N(i), receives dp_i's k-th part.  Done per table as a gather: the pairs
+   grouped by table row (stable, so in (i, j) order), each row accumulated
+   in registers over its group's dp rows (which stay in cache) and stored
+   once, rather than a read-modify-write of a table row per pair.  Every
+   row gets the same additions in the same order as pair after pair would
+   give, and rows are first touched in the same order: the same bits. */
+static void pair_backward(const MixArgs *a, const int32_t *ids, float *dp, Groups *gr)
+{
+    int n = a->n, d = a->d, h = a->heads;
+    size_t hd = (size_t)h * d;
     uint32_t K = (uint32_t)a->cfg->hash_size;
-    if (count == 0) return;
-    float scale = reduce_scale(a->cfg, count);
-    if (scale != 1.0f)
-        for (int f = 0; f < h * d; f++) dp_i[f] *= scale;
+    for (int i = 0; i < n; i++) {
+        float scale = reduce_scale(a->cfg, partners(a, i, a->causal));
+        if (scale != 1.0f)
+            for (size_t f = 0; f < hd; f++) dp[(size_t)i * hd + f] *= scale;
+    }
     for (int k = 0; k < h; k++) {
         RowGrad *g = a->row_grads[k];
         if (!g) continue;
         uint32_t seed = table_seed(a, k);
-        const float *grad = dp_i + (size_t)k * d;
-        for (int j = 0; j < end; j++)
-            if (j != i) vec_acc(rowgrad_row(g, pair_slot(ids[i], ids[j], seed, K)), grad, (size_t)d);
+        memset(gr->map_key, 0xff, sizeof(int32_t) * (size_t)gr->H);
+        int32_t P = 0, G = 0;
+        for (int i = 0; i < n; i++) {
+            int end = a->causal ? i : n;
+            for (int j = 0; j < end; j++) {
+                if (j == i) continue;
+                gr->pair_group[P] = group_of(gr, pair_slot(ids[i], ids[j], seed, K), &G);
+                gr->pair_src[P++] = i;
+            }
+        }
+        memset(gr->start, 0, sizeof(int32_t) * (size_t)(G + 1));
+        for (int32_t p = 0; p < P; p++) gr->start[gr->pair_group[p] + 1]++;
+        for (int32_t q = 0; q < G; q++) gr->start[q + 1] += gr->start[q];
+        for (int32_t p = 0; p < P; p++) /* start[q] walks to start[q + 1] */
+            gr->srcs[gr->start[gr->pair_group[p]]++] = dp + (size_t)gr->pair_src[p] * hd + (size_t)k * d;
+        for (int32_t q = G; q > 0; q--) gr->start[q] = gr->start[q - 1];
+        gr->start[0] = 0;
+        float *row = G ? rowgrad_row(g, gr->group_row[0]) : NULL;
+        for (int32_t q = 0; q < G; q++) { /* the next group's row fetched while this one sums */
+            float *next = q + 1 < G ? rowgrad_row(g, gr->group_row[q + 1]) : NULL;
+            if (next) prefetch_row(next, d);
+            rows_add(row, gr->srcs + gr->start[q], gr->start[q + 1] - gr->start[q], d, 0);
+            row = next;
+        }
     }
 }
 
@@ -279,9 +375,8 @@ static void pairconnect_backward(const MixArgs *a, const float *x, const float *
     float *dhid = a->scratch, *dpair = dhid + (size_t)N * dp;
     mlp_backward(a, MLPX(h), x, s.hx, s.ax, dy, N, d, dp, d, dhid, dx);
     mlp_backward(a, MLPP(h), s.pair, s.hp, s.ap, dy, N, h * d, dp, d, dhid, dpair);
-    for (int b = 0; b < a->B; b++)
-        for (int i = 0; i < n; i++)
-            pair_backward(a, a->tokens + (size_t)b * n, i, dpair + ((size_t)b * n + i) * h * d);
+    Groups gr = groups_split(a->cfg, dpair + (size_t)N * h * d);
+    for (int b = 0; b < a->B; b++) pair_backward(a, a->tokens + (size_t)b * n, dpair + (size_t)b * n * h * d, &gr);
 }
 
 /* Incremental decoding: position t pairs with the ids before it, which

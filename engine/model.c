@@ -282,15 +282,16 @@ void embed_backward(const Model *m, int stack, float *grads, const float *dx0,
         }
 }
 
-void head_forward(const Model *m, struct Gemm *g, float *logits, const float *rows, int N)
+void head_forward(const Model *m, struct Gemm *g, float *logits, const float *rows, int N, int with_bias)
 {
-    linear_forward(g, logits, rows, model_param(m, m->head_w), model_param(m, m->head_b), N,
+    linear_forward(g, logits, rows, model_param(m, m->head_w), with_bias ? model_param(m, m->head_b) : NULL, N,
                    m->cfg.d, m->cfg.vocab);
 }
 
 void head_backward(const Model *m, struct Gemm *g, float *grads, float *drows, const float *dlogits,
-                   const float *rows, int N)
+                   const float *rows, int N, int with_bias)
 {
-    linear_backward(g, drows, grads + m->params[m->head_w].offset, grads + m->params[m->head_b].offset,
-                    dlogits, rows, model_param(m, m->head_w), N, m->cfg.d, m->cfg.vocab, 0);
+    linear_backward(g, drows, grads + m->params[m->head_w].offset,
+                    with_bias ? grads + m->params[m->head_b].offset : NULL, dlogits, rows,
+                    model_param(m, m->head_w), N, m->cfg.d, m->cfg.vocab, 0);
 }

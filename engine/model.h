@@ -164,10 +164,12 @@ void stack_forward(const StackCall *c, int s, const int32_t *tokens);
 /* dout [B, n, d] -> dx0 [B, n, d] (overwritten), parameter grads accumulate
    into w->grads.  dout may be clobbered. */
 void stack_backward(const StackCall *c, int s, const int32_t *tokens, float *dout, float *dx0);
-/* logits [N, V] = rows [N, d] W^T + b. */
-void head_forward(const Model *m, struct Gemm *g, float *logits, const float *rows, int N);
-/* dlogits [N, V] -> drows [N, d]; head grads accumulate. */
+/* logits [N, V] = rows [N, d] W^T + b (+ b only with_bias: the training
+   loss adds it itself, xent_head). */
+void head_forward(const Model *m, struct Gemm *g, float *logits, const float *rows, int N, int with_bias);
+/* dlogits [N, V] -> drows [N, d]; head grads accumulate (b's only
+   with_bias: else xent_head has added them). */
 void head_backward(const Model *m, struct Gemm *g, float *grads, float *drows, const float *dlogits,
-                   const float *rows, int N);
+                   const float *rows, int N, int with_bias);
 
 #endif

@@ -15,6 +15,10 @@
 #include "engine/gemm.h"
 #include "engine/rng.h"
 
+#ifdef __AVX512F__
+#include <immintrin.h>
+#endif
+
 void matmul(Gemm *g, int trans_a, int trans_b, int M, int N, int K, float alpha,
             const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc)
 {
@@ -187,11 +191,83 @@ static inline float normal_cdf(float x)
     return 0.5f * erfc_z;
 }
 
+#ifdef __AVX512F__
+/* exp_approx and normal_cdf on 16 lanes, operation for operation the same
+   roundings (so the same bits as the scalar loop, which the compiler
+   vectorises less tightly): GELU is the one transcendental pass of every
+   FFN, forward and backward.  NaN propagates as in the scalar code (max_ps
+   and min_ps return their second operand when one is NaN). */
+static inline __m512 exp_approx16(__m512 x)
+{
+    x = _mm512_max_ps(_mm512_set1_ps(-87.3f), x);
+    x = _mm512_min_ps(_mm512_set1_ps(88.7f), x);
+    __m512 big = _mm512_set1_ps(12582912.0f);
+    __m512 k = _mm512_sub_ps(_mm512_add_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)), big), big);
+    __m512 r = _mm512_fmadd_ps(k, _mm512_set1_ps(-0.693359375f), x);
+    r = _mm512_fmadd_ps(k, _mm512_set1_ps(2.12194440e-4f), r);
+    __m512 p = _mm512_set1_ps(1.9875691500E-4f);
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507E-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073E-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894E-2f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459E-1f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201E-1f));
+    p = _mm512_add_ps(_mm512_fmadd_ps(_mm512_mul_ps(p, r), r, r), _mm512_set1_ps(1.0f));
+    /* a NaN k converts to INT_MIN; p is NaN then and so is the product */
+    __m512i bits = _mm512_slli_epi32(_mm512_add_epi32(_mm512_cvttps_epi32(k), _mm512_set1_epi32(127)), 23);
+    return _mm512_mul_ps(p, _mm512_castsi512_ps(bits));
+}
+
+static inline __m512 normal_cdf16(__m512 x)
+{
+    __m512 z = _mm512_mul_ps(x, _mm512_set1_ps(-INV_SQRT2)), az = _mm512_abs_ps(z);
+    __m512 t = _mm512_div_ps(_mm512_set1_ps(1.0f), _mm512_fmadd_ps(_mm512_set1_ps(0.5f), az, _mm512_set1_ps(1.0f)));
+    static const float c[9] = {-0.82215223f, 1.48851587f,  -1.13520398f, 0.27886807f, -0.18628806f,
+                               0.09678418f,  0.37409196f, 1.00002368f,  -1.26551223f};
+    __m512 p = _mm512_set1_ps(0.17087277f);
+    for (int i = 0; i < 9; i++) p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(c[i]));
+    __m512 e = _mm512_mul_ps(t, exp_approx16(_mm512_fnmadd_ps(az, az, p)));
+    __mmask16 ge = _mm512_cmp_ps_mask(z, _mm512_setzero_ps(), _CMP_GE_OQ);
+    e = _mm512_mask_blend_ps(ge, _mm512_sub_ps(_mm512_set1_ps(2.0f), e), e);
+    return _mm512_mul_ps(_mm512_set1_ps(0.5f), e);
+}
+#endif
+
+static void gelu_forward(float *y, const float *x, size_t n)
+{
+    size_t i = 0;
+#ifdef __AVX512F__
+    for (; i + 16 <= n; i += 16) {
+        __m512 v = _mm512_loadu_ps(x + i);
+        _mm512_storeu_ps(y + i, _mm512_mul_ps(v, normal_cdf16(v)));
+    }
+#endif
+    for (; i < n; i++) y[i] = x[i] * normal_cdf(x[i]);
+}
+
+static void gelu_backward(float *dx, const float *dy, const float *x, size_t n, int accumulate)
+{
+    size_t i = 0;
+#ifdef __AVX512F__
+    for (; i + 16 <= n; i += 16) {
+        __m512 v = _mm512_loadu_ps(x + i);
+        __m512 e = exp_approx16(_mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(-0.5f), v), v));
+        __m512 pdf = _mm512_mul_ps(_mm512_set1_ps(INV_SQRT_2PI), e);
+        __m512 g = _mm512_mul_ps(_mm512_loadu_ps(dy + i), _mm512_add_ps(normal_cdf16(v), _mm512_mul_ps(v, pdf)));
+        _mm512_storeu_ps(dx + i, accumulate ? _mm512_add_ps(_mm512_loadu_ps(dx + i), g) : g);
+    }
+#endif
+    for (; i < n; i++) {
+        float pdf = INV_SQRT_2PI * exp_approx(-0.5f * x[i] * x[i]);
+        float g = dy[i] * (normal_cdf(x[i]) + x[i] * pdf);
+        dx[i] = accumulate ? dx[i] + g : g;
+    }
+}
+
 void act_forward(float *y, const float *x, size_t n, int act)
 {
     switch (act) {
     case ACT_GELU:
-        for (size_t i = 0; i < n; i++) y[i] = x[i] * normal_cdf(x[i]);
+        gelu_forward(y, x, n);
         break;
     case ACT_RELU:
         for (size_t i = 0; i < n; i++) y[i] = x[i] > 0.0f ? x[i] : 0.0f;
@@ -206,11 +282,7 @@ void act_backward(float *dx, const float *dy, const float *x, size_t n, int act,
     /* written as select, not keep * dx, so that uninitialised dx never leaks NaN */
     switch (act) {
     case ACT_GELU:
-        for (size_t i = 0; i < n; i++) {
-            float pdf = INV_SQRT_2PI * exp_approx(-0.5f * x[i] * x[i]);
-            float g = dy[i] * (normal_cdf(x[i]) + x[i] * pdf);
-            dx[i] = accumulate ? dx[i] + g : g;
-        }
+        gelu_backward(dx, dy, x, n, accumulate);
         break;
     case ACT_RELU:
         for (size_t i = 0; i < n; i++) {
@@ -248,11 +320,21 @@ static float max_lanes(const float *x, int n)
 static float sum_exp_lanes(float *x, int n, float mx, int store)
 {
     if (store) {
-        for (int i = 0; i < n; i++) x[i] = exp_approx(x[i] - mx);
+        int i = 0;
+#ifdef __AVX512F__
+        for (__m512 m = _mm512_set1_ps(mx); i + 16 <= n; i += 16)
+            _mm512_storeu_ps(x + i, exp_approx16(_mm512_sub_ps(_mm512_loadu_ps(x + i), m)));
+#endif
+        for (; i < n; i++) x[i] = exp_approx(x[i] - mx);
         return sum_lanes(x, n);
     }
     float lane[16] = {0};
     int i = 0;
+#ifdef __AVX512F__
+    __m512 acc = _mm512_setzero_ps(), m = _mm512_set1_ps(mx);
+    for (; i + 16 <= n; i += 16) acc = _mm512_add_ps(acc, exp_approx16(_mm512_sub_ps(_mm512_loadu_ps(x + i), m)));
+    _mm512_storeu_ps(lane, acc);
+#endif
     for (; i + 16 <= n; i += 16)
         for (int l = 0; l < 16; l++) lane[l] += exp_approx(x[i + l] - mx);
     for (int w = 8; w > 0; w /= 2)
@@ -275,8 +357,29 @@ static int first_equal(const float *x, int n, float mx)
     return i;
 }
 
-double xent_forward_backward(float *logits, const int32_t *targets, int N, int V,
-                             float scale, int want_grad, int64_t *correct)
+/* max_lanes of x + b, storing x + b in x. */
+static float add_max_lanes(float *x, const float *b, int n)
+{
+    float lane[16];
+    for (int l = 0; l < 16; l++) lane[l] = x[0] + b[0];
+    int i = 0;
+    for (; i + 16 <= n; i += 16)
+        for (int l = 0; l < 16; l++) {
+            float v = x[i + l] + b[i + l];
+            x[i + l] = v;
+            lane[l] = v > lane[l] ? v : lane[l];
+        }
+    float mx = lane[0];
+    for (int l = 1; l < 16; l++) mx = lane[l] > mx ? lane[l] : mx;
+    for (; i < n; i++) {
+        x[i] += b[i];
+        mx = x[i] > mx ? x[i] : mx;
+    }
+    return mx;
+}
+
+double xent_head(float *logits, const float *bias, float *dbias, const int32_t *targets, int N, int V, float scale,
+                 int want_grad, int64_t *correct)
 {
     double loss = 0.0;
     int64_t hits = 0;
@@ -288,20 +391,34 @@ double xent_forward_backward(float *logits, const int32_t *targets, int N, int V
             continue;
         }
         assert(t < V);   /* the data loader keeps every id below the vocabulary */
-        float mx = max_lanes(row, V);
+        float mx = bias ? add_max_lanes(row, bias, V) : max_lanes(row, V);
         /* the first maximum, as a scan keeping strictly larger ones finds */
         hits += first_equal(row, V, mx) == t;
         float target_logit = row[t];
         float sum = sum_exp_lanes(row, V, mx, want_grad);
         if (want_grad) {
             float inv = scale / sum;
-            for (int v = 0; v < V; v++) row[v] *= inv;
-            row[t] -= scale;
+            if (dbias) /* the bias gradient in linear_backward's order: row after row */
+                for (int v = 0; v < V; v++) {
+                    float g = row[v] * inv - (v == t ? scale : 0.0f);
+                    row[v] = g;
+                    dbias[v] += g;
+                }
+            else {
+                for (int v = 0; v < V; v++) row[v] *= inv;
+                row[t] -= scale;
+            }
         }
         loss += (double)(logf(sum) + mx - target_logit);
     }
     if (correct) *correct += hits;
     return loss;
+}
+
+double xent_forward_backward(float *logits, const int32_t *targets, int N, int V, float scale, int want_grad,
+                             int64_t *correct)
+{
+    return xent_head(logits, NULL, NULL, targets, N, V, scale, want_grad, correct);
 }
 
 void softmax_rows(float *x, int N, int C, int causal)

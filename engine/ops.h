@@ -45,6 +45,12 @@ void act_backward(float *dx, const float *dy, const float *x, size_t n, int act,
    target rows; *correct counts top-1 hits. */
 double xent_forward_backward(float *logits, const int32_t *targets, int N, int V,
                              float scale, int want_grad, int64_t *correct);
+/* The same with the head's bias folded in: logits [N, V] are x W^T without
+   it; bias [V] is added to every target row as the loss first reads it,
+   and, when want_grad, the rows' gradients accumulate into dbias [V] while
+   they are in cache (NULL: neither). */
+double xent_head(float *logits, const float *bias, float *dbias, const int32_t *targets, int N, int V, float scale,
+                 int want_grad, int64_t *correct);
 
 /* Row softmax in place: x [N, C]; entries with col > row + offset are set to
    0 when causal (offset = 0 for square causal masks). */

@@ -162,6 +162,64 @@ static void test_xent_grad(void)
     for (int v = 0; v < V; v++) CHECK(work[1 * V + v] == 0.0f, "ignored row has gradient");
 }
 
+/* GELU runs 16 lanes at a time (AVX-512) and the rest one by one: both must
+   give the same bits for every input, specials included.  Each value sits
+   at lane 3 of a 16-wide block and in the scalar tail of the same call. */
+static void test_gelu_lanes(void)
+{
+    enum { N = 19, TAIL = 17 };
+    Rng r;
+    rng_seed(&r, 11);
+    float specials[] = {0.0f, -0.0f, 1e-30f, -1e-30f, 1e-45f, 3.0f, -3.0f, 8.9f, -8.9f, 13.0f, -13.0f, 40.0f, -40.0f,
+                        1e30f, -1e30f, INFINITY, -INFINITY, NAN};
+    int n_special = (int)(sizeof specials / sizeof specials[0]), bad = 0;
+    for (int k = 0; k < n_special + 20000; k++) {
+        float v = k < n_special ? specials[k] : (float)(rng_normal(&r) * 6.0);
+        float x[N], dy[N], y[N], dx[N], acc[N];
+        for (int i = 0; i < N; i++) {
+            x[i] = (float)rng_normal(&r);
+            dy[i] = (float)rng_normal(&r);
+            acc[i] = 0.25f;
+        }
+        x[3] = x[TAIL] = v;
+        dy[3] = dy[TAIL] = 0.75f;
+        act_forward(y, x, N, ACT_GELU);
+        act_backward(dx, dy, x, N, ACT_GELU, 0);
+        act_backward(acc, dy, x, N, ACT_GELU, 1);
+        int same = (isnan(y[3]) ? isnan(y[TAIL]) : memcmp(&y[3], &y[TAIL], 4) == 0) &&
+                   (isnan(dx[3]) ? isnan(dx[TAIL]) : memcmp(&dx[3], &dx[TAIL], 4) == 0) &&
+                   (isnan(acc[3]) ? isnan(acc[TAIL]) : memcmp(&acc[3], &acc[TAIL], 4) == 0);
+        if (!same && bad++ < 5)
+            CHECK(0, "gelu(%.9g): lanes %.9g %.9g %.9g, scalar %.9g %.9g %.9g", v, y[3], dx[3], acc[3], y[TAIL],
+                  dx[TAIL], acc[TAIL]);
+    }
+    CHECK(bad == 0, "%d inputs differ between the 16-lane and the scalar GELU", bad);
+}
+
+/* xent_head (the head's bias added inside the loss, its gradient summed
+   there) = xent_forward_backward on logits + bias, and dbias = the column
+   sums of the gradient rows in row order, bit for bit. */
+static void test_xent_head(void)
+{
+    enum { N = 5, V = 37 };
+    Rng r;
+    rng_seed(&r, 12);
+    float logits[N * V], plus[N * V], bias[V], dbias[V], ref_db[V];
+    int32_t targets[N] = {3, 36, 0, 17, 17};
+    fill(logits, N * V, &r, 3);
+    fill(bias, V, &r, 1);
+    for (int v = 0; v < V; v++) dbias[v] = ref_db[v] = 0.5f;
+    for (int i = 0; i < N * V; i++) plus[i] = logits[i] + bias[i % V];
+    int64_t c1 = 0, c2 = 0;
+    double l1 = xent_forward_backward(plus, targets, N, V, 0.25f, 1, &c1);
+    double l2 = xent_head(logits, bias, dbias, targets, N, V, 0.25f, 1, &c2);
+    for (int i = 0; i < N; i++)
+        for (int v = 0; v < V; v++) ref_db[v] += plus[i * V + v];
+    CHECK(l1 == l2 && c1 == c2, "loss %.9g vs %.9g, correct %lld vs %lld", l1, l2, (long long)c1, (long long)c2);
+    CHECK(memcmp(plus, logits, sizeof plus) == 0, "dlogits differ");
+    CHECK(memcmp(ref_db, dbias, sizeof dbias) == 0, "dbias differs from the column sums");
+}
+
 static void test_vec_exp(void)
 {
     double worst = 0;
@@ -472,6 +530,8 @@ int main(void)
     RUN(test_layernorm_grad);
     RUN(test_activation_grad);
     RUN(test_xent_grad);
+    RUN(test_gelu_lanes);
+    RUN(test_xent_head);
     RUN(test_vec_exp);
     RUN(test_mixer_grads);
     RUN(test_model_grads);

@@ -32,15 +32,18 @@ void task_head_loss(TaskCall *t, const float *rows, const int32_t *targets, floa
             memcpy(w->head_in + (size_t)r * d, rows + (size_t)w->target_rows[r] * d, sizeof(float) * d);
         head_rows = w->head_in;
     }
-    head_forward(m, w->gemm, w->logits, head_rows, M);
-    t->loss_sum += xent_forward_backward(w->logits, w->targets_compact, M, m->cfg.vocab, t->loss_scale,
-                                         t->want_grad, &t->correct);
+    /* the bias is added, and its gradient summed, inside the loss's passes
+       over the logits rather than in passes of their own */
+    head_forward(m, w->gemm, w->logits, head_rows, M, 0);
+    t->loss_sum += xent_head(w->logits, model_param(m, m->head_b),
+                             t->want_grad ? w->grads + m->params[m->head_b].offset : NULL, w->targets_compact, M,
+                             m->cfg.vocab, t->loss_scale, t->want_grad, &t->correct);
     if (!t->want_grad) return;
     if (M == N) {
-        head_backward(m, w->gemm, w->grads, drows, w->logits, head_rows, M);
+        head_backward(m, w->gemm, w->grads, drows, w->logits, head_rows, M, 0);
         return;
     }
-    head_backward(m, w->gemm, w->grads, w->head_grad, w->logits, head_rows, M);
+    head_backward(m, w->gemm, w->grads, w->head_grad, w->logits, head_rows, M, 0);
     memset(drows, 0, sizeof(float) * (size_t)N * d);
     for (int r = 0; r < M; r++)
         memcpy(drows + (size_t)w->target_rows[r] * d, w->head_grad + (size_t)r * d, sizeof(float) * d);
@@ -57,7 +60,7 @@ void task_head_loss_all(TaskCall *t, const float *rows, const int32_t *targets, 
         t->n_targets += targets[i] >= 0;
     }
     t->n_all += N;
-    head_forward(m, w->gemm, w->logits, rows, N);
+    head_forward(m, w->gemm, w->logits, rows, N, 1);
     /* without want_grad the logits are only read, so both passes see them */
     t->loss_all_sum += xent_forward_backward(w->logits, all_targets, N, V, 0.0f, 0, NULL);
     t->loss_sum += xent_forward_backward(w->logits, targets, N, V, 0.0f, 0, &t->correct);

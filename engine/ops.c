@@ -295,6 +295,26 @@ void act_backward(float *dx, const float *dy, const float *x, size_t n, int act,
     }
 }
 
+void bias_act_forward(float *y, float *h, const float *b, int N, int C, int act)
+{
+    for (int i = 0; i < N; i++) {
+        float *hi = h + (size_t)i * C;
+        if (b)
+            for (int c = 0; c < C; c++) hi[c] += b[c];
+        act_forward(y + (size_t)i * C, hi, (size_t)C, act); /* the row is still in cache */
+    }
+}
+
+void act_backward_bias(float *dh, const float *h, float *db, int N, int C, int act)
+{
+    for (int i = 0; i < N; i++) {
+        float *di = dh + (size_t)i * C;
+        act_backward(di, di, h + (size_t)i * C, (size_t)C, act, 0);
+        if (db)
+            for (int c = 0; c < C; c++) db[c] += di[c];
+    }
+}
+
 void vec_exp(float *y, const float *x, size_t n)
 {
     for (size_t i = 0; i < n; i++) y[i] = exp_approx(x[i]);

@@ -38,6 +38,15 @@ void layernorm_backward(float *dx, float *dw, float *db, const float *dy, const 
 void act_forward(float *y, const float *x, size_t n, int act);
 /* dx [n] = dy * act'(x) (accumulate adds). */
 void act_backward(float *dx, const float *dy, const float *x, size_t n, int act, int accumulate);
+/* A linear layer's bias and activation in one pass over rows still in
+   cache (the layer's product computed without its bias): h [N, C] += b
+   per row (b may be NULL), then y = act(h) (y == h for ACT_NONE).  The
+   same bits as linear_forward with the bias, then act_forward, up to the
+   order of the bias and the product's sum. */
+void bias_act_forward(float *y, float *h, const float *b, int N, int C, int act);
+/* dh [N, C] <- act'(h) * dh in place, and db [C] += its column sums row
+   after row (linear_backward's order; db may be NULL). */
+void act_backward_bias(float *dh, const float *h, float *db, int N, int C, int act);
 
 /* Softmax cross-entropy over rows of logits [N, V]; rows whose target is < 0
    are skipped (their dlogits set to 0).  Overwrites logits with

@@ -220,6 +220,33 @@ static void test_xent_head(void)
     CHECK(memcmp(ref_db, dbias, sizeof dbias) == 0, "dbias differs from the column sums");
 }
 
+/* bias_act_forward / act_backward_bias (a layer's bias and activation in
+   one pass over each row) = the separate passes, bit for bit, every act. */
+static void test_bias_act_fused(void)
+{
+    enum { N = 3, C = 21 };
+    Rng r;
+    rng_seed(&r, 13);
+    for (int act = ACT_GELU; act <= ACT_NONE; act++) {
+        float h[N * C], h2[N * C], y[N * C], y2[N * C], b[C], dh[N * C], dh2[N * C], db[C], db2[C];
+        fill(h, N * C, &r, 2);
+        fill(b, C, &r, 1);
+        fill(dh, N * C, &r, 1);
+        memcpy(dh2, dh, sizeof dh);
+        for (int c = 0; c < C; c++) db[c] = db2[c] = 0.125f;
+        for (int i = 0; i < N * C; i++) h2[i] = h[i] + b[i % C];
+        act_forward(y2, h2, N * C, act);
+        bias_act_forward(act == ACT_NONE ? h : y, h, b, N, C, act);
+        const float *y1 = act == ACT_NONE ? h : y;
+        CHECK(!memcmp(h, h2, sizeof h) && !memcmp(y1, y2, sizeof y), "act %d: forward differs", act);
+        act_backward(dh2, dh2, h2, N * C, act, 0);
+        for (int i = 0; i < N; i++)
+            for (int c = 0; c < C; c++) db2[c] += dh2[i * C + c];
+        act_backward_bias(dh, h, db, N, C, act);
+        CHECK(!memcmp(dh, dh2, sizeof dh) && !memcmp(db, db2, sizeof db), "act %d: backward differs", act);
+    }
+}
+
 static void test_vec_exp(void)
 {
     double worst = 0;
@@ -532,6 +559,7 @@ int main(void)
     RUN(test_xent_grad);
     RUN(test_gelu_lanes);
     RUN(test_xent_head);
+    RUN(test_bias_act_fused);
     RUN(test_vec_exp);
     RUN(test_mixer_grads);
     RUN(test_model_grads);

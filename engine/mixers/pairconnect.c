@@ -338,8 +338,8 @@ static void pair_backward(const MixArgs *a, const int32_t *ids, float *dp, Group
 static void mlp_forward(struct Gemm *g, const float *const *w, const float *z, int N, int n_in, int dp, int d, float *hid,
                         float *act, float *out)
 {
-    linear_forward(g, hid, z, w[W1], w[B1], N, n_in, dp);
-    act_forward(act, hid, (size_t)N * dp, ACT_GELU);
+    linear_forward(g, hid, z, w[W1], NULL, N, n_in, dp);
+    bias_act_forward(act, hid, w[B1], N, dp, ACT_GELU);
     linear_forward(g, out, act, w[W2], w[B2], N, dp, d);
 }
 
@@ -351,8 +351,8 @@ static void mlp_backward(const MixArgs *a, int i0, const float *z, const float *
     const float *const *w = a->w + i0;
     float *const *dw = a->dw + i0;
     linear_backward(a->gemm, dhid, dw[W2], dw[B2], dout, act, w[W2], N, dp, d, 0);
-    act_backward(dhid, dhid, hid, (size_t)N * dp, ACT_GELU, 0);
-    linear_backward(a->gemm, dz, dw[W1], dw[B1], dhid, z, w[W1], N, n_in, dp, 0);
+    act_backward_bias(dhid, hid, dw[B1], N, dp, ACT_GELU);
+    linear_backward(a->gemm, dz, dw[W1], NULL, dhid, z, w[W1], N, n_in, dp, 0);
 }
 
 static void pairconnect_forward(const MixArgs *a, const float *x, float *y)

@@ -26,10 +26,12 @@
  * tokens/s of both, the speedup, and each one's GFLOP/s over the same
  * float32 sgemm rate (bf16's can pass 1x: its products are not sgemm).
  *
- * The sgemm rate is measured at the start and again just before each
- * model (best of 7 calls, as at the start); a line's "of sgemm" divides by
- * the rate taken before it, since this machine's speed drifts by several
- * percent over the minutes a table takes (under mpirun: the start's).
+ * The sgemm rate is measured at the start and again just before and just
+ * after each model (best of 7 calls each); a line's "of sgemm" divides by
+ * the higher of the two around it, since this machine's speed drifts by
+ * several percent over the minutes a table takes (under mpirun: the
+ * start's).  With --threads T > 1 each model also trains on 1 thread just
+ * before: "1 thread" is that tokens/s and "scaling" tokens/s over T x it.
  *
  * FLOP rule: a training step costs, per input token, 6 x the parameters used
  * in dense matrix products (QKV/O projections, FFN, lm_head; tied heads
@@ -396,26 +398,41 @@ static int bench_table(Dist *d, const char *arch, const char *size, const char *
                threads > 1 ? "s" : "", blas_core_describe(core, sizeof core), sgemm, "arch", "config", "task", "params", "tokens/s", "1 rank", "eff",
                "sum ms", "share", "GFLOP/s", "of sgemm", "peak MB", "est MB");
     } else if (rank == 0) {
-        printf("sgemm 1024^3 (%s) on %d thread%s: %.1f GFLOP/s; again before each model (\"sgemm\")\n"
-               "%-12s %-6s %-4s %10s %12s %10s %10s %8s %8s %8s %8s\n",
-               blas_core_describe(core, sizeof core), threads, threads > 1 ? "s" : "", sgemm, "arch", "config", "task", "params", "tokens/s", "GFLOP/tok",
-               "GFLOP/s", "sgemm", "of sgemm", "peak MB", "est MB");
+        printf("sgemm 1024^3 (%s) on %d thread%s: %.1f GFLOP/s; again around each model (\"sgemm\")\n",
+               blas_core_describe(core, sizeof core), threads, threads > 1 ? "s" : "", sgemm);
+        printf("%-12s %-6s %-4s %10s %12s %10s %10s %8s %8s %8s %8s", "arch", "config", "task", "params", "tokens/s",
+               "GFLOP/tok", "GFLOP/s", "sgemm", "of sgemm", "peak MB", "est MB");
+        if (threads > 1) printf(" %10s %8s", "1 thread", "scaling");
+        printf("\n");
     }
     BenchCase cases[64];
     int n_cases = bench_cases(arch, size, task, cases, 64);
     for (int i = 0; i < n_cases; i++) {
         const BenchCase *bc = &cases[i];
         BenchResult one, r;
-        /* the machine's rate drifts over minutes here (other tenants): the
-           ceiling of a model's line is taken just before it */
+        /* this machine's rate drifts over minutes (other tenants): a line's
+           ceiling is the higher of two taken just before and just after it;
+           with threads > 1 the model also trains on 1 thread just before */
         double here = d ? sgemm : measure_sgemm(threads, err);
         if (here < 0) return -1;
+        int single = !d && threads > 1;
+        if (single && bench_train(bc->arch, bc->size, bc->task, 1, PRECISION_F32, NULL, &one, err)) {
+            char why[ERR_LEN];
+            snprintf(why, sizeof why, "%s", err);
+            snprintf(err, ERR_LEN, "%s %s %s: %.400s", bc->arch, bc->size, bc->task, why);
+            return -1;
+        }
         if (d ? bench_ranks(d, bc->arch, bc->size, bc->task, threads, &one, &r, err)
               : bench_train(bc->arch, bc->size, bc->task, threads, PRECISION_F32, NULL, &r, err)) {
             char why[ERR_LEN];
             snprintf(why, sizeof why, "%s", err);
             snprintf(err, ERR_LEN, "%s %s %s: %.400s", bc->arch, bc->size, bc->task, why);
             return -1;
+        }
+        if (!d) {
+            double after = measure_sgemm(threads, err);
+            if (after < 0) return -1;
+            here = after > here ? after : here;
         }
         if (rank) continue;
         double peak_mb = (r.peak_bytes - r.base_bytes) / 1e6, est_mb = r.need.total / 1e6;
@@ -425,6 +442,9 @@ static int bench_table(Dist *d, const char *arch, const char *size, const char *
                    "\"fraction_of_sgemm\": %.4f, ",
                    i ? ", " : "", bc->arch, bc->size, bc->task, (long long)r.params, r.tokens_per_s,
                    r.flops_per_token, r.gflops, here, r.gflops / here);
+            if (single)
+                printf("\"one_thread_tokens_per_s\": %.1f, \"scaling\": %.4f, ", one.tokens_per_s,
+                       r.tokens_per_s / (threads * one.tokens_per_s));
             if (d)
                 printf("\"one_rank_tokens_per_s\": %.1f, \"efficiency\": %.4f, \"allreduce_ms_per_step\": %.3f, "
                        "\"allreduce_share\": %.4f, \"gradient_bytes\": %lld, ",
@@ -438,9 +458,11 @@ static int bench_table(Dist *d, const char *arch, const char *size, const char *
                    100 * r.tokens_per_s / (N * one.tokens_per_s), 1e3 * r.comm_seconds,
                    100 * r.comm_seconds / r.step_seconds, r.gflops, 100.0 * r.gflops / sgemm, peak_mb, est_mb);
         } else {
-            printf("%-12s %-6s %-4s %10lld %12.0f %10.4f %10.1f %8.1f %7.1f%% %8.0f %8.0f\n", bc->arch, bc->size,
+            printf("%-12s %-6s %-4s %10lld %12.0f %10.4f %10.1f %8.1f %7.1f%% %8.0f %8.0f", bc->arch, bc->size,
                    bc->task, (long long)r.params, r.tokens_per_s, r.flops_per_token / 1e9, r.gflops, here,
                    100.0 * r.gflops / here, peak_mb, est_mb);
+            if (single) printf(" %10.0f %7.2fx", one.tokens_per_s, r.tokens_per_s / (threads * one.tokens_per_s));
+            printf("\n");
         }
         fflush(stdout);
     }

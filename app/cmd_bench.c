@@ -377,10 +377,33 @@ static void print_memory_json(const BenchResult *r)
            n->activations, n->data, n->other);
 }
 
+/* One line of the table in one process: the sgemm rate just before, the
+   1-thread run when threads > 1 (into *one), the model on `threads`, the
+   sgemm rate just after; *ceiling is the higher of the two rates. */
+static int bench_line(const BenchCase *bc, int threads, BenchResult *one, BenchResult *r, double *ceiling,
+                      char *err)
+{
+    double before = measure_sgemm(threads, err);
+    if (before < 0) return -1;
+    if ((threads > 1 && bench_train(bc->arch, bc->size, bc->task, 1, PRECISION_F32, NULL, one, err)) ||
+        bench_train(bc->arch, bc->size, bc->task, threads, PRECISION_F32, NULL, r, err)) {
+        char why[ERR_LEN];
+        snprintf(why, sizeof why, "%s", err);
+        snprintf(err, ERR_LEN, "%s %s %s: %.400s", bc->arch, bc->size, bc->task, why);
+        return -1;
+    }
+    double after = measure_sgemm(threads, err);
+    if (after < 0) return -1;
+    *ceiling = after > before ? after : before;
+    return 0;
+}
+
+#define MAX_REPEAT 9
+
 /* The training table, in one process or under mpirun (d: rank 0 alone,
    then every rank, with the ranks' columns); rank 0 prints. */
-static int bench_table(Dist *d, const char *arch, const char *size, const char *task, int threads, int json,
-                       char *err)
+static int bench_table(Dist *d, const char *arch, const char *size, const char *task, int threads, int repeat,
+                       int json, char *err)
 {
     int N = d ? dist_size(d) : 1, rank = d ? dist_rank(d) : 0;
     char core[128];
@@ -403,6 +426,7 @@ static int bench_table(Dist *d, const char *arch, const char *size, const char *
         printf("%-12s %-6s %-4s %10s %12s %10s %10s %8s %8s %8s %8s", "arch", "config", "task", "params", "tokens/s",
                "GFLOP/tok", "GFLOP/s", "sgemm", "of sgemm", "peak MB", "est MB");
         if (threads > 1) printf(" %10s %8s", "1 thread", "scaling");
+        if (repeat > 1) printf(" %8s", "spread");
         printf("\n");
     }
     BenchCase cases[64];
@@ -410,29 +434,43 @@ static int bench_table(Dist *d, const char *arch, const char *size, const char *
     for (int i = 0; i < n_cases; i++) {
         const BenchCase *bc = &cases[i];
         BenchResult one, r;
-        /* this machine's rate drifts over minutes (other tenants): a line's
-           ceiling is the higher of two taken just before and just after it;
-           with threads > 1 the model also trains on 1 thread just before */
-        double here = d ? sgemm : measure_sgemm(threads, err);
-        if (here < 0) return -1;
+        double here = sgemm, tok[MAX_REPEAT] = {0}, frac[MAX_REPEAT] = {0}, scal[MAX_REPEAT] = {0}, spread = 0;
         int single = !d && threads > 1;
-        if (single && bench_train(bc->arch, bc->size, bc->task, 1, PRECISION_F32, NULL, &one, err)) {
-            char why[ERR_LEN];
-            snprintf(why, sizeof why, "%s", err);
-            snprintf(err, ERR_LEN, "%s %s %s: %.400s", bc->arch, bc->size, bc->task, why);
-            return -1;
-        }
-        if (d ? bench_ranks(d, bc->arch, bc->size, bc->task, threads, &one, &r, err)
-              : bench_train(bc->arch, bc->size, bc->task, threads, PRECISION_F32, NULL, &r, err)) {
-            char why[ERR_LEN];
-            snprintf(why, sizeof why, "%s", err);
-            snprintf(err, ERR_LEN, "%s %s %s: %.400s", bc->arch, bc->size, bc->task, why);
-            return -1;
-        }
-        if (!d) {
-            double after = measure_sgemm(threads, err);
-            if (after < 0) return -1;
-            here = after > here ? after : here;
+        if (d) {
+            if (bench_ranks(d, bc->arch, bc->size, bc->task, threads, &one, &r, err)) {
+                char why[ERR_LEN];
+                snprintf(why, sizeof why, "%s", err);
+                snprintf(err, ERR_LEN, "%s %s %s: %.400s", bc->arch, bc->size, bc->task, why);
+                return -1;
+            }
+        } else {
+            /* this machine's rate drifts over minutes (other tenants): each
+               line has its own ceiling, and with --repeat R the line is the
+               repetition with the median tokens/s, the spread (max - min) /
+               median beside it */
+            BenchResult ones[MAX_REPEAT], rs[MAX_REPEAT];
+            double ceil[MAX_REPEAT];
+            for (int k = 0; k < repeat; k++) {
+                if (bench_line(bc, threads, &ones[k], &rs[k], &ceil[k], err)) return -1;
+                tok[k] = rs[k].tokens_per_s;
+                frac[k] = rs[k].gflops / ceil[k];
+                scal[k] = single ? rs[k].tokens_per_s / (threads * ones[k].tokens_per_s) : 1.0;
+            }
+            int med = 0;
+            for (int k = 0; k < repeat; k++) { /* the one with as many below as above */
+                int below = 0;
+                for (int q = 0; q < repeat; q++) below += tok[q] < tok[k] || (tok[q] == tok[k] && q < k);
+                if (below == repeat / 2) med = k;
+            }
+            double lo = tok[0], hi = tok[0];
+            for (int k = 1; k < repeat; k++) {
+                lo = tok[k] < lo ? tok[k] : lo;
+                hi = tok[k] > hi ? tok[k] : hi;
+            }
+            spread = (hi - lo) / tok[med];
+            one = ones[med];
+            r = rs[med];
+            here = ceil[med];
         }
         if (rank) continue;
         double peak_mb = (r.peak_bytes - r.base_bytes) / 1e6, est_mb = r.need.total / 1e6;
@@ -445,6 +483,16 @@ static int bench_table(Dist *d, const char *arch, const char *size, const char *
             if (single)
                 printf("\"one_thread_tokens_per_s\": %.1f, \"scaling\": %.4f, ", one.tokens_per_s,
                        r.tokens_per_s / (threads * one.tokens_per_s));
+            if (!d && repeat > 1) {
+                const double *each[3] = {tok, frac, scal};
+                const char *name[3] = {"tokens_per_s_each", "fraction_of_sgemm_each", "scaling_each"};
+                printf("\"repeats\": %d, \"spread\": %.4f, ", repeat, spread);
+                for (int e = 0; e < (single ? 3 : 2); e++) {
+                    printf("\"%s\": [", name[e]);
+                    for (int k = 0; k < repeat; k++) printf("%s%.4f", k ? ", " : "", each[e][k]);
+                    printf("], ");
+                }
+            }
             if (d)
                 printf("\"one_rank_tokens_per_s\": %.1f, \"efficiency\": %.4f, \"allreduce_ms_per_step\": %.3f, "
                        "\"allreduce_share\": %.4f, \"gradient_bytes\": %lld, ",
@@ -462,6 +510,7 @@ static int bench_table(Dist *d, const char *arch, const char *size, const char *
                    bc->task, (long long)r.params, r.tokens_per_s, r.flops_per_token / 1e9, r.gflops, here,
                    100.0 * r.gflops / here, peak_mb, est_mb);
             if (single) printf(" %10.0f %7.2fx", one.tokens_per_s, r.tokens_per_s / (threads * one.tokens_per_s));
+            if (repeat > 1) printf(" %7.1f%%", 100.0 * spread);
             printf("\n");
         }
         fflush(stdout);
@@ -521,15 +570,20 @@ static int bench_bf16(const char *arch, const char *size, const char *task, int 
 static int bench(Dist *d, int argc, char **argv)
 {
     const char *arch = NULL, *size = NULL, *threads_s = "1", *json = NULL, *inference = NULL;
-    const char *task = NULL, *bf16 = NULL;
+    const char *task = NULL, *bf16 = NULL, *repeat_s = "1";
     CliOpt opts[] = {{"arch", 1, &arch, NULL},  {"config", 1, &size, NULL},          {"threads", 1, &threads_s, NULL},
                      {"json", 0, &json, NULL},  {"inference", 0, &inference, NULL}, {"task", 1, &task, NULL},
-                     {"bf16", 0, &bf16, NULL},  {NULL, 0, NULL, NULL}};
+                     {"bf16", 0, &bf16, NULL},  {"repeat", 1, &repeat_s, NULL}, {NULL, 0, NULL, NULL}};
     char err[ERR_LEN];
     if (cli_parse(argc, argv, opts, NULL, NULL, 0, NULL, err)) return BENCH_FAIL("bench: %s", err);
     int threads;
     if (text_to_int(threads_s, 0, 64, &threads)) return BENCH_FAIL("bench: --threads %s is not 0..64", threads_s);
     if (threads == 0) threads = pool_cores();
+    int repeat;
+    if (text_to_int(repeat_s, 1, MAX_REPEAT, &repeat))
+        return BENCH_FAIL("bench: --repeat %s is not 1..%d", repeat_s, MAX_REPEAT);
+    if (repeat > 1 && (inference || bf16 || d))
+        return BENCH_FAIL("bench: --repeat is for the training table in one process (not --inference, --bf16 or mpirun)");
     if (size && strcmp(size, "S") && strcmp(size, "M")) return BENCH_FAIL("bench: --config must be S or M");
     if (task && strcmp(task, "clm") && strcmp(task, "mlm")) return BENCH_FAIL("bench: --task must be clm or mlm");
     if (arch && !mixer_find(arch)) {
@@ -550,7 +604,7 @@ static int bench(Dist *d, int argc, char **argv)
     if (bf16) return bench_bf16(arch, size, task, threads, json != NULL, err) ? BENCH_FAIL("bench: %s", err) : 0;
     if (d && dist_same(d, dist_binary_hash(), "runs a different mixbench binary than rank 0", err))
         return BENCH_FAIL("bench: %s", err);
-    return bench_table(d, arch, size, task, threads, json != NULL, err) ? BENCH_FAIL("bench: %s", err) : 0;
+    return bench_table(d, arch, size, task, threads, repeat, json != NULL, err) ? BENCH_FAIL("bench: %s", err) : 0;
 }
 
 int cmd_bench(int argc, char **argv)

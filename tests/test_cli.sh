@@ -127,19 +127,27 @@ if $MB run --init "$T/ft.safetensors" --data builtin:stories --steps 2 batch=64 
   else fail init_inherits "config '$shape' vs '$want', step 1 loss '$step1' vs checkpoint valid $ft_valid"; fi
 else fail init_inherits "$(tail -2 "$T/init.out")"; fi
 before=$(sqlite3 "$DB" "select count(*) from runs; select count(*) from metrics")
-# bench on 2 threads: each line's own ceiling, the 1-thread run and the scaling
-if $MB bench --arch cumsum --config S --threads 2 --json >"$T/bench2.json" 2>"$T/bench2.err" &&
+# bench on 2 threads, twice: each line's own ceiling, the 1-thread run, the
+# scaling, and the repetition with the median tokens/s with the spread
+if $MB bench --arch cumsum --config S --threads 2 --repeat 2 --json >"$T/bench2.json" 2>"$T/bench2.err" &&
    python3 - "$T/bench2.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))["results"][0]
 assert r["sgemm_gflops"] > 0 and r["one_thread_tokens_per_s"] > 0, r
 assert abs(r["fraction_of_sgemm"] - r["gflops"] / r["sgemm_gflops"]) < 1e-3, r
 assert abs(r["scaling"] - r["tokens_per_s"] / (2 * r["one_thread_tokens_per_s"])) < 1e-3, r
+each = r["tokens_per_s_each"]
+assert r["repeats"] == 2 and len(each) == 2 and len(r["scaling_each"]) == 2, r
+assert abs(r["tokens_per_s"] - max(each)) < 0.1, r          # of two, the upper median
+assert abs(r["spread"] - (max(each) - min(each)) / max(each)) < 1e-3, r
+assert any(abs(f - r["fraction_of_sgemm"]) < 1e-3 for f in r["fraction_of_sgemm_each"]), r
 PY
 then pass bench_threads_scaling; else fail bench_threads_scaling "$(cat "$T/bench2.json" "$T/bench2.err")"; fi
 # bench's options are refused before anything is measured
 expect_error bench_bad_task '^mixbench: bench: --task must be clm or mlm$' $MB bench --task foo
 expect_error bench_bad_config '^mixbench: bench: --config must be S or M$' $MB bench --config X
+expect_error bench_bad_repeat '^mixbench: bench: --repeat 0 is not 1..9$' $MB bench --repeat 0
+expect_error bench_repeat_bf16 '^mixbench: bench: --repeat is for the training table' $MB bench --repeat 2 --bf16
 expect_error bench_no_causal_fft '^mixbench: bench: fft has no causal mode' $MB bench --arch fft --task clm
 expect_error bench_inference_bf16 '^mixbench: bench: --inference and --bf16 are separate modes' $MB bench --inference --bf16
 expect_error bench_inference_config '^mixbench: bench: --inference has its own setting .* drop --config$' $MB bench --inference --config S

@@ -13,7 +13,9 @@
 # steps both have, beside the seeds' own spread at that step (the largest
 # f32 sample standard deviation over the same steps).  Verdict: "within
 # noise" when the test loss difference is at most twice its standard error
-# and the curves' largest gap at most that spread, else "DIFFERS".  Seeds
+# and the curves' largest gap at most that spread, else "DIFFERS"; with
+# fewer than two seeds at either precision there is no spread, and the
+# verdict says so (give such a preset seeds: "recall repeats=3").  Seeds
 # shows "f32/bf16" when the two precisions finished different numbers.
 #
 # Not for: speed (mixbench bench --bf16) or the papers' claims (report).
@@ -103,7 +105,8 @@ for p in "${presets[@]}"; do
          printf('%.4f +- %.4f', b.mean, b.sd) || ' | ' || printf('%+.4f', b.mean - a.mean) || ' | ' ||
          printf('%.4f', 2 * sqrt(a.sd * a.sd / a.n + b.sd * b.sd / b.n)) || ' | ' ||
          printf('%.4f', coalesce(g.gap, 0)) || ' | ' || printf('%.4f', coalesce(g.seed_sd, 0)) || ' | ' ||
-         case when abs(b.mean - a.mean) <= 2 * sqrt(a.sd * a.sd / a.n + b.sd * b.sd / b.n)
+         case when a.n < 2 or b.n < 2 then 'one seed: no spread to judge by'
+              when abs(b.mean - a.mean) <= 2 * sqrt(a.sd * a.sd / a.n + b.sd * b.sd / b.n)
                    and coalesce(g.gap, 0) <= coalesce(g.seed_sd, 0)
               then 'within noise' else '**DIFFERS**' end || ' |'
     from s a join s b on b.point = a.point and b.sweep_id = $s16

@@ -4,7 +4,7 @@
 # thousand tokens): one table row per point with a verdict, the f32 column
 # equal to the mean and sample deviation computed independently from the
 # store, the bf16 numbers taken from the bf16 sweep, a rerun queues nothing
-# again, and bad arguments are refused.  Not for: whether bf16 matches f32
+# again, bad arguments are refused, and one seed gets no verdict.  Not for: whether bf16 matches f32
 # on the real presets (docs/speed.md has that run).  SKIPs without bf16.
 set -u
 . "$(dirname "$0")/cli_harness.sh"
@@ -43,3 +43,8 @@ out=$(experiments/precision_check.sh --bogus 2>&1); rc=$?
 [ $rc = 2 ] && [ "$(echo "$out" | wc -l)" = 1 ] && pass precision_check_bad_option || fail precision_check_bad_option "rc=$rc $out"
 out=$(experiments/precision_check.sh --mixbench $MB --db "$T/x.db" no-such-preset 2>&1); rc=$?
 [ $rc != 0 ] && echo "$out" | grep -q "no-such-preset" && pass precision_check_bad_preset || fail precision_check_bad_preset "rc=$rc $out"
+
+# one seed per point: no spread, and the verdict says so rather than DIFFERS
+experiments/precision_check.sh --mixbench $MB --db "$T/one.db" "${ARG/repeats=2/repeats=1}" >"$T/one" 2>"$T/one.err"
+rows=$(grep -cE '^\| arch=(attention|dispatcher) \| 1 \| .* \| one seed: no spread to judge by \|$' "$T/one")
+[ "$rows" = 2 ] && pass precision_check_one_seed || fail precision_check_one_seed "$(cat "$T/one" "$T/one.err")"

@@ -122,6 +122,8 @@ static double measure_sgemm(int threads, char *err)
 typedef struct {
     double tokens_per_s, gflops, flops_per_token;
     double comm_seconds, step_seconds;   /* per step: gradient exchange, whole step */
+    double product_share;                /* of the threads' time, inside matrix products */
+    double product_gflops;               /* the products' own rate, all threads */
     int64_t params;
     int steps;
     double base_bytes, peak_bytes;       /* resident before the model; the process's peak during it */
@@ -185,14 +187,18 @@ static int bench_train(const char *arch, const char *size, const char *task, int
     TrainProgress p;
     for (int i = 0; i < 2; i++) /* warm-up */
         if (trainer_step(tr, &p, err)) goto done;
-    double t0 = p.train_seconds, elapsed = 0, comm = 0;
+    double t0 = p.train_seconds, elapsed = 0, comm = 0, prod_s = 0, prod_f = 0;
     int steps = 0;
     while (steps < 3 || elapsed < 4.0) {
         if (trainer_step(tr, &p, err)) goto done;
         steps++;
         comm += p.comm_seconds;
+        prod_s += p.product_seconds;
+        prod_f += p.product_flops;
         elapsed = p.train_seconds - t0;
     }
+    out->product_share = prod_s / (threads * elapsed);
+    out->product_gflops = prod_s > 0 ? prod_f * threads / prod_s / 1e9 : 0.0;
     out->steps = steps;
     out->comm_seconds = comm / steps;
     out->step_seconds = elapsed / steps;
@@ -423,8 +429,9 @@ static int bench_table(Dist *d, const char *arch, const char *size, const char *
     } else if (rank == 0) {
         printf("sgemm 1024^3 (%s) on %d thread%s: %.1f GFLOP/s; again around each model (\"sgemm\")\n",
                blas_core_describe(core, sizeof core), threads, threads > 1 ? "s" : "", sgemm);
-        printf("%-12s %-6s %-4s %10s %12s %10s %10s %8s %8s %8s %8s", "arch", "config", "task", "params", "tokens/s",
-               "GFLOP/tok", "GFLOP/s", "sgemm", "of sgemm", "peak MB", "est MB");
+        printf("%-12s %-6s %-4s %10s %12s %10s %10s %8s %8s %8s %9s %8s %8s %8s", "arch", "config", "task", "params",
+               "tokens/s", "GFLOP/tok", "GFLOP/s", "sgemm", "of sgemm", "in prods", "prod rate", "bound", "peak MB",
+               "est MB");
         if (threads > 1) printf(" %10s %8s", "1 thread", "scaling");
         if (repeat > 1) printf(" %8s", "spread");
         printf("\n");
@@ -474,12 +481,15 @@ static int bench_table(Dist *d, const char *arch, const char *size, const char *
         }
         if (rank) continue;
         double peak_mb = (r.peak_bytes - r.base_bytes) / 1e6, est_mb = r.need.total / 1e6;
+        /* the fraction of sgemm with everything outside the products taking no time */
+        double bound = r.product_share > 0 ? r.gflops / here / r.product_share : 0.0;
         if (json) {
             printf("%s{\"arch\": \"%s\", \"config\": \"%s\", \"task\": \"%s\", \"params\": %lld, "
                    "\"tokens_per_s\": %.1f, \"flops_per_token\": %.0f, \"gflops\": %.2f, \"sgemm_gflops\": %.2f, "
-                   "\"fraction_of_sgemm\": %.4f, ",
+                   "\"fraction_of_sgemm\": %.4f, \"product_share\": %.4f, \"product_gflops\": %.2f, "
+                   "\"bound\": %.4f, ",
                    i ? ", " : "", bc->arch, bc->size, bc->task, (long long)r.params, r.tokens_per_s,
-                   r.flops_per_token, r.gflops, here, r.gflops / here);
+                   r.flops_per_token, r.gflops, here, r.gflops / here, r.product_share, r.product_gflops, bound);
             if (single)
                 printf("\"one_thread_tokens_per_s\": %.1f, \"scaling\": %.4f, ", one.tokens_per_s,
                        r.tokens_per_s / (threads * one.tokens_per_s));
@@ -506,9 +516,10 @@ static int bench_table(Dist *d, const char *arch, const char *size, const char *
                    100 * r.tokens_per_s / (N * one.tokens_per_s), 1e3 * r.comm_seconds,
                    100 * r.comm_seconds / r.step_seconds, r.gflops, 100.0 * r.gflops / sgemm, peak_mb, est_mb);
         } else {
-            printf("%-12s %-6s %-4s %10lld %12.0f %10.4f %10.1f %8.1f %7.1f%% %8.0f %8.0f", bc->arch, bc->size,
-                   bc->task, (long long)r.params, r.tokens_per_s, r.flops_per_token / 1e9, r.gflops, here,
-                   100.0 * r.gflops / here, peak_mb, est_mb);
+            printf("%-12s %-6s %-4s %10lld %12.0f %10.4f %10.1f %8.1f %7.1f%% %7.1f%% %8.1f%% %7.1f%% %8.0f %8.0f",
+                   bc->arch, bc->size, bc->task, (long long)r.params, r.tokens_per_s, r.flops_per_token / 1e9,
+                   r.gflops, here, 100.0 * r.gflops / here, 100.0 * r.product_share,
+                   100.0 * r.product_gflops / here, 100.0 * bound, peak_mb, est_mb);
             if (single) printf(" %10.0f %7.2fx", one.tokens_per_s, r.tokens_per_s / (threads * one.tokens_per_s));
             if (repeat > 1) printf(" %7.1f%%", 100.0 * spread);
             printf("\n");

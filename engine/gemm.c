@@ -69,6 +69,8 @@ typedef struct {
 } Entry;
 
 struct Gemm {
+    int precision;
+    double seconds, flops;      /* in this context's products since gemm_take_counts */
     void *lib;
     DnnlFns f;
     dnnl_engine_t engine;
@@ -134,11 +136,17 @@ int gemm_bf16_available(char *err)
 int gemm_create(Gemm **out, int precision, char *err)
 {
     *out = NULL;
-    if (precision == PRECISION_F32) return 0;
+    if (precision == PRECISION_F32) {
+        Gemm *g = calloc(1, sizeof *g);   /* counters only: the products are sgemm */
+        if (!g) return err_set(err, "out of memory");
+        *out = g;
+        return 0;
+    }
     if (!bf16_supported())
         return err_set(err, "precision=bf16 needs a CPU with AVX512-BF16, and this one has not");
     Gemm *g = calloc(1, sizeof *g);
     if (!g) return err_set(err, "out of memory");
+    g->precision = PRECISION_BF16;
     if (load(g, err)) {
         gemm_free(g);
         return -1;
@@ -297,6 +305,35 @@ void gemm_bf16(Gemm *g, int trans_a, int trans_b, int M, int N, int K, float alp
 }
 
 long gemm_fallbacks(const Gemm *g) { return g ? g->fallbacks : 0; }
+
+void gemm_product(Gemm *g, int trans_a, int trans_b, int M, int N, int K, float alpha, const float *A, int lda,
+                  const float *B, int ldb, float beta, float *C, int ldc)
+{
+    if (!g) {
+        gemm_f32(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+        return;
+    }
+    double start = now_seconds();
+    if (g->precision == PRECISION_BF16)
+        gemm_bf16(g, trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    else
+        gemm_f32(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    gemm_count(g, start, 2.0 * M * N * K);
+}
+
+void gemm_count(Gemm *g, double start, double flops)
+{
+    if (!g) return;
+    g->seconds += now_seconds() - start;
+    g->flops += flops;
+}
+
+void gemm_take_counts(Gemm *g, double *seconds, double *flops)
+{
+    *seconds = g ? g->seconds : 0.0;
+    *flops = g ? g->flops : 0.0;
+    if (g) g->seconds = g->flops = 0.0;
+}
 
 void gemm_f32(int trans_a, int trans_b, int M, int N, int K, float alpha, const float *A, int lda,
               const float *B, int ldb, float beta, float *C, int ldc)

@@ -18,6 +18,12 @@
  * to the largest product it has seen, so after the first step (and the
  * first evaluation) a step allocates nothing.  oneDNN runs single-threaded
  * inside it: the engine owns the threads.
+ *
+ * Every context, float32's too, counts the wall time and the FLOPs of the
+ * products made through it (gemm_product, and the triangular products
+ * that report with gemm_count), so the trainer can say how much of a step
+ * is matrix products and at what rate they ran (`mixbench bench`'s
+ * "in products" and "products" columns).  Two clock reads per product.
  */
 #ifndef MIXBENCH_GEMM_H
 #define MIXBENCH_GEMM_H
@@ -26,9 +32,10 @@ enum { PRECISION_F32, PRECISION_BF16 };
 
 typedef struct Gemm Gemm;
 
-/* A context for `precision`.  PRECISION_F32 needs none: *out = NULL (every
-   product with a NULL context is sgemm).  PRECISION_BF16 fails with one line
-   when the CPU lacks AVX512-BF16 or libdnnl.so.2 cannot be loaded. */
+/* A context for `precision`, one per thread.  A PRECISION_F32 context only
+   counts (its products are sgemm, as with no context at all: NULL is
+   accepted everywhere and counts nothing).  PRECISION_BF16 fails with one
+   line when the CPU lacks AVX512-BF16 or libdnnl.so.2 cannot be loaded. */
 int gemm_create(Gemm **out, int precision, char *err);
 void gemm_free(Gemm *g);
 
@@ -45,6 +52,19 @@ void gemm_f32(int trans_a, int trans_b, int M, int N, int K, float alpha, const 
    non-NULL context). */
 void gemm_bf16(Gemm *g, int trans_a, int trans_b, int M, int N, int K, float alpha, const float *A, int lda,
               const float *B, int ldb, float beta, float *C, int ldc);
+
+/* Row-major C = alpha op(A) op(B) + beta C in g's precision (sgemm when g
+   is NULL or float32), its time and 2 M N K FLOPs counted in g. */
+void gemm_product(Gemm *g, int trans_a, int trans_b, int M, int N, int K, float alpha, const float *A, int lda,
+                  const float *B, int ldb, float beta, float *C, int ldc);
+
+/* Counts a product made outside gemm_product: the time from `start`
+   (now_seconds()) to now, and `flops`.  NULL g: nothing. */
+void gemm_count(Gemm *g, double start, double flops);
+
+/* The seconds and FLOPs counted since the last call (0 for NULL), then
+   zeroes them. */
+void gemm_take_counts(Gemm *g, double *seconds, double *flops);
 
 /* Products of this context that ran in float32 because oneDNN could not
    make or run their matmul (tests expect 0). */

@@ -62,8 +62,9 @@ typedef struct {
     float *saved;        /* [B * saved_per_sample] kept from forward to backward */
     float *scratch;      /* scratch_floats(cfg, B) floats, this thread's own */
     void *state;         /* the block's private state from create(), or NULL */
-    struct Gemm *gemm;   /* this thread's product context for matmul and the
-                            linear layers (engine/gemm.h; NULL: float32) */
+    struct Gemm *gemm;   /* this thread's product context for matmul, trmm_lower
+                            and the linear layers (engine/gemm.h; NULL: float32,
+                            uncounted) */
     uint64_t rng_key;    /* per step/stack/block key for stochastic options */
 } MixArgs;
 

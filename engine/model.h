@@ -127,8 +127,8 @@ typedef struct {
     float *grads;                      /* [n_dense_floats], this thread's gradient */
     struct RowGrad *row_grads;         /* [n_row_grads = n_sparse] this thread's */
     int n_row_grads;                   /* sparse-row gradients (engine/sparse.h) */
-    struct Gemm *gemm;                 /* this thread's product context
-                                          (precision=bf16), or NULL */
+    struct Gemm *gemm;                 /* this thread's product context:
+                                          precision and counts (engine/gemm.h) */
     void *arena;
     size_t arena_bytes;
 } Work;

@@ -8,9 +8,11 @@
 #include "engine/ops.h"
 
 #include <assert.h>
+#include <cblas.h>
 #include <math.h>
 #include <string.h>
 
+#include "engine/common.h"
 #include "engine/config.h"
 #include "engine/gemm.h"
 #include "engine/rng.h"
@@ -25,10 +27,17 @@ void matmul(Gemm *g, int trans_a, int trans_b, int M, int N, int K, float alpha,
     /* row-major leading dimensions: at least the columns stored per row */
     assert(M >= 0 && N >= 0 && K >= 0);
     assert(lda >= (trans_a ? M : K) && ldb >= (trans_b ? K : N) && ldc >= N);
-    if (g)
-        gemm_bf16(g, trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-    else
-        gemm_f32(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    gemm_product(g, trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+void trmm_lower(Gemm *g, int trans, int n, int w, const float *T, float *y, const float *x, int ld)
+{
+    assert(n >= 0 && w >= 0 && ld >= w);
+    for (int t = 0; t < n; t++) memcpy(y + (size_t)t * ld, x + (size_t)t * ld, sizeof(float) * w);
+    double start = now_seconds();
+    cblas_strmm(CblasRowMajor, CblasLeft, CblasLower, trans ? CblasTrans : CblasNoTrans, CblasNonUnit, n, w, 1.0f,
+                T, n, y, ld);
+    gemm_count(g, start, (double)n * (n + 1) * w);   /* row t: t + 1 multiply-adds per column */
 }
 
 void linear_forward(Gemm *g, float *y, const float *x, const float *w, const float *b, int N, int n_in, int n_out)

@@ -19,6 +19,11 @@ struct Gemm;
 void matmul(struct Gemm *g, int trans_a, int trans_b, int M, int N, int K, float alpha,
             const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc);
 
+/* y = op(T) x for a lower-triangular T [n, n] (op: transposed when trans),
+   x and y [n, w] with row stride ld (strmm on a copy of x in y); its time
+   and FLOPs counted in g (engine/gemm.h), whose precision it ignores. */
+void trmm_lower(struct Gemm *g, int trans, int n, int w, const float *T, float *y, const float *x, int ld);
+
 /* x [N, n_in] -> y [N, n_out] = x w^T + b;  w [n_out, n_in], b [n_out] or NULL. */
 void linear_forward(struct Gemm *g, float *y, const float *x, const float *w, const float *b, int N, int n_in, int n_out);
 /* dy [N, n_out] -> dx [N, n_in] (NULL to skip), dw [n_out, n_in] +=,

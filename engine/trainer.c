@@ -40,6 +40,7 @@
 #include "engine/checkpoint.h"
 #include "engine/common.h"
 #include "engine/dist.h"
+#include "engine/gemm.h"
 #include "engine/io/json.h"
 #include "engine/io/safetensors.h"
 #include "engine/ops.h"
@@ -444,10 +445,25 @@ static int run_batch(Trainer *t, int B, int want_grad, int training, int score_a
     return 0;
 }
 
+/* The threads' product time and FLOPs since the last call, summed
+   (engine/gemm.h); read between pool runs, so no thread is writing them. */
+static void take_product_counts(Trainer *t, double *seconds, double *flops)
+{
+    *seconds = *flops = 0.0;
+    for (int i = 0; i < t->n_threads; i++) {
+        double s, f;
+        gemm_take_counts(t->works[i].gemm, &s, &f);
+        *seconds += s;
+        *flops += f;
+    }
+}
+
 int trainer_step(Trainer *t, TrainProgress *p, char *err)
 {
     if (!t->training) return err_set(err, "trainer was created for evaluation only");
     double start = now_seconds();
+    double product_seconds, product_flops;
+    take_product_counts(t, &product_seconds, &product_flops);   /* drops an evaluation's */
     const Config *c = t->c;
     int B = c->batch;
     draw_windows(t);
@@ -481,6 +497,7 @@ int trainer_step(Trainer *t, TrainProgress *p, char *err)
     pool_run(t->pool, update_params, t);
     t->step++;
     t->tokens += (int64_t)B * c->n_ctx;
+    take_product_counts(t, &product_seconds, &product_flops);
     double elapsed = now_seconds() - start;
     if (t->dist && dist_bcast(t->dist, &elapsed, sizeof elapsed, err)) return -1;   /* rank 0's clock */
     t->train_seconds += elapsed;
@@ -496,6 +513,8 @@ int trainer_step(Trainer *t, TrainProgress *p, char *err)
         p->tokens_per_s = elapsed > 0 ? (double)B * c->n_ctx / elapsed : 0.0;
         p->train_seconds = t->train_seconds;
         p->comm_seconds = t->dist ? t->comm_seconds : 0.0;
+        p->product_seconds = product_seconds;
+        p->product_flops = product_flops;
     }
     return 0;
 }

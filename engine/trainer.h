@@ -30,6 +30,9 @@ typedef struct {
     double train_seconds;    /* wall time spent in steps so far */
     double comm_seconds;     /* this step's gradient exchange over MPI ranks
                                 (0 in one process) */
+    double product_seconds;  /* this step's time inside matrix products
+                                (engine/gemm.h), summed over the threads */
+    double product_flops;    /* and their FLOPs */
 } TrainProgress;
 
 typedef struct {

@@ -128,7 +128,8 @@ if $MB run --init "$T/ft.safetensors" --data builtin:stories --steps 2 batch=64 
 else fail init_inherits "$(tail -2 "$T/init.out")"; fi
 before=$(sqlite3 "$DB" "select count(*) from runs; select count(*) from metrics")
 # bench on 2 threads, twice: each line's own ceiling, the 1-thread run, the
-# scaling, and the repetition with the median tokens/s with the spread
+# scaling, the repetition with the median tokens/s with the spread, and the
+# share of time in matrix products
 if $MB bench --arch cumsum --config S --threads 2 --repeat 2 --json >"$T/bench2.json" 2>"$T/bench2.err" &&
    python3 - "$T/bench2.json" <<'PY'
 import json, sys
@@ -141,6 +142,9 @@ assert r["repeats"] == 2 and len(each) == 2 and len(r["scaling_each"]) == 2, r
 assert abs(r["tokens_per_s"] - max(each)) < 0.1, r          # of two, the upper median
 assert abs(r["spread"] - (max(each) - min(each)) / max(each)) < 1e-3, r
 assert any(abs(f - r["fraction_of_sgemm"]) < 1e-3 for f in r["fraction_of_sgemm_each"]), r
+# the time in products: a share of the threads' time, its rate, and the bound they give
+assert 0 < r["product_share"] <= 1 and r["product_gflops"] > 0, r
+assert abs(r["bound"] - r["fraction_of_sgemm"] / r["product_share"]) < 2e-3, r
 PY
 then pass bench_threads_scaling; else fail bench_threads_scaling "$(cat "$T/bench2.json" "$T/bench2.err")"; fi
 # bench's options are refused before anything is measured

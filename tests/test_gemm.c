@@ -9,7 +9,10 @@
  * unrounded inputs, which it must match within bf16's rounding (2^-8
  * relative per product).  No product may fall back to float32.  Skipped
  * when precision=bf16 cannot run here (no AVX512-BF16, or no oneDNN).
+ * Also, on every machine: the counts every context keeps of its products'
+ * time and FLOPs, and trmm_lower.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -128,9 +131,60 @@ static void rounding_is_to_nearest_even(void)
     CHECK(isinf(bf16_round(INFINITY)), "inf stays inf");
 }
 
+/* Every context counts its products (engine/gemm.h): a float32 context's
+   product is sgemm's, bit for bit, and adds 2 M N K FLOPs; trmm_lower is
+   the lower-triangular product (against a double loop) and adds n (n + 1) w;
+   gemm_take_counts hands them over once; NULL counts nothing. */
+static void products_are_counted(void)
+{
+    char err[ERR_LEN];
+    Gemm *g = NULL;
+    CHECK(gemm_create(&g, PRECISION_F32, err) == 0 && g, "float32 context: %s", err);
+    if (!g) return;
+    enum { M = 37, N = 29, K = 70, n = 11, w = 5, ld = 9 };
+    float A[M * K], B[N * K], C[M * N], C0[M * N], T[n * n], x[n * ld], y[n * ld];
+    Rng r;
+    rng_seed(&r, 5);
+    for (int i = 0; i < M * K; i++) A[i] = rng_normal(&r);
+    for (int i = 0; i < N * K; i++) B[i] = rng_normal(&r);
+    for (int i = 0; i < n * n; i++) T[i] = rng_normal(&r);
+    for (int i = 0; i < n * ld; i++) x[i] = rng_normal(&r), y[i] = 7.0f;
+    matmul(g, 0, 1, M, N, K, 1.0f, A, K, B, K, 0.0f, C, N);
+    matmul(NULL, 0, 1, M, N, K, 1.0f, A, K, B, K, 0.0f, C0, N);
+    CHECK(!memcmp(C, C0, sizeof C), "a float32 context's product differs from sgemm's");
+    double s, f;
+    gemm_take_counts(g, &s, &f);
+    CHECK(f == 2.0 * M * N * K && s > 0, "matmul counted %.0f FLOPs (want %d) in %g s", f, 2 * M * N * K, s);
+    gemm_take_counts(g, &s, &f);
+    CHECK(f == 0 && s == 0, "counts not zeroed: %.0f FLOPs, %g s", f, s);
+    for (int trans = 0; trans < 2; trans++) {
+        trmm_lower(g, trans, n, w, T, y, x, ld);
+        int off = 0;
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < ld; j++) {
+                double want = 7.0;   /* columns past w untouched */
+                if (j < w) {
+                    want = 0;
+                    for (int k = 0; k < n; k++) {
+                        double t = trans ? (i <= k ? T[k * n + i] : 0) : (k <= i ? T[i * n + k] : 0);
+                        want += t * x[k * ld + j];
+                    }
+                }
+                off += fabs(y[i * ld + j] - want) > 1e-5 * (1 + fabs(want));
+            }
+        CHECK(off == 0, "trmm_lower trans=%d: %d elements off", trans, off);
+        gemm_take_counts(g, &s, &f);
+        CHECK(f == (double)n * (n + 1) * w, "trmm_lower counted %.0f FLOPs (want %d)", f, n * (n + 1) * w);
+    }
+    gemm_take_counts(NULL, &s, &f);
+    CHECK(f == 0 && s == 0, "NULL counted something");
+    gemm_free(g);
+}
+
 int main(void)
 {
     RUN(rounding_is_to_nearest_even);
+    RUN(products_are_counted);
     char why[ERR_LEN] = "";
     int bf16 = gemm_bf16_available(why);
     RUN_IF(bf16, why, products_match_the_references);

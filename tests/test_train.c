@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/common.h"
 #include "engine/config.h"
 #include "engine/data/data.h"
 #include "engine/model.h"
@@ -296,9 +297,60 @@ static void test_two_jobs_at_once(void)
     tm_free_dataset(&ds);
 }
 
+/* A step's product counts (engine/gemm.h, summed over 2 threads): clm
+   attention's FLOPs are exactly the bench's FLOP rule (every weight in a
+   product forward, for dx and for dw: 6 x weights, plus 12 n d per layer of
+   QK^T, PV and their four backward products) times the step's tokens;
+   every architecture counts some FLOPs, and time no longer than the
+   threads' share of the step. */
+static void test_product_counts(void)
+{
+    const char *cases[][2] = {{"attention", "clm"}, {"attention", "mlm"}, {"mixer", "clm"}, {"mixer", "mlm"},
+                              {"conv", "clm"}, {"cumsum", "clm"}, {"fft", "mlm"}, {"dispatcher", "clm"},
+                              {"pairconnect", "clm"}, {"pairconnect", "mlm"}};
+    for (int i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++) {
+        Config c;
+        char arch[40], task[40];
+        snprintf(arch, sizeof arch, "arch=%s", cases[i][0]);
+        snprintf(task, sizeof task, "task=%s", cases[i][1]);
+        const char *args[] = {arch, task, "d=16", "layers=2", "heads=2", "n_ctx=8", "batch=4", "threads=2", NULL};
+        Dataset ds;
+        tm_random_dataset(&ds, 50, 400, 3);
+        Model m;
+        Trainer *t = NULL;
+        char err[512];
+        c.vocab = 50;
+        int rc = setup(&c, args);
+        c.vocab = ds.vocab;
+        rc = rc || config_validate(&c, err) || model_build(&m, &c, err);
+        if (!rc && trainer_create(&t, &m, &ds, 2, 1, err)) {
+            model_free(&m);
+            rc = 1;
+        }
+        TrainProgress p = {0};
+        if (!rc) {
+            double t0 = now_seconds();
+            rc = trainer_step(t, &p, err);
+            double wall = now_seconds() - t0;
+            double rule = 4.0 * 8 * model_train_flops_per_token(&m);
+            printf("  %s %s: %.0f product FLOPs, rule %.0f, %.3g s in products, %.3g s wall\n", cases[i][0],
+                   cases[i][1], p.product_flops, rule, p.product_seconds, wall);
+            CHECK(p.product_flops > 0 && p.product_seconds > 0 && p.product_seconds <= 2 * wall,
+                  "%s %s: %.0f FLOPs in %g s of a %g s step", cases[i][0], cases[i][1], p.product_flops,
+                  p.product_seconds, wall);
+            if (i == 0) CHECK(p.product_flops == rule, "attention clm: %.0f product FLOPs, rule %.0f", p.product_flops, rule);
+            trainer_free(t);
+            model_free(&m);
+        }
+        CHECK(!rc, "%s %s: %s", cases[i][0], cases[i][1], err);
+        tm_free_dataset(&ds);
+    }
+}
+
 int main(void)
 {
     openblas_set_num_threads(1);
+    RUN(test_product_counts);
     RUN(test_overfit_one_batch);
     RUN(test_eval_tokens);
     RUN(test_determinism);

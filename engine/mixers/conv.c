@@ -44,7 +44,6 @@
  * positions seen so far and sums them directly: O(t d) per token.
  * Not for: bidirectional use (the sum is causal by construction).
  */
-#include <cblas.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -189,12 +188,6 @@ static void toeplitz(float *T, const float *w, int n)
     }
 }
 
-/* Copies an [n, w] block with row stride ld. */
-static void copy_block(float *dst, const float *src, int n, int w, int ld)
-{
-    for (int t = 0; t < n; t++) memcpy(dst + (size_t)t * ld, src + (size_t)t * ld, sizeof(float) * w);
-}
-
 static void direct_forward(const MixArgs *a, const float *x, float *y)
 {
     int n = a->n, d = a->d, h = a->heads, dk = d / h;
@@ -203,9 +196,7 @@ static void direct_forward(const MixArgs *a, const float *x, float *y)
         toeplitz(T, a->w[k], n);
         for (int b = 0; b < a->B; b++) {
             size_t off = (size_t)b * n * d + (size_t)k * dk;
-            copy_block(y + off, x + off, n, dk, d);
-            cblas_strmm(CblasRowMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, n, dk, 1.0f, T, n,
-                        y + off, d);
+            trmm_lower(a->gemm, 0, n, dk, T, y + off, x + off, d);
         }
     }
 }
@@ -219,9 +210,7 @@ static void direct_backward(const MixArgs *a, const float *x, const float *dy, f
         toeplitz(T, a->w[k], n);
         for (int b = 0; b < a->B; b++) {
             size_t off = (size_t)b * n * d + (size_t)k * dk;
-            copy_block(dx + off, dy + off, n, dk, d);
-            cblas_strmm(CblasRowMajor, CblasLeft, CblasLower, CblasTrans, CblasNonUnit, n, dk, 1.0f, T, n,
-                        dx + off, d);
+            trmm_lower(a->gemm, 1, n, dk, T, dx + off, dy + off, d);
             /* dT[t, s] (+)= sum_f dy[t, f] x[s, f] */
             matmul(a->gemm, 0, 1, n, n, dk, 1.0f, dy + off, d, x + off, d, b ? 1.0f : 0.0f, dT, n);
         }

@@ -58,12 +58,6 @@ static size_t mixer_scratch(const Config *c, int B)
     return 0;
 }
 
-/* Copies an [n, w] block with row stride ld. */
-static void copy_block(float *dst, const float *src, int n, int w, int ld)
-{
-    for (int t = 0; t < n; t++) memcpy(dst + (size_t)t * ld, src + (size_t)t * ld, sizeof(float) * w);
-}
-
 static void mixer_forward(const MixArgs *a, const float *x, float *y)
 {
     int n = a->n, d = a->d, h = a->heads, dk = d / h;
@@ -73,9 +67,7 @@ static void mixer_forward(const MixArgs *a, const float *x, float *y)
             const float *xk = x + (size_t)b * n * d + k * dk;
             float *yk = y + (size_t)b * n * d + k * dk;
             if (a->causal) {
-                copy_block(yk, xk, n, dk, d);
-                cblas_strmm(CblasRowMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit,
-                            n, dk, 1.0f, W, n, yk, d);
+                trmm_lower(a->gemm, 0, n, dk, W, yk, xk, d);
             } else {
                 matmul(a->gemm, 0, 0, n, dk, n, 1.0f, W, n, xk, d, 0.0f, yk, d);
             }
@@ -98,9 +90,7 @@ static void mixer_backward(const MixArgs *a, const float *x, const float *dy, fl
             const float *dyk = dy + (size_t)b * n * d + k * dk;
             float *dxk = dx + (size_t)b * n * d + k * dk;
             if (a->causal) {
-                copy_block(dxk, dyk, n, dk, d);
-                cblas_strmm(CblasRowMajor, CblasLeft, CblasLower, CblasTrans, CblasNonUnit,
-                            n, dk, 1.0f, W, n, dxk, d);
+                trmm_lower(a->gemm, 1, n, dk, W, dxk, dyk, d);
             } else {
                 matmul(a->gemm, 1, 0, n, dk, n, 1.0f, W, n, dyk, d, 0.0f, dxk, d);
             }

@@ -113,6 +113,19 @@ void layernorm_backward(float *dx, float *dw, float *db, const float *dy, const 
         /* dxhat = dy * w; dx = r * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat)) */
         float lane_dxhat[16] = {0}, lane_dxhat_xhat[16] = {0};   /* sum_lanes' order */
         int c = 0;
+#ifdef __AVX512F__
+        /* the loops below on 16 lanes, each operation as they round it */
+        __m512 vm = _mm512_set1_ps(m), vr = _mm512_set1_ps(r);
+        __m512 s1 = _mm512_setzero_ps(), s2 = _mm512_setzero_ps();
+        for (; c + 16 <= C; c += 16) {
+            __m512 xhat = _mm512_mul_ps(_mm512_sub_ps(_mm512_loadu_ps(xi + c), vm), vr);
+            __m512 dxhat = _mm512_mul_ps(_mm512_loadu_ps(dyi + c), _mm512_loadu_ps(w + c));
+            s1 = _mm512_add_ps(s1, dxhat);
+            s2 = _mm512_add_ps(s2, _mm512_mul_ps(dxhat, xhat));
+        }
+        _mm512_storeu_ps(lane_dxhat, s1);
+        _mm512_storeu_ps(lane_dxhat_xhat, s2);
+#endif
         for (; c + 16 <= C; c += 16)
             for (int l = 0; l < 16; l++) {
                 float xhat = (xi[c + l] - m) * r;
@@ -132,13 +145,27 @@ void layernorm_backward(float *dx, float *dw, float *db, const float *dy, const 
             sum_dxhat += dxhat;
             sum_dxhat_xhat += dxhat * xhat;
         }
-        for (c = 0; c < C; c++) {
-            dw[c] += dyi[c] * ((xi[c] - m) * r);
-            db[c] += dyi[c];
-        }
         float mean_dxhat = sum_dxhat / C, mean_dxhat_xhat = sum_dxhat_xhat / C;
-        for (int c = 0; c < C; c++) {
+        /* one pass for dw, db and dx (dx may be dy: each element is read
+           before it is written) */
+        c = 0;
+#ifdef __AVX512F__
+        __m512 md = _mm512_set1_ps(mean_dxhat), mdx = _mm512_set1_ps(mean_dxhat_xhat);
+        for (; c + 16 <= C; c += 16) {
+            __m512 dyv = _mm512_loadu_ps(dyi + c);
+            __m512 xhat = _mm512_mul_ps(_mm512_sub_ps(_mm512_loadu_ps(xi + c), vm), vr);
+            _mm512_storeu_ps(dw + c, _mm512_add_ps(_mm512_loadu_ps(dw + c), _mm512_mul_ps(dyv, xhat)));
+            _mm512_storeu_ps(db + c, _mm512_add_ps(_mm512_loadu_ps(db + c), dyv));
+            __m512 g = _mm512_sub_ps(_mm512_sub_ps(_mm512_mul_ps(dyv, _mm512_loadu_ps(w + c)), md),
+                                     _mm512_mul_ps(xhat, mdx));
+            g = _mm512_mul_ps(vr, g);
+            _mm512_storeu_ps(dxi + c, accumulate ? _mm512_add_ps(_mm512_loadu_ps(dxi + c), g) : g);
+        }
+#endif
+        for (; c < C; c++) {
             float xhat = (xi[c] - m) * r;
+            dw[c] += dyi[c] * xhat;
+            db[c] += dyi[c];
             float g = r * (dyi[c] * w[c] - mean_dxhat - xhat * mean_dxhat_xhat);
             dxi[c] = accumulate ? dxi[c] + g : g;
         }

@@ -73,30 +73,43 @@ static void test_linear_grad(void)
     }
 }
 
+/* C = 9 runs the scalar loops only, C = 41 the 16-lane ones and a tail;
+   accumulate = 1 adds dx to what is there. */
 static void test_layernorm_grad(void)
 {
-    enum { N = 4, C = 9 };
-    Rng r;
-    rng_seed(&r, 2);
-    float x[N * C], w[C], b[C], y[N * C], rr[N * C], dx[N * C], dw[C] = {0}, db[C] = {0}, mean[N], rstd[N];
-    fill(x, N * C, &r, 1);
-    fill(w, C, &r, 1);
-    fill(b, C, &r, 1);
-    fill(rr, N * C, &r, 1);
-    layernorm_forward(y, mean, rstd, x, w, b, N, C);
-    layernorm_backward(dx, dw, db, rr, x, mean, rstd, w, N, C, 0);
-    float h = 1e-2f;
-    float *targets[3] = {x, w, b}, *grads[3] = {dx, dw, db};
-    int sizes[3] = {N * C, C, C};
-    for (int k = 0; k < 3; k++)
-        for (int i = 0; i < sizes[k]; i++) {
-            float keep = targets[k][i];
-            targets[k][i] = keep + h; layernorm_forward(y, mean, rstd, x, w, b, N, C); double lp = dotd(y, rr, N * C);
-            targets[k][i] = keep - h; layernorm_forward(y, mean, rstd, x, w, b, N, C); double lm = dotd(y, rr, N * C);
-            targets[k][i] = keep;
-            CHECK(close_to((lp - lm) / (2 * h), grads[k][i], 2e-3, 2e-3), "ln grad %d[%d]: %g vs %g", k, i,
-                  (lp - lm) / (2 * h), grads[k][i]);
-        }
+    enum { N = 4, CMAX = 41 };
+    const int widths[2] = {9, 41};
+    for (int wi = 0; wi < 2; wi++) {
+        int C = widths[wi];
+        Rng r;
+        rng_seed(&r, 2);
+        float x[N * CMAX], w[CMAX], b[CMAX], y[N * CMAX], rr[N * CMAX], dx[N * CMAX], dx2[N * CMAX];
+        float dw[CMAX] = {0}, db[CMAX] = {0}, mean[N], rstd[N];
+        fill(x, N * C, &r, 1);
+        fill(w, C, &r, 1);
+        fill(b, C, &r, 1);
+        fill(rr, N * C, &r, 1);
+        layernorm_forward(y, mean, rstd, x, w, b, N, C);
+        layernorm_backward(dx, dw, db, rr, x, mean, rstd, w, N, C, 0);
+        for (int i = 0; i < N * C; i++) dx2[i] = 0.25f;
+        float dw2[CMAX] = {0}, db2[CMAX] = {0};
+        layernorm_backward(dx2, dw2, db2, rr, x, mean, rstd, w, N, C, 1);
+        int off = 0;
+        for (int i = 0; i < N * C; i++) off += dx2[i] != 0.25f + dx[i];
+        CHECK(off == 0, "C=%d: accumulate=1 differs from 0.25 + dx at %d elements", C, off);
+        float h = 1e-2f;
+        float *targets[3] = {x, w, b}, *grads[3] = {dx, dw, db};
+        int sizes[3] = {N * C, C, C};
+        for (int k = 0; k < 3; k++)
+            for (int i = 0; i < sizes[k]; i++) {
+                float keep = targets[k][i];
+                targets[k][i] = keep + h; layernorm_forward(y, mean, rstd, x, w, b, N, C); double lp = dotd(y, rr, N * C);
+                targets[k][i] = keep - h; layernorm_forward(y, mean, rstd, x, w, b, N, C); double lm = dotd(y, rr, N * C);
+                targets[k][i] = keep;
+                CHECK(close_to((lp - lm) / (2 * h), grads[k][i], 2e-3, 2e-3), "C=%d: ln grad %d[%d]: %g vs %g", C, k,
+                      i, (lp - lm) / (2 * h), grads[k][i]);
+            }
+    }
 }
 
 static void test_activation_grad(void)

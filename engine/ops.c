@@ -356,47 +356,35 @@ void vec_exp(float *y, const float *x, size_t n)
     for (size_t i = 0; i < n; i++) y[i] = exp_approx(x[i]);
 }
 
-/* The largest of x[0..n), n > 0, as 16 running maxima (a loop that
-   vectorises; max is exact, so the order does not matter). */
-static float max_lanes(const float *x, int n)
-{
-    float lane[16];
-    for (int l = 0; l < 16; l++) lane[l] = x[0];
-    int i = 0;
-    for (; i + 16 <= n; i += 16)
-        for (int l = 0; l < 16; l++) lane[l] = x[i + l] > lane[l] ? x[i + l] : lane[l];
-    float mx = lane[0];
-    for (int l = 1; l < 16; l++) mx = lane[l] > mx ? lane[l] : mx;
-    for (; i < n; i++) mx = x[i] > mx ? x[i] : mx;
-    return mx;
-}
-
 /* Sum over v of exp(x[v] - mx), in sum_lanes' order; store: x[v] becomes
-   exp(x[v] - mx). */
+   exp(x[v] - mx), in the same pass. */
 static float sum_exp_lanes(float *x, int n, float mx, int store)
 {
-    if (store) {
-        int i = 0;
-#ifdef __AVX512F__
-        for (__m512 m = _mm512_set1_ps(mx); i + 16 <= n; i += 16)
-            _mm512_storeu_ps(x + i, exp_approx16(_mm512_sub_ps(_mm512_loadu_ps(x + i), m)));
-#endif
-        for (; i < n; i++) x[i] = exp_approx(x[i] - mx);
-        return sum_lanes(x, n);
-    }
     float lane[16] = {0};
     int i = 0;
 #ifdef __AVX512F__
     __m512 acc = _mm512_setzero_ps(), m = _mm512_set1_ps(mx);
-    for (; i + 16 <= n; i += 16) acc = _mm512_add_ps(acc, exp_approx16(_mm512_sub_ps(_mm512_loadu_ps(x + i), m)));
+    for (; i + 16 <= n; i += 16) {
+        __m512 e = exp_approx16(_mm512_sub_ps(_mm512_loadu_ps(x + i), m));
+        if (store) _mm512_storeu_ps(x + i, e);
+        acc = _mm512_add_ps(acc, e);
+    }
     _mm512_storeu_ps(lane, acc);
 #endif
     for (; i + 16 <= n; i += 16)
-        for (int l = 0; l < 16; l++) lane[l] += exp_approx(x[i + l] - mx);
+        for (int l = 0; l < 16; l++) {
+            float e = exp_approx(x[i + l] - mx);
+            if (store) x[i + l] = e;
+            lane[l] += e;
+        }
     for (int w = 8; w > 0; w /= 2)
         for (int l = 0; l < w; l++) lane[l] += lane[l + w];
     float sum = lane[0];
-    for (; i < n; i++) sum += exp_approx(x[i] - mx);
+    for (; i < n; i++) {
+        float e = exp_approx(x[i] - mx);
+        if (store) x[i] = e;
+        sum += e;
+    }
     return sum;
 }
 
@@ -404,31 +392,51 @@ static float sum_exp_lanes(float *x, int n, float mx, int store)
 static int first_equal(const float *x, int n, float mx)
 {
     int i = 0;
+#ifdef __AVX512F__
+    for (__m512 m = _mm512_set1_ps(mx); i + 16 <= n; i += 16)
+        if (_mm512_cmp_ps_mask(_mm512_loadu_ps(x + i), m, _CMP_EQ_OQ)) break;
+#else
     for (; i + 16 <= n; i += 16) {
         int hit = 0;
         for (int l = 0; l < 16; l++) hit |= x[i + l] == mx;
         if (hit) break;
     }
+#endif
     while (i < n - 1 && !(x[i] == mx)) i++;
     return i;
 }
 
-/* max_lanes of x + b, storing x + b in x. */
-static float add_max_lanes(float *x, const float *b, int n)
+/* The largest of x[0..n), n > 0 -- of x + b, stored in x, when b is not
+   NULL -- as 16 running maxima `v > m ? v : m` (max_ps is exactly that,
+   NaN and signed zeros included), merged in lane order. */
+static float max_lanes(float *x, const float *b, int n)
 {
-    float lane[16];
-    for (int l = 0; l < 16; l++) lane[l] = x[0] + b[0];
+    float lane[16], first = b ? x[0] + b[0] : x[0];
     int i = 0;
+#ifdef __AVX512F__
+    __m512 acc = _mm512_set1_ps(first);
+    for (; i + 16 <= n; i += 16) {
+        __m512 v = _mm512_loadu_ps(x + i);
+        if (b) {
+            v = _mm512_add_ps(v, _mm512_loadu_ps(b + i));
+            _mm512_storeu_ps(x + i, v);
+        }
+        acc = _mm512_max_ps(v, acc);
+    }
+    _mm512_storeu_ps(lane, acc);
+#else
+    for (int l = 0; l < 16; l++) lane[l] = first;
     for (; i + 16 <= n; i += 16)
         for (int l = 0; l < 16; l++) {
-            float v = x[i + l] + b[i + l];
-            x[i + l] = v;
+            float v = b ? x[i + l] + b[i + l] : x[i + l];
+            if (b) x[i + l] = v;
             lane[l] = v > lane[l] ? v : lane[l];
         }
+#endif
     float mx = lane[0];
     for (int l = 1; l < 16; l++) mx = lane[l] > mx ? lane[l] : mx;
     for (; i < n; i++) {
-        x[i] += b[i];
+        if (b) x[i] += b[i];
         mx = x[i] > mx ? x[i] : mx;
     }
     return mx;
@@ -447,7 +455,7 @@ double xent_head(float *logits, const float *bias, float *dbias, const int32_t *
             continue;
         }
         assert(t < V);   /* the data loader keeps every id below the vocabulary */
-        float mx = bias ? add_max_lanes(row, bias, V) : max_lanes(row, V);
+        float mx = max_lanes(row, bias, V);
         /* the first maximum, as a scan keeping strictly larger ones finds */
         hits += first_equal(row, V, mx) == t;
         float target_logit = row[t];

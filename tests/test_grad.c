@@ -209,6 +209,51 @@ static void test_gelu_lanes(void)
     CHECK(bad == 0, "%d inputs differ between the 16-lane and the scalar GELU", bad);
 }
 
+/* The loss over a row wide enough for the 16-lane loops (V = 53: three
+   blocks and a tail of 5), with a bias: loss and gradient against double
+   precision, and accuracy counting the first maximum only -- ties placed
+   within the blocks, across them and in the tail. */
+static void test_xent_lanes(void)
+{
+    enum { N = 5, V = 53 };
+    Rng r;
+    rng_seed(&r, 14);
+    float logits[N * V], bias[V], work[N * V], dbias[V] = {0};
+    fill(logits, N * V, &r, 3);
+    fill(bias, V, &r, 1);
+    /* (first, second) positions of the maximum of logits + bias, target */
+    const int ties[N][3] = {{20, 40, 20}, {20, 40, 40}, {50, 52, 50}, {5, 49, 49}, {33, 34, 7}};
+    int want_hits = 0;
+    for (int i = 0; i < N; i++) {
+        logits[i * V + ties[i][0]] = 10.0f - bias[ties[i][0]];
+        logits[i * V + ties[i][1]] = 10.0f - bias[ties[i][1]];
+        float a = logits[i * V + ties[i][0]] + bias[ties[i][0]], b = logits[i * V + ties[i][1]] + bias[ties[i][1]];
+        want_hits += a == b ? ties[i][2] == ties[i][0] : ties[i][2] == (a > b ? ties[i][0] : ties[i][1]);
+    }
+    int32_t targets[N];
+    for (int i = 0; i < N; i++) targets[i] = ties[i][2];
+    memcpy(work, logits, sizeof work);
+    int64_t hits = 0;
+    float scale = 0.5f;
+    double loss = xent_head(work, bias, dbias, targets, N, V, scale, 1, &hits);
+    double ref = 0, worst = 0, worst_db = 0, ref_db[V] = {0};
+    for (int i = 0; i < N; i++) {
+        double z[V], mx = -1e30, s = 0;
+        for (int v = 0; v < V; v++) mx = fmax(mx, z[v] = (double)logits[i * V + v] + bias[v]);
+        for (int v = 0; v < V; v++) s += exp(z[v] - mx);
+        ref += log(s) + mx - z[targets[i]];
+        for (int v = 0; v < V; v++) {
+            double g = scale * (exp(z[v] - mx) / s - (v == targets[i]));
+            worst = fmax(worst, fabs(work[i * V + v] - g));
+            ref_db[v] += g;
+        }
+    }
+    for (int v = 0; v < V; v++) worst_db = fmax(worst_db, fabs(dbias[v] - ref_db[v]));
+    CHECK(fabs(loss - ref) < 1e-5 * fabs(ref), "loss %.9g vs %.9g", loss, ref);
+    CHECK(worst < 1e-6 && worst_db < 1e-6, "gradient off by %g, bias gradient by %g", worst, worst_db);
+    CHECK(hits == want_hits, "%lld correct, want %d (the first maximum counts)", (long long)hits, want_hits);
+}
+
 /* xent_head (the head's bias added inside the loss, its gradient summed
    there) = xent_forward_backward on logits + bias, and dbias = the column
    sums of the gradient rows in row order, bit for bit. */
@@ -571,6 +616,7 @@ int main(void)
     RUN(test_activation_grad);
     RUN(test_xent_grad);
     RUN(test_gelu_lanes);
+    RUN(test_xent_lanes);
     RUN(test_xent_head);
     RUN(test_bias_act_fused);
     RUN(test_vec_exp);

@@ -42,6 +42,13 @@
  *   S = {d 256, L 4, h 4, n 64, V 10000, batch 32}
  *   M = {d 512, L 8, h 8, n 128, V 10000, batch 16}
  *
+ * The products' share: TrainProgress carries each step's time inside
+ * matrix products and their FLOPs, summed over the threads (engine/gemm.h
+ * clocks every product); "in prods" is that time over threads x the step's,
+ * "prod rate" their GFLOP/s (threads x FLOPs / time) over the line's sgemm,
+ * and "bound" = "of sgemm" / "in prods": the fraction with everything
+ * outside the products taking no time.
+ *
  * Under mpirun (engine/dist.h) each model is timed twice: on rank 0 alone
  * (the others wait without spinning), then data-parallel over every rank,
  * the same global batch split between them.  The table adds the time each

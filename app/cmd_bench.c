@@ -379,6 +379,15 @@ static int bench_cases(const char *arch, const char *size, const char *task, Ben
     return n;
 }
 
+/* err prefixed with the line's model ("attention S clm: ..."); -1. */
+static int case_error(const BenchCase *bc, char *err)
+{
+    char why[ERR_LEN];
+    snprintf(why, sizeof why, "%s", err);
+    snprintf(err, ERR_LEN, "%s %s %s: %.400s", bc->arch, bc->size, bc->task, why);
+    return -1;
+}
+
 /* The memory columns' JSON: what the estimate counts, and the peak. */
 static void print_memory_json(const BenchResult *r)
 {
@@ -400,10 +409,7 @@ static int bench_line(const BenchCase *bc, int threads, BenchResult *one, BenchR
     if (before < 0) return -1;
     if ((threads > 1 && bench_train(bc->arch, bc->size, bc->task, 1, PRECISION_F32, NULL, one, err)) ||
         bench_train(bc->arch, bc->size, bc->task, threads, PRECISION_F32, NULL, r, err)) {
-        char why[ERR_LEN];
-        snprintf(why, sizeof why, "%s", err);
-        snprintf(err, ERR_LEN, "%s %s %s: %.400s", bc->arch, bc->size, bc->task, why);
-        return -1;
+        return case_error(bc, err);
     }
     double after = measure_sgemm(threads, err);
     if (after < 0) return -1;
@@ -452,10 +458,7 @@ static int bench_table(Dist *d, const char *arch, const char *size, const char *
         int single = !d && threads > 1;
         if (d) {
             if (bench_ranks(d, bc->arch, bc->size, bc->task, threads, &one, &r, err)) {
-                char why[ERR_LEN];
-                snprintf(why, sizeof why, "%s", err);
-                snprintf(err, ERR_LEN, "%s %s %s: %.400s", bc->arch, bc->size, bc->task, why);
-                return -1;
+                return case_error(bc, err);
             }
         } else {
             /* this machine's rate drifts over minutes (other tenants): each
@@ -560,10 +563,7 @@ static int bench_bf16(const char *arch, const char *size, const char *task, int 
         BenchResult r32, r16;
         if (bench_train(bc->arch, bc->size, bc->task, threads, PRECISION_F32, NULL, &r32, err) ||
             bench_train(bc->arch, bc->size, bc->task, threads, PRECISION_BF16, NULL, &r16, err)) {
-            char why[ERR_LEN];
-            snprintf(why, sizeof why, "%s", err);
-            snprintf(err, ERR_LEN, "%s %s %s: %.400s", bc->arch, bc->size, bc->task, why);
-            return -1;
+            return case_error(bc, err);
         }
         double mb32 = (r32.peak_bytes - r32.base_bytes) / 1e6, mb16 = (r16.peak_bytes - r16.base_bytes) / 1e6;
         if (json)

@@ -514,17 +514,27 @@ void vec_acc(float *y, const float *a, size_t n)
     for (size_t i = 0; i < n; i++) y[i] += a[i];
 }
 
-double vec_sumsq(const float *x, size_t n)
+void sumsq_blocks(double lane[8], const float *x, size_t n)
 {
-    /* 8 interleaved partial sums, so that the loop vectorises */
-    double lane[8] = {0};
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8)
+    assert(n % 8 == 0);
+    for (size_t i = 0; i < n; i += 8)
         for (int l = 0; l < 8; l++) lane[l] += (double)x[i + l] * (double)x[i + l];
+}
+
+double sumsq_finish(const double lane[8], const float *tail, size_t n)
+{
     double s = 0.0;
     for (int l = 0; l < 8; l++) s += lane[l];
-    for (; i < n; i++) s += (double)x[i] * (double)x[i];
+    for (size_t i = 0; i < n; i++) s += (double)tail[i] * (double)tail[i];
     return s;
+}
+
+double vec_sumsq(const float *x, size_t n)
+{
+    double lane[8] = {0};
+    size_t full = n & ~(size_t)7;
+    sumsq_blocks(lane, x, full);
+    return sumsq_finish(lane, x + full, n - full);
 }
 
 void dropout_apply(float *y, const float *x, size_t n, float p, uint64_t key, uint64_t index0)

@@ -77,6 +77,11 @@ void vec_acc(float *y, const float *a, size_t n);
 
 /* Sum of x[i]^2 in double, in 8 interleaved partial sums (vectorises). */
 double vec_sumsq(const float *x, size_t n);
+/* The same in pieces: sumsq_blocks adds whole blocks of 8 (n a multiple of
+   8) to the partial sums lane[8], kept across calls; sumsq_finish adds
+   them up and then the tail's n < 8 squares: vec_sumsq's bits. */
+void sumsq_blocks(double lane[8], const float *x, size_t n);
+double sumsq_finish(const double lane[8], const float *tail, size_t n);
 
 /* Fast elementwise exp on an array, accurate to about 1 ulp (vectorisable). */
 void vec_exp(float *y, const float *x, size_t n);

@@ -260,8 +260,9 @@ static void run_slice(void *arg, int i, int n)
 
 /* The threads' gradients summed into works[0] (dense) and t->merged
    (sparse rows, each merged by one thread, the threads' rows in thread
-   order).  Alone, the same pass adds up the squares for the norm and
-   starts the sparse update; over ranks, norm_grads does that after the
+   order).  Alone, the same pass adds up the squares for the norm (chunk by
+   chunk, while the sums are in cache: vec_sumsq's order) and starts the
+   sparse update; over ranks, norm_grads does that after the
    exchange. */
 static void reduce_grads(void *arg, int i, int n)
 {
@@ -269,9 +270,15 @@ static void reduce_grads(void *arg, int i, int n)
     long lo, hi;
     pool_share((long)t->m->n_dense_floats, i, n, &lo, &hi);
     float *sum = t->works[0].grads;
-    for (int k = 1; k < t->n_threads; k++)
-        for (long j = lo; j < hi; j++) sum[j] += t->works[k].grads[j];
-    if (!t->dist) t->partials[i] = grad_sumsq(sum, (size_t)lo, (size_t)hi);
+    double lane[8] = {0};   /* vec_sumsq's partial sums, carried from chunk to chunk */
+    enum { CHUNK = 4096 };  /* floats summed and squared while in L1; a multiple of 8 */
+    for (long c = lo; c < hi; c += CHUNK) {
+        long e = c + CHUNK < hi ? c + CHUNK : hi;
+        for (int k = 1; k < t->n_threads; k++) vec_acc(sum + c, t->works[k].grads + c, (size_t)(e - c));
+        if (!t->dist) sumsq_blocks(lane, sum + c, (size_t)(e - c) & ~(size_t)7);
+    }
+    long full = lo + ((hi - lo) & ~7L);
+    if (!t->dist) t->partials[i] = sumsq_finish(lane, sum + full, (size_t)(hi - full));
     pool_share(t->m->n_sparse, i, n, &lo, &hi);
     for (long s = lo; s < hi; s++) {
         RowGrad *g = &t->merged[s];

@@ -297,6 +297,50 @@ static void test_two_jobs_at_once(void)
     tm_free_dataset(&ds);
 }
 
+/* The first step's gradient norm on 2 and 3 threads (the threads' sums
+   added and squared chunk by chunk in reduce_grads) is 1 thread's up to
+   the rounding of the changed summation order; V = 71 leaves the 3
+   threads' ranges with tails (not whole blocks of 8). */
+static void test_norm_over_threads(void)
+{
+    Dataset ds;
+    tm_random_dataset(&ds, 71, 5000, 5);
+    double norm[4] = {0};
+    for (int threads = 1; threads <= 3; threads++) {
+        Config c;
+        char th[32];
+        snprintf(th, sizeof th, "threads=%d", threads);
+        const char *args[] = {"arch=attention", "d=17", "layers=2", "heads=1", "n_ctx=16", "batch=6", th, NULL};
+        Model m;
+        Trainer *t = NULL;
+        char err[512];
+        int rc = setup(&c, args);
+        c.vocab = ds.vocab;
+        rc = rc || config_validate(&c, err) || model_build(&m, &c, err);
+        if (!rc && trainer_create(&t, &m, &ds, threads, 1, err)) {
+            model_free(&m);
+            rc = 1;
+        }
+        if (!rc) {
+            TrainProgress p = {0};
+            rc = trainer_step(t, &p, err);
+            norm[threads] = p.grad_norm;
+            if (threads == 3) {
+                printf("  %lld dense floats; norms %.9g %.9g %.9g\n", (long long)m.n_dense_floats, norm[1], norm[2],
+                       norm[3]);
+                CHECK(m.n_dense_floats / 3 % 8 != 0, "the 3 threads' ranges have no tail: pick another vocab");
+            }
+            trainer_free(t);
+            model_free(&m);
+        }
+        CHECK(!rc, "threads=%d: %s", threads, err);
+    }
+    for (int threads = 2; threads <= 3; threads++)
+        CHECK(norm[1] > 0 && fabs(norm[threads] - norm[1]) < 1e-6 * norm[1], "threads=%d: norm %.9g, 1 thread %.9g",
+              threads, norm[threads], norm[1]);
+    tm_free_dataset(&ds);
+}
+
 /* A step's product counts (engine/gemm.h, summed over 2 threads): clm
    attention's FLOPs are exactly the bench's FLOP rule (every weight in a
    product forward, for dx and for dw: 6 x weights, plus 12 n d per layer of
@@ -351,6 +395,7 @@ int main(void)
 {
     openblas_set_num_threads(1);
     RUN(test_product_counts);
+    RUN(test_norm_over_threads);
     RUN(test_overfit_one_batch);
     RUN(test_eval_tokens);
     RUN(test_determinism);

@@ -23,7 +23,8 @@
  * products made through it (gemm_product, and the triangular products
  * that report with gemm_count), so the trainer can say how much of a step
  * is matrix products and at what rate they ran (`mixbench bench`'s
- * "in products" and "products" columns).  Two clock reads per product.
+ * "in prods", "prod rate" and "bound" columns).  Two clock reads per
+ * product.
  */
 #ifndef MIXBENCH_GEMM_H
 #define MIXBENCH_GEMM_H

@@ -20,7 +20,7 @@ void matmul(struct Gemm *g, int trans_a, int trans_b, int M, int N, int K, float
             const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc);
 
 /* y = op(T) x for a lower-triangular T [n, n] (op: transposed when trans),
-   x and y [n, w] with row stride ld (strmm on a copy of x in y); its time
+   x and y [n, w], distinct, with row stride ld (strmm on a copy of x in y); its time
    and FLOPs counted in g (engine/gemm.h), whose precision it ignores. */
 void trmm_lower(struct Gemm *g, int trans, int n, int w, const float *T, float *y, const float *x, int ld);
 

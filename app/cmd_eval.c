@@ -1,7 +1,10 @@
 /*
  * cmd_eval.c — `mixbench eval --ckpt CKPT --data D [--split S] [--json]`:
  * loss, perplexity and accuracy of a checkpoint over every window of a
- * split, with the checkpoint's own tokenizer.  For mlm also loss_all (every
+ * split, with the checkpoint's own tokenizer.  `--run RUN [--db FILE]`
+ * instead: the run's latest checkpoint from its store, checked to be its
+ * own (app/run_ref.h), on the run's data and eval_tokens unless --data is
+ * given.  For mlm also loss_all (every
  * position a target, SPEC section 3); other tasks have none, and --json then
  * leaves the "loss_all" key out (as "bits_per_byte" outside char data).
  */
@@ -11,6 +14,7 @@
 
 #include "app/cli.h"
 #include "app/commands.h"
+#include "app/run_ref.h"
 #include "engine/checkpoint.h"
 #include "engine/common.h"
 #include "engine/trainer.h"
@@ -18,18 +22,25 @@
 int cmd_eval(int argc, char **argv)
 {
     const char *ckpt = NULL, *data = NULL, *split_name = "test", *json = NULL, *task = NULL,
-               *tokenizer = NULL, *threads = NULL, *batch = NULL;
+               *tokenizer = NULL, *threads = NULL, *batch = NULL, *run = NULL, *db = "mixbench.db";
     CliOpt opts[] = {{"ckpt", 1, &ckpt, NULL},      {"data", 1, &data, NULL},       {"split", 1, &split_name, NULL},
                      {"json", 0, &json, NULL},      {"task", 1, &task, NULL},       {"tokenizer", 1, &tokenizer, NULL},
-                     {"threads", 1, &threads, NULL}, {"batch", 1, &batch, NULL},    {NULL, 0, NULL, NULL}};
+                     {"threads", 1, &threads, NULL}, {"batch", 1, &batch, NULL},    {"run", 1, &run, NULL},
+                     {"db", 1, &db, NULL},          {NULL, 0, NULL, NULL}};
     char err[ERR_LEN];
     if (cli_parse(argc, argv, opts, NULL, NULL, 0, NULL, err)) return cli_fail("eval: %s", err);
-    if (!ckpt) return cli_fail("eval: --ckpt CKPT is required");
+    if (!ckpt == !run) return cli_fail("eval: give --ckpt CKPT or --run RUN (a run of --db), one of them");
     int split = !strcmp(split_name, "test") ? SPLIT_TEST : !strcmp(split_name, "valid") ? SPLIT_VALID
               : !strcmp(split_name, "train") ? SPLIT_TRAIN : -1;
     if (split < 0) return cli_fail("eval: --split must be test, valid or train, not '%s'", split_name);
     Config c;
     config_defaults(&c);
+    /* --run: the run's latest checkpoint, checked to be its own, on the data
+       (and eval_tokens) it trained with unless --data says otherwise */
+    RunRef ref;
+    if (run && run_ref_open(db, run, &ref, &c, err)) return cli_fail("eval: %s", err);
+    if (run) ckpt = ref.ckpt;
+    if (run && !data) data = c.data;
     Model m;
     Tokenizer *tok = NULL;
     if (checkpoint_load(ckpt, &c, &m, &tok, err)) return cli_fail("%s", err);

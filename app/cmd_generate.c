@@ -1,7 +1,9 @@
 /*
  * cmd_generate.c — `mixbench generate --ckpt CKPT [--prompt TEXT] [-n N]
  * [--temperature T] [--top-k K] [--seed S]`: samples text from a causal
- * checkpoint with its stored tokenizer.
+ * checkpoint with its stored tokenizer.  `--run RUN [--db FILE]` instead
+ * takes the run's latest checkpoint from its store, checked to be its own
+ * (app/run_ref.h).
  *
  * Tokens are fed to a Generator (engine/generate.h): incremental while the
  * sequence fits in n_ctx, then a full pass over the last n_ctx tokens per
@@ -14,6 +16,7 @@
 
 #include "app/cli.h"
 #include "app/commands.h"
+#include "app/run_ref.h"
 #include "engine/checkpoint.h"
 #include "engine/common.h"
 #include "engine/generate.h"
@@ -24,13 +27,14 @@
 int cmd_generate(int argc, char **argv)
 {
     const char *ckpt = NULL, *prompt = "", *count = "200", *temp = "0.8", *topk = "40", *seed = "1",
-               *stats = NULL;
+               *stats = NULL, *run = NULL, *db = "mixbench.db";
     CliOpt opts[] = {{"ckpt", 1, &ckpt, NULL},  {"prompt", 1, &prompt, NULL}, {"n", 1, &count, "n"},
                      {"temperature", 1, &temp, NULL}, {"top-k", 1, &topk, NULL}, {"seed", 1, &seed, NULL},
-                     {"stats", 0, &stats, NULL}, {NULL, 0, NULL, NULL}};
+                     {"stats", 0, &stats, NULL}, {"run", 1, &run, NULL}, {"db", 1, &db, NULL},
+                     {NULL, 0, NULL, NULL}};
     char err[ERR_LEN];
     if (cli_parse(argc, argv, opts, NULL, NULL, 0, NULL, err)) return cli_fail("generate: %s", err);
-    if (!ckpt) return cli_fail("generate: --ckpt CKPT is required");
+    if (!ckpt == !run) return cli_fail("generate: give --ckpt CKPT or --run RUN (a run of --db), one of them");
     int64_t n_new;
     if (text_to_int64(count, &n_new) || n_new < 0) return cli_fail("generate: -n %s is not a token count", count);
     double temperature;
@@ -41,6 +45,10 @@ int cmd_generate(int argc, char **argv)
     int64_t seed_v;
     if (text_to_int64(seed, &seed_v)) return cli_fail("generate: --seed %s is not a number", seed);
 
+    /* --run: the run's latest checkpoint, checked to be its own */
+    RunRef ref;
+    if (run && run_ref_open(db, run, &ref, NULL, err)) return cli_fail("generate: %s", err);
+    if (run) ckpt = ref.ckpt;
     Config c;
     config_defaults(&c);
     Model m;

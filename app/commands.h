@@ -21,5 +21,6 @@ int cmd_cancel(int argc, char **argv);
 int cmd_resume(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_gc(int argc, char **argv);
 
 #endif

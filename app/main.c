@@ -16,8 +16,8 @@ static void usage(FILE *f)
     fputs("usage: mixbench [--db FILE] [--jobs N] [--threads T]   the interactive workbench\n"
           "       mixbench <command> [options]\n"
           "  run       train a model headless: --arch A --task T --data D [key=value ...] | --resume RUN\n"
-          "  eval      evaluate a checkpoint: --ckpt CKPT --data D [--split test|valid|train] [--json]\n"
-          "  generate  sample text: --ckpt CKPT [--prompt TEXT] [-n N] [--temperature T] [--top-k K]\n"
+          "  eval      evaluate a checkpoint: --ckpt CKPT --data D | --run RUN [--split test|valid|train] [--json]\n"
+          "  generate  sample text: --ckpt CKPT | --run RUN [--prompt TEXT] [-n N] [--temperature T] [--top-k K]\n"
           "  bench     training throughput vs sgemm: [--arch A] [--config S|M] [--task clm|mlm] [--threads T] [--json]\n"
           "            [--bf16: each model in float32 and in precision=bf16, side by side]\n"
           "  ls        list runs in the store [--db FILE]\n"
@@ -29,6 +29,7 @@ static void usage(FILE *f)
           "  pause | cancel | resume RUN...   control jobs\n"
           "  export    results or curves: [--sweep S] --csv|--json [--curves]\n"
           "  report    the presets beside their papers, with verdicts: [PRESET ...] [--db FILE] [--md FILE]\n"
+          "  gc        remove checkpoints no run names: [--dry-run] [--keep last|best|none] [--db FILE]\n"
           "Every model and training key of the SPEC is accepted as key=value or --key value.\n",
           f);
 }
@@ -42,7 +43,7 @@ static const struct {
     {"run", cmd_run},       {"eval", cmd_eval},     {"generate", cmd_generate}, {"bench", cmd_bench},
     {"ls", cmd_ls},         {"show", cmd_show},     {"sweep", cmd_sweep},       {"worker", cmd_worker},
     {"queue", cmd_queue},   {"pause", cmd_pause},   {"cancel", cmd_cancel},     {"resume", cmd_resume},
-    {"export", cmd_export}, {"report", cmd_report},
+    {"export", cmd_export}, {"report", cmd_report}, {"gc", cmd_gc},
 };
 
 int main(int argc, char **argv)

@@ -6,6 +6,8 @@
  */
 #include "db/cli_read.h"
 
+#include "db/ckpt_owner.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -279,6 +281,14 @@ static int plain_key(const char *k)
     return 1;
 }
 
+/* store_query's callback counting rows into *(int64_t *)ctx. */
+static int count_row(void *ctx, int ncols, char **values, char **names)
+{
+    (void)ncols, (void)values, (void)names;
+    (*(int64_t *)ctx)++;
+    return 0;
+}
+
 int cli_export_open(Store *s, int curves, const char *sweep, const char *const *cfg_keys, int n_cfg,
                     DbRows **out, char *err)
 {
@@ -287,6 +297,16 @@ int cli_export_open(Store *s, int curves, const char *sweep, const char *const *
         if (!plain_key(cfg_keys[i]) || strlen(cfg_keys[i]) > 64)
             return err_set(err, "store: export: '%s' is not a config key", cfg_keys[i]);
     size_t cap = 512 + (size_t)n_cfg * 200, len = 0;
+    /* a sweep that is not there is said so, not answered with no rows */
+    if (sweep) {
+        const char *params[1] = {sweep};
+        int64_t found = 0;
+        if (store_query_params(s, "SELECT 1 FROM sweeps WHERE id = ?1 OR name = ?1 LIMIT 1", params, 1, count_row,
+                               &found, err))
+            return -1;
+        if (!found) return err_set(err, "no sweep %s in %s (`mixbench queue` lists the sweeps' jobs)", sweep,
+                                   store_file_name(s));
+    }
     char *sql = malloc(cap);
     if (!sql) return err_set(err, "store: export: out of memory");
     if (curves) {

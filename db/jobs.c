@@ -20,6 +20,7 @@
  */
 #include "db/jobs.h"
 
+#include "db/ckpt_owner.h"
 #include "db/store_internal.h"
 #include "engine/common.h"
 
@@ -358,6 +359,25 @@ static int claim_job(Store *s, int64_t run_id, int pid, const char *what, char *
     return store_update_run(s, st, run_id, what, err);
 }
 
+/* A queued job whose checkpoint is not its own (another store's or run's
+   file, replaced or damaged) is not started: it goes to 'interrupted' with
+   the reason, so nothing of it changes and no worker takes it again until
+   someone resumes it (inside the claim transaction). */
+static int refuse_checkpoint(Store *s, int64_t run_id, const char *why, const char *what, char *err)
+{
+    return update_job(s,
+                      "UPDATE runs SET status = 'interrupted', owner_pid = NULL, lease_until = NULL,"
+                      " control = NULL, error = 'not resumed: ' || ?2 WHERE id = ?1",
+                      run_id, why, 0, what, err);
+}
+
+int store_run_own(Store *s, int64_t run_id, int pid, char *err)
+{
+    if (pid <= 0)
+        return err_set(err, "store: own a run: bad process id %d", pid);
+    return claim_job(s, run_id, pid, "record a run's owner", err);
+}
+
 int store_job_claim(Store *s, int pid, ClaimedJob *job, int *found, char *err)
 {
     *found = 0;
@@ -369,6 +389,13 @@ int store_job_claim(Store *s, int pid, ClaimedJob *job, int *found, char *err)
     int any = 0;
     RunStatus was;
     int status = select_next_job(s, 0, job, &was, &any, err);
+    char why[ERR_LEN];
+    while (status == 0 && any && job->resume_ckpt[0] &&
+           store_checkpoint_verify(s, job->run_id, job->resume_ckpt, why)) {
+        status = refuse_checkpoint(s, job->run_id, why, what, err);
+        if (status == 0)
+            status = select_next_job(s, 0, job, &was, &any, err);
+    }
     if (status == 0 && any)
         status = claim_job(s, job->run_id, pid, what, err);
     if (store_end(s, status, what, err))
@@ -376,6 +403,8 @@ int store_job_claim(Store *s, int pid, ClaimedJob *job, int *found, char *err)
     *found = any;
     return 0;
 }
+
+static int owner_left(Store *s, int64_t run_id, RunStatus *was, char *err);
 
 int store_job_claim_run(Store *s, int64_t run_id, int pid, ClaimedJob *job, char *err)
 {
@@ -387,6 +416,8 @@ int store_job_claim_run(Store *s, int64_t run_id, int pid, ClaimedJob *job, char
     int any = 0;
     RunStatus was = RUN_QUEUED;
     int status = select_next_job(s, run_id, job, &was, &any, err);
+    if (status == 0 && any && was == RUN_RUNNING)
+        status = owner_left(s, run_id, &was, err);
     if (status == 0 && !any)
         status = err_set(err, "no run %lld in the store", (long long)run_id);
     else if (status == 0 && was != RUN_QUEUED && was != RUN_PAUSED && was != RUN_INTERRUPTED)
@@ -394,6 +425,8 @@ int store_job_claim_run(Store *s, int64_t run_id, int pid, ClaimedJob *job, char
                          (long long)run_id, run_status_name(was));
     else if (status == 0 && !job->resume_ckpt[0] && was != RUN_QUEUED)
         status = err_set(err, "run %lld has no checkpoint to resume from", (long long)run_id);
+    else if (status == 0 && job->resume_ckpt[0])
+        status = store_checkpoint_verify(s, run_id, job->resume_ckpt, err);
     if (status == 0)
         status = claim_job(s, job->run_id, pid, what, err);
     return store_end(s, status, what, err);
@@ -496,7 +529,9 @@ int store_job_set_resume(Store *s, int64_t run_id, int64_t step, const char *ckp
         return err_set(err, "store: a job resumes from a checkpoint path, none given");
     char what[64];
     snprintf(what, sizeof what, "record resume point of run %lld", (long long)run_id);
-    if (store_begin(s, what, err))
+    /* inside a caller's transaction (store_checkpoint_record) it joins it */
+    int own = sqlite3_get_autocommit(store_sqlite(s));
+    if (own && store_begin(s, what, err))
         return -1;
     sqlite3_stmt *st;
     int status = store_prepare(s,
@@ -514,7 +549,7 @@ int store_job_set_resume(Store *s, int64_t run_id, int64_t step, const char *ckp
     }
     if (status == 0)
         status = store_checkpoint_add(s, run_id, step, ckpt_path, err);
-    return store_end(s, status, what, err);
+    return own ? store_end(s, status, what, err) : status;
 }
 
 int store_job_started(Store *s, int64_t run_id, const RunInfo *info, char *err)
@@ -524,7 +559,11 @@ int store_job_started(Store *s, int64_t run_id, const RunInfo *info, char *err)
     sqlite3_stmt *st;
     if (store_prepare(s,
                       "UPDATE runs SET n_params = ?2, n_params_nonembedding = ?3, total_steps = ?4,"
-                      " threads = ?5, vocab = ?6, tokenizer = ?7, config_json = ?8 WHERE id = ?1",
+                      " threads = ?5, vocab = ?6, tokenizer = ?7, config_json = ?8,"
+                      /* a restart: progress reads from where it resumed, not
+                         from the step it reached before (replayed now) */
+                      " resumed_step = CASE WHEN ?9 > 0 THEN ?9 ELSE resumed_step END,"
+                      " steps_done = CASE WHEN ?9 > 0 THEN ?9 ELSE steps_done END WHERE id = ?1",
                       &st, what, err))
         return -1;
     if (sqlite3_bind_int64(st, 1, run_id) != SQLITE_OK ||
@@ -534,7 +573,8 @@ int store_job_started(Store *s, int64_t run_id, const RunInfo *info, char *err)
         sqlite3_bind_int(st, 5, info->threads) != SQLITE_OK ||
         sqlite3_bind_int(st, 6, info->vocab) != SQLITE_OK ||
         store_bind_text(st, 7, info->tokenizer) != SQLITE_OK ||
-        store_bind_text(st, 8, info->config_json) != SQLITE_OK) {
+        store_bind_text(st, 8, info->config_json) != SQLITE_OK ||
+        sqlite3_bind_int64(st, 9, info->resumed_step) != SQLITE_OK) {
         store_fail(s, err, what);
         (void)sqlite3_finalize(st);
         return -1;
@@ -613,11 +653,12 @@ static int process_alive(int64_t pid)
 }
 
 typedef struct {
-    int64_t run_id, pid;
+    int64_t run_id, pid;        /* pid 0: not recorded (a run of `mixbench run` before owners) */
     char host[256], boot[160];  /* "" when not recorded (claimed before schema 4) */
     int64_t start;              /* -1 when not recorded */
     int lease_over;             /* lease_until is recorded and past */
     char lease_until[40];
+    int headless;               /* a run of `mixbench run`, never queued (queued_at NULL) */
 } OwnedJob;
 
 /* Copies a text column into dst[cap], "" for NULL (longer text is cut:
@@ -628,18 +669,25 @@ static void column_text(sqlite3_stmt *st, int col, char *dst, size_t cap)
     snprintf(dst, cap, "%s", text ? (const char *)text : "");
 }
 
-/* The running jobs that have an owner process, malloc'd into *jobs. */
-static int list_owned_jobs(Store *s, OwnedJob **jobs, int *n, const char *what, char *err)
+/* The running jobs whose owner can be judged (a process, or a lease), all of
+   them (run_id 0) or run_id's alone, malloc'd into *jobs. */
+static int list_owned_jobs(Store *s, int64_t run_id, OwnedJob **jobs, int *n, const char *what, char *err)
 {
     *jobs = NULL;
     *n = 0;
     sqlite3_stmt *st;
     if (store_prepare(s,
-                      "SELECT id, owner_pid, owner_host, owner_boot, coalesce(owner_start, -1),"
-                      " lease_until IS NOT NULL AND lease_until < " STORE_NOW_SQL ", lease_until"
-                      " FROM runs WHERE status = 'running' AND owner_pid IS NOT NULL ORDER BY id",
+                      "SELECT id, coalesce(owner_pid, 0), owner_host, owner_boot, coalesce(owner_start, -1),"
+                      " lease_until IS NOT NULL AND lease_until < " STORE_NOW_SQL ", lease_until,"
+                      " queued_at IS NULL"
+                      " FROM runs WHERE status = 'running' AND (owner_pid IS NOT NULL OR lease_until IS NOT NULL)"
+                      " AND (?1 = 0 OR id = ?1) ORDER BY id",
                       &st, what, err))
         return -1;
+    if (sqlite3_bind_int64(st, 1, run_id) != SQLITE_OK) {
+        (void)sqlite3_finalize(st);
+        return store_fail(s, err, what);
+    }
     int cap = 0, rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         if (*n == cap) {
@@ -660,6 +708,7 @@ static int list_owned_jobs(Store *s, OwnedJob **jobs, int *n, const char *what, 
         j->start = sqlite3_column_int64(st, 4);
         j->lease_over = sqlite3_column_int(st, 5);
         column_text(st, 6, j->lease_until, sizeof j->lease_until);
+        j->headless = sqlite3_column_int(st, 7);
         (*n)++;
     }
     if (rc != SQLITE_DONE) {
@@ -686,22 +735,24 @@ failed:
    running.  On this host and boot (or a job claimed before the owner
    columns existed): its pid is gone, a zombie, or a different process
    (another start time: the pid was reused).  Elsewhere, where pids mean
-   nothing here: its lease ran out (no heartbeat for JOB_LEASE_SECONDS). */
+   nothing here, or where no pid was recorded: its lease ran out (no
+   heartbeat for JOB_LEASE_SECONDS). */
 static void owner_gone(const OwnedJob *j, const JobOwner *me, char *why, size_t cap)
 {
     why[0] = 0;
+    const char *who = j->headless ? "process" : "worker process";
     int here = !j->host[0] || (strcmp(j->host, me->host) == 0 &&
                                (!j->boot[0] || strcmp(j->boot, me->boot) == 0));
-    if (here) {
+    if (here && j->pid > 0) {
         int64_t start = j->start >= 0 ? process_start(j->pid) : -1;
         if (!process_alive(j->pid))
-            snprintf(why, cap, "worker process %lld was gone", (long long)j->pid);
+            snprintf(why, cap, "%s %lld was gone", who, (long long)j->pid);
         else if (start >= 0 && start != j->start)
-            snprintf(why, cap, "worker process %lld was gone (its pid names another process now)",
+            snprintf(why, cap, "%s %lld was gone (its pid names another process now)", who,
                      (long long)j->pid);
     } else if (j->lease_over) {
-        snprintf(why, cap, "worker process %lld on %s let its lease run out (%s)",
-                 (long long)j->pid, j->host, j->lease_until);
+        snprintf(why, cap, "%s %lld on %s let its lease run out (%s)", who, (long long)j->pid,
+                 j->host[0] ? j->host : "an unknown host", j->lease_until);
     }
 }
 
@@ -724,6 +775,102 @@ static const char RECOVER_SQL[] =
     " control = NULL, owner_pid = NULL, lease_until = NULL"
     " WHERE id = ?1";
 
+/* A run of `mixbench run` whose process died (killed, the machine went
+   down): it was never queued, so no worker takes it; it becomes
+   'interrupted', to be resumed by hand (`mixbench run --resume N`, or
+   `mixbench resume N` to queue it), or cancelled as requested. */
+static const char RECOVER_HEADLESS_SQL[] =
+    "UPDATE runs SET"
+    " status = CASE control WHEN 'cancel' THEN 'cancelled' ELSE 'interrupted' END,"
+    " finished_at = " STORE_NOW_SQL ","
+    " error = printf('interrupted: %s at %s; %s', ?2, " STORE_NOW_SQL ","
+    "   CASE WHEN control = 'cancel' THEN 'cancelled as requested'"
+    "        WHEN resume_ckpt IS NULL THEN 'no checkpoint was written: it cannot be resumed'"
+    "        ELSE '`mixbench run --resume ' || id || '` continues it from step ' || resume_step END),"
+    " control = NULL, owner_pid = NULL, lease_until = NULL"
+    " WHERE id = ?1";
+
+/* Inside the caller's transaction: every running job of jobs[n] whose
+   owner is gone is recovered (headless runs only, when only_headless). */
+static int recover_listed(Store *s, const OwnedJob *jobs, int n, int only_headless, int *recovered,
+                          const char *what, char *err)
+{
+    JobOwner me;
+    job_owner(getpid(), &me);
+    for (int i = 0; i < n; i++) {
+        char why[512];
+        if (only_headless && !jobs[i].headless)
+            continue;
+        owner_gone(&jobs[i], &me, why, sizeof why);
+        if (!why[0])
+            continue;
+        if (update_job(s, jobs[i].headless ? RECOVER_HEADLESS_SQL : RECOVER_SQL, jobs[i].run_id, why, 0,
+                       what, err))
+            return -1;
+        (*recovered)++;
+    }
+    return 0;
+}
+
+/* store_job_claim_run of a 'running' run (in its transaction): a run whose
+   owner is gone is recovered first, and then resumable (*was becomes its
+   new status); one that may still be running is refused naming its owner. */
+static int owner_left(Store *s, int64_t run_id, RunStatus *was, char *err)
+{
+    const char *what = "claim a job";
+    OwnedJob *jobs;
+    int n, recovered = 0;
+    if (list_owned_jobs(s, run_id, &jobs, &n, what, err))
+        return -1;
+    int rc = recover_listed(s, jobs, n, 0, &recovered, what, err);
+    if (rc == 0 && recovered) {
+        JobControl pending;
+        rc = read_job(s, run_id, was, &pending, what, err);
+        if (rc == 0 && *was == RUN_QUEUED)
+            *was = RUN_INTERRUPTED;   /* a worker's job, queued again: resumed here instead */
+    } else if (rc == 0) {
+        if (n == 1)
+            rc = err_set(err, "run %lld is running on %s as pid %lld (alive%s%s); stop it first, or wait: only a "
+                              "queued, paused or interrupted run can be resumed", (long long)run_id,
+                         jobs[0].host[0] ? jobs[0].host : "an unknown host", (long long)jobs[0].pid,
+                         jobs[0].lease_until[0] ? ", lease until " : "", jobs[0].lease_until);
+        else
+            rc = err_set(err, "run %lld is running (its owner is not recorded); only a queued, paused or "
+                              "interrupted run can be resumed", (long long)run_id);
+    }
+    free(jobs);
+    return rc;
+}
+
+int store_jobs_recover_headless(Store *s, int *n, char *err)
+{
+    *n = 0;
+    const char *what = "recover runs of dead processes";
+    OwnedJob *jobs;
+    int n_jobs;
+    /* read first, without the write lock: most opens find nothing to do */
+    if (list_owned_jobs(s, 0, &jobs, &n_jobs, what, err))
+        return -1;
+    JobOwner me;
+    job_owner(getpid(), &me);
+    int any = 0;
+    for (int i = 0; i < n_jobs && !any; i++) {
+        char why[512];
+        owner_gone(&jobs[i], &me, why, sizeof why);
+        any = jobs[i].headless && why[0];
+    }
+    free(jobs);
+    if (!any)
+        return 0;
+    if (store_begin(s, what, err))
+        return -1;
+    int status = list_owned_jobs(s, 0, &jobs, &n_jobs, what, err);
+    if (status == 0)
+        status = recover_listed(s, jobs, n_jobs, 1, n, what, err);
+    free(jobs);
+    return store_end(s, status, what, err);
+}
+
 int store_jobs_recover(Store *s, int *n, char *err)
 {
     *n = 0;
@@ -734,17 +881,9 @@ int store_jobs_recover(Store *s, int *n, char *err)
        SELECT on the same index. */
     OwnedJob *jobs;
     int n_jobs, recovered = 0;
-    JobOwner me;
-    job_owner(getpid(), &me);
-    int status = list_owned_jobs(s, &jobs, &n_jobs, what, err);
-    for (int i = 0; status == 0 && i < n_jobs; i++) {
-        char why[512];
-        owner_gone(&jobs[i], &me, why, sizeof why);
-        if (!why[0])
-            continue;
-        status = update_job(s, RECOVER_SQL, jobs[i].run_id, why, 0, what, err);
-        recovered++;
-    }
+    int status = list_owned_jobs(s, 0, &jobs, &n_jobs, what, err);
+    if (status == 0)
+        status = recover_listed(s, jobs, n_jobs, 0, &recovered, what, err);
     free(jobs);
     if (store_end(s, status, what, err))
         return -1;

@@ -61,12 +61,18 @@ typedef struct {
    computed here: owner_host, owner_boot, owner_start, the start time of
    process pid), lease_until JOB_LEASE_SECONDS from now, started_at (only
    the first time), heartbeat_at, control cleared.  *found = 0 when the queue is empty.
-   One IMMEDIATE transaction, so concurrent workers never claim one job. */
+   One IMMEDIATE transaction, so concurrent workers never claim one job.  A
+   job whose resume checkpoint fails store_checkpoint_verify (another store's
+   or run's file, replaced, damaged) is not claimed: it becomes
+   'interrupted' with the reason in its error column, and the next is. */
 int store_job_claim(Store *s, int pid, ClaimedJob *job, int *found, char *err);
 
 /* Claims run_id itself (queued, paused or interrupted, with a checkpoint
    unless queued) for process pid, as store_job_claim does: `mixbench run
-   --resume RUN`.  Any other status is refused: "run 7 is done; only a
+   --resume RUN`.  A running run whose owner is gone counts as interrupted;
+   one whose owner may be alive is refused naming its host and pid.  The
+   checkpoint must pass store_checkpoint_verify (db/ckpt_owner.h); a refusal
+   changes nothing.  Any other status is refused: "run 7 is done; only a
    queued, paused or interrupted run can be resumed". */
 int store_job_claim_run(Store *s, int64_t run_id, int pid, ClaimedJob *job, char *err);
 
@@ -88,7 +94,10 @@ int store_job_resume(Store *s, int64_t run_id, char *err);
 int store_job_set_resume(Store *s, int64_t run_id, int64_t step, const char *ckpt_path, char *err);
 /* A claimed job has started: what only its start knows (n_params,
    n_params_nonembedding, total_steps, threads, vocab, tokenizer and
-   config_json of info; the other fields are ignored) joins its run row. */
+   config_json of info; the other fields are ignored) joins its run row.
+   A job that resumed (info->resumed_step > 0) records that step as
+   resumed_step and as its steps_done, which then grows again as it
+   replays. */
 int store_job_started(Store *s, int64_t run_id, const RunInfo *info, char *err);
 /* Removes the checkpoints row of path (a periodic checkpoint replaced by a
    newer one); the caller deletes the file after. */
@@ -102,9 +111,20 @@ int store_job_set_priority(Store *s, int64_t run_id, int priority, char *err);
    another host (or boot) is gone when its lease ran out: no heartbeat for
    JOB_LEASE_SECONDS.  A job claimed before the owner columns existed is
    judged by its pid alone.  A job whose request was pending ends as asked
-   instead (cancel -> 'cancelled', pause -> 'paused').  Jobs without an
-   owner_pid (runs of `mixbench run`) are left alone.  *n receives how many. */
+   instead (cancel -> 'cancelled', pause -> 'paused').  A run of `mixbench
+   run` (never queued: queued_at NULL) whose process is gone becomes
+   'interrupted' instead, to be resumed by hand (`run --resume`), not by
+   workers; one from before owners were recorded is judged by its lease.
+   *n receives how many. */
 int store_jobs_recover(Store *s, int *n, char *err);
+/* Only the runs of `mixbench run` whose process is gone, as above: every
+   opening of a writable store does this (db/store.c), so `ls`, `show`, the
+   workbench and the results view read a killed run as 'interrupted'.  A
+   plain read when there is nothing to do. */
+int store_jobs_recover_headless(Store *s, int *n, char *err);
+/* A run of `mixbench run` records its process as its owner, as a claimed
+   job does (store_run_create calls it). */
+int store_run_own(Store *s, int64_t run_id, int pid, char *err);
 /* Heartbeat of a running job (so readers can see it is alive): renews its
    lease for JOB_LEASE_SECONDS. */
 int store_job_heartbeat(Store *s, int64_t run_id, char *err);

@@ -9,7 +9,8 @@
  * a new script appended at the end (version 2 added sweeps and the job
  * queue that way, version 3 the seeds' claims: loss_all, inference speed,
  * unigram entropy, the papers' settings, version 4 the owner identity and
- * lease of a running job, version 5 an index for big stores).
+ * lease of a running job, version 5 an index for big stores, version 6 the
+ * store's identity and whose each checkpoint is).
  */
 #include "db/migrations.h"
 
@@ -429,12 +430,50 @@ static const char MIGRATION_5[] =
     "-- a run's evaluations by split and loss: best valid loss by a seek\n"
     "CREATE INDEX evals_split_loss ON evals(run_id, split, loss);\n";
 
+/* Version 6: checkpoints that belong to their store (issue 23).
+
+   store_info     key/value facts about the store itself; 'store_id' is a
+                  random 16-hex-digit id drawn when the store is created (or
+                  upgraded to version 6), written into the metadata of every
+                  checkpoint its runs write, with the run id and step, so
+                  that a file from another store (two stores in one folder
+                  shared mixbench-ckpt/run1.safetensors before) is refused
+                  instead of loaded.  New checkpoints go to NAME.ckpt/ beside
+                  NAME.db; rows written before keep their paths.
+   checkpoints    gains bytes (the file's size when the store recorded it)
+                  and config_hash (the hash of the model keys the file holds,
+                  engine/checkpoint.h); NULL for rows written before.
+   runs           gains resumed_step: the step a job last resumed from after
+                  a restart (NULL when it never restarted), so a screen can
+                  say "resumed from step 133" while the job replays.
+
+     -- the store's id, and the checkpoints whose files it can vouch for
+     SELECT value FROM store_info WHERE key = 'store_id';
+     SELECT run_id, step, path, bytes FROM checkpoints WHERE bytes IS NOT NULL;
+*/
+static const char MIGRATION_6[] =
+    "CREATE TABLE store_info (\n"
+    "  key TEXT PRIMARY KEY,                   -- store_id: written into every checkpoint's metadata\n"
+    "  value TEXT NOT NULL\n"
+    ") WITHOUT ROWID;\n"
+    "INSERT INTO store_info (key, value) VALUES ('store_id', lower(hex(randomblob(8))));\n"
+    "ALTER TABLE checkpoints ADD COLUMN bytes INTEGER  /*\n"
+    "    the file's size when the store recorded it; NULL for rows of stores before version 6\n"
+    "*/;\n"
+    "ALTER TABLE checkpoints ADD COLUMN config_hash TEXT  /*\n"
+    "    hash of the model keys the file holds (its metadata's config_hash); NULL before version 6\n"
+    "*/;\n"
+    "ALTER TABLE runs ADD COLUMN resumed_step INTEGER  /*\n"
+    "    the step the job last resumed from after a restart; NULL when it never restarted\n"
+    "*/;\n";
+
 const char *const STORE_MIGRATIONS[] = {
     MIGRATION_1,
     MIGRATION_2,
     MIGRATION_3,
     MIGRATION_4,
     MIGRATION_5,
+    MIGRATION_6,
 };
 
 const int STORE_MIGRATION_COUNT = (int)(sizeof STORE_MIGRATIONS / sizeof STORE_MIGRATIONS[0]);

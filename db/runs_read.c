@@ -41,7 +41,7 @@ static uint64_t hash_column(sqlite3_stmt *st, int col)
     "       r.n_params, r.n_params_nonembedding, r.tokens_per_s, r.wall_seconds, x.tokens_per_s,"  \
     "       x.train_loss, x.best_valid_loss, x.valid_loss, x.test_loss, x.test_perplexity,"        \
     "       x.test_accuracy, x.valid_loss_all, x.test_loss_all, x.unigram_nats, x.unigram_gap,"    \
-    "       x.not_learning"                                                                         \
+    "       x.not_learning, coalesce(r.resumed_step, -1)"                                           \
     "  FROM runs r JOIN results x ON x.id = r.id LEFT JOIN sweeps s ON s.id = r.sweep_id"
 
 static void read_summary(sqlite3_stmt *st, RunSummary *r)
@@ -81,6 +81,7 @@ static void read_summary(sqlite3_stmt *st, RunSummary *r)
     r->unigram_nats = store_column_real(st, 29);
     r->unigram_gap = store_column_real(st, 30);
     r->not_learning = sqlite3_column_int(st, 31) != 0;
+    r->resumed_step = sqlite3_column_int64(st, 32);
 }
 
 int runs_read_all(Store *s, RunSummary **out, int *n, char *err)

@@ -18,6 +18,7 @@
 #include <assert.h>
 #include <time.h>
 
+#include "db/jobs.h"
 #include "db/migrations.h"
 #include "db/store_internal.h"
 #include "engine/common.h"
@@ -402,6 +403,12 @@ static int open_store(const char *path, int create, Store **out, char *err)
         store_close(s);
         return -1;
     }
+    /* a run of `mixbench run` whose process was killed reads as interrupted
+       from here on, in every reader (best effort: a store another process
+       keeps busy is left for the next opening) */
+    int recovered;
+    char ignored[ERR_LEN];
+    (void)store_jobs_recover_headless(s, &recovered, ignored);
     *out = s;
     return 0;
 }
@@ -409,6 +416,11 @@ static int open_store(const char *path, int create, Store **out, char *err)
 int store_open(const char *path, Store **out, char *err)
 {
     return open_store(path, 1, out, err);
+}
+
+const char *store_file(const Store *s)
+{
+    return s->path;
 }
 
 int store_open_existing(const char *path, Store **out, char *err)
@@ -489,7 +501,16 @@ int store_run_insert(Store *s, const RunInfo *info, const char *status, int64_t 
 
 int store_run_create(Store *s, const RunInfo *info, int64_t *run_id, char *err)
 {
-    return store_run_insert(s, info, "running", run_id, err);
+    /* owned by this process from its first row, so that a kill leaves a run
+       that reads as interrupted (db/jobs.h store_jobs_recover_headless) */
+    const char *what = "create a run";
+    int own = sqlite3_get_autocommit(s->db);   /* else it joins the caller's transaction */
+    if (own && store_begin(s, what, err))
+        return -1;
+    int rc = store_run_insert(s, info, "running", run_id, err);
+    if (rc == 0)
+        rc = store_run_own(s, *run_id, (int)getpid(), err);
+    return own ? store_end(s, rc, what, err) : rc;
 }
 
 /* What a metrics batch leaves free on the store's file system: enough for

@@ -39,6 +39,8 @@ typedef struct {
     int64_t seed;
     int threads;
     int d, layers, heads, n_ctx, vocab;
+    int64_t resumed_step;      /* store_job_started: the step a restarted job
+                                  resumes from (0: it starts fresh) */
 } RunInfo;
 
 int store_run_create(Store *s, const RunInfo *info, int64_t *run_id, char *err);

@@ -14,11 +14,36 @@
 /* "<prefix><param name>" fits: names are < 96 bytes, prefixes short. */
 #define CKPT_NAME_LEN 160
 
+/* The model keys as model_build stores them (pos and d_pair resolved), so
+   that a file lacking them, or a config leaving them at "default", compares
+   equal to what the model would be. */
+static void resolve_model_keys(Config *c)
+{
+    c->pos = config_pos(c);
+    if (c->d_pair == 0) c->d_pair = c->d;
+}
+
+void checkpoint_config_hash(const Config *c, char out[CKPT_HASH_LEN])
+{
+    Config r = *c;
+    resolve_model_keys(&r);
+    r.emb_std = config_emb_std(&r);
+    uint64_t h = 0xcbf29ce484222325ull;   /* FNV-1a, 64 bits */
+    char line[1200], value[1100];
+    for (int k = 0; k < config_key_count(); k++) {
+        if (config_key_group(k) != KEY_MODEL) continue;
+        config_get(&r, config_key_name(k), value, sizeof value);
+        int n = snprintf(line, sizeof line, "%s=%s\n", config_key_name(k), value);
+        for (int i = 0; i < n && i < (int)sizeof line; i++) h = (h ^ (unsigned char)line[i]) * 0x100000001b3ull;
+    }
+    snprintf(out, CKPT_HASH_LEN, "%016llx", (unsigned long long)h);
+}
+
 int checkpoint_write(const char *path, const Model *m, const Tokenizer *tok, const CkptExtra *extra,
                      int n_extra, const CkptArray *arrays, int n_arrays, char *err)
 {
     int n_keys = config_key_count();
-    int cap = n_keys + 4 + n_extra;
+    int cap = n_keys + 5 + n_extra;
     int n_tensors = m->n_params * (1 + n_arrays);
     StMeta *meta = calloc((size_t)cap, sizeof(StMeta));
     char (*values)[1100] = calloc((size_t)n_keys, sizeof *values);
@@ -38,6 +63,9 @@ int checkpoint_write(const char *path, const Model *m, const Tokenizer *tok, con
         meta[nm++] = (StMeta){config_key_name(i), values[i]};
     }
     if (tok_text) meta[nm++] = (StMeta){"tokenizer", tok_text};
+    char hash[CKPT_HASH_LEN];
+    checkpoint_config_hash(&m->cfg, hash);
+    meta[nm++] = (StMeta){CKPT_META_CONFIG_HASH, hash};
     for (int i = 0; i < n_extra; i++) meta[nm++] = (StMeta){extra[i].key, extra[i].value};
     for (int a = -1; a < n_arrays; a++) {
         const float *base = a < 0 ? m->w : arrays[a].data;
@@ -94,15 +122,6 @@ static int read_config(const char *path, const StFile *f, Config *c, char *err)
         if (config_set(c, f->meta_keys[i], f->meta_values[i], e)) return err_set(err, "%s: %s", path, e);
     }
     return 0;
-}
-
-/* The model keys as model_build stores them (pos and d_pair resolved), so
-   that a file lacking them, or a config leaving them at "default", compares
-   equal to what the model would be. */
-static void resolve_model_keys(Config *c)
-{
-    c->pos = config_pos(c);
-    if (c->d_pair == 0) c->d_pair = c->d;
 }
 
 /* Index of the first model key on which a and b differ (their values as

@@ -25,6 +25,22 @@ typedef struct {
     const char *key, *value;
 } CkptExtra;
 
+/* Whose a checkpoint is (issue 23): a job writes these metadata entries
+   with its checkpoints, and the store (db/ckpt_owner.h) reads them back
+   before it records, resumes from or samples a file.  "config_hash" is
+   written by checkpoint_write itself, for every checkpoint. */
+#define CKPT_META_STORE_ID "store_id"      /* the store's id (store_info) */
+#define CKPT_META_STORE_NAME "store"       /* the store file's name, for messages */
+#define CKPT_META_RUN_ID "run_id"
+#define CKPT_META_STEP "step"
+#define CKPT_META_CONFIG_HASH "config_hash"
+#define CKPT_HASH_LEN 17                   /* 16 hex digits and the NUL */
+
+/* A hash of the model keys of c (the KEY_MODEL group of config.c's table,
+   resolved as model_build stores them: pos, d_pair and emb_std), as 16 hex
+   digits: equal for two configs that build the same model shape and init. */
+void checkpoint_config_hash(const Config *c, char out[CKPT_HASH_LEN]);
+
 /* A float array laid out like Model.w (e.g. an optimizer moment), stored as
    one tensor "<prefix><param name>" per parameter, shaped like it. */
 typedef struct {

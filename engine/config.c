@@ -25,7 +25,8 @@ typedef struct {
     size_t offset;
     size_t size;           /* T_STRING: buffer size */
     const char *def;
-    const char *choices;   /* T_ENUM: "a|b|c" in enum order */
+    const char *choices;   /* T_ENUM: "a|b|c" in enum order; T_INT: the
+                              word that means -1 (eval_every=auto) */
     double lo, hi;         /* numeric range (inclusive) */
 } Key;
 
@@ -66,7 +67,10 @@ static const Key KEYS[] = {
     {"steps", T_INT64, KEY_TRAIN, F(steps), "1000", NULL, 0, 1e15},
     {"tokens", T_INT64, KEY_TRAIN, F(tokens), "0", NULL, 0, 1e18},
     {"seconds", T_FLOAT, KEY_TRAIN, F(seconds), "0", NULL, 0, 1e9},
-    {"eval_every", T_INT, KEY_TRAIN, F(eval_every), "0", NULL, 0, 1 << 30},
+    /* auto (-1): about 20 evaluations a run, fewer when they would cost
+       more than a tenth of its training (experiments/estimate.h); sweeps
+       and presets use it unless they name eval_every */
+    {"eval_every", T_INT, KEY_TRAIN, F(eval_every), "0", "auto", -1, 1 << 30},
     /* 0 = every window of valid and test (SPEC section 4); N = their first
        max(1, N / n_ctx) windows, in order (trainer_eval_windows) */
     {"eval_tokens", T_INT64, KEY_TRAIN, F(eval_tokens), "0", NULL, 0, 1e18},
@@ -75,6 +79,8 @@ static const Key KEYS[] = {
     {"precision", T_ENUM, KEY_TRAIN, F(precision), "f32", "f32|bf16", 0, 0},
     {"threads", T_INT, KEY_TRAIN, F(threads), "0", NULL, 0, 1024},
     {"ckpt_every", T_INT, KEY_TRAIN, F(ckpt_every), "0", NULL, 0, 1 << 30},
+    /* a kill loses at most this much training; fractions too (tests) */
+    {"ckpt_minutes", T_FLOAT, KEY_TRAIN, F(ckpt_minutes), "10", NULL, 0, 1e9},
     {"metrics_every", T_INT, KEY_TRAIN, F(metrics_every), "1", NULL, 1, 1 << 30},
     {"patience", T_INT, KEY_TRAIN, F(patience), "0", NULL, 0, 1 << 30},
     {"data", T_STRING, KEY_DATA, F(data), "builtin:stories", NULL, 0, 0},
@@ -151,6 +157,10 @@ static int set_key(Config *c, const Key *k, const char *value, char *err)
     case T_INT:
     case T_INT64: {
         double v;
+        if (k->type == T_INT && k->choices && !strcmp(value, k->choices)) {
+            *(int *)base = -1;
+            return 0;
+        }
         if (text_to_double(value, &v) || v != floor(v))
             return err_set(err, "config: %s=%s is not a whole number", k->name, value);
         if (v < k->lo || v > k->hi)
@@ -236,7 +246,10 @@ int config_get(const Config *c, const char *key, char *buf, int cap)
     if (!k) return -1;
     const char *base = (const char *)c + k->offset;
     switch (k->type) {
-    case T_INT: snprintf(buf, cap, "%d", *(const int *)base); break;
+    case T_INT:
+        if (k->choices && *(const int *)base == -1) snprintf(buf, cap, "%s", k->choices);
+        else snprintf(buf, cap, "%d", *(const int *)base);
+        break;
     case T_INT64: snprintf(buf, cap, "%lld", (long long)*(const int64_t *)base); break;
     case T_FLOAT: snprintf(buf, cap, "%.9g", float_value(c, k)); break;
     case T_BOOL: snprintf(buf, cap, "%s", *(const int *)base ? "true" : "false"); break;

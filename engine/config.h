@@ -43,10 +43,14 @@ typedef struct Config {
     int mlm_loss;        /* MLM_LOSS_MASKED | MLM_LOSS_ALL (SPEC section 3) */
     int64_t steps, tokens;
     double seconds;
-    int eval_every, log_every, threads;
+    int eval_every;      /* valid evaluation every N steps; 0 none but the
+                            final one; -1 "auto" (experiments/estimate.h) */
+    int log_every, threads;
     int precision;       /* PRECISION_F32 | PRECISION_BF16 (engine/gemm.h) */
     int64_t eval_tokens;     /* 0: every window; else a prefix of each split */
     int ckpt_every;      /* resumable checkpoint every N steps (0: at the end) */
+    double ckpt_minutes; /* and at least every M minutes of training wall time
+                            (0: off; experiments/job.c) */
     int metrics_every;   /* a metrics row every N steps (>= 1), holding the mean
                             train loss since the previous row (experiments/job.c) */
     int patience;        /* early stop after N evaluations without a better

@@ -70,6 +70,19 @@ double estimate_eval_tokens(const Config *c)
     return 2.0 * split;
 }
 
+int estimate_eval_every(int64_t total_steps, double tokens_per_step, double eval_tokens)
+{
+    if (total_steps < 2) return 0;
+    double n = EVAL_AUTO_COUNT;
+    if (eval_tokens > 0) {
+        double affordable = floor(3.0 * EVAL_AUTO_SHARE * (double)total_steps * tokens_per_step / eval_tokens);
+        if (affordable < n) n = affordable;
+    }
+    if (n < 1) return 0;
+    int64_t every = (int64_t)ceil((double)total_steps / n);
+    return every >= total_steps ? 0 : (int)every;
+}
+
 SweepEstimate sweep_estimate(const Sweep *sw, int parallel)
 {
     SweepEstimate e = {0};
@@ -86,6 +99,8 @@ SweepEstimate sweep_estimate(const Sweep *sw, int parallel)
         double rate = e.gflops * 1e9 * threads;
         double tokens = c->tokens > 0 ? (double)c->tokens : (double)c->steps * c->batch * c->n_ctx;
         double train = per_token * tokens, eval = per_token / 3.0 * estimate_eval_tokens(c);
+        /* eval_every=auto: at most a tenth of the training more */
+        if (c->eval_every == -1) eval += EVAL_AUTO_SHARE * train;
         e.train_flops += train;
         e.eval_flops += eval;
         total_seconds += (c->tokens <= 0 && c->seconds > 0 ? c->seconds : train / rate) + eval / rate;

@@ -30,6 +30,18 @@ double estimate_train_flops_per_token(const Config *c);
    each split capped at eval_tokens when that is set. */
 double estimate_eval_tokens(const Config *c);
 
+/* eval_every=auto: about EVAL_AUTO_COUNT valid evaluations a run (so a
+   sweep shows a validation curve while it trains), fewer when they would
+   cost more than EVAL_AUTO_SHARE of its training (an evaluation token
+   costs a third of a training token): with S steps of `tokens_per_step`
+   training tokens and `eval_tokens` tokens an evaluation, every
+   S / min(20, 0.3 S tokens_per_step / eval_tokens) steps; 0 (only the
+   final evaluation) when not even one fits, or S is not known (a
+   `seconds` budget). */
+#define EVAL_AUTO_COUNT 20
+#define EVAL_AUTO_SHARE 0.1
+int estimate_eval_every(int64_t total_steps, double tokens_per_step, double eval_tokens);
+
 typedef struct {
     double seconds;          /* wall time with `parallel` jobs at a time */
     double train_flops;      /* all jobs */

@@ -64,3 +64,14 @@ char *fmt_real(double v, int decimals, char *out, size_t cap)
     else snprintf(out, cap, "%.*f", decimals, v);
     return out;
 }
+
+char *fmt_bytes(int64_t bytes, char *out, size_t cap)
+{
+    double b = (double)bytes;
+    if (bytes < 0) snprintf(out, cap, "-");
+    else if (b < 1e3) snprintf(out, cap, "%lld B", (long long)bytes);
+    else if (b < 1e6) snprintf(out, cap, "%.1f kB", b / 1e3);
+    else if (b < 1e9) snprintf(out, cap, "%.1f MB", b / 1e6);
+    else snprintf(out, cap, "%.2f GB", b / 1e9);
+    return out;
+}

@@ -21,5 +21,7 @@ char *fmt_short(double v, char *out, size_t cap);
 char *fmt_rate(double per_s, char *out, size_t cap);
 /* A loss, perplexity or accuracy with `decimals` decimals. */
 char *fmt_real(double v, int decimals, char *out, size_t cap);
+/* Bytes: "812 B", "3.4 kB", "61.2 MB", "1.30 GB" (powers of 1000). */
+char *fmt_bytes(int64_t bytes, char *out, size_t cap);
 
 #endif

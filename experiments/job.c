@@ -21,7 +21,6 @@
 #include "experiments/job.h"
 
 #include <assert.h>
-#include <libgen.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -32,6 +31,7 @@
 #include <unistd.h>
 
 #include "engine/data/data.h"
+#include "db/ckpt_owner.h"
 #include "db/jobs.h"
 #include "db/status.h"
 #include "engine/checkpoint.h"
@@ -39,7 +39,9 @@
 #include "engine/infer_bench.h"
 #include "engine/memory.h"
 #include "engine/dist.h"
+#include "engine/task.h"
 #include "engine/trainer.h"
+#include "experiments/estimate.h"
 #include "experiments/format.h"
 
 #define METRIC_BUFFER 4096
@@ -134,6 +136,10 @@ typedef struct {
     double last_flush, last_control;
     char ckpt_dir[PATH_MAX + 32];
     char last_periodic[PATH_MAX + 128];
+    /* whose the checkpoints are (db/ckpt_owner.h): written into each */
+    char store_id[STORE_ID_LEN], store_name[256];
+    double ckpt_train_seconds;  /* training wall time at the last checkpoint (ckpt_minutes) */
+    int ckpt_clock_started;     /* ckpt_train_seconds set (at the first step, else) */
     double unigram_nats;       /* the training split's unigram entropy */
     JobProgress prog;
     int stopped_waiting;       /* a stop came while waiting for memory */
@@ -206,12 +212,31 @@ static int eval_record(Job *j, int split, const EvalResult *res, char *err)
     return j->sink.ops->eval(j->sink.ctx, j->prog.run_id, &row, err);
 }
 
+/* The metadata a checkpoint of this job carries beside the model keys: the
+   step, the data and whose it is (db/ckpt_owner.h), into extra[5] (the
+   texts in step_text and run_text); returns how many. */
+typedef struct {
+    char step[32], run[32];
+} CkptTexts;
+
+static int ckpt_extras(const Job *j, CkptExtra extra[5], CkptTexts *t)
+{
+    snprintf(t->step, sizeof t->step, "%lld", (long long)j->prog.step);
+    snprintf(t->run, sizeof t->run, "%lld", (long long)j->prog.run_id);
+    extra[0] = (CkptExtra){CKPT_META_STEP, t->step};
+    extra[1] = (CkptExtra){"data", j->c.data};
+    extra[2] = (CkptExtra){CKPT_META_STORE_ID, j->store_id};
+    extra[3] = (CkptExtra){CKPT_META_STORE_NAME, j->store_name};
+    extra[4] = (CkptExtra){CKPT_META_RUN_ID, t->run};
+    return 5;
+}
+
 static int save_checkpoint(Job *j, const char *path, char *err)
 {
-    char step_text[32];
-    snprintf(step_text, sizeof step_text, "%lld", (long long)j->prog.step);
-    CkptExtra extra[] = {{"step", step_text}, {"data", j->c.data}};
-    return trainer_save(j->tr, path, j->ds.tokenizer, extra, 2, err);
+    CkptExtra extra[5];
+    CkptTexts texts;
+    int n = ckpt_extras(j, extra, &texts);
+    return trainer_save(j->tr, path, j->ds.tokenizer, extra, n, err);
 }
 
 /* The previous periodic checkpoint (not `keep`) leaves the store, then the
@@ -236,19 +261,24 @@ static int periodic_checkpoint(Job *j, char *err)
         return -1;
     forget_checkpoint(j, path);
     snprintf(j->last_periodic, sizeof j->last_periodic, "%s", path);
+    j->ckpt_train_seconds = j->last_p.train_seconds;
+    j->ckpt_clock_started = 1;
     return 0;
 }
 
-/* mixbench-ckpt/ beside the store, as an absolute path: the store is read
-   from other working directories too (the workbench, `eval`). */
-static void default_ckpt_dir(const char *db, char *out, size_t cap)
+/* A periodic checkpoint is due every ckpt_every steps, and once
+   ckpt_minutes of training wall time passed since the last one (or since
+   this process's first step): a kill loses at most that much work. */
+static int checkpoint_due(Job *j, const TrainProgress *p)
 {
-    char copy[1024], dir[PATH_MAX];
-    snprintf(copy, sizeof copy, "%s", db);
-    const char *parent = dirname(copy);
-    if (!realpath(parent, dir)) snprintf(dir, sizeof dir, "%s", parent);
-    snprintf(out, cap, "%s/mixbench-ckpt", dir);
-    mkdir(out, 0777);
+    const Config *c = &j->c;
+    if (c->ckpt_every > 0 && p->step % c->ckpt_every == 0) return 1;
+    if (c->ckpt_minutes <= 0) return 0;
+    if (!j->ckpt_clock_started) {
+        j->ckpt_clock_started = 1;
+        j->ckpt_train_seconds = p->train_seconds;
+    }
+    return p->train_seconds - j->ckpt_train_seconds >= c->ckpt_minutes * 60.0;
 }
 
 /* A new run's row, or what a claimed job's row learns when it starts. */
@@ -276,6 +306,7 @@ static int record_start(Job *j, char *err)
     info.heads = j->c.heads;
     info.n_ctx = j->c.n_ctx;
     info.vocab = j->c.vocab;
+    info.resumed_step = trainer_step_count(j->tr);
     int rc;
     if (js->run_id == 0) {
         rc = j->sink.ops->run_create(j->sink.ctx, &info, &j->prog.run_id, err);
@@ -364,20 +395,42 @@ static int job_setup(Job *j, char *err)
     j->have_model = rc == 0;
     if (!rc && js->init_ckpt && checkpoint_load_weights(js->init_ckpt, &j->m, err)) rc = -1;
     if (!rc && trainer_create_dist(&j->tr, &j->m, &j->ds, j->c.threads, 1, js->dist, err)) rc = -1;
+    if (!rc && j->c.eval_every == -1) {
+        /* eval_every=auto, now that the budget's steps and the valid
+           split are known; the run's stored config says the number */
+        int64_t windows = trainer_eval_windows(&j->c, task_window_count(&j->m, &j->ds.split[SPLIT_VALID]));
+        j->c.eval_every = estimate_eval_every(trainer_total_steps(j->tr), (double)j->c.batch * j->c.n_ctx,
+                                              (double)windows * j->c.n_ctx);
+    }
     if (js->memory_done) js->memory_done(js->memory_ctx, need->total);
     if (rc) return -1;
-    /* over ranks, rank 0 alone reads the checkpoint; trainer_sync shares it */
-    if (j->writer && js->resume_ckpt && js->resume_ckpt[0] && trainer_resume(j->tr, js->resume_ckpt, err)) return -1;
     j->rows = calloc(METRIC_BUFFER, sizeof(MetricRow));
     if (!j->rows) return err_set(err, "out of memory");
-    if (js->ckpt_dir) {
-        snprintf(j->ckpt_dir, sizeof j->ckpt_dir, "%s", js->ckpt_dir);
-        mkdir(j->ckpt_dir, 0777);
-    } else if (j->writer) {
-        default_ckpt_dir(js->db_path, j->ckpt_dir, sizeof j->ckpt_dir);
-    }
-    if (js->resume_ckpt && js->resume_ckpt[0]) snprintf(j->last_periodic, sizeof j->last_periodic, "%s", js->resume_ckpt);
     return 0;
+}
+
+/* Once the records have a place: whose the checkpoints will be, where they
+   go (the store's own folder, db/ckpt_owner.h, unless the caller named one),
+   and the training state of a resumed run (over ranks rank 0 alone reads
+   the checkpoint; trainer_sync shares it).  Whoever handed out the job
+   checked that checkpoint first (store_job_claim, store_job_claim_run). */
+static int job_place(Job *j, char *err)
+{
+    JobSpec *js = j->js;
+    if (!j->writer) return 0;
+    if (js->store_id) {
+        snprintf(j->store_id, sizeof j->store_id, "%s", js->store_id);
+        snprintf(j->store_name, sizeof j->store_name, "%s", js->store_name ? js->store_name : "");
+    } else if (js->store) {
+        if (store_identity(js->store, j->store_id, sizeof j->store_id, err)) return -1;
+        snprintf(j->store_name, sizeof j->store_name, "%s", store_file_name(js->store));
+    }
+    if (js->ckpt_dir) snprintf(j->ckpt_dir, sizeof j->ckpt_dir, "%s", js->ckpt_dir);
+    else store_ckpt_dir_for(js->db_path ? js->db_path : store_file(js->store), j->ckpt_dir, sizeof j->ckpt_dir);
+    mkdir(j->ckpt_dir, 0777);
+    if (!js->resume_ckpt || !js->resume_ckpt[0]) return 0;
+    snprintf(j->last_periodic, sizeof j->last_periodic, "%s", js->resume_ckpt);
+    return trainer_resume(j->tr, js->resume_ckpt, err);
 }
 
 /* An error ends the job: its status is failed, and why is kept in msg. */
@@ -423,7 +476,7 @@ static int job_start(Job *j, int *own_store, char *err)
     int rc = job_setup(j, err);
     if (d && dist_agree(d, rc != 0, err)) return -1;
     if (rc) return -1;
-    rc = open_sink(j, own_store, err) || record_unigram(j, err) || record_start(j, err);
+    rc = open_sink(j, own_store, err) || job_place(j, err) || record_unigram(j, err) || record_start(j, err);
     if (d && dist_agree(d, rc != 0, err)) return -1;
     if (rc) return -1;
     return trainer_sync(j->tr, err);
@@ -589,8 +642,7 @@ int job_run(JobSpec *js, RunStatus *status_out, char *err)
                 }
             }
         }
-        if (!ending && c->ckpt_every > 0 && p.step % c->ckpt_every == 0 && !last && j.writer &&
-            periodic_checkpoint(&j, err)) {
+        if (!ending && !last && j.writer && checkpoint_due(&j, &p) && periodic_checkpoint(&j, err)) {
             status = failed(msg, err);
             ending = 1;
         }
@@ -616,10 +668,10 @@ int job_run(JobSpec *js, RunStatus *status_out, char *err)
             else snprintf(path, sizeof path, "%s/run%lld.safetensors", j.ckpt_dir, (long long)j.prog.run_id);
             /* a finished run keeps the model only (SPEC section 7): nothing
                is left to resume, and the file is a third of the size */
-            char step_text[32];
-            snprintf(step_text, sizeof step_text, "%lld", (long long)j.prog.step);
-            CkptExtra extra[] = {{"step", step_text}, {"data", c->data}};
-            if (checkpoint_save(path, &j.m, j.ds.tokenizer, extra, 2, err) ||
+            CkptExtra extra[5];
+            CkptTexts texts;
+            int n_extra = ckpt_extras(&j, extra, &texts);
+            if (checkpoint_save(path, &j.m, j.ds.tokenizer, extra, n_extra, err) ||
                 j.sink.ops->ckpt_add(j.sink.ctx, j.prog.run_id, j.prog.step, path, err)) {
                 status = failed(msg, err);
             } else {

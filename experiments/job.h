@@ -63,8 +63,12 @@ typedef struct {
     JobSink *sink;             /* where records go; NULL: the store above
                                   (job_sink.h).  With a sink, no store is
                                   opened. */
-    const char *ckpt_dir;      /* checkpoint folder; NULL: mixbench-ckpt/
-                                  beside db_path */
+    const char *ckpt_dir;      /* checkpoint folder; NULL: the store's own,
+                                  NAME.ckpt/ beside NAME.db (db/ckpt_owner.h) */
+    const char *store_id;      /* whose the checkpoints are (their metadata);
+                                  NULL: the id of the store the job records
+                                  into.  An MPI training rank gets rank 0's. */
+    const char *store_name;    /* that store's file name, for messages */
     Dist *dist;                /* data-parallel over the launch's ranks
                                   (NULL: this process alone).  Every rank
                                   calls job_run with the same config; rank 0

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <unistd.h>
 
+#include "db/ckpt_owner.h"
 #include "db/status.h"
 
 /* ---- the store ---- */
@@ -41,14 +42,17 @@ static int st_eval(void *ctx, int64_t run_id, const EvalRow *row, char *err)
     return store_eval_add(ctx, run_id, row, err);
 }
 
+/* A checkpoint is recorded only when its metadata names this store, the
+   run and the step (db/ckpt_owner.h): a file shipped back by an MPI rank
+   too. */
 static int st_set_resume(void *ctx, int64_t run_id, int64_t step, const char *path, char *err)
 {
-    return store_job_set_resume(ctx, run_id, step, path, err);
+    return store_checkpoint_record(ctx, run_id, step, path, 1, err);
 }
 
 static int st_ckpt_add(void *ctx, int64_t run_id, int64_t step, const char *path, char *err)
 {
-    return store_checkpoint_add(ctx, run_id, step, path, err);
+    return store_checkpoint_record(ctx, run_id, step, path, 0, err);
 }
 
 /* The store forgets the file, then the disk: a crash in between leaves an

@@ -24,7 +24,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -33,6 +32,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "db/ckpt_owner.h"
 #include "db/jobs.h"
 #include "db/store.h"
 #include "engine/common.h"
@@ -45,7 +45,8 @@
 
 enum {
     TAG_ASK = 100,      /* rank -> 0: a job, please (empty) */
-    TAG_JOB,            /* 0 -> rank: run_id, config_json, resume base name (NULL: fresh), its size */
+    TAG_JOB,            /* 0 -> rank: run_id, config_json, resume base name (NULL: fresh), its size,
+                           the store's id and file name (for the checkpoints' metadata) */
     TAG_END,            /* 0 -> rank: nothing left; end (empty) */
     TAG_JOB_END,        /* rank -> 0: run_id, status, rc, err; no reply */
     TAG_LEAVE,          /* rank -> 0: stopped by a signal, ends (empty); no reply */
@@ -156,7 +157,7 @@ static void pack_run_info(Pack *p, const RunInfo *i)
     pack_str(p, i->tokenizer), pack_str(p, i->config_json);
     pack_i64(p, i->n_params), pack_i64(p, i->n_params_nonembedding), pack_i64(p, i->total_steps);
     pack_i64(p, i->seed), pack_i64(p, i->threads), pack_i64(p, i->d), pack_i64(p, i->layers);
-    pack_i64(p, i->heads), pack_i64(p, i->n_ctx), pack_i64(p, i->vocab);
+    pack_i64(p, i->heads), pack_i64(p, i->n_ctx), pack_i64(p, i->vocab), pack_i64(p, i->resumed_step);
 }
 
 static RunInfo unpack_run_info(Unpack *u)
@@ -167,7 +168,7 @@ static RunInfo unpack_run_info(Unpack *u)
     i.n_params = unpack_i64(u), i.n_params_nonembedding = unpack_i64(u), i.total_steps = unpack_i64(u);
     i.seed = unpack_i64(u), i.threads = (int)unpack_i64(u), i.d = (int)unpack_i64(u);
     i.layers = (int)unpack_i64(u), i.heads = (int)unpack_i64(u), i.n_ctx = (int)unpack_i64(u);
-    i.vocab = (int)unpack_i64(u);
+    i.vocab = (int)unpack_i64(u), i.resumed_step = unpack_i64(u);
     return i;
 }
 
@@ -600,8 +601,9 @@ static int run_job(TrainingRank *t, const Message *m, int64_t *run_id, RunStatus
     *run_id = unpack_i64(&u);
     const char *config_json = unpack_str(&u), *resume_base = unpack_str(&u);
     int64_t resume_size = unpack_i64(&u);
+    const char *store_id = unpack_str(&u), *store_name = unpack_str(&u);
     *status = RUN_FAILED;
-    if (u.bad || !config_json || (resume_base && !base_name_ok(resume_base)))
+    if (u.bad || !config_json || !store_id || !store_name || (resume_base && !base_name_ok(resume_base)))
         return err_set(err, "a malformed job from rank 0");
     char resume[PATH_MAX + NAME_MAX + 2] = "";
     int bad = resume_base && receive_file(t->d, 0, resume_size, t->scratch, resume_base, resume, sizeof resume, err);
@@ -621,6 +623,8 @@ static int run_job(TrainingRank *t, const Message *m, int64_t *run_id, RunStatus
     if (js.config.threads <= 0) js.config.threads = t->threads;
     js.sink = &t->sink;
     js.ckpt_dir = t->scratch;
+    js.store_id = store_id;       /* the checkpoints shipped back must name rank 0's store */
+    js.store_name = store_name;
     js.run_id = *run_id;
     js.resume_ckpt = resume[0] ? resume : NULL;
     js.quiet = !t->o->verbose;
@@ -710,6 +714,7 @@ typedef struct {
     Store *st;
     JobSink sink;
     char ckpt_dir[PATH_MAX + 32];
+    char store_id[STORE_ID_LEN];   /* written into the jobs' checkpoints */
     RankSlot *slots;           /* [size]; slot 0 is rank 0's own, unused */
     int *frees;                /* [size], by host (its first rank): jobs ended there */
     HeldJob *held;             /* waiting for memory, oldest first */
@@ -719,16 +724,6 @@ typedef struct {
     int ended;
     double next_claim;
 } Coordinator;
-
-/* mixbench-ckpt/ beside the store, absolute (as job.c's default). */
-static void ckpt_dir_of(const char *db, char *out, size_t cap)
-{
-    char copy[PATH_MAX], dir[PATH_MAX];
-    snprintf(copy, sizeof copy, "%s", db);
-    const char *parent = dirname(copy);
-    if (!realpath(parent, dir)) snprintf(dir, sizeof dir, "%s", parent);
-    snprintf(out, cap, "%s/mixbench-ckpt", dir);
-}
 
 static int stopping(const Coordinator *c) { return c->o->stop && atomic_load(c->o->stop); }
 
@@ -918,7 +913,7 @@ static int send_job(Coordinator *c, int rank, const ClaimedJob *job, char *err)
     if (resume && !base_name_ok(base_name(resume))) return err_set(err, "%s: not a checkpoint file name", resume);
     Pack p = {0};
     pack_i64(&p, job->run_id), pack_str(&p, job->config_json), pack_str(&p, resume ? base_name(resume) : NULL);
-    pack_i64(&p, size);
+    pack_i64(&p, size), pack_str(&p, c->store_id), pack_str(&p, store_file_name(c->st));
     char why[ERR_LEN];
     if (send_pack(c->d, rank, TAG_JOB, &p, err)) return -2;
     RankSlot *s = &c->slots[rank];
@@ -1099,7 +1094,7 @@ static int serve_queue(Dist *d, const MpiSweepOptions *o, const uint64_t *hosts,
 {
     int n = dist_size(d);
     Coordinator c = {.d = d, .o = o};
-    ckpt_dir_of(o->db_path, c.ckpt_dir, sizeof c.ckpt_dir);
+    store_ckpt_dir_for(o->db_path, c.ckpt_dir, sizeof c.ckpt_dir);
     c.slots = calloc((size_t)n, sizeof *c.slots);
     c.frees = calloc((size_t)n, sizeof *c.frees);
     c.job = malloc(sizeof *c.job);
@@ -1112,7 +1107,8 @@ static int serve_queue(Dist *d, const MpiSweepOptions *o, const uint64_t *hosts,
     if (!rc) rc = store_open_existing(o->db_path, &c.st, err);
     if (!rc) {
         c.sink = job_sink_store(c.st);
-        rc = scheduler_recover(c.st, err);   /* as the local worker does */
+        rc = store_identity(c.st, c.store_id, sizeof c.store_id, err) ||
+             scheduler_recover(c.st, err);   /* as the local worker does */
     }
     if (!rc) rc = coordinate(&c, err);
     if (c.st) held_jobs(&c, 1);
@@ -1139,7 +1135,7 @@ static int rank0_ready(const MpiSweepOptions *o, char *err)
     store_close(st);
     if (rc) return -1;
     char dir[PATH_MAX + 32], probe[PATH_MAX + 64];
-    ckpt_dir_of(o->db_path, dir, sizeof dir);
+    store_ckpt_dir_for(o->db_path, dir, sizeof dir);
     if (mkdir(dir, 0777) && errno != EEXIST) return err_set(err, "%s: %s", dir, strerror(errno));
     snprintf(probe, sizeof probe, "%s/.write-check-%d", dir, (int)getpid());
     int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);

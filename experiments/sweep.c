@@ -56,6 +56,15 @@ typedef struct {
     int repeats;
 } Parsed;
 
+/* 1 when an item of the spec sets key. */
+static int names_key(const Parsed *p, const char *key)
+{
+    for (int i = 0; i < p->n_items; i++)
+        for (int k = 0; k < p->items[i].n_keys; k++)
+            if (!strcmp(p->items[i].keys[k], key)) return 1;
+    return 0;
+}
+
 static void parsed_free(Parsed *p)
 {
     for (int i = 0; i < p->n_items; i++) free(p->items[i].values);
@@ -562,6 +571,10 @@ int sweep_parse_data(int argc, char **argv, const Config *base, const char *data
             goto done;
         }
         memcpy(job->coords, sb.data, sb.len + 1);
+        /* a sweep shows validation curves while it trains: eval_every=auto
+           (about 20 evaluations a run, experiments/estimate.h) unless the
+           spec or the base keys name an eval_every */
+        if (c->eval_every == 0 && !names_key(&p, "eval_every")) c->eval_every = -1;
         /* the dataset fixes vocab later: validate with a placeholder */
         Config check = *c;
         if (check.vocab == 0) check.vocab = 1000;

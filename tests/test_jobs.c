@@ -411,14 +411,19 @@ static void test_resume(void)
     FirstValue started = run_value(s, "SELECT started_at FROM runs WHERE id = %lld", job);
 
     /* The worker checkpoints and pauses. */
-    CHECK(store_job_set_resume(s, job, 40, "ckpt/job1.safetensors", err) == 0, "%s", err);
+    char ckpt[512];
+    snprintf(ckpt, sizeof ckpt, "%s", db_path("job1.safetensors"));
+    char want_row[600];
+    snprintf(want_row, sizeof want_row, "%s|40", ckpt);
+    CHECK(store_job_set_resume(s, job, 40, ckpt, err) == 0, "%s", err);
     CHECK(strcmp(run_value(s, "SELECT resume_ckpt || '|' || resume_step FROM runs"
-                              " WHERE id = %lld", job).text, "ckpt/job1.safetensors|40") == 0,
+                              " WHERE id = %lld", job).text, want_row) == 0,
           "resume point");
+    snprintf(want_row, sizeof want_row, "40:%s", ckpt);
     CHECK(strcmp(run_value(s, "SELECT group_concat(step || ':' || path) FROM checkpoints"
-                              " WHERE run_id = %lld", job).text, "40:ckpt/job1.safetensors") == 0,
+                              " WHERE run_id = %lld", job).text, want_row) == 0,
           "checkpoint row");
-    CHECK(store_job_set_resume(s, job, 80, "ckpt/job1.safetensors", err) == 0, "%s", err);
+    CHECK(store_job_set_resume(s, job, 80, fake_checkpoint(s, job, 80, ckpt), err) == 0, "%s", err);
     CHECK(store_run_set_status(s, job, "paused", err) == 0, "%s", err);
     CHECK(claim(s, me) == 0, "paused job claimed");
 
@@ -431,8 +436,7 @@ static void test_resume(void)
     int found = 0;
     CHECK(store_job_claim(s, me, &claimed, &found, err) == 0 && found && claimed.run_id == job,
           "%s", err);
-    CHECK(strcmp(claimed.resume_ckpt, "ckpt/job1.safetensors") == 0, "resume_ckpt %s",
-          claimed.resume_ckpt);
+    CHECK(strcmp(claimed.resume_ckpt, ckpt) == 0, "resume_ckpt %s", claimed.resume_ckpt);
     CHECK(strcmp(run_value(s, "SELECT started_at FROM runs WHERE id = %lld", job).text,
                  started.text) == 0, "started_at moved on the second claim");
 
@@ -652,8 +656,9 @@ static void test_upgrade_v3_running(void)
     }
     char fill[512];
     snprintf(fill, sizeof fill,
-             "INSERT INTO runs (name, status, arch, task, owner_pid) VALUES"
-             " ('dead', 'running', 'mixer', 'clm', %d), ('alive', 'running', 'mixer', 'clm', %d);"
+             "INSERT INTO runs (name, status, arch, task, owner_pid, queued_at) VALUES"
+             " ('dead', 'running', 'mixer', 'clm', %d, '2026-01-01T00:00:00Z'),"
+             " ('alive', 'running', 'mixer', 'clm', %d, '2026-01-01T00:00:00Z');"
              "PRAGMA user_version = 3;", dead_pid(), (int)getpid());
     CHECK(sqlite3_exec(db, fill, NULL, NULL, &msg) == SQLITE_OK, "fill: %s", msg);
     sqlite3_free(msg);
@@ -691,10 +696,11 @@ static void test_claim_run(void)
     CHECK(claim(s, me) == a, "claim");
     ClaimedJob job;
     CHECK(store_job_claim_run(s, a, me, &job, err) != 0 && strstr(err, "is running"), "running: %s", err);
-    CHECK(store_job_set_resume(s, a, 40, "ckpt/40.safetensors", err) == 0, "%s", err);
+    const char *ckpt = fake_checkpoint(s, a, 40, db_path("claim_run-40.safetensors"));
+    CHECK(store_job_set_resume(s, a, 40, ckpt, err) == 0, "%s", err);
     CHECK(store_run_set_status(s, a, "interrupted", err) == 0, "%s", err);
     CHECK(store_job_claim_run(s, a, me, &job, err) == 0 && job.run_id == a &&
-          strcmp(job.resume_ckpt, "ckpt/40.safetensors") == 0, "%s", err);
+          strcmp(job.resume_ckpt, ckpt) == 0, "%s", err);
     CHECK(strcmp(run_value(s, "SELECT status FROM runs WHERE id = %lld", a).text, "running") == 0, "claimed");
     CHECK(store_job_claim_run(s, 999, me, &job, err) != 0 && strstr(err, "no run 999"), "%s", err);
     store_close(s);
@@ -713,9 +719,11 @@ static void test_recover(void)
     int64_t orphan_cancel = enqueue(s, 0, NULL, 0);
     CHECK(claim(s, gone) == orphan && claim(s, me) == alive && claim(s, gone) == orphan_ckpt &&
           claim(s, gone) == orphan_cancel, "claims");
-    CHECK(store_job_set_resume(s, orphan_ckpt, 40, "ckpt/40.safetensors", err) == 0, "%s", err);
+    char ckpt[512];
+    snprintf(ckpt, sizeof ckpt, "%s", fake_checkpoint(s, orphan_ckpt, 40, db_path("recover-40.safetensors")));
+    CHECK(store_job_set_resume(s, orphan_ckpt, 40, ckpt, err) == 0, "%s", err);
     CHECK(store_job_request(s, orphan_cancel, "cancel", err) == 0, "%s", err);
-    /* A run of `mixbench run` (no owner_pid) is not a job to recover. */
+    /* A run of `mixbench run` whose process lives (this one) is left alone. */
     RunInfo info = job_info("mixer");
     int64_t lone = 0;
     CHECK(store_run_create(s, &info, &lone, err) == 0, "%s", err);
@@ -749,7 +757,7 @@ static void test_recover(void)
     CHECK(store_job_claim(s, me, &job, &found, err) == 0 && found && job.run_id == orphan, "%s",
           err);
     CHECK(store_job_claim(s, me, &job, &found, err) == 0 && found && job.run_id == orphan_ckpt &&
-          strcmp(job.resume_ckpt, "ckpt/40.safetensors") == 0, "%s", err);
+          strcmp(job.resume_ckpt, ckpt) == 0, "%s", err);
     CHECK(store_jobs_recover(s, &n, err) == 0 && n == 0, "second recovery %d %s", n, err);
     store_close(s);
 }

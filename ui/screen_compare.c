@@ -49,7 +49,7 @@ static const struct {
 
 /* Keys that do not change what a model learns, left out of the legend. */
 static const char *const NOT_DIFFERENCES[] = {"arch", "task", "threads", "log_every", "ckpt_every", "eval_every",
-                                                     "metrics_every"};
+                                                     "metrics_every", "ckpt_minutes"};
 /* What the legend shows of a run compared with nothing else. */
 static const char *const ALONE_KEYS[] = {"d", "layers", "n_ctx", "data"};
 

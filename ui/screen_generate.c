@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/ckpt_owner.h"
 #include "db/queue_read.h"
 #include "engine/checkpoint.h"
 #include "engine/common.h"
@@ -474,6 +475,13 @@ static void start_generation(GenScreen *g, UiContext *ctx)
     }
     r.top_k = (int)(top_k > 1000000 ? 1000000 : top_k);
     r.seed = (uint64_t)seed;
+    /* the file must be the run's own: another store's or run's checkpoint
+       at that path would sample its model under this run's name */
+    char why[ERR_LEN];
+    if (store_checkpoint_verify(ctx->store, g->chosen.id, g->chosen.ckpt, why)) {
+        ui_say(ctx, "%s", why);
+        return;
+    }
     snprintf(r.ckpt, sizeof r.ckpt, "%s", g->chosen.ckpt);
     snprintf(r.prompt, sizeof r.prompt, "%s", g->text[F_PROMPT].text);
     stop_thread(g);

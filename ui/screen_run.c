@@ -371,6 +371,9 @@ static int draw_header(RunState *st, UiContext *ctx, int y, int width, int max_e
         x += (int)sizeof FLAG + 1;
     }
     snprintf(line, sizeof line, "%s", steps);
+    /* after a restart the job replays from its checkpoint: say from where */
+    if (r->resumed_step >= 0 && r->status == RUN_RUNNING)
+        snprintf(line + strlen(line), sizeof line - strlen(line), " (resumed from %lld)", (long long)r->resumed_step);
     if (r->status == RUN_RUNNING) snprintf(line + strlen(line), sizeof line - strlen(line), "  ETA %s", eta);
     snprintf(line + strlen(line), sizeof line - strlen(line), "  %s %s %s", r->arch, r->task, r->data);
     ui_text(y, x, width - x, A_BOLD, "%s", line);

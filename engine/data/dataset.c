@@ -18,6 +18,7 @@
  * Not for: windows and batches (engine/trainer.c draws them).
  */
 #include "engine/common.h"
+#include "engine/text.h"
 #include "engine/data/data_internal.h"
 
 #include <errno.h>
@@ -135,10 +136,41 @@ static int make_tokenizer(Dataset *ds, TokenizerKind kind, const DataOptions *o,
     return 0;
 }
 
+/* The word and bpe tokenizers read text: a file with a NUL byte, or one
+   where more than NOT_TEXT_SHARE of the bytes are neither valid UTF-8 nor
+   ordinary whitespace (control bytes, broken sequences), is a binary file
+   given by mistake, not a corpus, and is refused instead of trained on as
+   "words".  Latin-1 text (a few percent of stray high bytes) passes. */
+#define NOT_TEXT_SHARE 0.3
+
+static int check_text(const char *text, size_t len, const DataSource *src, TokenizerKind kind, char *err)
+{
+    size_t bad = 0;
+    long line = src->first_line;
+    for (size_t i = 0; i < len;) {
+        unsigned char c = (unsigned char)text[i];
+        if (c == 0)
+            return err_set(err, "%s:%ld: a NUL byte: this is not a text file; the %s tokenizer reads text "
+                                "(tokenizer=char reads any bytes, tokenizer=ids token ids)",
+                           src->name, line, tokenizer_kind_name(kind));
+        size_t n = c < 0x80 ? 1 : text_utf8_seq(text + i, len - i);
+        if (n == 0 || (c < 0x20 && !strchr("\t\n\v\f\r", c)) || c == 0x7f) bad++;
+        line += c == '\n';
+        i += n ? n : 1;
+    }
+    if (len > 0 && (double)bad > NOT_TEXT_SHARE * (double)len)
+        return err_set(err, "%s: %.0f%% of its bytes are neither UTF-8 text nor whitespace: this is not a text "
+                            "file; the %s tokenizer reads text (tokenizer=char reads any bytes, tokenizer=ids "
+                            "token ids)", src->name, 100.0 * (double)bad / (double)len, tokenizer_kind_name(kind));
+    return 0;
+}
+
 /* Makes the tokenizer and encodes all three splits. */
 static int tokenize_splits(Dataset *ds, TokenizerKind kind, const DataOptions *o,
                            const SplitTexts *st, char *err)
 {
+    for (int s = 0; (kind == TOKENIZER_WORD || kind == TOKENIZER_BPE) && s < SPLIT_COUNT; s++)
+        if (check_text(st->text[s], st->len[s], &st->src[s], kind, err)) return -1;
     int first = 0;
     if (make_tokenizer(ds, kind, o, st, &first, err) != 0) return -1;
     for (int s = first; s < SPLIT_COUNT; s++) {

@@ -486,7 +486,8 @@ static int parse_header(const char *path, const JsonValue *root, int64_t data_le
             return -1;
         }
         span->name = t->name;
-        t->data = (float *)((char *)out->blob + span->begin);
+        /* a header-only read (st_read_meta) has no data to point into */
+        t->data = out->blob ? (float *)((char *)out->blob + span->begin) : NULL;
     }
 
     /* Sorted by offset, the tensors must tile [0, data_len) exactly.  Every
@@ -514,7 +515,9 @@ static int parse_header(const char *path, const JsonValue *root, int64_t data_le
     return rc;
 }
 
-int st_read(const char *path, StFile *out, char *err)
+/* st_read, or with with_data 0 st_read_meta: the same checks of the
+   header against the file's size, without reading the data. */
+static int read_file(const char *path, StFile *out, int with_data, char *err)
 {
     memset(out, 0, sizeof *out);
     if (!path || !*path)
@@ -565,12 +568,13 @@ int st_read(const char *path, StFile *out, char *err)
     int64_t data_len = size - 8 - (int64_t)header_len;
     header = malloc(header_len ? header_len : 1);
     /* malloc's alignment (at least 8) keeps every float in the blob aligned. */
-    out->blob = malloc(data_len ? (size_t)data_len : 1);
-    if (!header || !out->blob) {
+    if (with_data) out->blob = malloc(data_len ? (size_t)data_len : 1);
+    if (!header || (with_data && !out->blob)) {
         err_set(err, "%s: out of memory reading %lld bytes", path, (long long)size);
         goto done;
     }
-    if (read_exact(f, header, header_len) != 0 || read_exact(f, out->blob, (size_t)data_len) != 0) {
+    if (read_exact(f, header, header_len) != 0 ||
+        (with_data && read_exact(f, out->blob, (size_t)data_len) != 0)) {
         err_set(err, "%s: read error or file shrank while reading", path);
         goto done;
     }
@@ -586,7 +590,7 @@ int st_read(const char *path, StFile *out, char *err)
 
 #if ST_BIG_ENDIAN
     unsigned char *bytes = out->blob;
-    for (int64_t i = 0; i + 4 <= data_len; i += 4) {
+    for (int64_t i = 0; with_data && i + 4 <= data_len; i += 4) {
         unsigned char b0 = bytes[i], b1 = bytes[i + 1];
         bytes[i] = bytes[i + 3];
         bytes[i + 1] = bytes[i + 2];
@@ -603,6 +607,16 @@ done:
     if (rc != 0)
         st_free(out);
     return rc;
+}
+
+int st_read(const char *path, StFile *out, char *err)
+{
+    return read_file(path, out, 1, err);
+}
+
+int st_read_meta(const char *path, StFile *out, char *err)
+{
+    return read_file(path, out, 0, err);
 }
 
 const StTensor *st_find(const StFile *f, const char *name)

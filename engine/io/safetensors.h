@@ -59,6 +59,10 @@ typedef struct {
  * and err names the file and the problem, e.g.
  * "ckpt.safetensors: truncated: header says 1234 bytes but the file has 100". */
 int st_read(const char *path, StFile *out, char *err);
+/* As st_read, with every check of the header against the file's size, but
+ * without reading the data: metadata, names and shapes only (every
+ * tensor's data is NULL).  For whose-is-this questions about big files. */
+int st_read_meta(const char *path, StFile *out, char *err);
 /* NULL when absent. */
 const StTensor *st_find(const StFile *f, const char *name);
 const char *st_meta(const StFile *f, const char *key);

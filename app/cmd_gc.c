@@ -1,0 +1,79 @@
+/*
+ * cmd_gc.c — `mixbench gc [--db FILE] [--dry-run] [--keep last|best|none]`:
+ * removes the checkpoint files of the store's folder (NAME.ckpt/) that no
+ * run names, and with --keep the older checkpoints of finished runs (all
+ * but the latest, all but the one at the best valid evaluation, or all),
+ * printing each file and what it frees (db/ckpt_gc.h says what is never
+ * removed).  --dry-run prints the same and removes nothing.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "app/cli.h"
+#include "app/commands.h"
+#include "db/ckpt_gc.h"
+#include "db/ckpt_owner.h"
+#include "db/store.h"
+#include "engine/common.h"
+#include "experiments/format.h"
+
+static void usage(void)
+{
+    puts("usage: mixbench gc [--db FILE] [--dry-run] [--keep last|best|none]\n"
+         "  removes checkpoint files in the store's folder (NAME.ckpt/ beside NAME.db) that no run\n"
+         "  names; --keep also removes the older checkpoints of finished runs: all but the latest\n"
+         "  (last), all but the one at the lowest valid loss (best), or every one (none)\n"
+         "  --dry-run: print what would go, remove nothing\n"
+         "example: mixbench gc --db runs.db --keep last --dry-run");
+}
+
+int cmd_gc(int argc, char **argv)
+{
+    const char *db = "mixbench.db", *dry = NULL, *keep_text = NULL, *help = NULL;
+    CliOpt opts[] = {{"db", 1, &db, NULL},
+                     {"dry-run", 0, &dry, NULL},
+                     {"keep", 1, &keep_text, NULL},
+                     {"help", 0, &help, "h"},
+                     {NULL, 0, NULL, NULL}};
+    char err[ERR_LEN];
+    if (cli_parse(argc, argv, opts, NULL, NULL, 0, NULL, err)) return cli_fail("gc: %s", err);
+    if (help) {
+        usage();
+        return 0;
+    }
+    GcKeep keep = GC_KEEP_ALL;
+    if (keep_text && (gc_keep_parse(keep_text, &keep) || keep == GC_KEEP_ALL))
+        return cli_fail("gc: --keep %s is not last, best or none", keep_text);
+    Store *s;
+    if (store_open_existing(db, &s, err)) return cli_fail("%s", err);
+    GcPlan plan;
+    int rc = store_gc_plan(s, keep, &plan, err);
+    if (rc == 0 && !dry) rc = store_gc_apply(s, &plan, err);
+    if (rc) {
+        store_close(s);
+        return cli_fail("gc: %s", err);
+    }
+    char size[32];
+    for (int i = 0; i < plan.n; i++) {
+        const GcItem *it = &plan.items[i];
+        fmt_bytes(it->bytes, size, sizeof size);
+        if (it->run_id)
+            printf("%s %s (%s, run %lld step %lld)\n", dry ? "would remove" : "removed", it->path, size,
+                   (long long)it->run_id, (long long)it->step);
+        else
+            printf("%s %s (%s, named by no run)\n", dry ? "would remove" : "removed", it->path, size);
+    }
+    fmt_bytes(plan.bytes, size, sizeof size);
+    printf("%s %s in %d file%s of %s\n", dry ? "would free" : "freed", size, plan.n, plan.n == 1 ? "" : "s",
+           store_file_name(s));
+    if (plan.kept_foreign)
+        printf("kept %d file%s of the folder that another store's metadata names\n", plan.kept_foreign,
+               plan.kept_foreign == 1 ? "" : "s");
+    if (plan.kept_outside)
+        printf("kept %d older checkpoint%s outside the store's folder that name no store (written before "
+               "checkpoints named theirs; such folders were shared)\n", plan.kept_outside,
+               plan.kept_outside == 1 ? "" : "s");
+    gc_plan_free(&plan);
+    store_close(s);
+    return 0;
+}

@@ -207,16 +207,23 @@ int store_checkpoint_verify(Store *s, int64_t run_id, const char *path, char *er
         return err_set(err, "checkpoint %s is not one of run %lld's in %s", path, (long long)run_id, store_file_name(s));
     int64_t bytes = 0;
     if (file_bytes(path, &bytes, err)) return -1;
-    if (row.bytes >= 0 && bytes != row.bytes)
-        return err_set(err, "checkpoint %s is %lld bytes, but run %lld's was %lld when %s recorded it: the file was "
-                            "replaced or damaged", path, (long long)bytes, (long long)run_id, (long long)row.bytes,
-                       store_file_name(s));
     char id[STORE_ID_LEN];
     StFile f;
     FileOwner o;
-    if (store_identity(s, id, sizeof id, err) || read_owner(path, &f, &o, err)) return -1;
+    if (store_identity(s, id, sizeof id, err)) return -1;
+    /* a file too damaged to read its header: its size says more */
+    if (read_owner(path, &f, &o, err)) {
+        if (row.bytes >= 0 && bytes != row.bytes) goto resized;
+        return -1;
+    }
     int rc = 0;
-    if (o.store_id[0] || row.bytes >= 0) {
+    /* whose it is first (the most useful answer), then its size */
+    if (o.store_id[0] && !owner_is(&o, id, run_id, row.step)) {
+        rc = not_ours(s, path, &o, id, run_id, row.step, err);
+    } else if (row.bytes >= 0 && bytes != row.bytes) {
+        st_free(&f);
+        goto resized;
+    } else if (o.store_id[0] || row.bytes >= 0) {
         /* a file that names its owner, or a row that knows the file's */
         if (!owner_is(&o, id, run_id, row.step)) rc = not_ours(s, path, &o, id, run_id, row.step, err);
         else if (row.config_hash[0] && strcmp(row.config_hash, o.config_hash))
@@ -227,6 +234,10 @@ int store_checkpoint_verify(Store *s, int64_t run_id, const char *path, char *er
     }
     st_free(&f);
     return rc;
+resized:
+    return err_set(err, "checkpoint %s is %lld bytes, but run %lld's was %lld when %s recorded it: the file was "
+                        "replaced or damaged", path, (long long)bytes, (long long)run_id, (long long)row.bytes,
+                   store_file_name(s));
 }
 
 int store_run_checkpoint(Store *s, int64_t run_id, char *path, size_t cap, int64_t *step, char *err)

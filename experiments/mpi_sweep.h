@@ -9,7 +9,7 @@
  *
  * Checkpoint files are shipped: a training rank writes each checkpoint in
  * a private scratch folder and sends its bytes to rank 0, which writes
- * them into mixbench-ckpt/ beside the store (temp file, fsync, rename)
+ * them into the store's folder NAME.ckpt/ (temp file, fsync, rename)
  * before the store names them; a resumed job gets its checkpoint's bytes
  * with the job.  So no folder needs to be shared between the machines.
  *

@@ -4,7 +4,7 @@
 # reason, where mount is not permitted):
 #   ckpt_save_full     `run --save` into a full 2 MB tmpfs: the run fails with
 #                      one line, the store (elsewhere) is intact and says why
-#   ckpt_default_full  the default mixbench-ckpt/ beside the store is a full
+#   ckpt_default_full  the default s.ckpt/ beside the store s.db is a full
 #                      tmpfs and ckpt_every writes there: the same
 #   metrics_full       the store itself on a 2 MB tmpfs that fills up while
 #                      metrics are written: one line, integrity_check ok, the
@@ -95,12 +95,12 @@ n=$(q "$T/a/s.db" "SELECT count(*) FROM metrics WHERE run_id = 2")
 [ "$n" -eq 30 ] && pass ckpt_save_full_rows || fail ckpt_save_full_rows "run 2 has $n metric rows, not 30"
 ls "$T/a/full" | grep -q model && fail ckpt_save_full_no_partial "$(ls "$T/a/full")" || pass ckpt_save_full_no_partial
 
-# --- a checkpoint that does not fit: the default mixbench-ckpt/ beside the store
+# --- a checkpoint that does not fit: the default s.ckpt/ beside the store s.db
 mkdir -p "$T/b"
 $MB run --arch attention --data builtin:stories --steps 5 $SMALL --db "$T/b/s.db" >/dev/null 2>&1
-rm -rf "$T/b/mixbench-ckpt"
-tmpfs "$T/b/mixbench-ckpt"
-fill "$T/b/mixbench-ckpt"
+rm -rf "$T/b/s.ckpt"
+tmpfs "$T/b/s.ckpt"
+fill "$T/b/s.ckpt"
 $MB run --arch attention --data builtin:stories --steps 40 ckpt_every=10 $SMALL --db "$T/b/s.db" \
   >"$T/b/out" 2>"$T/b/err"
 rc=$?

@@ -40,12 +40,12 @@ m=$(q "$DB" "select count(*) from runs where (select count(distinct step) from m
 # one final checkpoint a run, in rank 0's folder beside the store; the
 # periodic ones were forgotten and deleted as the jobs went on
 ck=$(q "$DB" "select group_concat(path, ' ') from checkpoints")
-n_ck=$(q "$DB" "select count(*) from checkpoints where path like '%/a/mixbench-ckpt/run%.safetensors' and step=300")
+n_ck=$(q "$DB" "select count(*) from checkpoints where path like '%/a/s.ckpt/run%.safetensors' and step=300")
 missing=0; for f in $ck; do [ -s "$f" ] || missing=$((missing + 1)); done
-left=$(ls "$T/a/mixbench-ckpt" | wc -l)
+left=$(ls "$T/a/s.ckpt" | wc -l)
 [ "$n_ck" = 6 ] && [ $missing -eq 0 ] && [ "$left" = 6 ] && pass mpi_sweep_checkpoints_on_rank0 \
   || fail mpi_sweep_checkpoints_on_rank0 "rows=$n_ck missing=$missing files=$left: $ck"
-$MB eval --ckpt "$T/a/mixbench-ckpt/run4.safetensors" --data builtin:stories --split valid >/dev/null 2>&1 \
+$MB eval --ckpt "$T/a/s.ckpt/run4.safetensors" --data builtin:stories --split valid >/dev/null 2>&1 \
   && pass mpi_sweep_checkpoint_loads || fail mpi_sweep_checkpoint_loads "run4.safetensors"
 [ "$(q "$DB" 'pragma integrity_check')" = ok ] && pass mpi_sweep_integrity || fail mpi_sweep_integrity "not ok"
 scratch=$(ls -d "$T"/tmp/mixbench-rank* 2>/dev/null | wc -l)
@@ -84,7 +84,7 @@ wait $mp; rc=$?
 # must see rank 0's process gone (not a zombie waiting to be reaped)
 for i in $(seq 100); do [ -e "/proc/$r0" ] || break; sleep 0.1; done
 interrupted=$(q "$DB" "select count(*) from runs where status in ('running','interrupted') and resume_step > 0
-                        and resume_ckpt like '%/c/mixbench-ckpt/%'")
+                        and resume_ckpt like '%/c/s.ckpt/%'")
 ck_ok=0; for f in $(q "$DB" "select resume_ckpt from runs where status in ('running','interrupted') and resume_step > 0"); do
   [ -s "$f" ] && ck_ok=$((ck_ok + 1)); done
 [ -n "$r1" ] && [ $rc -ne 0 ] && [ "$resumable" -ge 1 ] && [ "$interrupted" -ge 1 ] && [ "$ck_ok" = "$interrupted" ] \
@@ -147,5 +147,5 @@ cp "$MB" "$T/other-mixbench" && printf x >>"$T/other-mixbench"
 refused different_binaries "$T/d/s.db" $MPIRUN -np 1 "$MB" worker --db "$T/d/s.db" : -np 2 "$T/other-mixbench" worker --db "$T/d/s.db"
 grep -q "rank 1 runs a different mixbench binary" "$T/d.err" && pass mpi_refusal_names_rank \
   || fail mpi_refusal_names_rank "$(cat "$T/d.err")"
-[ ! -e "$T/d/none.db" ] && [ ! -e "$T/d/mixbench-ckpt" ] && pass mpi_refusal_creates_nothing \
+[ ! -e "$T/d/none.db" ] && [ ! -e "$T/d/none.ckpt" ] && pass mpi_refusal_creates_nothing \
   || fail mpi_refusal_creates_nothing "$(ls "$T/d")"

@@ -10,7 +10,7 @@
 # their output in UTF-8 and ASCII locales, --json, and their errors.
 #
 # Run from the repository root by tests/run.sh; prints PASS/FAIL lines.
-# Builds nothing in the repository and needs only cc, libsqlite3 and sqlite3.
+# Builds nothing in the repository; links the helpers with build/libmixbench.a.
 cd "$(dirname "$0")/.." || exit 2
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/mixbench-store-cli.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT
@@ -95,8 +95,8 @@ int main(int argc, char **argv)
 EOF
 
 flags="-std=c11 -O2 -Wall -Wextra -D_GNU_SOURCE -I."
-if ! $CC $flags -o "$tmp/writer" "$tmp/writer.c" db/*.c engine/common.c -lsqlite3 -lm \
-        2>"$tmp/cc.log"; then
+if ! $CC $flags -o "$tmp/writer" "$tmp/writer.c" build/libmixbench.a \
+        -lopenblas -lfftw3f -lsqlite3 -lm -lpthread 2>"$tmp/cc.log"; then
     fail build_writer "$(head -c 300 "$tmp/cc.log")"
     exit 1
 fi

@@ -29,7 +29,8 @@ an architecture mixbench does not know yet, `SKIP crosscheck <case>: ...`
 `task-pairs` line (every arch/task pair mixbench can build is accepted or
 refused exactly as SPEC section 3 says), one `init` line (mixbench's fresh
 weights, per architecture, have section 5's init distribution: tok_emb
-N(0, emb_std), 1.0 for mixer and 0.02 otherwise, or the emb_std given) and
+N(0, emb_std), 1.0 for mixer, 2*sqrt(n_ctx) for cumsum and 0.02 otherwise,
+or the emb_std given) and
 one `checkpoint-metadata` line; exits 0 when nothing failed.
 
 Tolerance: 1e-4 relative on losses, lr, grad norms and evaluations (float32
@@ -65,8 +66,8 @@ V = 13
 
 # name -> model/training keys passed as key=value to mixbench (arch and task
 # go as --arch/--task; task defaults to clm).  Positional defaults per arch
-# (section 1): attention learned, dispatcher sinusoidal, pairconnect learned,
-# mixer/fft/cumsum/conv none.
+# (section 1): attention learned, dispatcher sinusoidal (learned for
+# autoencode), pairconnect learned, mixer/fft/cumsum/conv none.
 BASE = {"vocab": V, "d": 16, "layers": 2, "heads": 2, "n_ctx": 8, "batch": 4,
         "lr": 0.01, "warmup": 2, "seed": 3}
 
@@ -206,8 +207,10 @@ CASES = [
     ("autoencode-mixer-linear-none-none-learned-constant",
      {"task": "autoencode", "arch": "mixer", "norm": "none", "act": "none",
       "pos": "learned", "decay": "constant"}),
-    ("autoencode-dispatcher-h2-sinusoidal",
+    ("autoencode-dispatcher-h2-default-learned",
      {"task": "autoencode", "arch": "dispatcher", "decay": "cosine"}),
+    ("autoencode-dispatcher-h2-sinusoidal",
+     {"task": "autoencode", "arch": "dispatcher", "pos": "sinusoidal", "decay": "cosine"}),
     ("autoencode-fft-nd-pre-gelu",
      {"task": "autoencode", "arch": "fft", "fft_mode": "nd", "decay": "cosine"}),
     ("autoencode-fft-fnet-post-gelu-learned",
@@ -574,7 +577,8 @@ def run_case(name, keys, args, datadir, streams, work):
 # tok_emb 25,600 draws, so its sample std is within 1% of the true one.
 INIT_CASES = [("attention", "clm", None), ("dispatcher", "clm", None),
               ("pairconnect", "mlm", None), ("mixer", "clm", None), ("mixer", "mlm", None),
-              ("fft", "mlm", None), ("cumsum", "clm", None), ("conv", "clm", None),
+              ("fft", "mlm", None), ("cumsum", "clm", None), ("cumsum", "bidir", None),
+              ("cumsum", "clm", "0.02"), ("conv", "clm", None),
               ("attention", "mlm", "0.5"), ("mixer", "clm", "0.02")]
 INIT_REL = 0.03   # relative tolerance on a tensor's std (>= 4,096 draws)
 

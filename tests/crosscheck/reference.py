@@ -37,7 +37,8 @@ choice and says so at the place (search for "SPEC is silent"):
 Init (section 5) is not reproduced draw for draw: weights always come from
 a checkpoint, so both sides start from the same numbers.  What the SPEC
 fixes about init is its distribution per tensor (init_std: emb_std for
-tok_emb, 1.0 for mixer and 0.02 otherwise by default), which
+tok_emb, by default 1.0 for mixer, 2*sqrt(n_ctx) for cumsum and 0.02
+otherwise), which
 crosscheck.py's init cases compare with mixbench's fresh weights.
 
 Dropout must be 0 (the reference has no random stream to share with
@@ -63,7 +64,7 @@ PAD, MASK = 0, 1
 MODEL_DEFAULTS = {
     "arch": "attention", "task": "clm", "vocab": 256, "d": 64, "layers": 2,
     "heads": 2, "n_ctx": 64, "ffn_mult": 4, "act": "gelu", "norm": "pre",
-    "pos": None,  # per-arch default, see DEFAULT_POS
+    "pos": None,  # per-arch (and task) default, see default_pos
     "tie": False, "dropout": 0.0, "hash_size": 1000, "hash_seed": 0,
     "pair_reduce": "mean", "d_pair": None, "fft_mode": "nd",
     "level_dropout": 0.0,
@@ -85,10 +86,23 @@ FLOAT_KEYS = {"dropout", "level_dropout", "lr", "weight_decay", "clip", "emb_std
 BOOL_KEYS = {"tie"}
 
 
-def default_emb_std(arch):
+def default_pos(arch, task):
+    """Section 1: the arch's default, except the dispatcher's autoencoder,
+    which learns only with learned positions."""
+    if arch == "dispatcher" and task == "autoencode":
+        return "learned"
+    return DEFAULT_POS[arch]
+
+
+def default_emb_std(arch, n_ctx):
     """Section 5: PyTorch's nn.Embedding N(0, 1) for the masked mixer (its
-    own code), N(0, 0.02) for every other architecture."""
-    return 1.0 if arch == "mixer" else 0.02
+    own code), 2*sqrt(n_ctx) for cumsum (its prefix sums grow like
+    sqrt(t+1)), N(0, 0.02) for every other architecture."""
+    if arch == "mixer":
+        return 1.0
+    if arch == "cumsum":
+        return 2.0 * math.sqrt(n_ctx)
+    return 0.02
 
 
 def init_std(c, name):
@@ -126,11 +140,11 @@ def make_config(**kw):
     if c["task"] not in TASKS:
         raise ValueError("reference: unknown task %r" % c["task"])
     if c["pos"] is None:
-        c["pos"] = DEFAULT_POS[c["arch"]]
+        c["pos"] = default_pos(c["arch"], c["task"])
     if c["d_pair"] is None:
         c["d_pair"] = c["d"]
     if c["emb_std"] is None or c["emb_std"] == 0:
-        c["emb_std"] = default_emb_std(c["arch"])
+        c["emb_std"] = default_emb_std(c["arch"], c["n_ctx"])
     if c["mlm_loss"] not in ("masked", "all"):
         raise ValueError("reference: mlm_loss %r is not masked or all" % c["mlm_loss"])
     assert c["d"] % c["heads"] == 0
@@ -1106,7 +1120,13 @@ def _selftest():
           ((tm == win) | (tm == -1)).all() and (im == MASK).sum() == (tm >= 0).sum() > 0)
     check("emb_std defaults", make_config(arch="mixer")["emb_std"] == 1.0 and
           make_config(arch="fft")["emb_std"] == 0.02 and
+          make_config(arch="cumsum", n_ctx=64)["emb_std"] == 16.0 and
+          make_config(arch="cumsum", n_ctx=64, emb_std="0.02")["emb_std"] == 0.02 and
           make_config(arch="mixer", emb_std="0.5")["emb_std"] == 0.5)
+    check("pos defaults", make_config(arch="dispatcher", task="autoencode")["pos"] == "learned"
+          and make_config(arch="dispatcher", task="clm")["pos"] == "sinusoidal"
+          and make_config(arch="dispatcher", task="autoencode", pos="sinusoidal")["pos"]
+          == "sinusoidal")
     # schedule: warmup 2, 6 steps, linear decay reaches 0 at the last step
     c = make_config(lr=1.0, warmup=2, steps=6, decay="linear")
     check("schedule", [round(lr_at(c, s), 6) for s in range(6)] ==

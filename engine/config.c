@@ -57,7 +57,10 @@ static const Key KEYS[] = {
     {"emb_std", T_FLOAT, KEY_MODEL, F(emb_std), "0", NULL, 0, 1000},
     {"lr", T_FLOAT, KEY_TRAIN, F(lr), "0.001", NULL, 0, 10},
     {"warmup", T_INT, KEY_TRAIN, F(warmup), "50", NULL, 0, 1 << 30},
-    {"decay", T_ENUM, KEY_TRAIN, F(decay), "cosine", "constant|linear|cosine", 0, 0},
+    {"decay", T_ENUM, KEY_TRAIN, F(decay), "cosine", "constant|linear|cosine|wsd", 0, 0},
+    /* decay = wsd: the cool-down's fraction of the steps, in (0, 1] (0 is
+       refused by config_validate; SPEC section 5, engine/optim.c) */
+    {"cooldown", T_FLOAT, KEY_TRAIN, F(cooldown), "0.2", NULL, 0, 1},
     {"weight_decay", T_FLOAT, KEY_TRAIN, F(weight_decay), "0.01", NULL, 0, 10},
     {"clip", T_FLOAT, KEY_TRAIN, F(clip), "1.0", NULL, 0, 1e9},
     {"batch", T_INT, KEY_TRAIN, F(batch), "16", NULL, 1, 1 << 16},
@@ -313,6 +316,17 @@ double config_emb_std(const Config *c)
     return m && m->default_emb_std ? m->default_emb_std(c) : 0.02;
 }
 
+/* wsd's cool-down is the last cooldown * S steps (SPEC section 5), so it
+   needs S, which a seconds budget does not fix. */
+static int check_schedule(const Config *c, char *err)
+{
+    if (c->cooldown <= 0) return err_set(err, "config: cooldown=0 is out of range (0, 1]");
+    if (c->decay == DECAY_WSD && c->seconds > 0 && c->tokens <= 0)
+        return err_set(err, "config: decay=wsd needs a budget in steps or tokens (seconds=%g leaves the step its "
+                            "cool-down starts at unknown)", c->seconds);
+    return 0;
+}
+
 int config_validate(const Config *c, char *err)
 {
     const MixerOps *m = mixer_find(c->arch);
@@ -332,6 +346,7 @@ int config_validate(const Config *c, char *err)
     if (c->vocab < 3) return err_set(err, "config: vocab=%d is too small", c->vocab);
     if (c->steps == 0 && c->tokens == 0 && c->seconds == 0)
         return err_set(err, "config: no budget: set steps, tokens or seconds");
+    if (check_schedule(c, err)) return -1;
     if (c->mlm_loss == MLM_LOSS_ALL && !t->has_loss_all)
         return err_set(err, "config: mlm_loss=all is a loss of task mlm, not of task %s", c->task);
     if (t->check_arch(m, c, err)) return -1;

@@ -17,7 +17,7 @@ enum { POS_DEFAULT, POS_LEARNED, POS_SINUSOIDAL, POS_NONE };
 enum { REDUCE_MEAN, REDUCE_SUM };
 enum { FFT_ND, FFT_FNET };
 enum { TABLE_ADAMW, TABLE_LAZY };
-enum { DECAY_CONSTANT, DECAY_LINEAR, DECAY_COSINE };
+enum { DECAY_CONSTANT, DECAY_LINEAR, DECAY_COSINE, DECAY_WSD };
 enum { ORDER_RANDOM, ORDER_SEQUENTIAL };
 enum { MLM_LOSS_MASKED, MLM_LOSS_ALL };
 
@@ -36,6 +36,7 @@ typedef struct Config {
     /* training (SPEC section 5) */
     double lr;
     int warmup, decay;
+    double cooldown;     /* decay = wsd: the cool-down's fraction of the steps, (0, 1] */
     double weight_decay, clip;
     int batch;
     int64_t seed;

@@ -78,6 +78,10 @@ CASES = [
     ("clm-attention-post-relu-sinusoidal-tie-linear",
      {"arch": "attention", "norm": "post", "act": "relu", "pos": "sinusoidal",
       "tie": "true", "decay": "linear", "weight_decay": 0.1}),
+    # wsd (section 5): 6 steps, warmup 2, cooldown 0.5: lr, lr, then 2/3,
+    # 1/3, 0 of it over the last 3 steps
+    ("clm-attention-pre-gelu-learned-wsd",
+     {"arch": "attention", "decay": "wsd", "cooldown": 0.5, "weight_decay": 0.1}),
     ("clm-attention-none-none-nopos-constant",
      {"arch": "attention", "norm": "none", "act": "none", "pos": "none",
       "decay": "constant", "weight_decay": 0.1}),
@@ -147,6 +151,10 @@ CASES = [
       "pos": "learned", "decay": "linear"}),
     # batch 1, seed 25: steps 2, 3 and 6 draw an unmasked sequence, so their
     # batch has no target (loss 0, zero gradient, AdamW still steps)
+    # wsd whose cool-down (0.5 of 6 steps) would start inside the warm-up
+    # (4 steps): it takes the 2 steps after it
+    ("mlm-mixer-pre-gelu-wsd-cooldown-after-warmup",
+     {"task": "mlm", "arch": "mixer", "decay": "wsd", "cooldown": 0.5, "warmup": 4}),
     ("mlm-attention-B1-seed25-empty-steps",
      {"task": "mlm", "arch": "attention", "batch": 1, "seed": 25, "decay": "linear",
       "weight_decay": 0.1}),
@@ -209,8 +217,8 @@ CASES = [
       "pos": "learned", "decay": "constant"}),
     ("autoencode-dispatcher-h2-default-learned",
      {"task": "autoencode", "arch": "dispatcher", "decay": "cosine"}),
-    ("autoencode-dispatcher-h2-sinusoidal",
-     {"task": "autoencode", "arch": "dispatcher", "pos": "sinusoidal", "decay": "cosine"}),
+    ("autoencode-dispatcher-h2-sinusoidal-wsd",
+     {"task": "autoencode", "arch": "dispatcher", "pos": "sinusoidal", "decay": "wsd"}),
     ("autoencode-fft-nd-pre-gelu",
      {"task": "autoencode", "arch": "fft", "fft_mode": "nd", "decay": "cosine"}),
     ("autoencode-fft-fnet-post-gelu-learned",

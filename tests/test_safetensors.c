@@ -651,6 +651,32 @@ static void remove_scratch(void)
     rmdir(scratch);
 }
 
+/* tm_build of arch=ARCH task=TASK and up to five more settings (a
+   NULL-terminated list, or NULL). */
+static int build_arch_task(Model *m, Config *c, const char *arch, const char *task, const char *const *more)
+{
+    char a[64], t[64];
+    snprintf(a, sizeof a, "arch=%s", arch);
+    snprintf(t, sizeof t, "task=%s", task);
+    const char *s[5] = {NULL};
+    for (int i = 0; i < 5 && more && more[i]; i++) s[i] = more[i];
+    return tm_build(m, c, a, t, s[0], s[1], s[2], s[3], s[4], NULL);
+}
+
+/* 1 when config_to_json(c) holds "key": "value". */
+static int json_says(const Config *c, const char *key, const char *value)
+{
+    StrBuf json;
+    char want[128];
+    sb_init(&json);
+    config_to_json(c, &json);
+    snprintf(want, sizeof want, "\"%s\": \"%s\"", key, value);
+    int found = json.data && strstr(json.data, want) != NULL;
+    if (!found) printf("  config_json lacks %s: %s\n", want, json.data);
+    sb_free(&json);
+    return found;
+}
+
 /* Sample standard deviation of the tok_emb of m (mean taken as 0). */
 static double tok_emb_std(const Model *m)
 {
@@ -682,10 +708,8 @@ static void test_emb_std_init(void)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         Model m;
         Config c;
-        char arch[64], task[64];
-        snprintf(arch, sizeof arch, "arch=%s", cases[i].arch);
-        snprintf(task, sizeof task, "task=%s", cases[i].task);
-        if (tm_build(&m, &c, arch, task, "vocab=200", "d=64", "heads=4", "n_ctx=8", cases[i].emb_std, NULL)) {
+        const char *more[] = {"vocab=200", "d=64", "heads=4", "n_ctx=8", cases[i].emb_std, NULL};
+        if (build_arch_task(&m, &c, cases[i].arch, cases[i].task, more)) {
             CHECK(0, "case %zu does not build", i);
             continue;
         }
@@ -723,20 +747,13 @@ static void test_emb_std_checkpoint(void)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         Model m, back;
         Config c, cb;
-        char arch[64], task[64], err[ERR_LEN], path[400], old_path[400];
-        snprintf(arch, sizeof arch, "arch=%s", cases[i].arch);
-        snprintf(task, sizeof task, "task=%s", cases[i].task);
-        if (tm_build(&m, &c, arch, task, cases[i].setting, NULL)) {
+        char err[ERR_LEN], path[400], old_path[400];
+        const char *more[] = {cases[i].setting, NULL};
+        if (build_arch_task(&m, &c, cases[i].arch, cases[i].task, more)) {
             CHECK(0, "case %zu does not build", i);
             continue;
         }
-        StrBuf json;
-        sb_init(&json);
-        config_to_json(&c, &json);
-        char want_json[64];
-        snprintf(want_json, sizeof want_json, "\"emb_std\": \"%s\"", cases[i].stored);
-        CHECK(strstr(json.data, want_json), "%s: config_json lacks %s: %s", cases[i].arch, want_json, json.data);
-        sb_free(&json);
+        CHECK(json_says(&c, "emb_std", cases[i].stored), "%s: config_json's emb_std", cases[i].arch);
         path_in(path, sizeof path, "emb.safetensors");
         CHECK(checkpoint_save(path, &m, NULL, NULL, 0, err) == 0, "save: %s", err);
         StFile f;
@@ -802,23 +819,15 @@ static void test_default_pos(void)
                  {"attention", "autoencode", "learned", "dec.pos_emb"},
                  {"mixer", "autoencode", "none", NULL},
                  {"cumsum", "clm", "none", NULL}};
-    char err[ERR_LEN], path[400], want[64];
+    char err[ERR_LEN], path[400];
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         Model m;
         Config c;
-        char arch[64], task[64];
-        snprintf(arch, sizeof arch, "arch=%s", cases[i].arch);
-        snprintf(task, sizeof task, "task=%s", cases[i].task);
-        if (tm_build(&m, &c, arch, task, NULL)) {
+        if (build_arch_task(&m, &c, cases[i].arch, cases[i].task, NULL)) {
             CHECK(0, "case %zu does not build", i);
             continue;
         }
-        StrBuf json;
-        sb_init(&json);
-        config_to_json(&c, &json);
-        snprintf(want, sizeof want, "\"pos\": \"%s\"", cases[i].resolved);
-        CHECK(strstr(json.data, want), "%s/%s: config_json lacks %s", cases[i].arch, cases[i].task, want);
-        sb_free(&json);
+        CHECK(json_says(&c, "pos", cases[i].resolved), "%s/%s: config_json's pos", cases[i].arch, cases[i].task);
         int has_pos = model_find_param(&m, cases[i].pos_param ? cases[i].pos_param : "dec.pos_emb") >= 0;
         CHECK(has_pos == (cases[i].pos_param != NULL), "%s/%s: dec.pos_emb %s", cases[i].arch, cases[i].task,
               has_pos ? "present" : "missing");

@@ -53,11 +53,15 @@ static const Key KEYS[] = {
     {"fft_mode", T_ENUM, KEY_MODEL, F(fft_mode), "nd", "nd|fnet", 0, 0},
     {"level_dropout", T_FLOAT, KEY_MODEL, F(level_dropout), "0", NULL, 0, 1},
     {"table_optim", T_ENUM, KEY_MODEL, F(table_optim), "adamw", "adamw|lazy", 0, 0},
-    /* 0 = the architecture's default (config_emb_std) */
-    {"emb_std", T_FLOAT, KEY_MODEL, F(emb_std), "0", NULL, 0, 100},
+    /* 0 = the architecture's default (config_emb_std; cumsum's 2 sqrt(n_ctx)
+       reaches 512 at the largest n_ctx, and it must read back) */
+    {"emb_std", T_FLOAT, KEY_MODEL, F(emb_std), "0", NULL, 0, 1000},
     {"lr", T_FLOAT, KEY_TRAIN, F(lr), "0.001", NULL, 0, 10},
     {"warmup", T_INT, KEY_TRAIN, F(warmup), "50", NULL, 0, 1 << 30},
-    {"decay", T_ENUM, KEY_TRAIN, F(decay), "cosine", "constant|linear|cosine", 0, 0},
+    {"decay", T_ENUM, KEY_TRAIN, F(decay), "cosine", "constant|linear|cosine|wsd", 0, 0},
+    /* decay = wsd: the cool-down's fraction of the steps, in (0, 1] (0 is
+       refused by config_validate; SPEC section 5, engine/optim.c) */
+    {"cooldown", T_FLOAT, KEY_TRAIN, F(cooldown), "0.2", NULL, 0, 1},
     {"weight_decay", T_FLOAT, KEY_TRAIN, F(weight_decay), "0.01", NULL, 0, 10},
     {"clip", T_FLOAT, KEY_TRAIN, F(clip), "1.0", NULL, 0, 1e9},
     {"batch", T_INT, KEY_TRAIN, F(batch), "16", NULL, 1, 1 << 16},
@@ -105,6 +109,29 @@ static double float_value(const Config *c, const Key *k)
     for (size_t i = 0; v == 0 && i < sizeof RESOLVED / sizeof RESOLVED[0]; i++)
         if (!strcmp(RESOLVED[i].name, k->name)) v = RESOLVED[i].resolve(c);
     return v;
+}
+
+/* An enum key's value; pos = default is printed as the pos actually used
+   (when the arch is known), for the reason above: a run stored while an
+   arch's default was one table must not read as another once the default
+   changes (the dispatcher autoencoder's did, SPEC section 1). */
+static int enum_value(const Config *c, const Key *k)
+{
+    int v = *(const int *)((const char *)c + k->offset);
+    if (k->offset == offsetof(Config, pos) && v == POS_DEFAULT && mixer_find(c->arch)) v = config_pos(c);
+    return v;
+}
+
+/* The fewest digits (9 to 17) that read back to exactly v, so that a value
+   computed from other keys (emb_std = 2 sqrt(n_ctx)) survives the store and
+   checkpoint metadata bit for bit, while 0.001 stays "0.001". */
+static void format_double(double v, char *buf, int cap)
+{
+    for (int digits = 9; digits <= 17; digits++) {
+        snprintf(buf, cap, "%.*g", digits, v);
+        double back;
+        if (text_to_double(buf, &back) == 0 && back == v) return;
+    }
 }
 
 static const Key *find_key(const char *name)
@@ -251,9 +278,9 @@ int config_get(const Config *c, const char *key, char *buf, int cap)
         else snprintf(buf, cap, "%d", *(const int *)base);
         break;
     case T_INT64: snprintf(buf, cap, "%lld", (long long)*(const int64_t *)base); break;
-    case T_FLOAT: snprintf(buf, cap, "%.9g", float_value(c, k)); break;
+    case T_FLOAT: format_double(float_value(c, k), buf, cap); break;
     case T_BOOL: snprintf(buf, cap, "%s", *(const int *)base ? "true" : "false"); break;
-    case T_ENUM: choice_name(k->choices, *(const int *)base, buf, cap); break;
+    case T_ENUM: choice_name(k->choices, enum_value(c, k), buf, cap); break;
     case T_STRING: snprintf(buf, cap, "%s", base); break;
     }
     return 0;
@@ -290,13 +317,27 @@ int config_pos(const Config *c)
 {
     if (c->pos != POS_DEFAULT) return c->pos;
     const MixerOps *m = mixer_find(c->arch);
-    return m ? m->default_pos : POS_NONE;
+    if (!m) return POS_NONE;
+    if (m->autoencode_pos != POS_DEFAULT && !strcmp(c->task, "autoencode")) return m->autoencode_pos;
+    return m->default_pos;
 }
 
 double config_emb_std(const Config *c)
 {
     if (c->emb_std > 0) return c->emb_std;
-    return strcmp(c->arch, "mixer") == 0 ? 1.0 : 0.02;
+    const MixerOps *m = mixer_find(c->arch);
+    return m && m->default_emb_std ? m->default_emb_std(c) : 0.02;
+}
+
+/* wsd's cool-down is the last cooldown * S steps (SPEC section 5), so it
+   needs S, which a seconds budget does not fix. */
+static int check_schedule(const Config *c, char *err)
+{
+    if (c->cooldown <= 0) return err_set(err, "config: cooldown=0 is out of range (0, 1]");
+    if (c->decay == DECAY_WSD && c->seconds > 0 && c->tokens <= 0)
+        return err_set(err, "config: decay=wsd needs a budget in steps or tokens (seconds=%g leaves the step its "
+                            "cool-down starts at unknown)", c->seconds);
+    return 0;
 }
 
 int config_validate(const Config *c, char *err)
@@ -318,6 +359,7 @@ int config_validate(const Config *c, char *err)
     if (c->vocab < 3) return err_set(err, "config: vocab=%d is too small", c->vocab);
     if (c->steps == 0 && c->tokens == 0 && c->seconds == 0)
         return err_set(err, "config: no budget: set steps, tokens or seconds");
+    if (check_schedule(c, err)) return -1;
     if (c->mlm_loss == MLM_LOSS_ALL && !t->has_loss_all)
         return err_set(err, "config: mlm_loss=all is a loss of task mlm, not of task %s", c->task);
     if (t->check_arch(m, c, err)) return -1;

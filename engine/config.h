@@ -17,7 +17,7 @@ enum { POS_DEFAULT, POS_LEARNED, POS_SINUSOIDAL, POS_NONE };
 enum { REDUCE_MEAN, REDUCE_SUM };
 enum { FFT_ND, FFT_FNET };
 enum { TABLE_ADAMW, TABLE_LAZY };
-enum { DECAY_CONSTANT, DECAY_LINEAR, DECAY_COSINE };
+enum { DECAY_CONSTANT, DECAY_LINEAR, DECAY_COSINE, DECAY_WSD };
 enum { ORDER_RANDOM, ORDER_SEQUENTIAL };
 enum { MLM_LOSS_MASKED, MLM_LOSS_ALL };
 
@@ -36,6 +36,7 @@ typedef struct Config {
     /* training (SPEC section 5) */
     double lr;
     int warmup, decay;
+    double cooldown;     /* decay = wsd: the cool-down's fraction of the steps, (0, 1] */
     double weight_decay, clip;
     int batch;
     int64_t seed;
@@ -71,8 +72,12 @@ int config_set(Config *c, const char *key, const char *value, char *err);
 /* Parses "key=value". */
 int config_set_arg(Config *c, const char *arg, char *err);
 /* The value of a key as text (into buf).  Returns -1 for an unknown key.
-   A key whose 0 means "the architecture's default" (emb_std) gives the
-   value actually used, so config_json and checkpoint metadata never say 0. */
+   A key whose 0 or "default" means "the architecture's default" (emb_std,
+   pos) gives the value actually used, so config_json and checkpoint
+   metadata say what a run used, whatever later versions make the default.
+   Numbers are written with the fewest digits that read back to the same
+   double (at least 9), so a stored config rebuilds the same model bit for
+   bit. */
 int config_get(const Config *c, const char *key, char *buf, int cap);
 /* Iteration over the key table. */
 int config_key_count(void);
@@ -84,10 +89,12 @@ int config_is_key(const char *key);
    fnet): a bundle of keys, applied before the user's own keys. */
 int config_apply_variant(Config *c, const char *name, char *err);
 
-/* The positional embedding actually used (resolves POS_DEFAULT per arch). */
+/* The positional embedding actually used (resolves POS_DEFAULT per arch,
+   and for the autoencode task per the mixer's autoencode_pos). */
 int config_pos(const Config *c);
 /* The token embedding init std actually used (SPEC section 5): emb_std, or
-   when it is 0 the architecture's default (1.0 for mixer, else 0.02). */
+   when it is 0 the architecture's default (1.0 for mixer, 2 sqrt(n_ctx) for
+   cumsum, else 0.02). */
 double config_emb_std(const Config *c);
 /* Checks ranges and the arch/task pair (SPEC section 3); call after the
    dataset fixed vocab. */

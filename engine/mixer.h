@@ -75,6 +75,11 @@ typedef struct MixerOps {
     const char *summary;
     int has_causal, has_bidir;
     int default_pos;                          /* POS_* */
+    int autoencode_pos;                       /* POS_* for task autoencode
+                                                 (POS_DEFAULT: default_pos) */
+    /* The token embedding's init std when emb_std is 0 (NULL: 0.02;
+       SPEC section 5). */
+    double (*default_emb_std)(const Config *c);
     /* Extra checks of the config (may be NULL). */
     int (*check_config)(const Config *c, char *err);
     /* Fills decl[0..count) for one block; returns count. */

@@ -66,12 +66,32 @@ void adamw_free(AdamW *o)
     memset(o, 0, sizeof *o);
 }
 
+int64_t wsd_cooldown_start(const Config *c, int64_t total_steps)
+{
+    int64_t S = total_steps, W = c->warmup;
+    int64_t C = (int64_t)floor(c->cooldown * (double)S);
+    if (C < 1) C = 1;
+    return S - C > W ? S - C : W;
+}
+
+/* wsd after the warm-up: lr until the cool-down's first step D, then
+   linearly to 0 at the last step, lr*(S-1-s)/(S-D): the SPEC's
+   lr*(S-1-s)/C, with C = S - D shortened when the warm-up takes its first
+   steps.  No step after the warm-up (S <= W) or an unknown S: lr. */
+static double wsd_lr(const Config *c, int64_t s, int64_t total_steps)
+{
+    int64_t D = wsd_cooldown_start(c, total_steps), C = total_steps - D;
+    if (C < 1 || s < D) return c->lr;
+    return c->lr * (double)(total_steps - 1 - s) / (double)C;
+}
+
 double schedule_lr(const Config *c, int64_t s, int64_t total_steps, double progress)
 {
     double lr = c->lr;
     int64_t W = c->warmup;
     if (s < W) return lr * (double)(s + 1) / (double)W;
     if (c->decay == DECAY_CONSTANT) return lr;
+    if (c->decay == DECAY_WSD) return wsd_lr(c, s, total_steps);
     double frac;
     if (progress >= 0.0) frac = progress;
     else if (total_steps - 1 > W) frac = (double)(s - W) / (double)(total_steps - 1 - W);

@@ -52,9 +52,18 @@ void adamw_free(AdamW *o);
 
 /* Learning rate at step s (from 0) of total_steps: linear warmup to lr over
    `warmup` steps, then constant, or linear / cosine decay reaching 0 at the
+   last step, or wsd: lr until wsd_cooldown_start, then linearly to 0 at the
    last step.  When progress >= 0 (a wall-clock budget) it replaces
-   (s - W) / (total - 1 - W) as the fraction of the decay done. */
+   (s - W) / (total - 1 - W) as the fraction of the decay done (wsd takes no
+   such budget: config_validate refuses it). */
 double schedule_lr(const Config *c, int64_t s, int64_t total_steps, double progress);
+/* decay = wsd (SPEC section 5): the first step of the cool-down, S - C with
+   C = max(1, floor(cooldown * S)), or the warm-up's end W when S - C < W
+   (the cool-down never starts before the warm-up has ended: it is then the
+   S - W steps after it).  Every step before it takes the same lr whatever
+   the budget, and it never decreases as S grows, so a run's checkpoint at
+   any step up to it can be continued with a larger budget. */
+int64_t wsd_cooldown_start(const Config *c, int64_t total_steps);
 
 /* Sum of squares of grads[begin, end) in double. */
 double grad_sumsq(const float *grads, size_t begin, size_t end);

@@ -93,6 +93,8 @@ expect_error unknown_key "unknown key 'lyers'" $MB run lyers=2 --data builtin:st
 expect_error malformed_builtin "builtin" $MB run --data builtin:nosuchcorpus --db "$DB"
 expect_error mlm_loss_not_mlm "mlm_loss=all is a loss of task mlm, not of task clm" $MB run mlm_loss=all --data builtin:stories --db "$DB"
 expect_error emb_std_negative "emb_std=-1 is out of range" $MB run emb_std=-1 --data builtin:stories --db "$DB"
+expect_error wsd_seconds "decay=wsd needs a budget in steps or tokens" $MB run decay=wsd --seconds 5 --data builtin:stories --db "$DB"
+expect_error cooldown_zero "cooldown=0 is out of range \\(0, 1\\]" $MB run decay=wsd cooldown=0 --data builtin:stories --db "$DB"
 expect_error report_unknown_preset "unknown preset 'nosuch'" $MB report nosuch --db "$DB"
 mkdir -p "$T/ids"; printf '2 3 4\n5 6 7\n' >"$T/ids/train.txt"; printf '2 3 99\n' >"$T/ids/valid.txt"; printf '2 3\n' >"$T/ids/test.txt"
 expect_error ids_out_of_range 'valid.txt:1' $MB run --data "$T/ids" --tokenizer ids vocab=10 --db "$DB"

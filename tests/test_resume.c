@@ -7,7 +7,13 @@
  * trainer's generator), pairconnect clm with table_optim adamw (live rows
  * rebuilt) and lazy, dispatcher with level_dropout and dropout, order random
  * and sequential, one and two threads, linear and cosine schedules (the lr
- * depends on the total step count).  Also: truncated and damaged files, a
+ * depends on the total step count).  Extension (decay = wsd, SPEC section
+ * 5): a run built with a smaller budget, saved at or before its cool-down
+ * and resumed by a trainer with the larger budget ends bit for bit where a
+ * run of the larger budget from the start ends (clm and mlm, order random
+ * and sequential, dropout and level_dropout, one and two threads, budgets
+ * in steps and in tokens); saved after the cool-down started, it does not.
+ * Also: truncated and damaged files, a
  * plain model checkpoint and a file of another config are refused with one
  * line, leaving the trainer as it was; model readers load resume files.
  * Prints (does not assert) the save time of a config-S model.
@@ -23,6 +29,7 @@
 #include "engine/config.h"
 #include "engine/data/data.h"
 #include "engine/model.h"
+#include "engine/optim.h"
 #include "engine/rng.h"
 #include "engine/trainer.h"
 #include "tests/check.h"
@@ -37,11 +44,14 @@ static void path_in_dir(char *out, size_t cap, const char *name)
     snprintf(out, cap, "%s/%s", dir, name);
 }
 
+#define MAX_STEPS 24
+
 /* A model and its trainer, built from key=value settings. */
 typedef struct {
     Model m;
     Trainer *t;
     int built;
+    double lr[MAX_STEPS];    /* lr[step-1]: the learning rate of each step taken */
 } Job;
 
 static int job_open(Job *j, const char *const *args, const char *extra, const Dataset *ds)
@@ -91,6 +101,7 @@ static int job_train(Job *j, int64_t until, double *losses, TrainProgress *p)
             return -1;
         }
         losses[p->step - 1] = p->loss;
+        j->lr[p->step - 1] = p->lr;
     }
     return 0;
 }
@@ -101,8 +112,6 @@ static float *copy_weights(const Model *m)
     memcpy(w, m->w, sizeof(float) * m->n_floats);
     return w;
 }
-
-#define MAX_STEPS 16
 
 /* Straight run of N steps vs k steps + save + fresh build + resume + N-k. */
 static void check_resume(const char *name, const char *const *args, int N, int k, const Dataset *ds)
@@ -203,6 +212,98 @@ static void test_continuation_dispatcher(void)
                         "threads=1", NULL};
     check_resume("dispatcher clm level_dropout sequential threads=2", t2, 12, 5, &ds);
     check_resume("dispatcher clm level_dropout random threads=1", t1, 12, 8, &ds);
+    tm_free_dataset(&ds);
+}
+
+/* Index of the first of n doubles where a and b differ, or -1. */
+static int first_difference(const double *a, const double *b, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (memcmp(&a[i], &b[i], sizeof a[i])) return i;
+    return -1;
+}
+
+/* A run with budget2 from the start against: a run built with budget1,
+   trained to step k, saved, and continued to the end by a new trainer with
+   budget2 (what `extend` does).  k at most budget1's cool-down start: the
+   first k steps take the same lr and loss as the straight run's, and the
+   continuation ends with its losses, lrs and weights bit for bit.  k after
+   it (expect_same 0): the final weights differ. */
+static void check_extend(const char *name, const char *const *args, const char *budget1, const char *budget2,
+                         int k, int expect_same, const Dataset *ds)
+{
+    char path[256], err[ERR_LEN];
+    path_in_dir(path, sizeof path, "extend.safetensors");
+    double straight[MAX_STEPS], extended[MAX_STEPS], straight_lr[MAX_STEPS];
+    TrainProgress ps = {0}, pe = {0};
+    Job a, b;
+    if (job_open(&a, args, budget2, ds)) { CHECK(0, "%s: setup", name); return; }
+    int N = (int)trainer_total_steps(a.t);
+    CHECK(N > k && N <= MAX_STEPS, "%s: %d steps", name, N);
+    CHECK(job_train(&a, N, straight, &ps) == 0, "%s: straight run", name);
+    memcpy(straight_lr, a.lr, sizeof straight_lr);
+    float *final = copy_weights(&a.m);
+    job_close(&a);
+
+    if (job_open(&b, args, budget1, ds)) { CHECK(0, "%s: setup", name); free(final); return; }
+    int64_t S1 = trainer_total_steps(b.t), D1 = wsd_cooldown_start(&b.m.cfg, S1);
+    CHECK(S1 < N && (k <= D1) == expect_same, "%s: budget1 has %lld steps, cool-down from %lld, k %d", name,
+          (long long)S1, (long long)D1, k);
+    CHECK(job_train(&b, k, extended, &pe) == 0, "%s: first part", name);
+    if (expect_same) {
+        int at = first_difference(straight_lr, b.lr, k);
+        CHECK(at < 0, "%s: step %d took lr %.17g with %lld steps, %.17g with %d", name, at + 1, b.lr[at],
+              (long long)S1, straight_lr[at], N);
+        CHECK(first_difference(straight, extended, k) < 0, "%s: the first %d losses differ", name, k);
+    }
+    CHECK(trainer_save(b.t, path, NULL, NULL, 0, err) == 0, "%s: save: %s", name, err);
+    job_close(&b);
+
+    if (job_open(&b, args, budget2, ds)) { CHECK(0, "%s: setup", name); free(final); return; }
+    CHECK(trainer_resume(b.t, path, err) == 0, "%s: resume: %s", name, err);
+    CHECK(job_train(&b, N, extended, &pe) == 0, "%s: second part", name);
+    CHECK(trainer_done(b.t), "%s: extended run not done after %d steps", name, N);
+    int same_weights = memcmp(final, b.m.w, sizeof(float) * b.m.n_floats) == 0;
+    if (expect_same) {
+        int at = first_difference(straight + k, extended + k, N - k);
+        CHECK(at < 0, "%s: step %d: loss %.17g extended, %.17g straight", name, k + at + 1, extended[k + at],
+              straight[k + at]);
+        CHECK(first_difference(straight_lr + k, b.lr + k, N - k) < 0, "%s: the extended lrs differ", name);
+        CHECK(same_weights, "%s: final weights differ", name);
+        CHECK(ps.loss == pe.loss && ps.loss_smooth == pe.loss_smooth && ps.tokens == pe.tokens,
+              "%s: final loss %.17g/%.17g smooth %.17g/%.17g", name, ps.loss, pe.loss, ps.loss_smooth,
+              pe.loss_smooth);
+    } else {
+        CHECK(!same_weights, "%s: saved inside the cool-down, yet the same final weights", name);
+    }
+    job_close(&b);
+    free(final);
+    unlink(path);
+}
+
+static void test_extend_wsd(void)
+{
+    Dataset ds;
+    tm_random_dataset(&ds, 40, 3000, 15);
+    const char *clm_random_t1[] = {"arch=attention", SMALL, "decay=wsd", "cooldown=0.5", "dropout=0.1",
+                                   "threads=1", NULL};
+    const char *clm_sequential_t2[] = {"arch=attention", SMALL, "decay=wsd", "order=sequential", "threads=2", NULL};
+    const char *mlm_random_t2[] = {"arch=mixer", "task=mlm", SMALL, "decay=wsd", "cooldown=0.3", "threads=2", NULL};
+    const char *mlm_sequential_t1[] = {"arch=attention", "task=mlm", SMALL, "decay=wsd", "order=sequential",
+                                       "dropout=0.1", "threads=1", NULL};
+    const char *level_dropout_t2[] = {"arch=dispatcher", SMALL, "decay=wsd", "level_dropout=0.2", "threads=2", NULL};
+    /* steps=10, cooldown 0.5: cool-down from step 5; 0.3: from 7; 0.2: from 8 */
+    check_extend("clm random threads=1 dropout", clm_random_t1, "steps=10", "steps=20", 5, 1, &ds);
+    check_extend("clm sequential threads=2", clm_sequential_t2, "steps=10", "steps=24", 8, 1, &ds);
+    check_extend("clm sequential threads=2, saved early", clm_sequential_t2, "steps=10", "steps=17", 3, 1, &ds);
+    check_extend("mlm random threads=2", mlm_random_t2, "steps=10", "steps=20", 7, 1, &ds);
+    check_extend("mlm sequential threads=1 dropout", mlm_sequential_t1, "steps=10", "steps=16", 8, 1, &ds);
+    check_extend("dispatcher level_dropout threads=2", level_dropout_t2, "steps=10", "steps=21", 8, 1, &ds);
+    /* tokens budgets (batch 4 x n 8 = 32 a step): 10 and 20 steps */
+    check_extend("mlm random threads=2, tokens", mlm_random_t2, "tokens=300", "tokens=640", 7, 1, &ds);
+    /* saved one step into the 10-step run's cool-down: not the same run */
+    check_extend("clm random threads=1, saved in the cool-down", clm_random_t1, "steps=10", "steps=20", 6, 0, &ds);
+    check_extend("mlm random threads=2, saved in the cool-down", mlm_random_t2, "steps=10", "steps=20", 8, 0, &ds);
     tm_free_dataset(&ds);
 }
 
@@ -437,6 +538,7 @@ int main(void)
     RUN(test_continuation_mixer_mlm);
     RUN(test_continuation_pairconnect);
     RUN(test_continuation_dispatcher);
+    RUN(test_extend_wsd);
     RUN(test_refused_files);
     RUN(test_model_readers);
     RUN(test_save_time);

@@ -100,12 +100,22 @@ static double cumsum_flops(const Config *c, int causal)
     return 4.0 * c->d;
 }
 
+/* 2 sqrt(n): in every block after the first the weightless prefix sum grows
+   like sqrt(t+1) along the positions and drowns a smaller embedding (SPEC
+   section 5; measured in docs/learn_check.md: 16 at n 64 learns, 0.02 and 1
+   do not). */
+static double cumsum_emb_std(const Config *c)
+{
+    return 2.0 * sqrt((double)c->n_ctx);
+}
+
 const MixerOps mixer_cumsum = {
     .name = "cumsum",
     .summary = "prefix-sum model: scaled running sum over positions, no parameters",
     .has_causal = 1,
     .has_bidir = 0,
     .default_pos = POS_NONE,
+    .default_emb_std = cumsum_emb_std,
     .declare = cumsum_declare,
     .saved_per_sample = cumsum_saved,
     .scratch_floats = cumsum_scratch,

@@ -280,6 +280,9 @@ const MixerOps mixer_dispatcher = {
     .has_causal = 1,
     .has_bidir = 0,
     .default_pos = POS_SINUSOIDAL,
+    /* with the fixed table its autoencoder stays at the unigram loss
+       (SPEC section 1, docs/learn_check.md) */
+    .autoencode_pos = POS_LEARNED,
     .declare = dispatcher_declare,
     .saved_per_sample = dispatcher_saved,
     .scratch_floats = dispatcher_scratch,

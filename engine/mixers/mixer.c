@@ -137,12 +137,22 @@ static double mixer_flops(const Config *c, int causal)
     return (causal ? 3.0 : 6.0) * c->n_ctx * c->d;
 }
 
+/* PyTorch's nn.Embedding N(0, 1), as in the masked mixer's own code: a
+   0.02 embedding is drowned by the mixing of the other positions (SPEC
+   section 5). */
+static double mixer_emb_std(const Config *c)
+{
+    (void)c;
+    return 1.0;
+}
+
 const MixerOps mixer_mixer = {
     .name = "mixer",
     .summary = "masked mixer: learned position-mixing matrices per head",
     .has_causal = 1,
     .has_bidir = 1,
     .default_pos = POS_NONE,
+    .default_emb_std = mixer_emb_std,
     .check_config = mixer_check,
     .declare = mixer_declare,
     .saved_per_sample = mixer_saved,

@@ -29,7 +29,8 @@ an architecture mixbench does not know yet, `SKIP crosscheck <case>: ...`
 `task-pairs` line (every arch/task pair mixbench can build is accepted or
 refused exactly as SPEC section 3 says), one `init` line (mixbench's fresh
 weights, per architecture, have section 5's init distribution: tok_emb
-N(0, emb_std), 1.0 for mixer and 0.02 otherwise, or the emb_std given) and
+N(0, emb_std), 1.0 for mixer, 2*sqrt(n_ctx) for cumsum and 0.02 otherwise,
+or the emb_std given) and
 one `checkpoint-metadata` line; exits 0 when nothing failed.
 
 Tolerance: 1e-4 relative on losses, lr, grad norms and evaluations (float32
@@ -65,8 +66,8 @@ V = 13
 
 # name -> model/training keys passed as key=value to mixbench (arch and task
 # go as --arch/--task; task defaults to clm).  Positional defaults per arch
-# (section 1): attention learned, dispatcher sinusoidal, pairconnect learned,
-# mixer/fft/cumsum/conv none.
+# (section 1): attention learned, dispatcher sinusoidal (learned for
+# autoencode), pairconnect learned, mixer/fft/cumsum/conv none.
 BASE = {"vocab": V, "d": 16, "layers": 2, "heads": 2, "n_ctx": 8, "batch": 4,
         "lr": 0.01, "warmup": 2, "seed": 3}
 
@@ -77,6 +78,10 @@ CASES = [
     ("clm-attention-post-relu-sinusoidal-tie-linear",
      {"arch": "attention", "norm": "post", "act": "relu", "pos": "sinusoidal",
       "tie": "true", "decay": "linear", "weight_decay": 0.1}),
+    # wsd (section 5): 6 steps, warmup 2, cooldown 0.5: lr, lr, then 2/3,
+    # 1/3, 0 of it over the last 3 steps
+    ("clm-attention-pre-gelu-learned-wsd",
+     {"arch": "attention", "decay": "wsd", "cooldown": 0.5, "weight_decay": 0.1}),
     ("clm-attention-none-none-nopos-constant",
      {"arch": "attention", "norm": "none", "act": "none", "pos": "none",
       "decay": "constant", "weight_decay": 0.1}),
@@ -146,6 +151,10 @@ CASES = [
       "pos": "learned", "decay": "linear"}),
     # batch 1, seed 25: steps 2, 3 and 6 draw an unmasked sequence, so their
     # batch has no target (loss 0, zero gradient, AdamW still steps)
+    # wsd whose cool-down (0.5 of 6 steps) would start inside the warm-up
+    # (4 steps): it takes the 2 steps after it
+    ("mlm-mixer-pre-gelu-wsd-cooldown-after-warmup",
+     {"task": "mlm", "arch": "mixer", "decay": "wsd", "cooldown": 0.5, "warmup": 4}),
     ("mlm-attention-B1-seed25-empty-steps",
      {"task": "mlm", "arch": "attention", "batch": 1, "seed": 25, "decay": "linear",
       "weight_decay": 0.1}),
@@ -206,8 +215,10 @@ CASES = [
     ("autoencode-mixer-linear-none-none-learned-constant",
      {"task": "autoencode", "arch": "mixer", "norm": "none", "act": "none",
       "pos": "learned", "decay": "constant"}),
-    ("autoencode-dispatcher-h2-sinusoidal",
+    ("autoencode-dispatcher-h2-default-learned",
      {"task": "autoencode", "arch": "dispatcher", "decay": "cosine"}),
+    ("autoencode-dispatcher-h2-sinusoidal-wsd",
+     {"task": "autoencode", "arch": "dispatcher", "pos": "sinusoidal", "decay": "wsd"}),
     ("autoencode-fft-nd-pre-gelu",
      {"task": "autoencode", "arch": "fft", "fft_mode": "nd", "decay": "cosine"}),
     ("autoencode-fft-fnet-post-gelu-learned",
@@ -574,7 +585,8 @@ def run_case(name, keys, args, datadir, streams, work):
 # tok_emb 25,600 draws, so its sample std is within 1% of the true one.
 INIT_CASES = [("attention", "clm", None), ("dispatcher", "clm", None),
               ("pairconnect", "mlm", None), ("mixer", "clm", None), ("mixer", "mlm", None),
-              ("fft", "mlm", None), ("cumsum", "clm", None), ("conv", "clm", None),
+              ("fft", "mlm", None), ("cumsum", "clm", None), ("cumsum", "bidir", None),
+              ("cumsum", "clm", "0.02"), ("conv", "clm", None),
               ("attention", "mlm", "0.5"), ("mixer", "clm", "0.02")]
 INIT_REL = 0.03   # relative tolerance on a tensor's std (>= 4,096 draws)
 

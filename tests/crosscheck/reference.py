@@ -17,7 +17,7 @@ implementations can disagree when one of them is wrong.  What it covers:
   section 4  windows of an ids token stream, order = sequential
   section 5  AdamW exactly as torch.optim.AdamW (decay group = 2-D+ weights
              except tok_emb, pos_emb and pair tables), warmup + constant |
-             linear | cosine schedule, global-norm clipping
+             linear | cosine | wsd schedule, global-norm clipping
   section 7  safetensors read/write with struct + json + numpy; stack
              prefixes fwd./rev. (bidir) and enc./dec. (autoencode)
 
@@ -33,11 +33,16 @@ choice and says so at the place (search for "SPEC is silent"):
     trainer draws nothing else from it.
   - fft_mode: the SPEC names only "fnet"; the default mode's name is
     mixbench's "nd" (engine/config.c).
+  - wsd when S - C < W: the SPEC says only that the cool-down never starts
+    before the warm-up has ended.  mixbench's reading (README, "Choices
+    where the SPEC is silent"): the cool-down is then the S - W steps after
+    the warm-up, lr*(S-1-s)/(S-W), still 0 at the last step.
 
 Init (section 5) is not reproduced draw for draw: weights always come from
 a checkpoint, so both sides start from the same numbers.  What the SPEC
 fixes about init is its distribution per tensor (init_std: emb_std for
-tok_emb, 1.0 for mixer and 0.02 otherwise by default), which
+tok_emb, by default 1.0 for mixer, 2*sqrt(n_ctx) for cumsum and 0.02
+otherwise), which
 crosscheck.py's init cases compare with mixbench's fresh weights.
 
 Dropout must be 0 (the reference has no random stream to share with
@@ -63,14 +68,14 @@ PAD, MASK = 0, 1
 MODEL_DEFAULTS = {
     "arch": "attention", "task": "clm", "vocab": 256, "d": 64, "layers": 2,
     "heads": 2, "n_ctx": 64, "ffn_mult": 4, "act": "gelu", "norm": "pre",
-    "pos": None,  # per-arch default, see DEFAULT_POS
+    "pos": None,  # per-arch (and task) default, see default_pos
     "tie": False, "dropout": 0.0, "hash_size": 1000, "hash_seed": 0,
     "pair_reduce": "mean", "d_pair": None, "fft_mode": "nd",
     "level_dropout": 0.0,
     "emb_std": None,  # per-arch default, see default_emb_std (section 5)
 }
 TRAIN_DEFAULTS = {
-    "lr": 1e-3, "warmup": 0, "decay": "cosine", "weight_decay": 0.01,
+    "lr": 1e-3, "warmup": 0, "decay": "cosine", "cooldown": 0.2, "weight_decay": 0.01,
     "clip": 1.0, "batch": 8, "steps": 1, "order": "sequential",
     "table_optim": "adamw", "seed": 1, "mlm_loss": "masked",
 }
@@ -81,14 +86,28 @@ DEFAULT_POS = {"attention": "learned", "dispatcher": "sinusoidal",
 
 INT_KEYS = {"vocab", "d", "layers", "heads", "n_ctx", "ffn_mult", "hash_size",
             "hash_seed", "d_pair", "warmup", "batch", "steps", "seed"}
-FLOAT_KEYS = {"dropout", "level_dropout", "lr", "weight_decay", "clip", "emb_std"}
+FLOAT_KEYS = {"dropout", "level_dropout", "lr", "weight_decay", "clip", "emb_std",
+              "cooldown"}
 BOOL_KEYS = {"tie"}
 
 
-def default_emb_std(arch):
+def default_pos(arch, task):
+    """Section 1: the arch's default, except the dispatcher's autoencoder,
+    which learns only with learned positions."""
+    if arch == "dispatcher" and task == "autoencode":
+        return "learned"
+    return DEFAULT_POS[arch]
+
+
+def default_emb_std(arch, n_ctx):
     """Section 5: PyTorch's nn.Embedding N(0, 1) for the masked mixer (its
-    own code), N(0, 0.02) for every other architecture."""
-    return 1.0 if arch == "mixer" else 0.02
+    own code), 2*sqrt(n_ctx) for cumsum (its prefix sums grow like
+    sqrt(t+1)), N(0, 0.02) for every other architecture."""
+    if arch == "mixer":
+        return 1.0
+    if arch == "cumsum":
+        return 2.0 * math.sqrt(n_ctx)
+    return 0.02
 
 
 def init_std(c, name):
@@ -126,11 +145,13 @@ def make_config(**kw):
     if c["task"] not in TASKS:
         raise ValueError("reference: unknown task %r" % c["task"])
     if c["pos"] is None:
-        c["pos"] = DEFAULT_POS[c["arch"]]
+        c["pos"] = default_pos(c["arch"], c["task"])
     if c["d_pair"] is None:
         c["d_pair"] = c["d"]
     if c["emb_std"] is None or c["emb_std"] == 0:
-        c["emb_std"] = default_emb_std(c["arch"])
+        c["emb_std"] = default_emb_std(c["arch"], c["n_ctx"])
+    if not 0 < c["cooldown"] <= 1:
+        raise ValueError("reference: cooldown %r is not in (0, 1]" % c["cooldown"])
     if c["mlm_loss"] not in ("masked", "all"):
         raise ValueError("reference: mlm_loss %r is not masked or all" % c["mlm_loss"])
     assert c["d"] % c["heads"] == 0
@@ -895,12 +916,24 @@ def evaluate(P, c, stream, batch=16):
 # Training (section 5)
 # --------------------------------------------------------------------------
 
+def wsd_cooldown_start(c, S):
+    """Section 5: C = max(1, floor(cooldown*S)); the cool-down starts at
+    S - C, never before the warm-up has ended (W)."""
+    C = max(1, math.floor(c["cooldown"] * S))
+    return max(S - C, c["warmup"])
+
+
 def lr_at(c, s):
     lr, W, total = c["lr"], c["warmup"], c["steps"]
     if s < W:
         return lr * (s + 1) / W
     if c["decay"] == "constant":
         return lr
+    if c["decay"] == "wsd":
+        D = wsd_cooldown_start(c, total)
+        if s < D or total - D < 1:
+            return lr
+        return lr * (total - 1 - s) / (total - D)
     span = total - 1 - W
     frac = (s - W) / span if span > 0 else 0.0
     frac = min(max(frac, 0.0), 1.0)
@@ -1106,11 +1139,29 @@ def _selftest():
           ((tm == win) | (tm == -1)).all() and (im == MASK).sum() == (tm >= 0).sum() > 0)
     check("emb_std defaults", make_config(arch="mixer")["emb_std"] == 1.0 and
           make_config(arch="fft")["emb_std"] == 0.02 and
+          make_config(arch="cumsum", n_ctx=64)["emb_std"] == 16.0 and
+          make_config(arch="cumsum", n_ctx=64, emb_std="0.02")["emb_std"] == 0.02 and
           make_config(arch="mixer", emb_std="0.5")["emb_std"] == 0.5)
+    check("pos defaults", make_config(arch="dispatcher", task="autoencode")["pos"] == "learned"
+          and make_config(arch="dispatcher", task="clm")["pos"] == "sinusoidal"
+          and make_config(arch="dispatcher", task="autoencode", pos="sinusoidal")["pos"]
+          == "sinusoidal")
     # schedule: warmup 2, 6 steps, linear decay reaches 0 at the last step
     c = make_config(lr=1.0, warmup=2, steps=6, decay="linear")
     check("schedule", [round(lr_at(c, s), 6) for s in range(6)] ==
           [0.5, 1.0, 1.0, 0.666667, 0.333333, 0.0])
+    # wsd: 10 steps, cool-down 0.3 = the last 3 steps; 0.2 of 6 steps is 1
+    # step; warmup 4 of 6 steps with cooldown 0.5 shortens the cool-down to
+    # the 2 steps after the warm-up
+    c = make_config(lr=1.0, warmup=2, steps=10, decay="wsd", cooldown=0.3)
+    check("schedule wsd", [round(lr_at(c, s), 6) for s in range(10)] ==
+          [0.5, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.666667, 0.333333, 0.0])
+    c = make_config(lr=1.0, warmup=2, steps=6, decay="wsd")
+    check("schedule wsd default cooldown", [lr_at(c, s) for s in range(6)] ==
+          [0.5, 1.0, 1.0, 1.0, 1.0, 0.0])
+    c = make_config(lr=1.0, warmup=4, steps=6, decay="wsd", cooldown=0.5)
+    check("schedule wsd cool-down after the warm-up", [lr_at(c, s) for s in range(6)] ==
+          [0.25, 0.5, 0.75, 1.0, 0.5, 0.0])
     return ok
 
 

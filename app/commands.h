@@ -22,5 +22,6 @@ int cmd_resume(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_gc(int argc, char **argv);
+int cmd_extend(int argc, char **argv);
 
 #endif

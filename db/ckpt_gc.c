@@ -216,7 +216,8 @@ static int plan_older(Store *s, GcKeep keep, Scan *sc, char *err)
                       "       (SELECT max(step) FROM checkpoints WHERE run_id = c.run_id),"
                       "       (SELECT k.step FROM checkpoints k JOIN evals e ON e.run_id = k.run_id"
                       "          AND e.step = k.step AND e.split = 'valid' WHERE k.run_id = c.run_id"
-                      "          ORDER BY e.loss, k.step DESC LIMIT 1)"
+                      "          ORDER BY e.loss, k.step DESC LIMIT 1),"
+                      "       json_extract(r.config_json, '$.decay') = 'wsd'"
                       "  FROM checkpoints c JOIN runs r ON r.id = c.run_id"
                       " WHERE r.status IN ('done', 'failed', 'diverged', 'cancelled') ORDER BY c.run_id, c.step",
                       &st, what, err))
@@ -230,6 +231,8 @@ static int plan_older(Store *s, GcKeep keep, Scan *sc, char *err)
         int64_t best = sqlite3_column_type(st, 4) == SQLITE_NULL ? last : sqlite3_column_int64(st, 4);
         int64_t keeper = keep == GC_KEEP_LAST ? last : keep == GC_KEEP_BEST ? best : -1;
         if (step == keeper) continue;
+        /* a wsd run's resumable checkpoint is where `extend` continues from */
+        if (keep != GC_KEEP_NONE && sqlite3_column_int(st, 5) && checkpoint_is_resumable(path)) continue;
         if (!ours(s, path, sc->id)) {
             sc->plan->kept_outside++;
             continue;

@@ -921,3 +921,127 @@ int store_paper_figure_add(Store *s, const char *preset, const char *coords_json
     }
     return store_step_done(s, st, what, err);
 }
+
+/* ---- extension (`mixbench extend`) ------------------------------------ */
+
+int store_run_for_extend(Store *s, int64_t run_id, RunForExtend *out, char *err)
+{
+    const char *what = "read a run to extend";
+    sqlite3_stmt *st;
+    if (store_prepare_ints(s, "SELECT status, config_json FROM runs WHERE id = ?1", &run_id, 1, &st, what, err))
+        return -1;
+    int rc = sqlite3_step(st);
+    int found = rc == SQLITE_ROW;
+    if (found) {
+        out->status = store_column_status(st, 0);
+        int n = sqlite3_column_bytes(st, 1);
+        const unsigned char *json = sqlite3_column_text(st, 1);
+        if (copy_column(out->config_json, sizeof out->config_json, json, n, run_id, "config_json", err)) {
+            (void)sqlite3_finalize(st);
+            return -1;
+        }
+    }
+    if (store_finish(s, st, rc, what, err))
+        return -1;
+    return found ? 0 : err_set(err, "no run %lld in the store", (long long)run_id);
+}
+
+int store_run_checkpoints_upto(Store *s, int64_t run_id, int64_t upto, char (*paths)[1024], int64_t *steps,
+                               int cap, int *n, char *err)
+{
+    const char *what = "read a run's checkpoints";
+    int64_t ints[2] = {run_id, upto};
+    sqlite3_stmt *st;
+    *n = 0;
+    if (store_prepare_ints(s, "SELECT path, step FROM checkpoints WHERE run_id = ?1 AND step <= ?2"
+                              " ORDER BY step DESC, created_at DESC",
+                           ints, 2, &st, what, err))
+        return -1;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n < cap) {
+        store_column_copy(paths[*n], sizeof paths[*n], st, 0);
+        steps[*n] = sqlite3_column_int64(st, 1);
+        (*n)++;
+    }
+    return store_finish(s, st, rc, what, err);
+}
+
+/* The paths of run_id's checkpoints after step `from` (inside the
+   extension's transaction). */
+static int checkpoints_after(Store *s, int64_t run_id, int64_t from, char ***paths, int *n, char *err)
+{
+    const char *what = "extend a run";
+    int64_t ints[2] = {run_id, from};
+    sqlite3_stmt *st;
+    *paths = NULL;
+    *n = 0;
+    if (store_prepare_ints(s, "SELECT path FROM checkpoints WHERE run_id = ?1 AND step > ?2", ints, 2, &st, what,
+                           err))
+        return -1;
+    int rc, cap = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        char *copy = strdup((const char *)sqlite3_column_text(st, 0));
+        if (!copy || store_grow((void **)paths, &cap, *n + 1, sizeof **paths, err)) {
+            free(copy);
+            rc = SQLITE_NOMEM;
+            break;
+        }
+        (*paths)[(*n)++] = copy;
+    }
+    return store_finish(s, st, rc, what, err);
+}
+
+int store_run_extend(Store *s, int64_t run_id, const char *config_json, int64_t total_steps, const char *ckpt,
+                     int64_t from, char ***dropped, int *n_dropped, char *err)
+{
+    char what[64];
+    snprintf(what, sizeof what, "extend run %lld", (long long)run_id);
+    *dropped = NULL;
+    *n_dropped = 0;
+    if (store_begin(s, what, err))
+        return -1;
+    RunStatus status;
+    JobControl pending;
+    int rc = read_job(s, run_id, &status, &pending, what, err);
+    if (rc == 0 && (status == RUN_RUNNING || status == RUN_QUEUED))
+        rc = err_set(err, "run %lld is %s; extend a run that is done or stopped (pause it first)", (long long)run_id,
+                     run_status_name(status));
+    if (rc == 0)
+        rc = checkpoints_after(s, run_id, from, dropped, n_dropped, err);
+    static const char *const SQL[] = {
+        "UPDATE runs SET config_json = ?2, total_steps = ?3, status = 'queued', control = NULL, owner_pid = NULL,"
+        " lease_until = NULL, finished_at = NULL, error = NULL, queued_at = " STORE_NOW_SQL ","
+        " resume_ckpt = ?4, resume_step = CASE WHEN ?4 IS NULL THEN NULL ELSE ?5 END, steps_done = ?5,"
+        " tokens_seen = coalesce((SELECT tokens FROM metrics WHERE run_id = ?1 AND step = ?5), 0),"
+        " tokens_per_s = NULL, wall_seconds = NULL, infer_samples_per_s = NULL WHERE id = ?1",
+        "DELETE FROM metrics WHERE run_id = ?1 AND step > ?5",
+        "DELETE FROM evals WHERE run_id = ?1 AND step > ?5",
+        "DELETE FROM checkpoints WHERE run_id = ?1 AND step > ?5",
+    };
+    for (size_t k = 0; rc == 0 && k < sizeof SQL / sizeof SQL[0]; k++) {
+        sqlite3_stmt *st;
+        rc = store_prepare(s, SQL[k], &st, what, err);
+        if (rc)
+            break;
+        /* every statement numbers its parameters ?1..?5 (unused ones bind harmlessly) */
+        int bound = sqlite3_bind_int64(st, 1, run_id) == SQLITE_OK &&
+                    store_bind_text(st, 2, config_json) == SQLITE_OK &&
+                    sqlite3_bind_int64(st, 3, total_steps) == SQLITE_OK && store_bind_text(st, 4, ckpt) == SQLITE_OK &&
+                    sqlite3_bind_int64(st, 5, from) == SQLITE_OK;
+        if (!bound) {
+            rc = store_fail(s, err, what);
+            (void)sqlite3_finalize(st);
+        } else {
+            rc = store_step_done(s, st, what, err);
+        }
+    }
+    if (store_end(s, rc, what, err)) {
+        for (int i = 0; i < *n_dropped; i++)
+            free((*dropped)[i]);
+        free(*dropped);
+        *dropped = NULL;
+        *n_dropped = 0;
+        return -1;
+    }
+    return 0;
+}

@@ -102,6 +102,29 @@ int store_job_started(Store *s, int64_t run_id, const RunInfo *info, char *err);
 /* Removes the checkpoints row of path (a periodic checkpoint replaced by a
    newer one); the caller deletes the file after. */
 int store_checkpoint_forget(Store *s, int64_t run_id, const char *path, char *err);
+/* What a stopped or finished run needs to continue to a larger budget
+   (`mixbench extend`, experiments/extend.h): its status and stored config. */
+typedef struct {
+    RunStatus status;
+    char config_json[16384];
+} RunForExtend;
+int store_run_for_extend(Store *s, int64_t run_id, RunForExtend *out, char *err);
+
+/* The resumable checkpoints a run has at or before step `upto`, latest
+   first (paths into paths[cap][1024], their steps into steps); *n how many. */
+int store_run_checkpoints_upto(Store *s, int64_t run_id, int64_t upto, char (*paths)[1024], int64_t *steps,
+                               int cap, int *n, char *err);
+
+/* The run continues to a larger budget: one transaction that stores its new
+   config_json and total_steps, queues it again to resume from `ckpt` (NULL:
+   from the start) at step `from`, and removes what it recorded after that
+   step (metrics, evaluations, the checkpoints rows, whose paths are put in
+   *dropped, malloc'd, n_dropped; the caller deletes those files), since the
+   continued run writes those steps anew.  Only a run that is not running or
+   queued (done, paused, interrupted, cancelled) may be extended. */
+int store_run_extend(Store *s, int64_t run_id, const char *config_json, int64_t total_steps, const char *ckpt,
+                     int64_t from, char ***dropped, int *n_dropped, char *err);
+
 /* Higher is claimed first.  A finished job is an error. */
 int store_job_set_priority(Store *s, int64_t run_id, int priority, char *err);
 /* Marks 'running' jobs whose owner is gone as 'interrupted' and queues

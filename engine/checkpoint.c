@@ -97,6 +97,16 @@ int checkpoint_save(const char *path, const Model *m, const Tokenizer *tok,
     return checkpoint_write(path, m, tok, extra, n_extra, NULL, 0, err);
 }
 
+int checkpoint_is_resumable(const char *path)
+{
+    StFile f;
+    char err[ERR_LEN];
+    if (st_read_meta(path, &f, err)) return 0;
+    int yes = st_meta(&f, "train_state") != NULL;
+    st_free(&f);
+    return yes;
+}
+
 int checkpoint_open(const char *path, StFile *f, char *err)
 {
     if (st_read(path, f, err)) return -1;

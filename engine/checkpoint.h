@@ -82,6 +82,10 @@ int checkpoint_load_weights(const char *path, Model *m, char *err);
    every check runs before anything is copied, so a reader can refuse a file
    without having changed its model. ---- */
 
+/* 1 when the file at path holds a training state to resume from (its
+   metadata has "train_state"; only the header is read), else 0. */
+int checkpoint_is_resumable(const char *path);
+
 /* Reads a whole mixbench checkpoint (st_read plus the "format" check). */
 int checkpoint_open(const char *path, StFile *f, char *err);
 /* 0 when every model key of SPEC section 1 stored in f (missing keys taking

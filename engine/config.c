@@ -340,6 +340,13 @@ static int check_schedule(const Config *c, char *err)
     return 0;
 }
 
+int64_t config_total_steps(const Config *c)
+{
+    int64_t tokens_per_step = (int64_t)c->batch * c->n_ctx;
+    if (c->tokens > 0) return (c->tokens + tokens_per_step - 1) / tokens_per_step;
+    return c->seconds > 0 ? 0 : c->steps;
+}
+
 int config_validate(const Config *c, char *err)
 {
     const MixerOps *m = mixer_find(c->arch);

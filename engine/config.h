@@ -96,6 +96,10 @@ int config_pos(const Config *c);
    when it is 0 the architecture's default (1.0 for mixer, 2 sqrt(n_ctx) for
    cumsum, else 0.02). */
 double config_emb_std(const Config *c);
+/* The steps a budget means (README "Budgets"): ceil(tokens / (batch *
+   n_ctx)) when tokens > 0, else 0 (unknown) for a seconds budget, else
+   steps. */
+int64_t config_total_steps(const Config *c);
 /* Checks ranges and the arch/task pair (SPEC section 3); call after the
    dataset fixed vocab. */
 int config_validate(const Config *c, char *err);

@@ -191,10 +191,7 @@ int trainer_create_dist(Trainer **out, Model *m, const Dataset *ds, int threads,
         return -1;
     }
     rng_seed(&t->rng, (uint64_t)c->seed ^ 0x747261696e000000ULL);
-    int64_t tokens_per_step = (int64_t)B * c->n_ctx;
-    if (c->tokens > 0) t->total_steps = (c->tokens + tokens_per_step - 1) / tokens_per_step;
-    else if (c->seconds > 0) t->total_steps = 0;
-    else t->total_steps = c->steps;
+    t->total_steps = config_total_steps(c);
     *out = t;
     return 0;
 }

@@ -39,6 +39,7 @@
 #include "engine/infer_bench.h"
 #include "engine/memory.h"
 #include "engine/dist.h"
+#include "engine/optim.h"
 #include "engine/task.h"
 #include "engine/trainer.h"
 #include "experiments/estimate.h"
@@ -136,6 +137,11 @@ typedef struct {
     double last_flush, last_control;
     char ckpt_dir[PATH_MAX + 32];
     char last_periodic[PATH_MAX + 128];
+    int64_t last_periodic_step;
+    /* decay=wsd: the step its cool-down starts at; the resumable checkpoint
+       there is kept, so that `mixbench extend` can continue the run to a
+       larger budget from it (experiments/extend.h).  -1 otherwise. */
+    int64_t extend_step;
     /* whose the checkpoints are (db/ckpt_owner.h): written into each */
     char store_id[STORE_ID_LEN], store_name[256];
     double ckpt_train_seconds;  /* training wall time at the last checkpoint (ckpt_minutes) */
@@ -245,6 +251,7 @@ static int save_checkpoint(Job *j, const char *path, char *err)
 static void forget_checkpoint(Job *j, const char *keep)
 {
     if (!j->last_periodic[0] || !strcmp(j->last_periodic, keep)) return;
+    if (j->last_periodic_step == j->extend_step) return;   /* the extension point stays */
     char err[ERR_LEN];
     j->sink.ops->ckpt_forget(j->sink.ctx, j->prog.run_id, j->last_periodic, err);
 }
@@ -261,17 +268,20 @@ static int periodic_checkpoint(Job *j, char *err)
         return -1;
     forget_checkpoint(j, path);
     snprintf(j->last_periodic, sizeof j->last_periodic, "%s", path);
+    j->last_periodic_step = j->prog.step;
     j->ckpt_train_seconds = j->last_p.train_seconds;
     j->ckpt_clock_started = 1;
     return 0;
 }
 
-/* A periodic checkpoint is due every ckpt_every steps, and once
+/* A periodic checkpoint is due at a wsd run's extension point, every
+   ckpt_every steps, and once
    ckpt_minutes of training wall time passed since the last one (or since
    this process's first step): a kill loses at most that much work. */
 static int checkpoint_due(Job *j, const TrainProgress *p)
 {
     const Config *c = &j->c;
+    if (p->step == j->extend_step) return 1;
     if (c->ckpt_every > 0 && p->step % c->ckpt_every == 0) return 1;
     if (c->ckpt_minutes <= 0) return 0;
     if (!j->ckpt_clock_started) {
@@ -395,6 +405,11 @@ static int job_setup(Job *j, char *err)
     j->have_model = rc == 0;
     if (!rc && js->init_ckpt && checkpoint_load_weights(js->init_ckpt, &j->m, err)) rc = -1;
     if (!rc && trainer_create_dist(&j->tr, &j->m, &j->ds, j->c.threads, 1, js->dist, err)) rc = -1;
+    j->extend_step = -1;
+    if (!rc && j->c.decay == DECAY_WSD) {
+        int64_t total = trainer_total_steps(j->tr), d = wsd_cooldown_start(&j->c, total);
+        if (d > 0 && d < total) j->extend_step = d;
+    }
     if (!rc && j->c.eval_every == -1) {
         /* eval_every=auto, now that the budget's steps and the valid
            split are known; the run's stored config says the number */
@@ -430,7 +445,9 @@ static int job_place(Job *j, char *err)
     mkdir(j->ckpt_dir, 0777);
     if (!js->resume_ckpt || !js->resume_ckpt[0]) return 0;
     snprintf(j->last_periodic, sizeof j->last_periodic, "%s", js->resume_ckpt);
-    return trainer_resume(j->tr, js->resume_ckpt, err);
+    if (trainer_resume(j->tr, js->resume_ckpt, err)) return -1;
+    j->last_periodic_step = trainer_step_count(j->tr);
+    return 0;
 }
 
 /* An error ends the job: its status is failed, and why is kept in msg. */

@@ -24,6 +24,7 @@
 
 #include "db/runs_read.h"
 #include "engine/common.h"
+#include "experiments/extend.h"
 #include "experiments/format.h"
 #include "experiments/stats.h"
 #include "experiments/sweep_queue.h"
@@ -84,6 +85,8 @@ typedef struct {
     int descending;
     char filter[64];
     int editing;                 /* the filter is being typed */
+    int64_t extending;           /* the run whose new budget is being typed (`e`), 0 none */
+    UiTextField budget;          /* its "tokens=N" or "steps=N" */
     int loaded;                  /* the store was read at least once */
 } RunsState;
 
@@ -576,7 +579,15 @@ static void runs_draw(void *state, UiContext *ctx, int top, int height, int widt
                        st->n == 1 ? "" : "s", running, queued, SORT_NAMES[st->sort], st->descending ? "desc" : "asc");
     if (st->grouped) snprintf(summary + len, sizeof summary - len, "   %d seed groups", st->n_groups);
     ui_text(top, 1, width - 1, ui_attr(ctx, UI_PAIR_TITLE), "%s", summary);
-    if (st->editing || st->filter[0]) {
+    if (st->extending) {
+        int x = (int)strlen(summary) + 4;
+        char label[64];
+        snprintf(label, sizeof label, "extend run %lld to ", (long long)st->extending);
+        ui_text(top, x, width - x, A_BOLD, "%s", label);
+        x += (int)strlen(label);
+        ui_field_draw(&st->budget, 1, top, x, MB_MIN(24, width - x - 14));
+        ui_text(top, x + 25, width - x - 25, ui_attr(ctx, UI_PAIR_DIM), "(Enter/Esc)");
+    } else if (st->editing || st->filter[0]) {
         int x = (int)strlen(summary) + 4;
         ui_text(top, x, width - x, st->editing ? (int)A_BOLD : ui_attr(ctx, UI_PAIR_WARN), "filter: %s%s%s", st->filter,
                 st->editing ? "_" : "", st->editing ? "  (Enter/Esc)" : "");
@@ -735,6 +746,44 @@ static int filter_key(RunsState *st, int ch)
     return 1;
 }
 
+/* `e`: the selected run's new budget, twice its present one to start from. */
+static void start_extend(RunsState *st, UiContext *ctx, const RunSummary *r)
+{
+    if (store_read_only(ctx->store)) {
+        ui_say(ctx, "the store is read-only: nothing can be extended");
+        return;
+    }
+    char text[64];
+    if (r->tokens_seen > 0 && r->steps_done > 0 && r->total_steps > 0)
+        snprintf(text, sizeof text, "tokens=%lld", (long long)(2 * r->total_steps * (r->tokens_seen / r->steps_done)));
+    else snprintf(text, sizeof text, "steps=%lld", (long long)(2 * (r->total_steps > 0 ? r->total_steps : 1)));
+    ui_field_set(&st->budget, text);
+    st->extending = r->id;
+}
+
+/* A key while the new budget is typed: Enter extends (experiments/extend.h),
+   Esc gives up. */
+static int extend_key(RunsState *st, UiContext *ctx, int ch)
+{
+    if (ch == 27) {
+        st->extending = 0;
+    } else if (ch == '\n' || ch == '\r' || ch == KEY_ENTER) {
+        Extension x;
+        char err[ERR_LEN];
+        if (run_extend(ctx->store, st->extending, st->budget.text, &x, err)) ui_say(ctx, "%s", err);
+        else if (x.ckpt[0])
+            ui_say(ctx, "run %lld extended to %lld steps: queued to continue from step %lld", (long long)st->extending,
+                   (long long)x.new_steps, (long long)x.from_step);
+        else
+            ui_say(ctx, "run %lld extended to %lld steps: queued to train again from the start", (long long)st->extending,
+                   (long long)x.new_steps);
+        st->extending = 0;
+    } else {
+        ui_field_key(&st->budget, ch);
+    }
+    return 1;
+}
+
 static void move_cursor(RunsState *st, int to)
 {
     if (to >= st->n_visible) to = st->n_visible - 1;
@@ -748,6 +797,7 @@ static int runs_key(void *state, UiContext *ctx, int ch)
     RunsState *st = state;
     if (!st) return 0;
     if (st->editing) return filter_key(st, ch);
+    if (st->extending) return extend_key(st, ctx, ch);
     const RunSummary *r = selected_run(st);
     int page = st->page > 1 ? st->page - 1 : 1;
     switch (ch) {
@@ -791,6 +841,9 @@ static int runs_key(void *state, UiContext *ctx, int ch)
     case 'd':
         queue_demo(st, ctx);
         return 1;
+    case 'e':
+        if (r) start_extend(st, ctx, r);
+        return 1;
     case 'g':
         st->grouped = !st->grouped;
         rebuild_visible(st);
@@ -805,7 +858,7 @@ static int runs_key(void *state, UiContext *ctx, int ch)
 static int runs_typing(void *state)
 {
     RunsState *st = state;
-    return st && st->editing;
+    return st && (st->editing || st->extending);
 }
 
 const UiScreen ui_screen_runs = {
@@ -819,6 +872,8 @@ const UiScreen ui_screen_runs = {
     "space           pick / unpick the run for Compare (* in the row, 8 at most)\n"
     "c               open Compare\n"
     "p / r / x       pause / resume / cancel the job\n"
+    "e               extend a done or stopped decay=wsd run to a larger budget\n"
+    "                (tokens=N or steps=N; it continues from before its cool-down)\n"
     "g               one row per seed group (runs that differ only in seed):\n"
     "                the means of its finished runs, valid +- standard error\n"
     "                and min-max; the line below: every member and its test\n"

@@ -58,6 +58,8 @@ typedef struct {
     double seed;
     double unigram_nats;    /* of its dataset; NAN when not computed */
     int not_learning;       /* 1: finished less than 0.1 nat below the unigram level */
+    double best_valid_loss; /* the lowest valid evaluation */
+    double valid_loss_all;  /* mlm: the last valid evaluation over every position */
 } ResultRun;
 
 /* The jobs of a sweep in run id order; finished_only keeps status 'done'

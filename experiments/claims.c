@@ -8,11 +8,12 @@
  * (corpus, L, h)).  For a difference, with means a, b and standard errors
  * over seeds se_a, se_b: se = sqrt(se_a^2 + se_b^2), and |a - b| < 2 se is
  * "within noise" (one seed has se 0: then the direction decides).  A
- * comparison of losses where either point has a run flagged "not learning:
- * unigram level" (results.not_learning) is "inconclusive": the budget did
- * not reach what the claim is about (the samples/s rules, which do not
- * depend on training, and the rules about the unigram level itself are
- * exempt).  Several comparisons combine as:
+ * comparison of losses where either point has a run that did not learn
+ * enough to judge (points.h result_learned: its best valid loss not 0.3 nat
+ * below the unigram entropy; for loss_all, its valid loss_all not below 2 p
+ * H, shared/papers/README.md) is "inconclusive": the budget did not reach
+ * what the claim is about (the samples/s rules, which do not depend on
+ * training, and the rules about the unigram level itself are exempt).  Several comparisons combine as:
  * any "does not hold" -> does not hold; else any "inconclusive" ->
  * inconclusive; else any "within noise" -> within noise; else holds.  A
  * claim whose points were not run (or did not finish: only status 'done'
@@ -219,6 +220,30 @@ static void point_selector(const Point *p, char *out, size_t cap)
         len += (size_t)snprintf(out + len, cap - len, "%s%s=%s", k ? " " : "", p->coords[k].key, p->coords[k].value);
 }
 
+/* Runs of p that did not learn enough for a claim on m. */
+static int unlearned(const Point *p, PointMetric m)
+{
+    return m == PM_TEST_LOSS_ALL ? p->n_unlearned_all : p->n_unlearned;
+}
+
+/* Notes point p in list (unlearned or noisy) of c, once. */
+static void note_point(ClaimResult *c, int noisy, const Point *p)
+{
+    char sel[CLAIM_SELECTOR_LEN];
+    point_selector(p, sel, sizeof sel);
+    char (*list)[CLAIM_SELECTOR_LEN] = noisy ? c->noisy : c->unlearned;
+    int *n = noisy ? &c->n_noisy : &c->n_unlearned;
+    for (int i = 0; i < *n; i++)
+        if (!strcmp(list[i], sel)) return;
+    if (*n < CLAIM_MAX_POINTS) snprintf(list[(*n)++], CLAIM_SELECTOR_LEN, "%s", sel);
+}
+
+/* A point it compared: the fewest seeds so far. */
+static void note_seeds(ClaimResult *c, const Point *p)
+{
+    if (c->min_seeds == 0 || p->n_runs < c->min_seeds) c->min_seeds = p->n_runs;
+}
+
 /* A point with a finished value of m. */
 static int usable(const Point *p, PointMetric m)
 {
@@ -243,7 +268,7 @@ static void label_pair(Line *l, const ClaimRule *r, const Point *a)
     line_add(l, "%s%s%s", l->len ? "; " : "", label, label[0] ? ": " : "");
 }
 
-static Verdict judge_pairs(const ClaimRule *r, const Point *pts, int np, Line *l)
+static Verdict judge_pairs(const ClaimRule *r, const Point *pts, int np, Line *l, ClaimResult *c)
 {
     Verdict v = VERDICT_NOT_RUN;
     int sign_seen = 0;
@@ -291,10 +316,18 @@ static Verdict judge_pairs(const ClaimRule *r, const Point *pts, int np, Line *l
         }
         default: pv = VERDICT_NOT_RUN; break;
         }
-        if (r->metric != PM_SAMPLES_PER_S && (a->n_not_learning || b->n_not_learning)) {
+        note_seeds(c, a);
+        note_seeds(c, b);
+        int ua = r->metric != PM_SAMPLES_PER_S && unlearned(a, r->metric);
+        int ub = r->metric != PM_SAMPLES_PER_S && unlearned(b, r->metric);
+        if (ua || ub) {
             pv = VERDICT_INCONCLUSIVE;
-            line_add(l, " [not learning: %s at the unigram level]",
-                     a->n_not_learning && b->n_not_learning ? "both points" : a->n_not_learning ? a->arch : b->arch);
+            line_add(l, " [not learned: %s]", ua && ub ? "both points" : ua ? a->arch : b->arch);
+            if (ua) note_point(c, 0, a);
+            if (ub) note_point(c, 0, b);
+        } else if (pv == VERDICT_WITHIN_NOISE) {
+            note_point(c, 1, a);
+            note_point(c, 1, b);
         }
         if (r->kind != R_RATIO_AT_LEAST) {
             line_add(l, ", ratio %.3f", ratio);
@@ -311,7 +344,7 @@ static Verdict judge_pairs(const ClaimRule *r, const Point *pts, int np, Line *l
     return v;
 }
 
-static Verdict judge_flat(const ClaimRule *r, const Point *pts, int np, Line *l)
+static Verdict judge_flat(const ClaimRule *r, const Point *pts, int np, Line *l, ClaimResult *c)
 {
     Verdict v = VERDICT_NOT_RUN;
     char *done = calloc((size_t)np, 1);
@@ -328,7 +361,11 @@ static Verdict judge_flat(const ClaimRule *r, const Point *pts, int np, Line *l)
                 !coords_agree(pts[i].coords, pts[i].n_coords, q->coords, q->n_coords, r->pair_on))
                 continue;
             done[j] = 1;
-            not_learning += q->n_not_learning > 0;
+            note_seeds(c, q);
+            if (unlearned(q, r->metric)) {
+                not_learning++;
+                note_point(c, 0, q);
+            }
             sum += q->stat[r->metric].mean;
             k++;
             if (q->stat[r->metric].mean < lo->stat[r->metric].mean) lo = q;
@@ -343,14 +380,14 @@ static Verdict judge_flat(const ClaimRule *r, const Point *pts, int np, Line *l)
         stat_add(l, &hi->stat[r->metric], r->metric);
         line_add(l, ", range %.1f%% of the mean", 100 * range / mean);
         int flat = within_noise(lo->stat + r->metric, hi->stat + r->metric) || range <= r->param * fabs(mean);
-        if (not_learning) line_add(l, " [not learning: %d of the points at the unigram level]", not_learning);
+        if (not_learning) line_add(l, " [not learned: %d of the points]", not_learning);
         v = combine(v, not_learning ? VERDICT_INCONCLUSIVE : flat ? VERDICT_HOLDS : VERDICT_FAILS);
     }
     free(done);
     return v;
 }
 
-static Verdict judge_unigram(const ClaimRule *r, const Point *pts, int np, Line *l)
+static Verdict judge_unigram(const ClaimRule *r, const Point *pts, int np, Line *l, ClaimResult *c)
 {
     Verdict v = VERDICT_NOT_RUN;
     for (int i = 0; i < np; i++) {
@@ -370,10 +407,15 @@ static Verdict judge_unigram(const ClaimRule *r, const Point *pts, int np, Line 
         if (fabs(gap - r->param) < 2 * s->se) pv = VERDICT_WITHIN_NOISE;
         else if (r->kind == R_BELOW_UNIGRAM) pv = gap > r->param ? VERDICT_HOLDS : VERDICT_FAILS;
         else pv = gap < r->param ? VERDICT_HOLDS : VERDICT_FAILS;
+        note_seeds(c, a);
         const Point *base = r->b ? partner(r, pts, np, a) : NULL;
-        if (pv != VERDICT_HOLDS && base && base->n_not_learning) {
+        if (pv != VERDICT_HOLDS && base && unlearned(base, r->metric)) {
             pv = VERDICT_INCONCLUSIVE;
             line_add(l, " [%s does not learn either: the budget is too small to tell]", base->arch);
+            note_point(c, 0, base);
+            note_point(c, 0, a);
+        } else if (pv == VERDICT_WITHIN_NOISE) {
+            note_point(c, 1, a);
         }
         v = combine(v, pv);
     }
@@ -385,10 +427,10 @@ static void judge_rule(const ClaimRule *r, const Point *pts, int np, ClaimResult
     Line l = {out->numbers, 0, (int)sizeof out->numbers};
     out->numbers[0] = 0;
     switch (r->kind) {
-    case R_FLAT: out->verdict = judge_flat(r, pts, np, &l); break;
+    case R_FLAT: out->verdict = judge_flat(r, pts, np, &l, out); break;
     case R_BELOW_UNIGRAM:
-    case R_NEAR_UNIGRAM: out->verdict = judge_unigram(r, pts, np, &l); break;
-    default: out->verdict = judge_pairs(r, pts, np, &l); break;
+    case R_NEAR_UNIGRAM: out->verdict = judge_unigram(r, pts, np, &l, out); break;
+    default: out->verdict = judge_pairs(r, pts, np, &l, out); break;
     }
     if (out->verdict == VERDICT_NOT_RUN && !out->numbers[0])
         snprintf(out->numbers, sizeof out->numbers, "no finished runs with %s at the points it compares",

@@ -3,10 +3,10 @@
  * relations and the table of claims without numbers) as rules in one table,
  * each judged from the store: holds, does not hold, within noise (the
  * difference is smaller than twice its standard error over seeds), not
- * run, or inconclusive (a compared point has a run that never got 0.1 nat
- * below its data's unigram entropy: at the unigram level two models differ
- * by noise about token frequencies, not by what the claim is about), with
- * the numbers behind the verdict.
+ * run, or inconclusive (a compared point has a run that did not learn
+ * enough to judge, points.h result_learned: near the unigram level two
+ * models differ by noise about token frequencies, not by what the claim is
+ * about), with the numbers behind the verdict.
  *
  * Not for: drawing verdicts (ui/, app/cmd_report.c) or storing runs (db/).
  */
@@ -21,6 +21,8 @@ typedef enum { VERDICT_NOT_RUN, VERDICT_HOLDS, VERDICT_FAILS, VERDICT_WITHIN_NOI
 /* "not run", "holds", "does not hold", "within noise", "inconclusive". */
 const char *verdict_name(Verdict v);
 
+enum { CLAIM_MAX_POINTS = 16, CLAIM_SELECTOR_LEN = 512 };
+
 typedef struct {
     const char *preset;     /* the preset whose runs judge it */
     const char *claim;      /* the claim in words, as the paper makes it */
@@ -28,6 +30,14 @@ typedef struct {
     char numbers[2048];     /* the numbers behind the verdict, one line:
                                "mixer 4.91 +- 0.02 (3 seeds) vs attention 5.30 +- 0.04 (3)" */
     long long sweep_id;     /* the sweep the numbers come from; 0 when not run */
+    /* what would decide it (experiments/adaptive.h): the points of its
+       comparisons that did not learn enough to judge (points.h
+       result_learned), and the points of its comparisons within noise,
+       each as a selector of its coordinates ("arch=mixer n_ctx=32") */
+    int n_unlearned, n_noisy;
+    char unlearned[CLAIM_MAX_POINTS][CLAIM_SELECTOR_LEN];
+    char noisy[CLAIM_MAX_POINTS][CLAIM_SELECTOR_LEN];
+    int min_seeds;          /* the fewest seeds of a point it compared (0: none) */
 } ClaimResult;
 
 /* Number of claims in the table, and the preset of claim i. */

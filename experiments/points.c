@@ -90,6 +90,18 @@ static int same_coords(const CoordPair *a, int na, const CoordPair *b, int nb)
     return ka == kb;
 }
 
+int result_learned(const ResultRun *r, PointMetric m)
+{
+    /* as results.unigram_gap: the valid loss, else (no valid evaluation)
+       the last train loss; loss_all: valid, else test */
+    double loss = isfinite(r->best_valid_loss) ? r->best_valid_loss : r->train_loss;
+    double all = isfinite(r->valid_loss_all) ? r->valid_loss_all : r->test_loss_all;
+    if (!isfinite(r->unigram_nats)) return !r->not_learning;   /* no entropy stored: the store's flag */
+    if (m == PM_TEST_LOSS_ALL && isfinite(all))
+        return all < LEARNED_ALL_FACTOR * LEARNED_MASKED_SHARE * r->unigram_nats;
+    return loss <= r->unigram_nats - LEARNED_NATS;
+}
+
 int points_group(const ResultRun *runs, int n, Point **out, int *n_points)
 {
     *out = NULL;
@@ -121,6 +133,8 @@ int points_group(const ResultRun *runs, int n, Point **out, int *n_points)
         owner[i] = p;
         pts[p].n_runs++;
         pts[p].n_not_learning += r->not_learning;
+        pts[p].n_unlearned += !result_learned(r, PM_TEST_LOSS);
+        pts[p].n_unlearned_all += !result_learned(r, PM_TEST_LOSS_ALL);
     }
     for (int p = 0; p < np; p++)
         for (int m = 0; m < PM_COUNT; m++) {

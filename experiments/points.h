@@ -36,12 +36,32 @@ int point_metric_find(const char *name);
 /* A run's value of m (NAN when the store has none). */
 double result_metric(const ResultRun *r, PointMetric m);
 
+/* What "learned" means when a claim is judged (shared/papers/README.md): a
+   run's best valid loss at least LEARNED_NATS below its data's unigram
+   entropy H; for the claims on loss_all (every position a target, the
+   PairConnect paper's convention) its valid loss_all below 2 p H, p the
+   share of masked positions (0.9 x 0.15): a model that copies the visible
+   words and predicts unigram frequencies at the masked ones scores about
+   p H, so below 2 p H it has learned to copy and is left with the masked
+   words. */
+#define LEARNED_NATS 0.3
+#define LEARNED_MASKED_SHARE (0.9 * 0.15)
+#define LEARNED_ALL_FACTOR 2.0
+/* 1 when run r learned enough for a claim judged on metric m. */
+int result_learned(const ResultRun *r, PointMetric m);
+
 typedef struct {
     int n_coords;
     CoordPair coords[RESULT_MAX_COORDS];  /* the run's coordinates without seed */
     char arch[32], task[16];
     int n_runs;             /* seeds */
     int n_not_learning;     /* runs flagged "not learning: unigram level" */
+    int n_unlearned;        /* runs that did not learn enough to judge a claim on
+                               their loss: best valid loss not LEARNED_NATS below
+                               the unigram entropy */
+    int n_unlearned_all;    /* ... on loss_all (the PairConnect paper's scale):
+                               valid loss_all not below LEARNED_ALL_FACTOR x the
+                               masked share x the unigram entropy */
     SeedStats stat[PM_COUNT];
 } Point;
 

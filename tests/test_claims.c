@@ -217,8 +217,45 @@ static void test_inconclusive(void)
             CHECK(v == VERDICT_HOLDS, "both learn: %s (%s)", verdict_name(v), numbers);
         } else {
             CHECK(v == VERDICT_INCONCLUSIVE, "attention at the unigram level: %s (%s)", verdict_name(v), numbers);
-            CHECK(strstr(numbers, "[not learning: attention at the unigram level]"), "numbers: %s", numbers);
+            CHECK(strstr(numbers, "[not learned: attention]"), "numbers: %s", numbers);
         }
+        store_close(s);
+    }
+    /* learned, but not enough to judge: 0.15 nat below the unigram entropy
+       (the store's "not learning" flag stays off) is under the 0.3 nat gate;
+       the claim names the point that needs a larger budget */
+    {
+        int64_t sw;
+        Store *s = unigram_store("autoencoder", &sw);
+        add_seeds_eval(s, sw, "mixer", "autoencode", "\"arch\": \"mixer\", \"d\": \"128\"", 4.0, 0.01, NAN, 1);
+        add_seeds_eval(s, sw, "attention", "autoencode", "\"arch\": \"attention\", \"d\": \"128\"", 4.9, 0.01, NAN, 1);
+        ClaimResult *res;
+        int n;
+        char err[ERR_LEN];
+        CHECK(claims_judge(s, "autoencoder", 0, &res, &n, err) == 0, "%s", err);
+        const ClaimResult *c = n ? &res[0] : NULL;
+        CHECK(c && c->verdict == VERDICT_INCONCLUSIVE && c->n_unlearned == 1 &&
+                  !strcmp(c->unlearned[0], "arch=attention d=128") && c->n_noisy == 0 && c->min_seeds == 3,
+              "%s: %d unlearned '%s'", c ? verdict_name(c->verdict) : "-", c ? c->n_unlearned : -1,
+              c && c->n_unlearned ? c->unlearned[0] : "");
+        CHECK(query_num(s, "SELECT sum(not_learning) FROM results") == 0, "the 0.1 nat flag moved");
+        free(res);
+        store_close(s);
+    }
+    /* within noise: both points are named for more seeds */
+    {
+        int64_t sw;
+        Store *s = unigram_store("autoencoder", &sw);
+        add_seeds_eval(s, sw, "mixer", "autoencode", "\"arch\": \"mixer\", \"d\": \"128\"", 4.0, 0.1, NAN, 1);
+        add_seeds_eval(s, sw, "attention", "autoencode", "\"arch\": \"attention\", \"d\": \"128\"", 4.05, 0.1, NAN, 1);
+        ClaimResult *res;
+        int n;
+        char err[ERR_LEN];
+        CHECK(claims_judge(s, "autoencoder", 0, &res, &n, err) == 0, "%s", err);
+        const ClaimResult *c = n ? &res[0] : NULL;
+        CHECK(c && c->verdict == VERDICT_WITHIN_NOISE && c->n_noisy == 2 && c->n_unlearned == 0, "%s: %d noisy",
+              c ? verdict_name(c->verdict) : "-", c ? c->n_noisy : -1);
+        free(res);
         store_close(s);
     }
     /* "the FFT model trains as an mlm" fails at 5.0 against a unigram
@@ -446,6 +483,29 @@ static void test_points_and_reads(void)
     store_close(s);
 }
 
+/* What "learned" means (points.h): 0.3 nat below the unigram entropy on
+   valid; for loss_all, valid loss_all below 2 x 0.135 x H (PTB: H 6.53,
+   gate 1.763; shared/papers/README.md) */
+static void test_learned_gates(void)
+{
+    ResultRun r;
+    memset(&r, 0, sizeof r);
+    r.unigram_nats = 6.53;
+    r.train_loss = NAN;
+    r.test_loss_all = NAN;
+    r.best_valid_loss = 6.23;
+    CHECK(result_learned(&r, PM_TEST_LOSS), "0.3 below");
+    r.best_valid_loss = 6.24;
+    CHECK(!result_learned(&r, PM_TEST_LOSS), "0.29 below");
+    r.valid_loss_all = 1.76;
+    CHECK(result_learned(&r, PM_TEST_LOSS_ALL), "loss_all 1.76 under 1.7631");
+    r.valid_loss_all = 1.77;
+    CHECK(!result_learned(&r, PM_TEST_LOSS_ALL), "loss_all 1.77");
+    r.unigram_nats = NAN;
+    r.not_learning = 0;
+    CHECK(result_learned(&r, PM_TEST_LOSS), "no entropy stored: the store's flag");
+}
+
 int main(void)
 {
     snprintf(tmp_dir, sizeof tmp_dir, "/tmp/mixbench_test_claims_%d", (int)getpid());
@@ -459,6 +519,7 @@ int main(void)
     RUN(test_flat_and_unigram_rules);
     RUN(test_standing_and_table);
     RUN(test_points_and_reads);
+    RUN(test_learned_gates);
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmp_dir);
     if (system(cmd) != 0) return 1;
     CHECK_EXIT();

@@ -30,6 +30,7 @@
 #include "engine/text.h"
 #include "experiments/estimate.h"
 #include "experiments/format.h"
+#include "experiments/adaptive.h"
 #include "experiments/mpi_sweep.h"
 #include "experiments/scheduler.h"
 #include "experiments/sweep.h"
@@ -38,12 +39,51 @@
 
 enum { MAX_GRID_WORDS = 512 };
 
+/* --until-conclusive [--max-hours H]: a preset's sweep whose claims decide
+   when to stop, its runs extendable (decay=wsd). */
+static int plan_until_conclusive(Sweep *sw, double max_hours, char *err)
+{
+    if (!preset_find(sw->name))
+        return err_set(err, "sweep: --until-conclusive needs a preset: its claims decide when to stop (%s has none)",
+                       sw->name);
+    sw->plan.until_conclusive = 1;
+    sw->plan.max_hours = max_hours;
+    return sweep_require_wsd(sw, "--until-conclusive", sw->names_decay, err);
+}
+
+/* What an adaptive sweep adds to the estimate: lr=tune's searches, and
+   --until-conclusive's cap (its worst case). */
+static void print_plan(const Sweep *sw, const SweepEstimate *est)
+{
+    if (sw->plan.lr_tune) {
+        double runs = adaptive_search_runs(sw->plan.tune_points, sw->plan.tune_share, sw->jobs[0].config.cooldown);
+        int points = 0;   /* one job a point has the first seed */
+        for (int j = 0; j < sw->n_jobs; j++) points += sw->jobs[j].config.seed == sw->jobs[0].config.seed;
+        char when[32];
+        fmt_duration(est->seconds / sw->n_jobs * runs * points, when, sizeof when);
+        printf("lr=tune: each point first searches %d learning rates from %.2g to %.2g (successive halving from "
+               "%.3g of its budget): about %.2f runs' training a point, ~%s more\n",
+               sw->plan.tune_points, sw->plan.tune_lo, sw->plan.tune_hi, sw->plan.tune_share, runs, when);
+    }
+    if (sw->plan.until_conclusive) {
+        if (sw->plan.max_hours > 0)
+            printf("until conclusive: rounds of extensions and seeds until every claim is decided; at most %.1f CPU "
+                   "hours in all (the cap: its worst case, %.1f hours on 2 cores)\n",
+                   sw->plan.max_hours, sw->plan.max_hours / 2);
+        else
+            printf("until conclusive: rounds of extensions and seeds until every claim is decided, with no cap "
+                   "(--max-hours H sets one)\n");
+    }
+}
+
 int cmd_sweep(int argc, char **argv)
 {
-    const char *db_path = "mixbench.db", *priority_s = "0", *data = NULL, *tokenizer = NULL, *dry = NULL;
+    const char *db_path = "mixbench.db", *priority_s = "0", *data = NULL, *tokenizer = NULL, *dry = NULL,
+               *until = NULL, *hours_s = NULL;
     const CliOpt opts[] = {{"db", 1, &db_path, NULL},     {"priority", 1, &priority_s, NULL},
                            {"data", 1, &data, NULL},      {"tokenizer", 1, &tokenizer, NULL},
-                           {"dry-run", 0, &dry, NULL},    {NULL, 0, NULL, NULL}};
+                           {"dry-run", 0, &dry, NULL},    {"until-conclusive", 0, &until, NULL},
+                           {"max-hours", 1, &hours_s, NULL}, {NULL, 0, NULL, NULL}};
     /* every word but the options is the grid (or a preset name) */
     const char *grid[MAX_GRID_WORDS + 1];
     int n_grid = 0;
@@ -58,8 +98,16 @@ int cmd_sweep(int argc, char **argv)
     int priority;
     if (text_to_int(priority_s, INT_MIN, INT_MAX, &priority))
         return cli_fail("sweep: --priority %s is not a whole number", priority_s);
+    double max_hours = 0;
+    if (hours_s && !until) return cli_fail("sweep: --max-hours caps --until-conclusive; give both");
+    if (hours_s && (text_to_double(hours_s, &max_hours) || !(max_hours > 0) || max_hours > 1e6))
+        return cli_fail("sweep: --max-hours %s is not a number of hours > 0", hours_s);
     Sweep sw;
     if (sweep_parse_data(n_grid, (char **)grid, &base, data, &sw, err)) return cli_fail("%s", err);
+    if (until && plan_until_conclusive(&sw, max_hours, err)) {
+        sweep_free(&sw);
+        return cli_fail("%s", err);
+    }
     /* what the jobs would find when they start: their data loads, and
        their memory (experiments/sweep_check.h) */
     SweepCheck check;
@@ -91,6 +139,7 @@ int cmd_sweep(int argc, char **argv)
            "thread%s)\n",
            when, est.train_flops / 1e15, est.eval_flops / 1e15, est.gflops,
            est.rate_from_env ? ", MIXBENCH_GFLOPS" : "; set MIXBENCH_GFLOPS to this machine's rate");
+    print_plan(&sw, &est);
     if (dry) {
         sweep_free(&sw);
         return 0;
@@ -102,6 +151,8 @@ int cmd_sweep(int argc, char **argv)
     }
     int64_t sweep_id;
     int rc = sweep_enqueue(st, &sw, priority, &sweep_id, err);
+    /* lr=tune: the points' first rungs */
+    if (rc == 0) rc = adaptive_advance(st, sweep_id, NULL, err);
     store_close(st);
     sweep_free(&sw);
     if (rc) return cli_fail("%s", err);

@@ -131,6 +131,35 @@ int store_sweep_create(Store *s, const char *name, const char *spec, const char 
     return 0;
 }
 
+int store_sweep_set_plan(Store *s, int64_t sweep_id, const char *plan_json, char *err)
+{
+    const char *what = "record a sweep's plan";
+    sqlite3_stmt *st;
+    if (store_prepare(s, "UPDATE sweeps SET plan_json = json(?2) WHERE id = ?1", &st, what, err))
+        return -1;
+    if (sqlite3_bind_int64(st, 1, sweep_id) != SQLITE_OK || store_bind_text(st, 2, plan_json) != SQLITE_OK) {
+        store_fail(s, err, what);
+        (void)sqlite3_finalize(st);
+        return -1;
+    }
+    return store_step_done(s, st, what, err);
+}
+
+int store_sweep_set_round(Store *s, int64_t sweep_id, int round, const char *concluded, char *err)
+{
+    const char *what = "record a sweep's round";
+    sqlite3_stmt *st;
+    if (store_prepare(s, "UPDATE sweeps SET round = ?2, concluded = ?3 WHERE id = ?1", &st, what, err))
+        return -1;
+    if (sqlite3_bind_int64(st, 1, sweep_id) != SQLITE_OK || sqlite3_bind_int(st, 2, round) != SQLITE_OK ||
+        store_bind_text(st, 3, concluded) != SQLITE_OK) {
+        store_fail(s, err, what);
+        (void)sqlite3_finalize(st);
+        return -1;
+    }
+    return store_step_done(s, st, what, err);
+}
+
 /* The job columns of a freshly inserted queued run. */
 static int set_job_columns(Store *s, int64_t run_id, int64_t sweep_id, const char *coords_json,
                            int priority, char *err)
@@ -998,7 +1027,9 @@ int store_run_extend(Store *s, int64_t run_id, const char *config_json, int64_t 
     snprintf(what, sizeof what, "extend run %lld", (long long)run_id);
     *dropped = NULL;
     *n_dropped = 0;
-    if (store_begin(s, what, err))
+    /* inside a caller's transaction (experiments/adaptive.c) it joins it */
+    int own = sqlite3_get_autocommit(store_sqlite(s));
+    if (own && store_begin(s, what, err))
         return -1;
     RunStatus status;
     JobControl pending;
@@ -1035,7 +1066,7 @@ int store_run_extend(Store *s, int64_t run_id, const char *config_json, int64_t 
             rc = store_step_done(s, st, what, err);
         }
     }
-    if (store_end(s, rc, what, err)) {
+    if (own ? store_end(s, rc, what, err) : rc) {
         for (int i = 0; i < *n_dropped; i++)
             free((*dropped)[i]);
         free(*dropped);

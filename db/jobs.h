@@ -36,6 +36,12 @@ JobControl job_control_parse(const char *text);
 int store_sweep_create(Store *s, const char *name, const char *spec, const char *axes_json,
                        int64_t *sweep_id, char *err);
 
+/* What the sweep does beyond its grid (sweeps.plan_json, a JSON object;
+   experiments/adaptive.h), its round, and why its rounds stopped (NULL:
+   going on). */
+int store_sweep_set_plan(Store *s, int64_t sweep_id, const char *plan_json, char *err);
+int store_sweep_set_round(Store *s, int64_t sweep_id, int round, const char *concluded, char *err);
+
 /* Queues a job: a runs row with status 'queued' (info as for
    store_run_create; n_params etc. may be 0 until the job starts).  sweep_id
    0 means no sweep; coords_json is a JSON object (NULL means {}), stored

@@ -77,7 +77,8 @@ int results_sweep_runs(Store *s, int64_t sweep_id, int finished_only, ResultRun 
                       "SELECT x.run_id, x.status, x.arch, x.task, x.data, x.test_loss, x.test_loss_all,"
                       "       x.train_loss, x.test_perplexity, x.test_accuracy, x.infer_samples_per_s,"
                       "       x.tokens_seen, x.wall_seconds, x.seed, x.unigram_nats, x.not_learning,"
-                      "       j.key, j.value, x.best_valid_loss, x.valid_loss_all"
+                      "       j.key, j.value, x.best_valid_loss, x.valid_loss_all,"
+                      "       (SELECT json_extract(config_json, '$.lr') FROM runs WHERE id = x.run_id)"
                       "  FROM sweep_results x LEFT JOIN json_each(x.coords) j"
                       " WHERE x.sweep_id = ?1 AND (?2 = 0 OR x.status = 'done')"
                       " ORDER BY x.run_id, j.id",
@@ -117,6 +118,7 @@ int results_sweep_runs(Store *s, int64_t sweep_id, int finished_only, ResultRun 
             r->not_learning = sqlite3_column_int(st, 15);
             r->best_valid_loss = store_column_real(st, 18);
             r->valid_loss_all = store_column_real(st, 19);
+            r->lr = store_column_real(st, 20);
         }
         add_coord(runs[count - 1].coords, &runs[count - 1].n_coords, st, 16);
     }

@@ -60,6 +60,7 @@ typedef struct {
     int not_learning;       /* 1: finished less than 0.1 nat below the unigram level */
     double best_valid_loss; /* the lowest valid evaluation */
     double valid_loss_all;  /* mlm: the last valid evaluation over every position */
+    double lr;              /* its config's learning rate */
 } ResultRun;
 
 /* The jobs of a sweep in run id order; finished_only keeps status 'done'

@@ -418,6 +418,11 @@ int store_open(const char *path, Store **out, char *err)
     return open_store(path, 1, out, err);
 }
 
+int store_in_transaction(Store *s)
+{
+    return !sqlite3_get_autocommit(s->db);
+}
+
 const char *store_file(const Store *s)
 {
     return s->path;

@@ -104,6 +104,9 @@ int store_query(Store *s, const char *sql, StoreRowFn fn, void *ctx, char *err);
    first)". */
 int store_open_existing(const char *path, Store **out, char *err);
 
+/* 1 while a transaction (store_begin) is open on this connection. */
+int store_in_transaction(Store *s);
+
 /* 1 when the store was opened read-only: an existing file on a read-only
    mount or marked immutable is opened so (store_open included); reads work,
    a write fails with one line ("attempt to write a readonly database"). */

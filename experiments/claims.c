@@ -242,6 +242,8 @@ static void note_point(ClaimResult *c, int noisy, const Point *p)
 static void note_seeds(ClaimResult *c, const Point *p)
 {
     if (c->min_seeds == 0 || p->n_runs < c->min_seeds) c->min_seeds = p->n_runs;
+    double tokens = p->stat[PM_TOKENS].max;
+    if (isfinite(tokens) && tokens > c->max_tokens) c->max_tokens = tokens;
 }
 
 /* A point with a finished value of m. */

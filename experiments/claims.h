@@ -38,6 +38,7 @@ typedef struct {
     char unlearned[CLAIM_MAX_POINTS][CLAIM_SELECTOR_LEN];
     char noisy[CLAIM_MAX_POINTS][CLAIM_SELECTOR_LEN];
     int min_seeds;          /* the fewest seeds of a point it compared (0: none) */
+    double max_tokens;      /* the most training tokens of a run it compared */
 } ClaimResult;
 
 /* Number of claims in the table, and the preset of claim i. */

@@ -75,12 +75,13 @@ static int continue_point(Store *s, int64_t run_id, int64_t upto, Extension *out
     return rc;
 }
 
-/* The files of the checkpoints the extension dropped: removed when they
-   name this store (an old file in a shared folder may be another's). */
-static void remove_dropped(Store *s, char **paths, int n)
+/* The files of the checkpoints the extension dropped: removed (when
+   unlink_files) if they name this store (an old file in a shared folder may
+   be another's); the list is freed. */
+static void remove_dropped(Store *s, char **paths, int n, int unlink_files)
 {
     char id[STORE_ID_LEN], e[ERR_LEN];
-    int known = store_identity(s, id, sizeof id, e) == 0;
+    int known = unlink_files && store_identity(s, id, sizeof id, e) == 0;
     for (int i = 0; i < n; i++) {
         StFile f;
         if (known && st_read_meta(paths[i], &f, e) == 0) {
@@ -130,6 +131,8 @@ int run_extend(Store *s, int64_t run_id, const char *budget, Extension *out, cha
                                          out->from_step, &dropped, &n_dropped, err)
                       : err_set(err, "out of memory");
     sb_free(&json);
-    if (rc == 0) remove_dropped(s, dropped, n_dropped);
+    /* inside a caller's transaction a rollback would bring the rows back:
+       their files stay then, and `mixbench gc` finds them once unnamed */
+    if (rc == 0) remove_dropped(s, dropped, n_dropped, !store_in_transaction(s));
     return rc;
 }

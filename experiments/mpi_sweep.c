@@ -39,6 +39,7 @@
 #include "engine/io/json.h"
 #include "engine/memory.h"
 #include "engine/pool.h"
+#include "experiments/adaptive.h"
 #include "experiments/job.h"
 #include "experiments/job_sink.h"
 #include "experiments/scheduler.h"
@@ -1005,6 +1006,10 @@ static int serve_asks(Coordinator *c, char *err)
                 return 0;   /* tried again in CLAIM_SECONDS */
             }
             if (!found) {
+                /* an adaptive sweep may queue more (experiments/adaptive.h) */
+                int acted = 0;
+                if (!stopping(c) && adaptive_advance_all(c->st, &acted, why)) note(c, why);
+                if (acted) continue;
                 empty = 1;
                 break;
             }
@@ -1055,6 +1060,8 @@ static void job_end(Coordinator *c, const Message *m)
     }
     c->ended++;
     if (c->o->job_ended) c->o->job_ended(c->o->ctx, run_id, (RunStatus)status, m->src, why ? why : "");
+    int acted = 0;
+    if (adaptive_advance_all(c->st, &acted, err)) note(c, err);
 }
 
 static int coordinate(Coordinator *c, char *err)

@@ -11,9 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/adaptive.h"
 #include "db/results.h"
 #include "engine/common.h"
+#include "experiments/adaptive.h"
 #include "experiments/claims.h"
+#include "experiments/format.h"
 #include "experiments/points.h"
 #include "experiments/sweep.h"
 
@@ -162,6 +165,30 @@ static void settings_list(StrBuf *out, int markdown, const FigureRow *figs, int 
     }
 }
 
+/* How claim c's verdict was reached over the rounds of --until-conclusive
+   (db/adaptive.h verdicts): "decided in round 3 at 1.6M tokens per run, 5
+   seeds"; at the cap, what it would still need; "" without a history. */
+static void how_reached(const VerdictRow *h, int n, const ClaimResult *c, char *out, size_t cap)
+{
+    const VerdictRow *last = NULL, *since = NULL;
+    for (int i = 0; i < n; i++) {
+        if (strcmp(h[i].claim, c->claim)) continue;
+        if (!last || strcmp(h[i].verdict, last->verdict)) since = &h[i];   /* rows come by round */
+        last = &h[i];
+    }
+    out[0] = 0;
+    if (!last) return;
+    char tokens[32];
+    fmt_short((double)since->tokens_per_run, tokens, sizeof tokens);
+    int decided = !strcmp(last->verdict, "holds") || !strcmp(last->verdict, "does not hold");
+    if (decided)
+        snprintf(out, cap, "decided in round %d at %s tokens per run, %d seed%s", since->round, tokens, since->seeds,
+                 since->seeds == 1 ? "" : "s");
+    else
+        snprintf(out, cap, "%s after round %d (%s tokens per run, %d seed%s): %s", last->verdict, last->round, tokens,
+                 last->seeds, last->seeds == 1 ? "" : "s", last->action);
+}
+
 static int one_preset(Store *s, const Preset *pr, int markdown, StrBuf *out, char *err)
 {
     if (markdown) sb_printf(out, "\n## %s (%s)\n\n%s\n", pr->name, pr->source, pr->what);
@@ -196,22 +223,44 @@ static int one_preset(Store *s, const Preset *pr, int markdown, StrBuf *out, cha
     sb_printf(out, "%ssweep %lld (%s): %d of %d jobs finished; made by\n", markdown ? "\n" : "  ", (long long)sw.id,
               sw.created_at, n_runs, n_all);
     sb_printf(out, markdown ? "\n    mixbench sweep %s\n" : "    mixbench sweep %s\n", sw.spec);
+    char tuned[512];
+    if (adaptive_tuned_summary(s, sw.id, tuned, sizeof tuned, err)) {
+        free(runs);
+        free(figs);
+        free(pts);
+        return -1;
+    }
+    if (tuned[0]) sb_printf(out, "%s%s (lr=tune: successive halving on a log grid, experiments/adaptive.h)\n",
+                            markdown ? "\n" : "  ", tuned);
+    else if (n_runs) sb_printf(out, "%slr fixed at %.3g for every run (the preset's own; a paper's lr belongs to its "
+                                    "scale, not ours)\n", markdown ? "\n" : "  ", runs[0].lr);
     if (np) points_table(out, markdown, pr->name, pts, np, figs, n_figs);
     settings_list(out, markdown, figs, n_figs);
     ClaimResult *claims = NULL;
     int n_claims = 0;
     int rc = claims_judge(s, pr->name, sw.id, &claims, &n_claims, err);
+    VerdictRow *history = NULL;
+    int n_history = 0;
+    if (!rc) rc = store_verdicts(s, sw.id, &history, &n_history, err);
     if (!rc && n_claims) {
-        sb_append(out, markdown ? "\n| claim | verdict | numbers |\n|---|---|---|\n" : "\n  Claims:\n");
+        sb_append(out, markdown ? (n_history ? "\n| claim | verdict | numbers | how it was reached |\n|---|---|---|---|\n"
+                                             : "\n| claim | verdict | numbers |\n|---|---|---|\n")
+                                : "\n  Claims:\n");
         for (int i = 0; i < n_claims; i++) {
-            if (markdown)
+            char how[700] = "";
+            if (n_history) how_reached(history, n_history, &claims[i], how, sizeof how);
+            if (markdown && n_history)
+                sb_printf(out, "| %s | **%s** | %s | %s |\n", claims[i].claim, verdict_name(claims[i].verdict),
+                          claims[i].numbers, how);
+            else if (markdown)
                 sb_printf(out, "| %s | **%s** | %s |\n", claims[i].claim, verdict_name(claims[i].verdict),
                           claims[i].numbers);
             else
-                sb_printf(out, "  [%s] %s\n      %s\n", verdict_name(claims[i].verdict), claims[i].claim,
-                          claims[i].numbers);
+                sb_printf(out, "  [%s] %s\n      %s%s%s\n", verdict_name(claims[i].verdict), claims[i].claim,
+                          claims[i].numbers, how[0] ? "\n      " : "", how);
         }
     }
+    free(history);
     free(claims);
     free(pts);
     free(figs);

@@ -20,6 +20,7 @@
 #include "db/queue_read.h"
 #include "engine/common.h"
 #include "engine/memory.h"
+#include "experiments/adaptive.h"
 
 struct Scheduler {
     SchedulerOptions o;
@@ -150,6 +151,11 @@ static void *worker_main(void *p)
         }
         if (!found) {
             int others = count_running(s, -1, 0);
+            /* an adaptive sweep may have more to run (experiments/adaptive.h) */
+            int acted = 0;
+            if (adaptive_advance_all(st, &acted, err) && !s->o.silent)
+                fprintf(stderr, "mixbench: worker: %s\n", err);
+            if (acted) continue;
             if (s->o.until_empty && others == 0) break;
             /* Every 30 s of an empty queue: jobs of workers that died since
                (on another host: whose lease ran out) are queued again. */
@@ -193,6 +199,9 @@ static void *worker_main(void *p)
             printf("run %lld %s\n", (long long)job->run_id, run_status_name(status));
             fflush(stdout);
         }
+        /* what the job's end lets an adaptive sweep decide */
+        int acted = 0;
+        if (adaptive_advance_all(st, &acted, err) && !s->o.silent) fprintf(stderr, "mixbench: worker: %s\n", err);
         count_running(s, -1, 1);
     }
     free(job);

@@ -54,6 +54,7 @@ typedef struct {
     int n_items;
     const char *variant;    /* NULL or the variant's name */
     int repeats;
+    SweepPlan plan;         /* lr=tune and its tune_* keys */
 } Parsed;
 
 /* 1 when an item of the spec sets key. */
@@ -199,12 +200,19 @@ static int split_commas(char *s, char **out, int cap)
     return n;
 }
 
-/* A key of the grammar: a config key, or (when allow_special) repeats or
-   variant. */
+/* The keys of the grammar that are not config keys: consumed by the parser. */
+static int special_key(const char *key)
+{
+    return !strcmp(key, "repeats") || !strcmp(key, "variant") || !strcmp(key, "tune_lr") ||
+           !strcmp(key, "tune_points") || !strcmp(key, "tune_share");
+}
+
+/* A key of the grammar: a config key, or (when allow_special) repeats,
+   variant or a tune_* key. */
 static int check_key(const char *key, int allow_special, const char *source, char *err)
 {
     if (!*key) return err_set(err, "sweep: '%s' has an empty key", source);
-    if (!strcmp(key, "repeats") || !strcmp(key, "variant")) {
+    if (special_key(key)) {
         if (allow_special) return 0;
         return err_set(err, "sweep: %s cannot be zipped ('%s')", key, source);
     }
@@ -218,6 +226,32 @@ static int check_value(const char *key, const char *value, char *err)
     Config scratch;
     config_defaults(&scratch);
     return config_set(&scratch, key, value, err);
+}
+
+/* lr=tune's keys: tune_lr=LO..HI, tune_points=N, tune_share=F. */
+static int parse_tune_key(Parsed *p, const char *key, const char *value, char *err)
+{
+    SweepPlan *t = &p->plan;
+    if (!strcmp(key, "tune_points")) {
+        if (text_to_int(value, 2, 64, &t->tune_points))
+            return err_set(err, "sweep: tune_points=%s must be a whole number in [2, 64]", value);
+        return 0;
+    }
+    if (!strcmp(key, "tune_share")) {
+        if (text_to_double(value, &t->tune_share) || !(t->tune_share > 0 && t->tune_share <= 1))
+            return err_set(err, "sweep: tune_share=%s must be a number in (0, 1]", value);
+        return 0;
+    }
+    /* tune_lr=LO..HI */
+    const char *dots = strstr(value, "..");
+    char lo[64];
+    if (!dots || (size_t)(dots - value) >= sizeof lo)
+        return err_set(err, "sweep: tune_lr=%s is not LO..HI (e.g. 3e-4..1e-2)", value);
+    snprintf(lo, sizeof lo, "%.*s", (int)(dots - value), value);
+    if (text_to_double(lo, &t->tune_lo) || text_to_double(dots + 2, &t->tune_hi) || !(t->tune_lo > 0) ||
+        !(t->tune_hi > t->tune_lo) || t->tune_hi > 10)
+        return err_set(err, "sweep: tune_lr=%s needs 0 < LO < HI <= 10", value);
+    return 0;
 }
 
 /* key=v1,v2,... */
@@ -238,6 +272,16 @@ static int parse_plain(Parsed *p, Item *it, char *word, char *err)
     it->n_keys = 1;
     it->keys[0] = key;
     it->n_tuples = n;
+    if (!strcmp(key, "lr") && n == 1 && !strcmp(list, "tune")) {
+        p->plan.lr_tune = 1;   /* each point's lr is searched (experiments/adaptive.h) */
+        it->n_keys = 0;
+        return 0;
+    }
+    if (!strcmp(key, "tune_lr") || !strcmp(key, "tune_points") || !strcmp(key, "tune_share")) {
+        if (n > 1) return err_set(err, "sweep: %s takes one value ('%s')", key, it->source);
+        it->n_keys = 0;
+        return parse_tune_key(p, key, list, err);
+    }
     if (!strcmp(key, "repeats") || !strcmp(key, "variant")) {
         if (n > 1) return err_set(err, "sweep: %s takes one value ('%s')", key, it->source);
         if (!strcmp(key, "variant")) {
@@ -346,6 +390,11 @@ static int parse_items(Parsed *p, const char *spec, char *err)
         }
     }
     if (!p->repeats) p->repeats = 1;
+    if (!p->plan.lr_tune && (p->plan.tune_points || p->plan.tune_share > 0 || p->plan.tune_lo > 0))
+        return err_set(err, "sweep: tune_lr, tune_points and tune_share go with lr=tune");
+    if (!p->plan.tune_points) p->plan.tune_points = 5;
+    if (!(p->plan.tune_share > 0)) p->plan.tune_share = 0.125;
+    if (!(p->plan.tune_lo > 0)) p->plan.tune_lo = 3e-4, p->plan.tune_hi = 1e-2;
     /* an axis key may appear once; a fixed key may be repeated (last wins) */
     for (int a = 0; a < p->n_items; a++)
         for (int ka = 0; ka < p->items[a].n_keys; ka++)
@@ -585,6 +634,9 @@ int sweep_parse_data(int argc, char **argv, const Config *base, const char *data
         }
     }
     out->n_jobs = (int)n_jobs;
+    out->plan = p.plan;
+    out->names_decay = names_key(&p, "decay");
+    if (p.plan.lr_tune && sweep_require_wsd(out, "lr=tune", names_key(&p, "decay"), err)) goto done;
     rc = 0;
 done:
     sb_free(&sb);
@@ -596,6 +648,57 @@ done:
         out->n_jobs = 0;
     }
     return rc;
+}
+
+void sweep_plan_json(const SweepPlan *p, StrBuf *sb)
+{
+    sb_printf(sb, "{\"until_conclusive\": %s, \"max_hours\": %.9g", p->until_conclusive ? "true" : "false",
+              p->max_hours);
+    if (p->lr_tune)
+        sb_printf(sb, ", \"lr_tune\": {\"lo\": %.9g, \"hi\": %.9g, \"points\": %d, \"share\": %.9g}", p->tune_lo,
+                  p->tune_hi, p->tune_points, p->tune_share);
+    sb_append(sb, "}");
+}
+
+int sweep_plan_parse(const char *json, SweepPlan *p, char *err)
+{
+    memset(p, 0, sizeof *p);
+    JsonValue *o = json_parse(json, strlen(json), err);
+    if (!o || o->type != JSON_OBJECT) {
+        json_free(o);
+        return err_set(err, "sweep plan: not a JSON object");
+    }
+    const JsonValue *v = json_get(o, "until_conclusive"), *h = json_get(o, "max_hours"), *t = json_get(o, "lr_tune");
+    p->until_conclusive = v && v->type == JSON_BOOL && v->number != 0;
+    p->max_hours = h && h->type == JSON_NUMBER ? h->number : 0;
+    if (t && t->type == JSON_OBJECT) {
+        const JsonValue *lo = json_get(t, "lo"), *hi = json_get(t, "hi"), *n = json_get(t, "points"),
+                        *sh = json_get(t, "share");
+        p->lr_tune = 1;
+        p->tune_lo = lo && lo->type == JSON_NUMBER ? lo->number : 3e-4;
+        p->tune_hi = hi && hi->type == JSON_NUMBER ? hi->number : 1e-2;
+        p->tune_points = n && n->type == JSON_NUMBER ? (int)n->number : 5;
+        p->tune_share = sh && sh->type == JSON_NUMBER ? sh->number : 0.125;
+    }
+    json_free(o);
+    if (p->lr_tune && (p->tune_points < 2 || !(p->tune_lo > 0) || !(p->tune_hi > p->tune_lo) || !(p->tune_share > 0)))
+        return err_set(err, "sweep plan: lr_tune out of range");
+    return 0;
+}
+
+int sweep_require_wsd(Sweep *sw, const char *why, int decay_named, char *err)
+{
+    for (int j = 0; j < sw->n_jobs; j++) {
+        Config *c = &sw->jobs[j].config;
+        if (c->decay == DECAY_WSD) continue;
+        if (decay_named)
+            return err_set(err, "sweep: %s continues runs to larger budgets, which needs decay=wsd (the spec says "
+                                "another decay)", why);
+        c->decay = DECAY_WSD;
+        if (c->seconds > 0 && c->tokens <= 0)
+            return err_set(err, "sweep: %s needs budgets in steps or tokens (decay=wsd), not seconds", why);
+    }
+    return 0;
 }
 
 void sweep_free(Sweep *s)

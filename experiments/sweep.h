@@ -25,12 +25,27 @@ typedef struct {
                                {"layers": "2", "heads": "4", "arch": "pairconnect"} */
 } SweepJob;
 
+/* What a sweep does beyond its grid (experiments/adaptive.h; stored as
+   sweeps.plan_json): lr=tune searches each point's learning rate before
+   its seeds train; --until-conclusive extends and adds seeds until the
+   preset's claims are decided or max_hours of training are spent. */
+typedef struct {
+    int lr_tune;            /* lr=tune */
+    double tune_lo, tune_hi;  /* tune_lr=LO..HI: the log grid's ends (3e-4..1e-2) */
+    int tune_points;        /* tune_points=N: values on it (5) */
+    double tune_share;      /* tune_share=F: the first rung's budget, a share of the point's (0.125) */
+    int until_conclusive;   /* `sweep --until-conclusive` */
+    double max_hours;       /* `--max-hours H`: the cap on the sweep's training (CPU hours) */
+} SweepPlan;
+
 typedef struct {
     char name[64];          /* the preset's name, or "grid" */
     char spec[2048];        /* the full spec as given / expanded from a preset */
     char axes[512];         /* JSON array of the axis keys, in order */
     SweepJob *jobs;
     int n_jobs;
+    SweepPlan plan;
+    int names_decay;        /* the spec sets decay (sweep_require_wsd) */
 } Sweep;
 
 /* Parses a preset name or a grid (argv words joined by spaces).  base holds
@@ -44,6 +59,13 @@ int sweep_parse(int argc, char **argv, const Config *base, Sweep *out, char *err
    line.  For a grid, data is simply a base key. */
 int sweep_parse_data(int argc, char **argv, const Config *base, const char *data, Sweep *out, char *err);
 void sweep_free(Sweep *s);
+/* lr=tune and --until-conclusive continue runs to larger budgets (rungs,
+   extensions), which only decay=wsd allows: every job gets decay=wsd;
+   when the spec named another decay (decay_named), refused naming why. */
+int sweep_require_wsd(Sweep *sw, const char *why, int decay_named, char *err);
+/* The plan as sweeps.plan_json stores it, and back. */
+void sweep_plan_json(const SweepPlan *p, StrBuf *sb);
+int sweep_plan_parse(const char *json, SweepPlan *p, char *err);
 
 /* A figure a seed paper reports for one point of a preset (one row of
    shared/papers/figures.csv). */

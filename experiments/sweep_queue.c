@@ -29,7 +29,16 @@ int sweep_enqueue(Store *st, const Sweep *sw, int priority, int64_t *sweep_id, c
                                         paper_setting_text(f->setting), err);
         free(coords);
     }
-    for (int i = 0; !rc && i < sw->n_jobs; i++) {
+    /* what it does beyond its grid; with lr=tune its jobs wait for their
+       points' searches, which experiments/adaptive.c queues */
+    if (!rc && (sw->plan.lr_tune || sw->plan.until_conclusive)) {
+        StrBuf plan;
+        sb_init(&plan);
+        sweep_plan_json(&sw->plan, &plan);
+        rc = sb_ok(&plan) ? store_sweep_set_plan(st, *sweep_id, plan.data, err) : err_set(err, "out of memory");
+        sb_free(&plan);
+    }
+    for (int i = 0; !rc && !sw->plan.lr_tune && i < sw->n_jobs; i++) {
         const Config *c = &sw->jobs[i].config;
         StrBuf cfg;
         sb_init(&cfg);

@@ -11,7 +11,10 @@
 #include "db/store.h"
 #include "experiments/sweep.h"
 
-/* One transaction: the sweep is queued whole, or nothing is (err says why). */
+/* One transaction: the sweep is queued whole, or nothing is (err says why).
+   A sweep with a plan (lr=tune, --until-conclusive) records it; with
+   lr=tune no job is queued here: adaptive_advance (experiments/adaptive.h)
+   queues each point's search, then its seeds. */
 int sweep_enqueue(Store *st, const Sweep *sw, int priority, int64_t *sweep_id, char *err);
 
 /* The demo a first launch offers: a few architectures on builtin:stories,

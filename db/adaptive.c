@@ -1,0 +1,247 @@
+/*
+ * adaptive.c — the store's side of adaptive sweeps (adaptive.h).
+ */
+#include "db/adaptive.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/store_internal.h"
+#include "engine/common.h"
+
+int store_sweep_plan(Store *s, int64_t sweep_id, SweepPlanRow *out, int *found, char *err)
+{
+    const char *what = "read a sweep's plan";
+    sqlite3_stmt *st;
+    memset(out, 0, sizeof *out);
+    if (store_prepare_ints(s, "SELECT id, name, spec, coalesce(plan_json, ''), round, coalesce(concluded, '')"
+                              "  FROM sweeps WHERE id = ?1", &sweep_id, 1, &st, what, err))
+        return -1;
+    int rc = sqlite3_step(st);
+    *found = rc == SQLITE_ROW;
+    if (*found) {
+        out->id = sqlite3_column_int64(st, 0);
+        store_column_copy(out->name, sizeof out->name, st, 1);
+        store_column_copy(out->spec, sizeof out->spec, st, 2);
+        store_column_copy(out->plan_json, sizeof out->plan_json, st, 3);
+        out->round = sqlite3_column_int(st, 4);
+        store_column_copy(out->concluded, sizeof out->concluded, st, 5);
+    }
+    return store_finish(s, st, rc, what, err);
+}
+
+int store_adaptive_sweeps(Store *s, int64_t **ids, int *n, char *err)
+{
+    const char *what = "read adaptive sweeps";
+    sqlite3_stmt *st;
+    *ids = NULL;
+    *n = 0;
+    if (store_prepare(s, "SELECT id FROM sweeps WHERE plan_json IS NOT NULL AND concluded IS NULL ORDER BY id", &st,
+                      what, err))
+        return -1;
+    int rc, cap = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (store_grow((void **)ids, &cap, *n + 1, sizeof **ids, err)) {
+            (void)sqlite3_finalize(st);
+            return -1;
+        }
+        (*ids)[(*n)++] = sqlite3_column_int64(st, 0);
+    }
+    return store_finish(s, st, rc, what, err);
+}
+
+void adaptive_runs_free(AdaptiveRun *runs, int n)
+{
+    for (int i = 0; runs && i < n; i++) free(runs[i].config_json);
+    free(runs);
+}
+
+int store_adaptive_runs(Store *s, int64_t sweep_id, AdaptiveRun **out, int *n, char *err)
+{
+    const char *what = "read a sweep's runs";
+    sqlite3_stmt *st;
+    *out = NULL;
+    *n = 0;
+    if (store_prepare_ints(s,
+                           "SELECT r.id, r.status, r.role IS NOT NULL,"
+                           "       CASE WHEN r.role IS NULL THEN json_remove(r.coords_json, '$.seed')"
+                           "            ELSE json_remove(r.coords_json, '$.seed', '$.lr') END,"
+                           "       r.coords_json, r.config_json, json_extract(r.config_json, '$.lr'), r.seed,"
+                           "       r.total_steps, x.tokens_seen, x.valid_loss,"
+                           "       coalesce(x.wall_seconds, 0) * max(coalesce(r.threads, 1), 1)"
+                           "  FROM runs r JOIN results x ON x.id = r.id WHERE r.sweep_id = ?1 ORDER BY r.id",
+                           &sweep_id, 1, &st, what, err))
+        return -1;
+    int rc, cap = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (store_grow((void **)out, &cap, *n + 1, sizeof **out, err)) {
+            (void)sqlite3_finalize(st);
+            adaptive_runs_free(*out, *n);
+            *out = NULL;
+            *n = 0;
+            return -1;
+        }
+        AdaptiveRun *r = &(*out)[(*n)++];
+        r->id = sqlite3_column_int64(st, 0);
+        r->status = store_column_status(st, 1);
+        r->is_search = sqlite3_column_int(st, 2);
+        store_column_copy(r->point, sizeof r->point, st, 3);
+        store_column_copy(r->coords, sizeof r->coords, st, 4);
+        const unsigned char *cfg = sqlite3_column_text(st, 5);
+        r->config_json = strdup(cfg ? (const char *)cfg : "{}");
+        r->lr = store_column_real(st, 6);
+        r->seed = sqlite3_column_int64(st, 7);
+        r->total_steps = sqlite3_column_int64(st, 8);
+        r->tokens = store_column_real(st, 9);
+        r->valid_loss = store_column_real(st, 10);
+        r->cpu_seconds = store_column_real(st, 11);
+        if (!r->config_json) rc = SQLITE_NOMEM;
+        if (rc == SQLITE_NOMEM) break;
+    }
+    if (store_finish(s, st, rc, what, err)) {
+        adaptive_runs_free(*out, *n);
+        *out = NULL;
+        *n = 0;
+        return -1;
+    }
+    return 0;
+}
+
+/* One text value of sql with text parameters. */
+static int json_value(Store *s, const char *sql, const char *const *params, int n_params, char *out, int cap,
+                      char *err)
+{
+    const char *what = "rewrite coordinates";
+    sqlite3_stmt *st;
+    if (store_prepare(s, sql, &st, what, err)) return -1;
+    for (int i = 0; i < n_params; i++)
+        if (store_bind_text(st, i + 1, params[i]) != SQLITE_OK) {
+            store_fail(s, err, what);
+            (void)sqlite3_finalize(st);
+            return -1;
+        }
+    int rc = sqlite3_step(st);
+    out[0] = 0;
+    if (rc == SQLITE_ROW) store_column_copy(out, (size_t)cap, st, 0);
+    return store_finish(s, st, rc, what, err);
+}
+
+int store_json_point(Store *s, const char *coords, char *out, int cap, char *err)
+{
+    const char *p[1] = {coords};
+    return json_value(s, "SELECT json_remove(json(?1), '$.seed')", p, 1, out, cap, err);
+}
+
+int store_json_with(Store *s, const char *point, const char *key, const char *value, char *out, int cap, char *err)
+{
+    char path[80];
+    snprintf(path, sizeof path, "$.%s", key);
+    const char *p[3] = {point, path, value};
+    return json_value(s, "SELECT json_set(json(?1), ?2, ?3)", p, 3, out, cap, err);
+}
+
+int store_run_set_role(Store *s, int64_t run_id, const char *role, char *err)
+{
+    const char *what = "set a run's role";
+    sqlite3_stmt *st;
+    if (store_prepare(s, "UPDATE runs SET role = ?2 WHERE id = ?1", &st, what, err)) return -1;
+    if (sqlite3_bind_int64(st, 1, run_id) != SQLITE_OK || store_bind_text(st, 2, role) != SQLITE_OK) {
+        store_fail(s, err, what);
+        (void)sqlite3_finalize(st);
+        return -1;
+    }
+    return store_update_run(s, st, run_id, what, err);
+}
+
+int store_tuned_lrs(Store *s, int64_t sweep_id, TunedLr **out, int *n, char *err)
+{
+    const char *what = "read tuned learning rates";
+    sqlite3_stmt *st;
+    *out = NULL;
+    *n = 0;
+    if (store_prepare_ints(s, "SELECT point, arch, lr, trials FROM tuned_lrs WHERE sweep_id = ?1 ORDER BY created_at",
+                           &sweep_id, 1, &st, what, err))
+        return -1;
+    int rc, cap = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (store_grow((void **)out, &cap, *n + 1, sizeof **out, err)) {
+            (void)sqlite3_finalize(st);
+            free(*out);
+            *out = NULL;
+            return -1;
+        }
+        TunedLr *t = &(*out)[(*n)++];
+        store_column_copy(t->point, sizeof t->point, st, 0);
+        store_column_copy(t->arch, sizeof t->arch, st, 1);
+        t->lr = sqlite3_column_double(st, 2);
+        t->trials = sqlite3_column_int(st, 3);
+    }
+    return store_finish(s, st, rc, what, err);
+}
+
+int store_tuned_lr_put(Store *s, int64_t sweep_id, const TunedLr *t, char *err)
+{
+    const char *what = "record a tuned learning rate";
+    sqlite3_stmt *st;
+    if (store_prepare(s, "INSERT OR REPLACE INTO tuned_lrs (sweep_id, point, arch, lr, trials)"
+                         " VALUES (?1, json(?2), ?3, ?4, ?5)", &st, what, err))
+        return -1;
+    if (sqlite3_bind_int64(st, 1, sweep_id) != SQLITE_OK || store_bind_text(st, 2, t->point) != SQLITE_OK ||
+        store_bind_text(st, 3, t->arch) != SQLITE_OK || sqlite3_bind_double(st, 4, t->lr) != SQLITE_OK ||
+        sqlite3_bind_int(st, 5, t->trials) != SQLITE_OK) {
+        store_fail(s, err, what);
+        (void)sqlite3_finalize(st);
+        return -1;
+    }
+    return store_step_done(s, st, what, err);
+}
+
+int store_verdict_put(Store *s, int64_t sweep_id, const VerdictRow *v, char *err)
+{
+    const char *what = "record a verdict";
+    sqlite3_stmt *st;
+    if (store_prepare(s, "INSERT OR REPLACE INTO verdicts (sweep_id, round, claim, verdict, numbers, tokens_per_run,"
+                         " seeds, action) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)", &st, what, err))
+        return -1;
+    if (sqlite3_bind_int64(st, 1, sweep_id) != SQLITE_OK || sqlite3_bind_int(st, 2, v->round) != SQLITE_OK ||
+        store_bind_text(st, 3, v->claim) != SQLITE_OK || store_bind_text(st, 4, v->verdict) != SQLITE_OK ||
+        store_bind_text(st, 5, v->numbers) != SQLITE_OK || sqlite3_bind_int64(st, 6, v->tokens_per_run) != SQLITE_OK ||
+        sqlite3_bind_int(st, 7, v->seeds) != SQLITE_OK || store_bind_text(st, 8, v->action[0] ? v->action : NULL)) {
+        store_fail(s, err, what);
+        (void)sqlite3_finalize(st);
+        return -1;
+    }
+    return store_step_done(s, st, what, err);
+}
+
+int store_verdicts(Store *s, int64_t sweep_id, VerdictRow **out, int *n, char *err)
+{
+    const char *what = "read verdicts";
+    sqlite3_stmt *st;
+    *out = NULL;
+    *n = 0;
+    if (store_prepare_ints(s, "SELECT round, claim, verdict, coalesce(numbers, ''), coalesce(tokens_per_run, 0),"
+                              " coalesce(seeds, 0), coalesce(action, '') FROM verdicts WHERE sweep_id = ?1"
+                              " ORDER BY claim, round", &sweep_id, 1, &st, what, err))
+        return -1;
+    int rc, cap = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (store_grow((void **)out, &cap, *n + 1, sizeof **out, err)) {
+            (void)sqlite3_finalize(st);
+            free(*out);
+            *out = NULL;
+            return -1;
+        }
+        VerdictRow *v = &(*out)[(*n)++];
+        v->round = sqlite3_column_int(st, 0);
+        store_column_copy(v->claim, sizeof v->claim, st, 1);
+        store_column_copy(v->verdict, sizeof v->verdict, st, 2);
+        store_column_copy(v->numbers, sizeof v->numbers, st, 3);
+        v->tokens_per_run = sqlite3_column_int64(st, 4);
+        v->seeds = sqlite3_column_int(st, 5);
+        store_column_copy(v->action, sizeof v->action, st, 6);
+    }
+    return store_finish(s, st, rc, what, err);
+}

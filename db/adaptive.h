@@ -1,0 +1,85 @@
+/*
+ * adaptive.h — the store's side of sweeps that decide what to run next
+ * (experiments/adaptive.h): their plan and round, their runs as the
+ * controller reads them (point, lr, budget, final valid loss, CPU time),
+ * the lr each point's search chose (tuned_lrs), the verdict history
+ * (verdicts), and the few writes the controller makes besides queueing and
+ * extending (a run's role).
+ *
+ * Not for: deciding anything (experiments/adaptive.c).
+ */
+#ifndef MIXBENCH_DB_ADAPTIVE_H
+#define MIXBENCH_DB_ADAPTIVE_H
+
+#include <stdint.h>
+
+#include "db/status.h"
+#include "db/store.h"
+
+/* A sweeps row's plan: plan_json ("" for a plain sweep), round, why its
+   rounds stopped ("" while going), and the rest of the row. */
+typedef struct {
+    int64_t id;
+    char name[64];
+    char spec[2048];
+    char plan_json[1024];
+    int round;
+    char concluded[512];
+} SweepPlanRow;
+
+int store_sweep_plan(Store *s, int64_t sweep_id, SweepPlanRow *out, int *found, char *err);
+/* The sweeps with a plan whose rounds have not stopped, oldest first. */
+int store_adaptive_sweeps(Store *s, int64_t **ids, int *n, char *err);
+
+/* A run of a sweep as the controller reads it. */
+typedef struct {
+    int64_t id;
+    RunStatus status;
+    int is_search;              /* role 'lr-search' */
+    char point[512];            /* coords_json without seed (and, for a trial, lr), as SQLite's json() writes it */
+    char coords[512];           /* coords_json */
+    char *config_json;          /* malloc'd */
+    double lr;
+    int64_t seed, total_steps;  /* runs.total_steps (the controller puts its config's budget there) */
+    double tokens;              /* training tokens seen */
+    double valid_loss;          /* the last valid evaluation; NAN none */
+    double cpu_seconds;         /* training seconds x threads */
+} AdaptiveRun;
+
+int store_adaptive_runs(Store *s, int64_t sweep_id, AdaptiveRun **out, int *n, char *err);
+void adaptive_runs_free(AdaptiveRun *runs, int n);
+
+/* coords (a JSON object) without its seed, as the points of
+   store_adaptive_runs are written. */
+int store_json_point(Store *s, const char *coords, char *out, int cap, char *err);
+/* point (a JSON object) with "key": "value" set, into out. */
+int store_json_with(Store *s, const char *point, const char *key, const char *value, char *out, int cap, char *err);
+
+/* runs.role ('lr-search' or NULL). */
+int store_run_set_role(Store *s, int64_t run_id, const char *role, char *err);
+
+/* The lr each point's search chose. */
+typedef struct {
+    char point[512];
+    char arch[32];
+    double lr;
+    int trials;
+} TunedLr;
+int store_tuned_lrs(Store *s, int64_t sweep_id, TunedLr **out, int *n, char *err);
+int store_tuned_lr_put(Store *s, int64_t sweep_id, const TunedLr *t, char *err);
+
+/* One claim's verdict in one round (verdicts). */
+typedef struct {
+    int round;
+    char claim[512];
+    char verdict[32];
+    char numbers[2048];
+    int64_t tokens_per_run;
+    int seeds;
+    char action[512];
+} VerdictRow;
+int store_verdict_put(Store *s, int64_t sweep_id, const VerdictRow *v, char *err);
+/* A sweep's history, by claim then round.  *out malloc'd. */
+int store_verdicts(Store *s, int64_t sweep_id, VerdictRow **out, int *n, char *err);
+
+#endif

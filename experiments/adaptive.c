@@ -1,0 +1,486 @@
+/*
+ * adaptive.c — the controller of adaptive sweeps (adaptive.h): lr=tune's
+ * successive halving per point, and --until-conclusive's rounds.
+ */
+#include "experiments/adaptive.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/adaptive.h"
+#include "db/jobs.h"
+#include "db/results.h"
+#include "engine/common.h"
+#include "engine/config.h"
+#include "engine/io/json.h"
+#include "engine/optim.h"
+#include "experiments/claims.h"
+#include "experiments/extend.h"
+#include "experiments/points.h"
+#include "experiments/sweep.h"
+
+/* Everything one step of a sweep's plan reads. */
+typedef struct {
+    Store *s;
+    SweepPlanRow row;
+    SweepPlan plan;
+    AdaptiveRun *runs;
+    int n_runs;
+    int acted;
+} Step;
+
+double adaptive_search_runs(int points, double share, double cooldown)
+{
+    /* as search_step: the better half (ceil) continues while more than one would */
+    double total = points * share, budget = share;
+    for (int n = points, keep; (keep = (n + 1) / 2) > 1; n = keep, budget *= 2)
+        total += keep * (2 * budget - (1 - cooldown) * budget);
+    return total;
+}
+
+double adaptive_grid_lr(double lo, double hi, int k, int n)
+{
+    return n < 2 ? lo : lo * pow(hi / lo, (double)k / (n - 1));
+}
+
+static int finished(RunStatus st)
+{
+    return st == RUN_DONE || st == RUN_FAILED || st == RUN_DIVERGED || st == RUN_CANCELLED;
+}
+
+static int pending(RunStatus st)
+{
+    return st == RUN_QUEUED || st == RUN_RUNNING || st == RUN_PAUSED;
+}
+
+/* A config from a run's stored JSON. */
+static int config_of(const char *json, Config *c, char *err)
+{
+    config_defaults(c);
+    JsonValue *o = json_parse(json, strlen(json), err);
+    int rc = !o || config_from_json(c, o, 1, err);
+    json_free(o);
+    return rc ? -1 : 0;
+}
+
+/* Queues c as a job of the sweep at coords (role: NULL or "lr-search"). */
+static int queue(Step *st, const Config *c, const char *coords, const char *role, char *err)
+{
+    StrBuf cfg;
+    sb_init(&cfg);
+    config_to_json(c, &cfg);
+    RunInfo info = {0};
+    info.arch = c->arch, info.task = c->task, info.data = c->data, info.tokenizer = c->tokenizer;
+    info.config_json = cfg.data;
+    info.seed = c->seed, info.threads = c->threads;
+    info.d = c->d, info.layers = c->layers, info.heads = c->heads, info.n_ctx = c->n_ctx, info.vocab = c->vocab;
+    int64_t id = 0;
+    int rc = sb_ok(&cfg) ? store_job_enqueue(st->s, &info, st->row.id, coords, 0, &id, err) : err_set(err, "out of memory");
+    sb_free(&cfg);
+    if (rc == 0 && role) rc = store_run_set_role(st->s, id, role, err);
+    st->acted = 1;
+    return rc;
+}
+
+/* The runs of the sweep, each with its budget in steps from its config
+   (runs.total_steps is 0 until a job starts). */
+static int load_runs(Step *st, char *err)
+{
+    adaptive_runs_free(st->runs, st->n_runs);
+    st->runs = NULL;
+    if (store_adaptive_runs(st->s, st->row.id, &st->runs, &st->n_runs, err)) return -1;
+    for (int i = 0; i < st->n_runs; i++) {
+        Config c;
+        if (config_of(st->runs[i].config_json, &c, err)) return -1;
+        st->runs[i].total_steps = config_total_steps(&c);
+    }
+    return 0;
+}
+
+/* ---- lr=tune -------------------------------------------------------------- */
+
+/* "steps=N" or "tokens=N": twice run r's budget (its trials and its
+   extensions keep the budget's kind). */
+static int doubled_budget(const AdaptiveRun *r, char *out, size_t cap, char *err)
+{
+    Config c;
+    if (config_of(r->config_json, &c, err)) return -1;
+    if (c.tokens > 0) snprintf(out, cap, "tokens=%lld", (long long)(2 * c.tokens));
+    else snprintf(out, cap, "steps=%lld", (long long)(2 * config_total_steps(&c)));
+    return 0;
+}
+
+static int extend_run(Step *st, const AdaptiveRun *r, char *err)
+{
+    char budget[64];
+    Extension x;
+    if (doubled_budget(r, budget, sizeof budget, err) || run_extend(st->s, r->id, budget, &x, err)) return -1;
+    st->acted = 1;
+    return 0;
+}
+
+/* The first rung of point p: tune_points trials of its first job's config at
+   lr values on the log grid, tune_share of its budget. */
+static int queue_trials(Step *st, const SweepJob *job, const char *point, char *err)
+{
+    const SweepPlan *pl = &st->plan;
+    for (int k = 0; k < pl->tune_points; k++) {
+        Config c = job->config;
+        c.lr = adaptive_grid_lr(pl->tune_lo, pl->tune_hi, k, pl->tune_points);
+        int64_t per_step = (int64_t)c.batch * c.n_ctx;
+        if (c.tokens > 0) c.tokens = (int64_t)fmax((double)per_step, round(pl->tune_share * (double)c.tokens));
+        else c.steps = (int64_t)fmax(2, round(pl->tune_share * (double)c.steps));
+        c.decay = DECAY_WSD;
+        c.eval_every = 0;   /* the rung ranks the final valid loss */
+        char lr[32], coords[600];
+        snprintf(lr, sizeof lr, "%.3g", c.lr);
+        if (store_json_with(st->s, point, "lr", lr, coords, sizeof coords, err) ||
+            queue(st, &c, coords, "lr-search", err))
+            return -1;
+    }
+    return 0;
+}
+
+static int by_loss(const void *a, const void *b)
+{
+    const AdaptiveRun *x = *(AdaptiveRun *const *)a, *y = *(AdaptiveRun *const *)b;
+    double lx = isfinite(x->valid_loss) ? x->valid_loss : INFINITY, ly = isfinite(y->valid_loss) ? y->valid_loss : INFINITY;
+    if (lx != ly) return lx < ly ? -1 : 1;
+    return x->lr < y->lr ? -1 : x->lr > y->lr;
+}
+
+/* One step of point's search: 0 with *lr set once it has a winner, 0 with
+   *lr NAN while its trials train (or were just queued or extended). */
+static int search_step(Step *st, const SweepJob *first, const char *point, double *lr, int *trials, char *err)
+{
+    *lr = NAN;
+    AdaptiveRun *at[64];
+    int n = 0, any = 0;
+    int64_t budget = 0;
+    for (int i = 0; i < st->n_runs; i++) {
+        const AdaptiveRun *r = &st->runs[i];
+        if (!r->is_search || strcmp(r->point, point)) continue;
+        any++;
+        if (r->total_steps > budget) budget = r->total_steps;
+    }
+    *trials = any;
+    if (!any) return queue_trials(st, first, point, err);
+    for (int i = 0; i < st->n_runs && n < 64; i++) {
+        AdaptiveRun *r = &st->runs[i];
+        if (!r->is_search || strcmp(r->point, point) || r->total_steps != budget) continue;
+        if (!finished(r->status)) return 0;   /* the rung still trains */
+        at[n++] = r;
+    }
+    qsort(at, (size_t)n, sizeof at[0], by_loss);
+    int keep = (n + 1) / 2;
+    if (keep <= 1) {
+        *lr = at[0]->lr;
+        return 0;
+    }
+    for (int k = 0; k < keep; k++)
+        if (extend_run(st, at[k], err)) return -1;
+    return 0;
+}
+
+/* The point's own jobs, with the learning rate its search chose. */
+static int queue_point(Step *st, const Sweep *sw, const char *point, double lr, char *err)
+{
+    for (int j = 0; j < sw->n_jobs; j++) {
+        char p[512];
+        if (store_json_point(st->s, sw->jobs[j].coords, p, sizeof p, err)) return -1;
+        if (strcmp(p, point)) continue;
+        Config c = sw->jobs[j].config;
+        c.lr = lr;
+        if (queue(st, &c, sw->jobs[j].coords, NULL, err)) return -1;
+    }
+    return 0;
+}
+
+/* lr=tune over every point of the sweep; *waiting 1 while a search goes on. */
+static int tune(Step *st, int *waiting, char *err)
+{
+    *waiting = 0;
+    Sweep sw;
+    char *argv[1] = {st->row.spec};
+    Config base;
+    config_defaults(&base);
+    if (sweep_parse(1, argv, &base, &sw, err)) return -1;
+    TunedLr *tuned = NULL;
+    int n_tuned = 0, rc = store_tuned_lrs(st->s, st->row.id, &tuned, &n_tuned, err);
+    char done[64][512];
+    int n_done = 0;
+    for (int j = 0; rc == 0 && j < sw.n_jobs; j++) {
+        char point[512];
+        if ((rc = store_json_point(st->s, sw.jobs[j].coords, point, sizeof point, err))) break;
+        int seen = 0;
+        for (int k = 0; k < n_done && !seen; k++) seen = !strcmp(done[k], point);
+        for (int k = 0; k < n_tuned && !seen; k++) seen = !strcmp(tuned[k].point, point);
+        if (seen) continue;
+        if (n_done < 64) snprintf(done[n_done++], sizeof done[0], "%s", point);
+        double lr;
+        int trials;
+        if ((rc = search_step(st, &sw.jobs[j], point, &lr, &trials, err))) break;
+        if (!isfinite(lr)) {
+            *waiting = 1;
+            continue;
+        }
+        TunedLr t = {"", "", lr, trials};
+        snprintf(t.point, sizeof t.point, "%s", point);
+        snprintf(t.arch, sizeof t.arch, "%s", sw.jobs[j].config.arch);
+        rc = store_tuned_lr_put(st->s, st->row.id, &t, err) || queue_point(st, &sw, point, lr, err);
+    }
+    free(tuned);
+    sweep_free(&sw);
+    return rc;
+}
+
+/* ---- --until-conclusive --------------------------------------------------- */
+
+/* Run r's coordinates as pairs, for coords_select. */
+static int run_pairs(const AdaptiveRun *r, CoordPair *pairs, int *n)
+{
+    char e[ERR_LEN];
+    *n = 0;
+    JsonValue *o = json_parse(r->coords, strlen(r->coords), e);
+    if (!o) return -1;
+    for (int k = 0; k < o->count && *n < RESULT_MAX_COORDS; k++) {
+        if (o->items[k].type != JSON_STRING) continue;
+        snprintf(pairs[*n].key, sizeof pairs[*n].key, "%s", o->keys[k]);
+        snprintf(pairs[*n].value, sizeof pairs[*n].value, "%s", o->items[k].string);
+        (*n)++;
+    }
+    json_free(o);
+    return 0;
+}
+
+/* 1 when run r is one of the sweep's own finished runs at the point sel names. */
+static int at_point(const AdaptiveRun *r, const char *sel)
+{
+    CoordPair pairs[RESULT_MAX_COORDS];
+    int n;
+    return !r->is_search && r->status == RUN_DONE && run_pairs(r, pairs, &n) == 0 && coords_select(pairs, n, sel);
+}
+
+/* The points a round acts on (selectors), each once. */
+typedef struct {
+    char sel[2 * CLAIM_MAX_POINTS][CLAIM_SELECTOR_LEN];
+    int n;
+} PointSet;
+
+static void set_add(PointSet *ps, const char *sel)
+{
+    for (int i = 0; i < ps->n; i++)
+        if (!strcmp(ps->sel[i], sel)) return;
+    if (ps->n < 2 * CLAIM_MAX_POINTS) snprintf(ps->sel[ps->n++], CLAIM_SELECTOR_LEN, "%s", sel);
+}
+
+static int set_has(const PointSet *ps, const char *sel)
+{
+    for (int i = 0; i < ps->n; i++)
+        if (!strcmp(ps->sel[i], sel)) return 1;
+    return 0;
+}
+
+/* CPU seconds the round's actions would take: an extended run trains from
+   its cool-down's start D to 2S (its time so far x (2S - D) / S); a new
+   seed as long as the point's runs took on average (twice that when the
+   point is extended too). */
+static double round_cost(const Step *st, const PointSet *extend, const PointSet *seeds)
+{
+    double cost = 0;
+    for (int p = 0; p < extend->n; p++)
+        for (int i = 0; i < st->n_runs; i++) {
+            const AdaptiveRun *r = &st->runs[i];
+            Config c;
+            char e[ERR_LEN];
+            if (!at_point(r, extend->sel[p]) || config_of(r->config_json, &c, e)) continue;
+            int64_t S = config_total_steps(&c);
+            double D = (double)wsd_cooldown_start(&c, S);
+            cost += S > 0 ? r->cpu_seconds * (2.0 * (double)S - D) / (double)S : r->cpu_seconds;
+        }
+    for (int p = 0; p < seeds->n; p++) {
+        int k = 0;
+        double sum = 0;
+        for (int i = 0; i < st->n_runs; i++)
+            if (at_point(&st->runs[i], seeds->sel[p])) k++, sum += st->runs[i].cpu_seconds;
+        if (k) cost += ADAPTIVE_ADD_SEEDS * (sum / k) * (set_has(extend, seeds->sel[p]) ? 2 : 1);
+    }
+    return cost;
+}
+
+/* ADAPTIVE_ADD_SEEDS new seeds at the point sel names, each a copy of one
+   of its runs (its stored config, the budget of an extension included)
+   with the next unused seeds. */
+static int add_seeds(Step *st, const char *sel, char *err)
+{
+    const AdaptiveRun *model = NULL;
+    int64_t max_seed = 0;
+    for (int i = 0; i < st->n_runs; i++) {
+        const AdaptiveRun *r = &st->runs[i];
+        if (!at_point(r, sel)) continue;
+        if (!model) model = r;
+        if (r->seed > max_seed) max_seed = r->seed;
+    }
+    if (!model) return 0;
+    for (int k = 1; k <= ADAPTIVE_ADD_SEEDS; k++) {
+        Config c;
+        char seed[32], coords[600];
+        if (config_of(model->config_json, &c, err)) return -1;
+        c.seed = max_seed + k;
+        snprintf(seed, sizeof seed, "%lld", (long long)c.seed);
+        if (store_json_with(st->s, model->coords, "seed", seed, coords, sizeof coords, err) ||
+            queue(st, &c, coords, NULL, err))
+            return -1;
+    }
+    return 0;
+}
+
+/* "arch=mixer d=128; arch=attention d=128" of a set (at most cap bytes). */
+static void set_text(const PointSet *ps, char *out, size_t cap)
+{
+    size_t len = 0;
+    out[0] = 0;
+    for (int i = 0; i < ps->n && len < cap; i++)
+        len += (size_t)snprintf(out + len, cap - len, "%s%s", i ? "; " : "", ps->sel[i][0] ? ps->sel[i] : "the sweep");
+}
+
+/* One round: judge, record, and act (or conclude). */
+static int conclude_round(Step *st, char *err)
+{
+    for (int i = 0; i < st->n_runs; i++)
+        if (pending(st->runs[i].status)) return 0;   /* the round still trains */
+    ClaimResult *res = NULL;
+    int n = 0;
+    if (claims_judge(st->s, st->row.name, st->row.id, &res, &n, err)) return -1;
+    if (n == 0) {
+        free(res);
+        st->acted = 1;
+        return store_sweep_set_round(st->s, st->row.id, st->row.round, "no claims of this sweep's preset to judge", err);
+    }
+    PointSet extend = {.n = 0}, seeds = {.n = 0};
+    int undecided = 0;
+    for (int i = 0; i < n; i++) {
+        const ClaimResult *c = &res[i];
+        if (c->verdict == VERDICT_INCONCLUSIVE)
+            for (int k = 0; k < c->n_unlearned; k++) set_add(&extend, c->unlearned[k]);
+        if (c->verdict == VERDICT_WITHIN_NOISE && c->min_seeds < ADAPTIVE_MAX_SEEDS)
+            for (int k = 0; k < c->n_noisy; k++) set_add(&seeds, c->noisy[k]);
+        undecided += c->verdict != VERDICT_HOLDS && c->verdict != VERDICT_FAILS;
+    }
+    double spent = 0;
+    for (int i = 0; i < st->n_runs; i++) spent += st->runs[i].cpu_seconds;
+    double cost = round_cost(st, &extend, &seeds), cap = st->plan.max_hours * 3600;
+    int act = extend.n + seeds.n > 0, over = act && cap > 0 && spent + cost > cap;
+    char why[512] = "";
+    if (over)
+        snprintf(why, sizeof why, "cap: %.1f of %.1f CPU hours spent; the next round needs about %.1f more", spent / 3600,
+                 cap / 3600, cost / 3600);
+    else if (!act)
+        snprintf(why, sizeof why, undecided ? "%d claim%s that more budget or seeds cannot decide" : "every claim decided",
+                 undecided, undecided == 1 ? "" : "s");
+    int rc = 0;
+    for (int i = 0; rc == 0 && i < n; i++) {
+        const ClaimResult *c = &res[i];
+        VerdictRow v = {.round = st->row.round, .tokens_per_run = (int64_t)c->max_tokens, .seeds = c->min_seeds};
+        snprintf(v.claim, sizeof v.claim, "%s", c->claim);
+        snprintf(v.verdict, sizeof v.verdict, "%s", verdict_name(c->verdict));
+        snprintf(v.numbers, sizeof v.numbers, "%s", c->numbers);
+        PointSet own = {.n = 0};
+        if (c->verdict == VERDICT_INCONCLUSIVE)
+            for (int k = 0; k < c->n_unlearned; k++) set_add(&own, c->unlearned[k]);
+        if (c->verdict == VERDICT_WITHIN_NOISE && c->min_seeds < ADAPTIVE_MAX_SEEDS)
+            for (int k = 0; k < c->n_noisy; k++) set_add(&own, c->noisy[k]);
+        char points[400];
+        set_text(&own, points, sizeof points);
+        if (c->verdict == VERDICT_HOLDS || c->verdict == VERDICT_FAILS) snprintf(v.action, sizeof v.action, "decided");
+        else if (!own.n) snprintf(v.action, sizeof v.action, "nothing more decides it");
+        else if (over) snprintf(v.action, sizeof v.action, "%s; would %s: %s", why,
+                                c->verdict == VERDICT_INCONCLUSIVE ? "extend x2" : "add 2 seeds", points);
+        else snprintf(v.action, sizeof v.action, "%s: %s", c->verdict == VERDICT_INCONCLUSIVE ? "extend x2" : "add 2 seeds",
+                      points);
+        rc = store_verdict_put(st->s, st->row.id, &v, err);
+    }
+    free(res);
+    if (rc) return -1;
+    st->acted = 1;
+    if (!act || over) return store_sweep_set_round(st->s, st->row.id, st->row.round, why, err);
+    for (int i = 0; i < st->n_runs; i++)
+        for (int p = 0; p < extend.n; p++)
+            if (at_point(&st->runs[i], extend.sel[p]) && extend_run(st, &st->runs[i], err)) return -1;
+    /* the new seeds copy a run as it is now: extended ones with their new budget */
+    if (extend.n && load_runs(st, err)) return -1;
+    for (int p = 0; p < seeds.n; p++)
+        if (add_seeds(st, seeds.sel[p], err)) return -1;
+    return store_sweep_set_round(st->s, st->row.id, st->row.round + 1, NULL, err);
+}
+
+/* ---- the step ------------------------------------------------------------ */
+
+static int step_body(Step *st, char *err)
+{
+    if (load_runs(st, err)) return -1;
+    int waiting = 0;
+    if (st->plan.lr_tune && tune(st, &waiting, err)) return -1;
+    if (waiting || !st->plan.until_conclusive) return 0;
+    if (st->acted) return 0;   /* the jobs just queued train first */
+    return conclude_round(st, err);
+}
+
+int adaptive_advance(Store *s, int64_t sweep_id, int *acted, char *err)
+{
+    Step st;
+    memset(&st, 0, sizeof st);
+    st.s = s;
+    int found = 0;
+    const char *what = "advance an adaptive sweep";
+    if (store_begin(s, what, err)) return -1;
+    int rc = store_sweep_plan(s, sweep_id, &st.row, &found, err);
+    if (rc == 0 && found && st.row.plan_json[0] && !st.row.concluded[0]) {
+        rc = sweep_plan_parse(st.row.plan_json, &st.plan, err);
+        if (rc == 0) rc = step_body(&st, err);
+    }
+    adaptive_runs_free(st.runs, st.n_runs);
+    if (store_end(s, rc, what, err)) return -1;
+    if (acted) *acted |= st.acted;
+    return 0;
+}
+
+int adaptive_advance_all(Store *s, int *acted, char *err)
+{
+    int64_t *ids = NULL;
+    int n = 0;
+    if (acted) *acted = 0;
+    if (store_adaptive_sweeps(s, &ids, &n, err)) return -1;
+    int rc = 0;
+    for (int i = 0; rc == 0 && i < n; i++) rc = adaptive_advance(s, ids[i], acted, err);
+    free(ids);
+    return rc;
+}
+
+int adaptive_tuned_summary(Store *s, int64_t sweep_id, char *out, int cap, char *err)
+{
+    TunedLr *t = NULL;
+    int n = 0;
+    out[0] = 0;
+    if (store_tuned_lrs(s, sweep_id, &t, &n, err)) return -1;
+    int len = 0;
+    for (int i = 0; i < n && len < cap; i++) {
+        int first = 1;
+        double lo = t[i].lr, hi = t[i].lr;
+        for (int j = 0; j < n; j++) {
+            if (strcmp(t[j].arch, t[i].arch)) continue;
+            if (j < i) first = 0;
+            lo = fmin(lo, t[j].lr);
+            hi = fmax(hi, t[j].lr);
+        }
+        if (!first) continue;
+        if (lo == hi) len += snprintf(out + len, (size_t)(cap - len), "%s%s %.2g", len ? ", " : "lr tuned per architecture: ",
+                                      t[i].arch, lo);
+        else len += snprintf(out + len, (size_t)(cap - len), "%s%s %.2g to %.2g", len ? ", " : "lr tuned per architecture: ",
+                             t[i].arch, lo, hi);
+    }
+    free(t);
+    return 0;
+}

@@ -1,0 +1,68 @@
+/*
+ * adaptive.h — sweeps that decide what to run next from what they found
+ * (sweeps.plan_json, experiments/sweep.h SweepPlan):
+ *
+ *   lr=tune             each point (the jobs equal apart from seed) first
+ *                       searches its learning rate: tune_points values on a
+ *                       log grid (3e-4..1e-2), trained tune_share of the
+ *                       point's budget (rung 0); the better half (ceil) of
+ *                       each rung, ranked by final valid loss at the same
+ *                       tokens, continues to twice the budget (a wsd
+ *                       extension), until one is left: 5 -> 3 -> 2 -> 1
+ *                       at 1x, 2x and 4x the first budget.  The trials are
+ *                       runs of the sweep with role 'lr-search' (not in
+ *                       sweep_results, verdicts or points); the winner is
+ *                       stored in tuned_lrs and the point's seeds are then
+ *                       queued with it.
+ *   --until-conclusive  once every job of the sweep has finished, the
+ *                       preset's claims are judged (experiments/claims.h)
+ *                       and the round recorded in `verdicts`; a claim that
+ *                       is inconclusive because a compared point did not
+ *                       learn enough gets that point's runs extended to
+ *                       twice their budget (all seeds); a claim within
+ *                       noise whose points have fewer than 5 seeds gets 2
+ *                       more seeds per compared point; then the next
+ *                       round, until every claim is decided, nothing more
+ *                       can decide one, or the next round would pass
+ *                       max_hours of training (CPU hours: training
+ *                       seconds x threads of every run of the sweep, the
+ *                       search included).  sweeps.concluded says which.
+ *
+ * Every decision is made from the store alone, inside one write
+ * transaction (so two workers never act twice, and the number of workers
+ * does not change what is decided), by whoever calls adaptive_advance:
+ * the workers after each job and when the queue runs dry, `mixbench sweep`
+ * right after queueing.
+ *
+ * Not for: judging claims (claims.h) or continuing a run (extend.h).
+ */
+#ifndef MIXBENCH_ADAPTIVE_H
+#define MIXBENCH_ADAPTIVE_H
+
+#include <stdint.h>
+
+#include "db/store.h"
+
+#define ADAPTIVE_MAX_SEEDS 5       /* a claim within noise gets more seeds below this */
+#define ADAPTIVE_ADD_SEEDS 2       /* ... this many more per compared point */
+
+/* One step of sweep_id's plan, as far as the store allows now.  *acted
+   is set when something was queued, extended or concluded. */
+int adaptive_advance(Store *s, int64_t sweep_id, int *acted, char *err);
+/* adaptive_advance for every sweep whose plan is still going. */
+int adaptive_advance_all(Store *s, int *acted, char *err);
+
+/* The learning rates tuned so far, "lr tuned per architecture: attention
+   2e-3, mixer 4e-3" (several points of one architecture: "mixer 4e-3 to
+   8e-3"); "" when the sweep tuned none. */
+int adaptive_tuned_summary(Store *s, int64_t sweep_id, char *out, int cap, char *err);
+
+/* What one point's lr search trains, in runs of the point's budget: the
+   first rung's trials at `share` of it, then the survivors continued from
+   their cool-down's start (1 - cooldown of the budget) to twice it. */
+double adaptive_search_runs(int points, double share, double cooldown);
+
+/* The learning rates on lr=tune's log grid: value k of n on [lo, hi]. */
+double adaptive_grid_lr(double lo, double hi, int k, int n);
+
+#endif

@@ -18,7 +18,7 @@ CPPFLAGS += -D_GNU_SOURCE -I. -MMD -MP $(MPI_CFLAGS)
 LDLIBS  = -lopenblas -lfftw3f -lsqlite3 -lncursesw -lpthread -lm -ldl
 
 DEB_PACKAGES = build-essential libncurses-dev libsqlite3-dev libopenblas-dev \
-               libfftw3-dev sqlite3 tmux python3-torch openmpi-bin libopenmpi-dev clang \
+               libfftw3-dev sqlite3 tmux python3-torch openmpi-bin libopenmpi-dev clang xz-utils \
                libdnnl-dev
 
 LIB_SRC  = $(sort $(wildcard engine/*.c engine/*/*.c db/*.c ui/*.c ui/*/*.c experiments/*.c))

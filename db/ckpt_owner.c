@@ -100,7 +100,10 @@ static int not_ours(Store *s, const char *path, const FileOwner *o, const char *
 static int file_bytes(const char *path, int64_t *bytes, char *err)
 {
     struct stat st;
-    if (stat(path, &st) != 0) return err_set(err, "checkpoint %s: %s", path, strerror(errno));
+    if (stat(path, &st) != 0) {
+        err_set(err, "checkpoint %s: %s", path, strerror(errno));
+        return errno == ENOENT ? STORE_CKPT_MISSING : -1;
+    }
     *bytes = (int64_t)st.st_size;
     return 0;
 }
@@ -206,7 +209,8 @@ int store_checkpoint_verify(Store *s, int64_t run_id, const char *path, char *er
     if (!found)
         return err_set(err, "checkpoint %s is not one of run %lld's in %s", path, (long long)run_id, store_file_name(s));
     int64_t bytes = 0;
-    if (file_bytes(path, &bytes, err)) return -1;
+    int missing = file_bytes(path, &bytes, err);
+    if (missing) return missing;
     char id[STORE_ID_LEN];
     StFile f;
     FileOwner o;

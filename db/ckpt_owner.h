@@ -49,7 +49,11 @@ int store_checkpoint_record(Store *s, int64_t run_id, int64_t step, const char *
    its row exists, the size matches, and the metadata names this store, the
    run and the row's step (and the row's config hash); else -1 with one line
    naming both owners, e.g. "checkpoint X belongs to store 3f..a1 (a.db) run
-   1 step 10, this is store 9c..02 (b.db) run 1 step 20". */
+   1 step 10, this is store 9c..02 (b.db) run 1 step 20"; or
+   STORE_CKPT_MISSING when there is no file at path any more (a store moved
+   to another machine without its checkpoints): nobody else's file, just
+   none. */
+#define STORE_CKPT_MISSING (-2)
 int store_checkpoint_verify(Store *s, int64_t run_id, const char *path, char *err);
 
 /* The run's latest checkpoint (highest step), verified as above, into

@@ -400,6 +400,17 @@ static int refuse_checkpoint(Store *s, int64_t run_id, const char *why, const ch
                       run_id, why, 0, what, err);
 }
 
+/* A queued job whose resume checkpoint is gone trains from the start (its
+   metric rows are written again with the same numbers); the error column
+   says why (inside the claim transaction). */
+static int restart_job(Store *s, int64_t run_id, const char *why, const char *what, char *err)
+{
+    return update_job(s,
+                      "UPDATE runs SET resume_ckpt = NULL, resume_step = NULL, steps_done = 0,"
+                      " error = 'restarted from the start: ' || ?2 WHERE id = ?1",
+                      run_id, why, 0, what, err);
+}
+
 int store_run_own(Store *s, int64_t run_id, int pid, char *err)
 {
     if (pid <= 0)
@@ -419,8 +430,16 @@ int store_job_claim(Store *s, int pid, ClaimedJob *job, int *found, char *err)
     RunStatus was;
     int status = select_next_job(s, 0, job, &was, &any, err);
     char why[ERR_LEN];
+    int bad;
     while (status == 0 && any && job->resume_ckpt[0] &&
-           store_checkpoint_verify(s, job->run_id, job->resume_ckpt, why)) {
+           (bad = store_checkpoint_verify(s, job->run_id, job->resume_ckpt, why)) != 0) {
+        if (bad == STORE_CKPT_MISSING) {
+            /* the file is gone (the store came without its checkpoints):
+               the job trains again from the start, to the same numbers */
+            status = restart_job(s, job->run_id, why, what, err);
+            job->resume_ckpt[0] = 0;
+            break;
+        }
         status = refuse_checkpoint(s, job->run_id, why, what, err);
         if (status == 0)
             status = select_next_job(s, 0, job, &was, &any, err);

@@ -70,7 +70,9 @@ typedef struct {
    One IMMEDIATE transaction, so concurrent workers never claim one job.  A
    job whose resume checkpoint fails store_checkpoint_verify (another store's
    or run's file, replaced, damaged) is not claimed: it becomes
-   'interrupted' with the reason in its error column, and the next is. */
+   'interrupted' with the reason in its error column, and the next is.  One
+   whose checkpoint is gone (STORE_CKPT_MISSING: a store moved without its
+   checkpoints) is claimed to train again from the start. */
 int store_job_claim(Store *s, int pid, ClaimedJob *job, int *found, char *err);
 
 /* Claims run_id itself (queued, paused or interrupted, with a checkpoint

@@ -62,7 +62,9 @@ static int continue_point(Store *s, int64_t run_id, int64_t upto, Extension *out
        not silently passed over for an older one) */
     for (int i = 0; rc == 0 && i < n; i++) {
         char why[ERR_LEN];
-        if (store_checkpoint_verify(s, run_id, paths[i], why)) {
+        int bad = store_checkpoint_verify(s, run_id, paths[i], why);
+        if (bad == STORE_CKPT_MISSING) continue;   /* gone: an earlier one, or the start */
+        if (bad) {
             rc = err_set(err, "extend: %.*s", ERR_LEN - 16, why);
             break;
         }

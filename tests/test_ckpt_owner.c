@@ -352,6 +352,20 @@ static void test_claim_refuses_foreign(void)
     CHECK(!strcmp(value_of(s, "SELECT status FROM runs WHERE id = %lld", first).text, "interrupted") &&
               strstr(value_of(s, "SELECT error FROM runs WHERE id = %lld", first).text, "belongs to store"),
           "%s", value_of(s, "SELECT error FROM runs WHERE id = %lld", first).text);
+    /* a checkpoint that is gone (a store moved without them): the job
+       trains again from the start */
+    int64_t third = 0;
+    CHECK(store_job_enqueue(s, &info, 0, NULL, 0, &third, err) == 0, "%s", err);
+    char gone[600];
+    snprintf(gone, sizeof gone, "%s", db_path("claimf-gone.safetensors"));
+    fake_checkpoint(s, third, 5, gone);
+    CHECK(store_job_set_resume(s, third, 5, gone, err) == 0, "%s", err);
+    unlink(gone);
+    CHECK(store_job_claim(s, (int)getpid(), &job, &found, err) == 0 && found && job.run_id == third &&
+              job.resume_ckpt[0] == 0, "%s (resume '%s')", err, job.resume_ckpt);
+    CHECK(value_of(s, "SELECT resume_ckpt FROM runs WHERE id = %lld", third).is_null &&
+              strstr(value_of(s, "SELECT error FROM runs WHERE id = %lld", third).text, "restarted from the start"),
+          "%s", value_of(s, "SELECT error FROM runs WHERE id = %lld", third).text);
     store_close(s);
     store_close(b);
 }

@@ -41,7 +41,8 @@ static uint64_t hash_column(sqlite3_stmt *st, int col)
     "       r.n_params, r.n_params_nonembedding, r.tokens_per_s, r.wall_seconds, x.tokens_per_s,"  \
     "       x.train_loss, x.best_valid_loss, x.valid_loss, x.test_loss, x.test_perplexity,"        \
     "       x.test_accuracy, x.valid_loss_all, x.test_loss_all, x.unigram_nats, x.unigram_gap,"    \
-    "       x.not_learning, coalesce(r.resumed_step, -1)"                                           \
+    "       x.not_learning, coalesce(r.resumed_step, -1), r.role IS NOT NULL,"                       \
+    "       CAST(json_extract(r.config_json, '$.lr') AS REAL)"                                       \
     "  FROM runs r JOIN results x ON x.id = r.id LEFT JOIN sweeps s ON s.id = r.sweep_id"
 
 static void read_summary(sqlite3_stmt *st, RunSummary *r)
@@ -82,6 +83,8 @@ static void read_summary(sqlite3_stmt *st, RunSummary *r)
     r->unigram_gap = store_column_real(st, 30);
     r->not_learning = sqlite3_column_int(st, 31) != 0;
     r->resumed_step = sqlite3_column_int64(st, 32);
+    r->is_search = sqlite3_column_int(st, 33);
+    r->lr = store_column_real(st, 34);
 }
 
 int runs_read_all(Store *s, RunSummary **out, int *n, char *err)

@@ -45,6 +45,8 @@ typedef struct {
     double unigram_gap;          /* unigram_nats minus the run's best loss */
     int not_learning;            /* finished less than 0.1 nat below the unigram level */
     int64_t resumed_step;        /* the step it last resumed from after a restart; -1 never */
+    int is_search;               /* a trial of its sweep's lr=tune (runs.role 'lr-search') */
+    double lr;                   /* its config's learning rate */
 } RunSummary;
 
 /* Every run, by id.  *out is malloc'd (free() it; NULL when *n is 0). */

@@ -124,7 +124,7 @@ int sweeps_read_jobs(Store *s, int64_t sweep_id, SweepJobRow **out, int *n, char
                       "       j.key, j.value"
                       "  FROM runs r JOIN results x ON x.id = r.id"
                       "  LEFT JOIN json_each(r.coords_json) j ON j.type IN ('text', 'integer', 'real')"
-                      " WHERE r.sweep_id = ?1"
+                      " WHERE r.sweep_id = ?1 AND r.role IS NULL"
                       " ORDER BY r.id, j.id",
                       &st, what, err))
         return -1;

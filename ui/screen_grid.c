@@ -25,6 +25,7 @@
 #include "db/sweeps_read.h"
 #include "engine/common.h"
 #include "engine/text.h"
+#include "experiments/adaptive.h"
 #include "experiments/report.h"
 #include "experiments/stats.h"
 #include "experiments/sweep.h"
@@ -698,6 +699,10 @@ static void draw_header(GridState *st, UiContext *ctx, int *y, int width)
         }
         ui_text((*y)++, 0, width, 0, "%s", text);
     }
+    /* lr=tune: the learning rate each architecture trained at */
+    char tuned[400], err[ERR_LEN];
+    if (adaptive_tuned_summary(ctx->store, s->id, tuned, sizeof tuned, err) == 0 && tuned[0])
+        ui_text((*y)++, 0, width, dim, "%s", tuned);
     char preset[64];
     claims_view_preset(s->name, preset, sizeof preset);
     if (!preset_find(preset)) {

@@ -24,6 +24,7 @@
 
 #include "db/runs_read.h"
 #include "engine/common.h"
+#include "experiments/adaptive.h"
 #include "experiments/extend.h"
 #include "experiments/format.h"
 #include "experiments/stats.h"
@@ -533,7 +534,8 @@ static int run_line(const RunSummary *r, char *line, size_t cap)
     if (len < (int)cap) len += snprintf(line + len, cap - len, "  data %s", r->data);
     if (r->sweep_id && len < (int)cap)
         len += snprintf(line + len, cap - len, "  sweep %lld %s", (long long)r->sweep_id, r->sweep);
-    if (r->coords[0] && len < (int)cap) len += snprintf(line + len, cap - len, "  %s", r->coords);
+    if (r->is_search && len < (int)cap) len += snprintf(line + len, cap - len, "  lr-search trial: lr %.3g", r->lr);
+    else if (r->coords[0] && len < (int)cap) len += snprintf(line + len, cap - len, "  %s", r->coords);
     if (r->name[0] && len < (int)cap) len += snprintf(line + len, cap - len, "  name %s", r->name);
     return len;
 }
@@ -671,7 +673,14 @@ static void runs_draw(void *state, UiContext *ctx, int top, int height, int widt
         const RunSummary *r = &row_at(st, st->visible[st->cursor])->run;
         char line[768];
         if (st->grouped) group_line(&st->groups[st->visible[st->cursor]], ui_pm(ctx), line, sizeof line);
-        else run_line(r, line, sizeof line);
+        else {
+            int len = run_line(r, line, sizeof line);
+            /* its sweep's lr=tune, when it has one */
+            char tuned[400], err[ERR_LEN];
+            if (r->sweep_id && len < (int)sizeof line &&
+                adaptive_tuned_summary(ctx->store, r->sweep_id, tuned, sizeof tuned, err) == 0 && tuned[0])
+                snprintf(line + len, sizeof line - (size_t)len, "  %s", tuned);
+        }
         int failed = !st->grouped && r->error[0] && run_status_error(r->status);
         int flag = r->not_learning || failed ? UI_PAIR_BAD : UI_PAIR_DIM;
         ui_text(top + height - 1, 1, width - 1, ui_attr(ctx, flag), "%s", line);

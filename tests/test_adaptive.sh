@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# test_adaptive.sh — lr=tune and --until-conclusive through the binary:
+#   tune_picks_best      a small problem where the best lr is clear (1e-6
+#                        learns nothing, 1 diverges, 1e-3 learns): the search
+#                        picks 1e-3, its trials are stored with role
+#                        lr-search and left out of sweep_results, the seed
+#                        trains at 1e-3 and ends equal to the rung that
+#                        continued it (an extension is the run itself)
+#   tune_runs_screen     the Runs screen marks a trial and says its lr
+#   adaptive_refused     --max-hours 0, junk or without --until-conclusive,
+#                        --until-conclusive on a grid, lr=tune with
+#                        decay=cosine: one line each, nothing queued
+#
+# Run from the repository root by tests/run.sh; prints PASS/FAIL lines.
+cd "$(dirname "$0")/.." || exit 2
+. tests/cli_harness.sh
+cd "$T" || exit 2
+one_line() { [ "$(wc -l <"$1")" -eq 1 ] && grep -q '^mixbench: ' "$1"; }
+
+SPEC="arch=attention data=builtin:markov d=32 layers=1 heads=2 n_ctx=16 batch=4 steps=300 warmup=10"
+$MB sweep "$SPEC lr=tune tune_lr=1e-6..1 tune_points=3 tune_share=0.5" --db t.db >"$T/sweep.out" 2>&1
+$MB worker --db t.db --jobs 2 --threads 1 >/dev/null 2>&1
+tuned=$(q t.db "select lr || ' ' || trials from tuned_lrs")
+trials=$(q t.db "select count(*) from runs where role = 'lr-search'")
+seed=$(q t.db "select json_extract(config_json, '\$.lr') || ' ' || status from runs where role is null")
+in_results=$(q t.db "select count(*) || ' ' || min(run_id) from sweep_results")
+same=$(q t.db "select a.loss = b.loss from evals a join evals b on a.split = b.split and a.step = b.step
+               join runs ra on ra.id = a.run_id join runs rb on rb.id = b.run_id
+               where ra.role = 'lr-search' and rb.role is null and a.split = 'test'
+                 and CAST(json_extract(ra.config_json, '\$.lr') AS REAL) = 0.001")
+if [ "$tuned" = "0.001 3" ] && [ "$trials" = 3 ] && [ "$seed" = "0.001 done" ] && [ "$in_results" = "1 4" ] &&
+   [ "$same" = 1 ] && grep -q "lr=tune: each point first searches 3 learning rates" "$T/sweep.out"; then
+  pass tune_picks_best
+else
+  fail tune_picks_best "tuned '$tuned' trials $trials seed '$seed' results '$in_results' same '$same'"
+fi
+
+tmux -L ad$$ new-session -d -x 220 -y 30 "cd $T && $MB --db t.db --jobs 0"
+sleep 1
+tmux -L ad$$ send-keys Home
+sleep 0.3
+shown=$(tmux -L ad$$ capture-pane -p)
+tmux -L ad$$ kill-server 2>/dev/null
+if echo "$shown" | grep -q "lr-search trial: lr 1e-06" && echo "$shown" | grep -q "lr tuned per architecture: attention 0.001"; then
+  pass tune_runs_screen
+else
+  fail tune_runs_screen "$shown"
+fi
+
+ok=1; bad=""
+for args in "completion --until-conclusive --max-hours 0" "completion --until-conclusive --max-hours lots" \
+            "completion --max-hours 2" "arch=mixer steps=10 --until-conclusive" \
+            "arch=mixer steps=10 lr=tune decay=cosine" "arch=mixer steps=10 lr=tune tune_points=1"; do
+  $MB sweep $args --db r.db >"$T/out" 2>"$T/err"; rc=$?
+  if [ $rc -eq 0 ] || ! one_line "$T/err" || [ -e r.db ]; then ok=0; bad="$bad [$args: rc $rc $(cat "$T/err")]"; fi
+done
+[ $ok = 1 ] && pass adaptive_refused || fail adaptive_refused "$bad"

@@ -39,18 +39,6 @@
 
 enum { MAX_GRID_WORDS = 512 };
 
-/* --until-conclusive [--max-hours H]: a preset's sweep whose claims decide
-   when to stop, its runs extendable (decay=wsd). */
-static int plan_until_conclusive(Sweep *sw, double max_hours, char *err)
-{
-    if (!preset_find(sw->name))
-        return err_set(err, "sweep: --until-conclusive needs a preset: its claims decide when to stop (%s has none)",
-                       sw->name);
-    sw->plan.until_conclusive = 1;
-    sw->plan.max_hours = max_hours;
-    return sweep_require_wsd(sw, "--until-conclusive", sw->names_decay, err);
-}
-
 /* What an adaptive sweep adds to the estimate: lr=tune's searches, and
    --until-conclusive's cap (its worst case). */
 static void print_plan(const Sweep *sw, const SweepEstimate *est)
@@ -104,7 +92,7 @@ int cmd_sweep(int argc, char **argv)
         return cli_fail("sweep: --max-hours %s is not a number of hours > 0", hours_s);
     Sweep sw;
     if (sweep_parse_data(n_grid, (char **)grid, &base, data, &sw, err)) return cli_fail("%s", err);
-    if (until && plan_until_conclusive(&sw, max_hours, err)) {
+    if (until && sweep_until_conclusive(&sw, max_hours, err)) {
         sweep_free(&sw);
         return cli_fail("%s", err);
     }

@@ -650,6 +650,17 @@ done:
     return rc;
 }
 
+int sweep_until_conclusive(Sweep *sw, double max_hours, char *err)
+{
+    if (!preset_find(sw->name))
+        return err_set(err, "sweep: --until-conclusive needs a preset: its claims decide when to stop (%s has none)",
+                       sw->name);
+    if (max_hours < 0 || max_hours > 1e6) return err_set(err, "sweep: the cap of %g hours is out of range", max_hours);
+    sw->plan.until_conclusive = 1;
+    sw->plan.max_hours = max_hours;
+    return sweep_require_wsd(sw, "--until-conclusive", sw->names_decay, err);
+}
+
 void sweep_plan_json(const SweepPlan *p, StrBuf *sb)
 {
     sb_printf(sb, "{\"until_conclusive\": %s, \"max_hours\": %.9g", p->until_conclusive ? "true" : "false",

@@ -63,6 +63,10 @@ void sweep_free(Sweep *s);
    extensions), which only decay=wsd allows: every job gets decay=wsd;
    when the spec named another decay (decay_named), refused naming why. */
 int sweep_require_wsd(Sweep *sw, const char *why, int decay_named, char *err);
+/* --until-conclusive with a cap of max_hours CPU hours (0: none): only a
+   preset's sweep (its claims decide when to stop); every job gets
+   decay=wsd (sweep_require_wsd).  One line when refused. */
+int sweep_until_conclusive(Sweep *sw, double max_hours, char *err);
 /* The plan as sweeps.plan_json stores it, and back. */
 void sweep_plan_json(const SweepPlan *p, StrBuf *sb);
 int sweep_plan_parse(const char *json, SweepPlan *p, char *err);

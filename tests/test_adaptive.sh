@@ -7,6 +7,8 @@
 #                        trains at 1e-3 and ends equal to the rung that
 #                        continued it (an extension is the run itself)
 #   tune_runs_screen     the Runs screen marks a trial and says its lr
+#   until_conclusive_form  the New sweep form's checkbox and cap queue the
+#                        preset with its plan (decay=wsd)
 #   adaptive_refused     --max-hours 0, junk or without --until-conclusive,
 #                        --until-conclusive on a grid, lr=tune with
 #                        decay=cosine: one line each, nothing queued
@@ -55,3 +57,27 @@ for args in "completion --until-conclusive --max-hours 0" "completion --until-co
   if [ $rc -eq 0 ] || ! one_line "$T/err" || [ -e r.db ]; then ok=0; bad="$bad [$args: rc $rc $(cat "$T/err")]"; fi
 done
 [ $ok = 1 ] && pass adaptive_refused || fail adaptive_refused "$bad"
+
+# the New sweep form's checkbox and cap (recall: built-in data, no corpora needed)
+tmux -L ns$$ new-session -d -x 110 -y 40 "cd $T && $MB --db form.db --jobs 0"
+sleep 1
+tmux -L ns$$ send-keys 7
+sleep 0.3
+tmux -L ns$$ send-keys Enter End Enter      # the preset list: the last one
+sleep 0.3
+for k in Down Down Down Down; do tmux -L ns$$ send-keys $k; sleep 0.05; done
+tmux -L ns$$ send-keys Enter                # [x] until conclusive
+sleep 0.3
+tmux -L ns$$ send-keys Down Enter C-u 1.5 Enter
+sleep 0.3
+form=$(tmux -L ns$$ capture-pane -p)
+tmux -L ns$$ send-keys Down Enter
+sleep 1.5
+tmux -L ns$$ kill-server 2>/dev/null
+plan=$(q form.db "select json_extract(plan_json, '\$.until_conclusive') || ' ' || json_extract(plan_json, '\$.max_hours') || ' ' || name from sweeps")
+if echo "$form" | grep -q "\[x\] until every claim is decided" && echo "$form" | grep -q -- "--until-conclusive --max-hours 1.5" &&
+   [ "$plan" = "1 1.5 recall" ] && [ "$(q form.db "select count(*) from runs where json_extract(config_json, '\$.decay') = 'wsd'")" -gt 0 ]; then
+  pass until_conclusive_form
+else
+  fail until_conclusive_form "plan '$plan': $form"
+fi

@@ -34,6 +34,7 @@
 #include "engine/common.h"
 #include "engine/mixer.h"
 #include "engine/text.h"
+#include "experiments/adaptive.h"
 #include "experiments/format.h"
 #include "engine/memory.h"
 #include "experiments/sweep.h"
@@ -41,7 +42,7 @@
 #include "experiments/sweep_queue.h"
 #include "ui/ui.h"
 
-enum { F_PRESET, F_ARCH, F_TASK, F_DATA, F_AXES, F_BUDGET, F_EXTRA, F_PRIORITY, F_QUEUE, N_FIELDS };
+enum { F_PRESET, F_ARCH, F_TASK, F_DATA, F_AXES, F_BUDGET, F_EXTRA, F_PRIORITY, F_UNTIL, F_HOURS, F_QUEUE, N_FIELDS };
 enum { MAX_MIXERS = 16, MAX_PRESETS = 64, LABEL_WIDTH = 11 };
 
 /* Without measured runs of an architecture, its training speed is assumed
@@ -56,8 +57,8 @@ enum { MAX_MIXERS = 16, MAX_PRESETS = 64, LABEL_WIDTH = 11 };
 static const char *const TASKS[] = {"clm", "mlm", "bidir", "autoencode", "complete"};
 #define N_TASKS ((int)(sizeof TASKS / sizeof TASKS[0]))
 
-static const char *const LABELS[N_FIELDS] = {"Preset", "Archs", "Task", "Dataset", "Axes",
-                                              "Budget", "Extra keys", "Priority", ""};
+static const char *const LABELS[N_FIELDS] = {"Preset", "Archs", "Task", "Dataset", "Axes", "Budget",
+                                              "Extra keys", "Priority", "Conclusive", "Cap hours", ""};
 
 typedef struct {
     int field;                   /* the focused field */
@@ -71,7 +72,8 @@ typedef struct {
     int arch_on[MAX_MIXERS];
     int arch_cursor;
     int task;
-    UiTextField text[N_FIELDS];  /* used for F_DATA .. F_PRIORITY */
+    int until;                   /* --until-conclusive (a preset's sweep) */
+    UiTextField text[N_FIELDS];  /* used for F_DATA .. F_PRIORITY and F_HOURS */
     /* derived from the fields on every change */
     char spec[2048];
     int n_jobs;                  /* 0 when the spec does not parse */
@@ -94,12 +96,15 @@ typedef struct {
 
 static int is_text_field(int f)
 {
-    return f >= F_DATA && f <= F_PRIORITY;
+    return (f >= F_DATA && f <= F_PRIORITY) || f == F_HOURS;
 }
 
-/* Fields a preset fixes are skipped in preset mode. */
+/* Fields a preset fixes are skipped in preset mode; until-conclusive and
+   its cap are a preset's only (its claims decide). */
 static int field_enabled(const SweepScreen *s, int f)
 {
+    if (f == F_UNTIL) return s->preset >= 0;
+    if (f == F_HOURS) return s->preset >= 0 && s->until;
     if (s->preset < 0) return 1;
     return f != F_ARCH && f != F_TASK && f != F_AXES && f != F_BUDGET;
 }
@@ -211,7 +216,17 @@ static int parse_form(SweepScreen *s, Sweep *sw, char *err)
     char *argv[1] = {sb.data};
     int rc = sweep_parse(1, argv, &base, sw, err);
     sb_free(&sb);
-    return rc;
+    if (rc || !s->until || s->preset < 0) return rc;
+    double hours;
+    if (text_to_double(s->text[F_HOURS].text, &hours) || !(hours > 0)) {
+        sweep_free(sw);
+        return err_set(err, "cap '%s' is not a number of hours > 0", s->text[F_HOURS].text);
+    }
+    if (sweep_until_conclusive(sw, hours, err)) {
+        sweep_free(sw);
+        return -1;
+    }
+    return 0;
 }
 
 static void forget_check(SweepScreen *s)
@@ -289,6 +304,7 @@ static void *sweep_create(UiContext *ctx)
     ui_field_set(&s->text[F_BUDGET], "steps=300");
     ui_field_set(&s->text[F_EXTRA], "");
     ui_field_set(&s->text[F_PRIORITY], "0");
+    ui_field_set(&s->text[F_HOURS], "4");
     load_speeds(s, ctx);
     recompute(s);
     return s;
@@ -471,6 +487,18 @@ static void sweep_draw(void *state, UiContext *ctx, int top, int height, int wid
             y++;
             break;
         }
+        case F_UNTIL:
+            if (!enabled) ui_text(y, x, fw, dim, "(a preset's claims decide when to stop: pick a preset)");
+            else ui_text(y, x, fw, focused ? ui_attr(ctx, UI_PAIR_SELECTED) : (s->until ? (int)A_BOLD : 0),
+                         "[%c] until every claim is decided: extend unlearned points, add seeds", s->until ? 'x' : ' ');
+            y++;
+            break;
+        case F_HOURS:
+            if (!enabled) ui_text(y, x, fw, dim, "-");
+            else draw_text_field(s, ctx, f, y, x, MB_MIN(fw, 12));
+            if (enabled) ui_text(y, x + 14, fw - 14, dim, "CPU hours at most, every round");
+            y++;
+            break;
         case F_QUEUE: {
             y++;
             int attr = focused ? ui_attr(ctx, UI_PAIR_SELECTED) | A_BOLD : A_BOLD;
@@ -488,9 +516,11 @@ static void sweep_draw(void *state, UiContext *ctx, int top, int height, int wid
     y++;
     if (y < bottom) {
         /* as the command line that queues the same sweep */
-        char command[2600];
-        snprintf(command, sizeof command, "mixbench sweep %s%s%.512s", s->spec,
-                 s->text[F_DATA].text[0] ? " --data " : "", s->text[F_DATA].text);
+        char command[2700];
+        snprintf(command, sizeof command, "mixbench sweep %s%s%.512s%s%.32s", s->spec,
+                 s->text[F_DATA].text[0] ? " --data " : "", s->text[F_DATA].text,
+                 s->until && s->preset >= 0 ? " --until-conclusive --max-hours " : "",
+                 s->until && s->preset >= 0 ? s->text[F_HOURS].text : "");
         ui_text(y, 1, LABEL_WIDTH, A_BOLD, "Same as");
         y += ui_wrap(y, x, fw, bottom - y < 2 ? bottom - y : 2, dim, command);
     }
@@ -504,8 +534,11 @@ static void sweep_draw(void *state, UiContext *ctx, int top, int height, int wid
         char when[32];
         fmt_duration(s->estimate_seconds, when, sizeof when);
         char line[512];
-        snprintf(line, sizeof line, "~%s of training, one job after another (an estimate: tokens/s %s)", when,
-                 s->estimate_basis);
+        int len = snprintf(line, sizeof line, "~%s of training, one job after another (an estimate: tokens/s %s)",
+                           when, s->estimate_basis);
+        if (s->until && s->preset >= 0 && len < (int)sizeof line)
+            snprintf(line + len, sizeof line - (size_t)len, "; until conclusive: at most %s CPU hours in all (the cap)",
+                     s->text[F_HOURS].text);
         ui_text(y, 1, LABEL_WIDTH, A_BOLD, "Time");
         y += ui_wrap(y, x, fw, bottom - y < 2 ? bottom - y : 2, 0, line);
     }
@@ -570,6 +603,8 @@ static void queue_sweep(SweepScreen *s, UiContext *ctx)
     text_to_int(s->text[F_PRIORITY].text, INT_MIN, INT_MAX, &priority);
     int64_t sweep_id = 0;
     int rc = sweep_enqueue(ctx->store, &sw, priority, &sweep_id, err);
+    /* lr=tune: the points' first rungs (experiments/adaptive.h) */
+    if (rc == 0) rc = adaptive_advance(ctx->store, sweep_id, NULL, err);
     if (rc) ui_say(ctx, "%s", err);
     else ui_say(ctx, "queued sweep %lld (%s): %d job%s", (long long)sweep_id, sw.name, sw.n_jobs,
                 sw.n_jobs == 1 ? "" : "s");
@@ -692,6 +727,11 @@ static int sweep_key(void *state, UiContext *ctx, int ch)
         else return 0;
         recompute(s);
         return 1;
+    case F_UNTIL:
+        if (!enter && ch != ' ') return 0;
+        s->until = !s->until;
+        recompute(s);
+        return 1;
     case F_QUEUE:
         if (!enter) return 0;
         queue_sweep(s, ctx);
@@ -716,6 +756,8 @@ const UiScreen ui_screen_sweep = {
     "up/down, j/k      move between fields\n"
     "Enter             edit a text field; open the preset list; toggle an\n"
     "                  architecture; next task; on [ Queue ]: queue the sweep\n"
+    "Conclusive        (a preset) Enter/Space: run rounds until every claim is\n"
+    "                  decided, at most 'Cap hours' CPU hours (--until-conclusive)\n"
     "Space             toggle the architecture under the cursor; next task\n"
     "left/right, h/l   architecture cursor; previous/next task or preset\n"
     "While editing:    Enter or Esc leave the field, up/down leave and move,\n"

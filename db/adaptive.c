@@ -32,24 +32,19 @@ int store_sweep_plan(Store *s, int64_t sweep_id, SweepPlanRow *out, int *found, 
     return store_finish(s, st, rc, what, err);
 }
 
+static void fill_id(void *item, sqlite3_stmt *st)
+{
+    *(int64_t *)item = sqlite3_column_int64(st, 0);
+}
+
 int store_adaptive_sweeps(Store *s, int64_t **ids, int *n, char *err)
 {
     const char *what = "read adaptive sweeps";
     sqlite3_stmt *st;
-    *ids = NULL;
-    *n = 0;
     if (store_prepare(s, "SELECT id FROM sweeps WHERE plan_json IS NOT NULL AND concluded IS NULL ORDER BY id", &st,
                       what, err))
         return -1;
-    int rc, cap = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (store_grow((void **)ids, &cap, *n + 1, sizeof **ids, err)) {
-            (void)sqlite3_finalize(st);
-            return -1;
-        }
-        (*ids)[(*n)++] = sqlite3_column_int64(st, 0);
-    }
-    return store_finish(s, st, rc, what, err);
+    return store_read_all(s, st, what, sizeof **ids, fill_id, (void **)ids, n, err);
 }
 
 void adaptive_runs_free(AdaptiveRun *runs, int n)
@@ -155,30 +150,23 @@ int store_run_set_role(Store *s, int64_t run_id, const char *role, char *err)
     return store_update_run(s, st, run_id, what, err);
 }
 
+static void fill_tuned(void *item, sqlite3_stmt *st)
+{
+    TunedLr *t = item;
+    store_column_copy(t->point, sizeof t->point, st, 0);
+    store_column_copy(t->arch, sizeof t->arch, st, 1);
+    t->lr = sqlite3_column_double(st, 2);
+    t->trials = sqlite3_column_int(st, 3);
+}
+
 int store_tuned_lrs(Store *s, int64_t sweep_id, TunedLr **out, int *n, char *err)
 {
     const char *what = "read tuned learning rates";
     sqlite3_stmt *st;
-    *out = NULL;
-    *n = 0;
     if (store_prepare_ints(s, "SELECT point, arch, lr, trials FROM tuned_lrs WHERE sweep_id = ?1 ORDER BY created_at",
                            &sweep_id, 1, &st, what, err))
         return -1;
-    int rc, cap = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (store_grow((void **)out, &cap, *n + 1, sizeof **out, err)) {
-            (void)sqlite3_finalize(st);
-            free(*out);
-            *out = NULL;
-            return -1;
-        }
-        TunedLr *t = &(*out)[(*n)++];
-        store_column_copy(t->point, sizeof t->point, st, 0);
-        store_column_copy(t->arch, sizeof t->arch, st, 1);
-        t->lr = sqlite3_column_double(st, 2);
-        t->trials = sqlite3_column_int(st, 3);
-    }
-    return store_finish(s, st, rc, what, err);
+    return store_read_all(s, st, what, sizeof **out, fill_tuned, (void **)out, n, err);
 }
 
 int store_tuned_lr_put(Store *s, int64_t sweep_id, const TunedLr *t, char *err)
@@ -216,32 +204,25 @@ int store_verdict_put(Store *s, int64_t sweep_id, const VerdictRow *v, char *err
     return store_step_done(s, st, what, err);
 }
 
+static void fill_verdict(void *item, sqlite3_stmt *st)
+{
+    VerdictRow *v = item;
+    v->round = sqlite3_column_int(st, 0);
+    store_column_copy(v->claim, sizeof v->claim, st, 1);
+    store_column_copy(v->verdict, sizeof v->verdict, st, 2);
+    store_column_copy(v->numbers, sizeof v->numbers, st, 3);
+    v->tokens_per_run = sqlite3_column_int64(st, 4);
+    v->seeds = sqlite3_column_int(st, 5);
+    store_column_copy(v->action, sizeof v->action, st, 6);
+}
+
 int store_verdicts(Store *s, int64_t sweep_id, VerdictRow **out, int *n, char *err)
 {
     const char *what = "read verdicts";
     sqlite3_stmt *st;
-    *out = NULL;
-    *n = 0;
     if (store_prepare_ints(s, "SELECT round, claim, verdict, coalesce(numbers, ''), coalesce(tokens_per_run, 0),"
                               " coalesce(seeds, 0), coalesce(action, '') FROM verdicts WHERE sweep_id = ?1"
                               " ORDER BY claim, round", &sweep_id, 1, &st, what, err))
         return -1;
-    int rc, cap = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (store_grow((void **)out, &cap, *n + 1, sizeof **out, err)) {
-            (void)sqlite3_finalize(st);
-            free(*out);
-            *out = NULL;
-            return -1;
-        }
-        VerdictRow *v = &(*out)[(*n)++];
-        v->round = sqlite3_column_int(st, 0);
-        store_column_copy(v->claim, sizeof v->claim, st, 1);
-        store_column_copy(v->verdict, sizeof v->verdict, st, 2);
-        store_column_copy(v->numbers, sizeof v->numbers, st, 3);
-        v->tokens_per_run = sqlite3_column_int64(st, 4);
-        v->seeds = sqlite3_column_int(st, 5);
-        store_column_copy(v->action, sizeof v->action, st, 6);
-    }
-    return store_finish(s, st, rc, what, err);
+    return store_read_all(s, st, what, sizeof **out, fill_verdict, (void **)out, n, err);
 }

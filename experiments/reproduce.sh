@@ -15,11 +15,12 @@ MD=${2:-docs/reproduction.md}
 DISCUSSION=docs/reproduction-discussion.md
 export MIXBENCH_DATA=${MIXBENCH_DATA:-$(cd .. && pwd)/shared/data}
 MB=${MIXBENCH:-./mixbench}
+. "$(dirname "$0")/report_md.sh"
 PRESETS="dispatcher-vs-msa pairconnect-grid pairconnect-hash pairconnect-speed mixer-vs-transformer autoencoder
          bidirectional completion linear-mixer fft-mlm prefix-models recall"
 TIMEFILE=$DB.minutes
 [ -n "${REPORT_ONLY:-}" ] && [ ! -f "$DB" ] && { echo "reproduce.sh: no store at $DB to report from" >&2; exit 1; }
-trap 'rm -f "$MD.tmp" "$MD.report"' EXIT
+trap 'rm -f "$MD.tmp"' EXIT
 if [ -z "${REPORT_ONLY:-}" ]; then
   for p in $PRESETS; do
     "$MB" sweep "$p" --db "$DB" | grep -E '^(sweep|estimated|queued)'
@@ -48,11 +49,7 @@ mem=$(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo)
   echo "Machine: $cpu, $(nproc) cores, $mem, $(uname -sr)."
   [ -s "$TIMEFILE" ] && echo "Total wall time of the worker: $(cat "$TIMEFILE") minutes (every preset, seeds included)."
   echo
-  "$MB" report --db "$DB" --md "$MD.report" >/dev/null
-  sed 's/^# /## /' "$MD.report"
-  rm -f "$MD.report"
-  echo
-  [ -f "$DISCUSSION" ] && cat "$DISCUSSION"
+  report_sections "$DB" "$DISCUSSION"
 } >"$MD.tmp"
 mv "$MD.tmp" "$MD"
 echo "wrote $MD"

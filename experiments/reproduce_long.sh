@@ -25,6 +25,7 @@ MD=${LONG_MD:-docs/reproduction.md}
 DISCUSSION=docs/reproduction-long-discussion.md
 export MIXBENCH_DATA=${MIXBENCH_DATA:-$(cd .. && pwd)/shared/data}
 MB=${MIXBENCH:-./mixbench}
+. "$(dirname "$0")/report_md.sh"
 # preset, cap in CPU hours (training seconds x threads of every run of its sweep)
 CAPS="dispatcher-vs-msa 0.6
 pairconnect-grid 2.6
@@ -95,11 +96,7 @@ hours=$(sqlite3 "$DB" "select printf('%.1f', sum(coalesce(wall_seconds, 0) * max
   echo "$(echo "$CAPS" | tr '\n' ',' | sed 's/,$//; s/,/, /g')."
   echo "Machine: $cpu, $(nproc) cores; $hours CPU hours of training in all."
   echo
-  "$MB" report --db "$DB" --md "$MD.report" >/dev/null
-  sed 's/^# /## /' "$MD.report"
-  rm -f "$MD.report"
-  echo
-  [ -f "$DISCUSSION" ] && cat "$DISCUSSION"
+  report_sections "$DB" "$DISCUSSION"
 } >"$MD.tmp"
 mv "$MD.tmp" "$MD"
 echo "wrote $MD"

@@ -219,6 +219,8 @@ CASES = [
      {"task": "autoencode", "arch": "dispatcher", "decay": "cosine"}),
     ("autoencode-dispatcher-h2-sinusoidal-wsd",
      {"task": "autoencode", "arch": "dispatcher", "pos": "sinusoidal", "decay": "wsd"}),
+    ("autoencode-cumsum-pre-gelu",
+     {"task": "autoencode", "arch": "cumsum", "decay": "cosine", "weight_decay": 0.1}),
     ("autoencode-fft-nd-pre-gelu",
      {"task": "autoencode", "arch": "fft", "fft_mode": "nd", "decay": "cosine"}),
     ("autoencode-fft-fnet-post-gelu-learned",

@@ -16,12 +16,25 @@
 
 #include "db/store_internal.h"
 #include "engine/common.h"
+#include "engine/config.h"
 
-/* A run's seed group as text, for runs aliased A (see runs_read.h). */
-#define SEED_GROUP(A)                                                                          \
-    "CASE WHEN " A ".sweep_id IS NOT NULL"                                                     \
-    " THEN 'sweep ' || " A ".sweep_id || ' ' || json_remove(coalesce(" A ".coords_json, '{}'), '$.seed')" \
-    " ELSE 'config ' || json_remove(coalesce(" A ".config_json, '{}'), '$.seed', '$.threads') END"
+/* A run's seed group as text, for runs aliased A (see runs_read.h): in a
+   sweep its coordinates without seed; else its config without seed and
+   without the bookkeeping keys (engine/config.h config_key_bookkeeping),
+   which change neither what a run learns nor what it reports. */
+static void seed_group_expr(const char *a, char *out, size_t cap)
+{
+    char paths[1024] = "'$.seed'";
+    size_t len = strlen(paths);
+    for (int k = 0; k < config_key_count() && len < sizeof paths; k++)
+        if (config_key_bookkeeping(k))
+            len += (size_t)snprintf(paths + len, sizeof paths - len, ", '$.%s'", config_key_name(k));
+    snprintf(out, cap,
+             "CASE WHEN %s.sweep_id IS NOT NULL"
+             " THEN 'sweep ' || %s.sweep_id || ' ' || json_remove(coalesce(%s.coords_json, '{}'), '$.seed')"
+             " ELSE 'config ' || json_remove(coalesce(%s.config_json, '{}'), %s) END",
+             a, a, a, a, paths);
+}
 
 /* FNV-1a of a seed group's key: equal keys, equal hashes. */
 static uint64_t hash_column(sqlite3_stmt *st, int col)
@@ -34,16 +47,23 @@ static uint64_t hash_column(sqlite3_stmt *st, int col)
 
 /* ---- runs ---------------------------------------------------------------- */
 
-#define SUMMARY_SQL                                                                                 \
-    "SELECT r.id, r.name, r.arch, r.task, r.data, r.status, r.error, r.sweep_id, s.name,"           \
-    "       (SELECT group_concat(j.key || '=' || j.value, ' ') FROM json_each(r.coords_json) j),"   \
-    "       " SEED_GROUP("r") ", r.seed, r.threads, r.steps_done, r.total_steps, r.tokens_seen,"   \
-    "       r.n_params, r.n_params_nonembedding, r.tokens_per_s, r.wall_seconds, x.tokens_per_s,"  \
-    "       x.train_loss, x.best_valid_loss, x.valid_loss, x.test_loss, x.test_perplexity,"        \
-    "       x.test_accuracy, x.valid_loss_all, x.test_loss_all, x.unigram_nats, x.unigram_gap,"    \
-    "       x.not_learning, coalesce(r.resumed_step, -1), r.role IS NOT NULL,"                       \
-    "       CAST(json_extract(r.config_json, '$.lr') AS REAL)"                                       \
-    "  FROM runs r JOIN results x ON x.id = r.id LEFT JOIN sweeps s ON s.id = r.sweep_id"
+/* The summary query of every run (a WHERE or ORDER BY may follow) into sql. */
+static void summary_sql(char *sql, size_t cap)
+{
+    char group[2048];
+    seed_group_expr("r", group, sizeof group);
+    snprintf(sql, cap,
+             "SELECT r.id, r.name, r.arch, r.task, r.data, r.status, r.error, r.sweep_id, s.name,"
+             "       (SELECT group_concat(j.key || '=' || j.value, ' ') FROM json_each(r.coords_json) j),"
+             "       %s, r.seed, r.threads, r.steps_done, r.total_steps, r.tokens_seen,"
+             "       r.n_params, r.n_params_nonembedding, r.tokens_per_s, r.wall_seconds, x.tokens_per_s,"
+             "       x.train_loss, x.best_valid_loss, x.valid_loss, x.test_loss, x.test_perplexity,"
+             "       x.test_accuracy, x.valid_loss_all, x.test_loss_all, x.unigram_nats, x.unigram_gap,"
+             "       x.not_learning, coalesce(r.resumed_step, -1), r.role IS NOT NULL,"
+             "       CAST(json_extract(r.config_json, '$.lr') AS REAL)"
+             "  FROM runs r JOIN results x ON x.id = r.id LEFT JOIN sweeps s ON s.id = r.sweep_id",
+             group);
+}
 
 static void read_summary(sqlite3_stmt *st, RunSummary *r)
 {
@@ -93,7 +113,10 @@ int runs_read_all(Store *s, RunSummary **out, int *n, char *err)
     *out = NULL;
     *n = 0;
     sqlite3_stmt *st;
-    if (store_prepare(s, SUMMARY_SQL " ORDER BY r.id", &st, what, err)) return -1;
+    char sql[4096];
+    summary_sql(sql, sizeof sql);
+    strncat(sql, " ORDER BY r.id", sizeof sql - strlen(sql) - 1);
+    if (store_prepare(s, sql, &st, what, err)) return -1;
     RunSummary *rows = NULL;
     int count = 0, cap = 0, rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -124,7 +147,10 @@ int runs_read_one(Store *s, int64_t run_id, RunSummary *out, int *found, char *e
     const char *what = "read run";
     sqlite3_stmt *st;
     *found = 0;
-    if (store_prepare_ints(s, SUMMARY_SQL " WHERE r.id = ?1", &run_id, 1, &st, what, err)) return -1;
+    char sql[4096];
+    summary_sql(sql, sizeof sql);
+    strncat(sql, " WHERE r.id = ?1", sizeof sql - strlen(sql) - 1);
+    if (store_prepare_ints(s, sql, &run_id, 1, &st, what, err)) return -1;
     int rc = sqlite3_step(st);
     if (rc == SQLITE_ROW) {
         read_summary(st, out);
@@ -221,10 +247,12 @@ int runs_read_checkpoints(Store *s, int64_t run_id, int newest_first, int limit,
 
 int runs_read_seed_group(Store *s, int64_t run_id, int64_t *ids, int cap, int *n, char *err)
 {
-    static const char SQL[] =
-        "SELECT g.id FROM runs r JOIN runs g ON (g.sweep_id IS r.sweep_id)"
-        "   AND (" SEED_GROUP("g") ") = (" SEED_GROUP("r") ")"
-        " WHERE r.id = ?1 ORDER BY g.id";
+    char g[2048], r[2048], SQL[4500];
+    seed_group_expr("g", g, sizeof g);
+    seed_group_expr("r", r, sizeof r);
+    snprintf(SQL, sizeof SQL,
+             "SELECT g.id FROM runs r JOIN runs g ON (g.sweep_id IS r.sweep_id) AND (%s) = (%s)"
+             " WHERE r.id = ?1 ORDER BY g.id", g, r);
     const char *what = "read seed group";
     *n = 0;
     if (cap < 1) return err_set(err, "store: seed group of run %lld: no room for ids", (long long)run_id);

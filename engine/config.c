@@ -28,68 +28,72 @@ typedef struct {
     const char *choices;   /* T_ENUM: "a|b|c" in enum order; T_INT: the
                               word that means -1 (eval_every=auto) */
     double lo, hi;         /* numeric range (inclusive) */
+    int bookkeeping;       /* 1: changes neither what a run learns nor what
+                              it reports (how often it logs, checkpoints,
+                              evaluates, its thread count): runs that differ
+                              only in these are the same experiment */
 } Key;
 
 #define F(field) offsetof(Config, field), sizeof(((Config *)0)->field)
 
 static const Key KEYS[] = {
-    {"arch", T_STRING, KEY_MODEL, F(arch), "attention", NULL, 0, 0},
-    {"task", T_STRING, KEY_MODEL, F(task), "clm", NULL, 0, 0},
-    {"vocab", T_INT, KEY_MODEL, F(vocab), "0", NULL, 0, 1 << 24},
-    {"d", T_INT, KEY_MODEL, F(d), "128", NULL, 1, 65536},
-    {"layers", T_INT, KEY_MODEL, F(layers), "2", NULL, 1, 256},
-    {"heads", T_INT, KEY_MODEL, F(heads), "4", NULL, 1, 1024},
-    {"n_ctx", T_INT, KEY_MODEL, F(n_ctx), "64", NULL, 1, 65536},
-    {"ffn_mult", T_INT, KEY_MODEL, F(ffn_mult), "4", NULL, 1, 64},
-    {"act", T_ENUM, KEY_MODEL, F(act), "gelu", "gelu|relu|none", 0, 0},
-    {"norm", T_ENUM, KEY_MODEL, F(norm), "pre", "pre|post|none", 0, 0},
-    {"pos", T_ENUM, KEY_MODEL, F(pos), "default", "default|learned|sinusoidal|none", 0, 0},
-    {"tie", T_BOOL, KEY_MODEL, F(tie), "false", NULL, 0, 1},
-    {"dropout", T_FLOAT, KEY_MODEL, F(dropout), "0", NULL, 0, 0.99},
-    {"hash_size", T_INT, KEY_MODEL, F(hash_size), "1000", NULL, 1, 100000000},
-    {"hash_seed", T_INT, KEY_MODEL, F(hash_seed), "0", NULL, 0, 2147483647},
-    {"pair_reduce", T_ENUM, KEY_MODEL, F(pair_reduce), "mean", "mean|sum", 0, 0},
-    {"d_pair", T_INT, KEY_MODEL, F(d_pair), "0", NULL, 0, 65536},
-    {"fft_mode", T_ENUM, KEY_MODEL, F(fft_mode), "nd", "nd|fnet", 0, 0},
-    {"level_dropout", T_FLOAT, KEY_MODEL, F(level_dropout), "0", NULL, 0, 1},
-    {"table_optim", T_ENUM, KEY_MODEL, F(table_optim), "adamw", "adamw|lazy", 0, 0},
+    {"arch", T_STRING, KEY_MODEL, F(arch), "attention", NULL, 0, 0, 0},
+    {"task", T_STRING, KEY_MODEL, F(task), "clm", NULL, 0, 0, 0},
+    {"vocab", T_INT, KEY_MODEL, F(vocab), "0", NULL, 0, 1 << 24, 0},
+    {"d", T_INT, KEY_MODEL, F(d), "128", NULL, 1, 65536, 0},
+    {"layers", T_INT, KEY_MODEL, F(layers), "2", NULL, 1, 256, 0},
+    {"heads", T_INT, KEY_MODEL, F(heads), "4", NULL, 1, 1024, 0},
+    {"n_ctx", T_INT, KEY_MODEL, F(n_ctx), "64", NULL, 1, 65536, 0},
+    {"ffn_mult", T_INT, KEY_MODEL, F(ffn_mult), "4", NULL, 1, 64, 0},
+    {"act", T_ENUM, KEY_MODEL, F(act), "gelu", "gelu|relu|none", 0, 0, 0},
+    {"norm", T_ENUM, KEY_MODEL, F(norm), "pre", "pre|post|none", 0, 0, 0},
+    {"pos", T_ENUM, KEY_MODEL, F(pos), "default", "default|learned|sinusoidal|none", 0, 0, 0},
+    {"tie", T_BOOL, KEY_MODEL, F(tie), "false", NULL, 0, 1, 0},
+    {"dropout", T_FLOAT, KEY_MODEL, F(dropout), "0", NULL, 0, 0.99, 0},
+    {"hash_size", T_INT, KEY_MODEL, F(hash_size), "1000", NULL, 1, 100000000, 0},
+    {"hash_seed", T_INT, KEY_MODEL, F(hash_seed), "0", NULL, 0, 2147483647, 0},
+    {"pair_reduce", T_ENUM, KEY_MODEL, F(pair_reduce), "mean", "mean|sum", 0, 0, 0},
+    {"d_pair", T_INT, KEY_MODEL, F(d_pair), "0", NULL, 0, 65536, 0},
+    {"fft_mode", T_ENUM, KEY_MODEL, F(fft_mode), "nd", "nd|fnet", 0, 0, 0},
+    {"level_dropout", T_FLOAT, KEY_MODEL, F(level_dropout), "0", NULL, 0, 1, 0},
+    {"table_optim", T_ENUM, KEY_MODEL, F(table_optim), "adamw", "adamw|lazy", 0, 0, 0},
     /* 0 = the architecture's default (config_emb_std; cumsum's 2 sqrt(n_ctx)
        reaches 512 at the largest n_ctx, and it must read back) */
-    {"emb_std", T_FLOAT, KEY_MODEL, F(emb_std), "0", NULL, 0, 1000},
-    {"lr", T_FLOAT, KEY_TRAIN, F(lr), "0.001", NULL, 0, 10},
-    {"warmup", T_INT, KEY_TRAIN, F(warmup), "50", NULL, 0, 1 << 30},
-    {"decay", T_ENUM, KEY_TRAIN, F(decay), "cosine", "constant|linear|cosine|wsd", 0, 0},
+    {"emb_std", T_FLOAT, KEY_MODEL, F(emb_std), "0", NULL, 0, 1000, 0},
+    {"lr", T_FLOAT, KEY_TRAIN, F(lr), "0.001", NULL, 0, 10, 0},
+    {"warmup", T_INT, KEY_TRAIN, F(warmup), "50", NULL, 0, 1 << 30, 0},
+    {"decay", T_ENUM, KEY_TRAIN, F(decay), "cosine", "constant|linear|cosine|wsd", 0, 0, 0},
     /* decay = wsd: the cool-down's fraction of the steps, in (0, 1] (0 is
        refused by config_validate; SPEC section 5, engine/optim.c) */
-    {"cooldown", T_FLOAT, KEY_TRAIN, F(cooldown), "0.2", NULL, 0, 1},
-    {"weight_decay", T_FLOAT, KEY_TRAIN, F(weight_decay), "0.01", NULL, 0, 10},
-    {"clip", T_FLOAT, KEY_TRAIN, F(clip), "1.0", NULL, 0, 1e9},
-    {"batch", T_INT, KEY_TRAIN, F(batch), "16", NULL, 1, 1 << 16},
-    {"seed", T_INT64, KEY_TRAIN, F(seed), "1", NULL, 0, 9e18},
-    {"mlm_loss", T_ENUM, KEY_TRAIN, F(mlm_loss), "masked", "masked|all", 0, 0},
-    {"order", T_ENUM, KEY_TRAIN, F(order), "random", "random|sequential", 0, 0},
-    {"steps", T_INT64, KEY_TRAIN, F(steps), "1000", NULL, 0, 1e15},
-    {"tokens", T_INT64, KEY_TRAIN, F(tokens), "0", NULL, 0, 1e18},
-    {"seconds", T_FLOAT, KEY_TRAIN, F(seconds), "0", NULL, 0, 1e9},
+    {"cooldown", T_FLOAT, KEY_TRAIN, F(cooldown), "0.2", NULL, 0, 1, 0},
+    {"weight_decay", T_FLOAT, KEY_TRAIN, F(weight_decay), "0.01", NULL, 0, 10, 0},
+    {"clip", T_FLOAT, KEY_TRAIN, F(clip), "1.0", NULL, 0, 1e9, 0},
+    {"batch", T_INT, KEY_TRAIN, F(batch), "16", NULL, 1, 1 << 16, 0},
+    {"seed", T_INT64, KEY_TRAIN, F(seed), "1", NULL, 0, 9e18, 0},
+    {"mlm_loss", T_ENUM, KEY_TRAIN, F(mlm_loss), "masked", "masked|all", 0, 0, 0},
+    {"order", T_ENUM, KEY_TRAIN, F(order), "random", "random|sequential", 0, 0, 0},
+    {"steps", T_INT64, KEY_TRAIN, F(steps), "1000", NULL, 0, 1e15, 0},
+    {"tokens", T_INT64, KEY_TRAIN, F(tokens), "0", NULL, 0, 1e18, 0},
+    {"seconds", T_FLOAT, KEY_TRAIN, F(seconds), "0", NULL, 0, 1e9, 0},
     /* auto (-1): about 20 evaluations a run, fewer when they would cost
        more than a tenth of its training (experiments/estimate.h); sweeps
        and presets use it unless they name eval_every */
-    {"eval_every", T_INT, KEY_TRAIN, F(eval_every), "0", "auto", -1, 1 << 30},
+    {"eval_every", T_INT, KEY_TRAIN, F(eval_every), "0", "auto", -1, 1 << 30, 1},
     /* 0 = every window of valid and test (SPEC section 4); N = their first
        max(1, N / n_ctx) windows, in order (trainer_eval_windows) */
-    {"eval_tokens", T_INT64, KEY_TRAIN, F(eval_tokens), "0", NULL, 0, 1e18},
-    {"log_every", T_INT, KEY_TRAIN, F(log_every), "10", NULL, 1, 1 << 30},
+    {"eval_tokens", T_INT64, KEY_TRAIN, F(eval_tokens), "0", NULL, 0, 1e18, 0},
+    {"log_every", T_INT, KEY_TRAIN, F(log_every), "10", NULL, 1, 1 << 30, 1},
     /* bf16: dense products with bfloat16 operands (engine/gemm.h) */
-    {"precision", T_ENUM, KEY_TRAIN, F(precision), "f32", "f32|bf16", 0, 0},
-    {"threads", T_INT, KEY_TRAIN, F(threads), "0", NULL, 0, 1024},
-    {"ckpt_every", T_INT, KEY_TRAIN, F(ckpt_every), "0", NULL, 0, 1 << 30},
+    {"precision", T_ENUM, KEY_TRAIN, F(precision), "f32", "f32|bf16", 0, 0, 0},
+    {"threads", T_INT, KEY_TRAIN, F(threads), "0", NULL, 0, 1024, 1},
+    {"ckpt_every", T_INT, KEY_TRAIN, F(ckpt_every), "0", NULL, 0, 1 << 30, 1},
     /* a kill loses at most this much training; fractions too (tests) */
-    {"ckpt_minutes", T_FLOAT, KEY_TRAIN, F(ckpt_minutes), "10", NULL, 0, 1e9},
-    {"metrics_every", T_INT, KEY_TRAIN, F(metrics_every), "1", NULL, 1, 1 << 30},
-    {"patience", T_INT, KEY_TRAIN, F(patience), "0", NULL, 0, 1 << 30},
-    {"data", T_STRING, KEY_DATA, F(data), "builtin:stories", NULL, 0, 0},
-    {"tokenizer", T_STRING, KEY_DATA, F(tokenizer), "", NULL, 0, 0},
-    {"min_count", T_INT, KEY_DATA, F(min_count), "1", NULL, 1, 1 << 30},
+    {"ckpt_minutes", T_FLOAT, KEY_TRAIN, F(ckpt_minutes), "10", NULL, 0, 1e9, 1},
+    {"metrics_every", T_INT, KEY_TRAIN, F(metrics_every), "1", NULL, 1, 1 << 30, 1},
+    {"patience", T_INT, KEY_TRAIN, F(patience), "0", NULL, 0, 1 << 30, 0},
+    {"data", T_STRING, KEY_DATA, F(data), "builtin:stories", NULL, 0, 0, 0},
+    {"tokenizer", T_STRING, KEY_DATA, F(tokenizer), "", NULL, 0, 0, 0},
+    {"min_count", T_INT, KEY_DATA, F(min_count), "1", NULL, 1, 1 << 30, 0},
 };
 #define N_KEYS ((int)(sizeof KEYS / sizeof KEYS[0]))
 
@@ -144,6 +148,7 @@ static const Key *find_key(const char *name)
 int config_key_count(void) { return N_KEYS; }
 const char *config_key_name(int i) { return KEYS[i].name; }
 KeyGroup config_key_group(int i) { return KEYS[i].group; }
+int config_key_bookkeeping(int i) { return KEYS[i].bookkeeping; }
 int config_is_key(const char *key) { return find_key(key) != NULL; }
 
 /* Index of word in "a|b|c", or -1. */

@@ -83,6 +83,11 @@ int config_get(const Config *c, const char *key, char *buf, int cap);
 int config_key_count(void);
 const char *config_key_name(int i);
 KeyGroup config_key_group(int i);
+/* 1 for a key that changes neither what a run learns nor what it reports
+   (log_every, ckpt_every, ckpt_minutes, eval_every, metrics_every,
+   threads): runs equal on every other key (seed apart) are one seed group,
+   and Compare does not name these as differences. */
+int config_key_bookkeeping(int i);
 int config_is_key(const char *key);
 
 /* Applies a named variant of the seeds (linear-mixer, dispatcher-block,

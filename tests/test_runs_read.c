@@ -50,7 +50,8 @@ static int64_t add_run(Store *s, const char *config, int64_t seed, int steps, in
     "{\"arch\":\"attention\",\"d\":16,\"lr\":" LR ",\"seed\":" SEED ",\"threads\":" THREADS        \
     ",\"data\":\"builtin:stories\",\"tie\":true,\"extra\":[1,2],\"none\":null}"
 
-/* Runs 1-2: one seed group outside a sweep (seed and threads differ), 3: a
+/* Runs 1-2: one seed group outside a sweep (seed, threads and bookkeeping
+   keys differ), 3: a
    different lr, 4: running without metrics, 5-7: a sweep (5 and 6 seeds of
    one point, 7 another point; 5 and 7 done). */
 static Store *build(const char *name)
@@ -70,6 +71,9 @@ static Store *build(const char *name)
                       "UPDATE runs SET sweep_id = 1, coords_json = '{\"lr\":\"1\",\"seed\":\"2\"}' WHERE id = 6;"
                       "UPDATE runs SET sweep_id = 1, coords_json = '{\"lr\":\"2\",\"seed\":\"1\"}' WHERE id = 7;"
                       "UPDATE runs SET status = 'queued' WHERE id = 6;"
+                      /* bookkeeping keys (config_key_bookkeeping) do not separate runs */
+                      "UPDATE runs SET config_json = json_set(config_json, '$.eval_every', 50, '$.log_every', 7,"
+                      " '$.ckpt_minutes', 3) WHERE id = 2;"
                       "INSERT INTO datasets (data, tokenizer, vocab, train_tokens, unigram_nats, unigram_bits)"
                       " VALUES ('builtin:stories', 'word', 50, 1000, 3.3, 4.76);",
                       NULL, NULL, err) == 0,

@@ -47,9 +47,10 @@ static const struct {
 #define COL_WIDTH 8
 #define FIRST_COL_WIDTH 9
 
-/* Keys that do not change what a model learns, left out of the legend. */
-static const char *const NOT_DIFFERENCES[] = {"arch", "task", "threads", "log_every", "ckpt_every", "eval_every",
-                                                     "metrics_every", "ckpt_minutes"};
+/* Keys the legend names otherwise (the bookkeeping keys, which change
+   neither what a run learns nor what it reports, are left out too:
+   engine/config.h config_key_bookkeeping). */
+static const char *const NOT_DIFFERENCES[] = {"arch", "task"};
 /* What the legend shows of a run compared with nothing else. */
 static const char *const ALONE_KEYS[] = {"d", "layers", "n_ctx", "data"};
 
@@ -275,6 +276,8 @@ static int skip_key(const char *key, int grouped)
     if (grouped && !strcmp(key, "seed")) return 1;
     for (size_t i = 0; i < sizeof NOT_DIFFERENCES / sizeof NOT_DIFFERENCES[0]; i++)
         if (!strcmp(key, NOT_DIFFERENCES[i])) return 1;
+    for (int k = 0; k < config_key_count(); k++)
+        if (!strcmp(key, config_key_name(k))) return config_key_bookkeeping(k);
     return 0;
 }
 

@@ -40,33 +40,41 @@
 
 #include <string.h>
 
-/* The papers' own settings, from shared/papers/README.md. */
-static const struct {
-    const char *name, *text;
-} SETTINGS[] = {
+/* The papers' own settings, from shared/papers/README.md: the text, and
+   the model sizes that code compares with our runs (0: the paper does not
+   state it; S1's L and h are the points of Table 1, not one setting). */
+static const PaperSetting SETTINGS[] = {
     {"S1", "PairConnect Tables 1-2: masked LM on PTB and WikiText-2, word level, 90% of sequences masked, 15% of "
            "their words; d=256, hidden 256, Adam, lr 1e-5, trained until convergence on V100 GPUs; Table 2 at L=6, "
            "h=4 with the hash size K varied; sequence length not stated; the losses average every position "
-           "(our loss_all)"},
+           "(our loss_all)", 256, 0, 0, 0},
     {"S2", "PairConnect Table 3: CPU inference on PTB, batch 1, one thread (Xeon E5-2698 v4, 2.2 GHz), PyTorch with "
-           "a C++ table lookup, L=6, h=4, samples per second; compare ratios to attention measured in the same run"},
-    {"S3", "Masked Mixers II autoencoders on TinyStories: d=512, 8 encoder and 8 decoder layers, after 2.25 epochs"},
+           "a C++ table lookup, L=6, h=4, samples per second; compare ratios to attention measured in the same run",
+     0, 6, 4, 0},
+    {"S3", "Masked Mixers II autoencoders on TinyStories: d=512, 8 encoder and 8 decoder layers, after 2.25 epochs",
+     512, 8, 0, 0},
     {"S4", "Masked Mixers II autoencoders on TinyStories: d=1024, 4 + 4 layers (the largest Transformer of that "
-           "width that fit a V100), 3 epochs"},
+           "width that fit a V100), 3 epochs", 1024, 4, 0, 0},
     {"S5", "Masked Mixers II: the mixer at the Transformer's memory of S4 (d=1024, 8 + 8 layers), same compute "
-           "(4x V100, 6 h)"},
+           "(4x V100, 6 h)", 1024, 8, 0, 0},
     {"S6", "Masked Mixers (Part I, recalled in Part II): causal LM on TinyStories at n_ctx=512, an optimized "
-           "Llama-style Transformer vs the masked mixer"},
+           "Llama-style Transformer vs the masked mixer", 0, 0, 0, 512},
     {"S7", "Backurs et al.: causal LM on WikiText-103 word pieces, n=64, L=12, d=768, vocabulary 32000, batch 64, "
            "AdamW (weight decay 0.01), lr 1e-3 with linear decay and no warm-up, 1B tokens; the Appendix B "
-           "weighted-sum model (our conv, 113M parameters) vs 12-head attention (127M)"},
+           "weighted-sum model (our conv, 113M parameters) vs 12-head attention (127M)", 768, 12, 12, 64},
 };
+
+const PaperSetting *paper_setting(const char *name)
+{
+    for (size_t i = 0; name && i < sizeof SETTINGS / sizeof SETTINGS[0]; i++)
+        if (!strcmp(SETTINGS[i].name, name)) return &SETTINGS[i];
+    return NULL;
+}
 
 const char *paper_setting_text(const char *setting)
 {
-    for (size_t i = 0; setting && i < sizeof SETTINGS / sizeof SETTINGS[0]; i++)
-        if (!strcmp(SETTINGS[i].name, setting)) return SETTINGS[i].text;
-    return NULL;
+    const PaperSetting *p = paper_setting(setting);
+    return p ? p->text : NULL;
 }
 
 /* Where the corpora are: $MIXBENCH_DATA (default ../shared/data). */

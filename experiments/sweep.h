@@ -83,9 +83,17 @@ typedef struct {
     const char *setting;    /* the paper's setting, "S1".."S7" (paper_setting_text) */
 } PaperFigure;
 
-/* The paper's setting in words (shared/papers/README.md), e.g. for "S1"
-   "PairConnect Tables 1-2: masked LM on PTB and WikiText-2, ..."; NULL for
-   an unknown name. */
+/* A paper's own setting (shared/papers/README.md): its name, its text, and
+   the model sizes code compares with ours (0: not stated). */
+typedef struct {
+    const char *name;       /* "S1".."S7" */
+    const char *text;       /* "PairConnect Tables 1-2: masked LM on PTB and WikiText-2, ..." */
+    int d, layers, heads, n_ctx;
+} PaperSetting;
+
+/* The setting called name; NULL for an unknown name. */
+const PaperSetting *paper_setting(const char *name);
+/* Its text; NULL for an unknown name. */
 const char *paper_setting_text(const char *setting);
 
 /* s with every $MIXBENCH_DATA replaced by that variable (default

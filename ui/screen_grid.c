@@ -559,29 +559,6 @@ static void draw_cell(int y, int x, int width, int attr, const char *text)
     ui_text(y, x, width, attr, "%*s%s", pad > 0 ? pad : 0, "", text);
 }
 
-/* The integer after "KEY =" or "KEY=" in text (KEY a whole word), 0 when
-   there is none: "d = 256, L = 6" gives 256 for d and 6 for L. */
-static long setting_number(const char *text, const char *key)
-{
-    size_t klen = strlen(key);
-    for (const char *p = strstr(text, key); p; p = strstr(p + 1, key)) {
-        if (p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_')) continue;
-        const char *q = p + klen;
-        while (*q == ' ') q++;
-        if (*q != '=') continue;
-        q++;
-        while (*q == ' ') q++;
-        char digits[24];
-        size_t n = strspn(q, "0123456789");
-        int64_t v;
-        if (n == 0 || n >= sizeof digits) continue;
-        memcpy(digits, q, n);
-        digits[n] = 0;
-        if (text_to_int64(digits, &v) == 0) return (long)v;
-    }
-    return 0;
-}
-
 /* The sizes and the budget of the sweep's runs: the least and most d,
    layers and n_ctx (0: no run says) and the most tokens a run saw. */
 typedef struct {
@@ -602,11 +579,12 @@ static OurSizes our_sizes(const GridState *st)
     return o;
 }
 
-/* How the paper's setting compares with the sweep's runs, by d and the
-   layer count where the text states them. */
-static const char *setting_relation(const GridState *st, const char *text)
+/* How the paper's setting (S1..S7) compares with the sweep's runs, by d
+   and the layer count where it states them (experiments/presets.c). */
+static const char *setting_relation(const GridState *st, const char *setting)
 {
-    long pd = setting_number(text, "d"), pl = setting_number(text, "L");
+    const PaperSetting *ps = paper_setting(setting);
+    long pd = ps ? ps->d : 0, pl = ps ? ps->layers : 0;
     OurSizes o = our_sizes(st);
     int64_t d_lo = o.lo[0], d_hi = o.hi[0], l_lo = o.lo[1], l_hi = o.hi[1];
     if ((pd && d_hi && pd > d_hi) || (pl && l_hi && pl > l_hi)) return "larger than ours";
@@ -635,7 +613,7 @@ static void draw_settings(GridState *st, UiContext *ctx, const char *preset, int
         if (len < sizeof line)
             len += (size_t)snprintf(line + len, sizeof line - len, "%s %s%s%s, %s", first == p ? "" : ";",
                                     f->setting[0] ? f->setting : "paper", f->note[0] ? " " : "", f->note,
-                                    setting_relation(st, f->setting_text));
+                                    setting_relation(st, f->setting));
     }
     if (first < 0) {
         if (preset_metric(preset) != st->metric)

@@ -78,8 +78,11 @@ int results_sweep_runs(Store *s, int64_t sweep_id, int finished_only, ResultRun 
                       "       x.train_loss, x.test_perplexity, x.test_accuracy, x.infer_samples_per_s,"
                       "       x.tokens_seen, x.wall_seconds, x.seed, x.unigram_nats, x.not_learning,"
                       "       j.key, j.value, x.best_valid_loss, x.valid_loss_all,"
-                      "       (SELECT json_extract(config_json, '$.lr') FROM runs WHERE id = x.run_id)"
-                      "  FROM sweep_results x LEFT JOIN json_each(x.coords) j"
+                      "       CAST(json_extract(r.config_json, '$.lr') AS REAL), x.steps_done, x.total_steps,"
+                      "       x.valid_loss, x.tokens_per_s, coalesce(r.d, 0), coalesce(r.layers, 0),"
+                      "       coalesce(r.n_ctx, 0)"
+                      "  FROM sweep_results x JOIN runs r ON r.id = x.run_id"
+                      "  LEFT JOIN json_each(x.coords) j ON j.type IN ('text', 'integer', 'real')"
                       " WHERE x.sweep_id = ?1 AND (?2 = 0 OR x.status = 'done')"
                       " ORDER BY x.run_id, j.id",
                       &st, what, err))
@@ -119,6 +122,14 @@ int results_sweep_runs(Store *s, int64_t sweep_id, int finished_only, ResultRun 
             r->best_valid_loss = store_column_real(st, 18);
             r->valid_loss_all = store_column_real(st, 19);
             r->lr = store_column_real(st, 20);
+            r->state = run_status_parse(r->status);
+            r->steps_done = sqlite3_column_int64(st, 21);
+            r->total_steps = sqlite3_column_int64(st, 22);
+            r->valid_loss = store_column_real(st, 23);
+            r->tokens_per_s = store_column_real(st, 24);
+            r->d = sqlite3_column_int64(st, 25);
+            r->layers = sqlite3_column_int64(st, 26);
+            r->n_ctx = sqlite3_column_int64(st, 27);
         }
         add_coord(runs[count - 1].coords, &runs[count - 1].n_coords, st, 16);
     }

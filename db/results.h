@@ -14,6 +14,7 @@
 
 #include <stdint.h>
 
+#include "db/status.h"
 #include "db/store.h"
 
 enum { RESULT_MAX_COORDS = 16 };
@@ -61,6 +62,11 @@ typedef struct {
     double best_valid_loss; /* the lowest valid evaluation */
     double valid_loss_all;  /* mlm: the last valid evaluation over every position */
     double lr;              /* its config's learning rate */
+    RunStatus state;        /* status as a RunStatus */
+    int64_t steps_done, total_steps;
+    double valid_loss;      /* the last valid evaluation */
+    double tokens_per_s;    /* training */
+    int64_t d, layers, n_ctx;   /* 0 when the run does not say */
 } ResultRun;
 
 /* The jobs of a sweep in run id order; finished_only keeps status 'done'

@@ -474,7 +474,7 @@ int claims_judge(Store *s, const char *preset, long long sweep_id, ClaimResult *
         }
         Point *pts;
         int np;
-        if (points_group(runs, n_runs, &pts, &np)) {
+        if (points_group(runs, n_runs, &pts, &np, NULL)) {
             free(runs);
             free(res);
             return err_set(err, "claims: out of memory");

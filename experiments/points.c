@@ -10,19 +10,36 @@
 
 #include "engine/common.h"
 
-static const char *const METRIC_NAMES[PM_COUNT] = {
-    "test_loss", "test_loss_all", "train_loss", "test_perplexity", "samples_per_s", "tokens", "wall", "unigram_nats",
+static const PointMetricInfo METRICS[PM_COUNT] = {
+    [PM_TEST_LOSS] = {"test_loss", "test loss", "test_loss", 0},
+    [PM_VALID_LOSS] = {"valid_loss", "valid loss", "valid_loss", 0},
+    [PM_TEST_PERPLEXITY] = {"test_perplexity", "test perplexity", "test_perplexity", 0},
+    [PM_TEST_ACCURACY] = {"test_accuracy", "test accuracy", "test_accuracy", 1},
+    [PM_TRAIN_LOSS] = {"train_loss", "train loss", "train_loss", 0},
+    [PM_TOKENS_PER_S] = {"tokens_per_s", "tokens/s", NULL, 1},
+    [PM_TEST_LOSS_ALL] = {"test_loss_all", "test loss_all", "test_loss", 0},
+    [PM_VALID_LOSS_ALL] = {"valid_loss_all", "valid loss_all", "valid_loss", 0},
+    [PM_SAMPLES_PER_S] = {"samples_per_s", "samples/s", "samples_per_s", 1},
+    [PM_BEST_VALID_LOSS] = {"best_valid_loss", "best valid loss", NULL, 0},
+    [PM_TOKENS] = {"tokens", "tokens", NULL, 1},
+    [PM_WALL] = {"wall", "training seconds", NULL, 0},
+    [PM_UNIGRAM] = {"unigram_nats", "unigram entropy", NULL, 0},
 };
+
+const PointMetricInfo *point_metric_info(PointMetric m)
+{
+    return &METRICS[m >= 0 && m < PM_COUNT ? m : PM_TEST_LOSS];
+}
 
 const char *point_metric_name(PointMetric m)
 {
-    return m >= 0 && m < PM_COUNT ? METRIC_NAMES[m] : "?";
+    return m >= 0 && m < PM_COUNT ? METRICS[m].name : "?";
 }
 
 int point_metric_find(const char *name)
 {
     for (int m = 0; m < PM_COUNT; m++)
-        if (!strcmp(METRIC_NAMES[m], name)) return m;
+        if (!strcmp(METRICS[m].name, name)) return m;
     return -1;
 }
 
@@ -30,16 +47,53 @@ double result_metric(const ResultRun *r, PointMetric m)
 {
     switch (m) {
     case PM_TEST_LOSS: return r->test_loss;
-    case PM_TEST_LOSS_ALL: return r->test_loss_all;
-    case PM_TRAIN_LOSS: return r->train_loss;
+    case PM_VALID_LOSS: return r->valid_loss;
     case PM_TEST_PERPLEXITY: return r->test_perplexity;
+    case PM_TEST_ACCURACY: return r->test_accuracy;
+    case PM_TRAIN_LOSS: return r->train_loss;
+    case PM_TOKENS_PER_S: return r->tokens_per_s;
+    case PM_TEST_LOSS_ALL: return r->test_loss_all;
+    case PM_VALID_LOSS_ALL: return r->valid_loss_all;
     case PM_SAMPLES_PER_S: return r->infer_samples_per_s;
+    case PM_BEST_VALID_LOSS: return r->best_valid_loss;
     case PM_TOKENS: return r->tokens;
     case PM_WALL: return r->wall;
     case PM_UNIGRAM: return r->unigram_nats;
     case PM_COUNT: break;
     }
     return NAN;
+}
+
+static const struct {
+    const char *preset;
+    PointMetric metric;
+} PAPER_METRIC[] = {
+    {"pairconnect-grid", PM_TEST_LOSS_ALL},
+    {"pairconnect-hash", PM_TEST_LOSS_ALL},
+    {"pairconnect-speed", PM_SAMPLES_PER_S},
+    {"prefix-models", PM_TEST_PERPLEXITY},
+};
+
+PointMetric preset_paper_metric(const char *preset)
+{
+    for (size_t i = 0; preset && i < sizeof PAPER_METRIC / sizeof PAPER_METRIC[0]; i++)
+        if (!strcmp(PAPER_METRIC[i].preset, preset)) return PAPER_METRIC[i].metric;
+    return PM_TEST_LOSS;
+}
+
+const char *paper_metric_beside(const char *preset, PointMetric m)
+{
+    int all_scale = preset_paper_metric(preset) == PM_TEST_LOSS_ALL;
+    if (m == PM_TEST_LOSS || m == PM_VALID_LOSS || m == PM_TRAIN_LOSS) return all_scale ? NULL : METRICS[m].paper;
+    if (m == PM_TEST_LOSS_ALL || m == PM_VALID_LOSS_ALL) return all_scale ? METRICS[m].paper : NULL;
+    return point_metric_info(m)->paper;
+}
+
+PointMetric metric_beside_figure(const char *name, const char *setting)
+{
+    int m = point_metric_find(name);
+    if (m == PM_TEST_LOSS && setting && !strcmp(setting, "S1")) return PM_TEST_LOSS_ALL;
+    return m < 0 ? PM_TEST_LOSS : (PointMetric)m;
 }
 
 static const char *base_name(const char *path)
@@ -102,7 +156,7 @@ int result_learned(const ResultRun *r, PointMetric m)
     return loss <= r->unigram_nats - LEARNED_NATS;
 }
 
-int points_group(const ResultRun *runs, int n, Point **out, int *n_points)
+int points_group(const ResultRun *runs, int n, Point **out, int *n_points, int *owner_out)
 {
     *out = NULL;
     *n_points = 0;
@@ -131,18 +185,27 @@ int points_group(const ResultRun *runs, int n, Point **out, int *n_points)
             snprintf(pt->task, sizeof pt->task, "%s", r->task);
         }
         owner[i] = p;
-        pts[p].n_runs++;
-        pts[p].n_not_learning += r->not_learning;
-        pts[p].n_unlearned += !result_learned(r, PM_TEST_LOSS);
-        pts[p].n_unlearned_all += !result_learned(r, PM_TEST_LOSS_ALL);
+        Point *pt = &pts[p];
+        pt->n_runs++;
+        if (r->state == RUN_DONE) {
+            pt->n_done++;
+            pt->n_not_learning += r->not_learning;
+            pt->n_unlearned += !result_learned(r, PM_TEST_LOSS);
+            pt->n_unlearned_all += !result_learned(r, PM_TEST_LOSS_ALL);
+        } else if (!run_status_final(r->state)) {
+            pt->n_pending++;
+            pt->running_steps += r->steps_done;
+            pt->running_total += r->total_steps;
+        }
     }
     for (int p = 0; p < np; p++)
         for (int m = 0; m < PM_COUNT; m++) {
             int k = 0;
             for (int i = 0; i < n; i++)
-                if (owner[i] == p) values[k++] = result_metric(&runs[i], (PointMetric)m);
+                if (owner[i] == p && runs[i].state == RUN_DONE) values[k++] = result_metric(&runs[i], (PointMetric)m);
             pts[p].stat[m] = seed_stats(values, k);
         }
+    if (owner_out) memcpy(owner_out, owner, (size_t)n * sizeof *owner);
     free(owner);
     free(values);
     *out = pts;

@@ -16,25 +16,55 @@
 #include "db/results.h"
 #include "experiments/stats.h"
 
+/* The one table of metrics (points.c METRICS): what the report, the
+   verdicts and every screen call a number, and how it is read. */
 typedef enum {
     PM_TEST_LOSS,
-    PM_TEST_LOSS_ALL,
-    PM_TRAIN_LOSS,
+    PM_VALID_LOSS,
     PM_TEST_PERPLEXITY,
+    PM_TEST_ACCURACY,
+    PM_TRAIN_LOSS,
+    PM_TOKENS_PER_S,        /* training */
+    PM_TEST_LOSS_ALL,       /* mlm: every position a target (SPEC section 3) */
+    PM_VALID_LOSS_ALL,
     PM_SAMPLES_PER_S,       /* batch-1, one-thread inference (runs.infer_samples_per_s) */
+    PM_BEST_VALID_LOSS,     /* the lowest valid evaluation */
     PM_TOKENS,
     PM_WALL,
     PM_UNIGRAM,             /* the dataset's unigram entropy (nats) */
     PM_COUNT
 } PointMetric;
 
-/* "test_loss", "test_loss_all", "train_loss", "test_perplexity",
-   "samples_per_s" (the paper figures' names), "tokens", "wall", "unigram_nats". */
+/* The metrics a screen cycles through (the Grid's m), in that order. */
+#define PM_SHOWN 9
+
+typedef struct {
+    const char *name;       /* "test_loss": the report's and the paper figures' name */
+    const char *label;      /* "test loss": the screens' */
+    const char *paper;      /* paper_figures.metric of the same measure, NULL: none */
+    int higher_better;
+} PointMetricInfo;
+
+const PointMetricInfo *point_metric_info(PointMetric m);
+/* "test_loss", "test_loss_all", ... (point_metric_info(m)->name). */
 const char *point_metric_name(PointMetric m);
 /* The metric called name, or -1. */
 int point_metric_find(const char *name);
 /* A run's value of m (NAN when the store has none). */
 double result_metric(const ResultRun *r, PointMetric m);
+
+/* The metric preset's paper reports its figures in, which the screens open
+   on: test loss_all for the PairConnect loss presets (their paper's losses
+   are over every position, shared/papers S1), samples/s for
+   pairconnect-speed, test perplexity for prefix-models, else test loss. */
+PointMetric preset_paper_metric(const char *preset);
+/* The paper_figures metric that stands beside our metric m of preset, NULL
+   when none does: a loss on the paper's all-positions scale only beside
+   our loss_all, and its other losses only beside our masked ones. */
+const char *paper_metric_beside(const char *preset, PointMetric m);
+/* Our metric that stands beside a figure of metric `name` in `setting`
+   (a PairConnect S1 loss beside our loss_all). */
+PointMetric metric_beside_figure(const char *name, const char *setting);
 
 /* What "learned" means when a claim is judged (shared/papers/README.md): a
    run's best valid loss at least LEARNED_NATS below its data's unigram
@@ -54,7 +84,10 @@ typedef struct {
     int n_coords;
     CoordPair coords[RESULT_MAX_COORDS];  /* the run's coordinates without seed */
     char arch[32], task[16];
-    int n_runs;             /* seeds */
+    int n_runs;             /* seeds (every run given, finished or not) */
+    int n_done;             /* finished: status done (the statistics are theirs) */
+    int n_pending;          /* queued, running, paused, interrupted */
+    int64_t running_steps, running_total;   /* the pending runs' steps done and planned */
     int n_not_learning;     /* runs flagged "not learning: unigram level" */
     int n_unlearned;        /* runs that did not learn enough to judge a claim on
                                their loss: best valid loss not LEARNED_NATS below
@@ -65,9 +98,11 @@ typedef struct {
     SeedStats stat[PM_COUNT];
 } Point;
 
-/* Groups runs (finished ones: see results_sweep_runs) into points, in the
-   order their first run appears.  *out is malloc'd (free() it). */
-int points_group(const ResultRun *runs, int n, Point **out, int *n_points);
+/* Groups runs into points (every coordinate but seed, arch and task), in
+   the order their first run appears; each metric's statistics are over
+   the finished runs (status done), the others are counted.  owner (may be
+   NULL) receives each run's point.  *out is malloc'd (free() it). */
+int points_group(const ResultRun *runs, int n, Point **out, int *n_points, int *owner);
 
 /* 1 when every key=value word of selector ("arch=mixer d=128"; "" matches
    everything) equals the value in pairs (data by base name, see above); a

@@ -20,14 +20,6 @@
 #include "experiments/points.h"
 #include "experiments/sweep.h"
 
-/* Our metric beside a figure of metric name and setting. */
-static PointMetric ours_for(const char *metric, const char *setting)
-{
-    int m = point_metric_find(metric);
-    if (m == PM_TEST_LOSS && !strcmp(setting, "S1")) return PM_TEST_LOSS_ALL;
-    return m < 0 ? PM_TEST_LOSS : (PointMetric)m;
-}
-
 /* 1 when every coordinate of the figure is the point's. */
 static int figure_at(const FigureRow *f, const Point *p)
 {
@@ -54,7 +46,7 @@ static int columns(const char *preset, const FigureRow *figs, int n_figs, const 
     PointMetric want[PM_COUNT];
     int n_want = 0, n = 0;
     add_metric(want, &n_want, PM_TEST_LOSS);
-    for (int i = 0; i < n_figs; i++) add_metric(want, &n_want, ours_for(figs[i].metric, figs[i].setting));
+    for (int i = 0; i < n_figs; i++) add_metric(want, &n_want, metric_beside_figure(figs[i].metric, figs[i].setting));
     for (int i = 0; i < claim_count(); i++)
         if (!strcmp(claim_preset(i), preset)) add_metric(want, &n_want, claim_metric(i));
     for (int i = 0; i < n_want; i++)
@@ -215,7 +207,7 @@ static int one_preset(Store *s, const Preset *pr, int markdown, StrBuf *out, cha
     }
     Point *pts = NULL;
     int np = 0;
-    if (points_group(runs, n_runs, &pts, &np)) {
+    if (points_group(runs, n_runs, &pts, &np, NULL)) {
         free(runs);
         free(figs);
         return err_set(err, "report: out of memory");

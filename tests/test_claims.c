@@ -444,7 +444,7 @@ static void test_points_and_reads(void)
     }
     Point *pts;
     int np;
-    CHECK(points_group(runs, n, &pts, &np) == 0 && np == 2, "%d points", np);
+    CHECK(points_group(runs, n, &pts, &np, NULL) == 0 && np == 2, "%d points", np);
     if (np == 2) {
         const SeedStats *m = &pts[0].stat[PM_TEST_LOSS];
         CHECK(pts[0].n_runs == 3 && m->n == 3 && m->mean == 5.0 && fabs(m->se - 1 / sqrt(3.0)) < 1e-12 &&

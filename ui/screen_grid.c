@@ -26,6 +26,7 @@
 #include "engine/common.h"
 #include "engine/text.h"
 #include "experiments/adaptive.h"
+#include "experiments/pivot.h"
 #include "experiments/report.h"
 #include "experiments/stats.h"
 #include "experiments/sweep.h"
@@ -33,81 +34,11 @@
 #include "ui/draw/heatmap.h"
 #include "ui/ui.h"
 
-#define GRID_MAX_AXES 12
-#define GRID_MAX_VALUES 64
+#define PIVOT_MAX_AXES 12
+#define PIVOT_MAX_VALUES 64
 #define VALUE_LEN 48
 #define MAX_SWEEPS 256
 #define MAX_COMBOS 100000
-
-/* The numbers m cycles through, in that order. */
-typedef enum {
-    M_TEST_LOSS, M_VALID_LOSS, M_TEST_PPL, M_TEST_ACC, M_TRAIN_LOSS, M_SPEED, M_TEST_LOSS_ALL, M_VALID_LOSS_ALL,
-    M_SAMPLES, N_METRICS
-} Metric;
-static const struct {
-    const char *label;
-    const char *paper;           /* paper_figures.metric of the same measure (NULL: none) */
-    int higher_better;
-} METRICS[N_METRICS] = {
-    [M_TEST_LOSS] = {"test loss", "test_loss", 0},
-    [M_VALID_LOSS] = {"valid loss", "valid_loss", 0},
-    [M_TEST_PPL] = {"test perplexity", "test_perplexity", 0},
-    [M_TEST_ACC] = {"test accuracy", "test_accuracy", 1},
-    [M_TRAIN_LOSS] = {"train loss", "train_loss", 0},
-    [M_SPEED] = {"tokens/s", NULL, 1},
-    [M_TEST_LOSS_ALL] = {"test loss_all", "test_loss", 0},
-    [M_VALID_LOSS_ALL] = {"valid loss_all", "valid_loss", 0},
-    [M_SAMPLES] = {"samples/s", "samples_per_s", 1},
-};
-
-/* The presets whose paper reports another measure than test loss: the Grid
-   opens them on it.  The PairConnect loss presets train with mlm_loss=all
-   and their paper's losses are over every position (shared/papers, S1), so
-   its test and train losses sit beside our loss_all, not our masked loss. */
-static const struct {
-    const char *preset;
-    Metric metric;
-} PAPER_METRIC[] = {
-    {"pairconnect-grid", M_TEST_LOSS_ALL},
-    {"pairconnect-hash", M_TEST_LOSS_ALL},
-    {"pairconnect-speed", M_SAMPLES},
-    {"prefix-models", M_TEST_PPL},
-};
-
-static Metric preset_metric(const char *preset)
-{
-    for (size_t i = 0; i < sizeof PAPER_METRIC / sizeof PAPER_METRIC[0]; i++)
-        if (!strcmp(PAPER_METRIC[i].preset, preset)) return PAPER_METRIC[i].metric;
-    return M_TEST_LOSS;
-}
-
-/* The paper_figures metric shown beside ours for metric m of preset (NULL:
-   none): a loss on the paper's all-positions scale only beside loss_all. */
-static const char *paper_metric(const char *preset, Metric m)
-{
-    int all_scale = preset_metric(preset) == M_TEST_LOSS_ALL;
-    if (m == M_TEST_LOSS || m == M_VALID_LOSS || m == M_TRAIN_LOSS) return all_scale ? NULL : METRICS[m].paper;
-    if (m == M_TEST_LOSS_ALL || m == M_VALID_LOSS_ALL) return all_scale ? METRICS[m].paper : NULL;
-    return METRICS[m].paper;
-}
-
-/* Metric m of a job (NAN: not known). */
-static double job_value(const SweepJobRow *j, Metric m)
-{
-    switch (m) {
-    case M_TEST_LOSS: return j->test_loss;
-    case M_VALID_LOSS: return j->valid_loss;
-    case M_TEST_PPL: return j->test_perplexity;
-    case M_TEST_ACC: return j->test_accuracy;
-    case M_TRAIN_LOSS: return j->train_loss;
-    case M_SPEED: return j->tokens_per_s;
-    case M_TEST_LOSS_ALL: return j->test_loss_all;
-    case M_VALID_LOSS_ALL: return j->valid_loss_all;
-    case M_SAMPLES: return j->infer_samples_per_s;
-    case N_METRICS: break;
-    }
-    return NAN;
-}
 
 typedef struct {
     int64_t id;
@@ -115,40 +46,20 @@ typedef struct {
 } GridSweep;
 
 typedef struct {
-    SweepJobRow job;
-    int coord[GRID_MAX_AXES];    /* index into the axis's values, -1: absent */
-} GridRun;
-
-/* What one cell of the table holds. */
-typedef struct {
-    SeedStats stats;             /* over the finished runs with a value */
-    int n_value;                 /* finished runs with a value */
-    int n_runs;
-    int n_pending;               /* queued, running, paused, interrupted */
-    char pending[24];            /* "45%" of a running one, else its status */
-    char stopped[16];            /* failed / diverged / cancelled */
-    double paper;                /* NAN: none */
-} Cell;
-
-typedef struct {
     GridSweep sweeps[MAX_SWEEPS];
     int n_sweeps;
     int current;                 /* index into sweeps, -1: none */
     int64_t loaded_sweep;        /* the sweep runs/axes/paper belong to */
 
-    int n_axes;
-    char axis[GRID_MAX_AXES][64];
-    char values[GRID_MAX_AXES][GRID_MAX_VALUES][VALUE_LEN];
-    int n_values[GRID_MAX_AXES];
-
-    GridRun *runs;
-    int n_runs;
+    Pivot pivot;                 /* the sweep's runs on its axes (experiments/pivot.h) */
+    int n_axes;                  /* the sweep's axes (its axes_json) */
+    char axis_keys[PIVOT_MAX_AXES][64];
     FigureRow *paper;            /* the preset's figures with a value */
     int n_paper;
 
     int row_axis, col_axis;      /* -1: a single row / column */
     int fixed;                   /* 0..n_combos-1: other axes fixed at a combination; n_combos: averaged */
-    Metric metric;
+    PointMetric metric;          /* one of the first PM_SHOWN (experiments/points.h) */
     ClaimsView claims;           /* the verdicts of the sweep's preset */
 
     /* R: the reproduction report of the sweep's preset in place of the table */
@@ -174,10 +85,10 @@ static int other_axes(const GridState *st, int *others)
 /* Combinations of the other axes' values (1 when there are none). */
 static int combo_count(const GridState *st)
 {
-    int others[GRID_MAX_AXES], n = other_axes(st, others);
+    int others[PIVOT_MAX_AXES], n = other_axes(st, others);
     long count = 1;
     for (int i = 0; i < n; i++) {
-        count *= st->n_values[others[i]] > 0 ? st->n_values[others[i]] : 1;
+        count *= st->pivot.n_values[others[i]] > 0 ? st->pivot.n_values[others[i]] : 1;
         if (count > MAX_COMBOS) return MAX_COMBOS;
     }
     return (int)count;
@@ -185,18 +96,18 @@ static int combo_count(const GridState *st)
 
 static int averaging(const GridState *st)
 {
-    int others[GRID_MAX_AXES];
+    int others[PIVOT_MAX_AXES];
     return other_axes(st, others) > 0 && st->fixed >= combo_count(st);
 }
 
 /* The value index each other axis is fixed at (the first varies slowest). */
 static void fixed_values(const GridState *st, int *fixed_at)
 {
-    int others[GRID_MAX_AXES], n = other_axes(st, others);
+    int others[PIVOT_MAX_AXES], n = other_axes(st, others);
     int rest = st->fixed;
-    for (int a = 0; a < GRID_MAX_AXES; a++) fixed_at[a] = -1;
+    for (int a = 0; a < PIVOT_MAX_AXES; a++) fixed_at[a] = -1;
     for (int i = n - 1; i >= 0; i--) {
-        int count = st->n_values[others[i]] > 0 ? st->n_values[others[i]] : 1;
+        int count = st->pivot.n_values[others[i]] > 0 ? st->pivot.n_values[others[i]] : 1;
         fixed_at[others[i]] = rest % count;
         rest /= count;
     }
@@ -206,9 +117,9 @@ static void fixed_values(const GridState *st, int *fixed_at)
    averaged: repeats are there to be averaged. */
 static void default_fixed(GridState *st)
 {
-    int others[GRID_MAX_AXES], n = other_axes(st, others);
+    int others[PIVOT_MAX_AXES], n = other_axes(st, others);
     int only_seed = n > 0;
-    for (int i = 0; i < n; i++) only_seed &= !strcmp(st->axis[others[i]], "seed");
+    for (int i = 0; i < n; i++) only_seed &= !strcmp(st->pivot.axis[others[i]], "seed");
     st->fixed = only_seed ? combo_count(st) : 0;
 }
 
@@ -218,7 +129,7 @@ static void default_axes(GridState *st)
 {
     int table[2], n = 0;
     for (int a = 0; a < st->n_axes && n < 2; a++)
-        if (strcmp(st->axis[a], "seed")) table[n++] = a;
+        if (strcmp(st->pivot.axis[a], "seed")) table[n++] = a;
     if (n == 0 && st->n_axes > 0) table[n++] = 0;
     st->row_axis = n == 2 ? table[0] : -1;
     st->col_axis = n == 2 ? table[1] : n == 1 ? table[0] : -1;
@@ -227,42 +138,18 @@ static void default_axes(GridState *st)
 
 /* ---- loading ------------------------------------------------------------ */
 
-/* The index of value text in axis a, added when new; -1 when full. */
-static int value_index(GridState *st, int a, const char *text)
-{
-    for (int i = 0; i < st->n_values[a]; i++)
-        if (!strcmp(st->values[a][i], text)) return i;
-    if (st->n_values[a] == GRID_MAX_VALUES) return -1;
-    ui_copy_text(st->values[a][st->n_values[a]], VALUE_LEN, text);
-    return st->n_values[a]++;
-}
-
-/* The run's value index on each axis (-1: the job has no such coordinate). */
-static void set_coords(GridState *st, GridRun *r)
-{
-    for (int a = 0; a < GRID_MAX_AXES; a++) r->coord[a] = -1;
-    for (int a = 0; a < st->n_axes; a++) {
-        const char *v = coord_value(r->job.coords, r->job.n_coords, st->axis[a]);
-        char buf[VALUE_LEN];
-        if (!v) continue;
-        ui_copy_text(buf, sizeof buf, v);
-        r->coord[a] = value_index(st, a, buf);
-    }
-}
-
 /* The axes of the sweep shown, its paper figures; resets the view. */
 static int load_sweep(GridState *st, UiContext *ctx, const GridSweep *s, char *err)
 {
     st->n_axes = 0;
-    memset(st->n_values, 0, sizeof st->n_values);
-    st->n_runs = 0;
+    pivot_free(&st->pivot);
     free(st->paper);
     st->paper = NULL;
     st->n_paper = 0;
     SweepAxes axes;
     if (sweeps_read_axes(ctx->store, s->id, &axes, err)) return -1;
-    for (int i = 0; i < axes.n && st->n_axes < GRID_MAX_AXES; i++)
-        ui_copy_text(st->axis[st->n_axes++], sizeof st->axis[0], axes.key[i]);
+    for (int i = 0; i < axes.n && st->n_axes < PIVOT_MAX_AXES; i++)
+        ui_copy_text(st->axis_keys[st->n_axes++], sizeof st->axis_keys[0], axes.key[i]);
     char preset[64];
     claims_view_preset(s->name, preset, sizeof preset);   /* NAME@paper: NAME's figures */
     FigureRow *figs;
@@ -286,59 +173,22 @@ static int load_sweep(GridState *st, UiContext *ctx, const GridSweep *s, char *e
     return 0;
 }
 
-/* Orders each axis whose values are all numbers by value (hash_size 100
-   500 1000, not in the order the jobs came), renumbering the runs'
-   coordinates; other axes keep the sweep's order. */
-static void sort_numeric_axes(GridState *st)
-{
-    for (int a = 0; a < st->n_axes; a++) {
-        int n = st->n_values[a], numeric = n > 1;
-        double key[GRID_MAX_VALUES];
-        for (int i = 0; i < n && numeric; i++) numeric = text_to_double(st->values[a][i], &key[i]) == 0;
-        if (!numeric) continue;
-        int order[GRID_MAX_VALUES], moved = 0;
-        for (int i = 0; i < n; i++) order[i] = i;
-        for (int i = 1; i < n; i++) /* insertion sort of the indices by value */
-            for (int j = i; j > 0 && key[order[j]] < key[order[j - 1]]; j--) {
-                int t = order[j];
-                order[j] = order[j - 1];
-                order[j - 1] = t;
-            }
-        int new_index[GRID_MAX_VALUES];
-        for (int i = 0; i < n; i++) {
-            new_index[order[i]] = i;
-            moved |= order[i] != i;
-        }
-        if (!moved) continue;
-        char sorted[GRID_MAX_VALUES][VALUE_LEN];
-        for (int i = 0; i < n; i++) memcpy(sorted[i], st->values[a][order[i]], VALUE_LEN);
-        memcpy(st->values[a], sorted, (size_t)n * VALUE_LEN);
-        for (int r = 0; r < st->n_runs; r++)
-            if (st->runs[r].coord[a] >= 0) st->runs[r].coord[a] = new_index[st->runs[r].coord[a]];
-    }
-}
-
-/* The sweep's jobs and their places on the axes; an axis keeps the values
-   it has seen (in their sorted order) across reloads. */
+/* The sweep's runs on its axes (experiments/pivot.h); an axis keeps the
+   values it had, in their order, across reloads. */
 static int load_runs(GridState *st, UiContext *ctx, char *err)
 {
-    SweepJobRow *jobs;
-    int n_jobs;
-    if (sweeps_read_jobs(ctx->store, st->loaded_sweep, &jobs, &n_jobs, err)) return -1;
-    GridRun *runs = n_jobs ? malloc((size_t)n_jobs * sizeof *runs) : NULL;
-    if (n_jobs && !runs) {
-        free(jobs);
-        return err_set(err, "grid: out of memory for sweep %lld", (long long)st->loaded_sweep);
+    ResultRun *runs;
+    int n;
+    if (results_sweep_runs(ctx->store, st->loaded_sweep, 0, &runs, &n, err)) return -1;
+    const char *axes[PIVOT_MAX_AXES];
+    for (int a = 0; a < st->n_axes; a++) axes[a] = st->axis_keys[a];
+    Pivot fresh;
+    if (pivot_build(&fresh, axes, st->n_axes, runs, n, &st->pivot, err)) {
+        free(runs);
+        return -1;
     }
-    free(st->runs);
-    st->runs = runs;
-    st->n_runs = n_jobs;
-    for (int i = 0; i < n_jobs; i++) {
-        runs[i].job = jobs[i];
-        set_coords(st, &runs[i]);
-    }
-    free(jobs);
-    sort_numeric_axes(st);
+    pivot_free(&st->pivot);
+    st->pivot = fresh;
     return 0;
 }
 
@@ -356,7 +206,7 @@ static void grid_destroy(void *state)
 {
     GridState *st = state;
     if (!st) return;
-    free(st->runs);
+    pivot_free(&st->pivot);
     free(st->paper);
     claims_view_free(&st->claims);
     if (st->report.data) sb_free(&st->report);
@@ -417,11 +267,11 @@ static void grid_reload(void *state, UiContext *ctx)
     claims_view_preset(s->name, preset, sizeof preset);
     if (fresh) {
         default_axes(st);
-        st->metric = preset_metric(preset);
+        st->metric = preset_paper_metric(preset);
     }
     if (preset_find(preset)) {
         int n_done = 0;
-        for (int i = 0; i < st->n_runs; i++) n_done += st->runs[i].job.status == RUN_DONE;
+        for (int i = 0; i < st->pivot.n_runs; i++) n_done += st->pivot.runs[i].state == RUN_DONE;
         claims_view_update(&st->claims, ctx, s->name, s->id, n_done);
         if (st->report_on && (st->report_sweep != s->id || st->report_done != n_done))
             build_report(st, ctx, preset, s->id, n_done);
@@ -430,97 +280,12 @@ static void grid_reload(void *state, UiContext *ctx)
     }
 }
 
-/* Does paper figure p belong to the cell (row value r, column value c)
-   under the current fixed values?  Keys that are not axes of the sweep do
-   not decide; an averaged axis named by the figure does not match. */
-static int paper_matches(const GridState *st, const FigureRow *p, int r, int c, const int *fixed_at, int avg)
-{
-    for (int k = 0; k < p->n_coords; k++) {
-        int a = -1;
-        for (int i = 0; i < st->n_axes && a < 0; i++)
-            if (!strcmp(st->axis[i], p->coords[k].key)) a = i;
-        if (a < 0) continue;
-        int want = a == st->row_axis ? r : a == st->col_axis ? c : avg ? -1 : fixed_at[a];
-        if (want < 0 || !heat_same_value(st->values[a][want], p->coords[k].value)) return 0;
-    }
-    return 1;
-}
-
-/* Fills cells[rows * cols] from the runs: each cell's finished values as
-   mean, standard error and min-max (seed_stats), its pending and stopped
-   jobs, and the paper's figure. */
-static void fill_cells(const GridState *st, const char *preset, Cell *cells, int rows, int cols)
-{
-    int fixed_at[GRID_MAX_AXES];
-    fixed_values(st, fixed_at);
-    int avg = averaging(st);
-    int *cell_of = malloc((size_t)(st->n_runs ? st->n_runs : 1) * sizeof *cell_of);
-    double *values = malloc((size_t)(st->n_runs ? st->n_runs : 1) * sizeof *values);
-    for (int i = 0; i < rows * cols; i++) {
-        memset(&cells[i], 0, sizeof cells[i]);
-        cells[i].stats = seed_stats(NULL, 0);
-        cells[i].paper = NAN;
-    }
-    if (!cell_of || !values) {
-        free(cell_of);
-        free(values);
-        return;
-    }
-    for (int i = 0; i < st->n_runs; i++) {
-        const GridRun *run = &st->runs[i];
-        cell_of[i] = -1;
-        int r = st->row_axis >= 0 ? run->coord[st->row_axis] : 0;
-        int c = st->col_axis >= 0 ? run->coord[st->col_axis] : 0;
-        if (r < 0 || c < 0 || r >= rows || c >= cols) continue;
-        int in_slice = 1;
-        for (int a = 0; a < st->n_axes && !avg; a++)
-            if (fixed_at[a] >= 0 && run->coord[a] != fixed_at[a]) in_slice = 0;
-        if (!in_slice) continue;
-        cell_of[i] = r * cols + c;
-        Cell *cell = &cells[r * cols + c];
-        cell->n_runs++;
-        const SweepJobRow *job = &run->job;
-        double v = job_value(job, st->metric);
-        if (job->status == RUN_DONE && isfinite(v)) {
-            cell->n_value++;
-        } else if (!run_status_final(job->status)) {   /* queued, running, paused, interrupted */
-            if (cell->n_pending++ == 0 || job->status == RUN_RUNNING) {
-                if (job->status == RUN_RUNNING && job->total_steps > 0)
-                    snprintf(cell->pending, sizeof cell->pending, "%lld%%",
-                             (long long)(100 * job->steps_done / job->total_steps));
-                else ui_copy_text(cell->pending, sizeof cell->pending, run_status_name(job->status));
-            }
-        } else {
-            ui_copy_text(cell->stopped, sizeof cell->stopped,
-                         job->status != RUN_DONE ? run_status_name(job->status) : "-");
-        }
-    }
-    for (int k = 0; k < rows * cols; k++) {
-        int n = 0;
-        for (int i = 0; i < st->n_runs; i++) {
-            double v = job_value(&st->runs[i].job, st->metric);
-            if (cell_of[i] == k && st->runs[i].job.status == RUN_DONE && isfinite(v)) values[n++] = v;
-        }
-        cells[k].stats = seed_stats(values, n);
-    }
-    free(cell_of);
-    free(values);
-    const char *want = paper_metric(preset, st->metric);
-    for (int p = 0; p < st->n_paper && want; p++) {
-        if (strcmp(st->paper[p].metric, want)) continue;
-        for (int r = 0; r < rows; r++)
-            for (int c = 0; c < cols; c++)
-                if (isnan(cells[r * cols + c].paper) && paper_matches(st, &st->paper[p], r, c, fixed_at, avg))
-                    cells[r * cols + c].paper = st->paper[p].value;
-    }
-}
-
-static double cell_value(const Cell *c) { return c->n_value ? c->stats.mean : NAN; }
+static double cell_value(const PivotCell *c) { return c->n_value ? c->stats.mean : NAN; }
 
 /* "6.371", "6.371±0.002 n3" over several runs (n left out when every cell
    has the same count: show_n 0), " (paper 1.49)" beside when paper_inline
    (else the paper has rows of its own). */
-static void cell_text(const Cell *c, UiContext *ctx, int paper_inline, int show_n, char *out, size_t cap)
+static void cell_text(const PivotCell *c, UiContext *ctx, int paper_inline, int show_n, char *out, size_t cap)
 {
     const char *more = ctx->utf8 ? "…" : "...";
     char value[64], paper[48] = "";
@@ -569,12 +334,12 @@ typedef struct {
 static OurSizes our_sizes(const GridState *st)
 {
     OurSizes o = {{0}, {0}, 0};
-    for (int i = 0; i < st->n_runs; i++) {
-        const SweepJobRow *r = &st->runs[i].job;
+    for (int i = 0; i < st->pivot.n_runs; i++) {
+        const ResultRun *r = &st->pivot.runs[i];
         const int64_t size[3] = {r->d, r->layers, r->n_ctx};
         for (int k = 0; k < 3; k++)
             if (size[k] > 0) o.lo[k] = o.lo[k] ? MB_MIN(o.lo[k], size[k]) : size[k], o.hi[k] = MB_MAX(o.hi[k], size[k]);
-        o.tokens = MB_MAX(o.tokens, r->tokens_seen);
+        o.tokens = MB_MAX(o.tokens, (int64_t)r->tokens);
     }
     return o;
 }
@@ -599,7 +364,7 @@ static const char *setting_relation(const GridState *st, const char *setting)
 static void draw_settings(GridState *st, UiContext *ctx, const char *preset, int *y, int width)
 {
     int dim = ui_attr(ctx, UI_PAIR_DIM);
-    const char *want = paper_metric(preset, st->metric);
+    const char *want = paper_metric_beside(preset, st->metric);
     int first = -1;
     char line[512];
     size_t len = (size_t)snprintf(line, sizeof line, "(paper X): the paper's figure;");
@@ -616,12 +381,12 @@ static void draw_settings(GridState *st, UiContext *ctx, const char *preset, int
                                     setting_relation(st, f->setting));
     }
     if (first < 0) {
-        if (preset_metric(preset) != st->metric)
+        if (preset_paper_metric(preset) != st->metric)
             ui_text((*y)++, 0, width, dim, "the paper reports no %s for preset %s (its metric: %s; m: next)",
-                    METRICS[st->metric].label, preset, METRICS[preset_metric(preset)].label);
+                    point_metric_info(st->metric)->label, preset, point_metric_info(preset_paper_metric(preset))->label);
         else
             ui_text((*y)++, 0, width, dim, "the paper reports no %s for preset %s (m: another metric)",
-                    METRICS[st->metric].label, preset);
+                    point_metric_info(st->metric)->label, preset);
         return;
     }
     ui_text((*y)++, 0, width, dim, "%s", line);
@@ -650,26 +415,26 @@ static void draw_header(GridState *st, UiContext *ctx, int *y, int width)
     int x = (int)strlen(name) + 3;
     if (x < width) ui_text(*y, x, width - x, dim, "(%d of %d, [ ] switch)", st->current + 1, st->n_sweeps);
     (*y)++;
-    ui_text((*y)++, 0, width, 0, "metric: %s (%s is better)   rows: %s   columns: %s", METRICS[st->metric].label,
-            METRICS[st->metric].higher_better ? "higher" : "lower",
-            st->row_axis >= 0 ? st->axis[st->row_axis] : "-", st->col_axis >= 0 ? st->axis[st->col_axis] : "-");
-    int others[GRID_MAX_AXES], n = other_axes(st, others);
+    ui_text((*y)++, 0, width, 0, "metric: %s (%s is better)   rows: %s   columns: %s", point_metric_info(st->metric)->label,
+            point_metric_info(st->metric)->higher_better ? "higher" : "lower",
+            st->row_axis >= 0 ? st->pivot.axis[st->row_axis] : "-", st->col_axis >= 0 ? st->pivot.axis[st->col_axis] : "-");
+    int others[PIVOT_MAX_AXES], n = other_axes(st, others);
     if (n > 0) {
         char text[512] = "";
         size_t len = 0;
         if (averaging(st)) {
             len += (size_t)snprintf(text, sizeof text, "other axes averaged over:");
             for (int i = 0; i < n && len < sizeof text; i++)
-                len += (size_t)snprintf(text + len, sizeof text - len, " %s", st->axis[others[i]]);
+                len += (size_t)snprintf(text + len, sizeof text - len, " %s", st->pivot.axis[others[i]]);
             if (len < sizeof text) snprintf(text + len, sizeof text - len, "   (f: fix them)");
         } else {
-            int fixed_at[GRID_MAX_AXES];
+            int fixed_at[PIVOT_MAX_AXES];
             fixed_values(st, fixed_at);
             len += (size_t)snprintf(text, sizeof text, "other axes fixed at:");
             for (int i = 0; i < n && len < sizeof text; i++) {
                 int a = others[i];
-                len += (size_t)snprintf(text + len, sizeof text - len, " %s=%s", st->axis[a],
-                                        st->n_values[a] ? st->values[a][fixed_at[a]] : "?");
+                len += (size_t)snprintf(text + len, sizeof text - len, " %s=%s", st->pivot.axis[a],
+                                        st->pivot.n_values[a] ? st->pivot.values[a][fixed_at[a]] : "?");
             }
             if (len < sizeof text)
                 snprintf(text + len, sizeof text - len, "   (f: next value%s)",
@@ -745,28 +510,33 @@ static void grid_draw(void *state, UiContext *ctx, int top, int height, int widt
     }
     draw_header(st, ctx, &y, width);
     y++;
-    int rows = st->row_axis >= 0 ? st->n_values[st->row_axis] : 1;
-    int cols = st->col_axis >= 0 ? st->n_values[st->col_axis] : 1;
-    if (st->n_runs == 0 || rows == 0 || cols == 0) {
+    int rows = st->row_axis >= 0 ? st->pivot.n_values[st->row_axis] : 1;
+    int cols = st->col_axis >= 0 ? st->pivot.n_values[st->col_axis] : 1;
+    if (st->pivot.n_runs == 0 || rows == 0 || cols == 0) {
         ui_text(y, 2, width - 2, 0, "this sweep has no jobs");
         return;
     }
-    Cell *cells = calloc((size_t)rows * (size_t)cols, sizeof *cells);
+    PivotCell *cells = calloc((size_t)rows * (size_t)cols, sizeof *cells);
     if (!cells) return;
     char preset[64];
     claims_view_preset(st->sweeps[st->current].name, preset, sizeof preset);
-    fill_cells(st, preset, cells, rows, cols);
+    int fixed_at[PIVOT_MAX_AXES];
+    fixed_values(st, fixed_at);
+    if (averaging(st))
+        for (int a = 0; a < PIVOT_MAX_AXES; a++) fixed_at[a] = -1;
+    pivot_cells(&st->pivot, st->row_axis, st->col_axis, fixed_at, st->metric, st->paper, st->n_paper,
+                paper_metric_beside(preset, st->metric), cells);
 
     /* column widths: the row labels, then each column's widest text */
     char text[128];
-    const char *corner_row = st->row_axis >= 0 ? st->axis[st->row_axis] : "";
-    const char *corner_col = st->col_axis >= 0 ? st->axis[st->col_axis] : "";
+    const char *corner_row = st->row_axis >= 0 ? st->pivot.axis[st->row_axis] : "";
+    const char *corner_col = st->col_axis >= 0 ? st->pivot.axis[st->col_axis] : "";
     char corner[160];
     snprintf(corner, sizeof corner, "%s%s%s", corner_row, corner_row[0] && corner_col[0] ? " \\ " : "", corner_col);
     int label_w = text_columns(corner);
-    if (st->row_axis < 0) label_w = MB_MAX(label_w, text_columns(METRICS[st->metric].label));
+    if (st->row_axis < 0) label_w = MB_MAX(label_w, text_columns(point_metric_info(st->metric)->label));
     for (int r = 0; r < rows; r++)
-        if (st->row_axis >= 0) label_w = MB_MAX(label_w, text_columns(st->values[st->row_axis][r]));
+        if (st->row_axis >= 0) label_w = MB_MAX(label_w, text_columns(st->pivot.values[st->row_axis][r]));
     label_w += 2;
     /* n per cell only where the counts differ; the paper's figures inline
        while the table fits, else on a row of their own under each row */
@@ -777,11 +547,11 @@ static void grid_draw(void *state, UiContext *ctx, int top, int height, int widt
         if (common_n < 0) common_n = cells[i].n_value;
         else if (common_n != cells[i].n_value) show_n = 1;
     }
-    int col_w[GRID_MAX_VALUES], paper_inline = 1;
+    int col_w[PIVOT_MAX_VALUES], paper_inline = 1;
     for (int pass = 0; pass < 2; pass++) {
         int total = label_w;
         for (int c = 0; c < cols; c++) {
-            col_w[c] = st->col_axis >= 0 ? text_columns(st->values[st->col_axis][c]) : 0;
+            col_w[c] = st->col_axis >= 0 ? text_columns(st->pivot.values[st->col_axis][c]) : 0;
             for (int r = 0; r < rows; r++) {
                 cell_text(&cells[r * cols + c], ctx, paper_inline, show_n, text, sizeof text);
                 col_w[c] = MB_MAX(col_w[c], text_columns(text) + (ctx->colors ? 0 : 2));
@@ -793,10 +563,10 @@ static void grid_draw(void *state, UiContext *ctx, int top, int height, int widt
         paper_inline = 0;
     }
 
-    double values[GRID_MAX_VALUES * GRID_MAX_VALUES];
+    double values[PIVOT_MAX_VALUES * PIVOT_MAX_VALUES];
     int n_cells = rows * cols;
     for (int i = 0; i < n_cells; i++) values[i] = cell_value(&cells[i]);
-    int best = heat_best(values, n_cells, METRICS[st->metric].higher_better);
+    int best = heat_best(values, n_cells, point_metric_info(st->metric)->higher_better);
     double lo, hi;
     heat_range(values, n_cells, &lo, &hi);
 
@@ -804,15 +574,15 @@ static void grid_draw(void *state, UiContext *ctx, int top, int height, int widt
     ui_text(y, 0, label_w, head, "%s", corner);
     int x = label_w;
     for (int c = 0; c < cols && x < width; c++) {
-        draw_cell(y, x, MB_MIN(col_w[c], width - x), head, st->col_axis >= 0 ? st->values[st->col_axis][c] : "");
+        draw_cell(y, x, MB_MIN(col_w[c], width - x), head, st->col_axis >= 0 ? st->pivot.values[st->col_axis][c] : "");
         x += col_w[c];
     }
     y++;
     for (int r = 0; r < rows && y < bottom; r++, y++) {
-        ui_text(y, 0, label_w, head, "%s", st->row_axis >= 0 ? st->values[st->row_axis][r] : METRICS[st->metric].label);
+        ui_text(y, 0, label_w, head, "%s", st->row_axis >= 0 ? st->pivot.values[st->row_axis][r] : point_metric_info(st->metric)->label);
         x = label_w;
         for (int c = 0; c < cols && x < width; c++) {
-            const Cell *cell = &cells[r * cols + c];
+            const PivotCell *cell = &cells[r * cols + c];
             cell_text(cell, ctx, paper_inline, show_n, text, sizeof text);
             int w = MB_MIN(col_w[c], width - x);
             double v = cell_value(cell);
@@ -820,7 +590,7 @@ static void grid_draw(void *state, UiContext *ctx, int top, int height, int widt
             if (r * cols + c == best) {
                 attr = ui_attr(ctx, UI_PAIR_SELECTED) | A_BOLD;
             } else if (isfinite(v)) {
-                double g = heat_goodness(v, lo, hi, METRICS[st->metric].higher_better);
+                double g = heat_goodness(v, lo, hi, point_metric_info(st->metric)->higher_better);
                 if (ctx->colors)
                     attr = ui_attr(ctx, g >= 2.0 / 3 ? UI_PAIR_GOOD : g >= 1.0 / 3 ? UI_PAIR_WARN : UI_PAIR_BAD) | A_REVERSE;
             } else if (cell->n_pending) {
@@ -830,7 +600,7 @@ static void grid_draw(void *state, UiContext *ctx, int top, int height, int widt
             }
             if (!ctx->colors && isfinite(v)) {
                 char shaded[160];
-                char shade = heat_shade_char(heat_goodness(v, lo, hi, METRICS[st->metric].higher_better));
+                char shade = heat_shade_char(heat_goodness(v, lo, hi, point_metric_info(st->metric)->higher_better));
                 snprintf(shaded, sizeof shaded, "%c %s", shade, text);
                 draw_cell(y, x + 1, w - 1, attr, shaded);
             } else {
@@ -919,7 +689,7 @@ static int grid_key(void *state, UiContext *ctx, int ch)
     case '[': switch_sweep(st, ctx, -1); return 1;
     case ']': switch_sweep(st, ctx, +1); return 1;
     case 'm':
-        st->metric = (Metric)((st->metric + 1) % N_METRICS);
+        st->metric = (PointMetric)((st->metric + 1) % PM_SHOWN);
         return 1;
     case 'a':
         if (st->n_axes < 2) ui_say(ctx, "this sweep has %d axis: one row", st->n_axes);
@@ -930,7 +700,7 @@ static int grid_key(void *state, UiContext *ctx, int ch)
         cycle_axis(st, &st->col_axis, &st->row_axis);
         return 1;
     case 'f': {
-        int others[GRID_MAX_AXES];
+        int others[PIVOT_MAX_AXES];
         if (other_axes(st, others) == 0) {
             ui_say(ctx, "every axis of this sweep is on the table: nothing to fix");
             return 1;

@@ -8,10 +8,11 @@
  * train loss (or, with v, the valid loss) against steps.  Below, a table of
  * each group's final losses, and a few lines saying which is lower: each
  * mixer group against its attention counterpart, and within an
- * architecture the groups against each other (bidir against clm).
+ * architecture the groups against each other (bidir against clm).  The
+ * groups are the sweep's points (experiments/points.h).
  *
  * Not for: other sweeps (Grid) or arbitrary runs (Compare).  A refresh
- * reads the sweep's jobs (db/sweeps_read.h) and each unfinished run's curve
+ * reads the sweep's jobs (db/results.h) and each unfinished run's curve
  * past its last loaded row (ui/draw/run_curve.h).
  */
 #define _XOPEN_SOURCE_EXTENDED 1
@@ -21,8 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/results.h"
 #include "db/sweeps_read.h"
 #include "engine/common.h"
+#include "experiments/points.h"
 #include "experiments/sweep.h"
 #include "ui/claims_view.h"
 #include "ui/draw/heatmap.h"
@@ -48,7 +51,6 @@ typedef struct {
     RunStatus status;
     char arch[32], task[32];
     int64_t steps_done, total_steps;
-    double train, best_valid, test, test_acc;   /* NAN: not known */
     int group;
     int curve_final;             /* the curve was read after the run ended */
     RunCurve curve;
@@ -57,7 +59,6 @@ typedef struct {
 typedef struct {
     char arch[32], task[32];
     char extra[128];             /* the other axes but seed: "d=160" */
-    char key[256];               /* arch, task and extra: what makes the group */
     int n_runs, n_done, n_pending;
     int64_t running_steps, running_total;
     double train, best_valid, test, test_acc;   /* means over the finished runs */
@@ -114,111 +115,82 @@ static int arch_rank(const char *arch)
 
 /* ---- loading ------------------------------------------------------------ */
 
-/* The group key and extra text of a job from its coordinates (the text
-   ones but arch, task and seed). */
-static void group_of(const SweepJobRow *job, char *key, size_t key_cap, char *extra, size_t extra_cap)
-{
-    snprintf(key, key_cap, "%s/%s", job->arch, job->task);
-    extra[0] = 0;
-    for (int k = 0; k < job->n_coords; k++) {
-        const char *name = job->coords[k].key;
-        if (!strcmp(name, "arch") || !strcmp(name, "task") || !strcmp(name, "seed")) continue;
-        if (job->numeric_coords & (1u << k)) continue;
-        size_t len = strlen(extra);
-        snprintf(extra + len, extra_cap - len, "%s%s=%s", len ? " " : "", name, job->coords[k].value);
-    }
-    size_t len = strlen(key);
-    snprintf(key + len, key_cap - len, " %s", extra);
-}
-
 typedef struct {
     MaskedState *st;
     MaskedRun old[MAX_RUNS];     /* the previous load: curves are kept */
     int n_old;
 } RunLoad;
 
-static void add_run(RunLoad *load, const SweepJobRow *job)
+/* Run r of the sweep, in group g (-1: past MAX_GROUPS), keeping its curve
+   from the previous load. */
+static void add_run(RunLoad *load, const ResultRun *job, int g)
 {
     MaskedState *st = load->st;
     if (st->n_runs == MAX_RUNS) return;
-    int64_t id = job->run_id;
-    MaskedRun *r = &st->runs[st->n_runs];
+    MaskedRun *r = &st->runs[st->n_runs++];
     int kept = 0;
     for (int i = 0; i < load->n_old && !kept; i++)
-        if (load->old[i].run_id == id) {
+        if (load->old[i].run_id == job->run_id) {
             *r = load->old[i];
             load->old[i].run_id = 0; /* taken: not freed below */
             kept = 1;
         }
     if (!kept) {
         memset(r, 0, sizeof *r);
-        r->run_id = id;
-        run_curve_init(&r->curve, id);
+        r->run_id = job->run_id;
+        run_curve_init(&r->curve, job->run_id);
     }
-    r->status = job->status;
+    r->status = job->state;
     ui_copy_text(r->arch, sizeof r->arch, job->arch);
     ui_copy_text(r->task, sizeof r->task, job->task);
     r->steps_done = job->steps_done;
     r->total_steps = job->total_steps;
-    r->train = job->train_loss;
-    r->best_valid = job->best_valid_loss;
-    r->test = job->test_loss;
-    r->test_acc = job->test_accuracy;
-
-    char key[256], extra[128];
-    group_of(job, key, sizeof key, extra, sizeof extra);
-    r->group = -1;
-    for (int g = 0; g < st->n_groups && r->group < 0; g++)
-        if (!strcmp(st->groups[g].key, key)) r->group = g;
-    if (r->group < 0 && st->n_groups < MAX_GROUPS) {
-        Group *g = &st->groups[st->n_groups];
-        memset(g, 0, sizeof *g);
-        memcpy(g->arch, r->arch, sizeof g->arch);
-        memcpy(g->task, r->task, sizeof g->task);
-        ui_copy_text(g->extra, sizeof g->extra, extra);
-        ui_copy_text(g->key, sizeof g->key, key);
-        r->group = st->n_groups++;
-    }
-    st->n_runs++;
+    r->group = g < MAX_GROUPS ? g : -1;
 }
 
-static void summarise_groups(MaskedState *st)
+/* The groups are the sweep's points (experiments/points.h: every
+   coordinate but seed), their numbers the means of the finished runs. */
+static void set_groups(MaskedState *st, const Point *pts, int np)
 {
+    st->n_groups = MB_MIN(np, MAX_GROUPS);
+    for (int g = 0; g < st->n_groups; g++) {
+        const Point *p = &pts[g];
+        Group *grp = &st->groups[g];
+        memset(grp, 0, sizeof *grp);
+        ui_copy_text(grp->arch, sizeof grp->arch, p->arch);
+        ui_copy_text(grp->task, sizeof grp->task, p->task);
+        for (int k = 0; k < p->n_coords; k++) {
+            const char *name = p->coords[k].key;
+            if (!strcmp(name, "arch") || !strcmp(name, "task")) continue;
+            size_t len = strlen(grp->extra);
+            snprintf(grp->extra + len, sizeof grp->extra - len, "%s%s=%s", len ? " " : "", name, p->coords[k].value);
+        }
+        grp->n_runs = p->n_runs;
+        grp->n_done = p->n_done;
+        grp->n_pending = p->n_pending;
+        grp->running_steps = p->running_steps;
+        grp->running_total = p->running_total;
+        grp->train = p->stat[PM_TRAIN_LOSS].mean;
+        grp->best_valid = p->stat[PM_BEST_VALID_LOSS].mean;
+        grp->test = p->stat[PM_TEST_LOSS].mean;
+        grp->test_acc = p->stat[PM_TEST_ACCURACY].mean;
+    }
     st->same_task = 1;
     for (int g = 1; g < st->n_groups; g++) st->same_task &= !strcmp(st->groups[g].task, st->groups[0].task);
-    for (int g = 0; g < st->n_groups; g++) {
-        Group *grp = &st->groups[g];
-        double sums[4] = {0}, counts[4] = {0};
-        grp->n_runs = grp->n_done = grp->n_pending = 0;
-        grp->running_steps = grp->running_total = 0;
-        for (int i = 0; i < st->n_runs; i++) {
-            const MaskedRun *r = &st->runs[i];
-            if (r->group != g) continue;
-            grp->n_runs++;
-            if (r->status == RUN_DONE) {
-                grp->n_done++;
-                const double v[4] = {r->train, r->best_valid, r->test, r->test_acc};
-                for (int k = 0; k < 4; k++)
-                    if (isfinite(v[k])) sums[k] += v[k], counts[k]++;
-            } else if (!run_status_final(r->status)) {
-                grp->n_pending++;
-                grp->running_steps += r->steps_done;
-                grp->running_total += r->total_steps;
-            }
-        }
-        double *out[4] = {&grp->train, &grp->best_valid, &grp->test, &grp->test_acc};
-        for (int k = 0; k < 4; k++) *out[k] = counts[k] > 0 ? sums[k] / counts[k] : NAN;
-    }
 }
 
 static int load_runs(MaskedState *st, UiContext *ctx, int64_t sweep_id, char *err)
 {
-    SweepJobRow *jobs;
-    int n_jobs;
-    if (sweeps_read_jobs(ctx->store, sweep_id, &jobs, &n_jobs, err)) return -1;
+    ResultRun *jobs = NULL;
+    int n_jobs = 0, np = 0;
+    Point *pts = NULL;
+    if (results_sweep_runs(ctx->store, sweep_id, 0, &jobs, &n_jobs, err)) return -1;
     RunLoad *load = malloc(sizeof *load);
-    if (!load) {
+    int *owner = malloc(sizeof *owner * (size_t)(n_jobs ? n_jobs : 1));
+    if (!load || !owner || points_group(jobs, n_jobs, &pts, &np, owner)) {
         free(jobs);
+        free(load);
+        free(owner);
         return err_set(err, "AE/Bidir: out of memory");
     }
     load->st = st;
@@ -230,10 +202,12 @@ static int load_runs(MaskedState *st, UiContext *ctx, int64_t sweep_id, char *er
         for (int i = 0; i < st->n_runs; i++) run_curve_free(&st->runs[i].curve);
     }
     st->n_runs = 0;
-    st->n_groups = 0;
     st->runs_of = sweep_id;
-    for (int i = 0; i < n_jobs; i++) add_run(load, &jobs[i]);
+    set_groups(st, pts, np);
+    for (int i = 0; i < n_jobs; i++) add_run(load, &jobs[i], owner[i]);
     free(jobs);
+    free(pts);
+    free(owner);
     for (int i = 0; i < load->n_old; i++)
         if (load->old[i].run_id) run_curve_free(&load->old[i].curve);
     free(load);
@@ -243,7 +217,6 @@ static int load_runs(MaskedState *st, UiContext *ctx, int64_t sweep_id, char *er
         if (run_curve_update(&r->curve, ctx->store, err)) return -1;
         r->curve_final = run_status_final(r->status);
     }
-    summarise_groups(st);
     return 0;
 }
 

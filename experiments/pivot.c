@@ -1,0 +1,185 @@
+/*
+ * pivot.c — a sweep's runs on its axes, and cells of seed statistics
+ * (pivot.h).
+ */
+#include "experiments/pivot.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/common.h"
+#include "engine/text.h"
+
+/* Equal values of one axis: the same text, the same number ("1e3" and
+   "1000"), or for data the same corpus (points.h data_same). */
+static int same_value(const char *key, const char *a, const char *b)
+{
+    if (!a || !b) return 0;
+    if (!strcmp(a, b)) return 1;
+    if (!strcmp(key, "data")) return data_same(a, b);
+    double x, y;
+    return text_to_double(a, &x) == 0 && text_to_double(b, &y) == 0 && x == y;
+}
+
+/* The index of value text on axis a, added when new; -1 when full. */
+static int value_index(Pivot *p, int a, const char *text)
+{
+    for (int i = 0; i < p->n_values[a]; i++)
+        if (!strcmp(p->values[a][i], text)) return i;
+    if (p->n_values[a] == PIVOT_MAX_VALUES) return -1;
+    snprintf(p->values[a][p->n_values[a]], PIVOT_VALUE_LEN, "%s", text);
+    return p->n_values[a]++;
+}
+
+/* Orders each axis whose values are all numbers by value (hash_size 100
+   500 1000, not in the order the jobs came), renumbering the runs'
+   coordinates; other axes keep the sweep's order. */
+static void sort_numeric_axes(Pivot *p)
+{
+    for (int a = 0; a < p->n_axes; a++) {
+        int n = p->n_values[a], numeric = n > 1;
+        double key[PIVOT_MAX_VALUES];
+        for (int i = 0; i < n && numeric; i++) numeric = text_to_double(p->values[a][i], &key[i]) == 0;
+        if (!numeric) continue;
+        int order[PIVOT_MAX_VALUES], new_index[PIVOT_MAX_VALUES];
+        for (int i = 0; i < n; i++) order[i] = i;
+        for (int i = 1; i < n; i++) /* insertion sort of the indices by value */
+            for (int j = i; j > 0 && key[order[j]] < key[order[j - 1]]; j--) {
+                int t = order[j];
+                order[j] = order[j - 1];
+                order[j - 1] = t;
+            }
+        char sorted[PIVOT_MAX_VALUES][PIVOT_VALUE_LEN];
+        for (int i = 0; i < n; i++) {
+            new_index[order[i]] = i;
+            memcpy(sorted[i], p->values[a][order[i]], PIVOT_VALUE_LEN);
+        }
+        memcpy(p->values[a], sorted, (size_t)n * PIVOT_VALUE_LEN);
+        for (int r = 0; r < p->n_runs; r++)
+            if (p->coord[r][a] >= 0) p->coord[r][a] = new_index[p->coord[r][a]];
+    }
+}
+
+int pivot_axis(const Pivot *p, const char *key)
+{
+    for (int a = 0; a < p->n_axes; a++)
+        if (!strcmp(p->axis[a], key)) return a;
+    return -1;
+}
+
+int pivot_build(Pivot *p, const char *const *axes, int n_axes, ResultRun *runs, int n_runs, const Pivot *keep,
+                char *err)
+{
+    memset(p, 0, sizeof *p);
+    p->runs = runs;
+    p->n_runs = n_runs;
+    p->coord = calloc((size_t)(n_runs ? n_runs : 1), sizeof *p->coord);
+    if (!p->coord) return err_set(err, "pivot: out of memory for %d runs", n_runs);
+    for (int a = 0; a < n_axes && p->n_axes < PIVOT_MAX_AXES; a++) {
+        snprintf(p->axis[p->n_axes], sizeof p->axis[0], "%s", axes[a]);
+        int k = keep ? pivot_axis(keep, axes[a]) : -1;
+        for (int i = 0; k >= 0 && i < keep->n_values[k]; i++) value_index(p, p->n_axes, keep->values[k][i]);
+        p->n_axes++;
+    }
+    for (int r = 0; r < n_runs; r++)
+        for (int a = 0; a < PIVOT_MAX_AXES; a++) {
+            const char *v = a < p->n_axes ? coord_value(runs[r].coords, runs[r].n_coords, p->axis[a]) : NULL;
+            p->coord[r][a] = v ? value_index(p, a, v) : -1;
+        }
+    sort_numeric_axes(p);
+    return 0;
+}
+
+void pivot_free(Pivot *p)
+{
+    free(p->runs);
+    free(p->coord);
+    memset(p, 0, sizeof *p);
+}
+
+/* Does figure f belong to the cell (row value r, column value c) with the
+   other axes at fixed_at?  Keys that are not axes of the sweep do not
+   decide; an averaged axis (fixed_at -1) named by the figure does not
+   match. */
+static int figure_here(const Pivot *p, const FigureRow *f, int row_axis, int r, int col_axis, int c,
+                       const int *fixed_at)
+{
+    for (int k = 0; k < f->n_coords; k++) {
+        int a = pivot_axis(p, f->coords[k].key);
+        if (a < 0) continue;
+        int want = a == row_axis ? r : a == col_axis ? c : fixed_at[a];
+        if (want < 0 || !same_value(p->axis[a], p->values[a][want], f->coords[k].value)) return 0;
+    }
+    return 1;
+}
+
+/* Run i's cell (row * cols + column), -1 when it is not in the table. */
+static int cell_of(const Pivot *p, int i, int row_axis, int col_axis, int rows, int cols, const int *fixed_at)
+{
+    int r = row_axis >= 0 ? p->coord[i][row_axis] : 0;
+    int c = col_axis >= 0 ? p->coord[i][col_axis] : 0;
+    if (r < 0 || c < 0 || r >= rows || c >= cols) return -1;
+    for (int a = 0; a < p->n_axes; a++)
+        if (a != row_axis && a != col_axis && fixed_at[a] >= 0 && p->coord[i][a] != fixed_at[a]) return -1;
+    return r * cols + c;
+}
+
+/* Counts run j into its cell: a finished value, or pending (the first
+   pending status, or a running one's progress), or stopped. */
+static void count_run(PivotCell *cell, const ResultRun *j, double v)
+{
+    cell->n_runs++;
+    if (j->state == RUN_DONE && isfinite(v)) {
+        cell->n_value++;
+    } else if (!run_status_final(j->state)) {   /* queued, running, paused, interrupted */
+        if (cell->n_pending++ == 0 || j->state == RUN_RUNNING) {
+            if (j->state == RUN_RUNNING && j->total_steps > 0)
+                snprintf(cell->pending, sizeof cell->pending, "%lld%%", (long long)(100 * j->steps_done / j->total_steps));
+            else snprintf(cell->pending, sizeof cell->pending, "%s", run_status_name(j->state));
+        }
+    } else {
+        snprintf(cell->stopped, sizeof cell->stopped, "%s", j->state != RUN_DONE ? run_status_name(j->state) : "-");
+    }
+}
+
+void pivot_cells(const Pivot *p, int row_axis, int col_axis, const int *fixed_at, PointMetric m,
+                 const FigureRow *figures, int n_figures, const char *paper_metric, PivotCell *cells)
+{
+    int rows = row_axis >= 0 ? MB_MAX(1, p->n_values[row_axis]) : 1;
+    int cols = col_axis >= 0 ? MB_MAX(1, p->n_values[col_axis]) : 1;
+    for (int i = 0; i < rows * cols; i++) {
+        memset(&cells[i], 0, sizeof cells[i]);
+        cells[i].stats = seed_stats(NULL, 0);
+        cells[i].paper = NAN;
+    }
+    double *values = malloc((size_t)(p->n_runs ? p->n_runs : 1) * sizeof *values);
+    int *where = malloc((size_t)(p->n_runs ? p->n_runs : 1) * sizeof *where);
+    if (!values || !where) {
+        free(values);
+        free(where);
+        return;
+    }
+    for (int i = 0; i < p->n_runs; i++) {
+        where[i] = cell_of(p, i, row_axis, col_axis, rows, cols, fixed_at);
+        if (where[i] >= 0) count_run(&cells[where[i]], &p->runs[i], result_metric(&p->runs[i], m));
+    }
+    for (int k = 0; k < rows * cols; k++) {
+        int n = 0;
+        for (int i = 0; i < p->n_runs; i++) {
+            double v = result_metric(&p->runs[i], m);
+            if (where[i] == k && p->runs[i].state == RUN_DONE && isfinite(v)) values[n++] = v;
+        }
+        cells[k].stats = seed_stats(values, n);
+    }
+    free(values);
+    free(where);
+    for (int f = 0; f < n_figures && paper_metric; f++) {
+        if (strcmp(figures[f].metric, paper_metric)) continue;
+        for (int r = 0; r < rows; r++)
+            for (int c = 0; c < cols; c++)
+                if (isnan(cells[r * cols + c].paper) && figure_here(p, &figures[f], row_axis, r, col_axis, c, fixed_at))
+                    cells[r * cols + c].paper = figures[f].value;
+    }
+}

@@ -1,0 +1,62 @@
+/*
+ * pivot.h — a sweep's runs laid out on its axes, for tables: each axis with
+ * the values its runs take (numeric axes ordered by value), each run's
+ * place on them, and cells that pool the runs at one row and column value
+ * (the other axes fixed at a value each, or averaged over) into the seed
+ * statistics of a metric (points.h's table; mean, standard error, min-max
+ * over the finished runs, stats.h) with the unfinished and stopped runs
+ * counted and the paper's figure beside.  The Grid screen draws these
+ * cells; points.h groups the same runs by every coordinate but seed for the
+ * verdicts, the report and the AE/Bidir screen.
+ *
+ * Not for: reading the store (db/results.h) or drawing (ui/).
+ */
+#ifndef MIXBENCH_PIVOT_H
+#define MIXBENCH_PIVOT_H
+
+#include "db/results.h"
+#include "experiments/points.h"
+#include "experiments/stats.h"
+
+enum { PIVOT_MAX_AXES = 12, PIVOT_MAX_VALUES = 64, PIVOT_VALUE_LEN = 48 };
+
+typedef struct {
+    int n_axes;
+    char axis[PIVOT_MAX_AXES][64];
+    char values[PIVOT_MAX_AXES][PIVOT_MAX_VALUES][PIVOT_VALUE_LEN];
+    int n_values[PIVOT_MAX_AXES];
+    ResultRun *runs;             /* owned */
+    int n_runs;
+    int (*coord)[PIVOT_MAX_AXES];  /* [n_runs]: each run's value index per axis, -1 absent */
+} Pivot;
+
+/* What one cell holds. */
+typedef struct {
+    SeedStats stats;             /* over the finished runs with a value */
+    int n_value;                 /* finished runs with a value */
+    int n_runs;
+    int n_pending;               /* queued, running, paused, interrupted */
+    char pending[24];            /* "45%" of a running one, else its status */
+    char stopped[16];            /* failed / diverged / cancelled */
+    double paper;                /* the paper's figure here; NAN: none */
+} PivotCell;
+
+/* Lays runs (taken over: freed by pivot_free) out on the axes.  An axis
+   keeps the values of `keep` (the same axes' earlier pivot, may be NULL)
+   in their order, so cells do not move between reloads. */
+int pivot_build(Pivot *p, const char *const *axes, int n_axes, ResultRun *runs, int n_runs, const Pivot *keep,
+                char *err);
+void pivot_free(Pivot *p);
+
+/* The index of axis key, -1 when the sweep has no such axis. */
+int pivot_axis(const Pivot *p, const char *key);
+
+/* cells[rows x cols] (rows, cols: the row and column axes' value counts, 1
+   for axis -1) of metric m: runs at each row and column value, the other
+   axes at fixed_at[a] (a value index; -1: any, i.e. averaged over).  The
+   paper's figures of metric `paper_metric` (NULL: none) whose coordinates
+   name the cell stand in .paper. */
+void pivot_cells(const Pivot *p, int row_axis, int col_axis, const int *fixed_at, PointMetric m,
+                 const FigureRow *figures, int n_figures, const char *paper_metric, PivotCell *cells);
+
+#endif

@@ -183,3 +183,60 @@ void pivot_cells(const Pivot *p, int row_axis, int col_axis, const int *fixed_at
                     cells[r * cols + c].paper = figures[f].value;
     }
 }
+
+/* Statuses from the livest: running, queued, paused, interrupted, then
+   the ends that are not done (failed, diverged, cancelled). */
+static int liveness(RunStatus s)
+{
+    static const int rank[RUN_STATUS_COUNT] = {
+        [RUN_RUNNING] = 0, [RUN_QUEUED] = 1, [RUN_PAUSED] = 2, [RUN_INTERRUPTED] = 3,
+        [RUN_DONE] = 4,    [RUN_FAILED] = 5, [RUN_DIVERGED] = 6, [RUN_CANCELLED] = 7,
+    };
+    return s >= 0 && s < RUN_STATUS_COUNT ? rank[s] : RUN_STATUS_COUNT;
+}
+
+int pivot_seed_groups(const RunSummary *runs, int n_runs, SeedGroup *groups, int *n_groups, int *member)
+{
+    *n_groups = 0;
+    int *of = malloc((size_t)(n_runs ? n_runs : 1) * sizeof *of);
+    double *values = malloc((size_t)(n_runs ? n_runs : 1) * 4 * sizeof *values);
+    if (!of || !values) {
+        free(of);
+        free(values);
+        return -1;
+    }
+    for (int i = 0; i < n_runs; i++) of[i] = -1;
+    double *train = values, *valid = values + n_runs, *test = values + 2 * n_runs, *speed = values + 3 * n_runs;
+    for (int i = 0; i < n_runs; i++) {
+        if (of[i] >= 0) continue;
+        SeedGroup *g = &groups[(*n_groups)++];
+        memset(g, 0, sizeof *g);
+        g->first = i;
+        g->live = -1;
+        int n_done = 0;
+        for (int j = i; j < n_runs; j++) {
+            const RunSummary *r = &runs[j];
+            if (r->seed_group != runs[i].seed_group) continue;
+            of[j] = *n_groups - 1;
+            g->n++;
+            g->n_not_learning += r->not_learning;
+            if (r->status == RUN_DONE) {
+                train[n_done] = r->train_loss;
+                valid[n_done] = r->valid_loss;
+                test[n_done] = r->test_loss;
+                speed[n_done] = r->tokens_per_s;
+                n_done++;
+            } else if (g->live < 0 || liveness(r->status) < liveness(runs[g->live].status)) {
+                g->live = j;
+            }
+        }
+        g->train = seed_stats(train, n_done);
+        g->valid = seed_stats(valid, n_done);
+        g->test = seed_stats(test, n_done);
+        g->speed = seed_stats(speed, n_done);
+    }
+    if (member) memcpy(member, of, (size_t)n_runs * sizeof *of);
+    free(of);
+    free(values);
+    return 0;
+}

@@ -15,6 +15,7 @@
 #define MIXBENCH_PIVOT_H
 
 #include "db/results.h"
+#include "db/runs_read.h"
 #include "experiments/points.h"
 #include "experiments/stats.h"
 
@@ -58,5 +59,22 @@ int pivot_axis(const Pivot *p, const char *key);
    name the cell stand in .paper. */
 void pivot_cells(const Pivot *p, int row_axis, int col_axis, const int *fixed_at, PointMetric m,
                  const FigureRow *figures, int n_figures, const char *paper_metric, PivotCell *cells);
+
+/* The seed groups of a list of runs (db/runs_read.h RunSummary, grouped
+   by their seed_group, in the order their first member appears): per group
+   its members, the seed statistics of its finished members' train, valid
+   and test loss and tokens/s, and its livest member that is not done
+   (running, queued, paused, interrupted, then failed, diverged,
+   cancelled). */
+typedef struct {
+    int first;                   /* index of its first member */
+    int n, n_not_learning;
+    int live;                    /* index of the livest member not done, -1 none */
+    SeedStats train, valid, test, speed;
+} SeedGroup;
+
+/* groups[n_runs] (at most one a run) and *n_groups; member[i] (may be NULL)
+   receives run i's group.  -1 when out of memory. */
+int pivot_seed_groups(const RunSummary *runs, int n_runs, SeedGroup *groups, int *n_groups, int *member);
 
 #endif

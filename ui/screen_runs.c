@@ -27,6 +27,7 @@
 #include "experiments/adaptive.h"
 #include "experiments/extend.h"
 #include "experiments/format.h"
+#include "experiments/pivot.h"
 #include "experiments/stats.h"
 #include "experiments/sweep_queue.h"
 #include "ui/ui.h"
@@ -289,60 +290,36 @@ static int cmp_rows(const RunRow *ra, const RunRow *rb, SortKey key, int descend
 }
 
 /* The seed groups of the rows (st->rows ascend by id, so a group's first
-   member is its lowest id): means over the finished members, the livest
-   status of an unfinished one. */
+   member is its lowest id; experiments/pivot.h): means over the finished
+   members, the livest status of one not done. */
 static void build_groups(RunsState *st)
 {
     GroupRow *g = realloc(st->groups, (size_t)(st->n ? st->n : 1) * sizeof *g);
-    if (!g) {
-        st->n_groups = 0;
-        return;
-    }
-    st->groups = g;
-    st->n_groups = 0;
+    RunSummary *runs = malloc((size_t)(st->n ? st->n : 1) * sizeof *runs);
+    SeedGroup *sg = malloc((size_t)(st->n ? st->n : 1) * sizeof *sg);
     int *member = malloc((size_t)(st->n ? st->n : 1) * sizeof *member);
-    double *values = malloc((size_t)(st->n ? st->n : 1) * 4 * sizeof *values);
-    if (!member || !values) {
-        free(member);
-        free(values);
-        return;
-    }
-    for (int i = 0; i < st->n; i++) member[i] = -1;
-    for (int i = 0; i < st->n; i++) {
-        if (member[i] >= 0) continue;
-        GroupRow *grp = &g[st->n_groups];
+    st->n_groups = 0;
+    if (g) st->groups = g;
+    for (int i = 0; runs && i < st->n; i++) runs[i] = st->rows[i].run;
+    int n = 0;
+    if (!g || !runs || !sg || !member || pivot_seed_groups(runs, st->n, sg, &n, member)) n = 0;
+    for (int k = 0; k < n; k++) {
+        GroupRow *grp = &g[k];
         memset(grp, 0, sizeof *grp);
-        grp->row = st->rows[i];
+        grp->row = st->rows[sg[k].first];
         memset(&grp->row.spark, 0, sizeof grp->row.spark);
-        int n_done = 0, live = -1;
-        double *train = values, *valid = values + st->n, *test = values + 2 * st->n, *speed = values + 3 * st->n;
-        for (int j = i; j < st->n; j++) {
-            const RunSummary *r = &st->rows[j].run;
-            if (r->seed_group != st->rows[i].run.seed_group) continue;
-            member[j] = st->n_groups;
-            if (grp->n < GROUP_IDS) grp->ids[grp->n] = r->id;
-            grp->n++;
-            grp->n_not_learning += r->not_learning;
-            if (r->status == RUN_DONE) {
-                train[n_done] = r->train_loss;
-                valid[n_done] = r->valid_loss;
-                test[n_done] = r->test_loss;
-                speed[n_done] = r->tokens_per_s;
-                n_done++;
-            } else if (live < 0 || status_rank(&st->rows[j]) < status_rank(&st->rows[live])) {
-                live = j;
-            }
-        }
-        grp->train = seed_stats(train, n_done);
-        grp->valid = seed_stats(valid, n_done);
-        grp->test = seed_stats(test, n_done);
-        grp->speed = seed_stats(speed, n_done);
+        grp->n = sg[k].n;
+        grp->n_not_learning = sg[k].n_not_learning;
+        for (int i = 0, m = 0; i < st->n && m < GROUP_IDS; i++)
+            if (member[i] == k) grp->ids[m++] = st->rows[i].run.id;
+        grp->train = sg[k].train, grp->valid = sg[k].valid, grp->test = sg[k].test, grp->speed = sg[k].speed;
         RunSummary *row = &grp->row.run;
         row->train_loss = grp->train.mean;
         row->valid_loss = grp->valid.mean;
         row->test_loss = grp->test.mean;
         row->tokens_per_s = grp->speed.mean;
         row->not_learning = grp->n_not_learning > 0;
+        int live = sg[k].live;
         if (live >= 0) {
             row->status = st->rows[live].run.status;
             row->steps_done = st->rows[live].run.steps_done;
@@ -351,10 +328,11 @@ static void build_groups(RunsState *st)
         } else if (grp->n > 1) {
             grp->row.n_seeds = grp->n;
         }
-        st->n_groups++;
     }
+    st->n_groups = n;
+    free(runs);
+    free(sg);
     free(member);
-    free(values);
 }
 
 /* The row at index i of the list shown (a run, or a group when grouped). */

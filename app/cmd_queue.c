@@ -19,6 +19,7 @@
 
 #include "app/cli.h"
 #include "app/commands.h"
+#include "app/job_print.h"
 #include "db/cli_read.h"
 #include "db/jobs.h"
 #include "db/status.h"
@@ -194,7 +195,7 @@ static int worker_over_ranks(Dist *d, int argc, char **argv)
     uint64_t args_hash = 0;
     for (int i = 0; i < argc; i++) args_hash = dist_hash_bytes(args_hash, argv[i], strlen(argv[i]) + 1);
     int rank = dist_rank(d);
-    MpiSweepOptions o = {db_path, threads, verbose != NULL, &worker_stop, rank_job_ended, rank_note, NULL};
+    MpiSweepOptions o = {db_path, threads, verbose ? &job_printer : NULL, &worker_stop, rank_job_ended, rank_note, NULL};
     if (mpi_sweep_check(d, &o, args_hash, bad ? arg_err : NULL, err)) return rank == 0 ? cli_fail("worker: %s", err) : 1;
     if (rank == 0) {
         printf("worker over %d MPI ranks: rank 0 serves the queue of %s, %d rank%s\n", dist_size(d), db_path,
@@ -245,7 +246,7 @@ int cmd_worker(int argc, char **argv)
     Store *st;
     if (store_open_existing(db_path, &st, err)) return cli_fail("%s", err);
     store_close(st);
-    SchedulerOptions o = {db_path, jobs, cores, 1, verbose == NULL && jobs > 1, 0};
+    SchedulerOptions o = {db_path, jobs, cores, 1, verbose == NULL && jobs > 1, &job_printer};
     Scheduler *s;
     if (scheduler_start(&s, &o, err)) return cli_fail("worker: %s", err);
     atomic_store(&active_scheduler, s);

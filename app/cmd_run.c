@@ -26,6 +26,7 @@
 
 #include "app/cli.h"
 #include "app/commands.h"
+#include "app/job_print.h"
 #include "db/jobs.h"
 #include "db/status.h"
 #include "engine/checkpoint.h"
@@ -157,7 +158,7 @@ static int run(Dist *d, int argc, char **argv)
     js.name = a.name;
     js.init_ckpt = a.init;
     js.save_path = a.save;
-    js.quiet = a.quiet != NULL || rank > 0;
+    js.observer = a.quiet != NULL || rank > 0 ? NULL : &job_printer;
     js.check_control = 1;
     js.stop = &stop_requested;
     js.dist = d;
@@ -185,7 +186,7 @@ static int run(Dist *d, int argc, char **argv)
         cli_fail("run %lld %s%s%s", (long long)js.run_id, run_status_name(ended), why ? ": " : "", why ? err : "");
         return ended == RUN_INTERRUPTED ? 130 : 1;
     }
-    if (!js.quiet) printf("run %lld done\n", (long long)js.run_id);
+    if (js.observer) printf("run %lld done\n", (long long)js.run_id);
     return 0;
 }
 

@@ -157,6 +157,13 @@ typedef struct {
     int loss_n;
     TrainProgress last_p;
     MemoryNeed need;           /* what job_memory_bytes said it needs */
+    /* the loop's state: how it ends (status, why), its last step */
+    RunStatus status;
+    char msg[ERR_LEN];
+    int ending;                /* set: the job ends at the top of the next step */
+    TrainProgress p;
+    double best_valid;
+    int evals_without_gain;
 } Job;
 
 /* The metrics row of the steps since the previous one (a row is made
@@ -199,21 +206,22 @@ static int flush_metrics(Job *j, char *err)
     return rc;
 }
 
-/* Prints and records an evaluation trainer_evaluate made. */
+/* A line for people (the observer's note). */
+static void note(const Job *j, const char *text)
+{
+    const JobObserver *o = j->js->observer;
+    if (o && o->note) o->note(o->ctx, text);
+}
+
+/* Reports and records an evaluation trainer_evaluate made. */
 static int eval_record(Job *j, int split, const EvalResult *res, char *err)
 {
     const EvalResult r = *res;
     double bpb = j->ds.bytes_per_token_is_one ? r.loss / log(2.0) : NAN;
-    if (!j->js->quiet) {
-        printf("eval  %-5s step %lld  loss %.4f  ppl %.2f  acc %.4f", split_name(split), (long long)j->prog.step,
-               r.loss, exp(r.loss), r.accuracy);
-        if (isfinite(r.loss_all)) printf("  loss_all %.4f", r.loss_all);
-        if (isfinite(bpb)) printf("  bpb %.4f", bpb);
-        if (isfinite(j->ds.loss_floor) && j->ds.loss_floor > 0) printf("  (floor %.4f)", j->ds.loss_floor);
-        if (j->c.eval_tokens > 0) printf("  (first %lld windows: eval_tokens)", (long long)r.n_windows);
-        printf("\n");
-        fflush(stdout);
-    }
+    const JobObserver *o = j->js->observer;
+    if (o && o->eval)
+        o->eval(o->ctx, split_name(split), j->prog.step, &r, bpb,
+                isfinite(j->ds.loss_floor) && j->ds.loss_floor > 0 ? j->ds.loss_floor : NAN, j->c.eval_tokens > 0);
     EvalRow row = {j->prog.step, split_name(split), r.loss, r.accuracy, bpb, r.n_targets, r.loss_all};
     return j->sink.ops->eval(j->sink.ctx, j->prog.run_id, &row, err);
 }
@@ -351,11 +359,10 @@ static int record_inference(Job *j, char *err)
     InferBenchLimits limits = {.warmup = 1, .min_samples = 5, .min_seconds = 0.5, .max_seconds = 3.0};
     InferBenchResult r;
     if (infer_bench(&j->m, &limits, &r, err)) return -1;
-    if (!j->js->quiet) {
-        printf("inference %.1f samples/s (batch 1, 1 thread, %d samples in %.2f s)\n", r.samples_per_s, r.samples,
-               r.seconds);
-        fflush(stdout);
-    }
+    char line[160];
+    snprintf(line, sizeof line, "inference %.1f samples/s (batch 1, 1 thread, %d samples in %.2f s)", r.samples_per_s,
+             r.samples, r.seconds);
+    note(j, line);
     return j->sink.ops->set_infer(j->sink.ctx, j->prog.run_id, r.samples_per_s, err);
 }
 
@@ -499,6 +506,212 @@ static int job_start(Job *j, int *own_store, char *err)
     return trainer_sync(j->tr, err);
 }
 
+/* A job that could not start: a job of the queue ends failed saying why;
+   one resumed by hand goes back to interrupted (resumable once the cause
+   is fixed), as does one stopped while it waited for memory; one told to
+   wait for memory is given back untouched.  Returns job_run's value. */
+static int job_refused(Job *j, const char *why, RunStatus *status_out)
+{
+    JobSpec *js = j->js;
+    int stored = js->run_id != 0 && j->sink.ops;
+    char e[ERR_LEN];
+    *status_out = RUN_FAILED;
+    if (j->waits_for_memory) {
+        *status_out = RUN_QUEUED;   /* given back as it came: the caller keeps it */
+        return 0;
+    }
+    if (stored && (js->resumed || j->stopped_waiting)) {
+        j->sink.ops->set_status(j->sink.ctx, js->run_id, RUN_INTERRUPTED, e);
+        if (j->stopped_waiting) *status_out = RUN_INTERRUPTED;   /* back to the queue */
+        return j->stopped_waiting ? 0 : -1;
+    }
+    if (stored) {
+        RunEnd end = {run_status_name(RUN_FAILED), why, 0, 0, 0, 0, peak_mem_mb()};
+        j->sink.ops->finish(j->sink.ctx, js->run_id, &end, e);
+        return 0;
+    }
+    return -1;
+}
+
+/* What the job is, for the observer (once it has started). */
+static void job_announce(Job *j)
+{
+    const JobObserver *o = j->js->observer;
+    if (!o || !o->started) return;
+    JobStartInfo s = {0};
+    char mem[256];
+    memory_need_describe(&j->need, mem, sizeof mem);
+    s.run_id = j->prog.run_id;
+    s.arch = j->c.arch, s.task = j->c.task, s.data = j->c.data, s.tokenizer = tokenizer_name(&j->ds);
+    s.vocab = j->c.vocab, s.ranks = dist_size(j->js->dist), s.threads = j->prog.threads, s.resumed = j->prog.step > 0;
+    s.n_params = model_count_params(&j->m, &s.n_params_nonembedding);
+    s.memory = mem;
+    s.loss_floor = isfinite(j->ds.loss_floor) && j->ds.loss_floor > 0 ? j->ds.loss_floor : NAN;
+    s.unigram_nats = j->unigram_nats;
+    s.unigram_scored = j->ds.split[SPLIT_TRAIN].scored != NULL;
+    o->started(o->ctx, &s);
+}
+
+/* Ends the loop at the next step with status (the first reason is kept). */
+static void end_with(Job *j, RunStatus status, const char *why)
+{
+    if (!j->ending) {
+        j->status = status;
+        if (why) snprintf(j->msg, sizeof j->msg, "%s", why);
+    }
+    j->ending = 1;
+}
+
+/* One training step: the metrics row, the published progress, the
+   periodic flush.  0 to go on; -1 when the step failed (status set). */
+static int step_train(Job *j, char *err)
+{
+    int rc = trainer_step(j->tr, &j->p, err);
+    if (rc) {
+        /* classed by the trainer's code, never by the message's words; over
+           ranks every rank sees the same loss and so the same end */
+        j->status = run_status_of_failure(rc == TRAINER_DIVERGED ? FAIL_DIVERGED : FAIL_ERROR);
+        snprintf(j->msg, sizeof j->msg, "%s", err);
+        return -1;
+    }
+    const TrainProgress *p = &j->p;
+    int last = trainer_done(j->tr);
+    add_metrics_step(j, p, last);
+    j->prog.step = p->step;
+    j->prog.tokens = p->tokens;
+    j->prog.loss = p->loss;
+    j->prog.loss_smooth = p->loss_smooth;
+    j->prog.lr = p->lr;
+    j->prog.tokens_per_s = p->train_seconds > 0 ? p->tokens / p->train_seconds : 0;
+    j->prog.eta_seconds = j->prog.total_steps > 0 ? (j->prog.total_steps - p->step) * (p->train_seconds / p->step)
+                                                  : j->c.seconds - p->train_seconds;
+    publish(j->js, &j->prog, 1);
+    if ((j->n_rows == METRIC_BUFFER || now_seconds() - j->last_flush >= FLUSH_SECONDS || last) && flush_metrics(j, err))
+        end_with(j, RUN_FAILED, err);
+    return 0;
+}
+
+/* A pause or cancel request, read every CONTROL_SECONDS; else a heartbeat. */
+static void step_control(Job *j, int last, char *err)
+{
+    double now = now_seconds();
+    if (j->ending || !(now - j->last_control >= CONTROL_SECONDS || last)) return;
+    j->last_control = now;
+    if (!j->js->check_control) return;
+    JobControl control;
+    if (j->sink.ops->control(j->sink.ctx, j->prog.run_id, &control, err) == 0 && control != JOB_CONTROL_NONE)
+        end_with(j, control == JOB_CONTROL_PAUSE ? RUN_PAUSED : RUN_CANCELLED, NULL);
+    else
+        j->sink.ops->heartbeat(j->sink.ctx, j->prog.run_id, err);
+}
+
+/* The valid evaluation every eval_every steps (collective: over ranks it
+   runs on every rank even when rank 0 alone already knows the job ends),
+   and patience's early stop. */
+static void step_evaluate(Job *j, int last, char *err)
+{
+    const Config *c = &j->c;
+    if (c->eval_every <= 0 || j->p.step % c->eval_every != 0 || last || (j->ending && !j->js->dist)) return;
+    EvalResult r;
+    if (trainer_evaluate(j->tr, SPLIT_VALID, &r, err)) {
+        end_with(j, RUN_FAILED, err);
+        return;
+    }
+    if (j->ending) return;
+    if (flush_metrics(j, err) || eval_record(j, SPLIT_VALID, &r, err)) {
+        end_with(j, RUN_FAILED, err);
+        return;
+    }
+    j->prog.valid_loss = r.loss;
+    if (r.loss < j->best_valid) {
+        j->best_valid = r.loss;
+        j->evals_without_gain = 0;
+    } else if (c->patience > 0 && ++j->evals_without_gain >= c->patience) {
+        char why[ERR_LEN];
+        snprintf(why, sizeof why, "early stop at step %lld: valid loss did not improve for %d evaluations",
+                 (long long)j->p.step, c->patience);
+        note(j, why);
+        end_with(j, RUN_DONE, why);
+    }
+}
+
+/* One step of the loop; 1 when the loop is over. */
+static int job_step(Job *j, char *err)
+{
+    JobSpec *js = j->js;
+    if (!j->ending && js->stop && atomic_load(js->stop)) end_with(j, RUN_INTERRUPTED, NULL);
+    if (follow_rank0(j, &j->ending, &j->status, j->msg, err)) {
+        j->status = failed(j->msg, err);
+        return 1;
+    }
+    if (j->ending || trainer_done(j->tr)) return 1;
+    if (step_train(j, err)) return 1;
+    int last = trainer_done(j->tr);
+    step_control(j, last, err);
+    const JobObserver *o = js->observer;
+    if (!j->ending && o && o->step && (j->p.step % j->c.log_every == 0 || last))
+        o->step(o->ctx, &j->p, j->prog.total_steps, j->prog.eta_seconds);
+    step_evaluate(j, last, err);
+    if (!j->ending && !last && j->writer && checkpoint_due(j, &j->p) && periodic_checkpoint(j, err))
+        end_with(j, RUN_FAILED, err);
+    return 0;
+}
+
+/* A finished run's model-only checkpoint (SPEC section 7: nothing is left
+   to resume, and the file is a third of the size), or the resumable one of
+   a stop; a failure or divergence leaves none. */
+static void finish_checkpoint(Job *j, char *err)
+{
+    if (run_status_error(j->status) || !j->writer) return;
+    if (j->status != RUN_DONE) {
+        if (j->prog.step > 0 && periodic_checkpoint(j, err)) j->status = failed(j->msg, err);
+        return;
+    }
+    char path[PATH_MAX + 128];
+    if (j->js->save_path) snprintf(path, sizeof path, "%s", j->js->save_path);
+    else snprintf(path, sizeof path, "%s/run%lld.safetensors", j->ckpt_dir, (long long)j->prog.run_id);
+    CkptExtra extra[5];
+    CkptTexts texts;
+    int n_extra = ckpt_extras(j, extra, &texts);
+    if (checkpoint_save(path, &j->m, j->ds.tokenizer, extra, n_extra, err) ||
+        j->sink.ops->ckpt_add(j->sink.ctx, j->prog.run_id, j->prog.step, path, err)) {
+        j->status = failed(j->msg, err);
+        return;
+    }
+    forget_checkpoint(j, path);
+    char line[PATH_MAX + 160];
+    snprintf(line, sizeof line, "checkpoint %s", path);
+    note(j, line);
+}
+
+/* After the loop: the last metrics, the final valid and test evaluations
+   and the inference speed of a finished run, its checkpoint, its end. */
+static int job_finish(Job *j, RunStatus *status_out, char *err)
+{
+    close_metrics_row(j);   /* the step it stopped at */
+    if (flush_metrics(j, err) && !j->msg[0]) j->status = failed(j->msg, err);
+    int end_known = 1;
+    if (follow_rank0(j, &end_known, &j->status, j->msg, err)) j->status = failed(j->msg, err);
+    if (j->status == RUN_DONE) {
+        /* the evaluations are collective; what follows is rank 0's alone */
+        EvalResult valid, test;
+        if (trainer_evaluate(j->tr, SPLIT_VALID, &valid, err) || trainer_evaluate(j->tr, SPLIT_TEST, &test, err) ||
+            eval_record(j, SPLIT_VALID, &valid, err) || eval_record(j, SPLIT_TEST, &test, err) ||
+            (j->writer && record_inference(j, err)))
+            j->status = failed(j->msg, err);
+    }
+    finish_checkpoint(j, err);
+    const TrainProgress *p = &j->p;
+    RunEnd end = {run_status_name(j->status), j->msg[0] ? j->msg : NULL, p->step, p->tokens, p->train_seconds,
+                  p->train_seconds > 0 ? p->tokens / p->train_seconds : 0, peak_mem_mb()};
+    /* a paused run has not ended: it only changes state */
+    int rc = j->status == RUN_PAUSED ? j->sink.ops->set_status(j->sink.ctx, j->prog.run_id, j->status, err)
+                                     : j->sink.ops->finish(j->sink.ctx, j->prog.run_id, &end, err);
+    *status_out = j->status;
+    if (j->msg[0] && rc == 0) snprintf(err, ERR_LEN, "%s", j->msg);
+    return rc;
+}
+
 int job_run(JobSpec *js, RunStatus *status_out, char *err)
 {
     assert(js->store || js->db_path || js->sink);
@@ -511,204 +724,29 @@ int job_run(JobSpec *js, RunStatus *status_out, char *err)
     j.prog.status = RUN_QUEUED;   /* not training yet */
     j.prog.run_id = js->run_id;
     publish(js, &j.prog, 1);
-    char setup_err[ERR_LEN] = "";
-    int own_store = 0;
+    int own_store = 0, rc;
     if (js->sink) j.sink = *js->sink;
     else if (js->store) j.sink = job_sink_store(js->store);
+    char setup_err[ERR_LEN] = "";
     if (job_start(&j, &own_store, setup_err)) {
         snprintf(err, ERR_LEN, "%s", setup_err);
-        int stored = js->run_id != 0 && j.sink.ops;
-        *status_out = RUN_FAILED;
-        char e[ERR_LEN];
-        if (j.waits_for_memory) {
-            /* given back as it came: nothing recorded, the caller keeps it */
-            *status_out = RUN_QUEUED;
-        } else if (stored && (js->resumed || j.stopped_waiting)) {
-            /* resumed by hand: still resumable once the cause is fixed */
-            j.sink.ops->set_status(j.sink.ctx, js->run_id, RUN_INTERRUPTED, e);
-            /* a stop while it waited for memory: back to the queue */
-            if (j.stopped_waiting) *status_out = RUN_INTERRUPTED;
-            stored = j.stopped_waiting;
-        } else if (stored) {
-            /* a queued job that cannot start: the run says why */
-            RunEnd end = {run_status_name(RUN_FAILED), setup_err, 0, 0, 0, 0, peak_mem_mb()};
-            j.sink.ops->finish(j.sink.ctx, js->run_id, &end, e);
-        }
-        job_free(&j);
-        publish(js, &j.prog, 0);
-        if (own_store) {
-            store_close(js->store);
-            js->store = NULL;
-        }
-        return stored || j.waits_for_memory ? 0 : -1;
+        rc = job_refused(&j, setup_err, status_out);
+    } else {
+        j.prog.threads = trainer_threads(j.tr);
+        j.prog.total_steps = trainer_total_steps(j.tr);
+        j.prog.step = j.p.step = trainer_step_count(j.tr);
+        j.prog.valid_loss = NAN;
+        j.prog.status = RUN_RUNNING;
+        j.status = RUN_DONE;
+        j.best_valid = INFINITY;
+        j.last_flush = now_seconds();
+        job_announce(&j);
+        while (!job_step(&j, err)) {}
+        rc = job_finish(&j, status_out, err);
+        j.prog.status = *status_out;
+        js->run_id = j.prog.run_id;
     }
-    const Config *c = &j.c;
-    j.prog.threads = trainer_threads(j.tr);
-    j.prog.total_steps = trainer_total_steps(j.tr);
-    j.prog.step = trainer_step_count(j.tr);
-    j.prog.valid_loss = NAN;
-    j.prog.status = RUN_RUNNING;
-    if (!js->quiet) {
-        int64_t nonemb, n_params = model_count_params(&j.m, &nonemb);
-        int ranks = dist_size(js->dist);
-        printf("run %lld: %s/%s on %s (%s, vocab %d): %lld parameters (%lld non-embedding), ",
-               (long long)j.prog.run_id, c->arch, c->task, c->data, tokenizer_name(&j.ds), c->vocab,
-               (long long)n_params, (long long)nonemb);
-        if (ranks > 1) printf("%d ranks x ", ranks);
-        printf("%d thread%s%s\n", j.prog.threads, j.prog.threads > 1 ? "s" : "", j.prog.step ? " (resumed)" : "");
-        char mem[256];
-        memory_need_describe(&j.need, mem, sizeof mem);
-        printf("memory: %s estimated\n", mem);
-        if (isfinite(j.ds.loss_floor) && j.ds.loss_floor > 0)
-            printf("data entropy rate (loss floor): %.4f nats/token\n", j.ds.loss_floor);
-        if (isfinite(j.unigram_nats))
-            printf("unigram entropy %.2f nats (%.2f bits) per %s\n", j.unigram_nats, j.unigram_nats / log(2.0),
-                   j.ds.split[SPLIT_TRAIN].scored ? "scored target" : "token");
-        fflush(stdout);
-    }
-    RunStatus status = RUN_DONE;
-    char msg[ERR_LEN] = "";
-    double best_valid = INFINITY;
-    int evals_without_gain = 0;
-    int ending = 0;   /* set: the job ends at the top of the next step */
-    j.last_flush = now_seconds();
-    TrainProgress p = {0};
-    p.step = j.prog.step;
-    for (;;) {
-        if (!ending && js->stop && atomic_load(js->stop)) {
-            status = RUN_INTERRUPTED;
-            ending = 1;
-        }
-        if (follow_rank0(&j, &ending, &status, msg, err)) {
-            status = failed(msg, err);
-            break;
-        }
-        if (ending || trainer_done(j.tr)) break;
-        int rc = trainer_step(j.tr, &p, err);
-        if (rc) {
-            /* classed by the trainer's code, never by the message's words;
-               over ranks every rank sees the same loss and so the same end */
-            status = run_status_of_failure(rc == TRAINER_DIVERGED ? FAIL_DIVERGED : FAIL_ERROR);
-            snprintf(msg, sizeof msg, "%s", err);
-            break;
-        }
-        int last = trainer_done(j.tr);
-        add_metrics_step(&j, &p, last);
-        double rate = p.train_seconds > 0 ? p.tokens / p.train_seconds : 0;
-        j.prog.step = p.step;
-        j.prog.tokens = p.tokens;
-        j.prog.loss = p.loss;
-        j.prog.loss_smooth = p.loss_smooth;
-        j.prog.lr = p.lr;
-        j.prog.tokens_per_s = rate;
-        j.prog.eta_seconds = j.prog.total_steps > 0 ? (j.prog.total_steps - p.step) * (p.train_seconds / p.step)
-                                                    : c->seconds - p.train_seconds;
-        publish(js, &j.prog, 1);
-        double now = now_seconds();
-        if (j.n_rows == METRIC_BUFFER || now - j.last_flush >= FLUSH_SECONDS || last) {
-            if (flush_metrics(&j, err)) {
-                status = failed(msg, err);
-                ending = 1;
-            }
-        }
-        if (!ending && (now - j.last_control >= CONTROL_SECONDS || last)) {
-            j.last_control = now;
-            if (js->check_control) {
-                JobControl control;
-                if (j.sink.ops->control(j.sink.ctx, j.prog.run_id, &control, err) == 0 &&
-                    control != JOB_CONTROL_NONE) {
-                    status = control == JOB_CONTROL_PAUSE ? RUN_PAUSED : RUN_CANCELLED;
-                    ending = 1;
-                } else {
-                    j.sink.ops->heartbeat(j.sink.ctx, j.prog.run_id, err);
-                }
-            }
-        }
-        if (!ending && !js->quiet && (p.step % c->log_every == 0 || last)) {
-            char eta[32];
-            fmt_duration(j.prog.eta_seconds, eta, sizeof eta);
-            printf("step %lld", (long long)p.step);
-            if (j.prog.total_steps > 0) printf("/%lld", (long long)j.prog.total_steps);
-            printf("  loss %.4f (smooth %.4f)  lr %.2e  gnorm %.3f  %.0f tok/s  eta %s\n", p.loss, p.loss_smooth,
-                   p.lr, p.grad_norm, rate, eta);
-            fflush(stdout);
-        }
-        /* an evaluation is collective: over ranks it runs on every rank
-           even when rank 0 alone already knows the job ends */
-        if (c->eval_every > 0 && p.step % c->eval_every == 0 && !last && (!ending || js->dist)) {
-            EvalResult r;
-            if (trainer_evaluate(j.tr, SPLIT_VALID, &r, err)) {
-                if (!ending) status = failed(msg, err);
-                ending = 1;
-            } else if (!ending) {
-                if (flush_metrics(&j, err) || eval_record(&j, SPLIT_VALID, &r, err)) {
-                    status = failed(msg, err);
-                    ending = 1;
-                } else {
-                    j.prog.valid_loss = r.loss;
-                    if (r.loss < best_valid) {
-                        best_valid = r.loss;
-                        evals_without_gain = 0;
-                    } else if (c->patience > 0 && ++evals_without_gain >= c->patience) {
-                        snprintf(msg, sizeof msg,
-                                 "early stop at step %lld: valid loss did not improve for %d evaluations",
-                                 (long long)p.step, c->patience);
-                        if (!js->quiet) printf("%s\n", msg);
-                        ending = 1;
-                    }
-                }
-            }
-        }
-        if (!ending && !last && j.writer && checkpoint_due(&j, &p) && periodic_checkpoint(&j, err)) {
-            status = failed(msg, err);
-            ending = 1;
-        }
-    }
-    close_metrics_row(&j);   /* the step it stopped at */
-    if (flush_metrics(&j, err) && !msg[0]) status = failed(msg, err);
-    int end_known = 1;
-    if (follow_rank0(&j, &end_known, &status, msg, err)) status = failed(msg, err);
-    if (status == RUN_DONE) {
-        /* the evaluations are collective; what follows is rank 0's alone */
-        EvalResult valid, test;
-        if (trainer_evaluate(j.tr, SPLIT_VALID, &valid, err) || trainer_evaluate(j.tr, SPLIT_TEST, &test, err) ||
-            eval_record(&j, SPLIT_VALID, &valid, err) || eval_record(&j, SPLIT_TEST, &test, err) ||
-            (j.writer && record_inference(&j, err))) {
-            status = failed(msg, err);
-        }
-    }
-    /* every end but a failure or divergence leaves a resumable checkpoint */
-    if (!run_status_error(status) && j.writer) {
-        char path[PATH_MAX + 128];
-        if (status == RUN_DONE) {
-            if (js->save_path) snprintf(path, sizeof path, "%s", js->save_path);
-            else snprintf(path, sizeof path, "%s/run%lld.safetensors", j.ckpt_dir, (long long)j.prog.run_id);
-            /* a finished run keeps the model only (SPEC section 7): nothing
-               is left to resume, and the file is a third of the size */
-            CkptExtra extra[5];
-            CkptTexts texts;
-            int n_extra = ckpt_extras(&j, extra, &texts);
-            if (checkpoint_save(path, &j.m, j.ds.tokenizer, extra, n_extra, err) ||
-                j.sink.ops->ckpt_add(j.sink.ctx, j.prog.run_id, j.prog.step, path, err)) {
-                status = failed(msg, err);
-            } else {
-                forget_checkpoint(&j, path);
-                if (!js->quiet) printf("checkpoint %s\n", path);
-            }
-        } else if (j.prog.step > 0 && periodic_checkpoint(&j, err)) {
-            status = failed(msg, err);
-        }
-    }
-    RunEnd end = {run_status_name(status), msg[0] ? msg : NULL, p.step, p.tokens, p.train_seconds,
-                  p.train_seconds > 0 ? p.tokens / p.train_seconds : 0, peak_mem_mb()};
-    /* a paused run has not ended: it only changes state */
-    int rc = status == RUN_PAUSED ? j.sink.ops->set_status(j.sink.ctx, j.prog.run_id, status, err)
-                                  : j.sink.ops->finish(j.sink.ctx, j.prog.run_id, &end, err);
-    *status_out = status;
-    if (msg[0] && rc == 0) snprintf(err, ERR_LEN, "%s", msg);
-    j.prog.status = status;
     publish(js, &j.prog, 0);
-    js->run_id = j.prog.run_id;
     job_free(&j);
     if (own_store) {
         store_close(js->store);

@@ -23,6 +23,7 @@
 #include "engine/config.h"
 #include "engine/dist.h"
 #include "engine/memory.h"
+#include "engine/trainer.h"
 #include "experiments/job_sink.h"
 
 typedef struct {
@@ -54,6 +55,35 @@ void job_monitor_init(JobMonitor *m);
 void job_monitor_destroy(JobMonitor *m);
 /* A consistent copy of the progress; returns 0 when no job is active. */
 int job_monitor_read(JobMonitor *m, JobProgress *out);
+
+/* What a job reports as it goes, for whoever shows it: app/job_print.c
+   prints it (`run`, `worker`); the workbench installs none (it reads the
+   JobMonitor and the store).  experiments/ itself prints nothing.  Every
+   callback may be NULL. */
+typedef struct {
+    int64_t run_id;
+    const char *arch, *task, *data, *tokenizer;
+    int vocab, ranks, threads, resumed;
+    int64_t n_params, n_params_nonembedding;
+    const char *memory;        /* "173 MB (parameters 17 MB, ...)" */
+    double loss_floor;         /* the data's entropy rate when known (> 0), else NAN */
+    double unigram_nats;       /* NAN when not known */
+    int unigram_scored;        /* per scored target (the diagnostics), not per token */
+} JobStartInfo;
+
+typedef struct {
+    void (*started)(void *ctx, const JobStartInfo *s);
+    /* every log_every steps and at the last */
+    void (*step)(void *ctx, const TrainProgress *p, int64_t total_steps, double eta_seconds);
+    /* an evaluation: bits per byte (NAN outside char data), the data's loss
+       floor (NAN none), capped: eval_tokens scored only the first windows */
+    void (*eval)(void *ctx, const char *split, int64_t step, const EvalResult *r, double bpb, double floor,
+                 int capped);
+    void (*note)(void *ctx, const char *text);    /* a line for people: a checkpoint, an early stop */
+    void (*warn)(void *ctx, const char *text);    /* a problem that does not stop the caller */
+    void (*ended)(void *ctx, int64_t run_id, RunStatus status);   /* a worker's job ended */
+    void *ctx;
+} JobObserver;
 
 typedef struct {
     Store *store;              /* this thread's connection, or NULL: job_run
@@ -88,7 +118,7 @@ typedef struct {
                                   'failed' */
     const char *init_ckpt;     /* --init weights, or NULL */
     const char *save_path;     /* final checkpoint, or NULL for the default */
-    int quiet;                 /* no progress lines on stdout */
+    const JobObserver *observer;   /* who is told of the job's progress; NULL: nobody */
     int check_control;         /* poll the store for pause / cancel */
     atomic_int *stop;          /* non-zero: checkpoint and end as 'interrupted'
                                   (may be NULL) */

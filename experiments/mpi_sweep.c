@@ -628,7 +628,7 @@ static int run_job(TrainingRank *t, const Message *m, int64_t *run_id, RunStatus
     js.store_name = store_name;
     js.run_id = *run_id;
     js.resume_ckpt = resume[0] ? resume : NULL;
-    js.quiet = !t->o->verbose;
+    js.observer = t->o->observer;
     js.check_control = 1;
     js.stop = t->o->stop;
     js.memory_admit = rm_memory_admit;

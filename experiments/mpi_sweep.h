@@ -29,13 +29,15 @@
 
 #include "db/status.h"
 #include "engine/dist.h"
+#include "experiments/job.h"
 
 typedef struct {
     const char *db_path;   /* the store: opened on rank 0 only */
     int threads;           /* threads per training rank for jobs that do not
                               name theirs; 0: the machine's cores divided by
                               the training ranks on it */
-    int verbose;           /* per-step lines from the training ranks */
+    const JobObserver *observer;   /* told of the training ranks' jobs (their
+                                      per-step lines); NULL: quiet */
     atomic_int *stop;      /* set (by a signal): running jobs checkpoint and
                               are queued again, then every rank ends */
     /* rank 0: a job ended on a rank (err: why, for failures; else "") */

@@ -128,6 +128,16 @@ static void memory_release(WorkerMemory *wm)
     wm->admitted = 0;
 }
 
+/* "WHO: ERR" to the observer's warn (nothing without one). */
+static void warn(Scheduler *s, const char *who, const char *err)
+{
+    const JobObserver *o = s->o.observer;
+    if (!o || !o->warn) return;
+    char line[ERR_LEN + 64];
+    snprintf(line, sizeof line, "%s: %s", who, err);
+    o->warn(o->ctx, line);
+}
+
 static void *worker_main(void *p)
 {
     WorkerArg *wa = p;
@@ -137,7 +147,7 @@ static void *worker_main(void *p)
     char err[ERR_LEN];
     Store *st = NULL;
     if (store_open(s->db_path, &st, err)) {
-        if (!s->o.silent) fprintf(stderr, "mixbench: worker: %s\n", err);
+        warn(s, "worker", err);
         return NULL;
     }
     ClaimedJob *job = malloc(sizeof *job);
@@ -146,22 +156,20 @@ static void *worker_main(void *p)
         int found = 0;
         count_running(s, +1, 0); /* counted before the claim, so fair_share sees it */
         if (store_job_claim(st, (int)getpid(), job, &found, err)) {
-            if (!s->o.silent) fprintf(stderr, "mixbench: worker: %s\n", err);
+            warn(s, "worker", err);
             found = 0;
         }
         if (!found) {
             int others = count_running(s, -1, 0);
             /* an adaptive sweep may have more to run (experiments/adaptive.h) */
             int acted = 0;
-            if (adaptive_advance_all(st, &acted, err) && !s->o.silent)
-                fprintf(stderr, "mixbench: worker: %s\n", err);
+            if (adaptive_advance_all(st, &acted, err)) warn(s, "worker", err);
             if (acted) continue;
             if (s->o.until_empty && others == 0) break;
             /* Every 30 s of an empty queue: jobs of workers that died since
                (on another host: whose lease ran out) are queued again. */
             int recovered = 0;
-            if (++idle % 60 == 0 && store_jobs_recover(st, &recovered, err) && !s->o.silent)
-                fprintf(stderr, "mixbench: worker: %s\n", err);
+            if (++idle % 60 == 0 && store_jobs_recover(st, &recovered, err)) warn(s, "worker", err);
             if (!recovered) sleep_seconds(0.5);
             continue;
         }
@@ -182,7 +190,7 @@ static void *worker_main(void *p)
             js.db_path = s->db_path;
             js.run_id = job->run_id;
             js.resume_ckpt = job->resume_ckpt[0] ? job->resume_ckpt : NULL;
-            js.quiet = s->o.quiet || s->o.silent;
+            js.observer = s->o.quiet ? NULL : s->o.observer;
             js.check_control = 1;
             js.stop = &s->stop;
             js.monitor = mon;
@@ -193,15 +201,17 @@ static void *worker_main(void *p)
             int rc = job_run(&js, &status, err);
             memory_release(&wm);
             if (!rc && status == RUN_INTERRUPTED) rc = store_job_resume(st, job->run_id, err);
-            if (rc && !s->o.silent) fprintf(stderr, "mixbench: run %lld: %s\n", (long long)job->run_id, err);
+            if (rc) {
+                char what[32];
+                snprintf(what, sizeof what, "run %lld", (long long)job->run_id);
+                warn(s, what, err);
+            }
         }
-        if (!s->o.silent && (!s->o.quiet || status != RUN_DONE)) {
-            printf("run %lld %s\n", (long long)job->run_id, run_status_name(status));
-            fflush(stdout);
-        }
+        const JobObserver *o = s->o.observer;
+        if (o && o->ended && (!s->o.quiet || status != RUN_DONE)) o->ended(o->ctx, job->run_id, status);
         /* what the job's end lets an adaptive sweep decide */
         int acted = 0;
-        if (adaptive_advance_all(st, &acted, err) && !s->o.silent) fprintf(stderr, "mixbench: worker: %s\n", err);
+        if (adaptive_advance_all(st, &acted, err)) warn(s, "worker", err);
         count_running(s, -1, 1);
     }
     free(job);

@@ -28,9 +28,11 @@ typedef struct {
     int cores;           /* threads to share (>= 1) */
     int until_empty;     /* workers end when the queue is empty (worker);
                             else they wait for new jobs (workbench) */
-    int quiet;           /* no per-step lines (several jobs would interleave) */
-    int silent;          /* nothing on stdout/stderr at all (the workbench
-                            owns the terminal); every outcome is in the store */
+    int quiet;           /* no per-step lines (several jobs would interleave):
+                            the observer hears only of ends that are not done */
+    const JobObserver *observer;   /* who is told (app/job_print.h prints);
+                            NULL: nobody (the workbench owns the terminal;
+                            every outcome is in the store) */
 } SchedulerOptions;
 
 typedef struct Scheduler Scheduler;

@@ -264,7 +264,7 @@ int ui_main(const char *db_path, int jobs, int cores)
         snprintf(ctx.message, sizeof ctx.message,
                  "%s is read-only: shown as it is, nothing can be queued or run", db_path);
     }
-    SchedulerOptions so = {db_path, jobs, cores, 0, 1, 1};
+    SchedulerOptions so = {db_path, jobs, cores, 0, 1, NULL};   /* nothing printed: the screen is ours */
     if (jobs > 0 && scheduler_start(&ctx.scheduler, &so, err)) {   /* 0: watch only */
         store_close(ctx.store);
         fprintf(stderr, "mixbench: %s\n", err);

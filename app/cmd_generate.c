@@ -19,10 +19,16 @@
 #include "app/run_ref.h"
 #include "engine/checkpoint.h"
 #include "engine/common.h"
-#include "engine/generate.h"
-#include "engine/rng.h"
-#include "engine/sample.h"
+#include "engine/sample_text.h"
 #include "engine/text.h"
+
+static int print_piece(void *ctx, const char *piece, int64_t done)
+{
+    (void)ctx, (void)done;
+    fputs(piece, stdout);
+    fflush(stdout);
+    return 0;
+}
 
 int cmd_generate(int argc, char **argv)
 {
@@ -63,51 +69,22 @@ int cmd_generate(int argc, char **argv)
         tokenizer_free(tok);
         return cli_fail("generate: %s was trained for task %s; generation needs a clm model", ckpt, c.task);
     }
-    int V = c.vocab;
-    int32_t *prompt_ids = NULL;
-    size_t n_prompt = 0;
-    if (tokenizer_encode(tok, prompt, &prompt_ids, &n_prompt, err)) {
-        model_free(&m);
-        tokenizer_free(tok);
-        return cli_fail("generate: %s", err);
-    }
-    Generator *g = NULL;
-    if (generator_create(&g, &m, 1, err)) {
-        free(prompt_ids);
-        model_free(&m);
-        tokenizer_free(tok);
-        return cli_fail("generate: %s", err);
-    }
-    /* an empty prompt starts a line: <eos> for word data, else the first id */
-    const float *logits = generator_push(g, n_prompt ? prompt_ids[0] : sample_start_token(V));
-    for (size_t i = 1; i < n_prompt; i++) logits = generator_push(g, prompt_ids[i]);
-    float *work_logits = malloc(sizeof(float) * 2 * (size_t)V), *scratch = work_logits ? work_logits + V : NULL;
-    Rng rng;
-    rng_seed(&rng, (uint64_t)seed_v);
-    char piece[1024];
-    fputs(prompt, stdout);
-    /* word tokens decode as "word ": the prompt needs its own separator */
-    size_t plen = strlen(prompt);
-    if (tokenizer_kind(tok) == TOKENIZER_WORD && plen && prompt[plen - 1] != ' ' && prompt[plen - 1] != '\n')
-        fputc(' ', stdout);
+    /* the text as it comes, then (--stats) the speed */
+    SampleRequest req = {prompt, n_new, temperature, top_k, (uint64_t)seed_v};
+    int incremental = 0;
     double t0 = now_seconds();
-    for (int64_t k = 0; k < n_new && work_logits; k++) {
-        memcpy(work_logits, logits, sizeof(float) * V);
-        int32_t id = sample_token(work_logits, V, temperature, top_k, &rng, scratch);
-        tokenizer_decode_one(tok, id, piece, sizeof piece);
-        fputs(piece, stdout);
-        fflush(stdout);
-        if (k + 1 < n_new) logits = generator_push(g, id);
+    int rc = sample_text(&m, tok, &req, print_piece, NULL, &incremental, err);
+    if (rc) {
+        model_free(&m);
+        tokenizer_free(tok);
+        return cli_fail("generate: %s", err);
     }
     fputc('\n', stdout);
     if (stats) {
         double dt = now_seconds() - t0;
         fprintf(stderr, "%lld tokens in %.3f s: %.1f tokens/s (%s)\n", (long long)n_new, dt, dt > 0 ? n_new / dt : 0.0,
-                m.mixer->forward_step ? "incremental" : "full window per token");
+                incremental ? "incremental" : "full window per token");
     }
-    free(work_logits);
-    generator_free(g);
-    free(prompt_ids);
     model_free(&m);
     tokenizer_free(tok);
     return 0;

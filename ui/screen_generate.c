@@ -26,9 +26,7 @@
 #include "db/queue_read.h"
 #include "engine/checkpoint.h"
 #include "engine/common.h"
-#include "engine/generate.h"
-#include "engine/rng.h"
-#include "engine/sample.h"
+#include "engine/sample_text.h"
 #include "engine/text.h"
 #include "ui/ui.h"
 
@@ -131,53 +129,37 @@ static int ensure_model(GenScreen *g, char *err)
     return 0;
 }
 
+/* What the generation thread hands sample_text. */
+typedef struct {
+    GenScreen *g;
+    int incremental;           /* set by sample_text before the first piece */
+    double started;
+} Sampling;
+
+/* sample_text's callback: the piece joins the output; a stop request ends it. */
+static int take_piece(void *ctx, const char *piece, int64_t done)
+{
+    Sampling *sp = ctx;
+    GenScreen *g = sp->g;
+    output_append(g, piece);
+    pthread_mutex_lock(&g->lock);
+    g->incremental = sp->incremental;
+    if (done > 0) {
+        g->tokens_done = (int)done;
+        g->seconds = now_seconds() - sp->started;
+    }
+    pthread_mutex_unlock(&g->lock);
+    return stop_requested(g);
+}
+
 static int generate(GenScreen *g, char *err)
 {
     if (ensure_model(g, err)) return -1;
     const GenRequest *r = &g->req;
-    int V = g->cfg.vocab;
-    int32_t *prompt_ids = NULL;
-    size_t n_prompt = 0;
-    if (tokenizer_encode(g->tok, r->prompt, &prompt_ids, &n_prompt, err)) return -1;
-    Generator *gen = NULL;
-    float *work = malloc(sizeof(float) * 2 * (size_t)V);
-    if (!work || generator_create(&gen, &g->model, 1, err)) {
-        if (!work) err_set(err, "generate: out of memory");
-        free(work);
-        free(prompt_ids);
-        return -1;
-    }
-    pthread_mutex_lock(&g->lock);
-    g->incremental = generator_is_incremental(gen);
-    pthread_mutex_unlock(&g->lock);
-    /* as `mixbench generate`: the prompt, a space after a word-level
-       prompt, then the sampled tokens */
-    output_append(g, r->prompt);
-    size_t plen = strlen(r->prompt);
-    if (tokenizer_kind(g->tok) == TOKENIZER_WORD && plen && r->prompt[plen - 1] != ' ' &&
-        r->prompt[plen - 1] != '\n')
-        output_append(g, " ");
-    double t0 = now_seconds();
-    const float *logits = generator_push(gen, n_prompt ? prompt_ids[0] : sample_start_token(V));
-    for (size_t i = 1; i < n_prompt && !stop_requested(g); i++) logits = generator_push(gen, prompt_ids[i]);
-    Rng rng;
-    rng_seed(&rng, r->seed);
-    char piece[1024];
-    for (int k = 0; k < r->length && !stop_requested(g); k++) {
-        memcpy(work, logits, sizeof(float) * V);
-        int32_t id = sample_token(work, V, r->temperature, r->top_k, &rng, work + V);
-        tokenizer_decode_one(g->tok, id, piece, sizeof piece);
-        output_append(g, piece);
-        pthread_mutex_lock(&g->lock);
-        g->tokens_done = k + 1;
-        g->seconds = now_seconds() - t0;
-        pthread_mutex_unlock(&g->lock);
-        if (k + 1 < r->length) logits = generator_push(gen, id);
-    }
-    generator_free(gen);
-    free(work);
-    free(prompt_ids);
-    return 0;
+    /* as `mixbench generate` (engine/sample_text.h) */
+    SampleRequest req = {r->prompt, r->length, r->temperature, r->top_k, r->seed};
+    Sampling sp = {g, 0, now_seconds()};
+    return sample_text(&g->model, g->tok, &req, take_piece, &sp, &sp.incremental, err);
 }
 
 static void *generate_thread(void *arg)

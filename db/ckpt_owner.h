@@ -28,8 +28,7 @@
 
 /* The store's id (16 hex digits). */
 int store_identity(Store *s, char *id, size_t cap, char *err);
-/* The store's file as it was opened, and its last part ("runs.db"). */
-const char *store_file(const Store *s);
+/* The last part of the store's file name ("runs.db"). */
 const char *store_file_name(const Store *s);
 
 /* The checkpoint folder of the store at db_path, absolute (the store is read

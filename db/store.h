@@ -104,6 +104,9 @@ int store_query(Store *s, const char *sql, StoreRowFn fn, void *ctx, char *err);
    first)". */
 int store_open_existing(const char *path, Store **out, char *err);
 
+/* The store's file as it was opened. */
+const char *store_file(const Store *s);
+
 /* 1 while a transaction (store_begin) is open on this connection. */
 int store_in_transaction(Store *s);
 

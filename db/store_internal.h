@@ -20,6 +20,11 @@
 #define STORE_NOW_SQL "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
 
 sqlite3 *store_sqlite(Store *s);
+/* The metrics INSERT, prepared once and kept with the connection (NULL
+   until the first append; finalized by store_close). */
+sqlite3_stmt **store_metric_statement(Store *s);
+/* The folder holding the file path, into dir: "." for a bare name. */
+void store_folder_of(const char *path, char *dir, size_t cap);
 
 /* "store: WHAT: <SQLite's message>" into err; returns -1. */
 int store_fail(Store *s, char *err, const char *what);

@@ -39,16 +39,46 @@ def checkpoint(tmp, tokenizer, extra=()):
     subprocess.run([os.path.abspath("mixbench"), "run", "--arch", "attention", "--task", "clm", "--data", "builtin:stories",
                     "tokenizer=" + tokenizer, "d=4", "layers=1", "heads=1", "n_ctx=4", "ffn_mult=1", "steps=1",
                     "batch=1", "--db", db, *extra], cwd=tmp, check=True, capture_output=True)
-    ckpt = os.path.join(tmp, "mixbench-ckpt", "run1.safetensors")
+    ckpt = os.path.join(tmp, "s.ckpt", "run1.safetensors")   # the store's folder NAME.ckpt/
     data = open(ckpt, "rb").read()
-    shutil.rmtree(os.path.join(tmp, "mixbench-ckpt"))
-    os.remove(db)
+    shutil.rmtree(os.path.join(tmp, "s.ckpt"))
+    for f in os.listdir(tmp):
+        if f.startswith("s.db"):
+            os.remove(os.path.join(tmp, f))
     return data
 
 
 def stored_tokenizer(ckpt):
     n = struct.unpack("<Q", ckpt[:8])[0]
     return json.loads(ckpt[8:8 + n])["__metadata__"]["tokenizer"]
+
+
+def wire_seeds():
+    """Payloads of the MPI sweep's messages (experiments/mpi_wire.h): the
+    first byte picks the op (its number) or record (OP_COUNT + 0..2)."""
+    OP_COUNT = 16
+    i64 = lambda v: struct.pack("<q", v)
+    f64 = lambda v: struct.pack("<d", v)
+    s = lambda v: i64(-1) if v is None else i64(len(v)) + v.encode() + b"\0"
+    run_info = b"".join(s(v) for v in ["r", "mixer", "clm", "builtin:stories", "char", "{}"]) + \
+        b"".join(i64(v) for v in [100, 80, 10, 1, 1, 16, 2, 2, 8, 64, 0])
+    metric = i64(3) + i64(96) + b"".join(f64(v) for v in [0.5, 4.1, 4.2, 1e-3, 0.9, 200.0])
+    end = s("done") + s(None) + i64(10) + i64(320) + f64(1.5) + f64(213.0) + f64(12.0)
+    need = b"".join(f64(v) for v in [1e6, 2e6, 1e6, 3e6, 1e5, 1e5, 7.2e6])
+    put("wire", "unigram_get", bytes([0]) + s("builtin:stories") + s("char") + i64(64))
+    put("wire", "run_create", bytes([2]) + run_info)
+    put("wire", "metrics", bytes([4]) + i64(7) + i64(2) + metric + metric)
+    put("wire", "metrics-too-many", bytes([4]) + i64(7) + i64(1 << 40) + metric)
+    put("wire", "eval", bytes([5]) + i64(7) + i64(10) + s("valid") + f64(4.0) + f64(0.2) + f64(float("nan")) +
+        i64(512) + f64(float("nan")))
+    put("wire", "set_resume", bytes([6]) + i64(7) + i64(10) + s("run7-step10.ckpt") + i64(4096))
+    put("wire", "finish", bytes([12]) + i64(7) + end)
+    put("wire", "set_status", bytes([13]) + i64(7) + i64(3))
+    put("wire", "memory_admit", bytes([14]) + need + f64(8e9) + s("MemAvailable"))
+    put("wire", "job", bytes([OP_COUNT]) + i64(7) + s('{"arch":"mixer"}') + s(None) + i64(0) + s("id") + s("runs.db"))
+    put("wire", "job_end", bytes([OP_COUNT + 1]) + i64(7) + i64(2) + i64(0) + s(""))
+    put("wire", "reply", bytes([OP_COUNT + 2]) + i64(0) + s("") + f64(3.2) + i64(1) + i64(0))
+    put("wire", "bad-string", bytes([OP_COUNT + 2]) + i64(0) + i64(5) + b"abc")
 
 
 def main():
@@ -61,6 +91,8 @@ def main():
         word_ckpt = checkpoint(tmp, "word", ["vocab=24"])
     finally:
         shutil.rmtree(tmp)
+
+    wire_seeds()
 
     # safetensors
     put("safetensors", "checkpoint-char", char_ckpt)
@@ -141,4 +173,5 @@ def main():
     put("ids", "not-numbers", b"\x09\x00\x01" + b"-1 +2 0x3 \t\r\n\x1e\x1e")
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -4,9 +4,13 @@
  * rounding at the edges, goodness and monochrome shading from worst to best,
  * the best entry of a column, and coordinate values compared as numbers;
  * the word wrapping of ui/widgets.c (UTF-8 characters one column each);
- * and the mean curve of a seed group (ui/draw/run_curve.h) on hand-made curves.
+ * the mean curve of a seed group (ui/draw/run_curve.h) on hand-made curves;
+ * and the list of ui/widgets.c (the selection kept by id across re-sorts
+ * and removals, groups that hold several ids, rows of two lines, paging,
+ * the `/` filter's keys, a text view's scrolling).
  */
 #include <math.h>
+#include <ncurses.h>
 #include <string.h>
 
 #include "engine/text.h"
@@ -158,6 +162,96 @@ static void mean_curve(void)
     mean_curve_free(&m);
 }
 
+typedef struct {
+    int64_t id[8];
+    int lines[8];
+} Rows;
+
+static int64_t rows_id(const void *rows, int i) { return ((const Rows *)rows)->id[i]; }
+static int rows_lines(const void *rows, int i) { return ((const Rows *)rows)->lines[i]; }
+/* row 0 is a group holding ids 100 and 101 */
+static int rows_holds(const void *rows, int i, int64_t id) { return rows_id(rows, i) == id || (i == 0 && id == 101); }
+
+static void list_widget(void)
+{
+    static const UiListRows KIND = {rows_id, NULL, NULL};
+    Rows r = {{10, 20, 30, 40, 50}, {1, 1, 1, 1, 1}};
+    UiList l = {.of = &KIND};
+    ui_list_set_rows(&l, &r, 5);
+    CHECK(l.cursor == 0 && l.selected_id == 10, "an empty selection starts at the top");
+    ui_list_key(&l, KEY_DOWN, 0);
+    ui_list_key(&l, 'j', 0);
+    CHECK(l.cursor == 2 && l.selected_id == 30, "down twice: row 2");
+    Rows sorted = {{50, 40, 30, 20, 10}, {1, 1, 1, 1, 1}};
+    sorted.id[2] = 20, sorted.id[3] = 30;
+    ui_list_set_rows(&l, &sorted, 5);
+    CHECK(l.cursor == 3 && l.selected_id == 30, "the selection follows its id through a re-sort (at %d)", l.cursor);
+    Rows gone = {{50, 40, 20}, {1, 1, 1}};
+    ui_list_set_rows(&l, &gone, 3);
+    CHECK(l.cursor == 2 && l.selected_id == 20, "its row gone: the place is kept, clamped");
+    ui_list_set_rows(&l, &gone, 0);
+    CHECK(ui_list_selected(&l) == -1 && l.selected_id == 0, "empty: nothing selected");
+
+    /* paging by what fits, Home/End */
+    Rows many = {{1, 2, 3, 4, 5, 6, 7, 8}, {1, 1, 1, 1, 1, 1, 1, 1}};
+    UiList p = {.of = &KIND};
+    ui_list_set_rows(&p, &many, 8);
+    ui_list_fit(&p, 3);
+    CHECK(p.page == 3, "three rows fit");
+    ui_list_key(&p, KEY_NPAGE, 0);
+    ui_list_fit(&p, 3);
+    CHECK(p.cursor == 2 && p.scroll == 0, "PgDn moves a page less one (cursor %d scroll %d)", p.cursor, p.scroll);
+    ui_list_key(&p, KEY_END, 0);
+    ui_list_fit(&p, 3);
+    CHECK(p.cursor == 7 && p.scroll == 5, "End: the last row shows (scroll %d)", p.scroll);
+    ui_list_key(&p, KEY_HOME, 0);
+    ui_list_fit(&p, 3);
+    CHECK(p.cursor == 0 && p.scroll == 0, "Home");
+
+    /* rows of two lines: the cursor's row shows whole */
+    static const UiListRows TALL = {rows_id, NULL, rows_lines};
+    Rows tall = {{1, 2, 3, 4}, {2, 2, 1, 2}};
+    UiList t = {.of = &TALL};
+    ui_list_set_rows(&t, &tall, 4);
+    ui_list_move(&t, 1);
+    ui_list_fit(&t, 3);
+    CHECK(t.scroll == 1 && t.page == 2, "rows 0-1 take 4 lines: from row 1, rows 1-2 fit 3 (scroll %d page %d)", t.scroll, t.page);
+
+    /* a group holds its members' ids */
+    static const UiListRows GROUPS = {rows_id, rows_holds, NULL};
+    Rows g = {{100, 200}, {1, 1}};
+    UiList gl = {.of = &GROUPS, .selected_id = 101, .cursor = 1};
+    ui_list_set_rows(&gl, &g, 2);
+    CHECK(gl.cursor == 0 && gl.selected_id == 100, "a member's id selects its group");
+
+    /* the filter: typed, kept, cleared */
+    UiList f = {.of = &KIND};
+    ui_list_set_rows(&f, &r, 5);
+    CHECK(ui_list_key(&f, '/', 0) == UI_LIST_IGNORED, "no filter unless filterable");
+    CHECK(ui_list_key(&f, '/', 1) == UI_LIST_MOVED && f.filtering, "/ starts the filter");
+    CHECK(ui_list_key(&f, 'a', 1) == UI_LIST_FILTERED && ui_list_key(&f, 'b', 1) == UI_LIST_FILTERED &&
+              !strcmp(f.filter, "ab"), "typed");
+    CHECK(ui_list_key(&f, KEY_BACKSPACE, 1) == UI_LIST_FILTERED && !strcmp(f.filter, "a"), "backspace");
+    CHECK(ui_list_key(&f, 'j', 1) == UI_LIST_FILTERED && !strcmp(f.filter, "aj"), "j is text while typing");
+    ui_list_key(&f, '\n', 1);
+    CHECK(!f.filtering && !strcmp(f.filter, "aj"), "Enter keeps it");
+    CHECK(ui_list_key(&f, 27, 1) == UI_LIST_FILTERED && !f.filter[0], "Esc clears a kept filter");
+    CHECK(ui_list_key(&f, 27, 1) == UI_LIST_IGNORED, "Esc without a filter is the screen's");
+
+    /* a text view scrolls, never past its last page */
+    UiList v = {0};
+    ui_list_set_rows(&v, NULL, 10);
+    ui_list_fit(&v, 4);
+    ui_list_key(&v, ' ', 0);
+    CHECK(v.scroll == 3, "space: a page less one (%d)", v.scroll);
+    ui_list_key(&v, KEY_END, 0);
+    CHECK(v.scroll == 6, "End: the last page (%d)", v.scroll);
+    ui_list_key(&v, KEY_DOWN, 0);
+    CHECK(v.scroll == 6, "not past it");
+    ui_list_set_rows(&v, NULL, 5);
+    CHECK(v.scroll == 1, "fewer lines: clamped (%d)", v.scroll);
+}
+
 int main(void)
 {
     RUN(format_significant_digits);
@@ -167,5 +261,6 @@ int main(void)
     RUN(same_value);
     RUN(word_wrap);
     RUN(mean_curve);
+    RUN(list_widget);
     CHECK_EXIT();
 }

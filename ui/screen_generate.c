@@ -54,7 +54,8 @@ typedef struct {
     CkptRun chosen;
     int64_t ctx_run_seen;        /* the last ctx->run_id taken */
     char notice[300];            /* why ctx->run_id cannot generate */
-    int list_open, list_sel, list_scroll;
+    int list_open;
+    UiList list;                 /* the open list of runs (over runs) */
     /* the form */
     int field, editing;
     UiTextField text[N_FIELDS];  /* F_PROMPT .. F_SEED */
@@ -225,6 +226,9 @@ static void take_context_run(GenScreen *g, UiContext *ctx)
 
 static void generate_destroy(void *state);
 
+static int64_t ckpt_run_id(const void *rows, int i) { return ((const CkptRun *)rows)[i].id; }
+static const UiListRows CKPT_RUNS = {ckpt_run_id, NULL, NULL};
+
 static void *generate_create(UiContext *ctx)
 {
     GenScreen *g = calloc(1, sizeof *g);
@@ -238,6 +242,7 @@ static void *generate_create(UiContext *ctx)
         return NULL;
     }
     g->output[0] = g->shown[0] = 0;
+    g->list.of = &CKPT_RUNS;
     atomic_init(&g->stop, 0);
     g->field = F_PROMPT;
     ui_field_set(&g->text[F_PROMPT], "once upon a time");
@@ -327,12 +332,13 @@ static void draw_run_list(GenScreen *g, UiContext *ctx, int top, int height, int
     ui_text(top, 15, width - 15, ui_attr(ctx, UI_PAIR_DIM), "clm runs with a checkpoint: up/down, Enter take, Esc back");
     int rows = height - 2;
     if (rows < 1) return;
-    if (g->list_sel < g->list_scroll) g->list_scroll = g->list_sel;
-    if (g->list_sel >= g->list_scroll + rows) g->list_scroll = g->list_sel - rows + 1;
-    for (int i = g->list_scroll; i < g->n_runs && i - g->list_scroll < rows; i++) {
-        int y = top + 2 + i - g->list_scroll;
-        int attr = i == g->list_sel ? ui_attr(ctx, UI_PAIR_SELECTED) : 0;
-        if (i == g->list_sel) mvhline(y, 0, ' ' | (chtype)attr, width);
+    UiList *l = &g->list;
+    ui_list_set_rows(l, g->runs, g->n_runs);   /* the runs may have been read again */
+    ui_list_fit(l, rows);
+    for (int i = l->scroll; i < g->n_runs && i - l->scroll < rows; i++) {
+        int y = top + 2 + i - l->scroll;
+        int attr = i == l->cursor ? ui_attr(ctx, UI_PAIR_SELECTED) : 0;
+        if (i == l->cursor) mvhline(y, 0, ' ' | (chtype)attr, width);
         char line[1300];
         describe_run(&g->runs[i], line, sizeof line);
         ui_text(y, 1, width - 1, attr, "%s", line);
@@ -522,19 +528,13 @@ static void edit_key(GenScreen *g, UiContext *ctx, int ch)
 
 static int list_key(GenScreen *g, int ch)
 {
+    ui_list_set_rows(&g->list, g->runs, g->n_runs);
+    if (ui_list_key(&g->list, ch, 0)) return 1;
     switch (ch) {
-    case KEY_UP:
-    case 'k':
-        if (g->list_sel > 0) g->list_sel--;
-        return 1;
-    case KEY_DOWN:
-    case 'j':
-        if (g->list_sel + 1 < g->n_runs) g->list_sel++;
-        return 1;
     case '\n':
     case '\r':
     case KEY_ENTER:
-        if (g->list_sel >= 0 && g->list_sel < g->n_runs) choose(g, &g->runs[g->list_sel]);
+        if (ui_list_selected(&g->list) >= 0) choose(g, &g->runs[g->list.cursor]);
         g->list_open = 0;
         return 1;
     case 27:
@@ -588,9 +588,9 @@ static int generate_key(void *state, UiContext *ctx, int ch)
                 return 1;
             }
             g->list_open = 1;
-            g->list_sel = 0;
-            for (int i = 0; i < g->n_runs; i++)
-                if (g->runs[i].id == g->chosen_id) g->list_sel = i;
+            g->list.cursor = 0;
+            g->list.selected_id = g->chosen_id;   /* the list opens on the run generating */
+            ui_list_set_rows(&g->list, g->runs, g->n_runs);
             return 1;
         }
         if ((ch == KEY_LEFT || ch == KEY_RIGHT) && g->n_runs) {

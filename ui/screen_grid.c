@@ -67,7 +67,7 @@ typedef struct {
     StrBuf report;               /* report_build's text */
     int64_t report_sweep;        /* built for this sweep ... */
     int report_done;             /* ... with this many finished runs */
-    int report_scroll, report_page;
+    UiList report_view;          /* its lines (a text view: scroll, page) */
     char error[ERR_LEN];
 } GridState;
 
@@ -457,7 +457,7 @@ static void draw_header(GridState *st, UiContext *ctx, int *y, int width)
     }
 }
 
-/* The report, word-wrapped to the width, from line report_scroll. */
+/* The report, word-wrapped to the width, from line report_view.scroll. */
 static void draw_report(GridState *st, UiContext *ctx, int top, int height, int width)
 {
     const GridSweep *s = &st->sweeps[st->current];
@@ -465,8 +465,9 @@ static void draw_report(GridState *st, UiContext *ctx, int top, int height, int 
     claims_view_preset(s->name, preset, sizeof preset);
     const char *text = st->report.data ? st->report.data : "";
     int n = ui_wrap_lines(text, width - 1, NULL, NULL, 0);
-    st->report_page = MB_MAX(1, height - 2);
-    st->report_scroll = MB_MAX(0, MB_MIN(st->report_scroll, n - st->report_page));
+    UiList *v = &st->report_view;
+    ui_list_set_rows(v, NULL, n);
+    ui_list_fit(v, height - 2);
     int title = ui_attr(ctx, UI_PAIR_TITLE) | (int)A_BOLD;
     if (!preset_find(preset)) {
         ui_text(top, 0, width, title, "Report: sweep %lld %s is not a preset (R: back to the table)", (long long)s->id,
@@ -474,7 +475,7 @@ static void draw_report(GridState *st, UiContext *ctx, int top, int height, int 
         return;
     }
     ui_text(top, 0, width, title, "Report: %s, newest sweep   lines %d-%d of %d   (j/k PgUp/PgDn, R: table)",
-            preset, n ? st->report_scroll + 1 : 0, MB_MIN(n, st->report_scroll + st->report_page), n);
+            preset, n ? v->scroll + 1 : 0, MB_MIN(n, v->scroll + v->page), n);
     int *starts = malloc((size_t)(n ? n : 1) * sizeof *starts), *lens = malloc((size_t)(n ? n : 1) * sizeof *lens);
     if (!starts || !lens) {
         free(starts);
@@ -482,8 +483,8 @@ static void draw_report(GridState *st, UiContext *ctx, int top, int height, int 
         return;
     }
     ui_wrap_lines(text, width - 1, starts, lens, n);
-    for (int i = 0; i < st->report_page && st->report_scroll + i < n; i++) {
-        int k = st->report_scroll + i;
+    for (int i = 0; i < v->page && v->scroll + i < n; i++) {
+        int k = v->scroll + i;
         ui_text(top + 2 + i, 0, width, 0, "%.*s", lens[k], text + starts[k]);
     }
     free(starts);
@@ -667,23 +668,17 @@ static int grid_key(void *state, UiContext *ctx, int ch)
     GridState *st = state;
     if (!st) return 0;
     if (st->report_on) {
-        int page = MB_MAX(1, st->report_page - 1);
-        switch (ch) {
-        case KEY_UP: case 'k': st->report_scroll = MB_MAX(0, st->report_scroll - 1); return 1;
-        case KEY_DOWN: case 'j': st->report_scroll++; return 1;   /* clamped when drawn */
-        case KEY_PPAGE: st->report_scroll = MB_MAX(0, st->report_scroll - page); return 1;
-        case KEY_NPAGE: case ' ': st->report_scroll += page; return 1;
-        case KEY_HOME: st->report_scroll = 0; return 1;
-        case KEY_END: st->report_scroll = 1 << 30; return 1;
-        case 'R': case 27: st->report_on = 0; return 1;
-        default: break;
+        if (ui_list_key(&st->report_view, ch, 0)) return 1;
+        if (ch == 'R' || ch == 27) {
+            st->report_on = 0;
+            return 1;
         }
     }
     switch (ch) {
     case 'R':
         if (st->current < 0) return 1;
         st->report_on = 1;
-        st->report_scroll = 0;
+        st->report_view.scroll = 0;
         st->report_sweep = 0;    /* built at the reload that follows the key */
         return 1;
     case '[': switch_sweep(st, ctx, -1); return 1;

@@ -31,10 +31,19 @@ typedef struct {
     int n_running, n_queued, n_paused;
     JobProgress progress[MAX_PROGRESS];
     int n_progress;
-    int sel, scroll;
-    int64_t sel_id;              /* the selection follows its job across reloads */
+    UiList list;                 /* over rows: the selection follows its job across reloads */
     char load_error[ERR_LEN];
 } QueueScreen;
+
+/* Lines a row takes: running jobs have a second line with their progress. */
+static int row_lines(const QueueJob *r)
+{
+    return r->status == RUN_RUNNING ? 2 : 1;
+}
+
+static int64_t job_id(const void *rows, int i) { return ((const QueueJob *)rows)[i].id; }
+static int job_lines(const void *rows, int i) { return row_lines(&((const QueueJob *)rows)[i]); }
+static const UiListRows JOB_ROWS = {job_id, NULL, job_lines};
 
 static void *queue_create(UiContext *ctx)
 {
@@ -46,6 +55,7 @@ static void *queue_create(UiContext *ctx)
         free(q);
         return NULL;
     }
+    q->list.of = &JOB_ROWS;
     return q;
 }
 
@@ -78,12 +88,7 @@ static void queue_reload(void *state, UiContext *ctx)
     }
     q->n_progress = ctx->scheduler ? scheduler_progress(ctx->scheduler, q->progress, MAX_PROGRESS) : 0;
     /* keep the selection on its job; if the job left the queue, keep the place */
-    int n = shown_rows(q);
-    for (int i = 0; i < n; i++)
-        if (q->rows[i].id == q->sel_id) q->sel = i;
-    if (q->sel >= n) q->sel = n - 1;
-    if (q->sel < 0) q->sel = 0;
-    q->sel_id = n ? q->rows[q->sel].id : 0;
+    ui_list_set_rows(&q->list, q->rows, shown_rows(q));
 }
 
 static const JobProgress *progress_of(const QueueScreen *q, int64_t run_id)
@@ -122,12 +127,6 @@ static int status_attr(UiContext *ctx, const QueueJob *r)
     if (r->status == RUN_RUNNING) return ui_attr(ctx, UI_PAIR_GOOD) | A_BOLD;
     if (r->status == RUN_PAUSED) return ui_attr(ctx, UI_PAIR_WARN);
     return 0;
-}
-
-/* Lines a row takes: running jobs have a second line with their progress. */
-static int row_lines(const QueueJob *r)
-{
-    return r->status == RUN_RUNNING ? 2 : 1;
 }
 
 static void draw_progress_line(QueueScreen *q, UiContext *ctx, const QueueJob *r, int y, int width)
@@ -180,17 +179,11 @@ static void queue_draw(void *state, UiContext *ctx, int top, int height, int wid
             "arch", "task", "sweep", "point");
 
     /* scroll so that the selected row (with its progress line) is visible */
-    if (q->sel < q->scroll) q->scroll = q->sel;
-    for (;;) {
-        int lines = 0;
-        for (int i = q->scroll; i <= q->sel; i++) lines += row_lines(&q->rows[i]);
-        if (lines <= list_height || q->scroll >= q->sel) break;
-        q->scroll++;
-    }
+    ui_list_fit(&q->list, list_height);
     int y = list_top;
-    for (int i = q->scroll; i < n && y < list_top + list_height; i++) {
+    for (int i = q->list.scroll; i < n && y < list_top + list_height; i++) {
         const QueueJob *r = &q->rows[i];
-        int selected = i == q->sel;
+        int selected = i == q->list.cursor;
         int attr = selected ? ui_attr(ctx, UI_PAIR_SELECTED) : 0;
         if (selected) mvhline(y, 0, ' ' | attr, width);
         char pos[8] = "";
@@ -206,7 +199,7 @@ static void queue_draw(void *state, UiContext *ctx, int top, int height, int wid
         ui_text(y, 1, width - 1, dim, "(the first %d jobs; `mixbench queue` lists them all)", MAX_ROWS);
 
     if (!detail_lines) return;
-    const QueueJob *r = &q->rows[q->sel];
+    const QueueJob *r = &q->rows[q->list.cursor];
     int dy = top + height - 2;
     char where[160] = "";
     if (r->status == RUN_QUEUED) snprintf(where, sizeof where, "position %d of %d", r->position, q->n_queued);
@@ -230,7 +223,7 @@ static const QueueJob *selected_row(QueueScreen *q, UiContext *ctx)
         ui_say(ctx, "the queue is empty");
         return NULL;
     }
-    return &q->rows[q->sel];
+    return &q->rows[q->list.cursor];
 }
 
 /* After a change: the job's place in line, read back from the store. */
@@ -255,31 +248,9 @@ static int queue_key(void *state, UiContext *ctx, int ch)
 {
     QueueScreen *q = state;
     if (!q) return 0;
-    int n = shown_rows(q);
+    if (ui_list_key(&q->list, ch == 'g' ? KEY_HOME : ch == 'G' ? KEY_END : ch, 0)) return 1;
     char err[ERR_LEN];
     switch (ch) {
-    case KEY_UP:
-    case 'k':
-        if (q->sel > 0) q->sel--;
-        break;
-    case KEY_DOWN:
-    case 'j':
-        if (q->sel + 1 < n) q->sel++;
-        break;
-    case KEY_PPAGE:
-        q->sel = q->sel > 10 ? q->sel - 10 : 0;
-        break;
-    case KEY_NPAGE:
-        q->sel = q->sel + 10 < n ? q->sel + 10 : n - 1;
-        break;
-    case KEY_HOME:
-    case 'g':
-        q->sel = 0;
-        break;
-    case KEY_END:
-    case 'G':
-        q->sel = n - 1;
-        break;
     case '+':
     case '=':
     case 'K':
@@ -293,7 +264,7 @@ static int queue_key(void *state, UiContext *ctx, int ch)
             ui_say(ctx, "%s", err);
             return 1;
         }
-        q->sel_id = id;
+        q->list.selected_id = id;
         report_place(q, ctx, id, up ? "priority raised" : "priority lowered");
         return 1;
     }
@@ -327,15 +298,13 @@ static int queue_key(void *state, UiContext *ctx, int ch)
             ui_say(ctx, "%s", err);
             return 1;
         }
-        q->sel_id = id;
+        q->list.selected_id = id;
         report_place(q, ctx, id, done);
         return 1;
     }
     default:
         return 0;
     }
-    if (q->sel >= 0 && q->sel < n) q->sel_id = q->rows[q->sel].id;
-    return 1;
 }
 
 static int queue_typing(void *state)

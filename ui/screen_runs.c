@@ -80,13 +80,9 @@ typedef struct {
     int n_groups;
     int grouped;                 /* g: one row per seed group */
     int n_visible;
-    int64_t selected_id;         /* the selection follows its run through re-sorts */
-    int cursor, scroll;          /* position in visible; first row shown */
-    int page;                    /* rows shown by the last draw (PgUp/PgDn, sparklines) */
+    UiList list;                 /* over visible: cursor, scroll, the selected run, the filter */
     SortKey sort;
     int descending;
-    char filter[64];
-    int editing;                 /* the filter is being typed */
     int64_t extending;           /* the run whose new budget is being typed (`e`), 0 none */
     UiTextField budget;          /* its "tokens=N" or "steps=N" */
     int loaded;                  /* the store was read at least once */
@@ -341,6 +337,25 @@ static RunRow *row_at(RunsState *st, int i)
     return st->grouped ? &st->groups[i].row : &st->rows[i];
 }
 
+static int64_t visible_id(const void *rows, int i)
+{
+    RunsState *st = (RunsState *)rows;
+    return row_at(st, st->visible[i])->run.id;
+}
+
+/* A group's row stands for each of its members. */
+static int visible_holds(const void *rows, int i, int64_t id)
+{
+    RunsState *st = (RunsState *)rows;
+    if (row_at(st, st->visible[i])->run.id == id) return 1;
+    if (st->grouped)
+        for (int k = 0; k < st->groups[st->visible[i]].n && k < GROUP_IDS; k++)
+            if (st->groups[st->visible[i]].ids[k] == id) return 1;
+    return 0;
+}
+
+static const UiListRows VISIBLE_ROWS = {visible_id, visible_holds, NULL};
+
 /* Insertion sort: a few hundred rows, mostly in order from the last time. */
 static void rebuild_visible(RunsState *st)
 {
@@ -349,12 +364,13 @@ static void rebuild_visible(RunsState *st)
     int *vis = realloc(st->visible, (size_t)(n ? n : 1) * sizeof *vis);
     if (!vis) {
         st->n_visible = 0; /* the old indices may point past the new rows */
+        ui_list_set_rows(&st->list, st, 0);
         return;
     }
     st->visible = vis;
     st->n_visible = 0;
     for (int i = 0; i < n; i++)
-        if (matches(row_at(st, i), st->filter)) vis[st->n_visible++] = i;
+        if (matches(row_at(st, i), st->list.filter)) vis[st->n_visible++] = i;
     for (int i = 1; i < st->n_visible; i++) {
         int v = vis[i], j = i;
         while (j > 0 && cmp_rows(row_at(st, vis[j - 1]), row_at(st, v), st->sort, st->descending) > 0) {
@@ -364,22 +380,13 @@ static void rebuild_visible(RunsState *st)
         vis[j] = v;
     }
     /* keep the selected run (or its group) under the cursor */
-    int found = -1;
-    for (int i = 0; i < st->n_visible && found < 0; i++) {
-        if (row_at(st, vis[i])->run.id == st->selected_id) found = i;
-        if (st->grouped)
-            for (int k = 0; k < st->groups[vis[i]].n && k < GROUP_IDS; k++)
-                if (st->groups[vis[i]].ids[k] == st->selected_id) found = i;
-    }
-    if (found >= 0) st->cursor = found;
-    if (st->cursor >= st->n_visible) st->cursor = st->n_visible - 1;
-    if (st->cursor < 0) st->cursor = 0;
-    st->selected_id = st->n_visible ? row_at(st, vis[st->cursor])->run.id : 0;
+    ui_list_set_rows(&st->list, st, st->n_visible);
 }
 
 static const RunSummary *selected_run(RunsState *st)
 {
-    return st->n_visible ? &row_at(st, st->visible[st->cursor])->run : NULL;
+    int i = ui_list_selected(&st->list);
+    return i >= 0 ? &row_at(st, st->visible[i])->run : NULL;
 }
 
 /* ---- the screen --------------------------------------------------------- */
@@ -388,7 +395,10 @@ static void *runs_create(UiContext *ctx)
 {
     (void)ctx;
     RunsState *st = calloc(1, sizeof *st);
-    if (st) st->page = 10;
+    if (st) {
+        st->list.of = &VISIBLE_ROWS;
+        st->list.page = 10;
+    }
     return st;
 }
 
@@ -416,15 +426,13 @@ static void runs_reload(void *state, UiContext *ctx)
     st->loaded = 1;
     overlay_progress(st, ctx);
     rebuild_visible(st);
-    if (st->scroll > st->cursor) st->scroll = st->cursor;
-    if (st->page > 0 && st->cursor >= st->scroll + st->page) st->scroll = st->cursor - st->page + 1;
-    if (st->scroll < 0) st->scroll = 0;
 
     /* sparklines of the rows on screen; the first fetches stop after
        SPARK_BUDGET_SECONDS (a page of long runs in a big store), the next
        reload, half a second later, goes on: the keys stay quick */
     double now = now_seconds();
-    for (int i = st->scroll; i < st->n_visible && i < st->scroll + st->page && !st->grouped; i++) {
+    const UiList *l = &st->list;
+    for (int i = l->scroll; i < st->n_visible && i < l->scroll + l->page && !st->grouped; i++) {
         const RunSummary *r = &st->rows[st->visible[i]].run;
         Spark *sp = &st->rows[st->visible[i]].spark;
         if (sp->fetched_at == 0 && now_seconds() - now > SPARK_BUDGET_SECONDS) continue;
@@ -543,8 +551,9 @@ static void runs_draw(void *state, UiContext *ctx, int top, int height, int widt
 {
     RunsState *st = state;
     if (!st || height < 3) return;
-    if (st->loaded && st->n == 0 && !st->filter[0] && !st->editing) {
-        st->page = 1;
+    UiList *l = &st->list;
+    if (st->loaded && st->n == 0 && !l->filter[0] && !l->filtering) {
+        l->page = 1;
         draw_welcome(ctx, top, height, width);
         return;
     }
@@ -567,10 +576,10 @@ static void runs_draw(void *state, UiContext *ctx, int top, int height, int widt
         x += (int)strlen(label);
         ui_field_draw(&st->budget, 1, top, x, MB_MIN(24, width - x - 14));
         ui_text(top, x + 25, width - x - 25, ui_attr(ctx, UI_PAIR_DIM), "(Enter/Esc)");
-    } else if (st->editing || st->filter[0]) {
+    } else if (l->filtering || l->filter[0]) {
         int x = (int)strlen(summary) + 4;
-        ui_text(top, x, width - x, st->editing ? (int)A_BOLD : ui_attr(ctx, UI_PAIR_WARN), "filter: %s%s%s", st->filter,
-                st->editing ? "_" : "", st->editing ? "  (Enter/Esc)" : "");
+        ui_text(top, x, width - x, l->filtering ? (int)A_BOLD : ui_attr(ctx, UI_PAIR_WARN), "filter: %s%s%s", l->filter,
+                l->filtering ? "_" : "", l->filtering ? "  (Enter/Esc)" : "");
     }
 
     int64_t max_id = st->n ? st->rows[st->n - 1].run.id : 1;
@@ -592,20 +601,18 @@ static void runs_draw(void *state, UiContext *ctx, int top, int height, int widt
 
     /* the last row: the selected run's data, sweep and coordinates (the
        data column is there from 90 columns only) */
-    st->page = height - 3;
-    if (st->cursor < st->scroll) st->scroll = st->cursor;
-    if (st->cursor >= st->scroll + st->page) st->scroll = st->cursor - st->page + 1;
+    ui_list_fit(l, height - 3);
     if (st->n_visible == 0) {
         ui_text(top + 3, 2, width - 2, ui_attr(ctx, UI_PAIR_DIM), "no run matches \"%s\" (Esc clears the filter)",
-                st->filter);
+                l->filter);
         return;
     }
-    for (int i = st->scroll; i < st->n_visible && i < st->scroll + st->page; i++) {
+    for (int i = l->scroll; i < st->n_visible && i < l->scroll + l->page; i++) {
         const RunRow *row = row_at(st, st->visible[i]);
         const RunSummary *r = &row->run;
         const GroupRow *grp = st->grouped ? &st->groups[st->visible[i]] : NULL;
-        int y = top + 2 + i - st->scroll;
-        int sel = i == st->cursor;
+        int y = top + 2 + i - l->scroll;
+        int sel = i == l->cursor;
         int base = sel ? ui_attr(ctx, UI_PAIR_SELECTED) | A_BOLD : 0;
         if (sel) ui_text(y, 0, width, base, "%*s", width, "");
         int picked = 0;
@@ -647,10 +654,10 @@ static void runs_draw(void *state, UiContext *ctx, int top, int height, int widt
                 ui_text(y, c.spark, c.w_spark, sel ? base : ui_attr(ctx, UI_PAIR_SERIES0), "%s", line);
         }
     }
-    if (st->cursor < st->n_visible) {
-        const RunSummary *r = &row_at(st, st->visible[st->cursor])->run;
+    if (ui_list_selected(l) >= 0) {
+        const RunSummary *r = &row_at(st, st->visible[l->cursor])->run;
         char line[768];
-        if (st->grouped) group_line(&st->groups[st->visible[st->cursor]], ui_pm(ctx), line, sizeof line);
+        if (st->grouped) group_line(&st->groups[st->visible[l->cursor]], ui_pm(ctx), line, sizeof line);
         else {
             int len = run_line(r, line, sizeof line);
             /* its sweep's lr=tune, when it has one */
@@ -712,27 +719,6 @@ static void toggle_compare(UiContext *ctx, int64_t id)
            (long long)id, ctx->n_compare);
 }
 
-static int filter_key(RunsState *st, int ch)
-{
-    size_t len = strlen(st->filter);
-    if (ch == '\n' || ch == '\r' || ch == KEY_ENTER) {
-        st->editing = 0;
-    } else if (ch == 27) {
-        st->editing = 0;
-        st->filter[0] = 0;
-    } else if (ch == KEY_BACKSPACE || ch == 127 || ch == 8) {
-        if (len) st->filter[len - 1] = 0;
-    } else if (ch >= 32 && ch < 127 && len + 1 < sizeof st->filter) {
-        st->filter[len] = (char)ch;
-        st->filter[len + 1] = 0;
-    }
-    st->cursor = 0;
-    st->scroll = 0;
-    st->selected_id = 0;
-    rebuild_visible(st);
-    return 1;
-}
-
 /* `e`: the selected run's new budget, twice its present one to start from. */
 static void start_extend(RunsState *st, UiContext *ctx, const RunSummary *r)
 {
@@ -771,29 +757,16 @@ static int extend_key(RunsState *st, UiContext *ctx, int ch)
     return 1;
 }
 
-static void move_cursor(RunsState *st, int to)
-{
-    if (to >= st->n_visible) to = st->n_visible - 1;
-    if (to < 0) to = 0;
-    st->cursor = to;
-    st->selected_id = st->n_visible ? row_at(st, st->visible[to])->run.id : 0;
-}
-
 static int runs_key(void *state, UiContext *ctx, int ch)
 {
     RunsState *st = state;
     if (!st) return 0;
-    if (st->editing) return filter_key(st, ch);
     if (st->extending) return extend_key(st, ctx, ch);
+    int took = ui_list_key(&st->list, ch, 1);
+    if (took == UI_LIST_FILTERED) rebuild_visible(st);
+    if (took) return 1;
     const RunSummary *r = selected_run(st);
-    int page = st->page > 1 ? st->page - 1 : 1;
     switch (ch) {
-    case KEY_UP: case 'k': move_cursor(st, st->cursor - 1); return 1;
-    case KEY_DOWN: case 'j': move_cursor(st, st->cursor + 1); return 1;
-    case KEY_PPAGE: move_cursor(st, st->cursor - page); return 1;
-    case KEY_NPAGE: move_cursor(st, st->cursor + page); return 1;
-    case KEY_HOME: move_cursor(st, 0); return 1;
-    case KEY_END: move_cursor(st, st->n_visible - 1); return 1;
     case '\n': case '\r': case KEY_ENTER:
         if (!r) return 1;
         ctx->run_id = r->id;
@@ -806,14 +779,6 @@ static int runs_key(void *state, UiContext *ctx, int ch)
         return 1;
     case 'S':
         st->descending = !st->descending;
-        rebuild_visible(st);
-        return 1;
-    case '/':
-        st->editing = 1;
-        return 1;
-    case 27:
-        if (!st->filter[0]) return 0;
-        st->filter[0] = 0;
         rebuild_visible(st);
         return 1;
     case ' ':
@@ -845,7 +810,7 @@ static int runs_key(void *state, UiContext *ctx, int ch)
 static int runs_typing(void *state)
 {
     RunsState *st = state;
-    return st && (st->editing || st->extending);
+    return st && (st->list.filtering || st->extending);
 }
 
 const UiScreen ui_screen_runs = {

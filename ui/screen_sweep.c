@@ -42,6 +42,10 @@
 #include "experiments/sweep_queue.h"
 #include "ui/ui.h"
 
+/* Columns the Conclusive checkbox takes; the cap of CPU hours follows on
+   its row (an 80x24 terminal shows the whole form and its estimate). */
+#define UNTIL_WIDTH 35
+
 enum { F_PRESET, F_ARCH, F_TASK, F_DATA, F_AXES, F_BUDGET, F_EXTRA, F_PRIORITY, F_UNTIL, F_HOURS, F_QUEUE, N_FIELDS };
 enum { MAX_MIXERS = 16, MAX_PRESETS = 64, LABEL_WIDTH = 11 };
 
@@ -456,7 +460,7 @@ static void sweep_draw(void *state, UiContext *ctx, int top, int height, int wid
     for (int f = 0; f < N_FIELDS && y < bottom; f++) {
         int focused = s->field == f, enabled = field_enabled(s, f);
         int label_attr = focused ? ui_attr(ctx, UI_PAIR_SELECTED) | (int)A_BOLD : enabled ? (int)A_BOLD : dim;
-        if (f != F_QUEUE) ui_text(y, 1, LABEL_WIDTH, label_attr, "%-*s", LABEL_WIDTH, LABELS[f]);
+        if (f != F_QUEUE && f != F_HOURS) ui_text(y, 1, LABEL_WIDTH, label_attr, "%-*s", LABEL_WIDTH, LABELS[f]);
         switch (f) {
         case F_PRESET:
             if (s->preset < 0) {
@@ -487,18 +491,21 @@ static void sweep_draw(void *state, UiContext *ctx, int top, int height, int wid
             y++;
             break;
         }
-        case F_UNTIL:
+        case F_UNTIL:   /* one row with F_HOURS, which ends it */
             if (!enabled) ui_text(y, x, fw, dim, "(a preset's claims decide when to stop: pick a preset)");
             else ui_text(y, x, fw, focused ? ui_attr(ctx, UI_PAIR_SELECTED) : (s->until ? (int)A_BOLD : 0),
-                         "[%c] until every claim is decided: extend unlearned points, add seeds", s->until ? 'x' : ' ');
+                         "[%c] until every claim is decided", s->until ? 'x' : ' ');
+            break;
+        case F_HOURS: {
+            int hx = x + UNTIL_WIDTH;   /* beside the checkbox */
+            if (enabled) {
+                ui_text(y, hx, fw - UNTIL_WIDTH, label_attr, "cap");
+                draw_text_field(s, ctx, f, y, hx + 4, MB_MIN(fw - UNTIL_WIDTH - 4, 8));
+                ui_text(y, hx + 13, fw - UNTIL_WIDTH - 13, dim, "CPU hours");
+            }
             y++;
             break;
-        case F_HOURS:
-            if (!enabled) ui_text(y, x, fw, dim, "-");
-            else draw_text_field(s, ctx, f, y, x, MB_MIN(fw, 12));
-            if (enabled) ui_text(y, x + 14, fw - 14, dim, "CPU hours at most, every round");
-            y++;
-            break;
+        }
         case F_QUEUE: {
             y++;
             int attr = focused ? ui_attr(ctx, UI_PAIR_SELECTED) | A_BOLD : A_BOLD;
@@ -513,7 +520,6 @@ static void sweep_draw(void *state, UiContext *ctx, int top, int height, int wid
             break;
         }
     }
-    y++;
     if (y < bottom) {
         /* as the command line that queues the same sweep */
         char command[2700];
@@ -757,7 +763,7 @@ const UiScreen ui_screen_sweep = {
     "Enter             edit a text field; open the preset list; toggle an\n"
     "                  architecture; next task; on [ Queue ]: queue the sweep\n"
     "Conclusive        (a preset) Enter/Space: run rounds until every claim is\n"
-    "                  decided, at most 'Cap hours' CPU hours (--until-conclusive)\n"
+    "                  decided, at most 'cap' CPU hours (--until-conclusive --max-hours)\n"
     "Space             toggle the architecture under the cursor; next task\n"
     "left/right, h/l   architecture cursor; previous/next task or preset\n"
     "While editing:    Enter or Esc leave the field, up/down leave and move,\n"

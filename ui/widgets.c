@@ -4,10 +4,13 @@
  * with a monochrome fallback (and the colour of a run status), a yes/no
  * question, the message line, pausing / resuming / cancelling a run's job,
  * the table of screens in tab order (ui/app.c's tab bar; a screen asks for
- * another with ui_show_screen), and a one-line UTF-8 text field (its
- * editing keys and its drawing).
+ * another with ui_show_screen), a one-line UTF-8 text field (its
+ * editing keys and its drawing), and a list (cursor, scrolling, paging,
+ * the selection kept by id, a `/` filter) that Runs, Queue, Generate and
+ * the Grid report scroll with.
  *
- * Not for: a screen's own layout or keys beyond those of a text field.
+ * Not for: a screen's own layout, or keys beyond a text field's and a
+ * list's.
  */
 #define _XOPEN_SOURCE_EXTENDED 1
 #include <assert.h>
@@ -294,4 +297,138 @@ void ui_field_draw(const UiTextField *f, int editing, int y, int x, int width)
     char under[5] = " ";
     if (t[f->cursor]) snprintf(under, sizeof under, "%.*s", text_utf8_len(t + f->cursor), t + f->cursor);
     ui_text(y, x + col, 1, A_REVERSE, "%s", under);
+}
+
+/* ---- a list ---------------------------------------------------------- */
+
+static int row_lines(const UiList *l, int i)
+{
+    return l->of && l->of->lines ? MB_MAX(1, l->of->lines(l->rows, i)) : 1;
+}
+
+static int row_holds(const UiList *l, int i, int64_t id)
+{
+    return l->of->holds ? l->of->holds(l->rows, i, id) : l->of->id_of(l->rows, i) == id;
+}
+
+/* Scroll so that the cursor's row shows whole in height lines. */
+static void keep_cursor_shown(UiList *l, int height)
+{
+    if (l->scroll > l->cursor) l->scroll = l->cursor;
+    if (height <= 0) return;
+    for (;;) {
+        int lines = 0;
+        for (int i = l->scroll; i <= l->cursor; i++) lines += row_lines(l, i);
+        if (lines <= height || l->scroll >= l->cursor) break;
+        l->scroll++;
+    }
+}
+
+static void clamp_view(UiList *l)
+{
+    int last = l->n - (l->page > 0 ? l->page : 1);
+    l->scroll = MB_MAX(0, MB_MIN(l->scroll, last));
+}
+
+void ui_list_set_rows(UiList *l, const void *rows, int n)
+{
+    assert(l && n >= 0);
+    l->rows = rows;
+    l->n = n;
+    if (!l->of) {
+        clamp_view(l);
+        return;
+    }
+    for (int i = 0; i < n && l->selected_id; i++)
+        if (row_holds(l, i, l->selected_id)) {
+            l->cursor = i;
+            break;
+        }
+    l->cursor = MB_MAX(0, MB_MIN(l->cursor, n - 1));
+    l->selected_id = n ? l->of->id_of(rows, l->cursor) : 0;
+    keep_cursor_shown(l, l->page);
+    if (l->scroll < 0) l->scroll = 0;
+}
+
+void ui_list_move(UiList *l, int to)
+{
+    assert(l && l->of);
+    l->cursor = MB_MAX(0, MB_MIN(to, l->n - 1));
+    l->selected_id = l->n ? l->of->id_of(l->rows, l->cursor) : 0;
+}
+
+int ui_list_selected(const UiList *l)
+{
+    return l->of && l->n > 0 ? l->cursor : -1;
+}
+
+/* A key while the filter is typed. */
+static int filter_key(UiList *l, int ch)
+{
+    size_t len = strlen(l->filter);
+    if (ch == '\n' || ch == '\r' || ch == KEY_ENTER) {
+        l->filtering = 0;
+    } else if (ch == 27) {
+        l->filtering = 0;
+        l->filter[0] = 0;
+    } else if (ch == KEY_BACKSPACE || ch == 127 || ch == 8) {
+        if (len) l->filter[len - 1] = 0;
+    } else if (ch >= 32 && ch < 127 && len + 1 < sizeof l->filter) {
+        l->filter[len] = (char)ch;
+        l->filter[len + 1] = 0;
+    }
+    l->cursor = l->scroll = 0;
+    l->selected_id = 0;
+    return UI_LIST_FILTERED;
+}
+
+int ui_list_key(UiList *l, int ch, int filterable)
+{
+    assert(l);
+    if (filterable && l->filtering) return filter_key(l, ch);
+    int page = l->page > 1 ? l->page - 1 : 1;
+    int at = l->of ? l->cursor : l->scroll;
+    switch (ch) {
+    case KEY_UP: case 'k': at--; break;
+    case KEY_DOWN: case 'j': at++; break;
+    case KEY_PPAGE: at -= page; break;
+    case KEY_NPAGE: at += page; break;
+    case ' ':
+        if (l->of) return UI_LIST_IGNORED;
+        at += page;
+        break;
+    case KEY_HOME: at = 0; break;
+    case KEY_END: at = l->n; break;
+    case '/':
+        if (!filterable) return UI_LIST_IGNORED;
+        l->filtering = 1;
+        return UI_LIST_MOVED;
+    case 27:
+        if (!filterable || !l->filter[0]) return UI_LIST_IGNORED;
+        l->filter[0] = 0;
+        l->cursor = l->scroll = 0;
+        return UI_LIST_FILTERED;
+    default: return UI_LIST_IGNORED;
+    }
+    if (l->of) {
+        ui_list_move(l, at);
+    } else {
+        l->scroll = at;
+        clamp_view(l);
+    }
+    return UI_LIST_MOVED;
+}
+
+void ui_list_fit(UiList *l, int height)
+{
+    assert(l);
+    if (!l->of) {
+        l->page = MB_MAX(1, height);
+        clamp_view(l);
+        return;
+    }
+    keep_cursor_shown(l, height);
+    int rows = 0, lines = 0;
+    for (int i = l->scroll; i < l->n && lines + row_lines(l, i) <= height; i++) lines += row_lines(l, i), rows++;
+    l->page = MB_MAX(1, l->of->lines ? rows : height);
 }

@@ -246,6 +246,94 @@ static void app_redraw(UiContext *ctx)
     app_draw(a, ctx);
 }
 
+/* ncurses set up: raw keys, Home/End in every form terminals send, quick
+   Esc, no cursor, a 100 ms key timeout (the tick), colours. */
+static void terminal_start(UiContext *ctx)
+{
+    ctx->utf8 = text_locale_utf8();
+    initscr();
+    cbreak();
+    noecho();
+    keypad(stdscr, TRUE);
+    /* Home and End in every form terminals send, whatever TERM claims
+       (tmux and screen send ESC [1~ / ESC [4~, xterm ESC OH / ESC [H) */
+    static const char *const HOME_KEYS[] = {"\033[1~", "\033[7~", "\033[H", "\033OH"};
+    static const char *const END_KEYS[] = {"\033[4~", "\033[8~", "\033[F", "\033OF"};
+    for (int i = 0; i < 4; i++) {
+        if (key_defined(HOME_KEYS[i]) == 0) define_key(HOME_KEYS[i], KEY_HOME);
+        if (key_defined(END_KEYS[i]) == 0) define_key(END_KEYS[i], KEY_END);
+    }
+    set_escdelay(25);   /* Esc leaves a field at once, not after ncurses' 1 s */
+    curs_set(0);
+    timeout(100);
+    setup_colors(ctx);
+}
+
+/* One key: the screen's first, then the loop's own (q, ?, Tab, digits)
+   unless the screen is reading text; a screen's ui_show_screen last. */
+static void app_key(App *app, UiContext *ctx, int ch)
+{
+    if (ch == KEY_FIND) ch = KEY_HOME;     /* ESC [1~ under xterm's terminfo */
+    if (ch == KEY_SELECT) ch = KEY_END;    /* ESC [4~ */
+    if (ch == KEY_RESIZE) return;
+    if (app->help) {
+        app->help = 0;
+        return;
+    }
+    const UiScreen *s = app->screens[app->current];
+    int typing = s->typing && s->typing(app->states[app->current]);
+    int handled = s->key(app->states[app->current], ctx, ch);
+    if (!handled && !typing) {
+        if (ch == 'q') ctx->quit = 1;
+        else if (ch == '?') app->help = 1;
+        else if (ch == '\t') app->current = (app->current + 1) % app->n;
+        else if (ch == KEY_BTAB) app->current = (app->current + app->n - 1) % app->n;
+        else if (ch >= '1' && ch < '1' + app->n) app->current = ch - '1';
+    }
+    if (ctx->switch_to >= 0 && ctx->switch_to < app->n) {
+        app->current = ctx->switch_to;
+        ctx->switch_to = -1;
+    }
+    app_tick(app, ctx, 1);
+}
+
+/* Until the user quits.  The terminal is drawn again only when something
+   may have changed: a key, a resize, a reload (about twice a second), the
+   message line, or a screen that asked for it (ctx.animating, e.g. text
+   being sampled). */
+static void app_loop(App *app, UiContext *ctx)
+{
+    int dirty = 1;
+    /* MIXBENCH_UI_TIMING=FILE: one line per key, "SCREEN KEY MS", the
+       milliseconds from the key to the terminal drawn again (tests/
+       test_big_store.sh checks them against 100 ms) */
+    const char *timing_path = getenv("MIXBENCH_UI_TIMING");
+    FILE *timing = timing_path && *timing_path ? fopen(timing_path, "a") : NULL;
+    double key_at = now_seconds();   /* the first draw is logged as key 0 */
+    int key_ch = 0;
+    while (!ctx->quit) {
+        dirty |= app_tick(app, ctx, 0) | ctx->animating;
+        if (dirty) {
+            app_draw(app, ctx);
+            refresh();
+            dirty = 0;
+        }
+        if (timing && key_at > 0) {
+            fprintf(timing, "%s %d %.1f\n", app->screens[app->current]->name, key_ch,
+                    (now_seconds() - key_at) * 1000.0);
+            fflush(timing);
+            key_at = 0;
+        }
+        int ch = getch();
+        if (ch == ERR) continue;
+        dirty = 1;
+        key_at = now_seconds();
+        key_ch = ch;
+        app_key(app, ctx, ch);
+    }
+    if (timing) fclose(timing);
+}
+
 int ui_main(const char *db_path, int jobs, int cores)
 {
     char err[ERR_LEN];
@@ -270,23 +358,7 @@ int ui_main(const char *db_path, int jobs, int cores)
         fprintf(stderr, "mixbench: %s\n", err);
         return 1;
     }
-    ctx.utf8 = text_locale_utf8();
-    initscr();
-    cbreak();
-    noecho();
-    keypad(stdscr, TRUE);
-    /* Home and End in every form terminals send, whatever TERM claims
-       (tmux and screen send ESC [1~ / ESC [4~, xterm ESC OH / ESC [H) */
-    static const char *const HOME_KEYS[] = {"\033[1~", "\033[7~", "\033[H", "\033OH"};
-    static const char *const END_KEYS[] = {"\033[4~", "\033[8~", "\033[F", "\033OF"};
-    for (int i = 0; i < 4; i++) {
-        if (key_defined(HOME_KEYS[i]) == 0) define_key(HOME_KEYS[i], KEY_HOME);
-        if (key_defined(END_KEYS[i]) == 0) define_key(END_KEYS[i], KEY_END);
-    }
-    set_escdelay(25);   /* Esc leaves a field at once, not after ncurses' 1 s */
-    curs_set(0);
-    timeout(100);
-    setup_colors(&ctx);
+    terminal_start(&ctx);
 
     /* the screens in tab order (ui_screen_order, ui/widgets.c) */
     App app;
@@ -296,64 +368,8 @@ int ui_main(const char *db_path, int jobs, int cores)
     for (int i = 0; i < app.n; i++) app.states[i] = app.screens[i]->create(&ctx);
     ctx.app = &app;
     ctx.redraw = app_redraw;
-    /* The terminal is drawn again only when something may have changed: a
-       key, a resize, a reload (about twice a second), the message line, or
-       a screen that asked for it (ctx.animating, e.g. text being sampled). */
-    int dirty = 1;
-    /* MIXBENCH_UI_TIMING=FILE: one line per key, "SCREEN KEY MS", the
-       milliseconds from the key to the terminal drawn again (tests/
-       test_big_store.sh checks them against 100 ms) */
-    const char *timing_path = getenv("MIXBENCH_UI_TIMING");
-    FILE *timing = timing_path && *timing_path ? fopen(timing_path, "a") : NULL;
-    double key_at = now_seconds();   /* the first draw is logged as key 0 */
-    int key_ch = 0;
-    while (!ctx.quit) {
-        dirty |= app_tick(&app, &ctx, 0) | ctx.animating;
-        if (dirty) {
-            app_draw(&app, &ctx);
-            refresh();
-            dirty = 0;
-        }
-        if (timing && key_at > 0) {
-            fprintf(timing, "%s %d %.1f\n", app.screens[app.current]->name, key_ch,
-                    (now_seconds() - key_at) * 1000.0);
-            fflush(timing);
-            key_at = 0;
-        }
-        int ch = getch();
-        if (ch == ERR) continue;
-        dirty = 1;
-        key_at = now_seconds();
-        key_ch = ch;
-        if (ch == KEY_FIND) ch = KEY_HOME;     /* ESC [1~ under xterm's terminfo */
-        if (ch == KEY_SELECT) ch = KEY_END;    /* ESC [4~ */
-        if (ch == KEY_RESIZE) continue;
-        if (app.help) {
-            app.help = 0;
-            continue;
-        }
-        const UiScreen *s = app.screens[app.current];
-        int typing = s->typing && s->typing(app.states[app.current]);
-        int handled = s->key(app.states[app.current], &ctx, ch);
-        if (!handled && !typing) {
-            if (ch == 'q') {
-                ctx.quit = 1;
-            } else if (ch == '?') {
-                app.help = 1;
-            } else if (ch == '\t') {
-                app.current = (app.current + 1) % app.n;
-            } else if (ch == KEY_BTAB) {
-                app.current = (app.current + app.n - 1) % app.n;
-            } else if (ch >= '1' && ch < '1' + app.n) {
-                app.current = ch - '1';
-            }
-        }
-        if (ctx.switch_to >= 0 && ctx.switch_to < app.n) {
-            app.current = ctx.switch_to;
-            ctx.switch_to = -1;
-        }
-        app_tick(&app, &ctx, 1);
-    }
+    app_loop(&app, &ctx);
+
     /* quitting: running jobs checkpoint and return to the queue */
     ctx.redraw = NULL;
     erase();
@@ -366,7 +382,6 @@ int ui_main(const char *db_path, int jobs, int cores)
     }
     for (int i = 0; i < app.n; i++) app.screens[i]->destroy(app.states[i]);
     endwin();
-    if (timing) fclose(timing);
     store_close(ctx.store);
     return 0;
 }

@@ -491,6 +491,165 @@ static void draw_report(GridState *st, UiContext *ctx, int top, int height, int 
     free(lens);
 }
 
+/* The table of one draw: the cells, and where and how they are shown. */
+typedef struct {
+    PivotCell *cells;            /* [rows * cols] */
+    int rows, cols;
+    char corner[160];            /* "row axis \\ column axis" */
+    int label_w, col_w[PIVOT_MAX_VALUES];
+    int common_n, show_n;        /* n per cell only where the counts differ */
+    int paper_inline;            /* the paper's figures in the cells, else a row under each row */
+    int best;                    /* the best cell, -1 none */
+    double lo, hi;               /* the range of the finished cells' values */
+} GridTable;
+
+/* The cells of the sweep shown and their layout in width columns. */
+static int table_layout(GridState *st, UiContext *ctx, int width, GridTable *tab)
+{
+    tab->rows = st->row_axis >= 0 ? st->pivot.n_values[st->row_axis] : 1;
+    tab->cols = st->col_axis >= 0 ? st->pivot.n_values[st->col_axis] : 1;
+    int rows = tab->rows, cols = tab->cols;
+    tab->cells = calloc((size_t)rows * (size_t)cols, sizeof *tab->cells);
+    if (!tab->cells) return -1;
+    PivotCell *cells = tab->cells;
+    char preset[64];
+    claims_view_preset(st->sweeps[st->current].name, preset, sizeof preset);
+    int fixed_at[PIVOT_MAX_AXES];
+    fixed_values(st, fixed_at);
+    if (averaging(st))
+        for (int a = 0; a < PIVOT_MAX_AXES; a++) fixed_at[a] = -1;
+    pivot_cells(&st->pivot, st->row_axis, st->col_axis, fixed_at, st->metric, st->paper, st->n_paper,
+                paper_metric_beside(preset, st->metric), cells);
+
+    /* column widths: the row labels, then each column's widest text */
+    char text[128];
+    const char *corner_row = st->row_axis >= 0 ? st->pivot.axis[st->row_axis] : "";
+    const char *corner_col = st->col_axis >= 0 ? st->pivot.axis[st->col_axis] : "";
+    snprintf(tab->corner, sizeof tab->corner, "%s%s%s", corner_row, corner_row[0] && corner_col[0] ? " \\ " : "",
+             corner_col);
+    int label_w = text_columns(tab->corner);
+    if (st->row_axis < 0) label_w = MB_MAX(label_w, text_columns(point_metric_info(st->metric)->label));
+    for (int r = 0; r < rows; r++)
+        if (st->row_axis >= 0) label_w = MB_MAX(label_w, text_columns(st->pivot.values[st->row_axis][r]));
+    tab->label_w = label_w + 2;
+    /* n per cell only where the counts differ; the paper's figures inline
+       while the table fits, else on a row of their own under each row */
+    int any_paper = 0;
+    tab->common_n = -1;
+    tab->show_n = 0;
+    for (int i = 0; i < rows * cols; i++) {
+        any_paper |= !isnan(cells[i].paper);
+        if (!cells[i].n_value) continue;
+        if (tab->common_n < 0) tab->common_n = cells[i].n_value;
+        else if (tab->common_n != cells[i].n_value) tab->show_n = 1;
+    }
+    tab->paper_inline = 1;
+    for (int pass = 0; pass < 2; pass++) {
+        int total = tab->label_w;
+        for (int c = 0; c < cols; c++) {
+            tab->col_w[c] = st->col_axis >= 0 ? text_columns(st->pivot.values[st->col_axis][c]) : 0;
+            for (int r = 0; r < rows; r++) {
+                cell_text(&cells[r * cols + c], ctx, tab->paper_inline, tab->show_n, text, sizeof text);
+                tab->col_w[c] = MB_MAX(tab->col_w[c], text_columns(text) + (ctx->colors ? 0 : 2));
+            }
+            tab->col_w[c] = MB_MAX(tab->col_w[c] + 2, 8);
+            total += tab->col_w[c];
+        }
+        if (total <= width || !any_paper) break;
+        tab->paper_inline = 0;
+    }
+
+    double values[PIVOT_MAX_VALUES * PIVOT_MAX_VALUES];
+    for (int i = 0; i < rows * cols; i++) values[i] = cell_value(&cells[i]);
+    tab->best = heat_best(values, rows * cols, point_metric_info(st->metric)->higher_better);
+    heat_range(values, rows * cols, &tab->lo, &tab->hi);
+    return 0;
+}
+
+/* A cell's attribute: the best highlighted, finished ones shaded from
+   worse to better, pending dim, stopped bad. */
+static int cell_attr(const GridState *st, UiContext *ctx, const GridTable *tab, int i)
+{
+    const PivotCell *cell = &tab->cells[i];
+    double v = cell_value(cell);
+    if (i == tab->best) return ui_attr(ctx, UI_PAIR_SELECTED) | A_BOLD;
+    if (isfinite(v)) {
+        double g = heat_goodness(v, tab->lo, tab->hi, point_metric_info(st->metric)->higher_better);
+        return ctx->colors
+                   ? ui_attr(ctx, g >= 2.0 / 3 ? UI_PAIR_GOOD : g >= 1.0 / 3 ? UI_PAIR_WARN : UI_PAIR_BAD) | A_REVERSE
+                   : 0;
+    }
+    if (cell->n_pending) return ui_attr(ctx, UI_PAIR_DIM);
+    if (cell->n_runs) return ui_attr(ctx, UI_PAIR_BAD);
+    return 0;
+}
+
+/* Row r of the table at line y (and its paper row below when the figures
+   are not inline); returns the lines used. */
+static int draw_table_row(GridState *st, UiContext *ctx, const GridTable *tab, int r, int y, int bottom, int width)
+{
+    int head = ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD, cols = tab->cols;
+    char text[128];
+    ui_text(y, 0, tab->label_w, head, "%s",
+            st->row_axis >= 0 ? st->pivot.values[st->row_axis][r] : point_metric_info(st->metric)->label);
+    int x = tab->label_w;
+    for (int c = 0; c < cols && x < width; c++) {
+        const PivotCell *cell = &tab->cells[r * cols + c];
+        cell_text(cell, ctx, tab->paper_inline, tab->show_n, text, sizeof text);
+        int w = MB_MIN(tab->col_w[c], width - x);
+        double v = cell_value(cell);
+        int attr = cell_attr(st, ctx, tab, r * cols + c);
+        if (!ctx->colors && isfinite(v)) {
+            char shaded[160];
+            char shade =
+                heat_shade_char(heat_goodness(v, tab->lo, tab->hi, point_metric_info(st->metric)->higher_better));
+            snprintf(shaded, sizeof shaded, "%c %s", shade, text);
+            draw_cell(y, x + 1, w - 1, attr, shaded);
+        } else {
+            draw_cell(y, x + 1, w - 1, attr, text);
+        }
+        x += tab->col_w[c];
+    }
+    if (tab->paper_inline || y + 1 >= bottom) return 1;
+    int has = 0;
+    for (int c = 0; c < cols; c++) has |= !isnan(tab->cells[r * cols + c].paper);
+    if (!has) return 1;
+    y++;
+    ui_text(y, 2, tab->label_w - 2, ui_attr(ctx, UI_PAIR_DIM), "paper");
+    x = tab->label_w;
+    for (int c = 0; c < cols && x < width; c++) {
+        if (!isnan(tab->cells[r * cols + c].paper)) {
+            heat_format(tab->cells[r * cols + c].paper, 4, text, sizeof text);
+            draw_cell(y, x + 1, MB_MIN(tab->col_w[c], width - x) - 1, ui_attr(ctx, UI_PAIR_DIM), text);
+        }
+        x += tab->col_w[c];
+    }
+    return 2;
+}
+
+/* What a cell holds and what the shades mean, under the table; returns
+   the next free line. */
+static int draw_legend(UiContext *ctx, const GridTable *tab, int y, int bottom, int width)
+{
+    int dim = ui_attr(ctx, UI_PAIR_DIM);
+    if (tab->common_n > 1 && !tab->show_n && y < bottom)
+        ui_text(y++, 0, width, dim, "each cell: mean %s standard error of %d runs%s", ui_pm(ctx), tab->common_n,
+                tab->paper_inline ? "" : "; paper: the paper's figure");
+    else if (!tab->paper_inline && y < bottom)
+        ui_text(y++, 0, width, dim, "paper: the paper's figure for the cell above");
+    if (y + 1 < bottom) {
+        y++;
+        if (ctx->colors)
+            ui_text(y, 0, width, dim, "shade: green better, yellow middle, red worse; best "
+                    "cell highlighted; %s pending", ctx->utf8 ? "…" : "...");
+        else
+            ui_text(y, 0, width, dim, "shade: '%s' worse to better; best cell reversed; %s "
+                    "pending", HEAT_RAMP, ctx->utf8 ? "…" : "...");
+        y++;
+    }
+    return y;
+}
+
 static void grid_draw(void *state, UiContext *ctx, int top, int height, int width)
 {
     GridState *st = state;
@@ -517,129 +676,19 @@ static void grid_draw(void *state, UiContext *ctx, int top, int height, int widt
         ui_text(y, 2, width - 2, 0, "this sweep has no jobs");
         return;
     }
-    PivotCell *cells = calloc((size_t)rows * (size_t)cols, sizeof *cells);
-    if (!cells) return;
-    char preset[64];
-    claims_view_preset(st->sweeps[st->current].name, preset, sizeof preset);
-    int fixed_at[PIVOT_MAX_AXES];
-    fixed_values(st, fixed_at);
-    if (averaging(st))
-        for (int a = 0; a < PIVOT_MAX_AXES; a++) fixed_at[a] = -1;
-    pivot_cells(&st->pivot, st->row_axis, st->col_axis, fixed_at, st->metric, st->paper, st->n_paper,
-                paper_metric_beside(preset, st->metric), cells);
-
-    /* column widths: the row labels, then each column's widest text */
-    char text[128];
-    const char *corner_row = st->row_axis >= 0 ? st->pivot.axis[st->row_axis] : "";
-    const char *corner_col = st->col_axis >= 0 ? st->pivot.axis[st->col_axis] : "";
-    char corner[160];
-    snprintf(corner, sizeof corner, "%s%s%s", corner_row, corner_row[0] && corner_col[0] ? " \\ " : "", corner_col);
-    int label_w = text_columns(corner);
-    if (st->row_axis < 0) label_w = MB_MAX(label_w, text_columns(point_metric_info(st->metric)->label));
-    for (int r = 0; r < rows; r++)
-        if (st->row_axis >= 0) label_w = MB_MAX(label_w, text_columns(st->pivot.values[st->row_axis][r]));
-    label_w += 2;
-    /* n per cell only where the counts differ; the paper's figures inline
-       while the table fits, else on a row of their own under each row */
-    int common_n = -1, show_n = 0, any_paper = 0;
-    for (int i = 0; i < rows * cols; i++) {
-        any_paper |= !isnan(cells[i].paper);
-        if (!cells[i].n_value) continue;
-        if (common_n < 0) common_n = cells[i].n_value;
-        else if (common_n != cells[i].n_value) show_n = 1;
-    }
-    int col_w[PIVOT_MAX_VALUES], paper_inline = 1;
-    for (int pass = 0; pass < 2; pass++) {
-        int total = label_w;
-        for (int c = 0; c < cols; c++) {
-            col_w[c] = st->col_axis >= 0 ? text_columns(st->pivot.values[st->col_axis][c]) : 0;
-            for (int r = 0; r < rows; r++) {
-                cell_text(&cells[r * cols + c], ctx, paper_inline, show_n, text, sizeof text);
-                col_w[c] = MB_MAX(col_w[c], text_columns(text) + (ctx->colors ? 0 : 2));
-            }
-            col_w[c] = MB_MAX(col_w[c] + 2, 8);
-            total += col_w[c];
-        }
-        if (total <= width || !any_paper) break;
-        paper_inline = 0;
-    }
-
-    double values[PIVOT_MAX_VALUES * PIVOT_MAX_VALUES];
-    int n_cells = rows * cols;
-    for (int i = 0; i < n_cells; i++) values[i] = cell_value(&cells[i]);
-    int best = heat_best(values, n_cells, point_metric_info(st->metric)->higher_better);
-    double lo, hi;
-    heat_range(values, n_cells, &lo, &hi);
-
+    GridTable tab;
+    if (table_layout(st, ctx, width, &tab)) return;
     int head = ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD;
-    ui_text(y, 0, label_w, head, "%s", corner);
-    int x = label_w;
+    ui_text(y, 0, tab.label_w, head, "%s", tab.corner);
+    int x = tab.label_w;
     for (int c = 0; c < cols && x < width; c++) {
-        draw_cell(y, x, MB_MIN(col_w[c], width - x), head, st->col_axis >= 0 ? st->pivot.values[st->col_axis][c] : "");
-        x += col_w[c];
+        draw_cell(y, x, MB_MIN(tab.col_w[c], width - x), head, st->col_axis >= 0 ? st->pivot.values[st->col_axis][c] : "");
+        x += tab.col_w[c];
     }
     y++;
-    for (int r = 0; r < rows && y < bottom; r++, y++) {
-        ui_text(y, 0, label_w, head, "%s", st->row_axis >= 0 ? st->pivot.values[st->row_axis][r] : point_metric_info(st->metric)->label);
-        x = label_w;
-        for (int c = 0; c < cols && x < width; c++) {
-            const PivotCell *cell = &cells[r * cols + c];
-            cell_text(cell, ctx, paper_inline, show_n, text, sizeof text);
-            int w = MB_MIN(col_w[c], width - x);
-            double v = cell_value(cell);
-            int attr = 0;
-            if (r * cols + c == best) {
-                attr = ui_attr(ctx, UI_PAIR_SELECTED) | A_BOLD;
-            } else if (isfinite(v)) {
-                double g = heat_goodness(v, lo, hi, point_metric_info(st->metric)->higher_better);
-                if (ctx->colors)
-                    attr = ui_attr(ctx, g >= 2.0 / 3 ? UI_PAIR_GOOD : g >= 1.0 / 3 ? UI_PAIR_WARN : UI_PAIR_BAD) | A_REVERSE;
-            } else if (cell->n_pending) {
-                attr = ui_attr(ctx, UI_PAIR_DIM);
-            } else if (cell->n_runs) {
-                attr = ui_attr(ctx, UI_PAIR_BAD);
-            }
-            if (!ctx->colors && isfinite(v)) {
-                char shaded[160];
-                char shade = heat_shade_char(heat_goodness(v, lo, hi, point_metric_info(st->metric)->higher_better));
-                snprintf(shaded, sizeof shaded, "%c %s", shade, text);
-                draw_cell(y, x + 1, w - 1, attr, shaded);
-            } else {
-                draw_cell(y, x + 1, w - 1, attr, text);
-            }
-            x += col_w[c];
-        }
-        if (paper_inline || y + 1 >= bottom) continue;
-        int has = 0;
-        for (int c = 0; c < cols; c++) has |= !isnan(cells[r * cols + c].paper);
-        if (!has) continue;
-        y++;
-        ui_text(y, 2, label_w - 2, ui_attr(ctx, UI_PAIR_DIM), "paper");
-        x = label_w;
-        for (int c = 0; c < cols && x < width; c++) {
-            if (!isnan(cells[r * cols + c].paper)) {
-                heat_format(cells[r * cols + c].paper, 4, text, sizeof text);
-                draw_cell(y, x + 1, MB_MIN(col_w[c], width - x) - 1, ui_attr(ctx, UI_PAIR_DIM), text);
-            }
-            x += col_w[c];
-        }
-    }
-    free(cells);
-    if (common_n > 1 && !show_n && y < bottom)
-        ui_text(y++, 0, width, ui_attr(ctx, UI_PAIR_DIM), "each cell: mean %s standard error of %d runs%s",
-                ui_pm(ctx), common_n, paper_inline ? "" : "; paper: the paper's figure");
-    else if (!paper_inline && y < bottom)
-        ui_text(y++, 0, width, ui_attr(ctx, UI_PAIR_DIM), "paper: the paper's figure for the cell above");
-    if (y + 1 < bottom) {
-        y++;
-        if (ctx->colors)
-            ui_text(y, 0, width, ui_attr(ctx, UI_PAIR_DIM), "shade: green better, yellow middle, red worse; best "
-                    "cell highlighted; %s pending", ctx->utf8 ? "…" : "...");
-        else
-            ui_text(y, 0, width, ui_attr(ctx, UI_PAIR_DIM), "shade: '%s' worse to better; best cell reversed; %s "
-                    "pending", HEAT_RAMP, ctx->utf8 ? "…" : "...");
-        y++;
-    }
+    for (int r = 0; r < rows && y < bottom; r++) y += draw_table_row(st, ctx, &tab, r, y, bottom, width);
+    y = draw_legend(ctx, &tab, y, bottom, width);
+    free(tab.cells);
     if (y + 1 < bottom) claims_view_draw(&st->claims, ctx, y + 1, width, bottom - y - 1 - (st->error[0] != 0));
 }
 

@@ -547,17 +547,10 @@ static int group_line(const GroupRow *g, const char *pm, char *line, size_t cap)
     return len;
 }
 
-static void runs_draw(void *state, UiContext *ctx, int top, int height, int width)
+/* The summary line: counts, sort, and the filter or the budget typed. */
+static void draw_summary(RunsState *st, UiContext *ctx, int top, int width)
 {
-    RunsState *st = state;
-    if (!st || height < 3) return;
-    UiList *l = &st->list;
-    if (st->loaded && st->n == 0 && !l->filter[0] && !l->filtering) {
-        l->page = 1;
-        draw_welcome(ctx, top, height, width);
-        return;
-    }
-    /* the summary line: counts, sort, filter */
+    const UiList *l = &st->list;
     int running = 0, queued = 0;
     for (int i = 0; i < st->n; i++) {
         running += st->rows[i].run.status == RUN_RUNNING;
@@ -581,24 +574,112 @@ static void runs_draw(void *state, UiContext *ctx, int top, int height, int widt
         ui_text(top, x, width - x, l->filtering ? (int)A_BOLD : ui_attr(ctx, UI_PAIR_WARN), "filter: %s%s%s", l->filter,
                 l->filtering ? "_" : "", l->filtering ? "  (Enter/Esc)" : "");
     }
+}
 
+/* The column heads at line y. */
+static void draw_heads(RunsState *st, Columns c, int y, int width)
+{
+    int head = A_BOLD | A_UNDERLINE;
+    ui_text(y, 0, width, head, "%*s", width, "");
+    ui_text(y, c.id, c.w_id, head, "%*s", c.w_id, "id");
+    ui_text(y, c.arch, 11, head, "arch");
+    ui_text(y, c.task, 5, head, "task");
+    if (c.w_data) ui_text(y, c.data, c.w_data, head, "data");
+    ui_text(y, c.status, 9, head, "status");
+    ui_text(y, c.step, 9, head, "%9s", "step");
+    ui_text(y, c.train, 6, head, "%6s", "train");
+    ui_text(y, c.valid, 6, head, "%6s", "valid");
+    ui_text(y, c.speed, 6, head, "%6s", "tok/s");
+    ui_text(y, c.eta, 5, head, "%5s", "ETA");
+    if (c.w_spark > 0) ui_text(y, c.spark, c.w_spark, head, "%s",
+                                st->grouped ? (c.w_spark >= 20 ? "valid se, min-max" : "valid se") : "loss");
+}
+
+/* Row i of the list at line y in columns c. */
+static void draw_row(RunsState *st, UiContext *ctx, Columns c, int i, int y, int width)
+{
+    const UiList *l = &st->list;
+    const RunRow *row = row_at(st, st->visible[i]);
+    const RunSummary *r = &row->run;
+    const GroupRow *grp = st->grouped ? &st->groups[st->visible[i]] : NULL;
+    int sel = i == l->cursor;
+    int base = sel ? ui_attr(ctx, UI_PAIR_SELECTED) | A_BOLD : 0;
+    if (sel) ui_text(y, 0, width, base, "%*s", width, "");
+    int picked = 0;
+    for (int k = 0; k < ctx->n_compare; k++) picked |= ctx->compare[k] == r->id;
+    if (picked) ui_text(y, 0, 1, base | A_BOLD, "*");
+    ui_text(y, c.id, c.w_id, base, "%*lld", c.w_id, (long long)r->id);
+    ui_text(y, c.arch, 11, base, "%s", r->arch);
+    ui_text(y, c.task, 5, base, "%s", r->task);
+    char buf[64];
+    if (c.w_data) ui_text(y, c.data, c.w_data, base, "%s", short_data(r->data, buf, sizeof buf));
+    const char *status = status_text(row, buf, sizeof buf);
+    int pair = row->n_seeds == 0 ? ui_status_pair(r->status) : 0;
+    ui_text(y, c.status, 9, sel ? base : ui_attr(ctx, pair), "%s", status);
+    if (r->not_learning) /* in the blank before the step column */
+        ui_text(y, c.status + 9, 1, sel ? base : ui_attr(ctx, UI_PAIR_BAD) | (int)A_BOLD, "!");
+    char step[24], total[24];
+    fmt_steps(r->steps_done, step, sizeof step);
+    fmt_steps(r->total_steps, total, sizeof total);
+    if (r->total_steps > 0) snprintf(buf, sizeof buf, "%s/%s", step, total);
+    else snprintf(buf, sizeof buf, "%s", step);
+    ui_text(y, c.step, 9, base, "%9s", buf);
+    ui_text(y, c.train, 6, base, "%6s", fmt_real(r->train_loss, 3, buf, sizeof buf));
+    ui_text(y, c.valid, 6, base, "%6s", fmt_real(r->valid_loss, 3, buf, sizeof buf));
+    ui_text(y, c.speed, 6, base, "%6s", fmt_rate(r->tokens_per_s, buf, sizeof buf));
+    /* the ETA of a running job only, blank for the others */
+    buf[0] = 0;
+    if (r->status == RUN_RUNNING && row->n_seeds == 0 && isfinite(row->eta) && row->eta >= 0)
+        fmt_duration(row->eta, buf, sizeof buf);
+    ui_text(y, c.eta, 5, base, "%5s", buf);
+    if (c.w_spark > 0 && grp && grp->valid.n > 1) {
+        /* the standard error, and the min-max when it fits */
+        char text[96];
+        int len = snprintf(text, sizeof text, "%s%.3f", ui_pm(ctx), grp->valid.se);
+        if (c.w_spark >= 20) snprintf(text + len, sizeof text - len, " %.3f-%.3f", grp->valid.min, grp->valid.max);
+        ui_text(y, c.spark, c.w_spark, base, "%s", text);
+    } else if (c.w_spark > 0 && row->spark.n > 0) {
+        char line[3 * SPARK_MAX_WIDTH + 1];
+        if (plot_sparkline(row->spark.loss, row->spark.n, c.w_spark, !ctx->utf8, line, sizeof line) >= 0)
+            ui_text(y, c.spark, c.w_spark, sel ? base : ui_attr(ctx, UI_PAIR_SERIES0), "%s", line);
+    }
+}
+
+/* The last line: the selected run's data, sweep and coordinates (a seed
+   group's members), and its sweep's tuned lr. */
+static void draw_selected_line(RunsState *st, UiContext *ctx, int y, int width)
+{
+    const UiList *l = &st->list;
+    const RunSummary *r = &row_at(st, st->visible[l->cursor])->run;
+    char line[768];
+    if (st->grouped) group_line(&st->groups[st->visible[l->cursor]], ui_pm(ctx), line, sizeof line);
+    else {
+        int len = run_line(r, line, sizeof line);
+        /* its sweep's lr=tune, when it has one */
+        char tuned[400], err[ERR_LEN];
+        if (r->sweep_id && len < (int)sizeof line &&
+            adaptive_tuned_summary(ctx->store, r->sweep_id, tuned, sizeof tuned, err) == 0 && tuned[0])
+            snprintf(line + len, sizeof line - (size_t)len, "  %s", tuned);
+    }
+    int failed = !st->grouped && r->error[0] && run_status_error(r->status);
+    int flag = r->not_learning || failed ? UI_PAIR_BAD : UI_PAIR_DIM;
+    ui_text(y, 1, width - 1, ui_attr(ctx, flag), "%s", line);
+}
+
+static void runs_draw(void *state, UiContext *ctx, int top, int height, int width)
+{
+    RunsState *st = state;
+    if (!st || height < 3) return;
+    UiList *l = &st->list;
+    if (st->loaded && st->n == 0 && !l->filter[0] && !l->filtering) {
+        l->page = 1;
+        draw_welcome(ctx, top, height, width);
+        return;
+    }
+    draw_summary(st, ctx, top, width);
     int64_t max_id = st->n ? st->rows[st->n - 1].run.id : 1;
     Columns c = layout(width, max_id);
-    int head = A_BOLD | A_UNDERLINE;
-    ui_text(top + 1, 0, width, head, "%*s", width, "");
-    ui_text(top + 1, c.id, c.w_id, head, "%*s", c.w_id, "id");
-    ui_text(top + 1, c.arch, 11, head, "arch");
-    ui_text(top + 1, c.task, 5, head, "task");
-    if (c.w_data) ui_text(top + 1, c.data, c.w_data, head, "data");
-    ui_text(top + 1, c.status, 9, head, "status");
-    ui_text(top + 1, c.step, 9, head, "%9s", "step");
-    ui_text(top + 1, c.train, 6, head, "%6s", "train");
-    ui_text(top + 1, c.valid, 6, head, "%6s", "valid");
-    ui_text(top + 1, c.speed, 6, head, "%6s", "tok/s");
-    ui_text(top + 1, c.eta, 5, head, "%5s", "ETA");
-    if (c.w_spark > 0) ui_text(top + 1, c.spark, c.w_spark, head, "%s",
-                                st->grouped ? (c.w_spark >= 20 ? "valid se, min-max" : "valid se") : "loss");
-
+    draw_heads(st, c, top + 1, width);
     /* the last row: the selected run's data, sweep and coordinates (the
        data column is there from 90 columns only) */
     ui_list_fit(l, height - 3);
@@ -607,69 +688,9 @@ static void runs_draw(void *state, UiContext *ctx, int top, int height, int widt
                 l->filter);
         return;
     }
-    for (int i = l->scroll; i < st->n_visible && i < l->scroll + l->page; i++) {
-        const RunRow *row = row_at(st, st->visible[i]);
-        const RunSummary *r = &row->run;
-        const GroupRow *grp = st->grouped ? &st->groups[st->visible[i]] : NULL;
-        int y = top + 2 + i - l->scroll;
-        int sel = i == l->cursor;
-        int base = sel ? ui_attr(ctx, UI_PAIR_SELECTED) | A_BOLD : 0;
-        if (sel) ui_text(y, 0, width, base, "%*s", width, "");
-        int picked = 0;
-        for (int k = 0; k < ctx->n_compare; k++) picked |= ctx->compare[k] == r->id;
-        if (picked) ui_text(y, 0, 1, base | A_BOLD, "*");
-        ui_text(y, c.id, c.w_id, base, "%*lld", c.w_id, (long long)r->id);
-        ui_text(y, c.arch, 11, base, "%s", r->arch);
-        ui_text(y, c.task, 5, base, "%s", r->task);
-        char buf[64];
-        if (c.w_data) ui_text(y, c.data, c.w_data, base, "%s", short_data(r->data, buf, sizeof buf));
-        const char *status = status_text(row, buf, sizeof buf);
-        int pair = row->n_seeds == 0 ? ui_status_pair(r->status) : 0;
-        ui_text(y, c.status, 9, sel ? base : ui_attr(ctx, pair), "%s", status);
-        if (r->not_learning) /* in the blank before the step column */
-            ui_text(y, c.status + 9, 1, sel ? base : ui_attr(ctx, UI_PAIR_BAD) | (int)A_BOLD, "!");
-        char step[24], total[24];
-        fmt_steps(r->steps_done, step, sizeof step);
-        fmt_steps(r->total_steps, total, sizeof total);
-        if (r->total_steps > 0) snprintf(buf, sizeof buf, "%s/%s", step, total);
-        else snprintf(buf, sizeof buf, "%s", step);
-        ui_text(y, c.step, 9, base, "%9s", buf);
-        ui_text(y, c.train, 6, base, "%6s", fmt_real(r->train_loss, 3, buf, sizeof buf));
-        ui_text(y, c.valid, 6, base, "%6s", fmt_real(r->valid_loss, 3, buf, sizeof buf));
-        ui_text(y, c.speed, 6, base, "%6s", fmt_rate(r->tokens_per_s, buf, sizeof buf));
-        /* the ETA of a running job only, blank for the others */
-        buf[0] = 0;
-        if (r->status == RUN_RUNNING && row->n_seeds == 0 && isfinite(row->eta) && row->eta >= 0)
-            fmt_duration(row->eta, buf, sizeof buf);
-        ui_text(y, c.eta, 5, base, "%5s", buf);
-        if (c.w_spark > 0 && grp && grp->valid.n > 1) {
-            /* the standard error, and the min-max when it fits */
-            char text[96];
-            int len = snprintf(text, sizeof text, "%s%.3f", ui_pm(ctx), grp->valid.se);
-            if (c.w_spark >= 20) snprintf(text + len, sizeof text - len, " %.3f-%.3f", grp->valid.min, grp->valid.max);
-            ui_text(y, c.spark, c.w_spark, base, "%s", text);
-        } else if (c.w_spark > 0 && row->spark.n > 0) {
-            char line[3 * SPARK_MAX_WIDTH + 1];
-            if (plot_sparkline(row->spark.loss, row->spark.n, c.w_spark, !ctx->utf8, line, sizeof line) >= 0)
-                ui_text(y, c.spark, c.w_spark, sel ? base : ui_attr(ctx, UI_PAIR_SERIES0), "%s", line);
-        }
-    }
-    if (ui_list_selected(l) >= 0) {
-        const RunSummary *r = &row_at(st, st->visible[l->cursor])->run;
-        char line[768];
-        if (st->grouped) group_line(&st->groups[st->visible[l->cursor]], ui_pm(ctx), line, sizeof line);
-        else {
-            int len = run_line(r, line, sizeof line);
-            /* its sweep's lr=tune, when it has one */
-            char tuned[400], err[ERR_LEN];
-            if (r->sweep_id && len < (int)sizeof line &&
-                adaptive_tuned_summary(ctx->store, r->sweep_id, tuned, sizeof tuned, err) == 0 && tuned[0])
-                snprintf(line + len, sizeof line - (size_t)len, "  %s", tuned);
-        }
-        int failed = !st->grouped && r->error[0] && run_status_error(r->status);
-        int flag = r->not_learning || failed ? UI_PAIR_BAD : UI_PAIR_DIM;
-        ui_text(top + height - 1, 1, width - 1, ui_attr(ctx, flag), "%s", line);
-    }
+    for (int i = l->scroll; i < st->n_visible && i < l->scroll + l->page; i++)
+        draw_row(st, ctx, c, i, top + 2 + i - l->scroll, width);
+    if (ui_list_selected(l) >= 0) draw_selected_line(st, ctx, top + height - 1, width);
 }
 
 /* ---- keys --------------------------------------------------------------- */

@@ -3,6 +3,7 @@
  */
 #include "db/adaptive.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 
 int store_sweep_plan(Store *s, int64_t sweep_id, SweepPlanRow *out, int *found, char *err)
 {
+    assert(s && err);
     const char *what = "read a sweep's plan";
     sqlite3_stmt *st;
     memset(out, 0, sizeof *out);
@@ -39,6 +41,7 @@ static void fill_id(void *item, sqlite3_stmt *st)
 
 int store_adaptive_sweeps(Store *s, int64_t **ids, int *n, char *err)
 {
+    assert(s && err);
     const char *what = "read adaptive sweeps";
     sqlite3_stmt *st;
     if (store_prepare(s, "SELECT id FROM sweeps WHERE plan_json IS NOT NULL AND concluded IS NULL ORDER BY id", &st,
@@ -55,6 +58,7 @@ void adaptive_runs_free(AdaptiveRun *runs, int n)
 
 int store_adaptive_runs(Store *s, int64_t sweep_id, AdaptiveRun **out, int *n, char *err)
 {
+    assert(s && err);
     const char *what = "read a sweep's runs";
     sqlite3_stmt *st;
     *out = NULL;
@@ -125,12 +129,14 @@ static int json_value(Store *s, const char *sql, const char *const *params, int 
 
 int store_json_point(Store *s, const char *coords, char *out, int cap, char *err)
 {
+    assert(s && err);
     const char *p[1] = {coords};
     return json_value(s, "SELECT json_remove(json(?1), '$.seed')", p, 1, out, cap, err);
 }
 
 int store_json_with(Store *s, const char *point, const char *key, const char *value, char *out, int cap, char *err)
 {
+    assert(s && err);
     char path[80];
     snprintf(path, sizeof path, "$.%s", key);
     const char *p[3] = {point, path, value};
@@ -139,6 +145,7 @@ int store_json_with(Store *s, const char *point, const char *key, const char *va
 
 int store_run_set_role(Store *s, int64_t run_id, const char *role, char *err)
 {
+    assert(s && run_id > 0 && err);
     const char *what = "set a run's role";
     sqlite3_stmt *st;
     if (store_prepare(s, "UPDATE runs SET role = ?2 WHERE id = ?1", &st, what, err)) return -1;
@@ -161,6 +168,7 @@ static void fill_tuned(void *item, sqlite3_stmt *st)
 
 int store_tuned_lrs(Store *s, int64_t sweep_id, TunedLr **out, int *n, char *err)
 {
+    assert(s && err);
     const char *what = "read tuned learning rates";
     sqlite3_stmt *st;
     if (store_prepare_ints(s, "SELECT point, arch, lr, trials FROM tuned_lrs WHERE sweep_id = ?1 ORDER BY created_at",
@@ -171,6 +179,7 @@ int store_tuned_lrs(Store *s, int64_t sweep_id, TunedLr **out, int *n, char *err
 
 int store_tuned_lr_put(Store *s, int64_t sweep_id, const TunedLr *t, char *err)
 {
+    assert(s && sweep_id > 0 && err);
     const char *what = "record a tuned learning rate";
     sqlite3_stmt *st;
     if (store_prepare(s, "INSERT OR REPLACE INTO tuned_lrs (sweep_id, point, arch, lr, trials)"
@@ -188,6 +197,7 @@ int store_tuned_lr_put(Store *s, int64_t sweep_id, const TunedLr *t, char *err)
 
 int store_verdict_put(Store *s, int64_t sweep_id, const VerdictRow *v, char *err)
 {
+    assert(s && sweep_id > 0 && err);
     const char *what = "record a verdict";
     sqlite3_stmt *st;
     if (store_prepare(s, "INSERT OR REPLACE INTO verdicts (sweep_id, round, claim, verdict, numbers, tokens_per_run,"
@@ -218,6 +228,7 @@ static void fill_verdict(void *item, sqlite3_stmt *st)
 
 int store_verdicts(Store *s, int64_t sweep_id, VerdictRow **out, int *n, char *err)
 {
+    assert(s && err);
     const char *what = "read verdicts";
     sqlite3_stmt *st;
     if (store_prepare_ints(s, "SELECT round, claim, verdict, coalesce(numbers, ''), coalesce(tokens_per_run, 0),"

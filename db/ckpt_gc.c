@@ -4,6 +4,7 @@
  */
 #include "db/ckpt_gc.h"
 
+#include <assert.h>
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -249,6 +250,7 @@ static int plan_older(Store *s, GcKeep keep, Scan *sc, char *err)
 
 int store_gc_plan(Store *s, GcKeep keep, GcPlan *plan, char *err)
 {
+    assert(s && err);
     memset(plan, 0, sizeof *plan);
     char id[STORE_ID_LEN];
     Names names;
@@ -263,6 +265,7 @@ int store_gc_plan(Store *s, GcKeep keep, GcPlan *plan, char *err)
 
 int store_gc_apply(Store *s, const GcPlan *plan, char *err)
 {
+    assert(s && err);
     const char *what = "remove checkpoints";
     if (store_begin(s, what, err)) return -1;
     int rc = 0;
@@ -307,6 +310,7 @@ static int64_t size_of(const char *path)
 
 int store_usage(Store *s, StoreUsage *u, char *err)
 {
+    assert(s && err);
     memset(u, 0, sizeof *u);
     char wal[PATH_MAX + 8], dir[PATH_MAX + 32];
     snprintf(wal, sizeof wal, "%s-wal", store_file(s));

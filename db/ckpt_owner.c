@@ -6,6 +6,7 @@
  */
 #include "db/ckpt_owner.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
@@ -23,6 +24,7 @@
 
 int store_identity(Store *s, char *id, size_t cap, char *err)
 {
+    assert(s && err);
     const char *what = "read the store's id";
     sqlite3_stmt *st;
     if (store_prepare(s, "SELECT value FROM store_info WHERE key = 'store_id'", &st, what, err)) return -1;
@@ -35,6 +37,7 @@ int store_identity(Store *s, char *id, size_t cap, char *err)
 
 const char *store_file_name(const Store *s)
 {
+    assert(s);
     const char *path = store_file(s), *slash = strrchr(path, '/');
     return slash && slash[1] ? slash + 1 : path;
 }
@@ -127,6 +130,7 @@ static int set_facts(Store *s, int64_t run_id, const char *path, int64_t bytes, 
 
 int store_checkpoint_record(Store *s, int64_t run_id, int64_t step, const char *path, int resumable, char *err)
 {
+    assert(s && run_id > 0 && err);
     char id[STORE_ID_LEN];
     StFile f;
     FileOwner o;
@@ -203,6 +207,7 @@ static int same_model_as_run(Store *s, int64_t run_id, const char *path, const S
 
 int store_checkpoint_verify(Store *s, int64_t run_id, const char *path, char *err)
 {
+    assert(s && run_id > 0 && err);
     CkptRow row;
     int found;
     if (read_row(s, run_id, path, &row, &found, err)) return -1;
@@ -246,6 +251,7 @@ resized:
 
 int store_run_checkpoint(Store *s, int64_t run_id, char *path, size_t cap, int64_t *step, char *err)
 {
+    assert(s && run_id > 0 && err);
     const char *what = "read a run's latest checkpoint";
     int64_t id = run_id;
     sqlite3_stmt *st;

@@ -8,6 +8,7 @@
 
 #include "db/ckpt_owner.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,6 +79,7 @@ static void fill_run_row(void *item, sqlite3_stmt *st)
 
 int cli_runs(Store *s, RunStatus status, const char *arch, CliRunRow **out, int *n, char *err)
 {
+    assert(s && err);
     const char *what = "list runs";
     sqlite3_stmt *st;
     if (store_prepare(s,
@@ -95,6 +97,7 @@ int cli_runs(Store *s, RunStatus status, const char *arch, CliRunRow **out, int 
 
 int cli_runs_json(Store *s, RunStatus status, const char *arch, char **json, char *err)
 {
+    assert(s && err);
     static const char SQL[] =
         "SELECT json_group_array(json_object("
         " 'id', id, 'name', name, 'arch', arch, 'task', task, 'data', data,"
@@ -150,6 +153,7 @@ static void fill_run_detail(void *item, sqlite3_stmt *st)
 
 int cli_run_detail(Store *s, int64_t id, CliRunDetail *out, int *found, char *err)
 {
+    assert(s && err);
     CliRunDetail *rows = NULL;
     int n = 0;
     *found = 0;
@@ -168,6 +172,7 @@ int cli_run_detail(Store *s, int64_t id, CliRunDetail *out, int *found, char *er
 
 int cli_run_by_name(Store *s, const char *name, int64_t *id, char *err)
 {
+    assert(s && err);
     const char *what = "look up run";
     sqlite3_stmt *st;
     *id = 0;
@@ -192,6 +197,7 @@ int cli_run_by_name(Store *s, const char *name, int64_t *id, char *err)
 
 int cli_run_json(Store *s, int64_t id, char **json, char *err)
 {
+    assert(s && err);
     static const char SQL[] =
         "SELECT json_object("
         " 'id', r.id, 'name', r.name, 'status', r.status, 'arch', r.arch, 'task', r.task,"
@@ -269,6 +275,7 @@ static int rows_open(Store *s, const char *sql, const char *param, DbRows **out,
 
 int cli_queue_open(Store *s, DbRows **out, char *err)
 {
+    assert(s && err);
     return rows_open(s, "SELECT * FROM queue", NULL, out, err);
 }
 
@@ -292,6 +299,7 @@ static int count_row(void *ctx, int ncols, char **values, char **names)
 int cli_export_open(Store *s, int curves, const char *sweep, const char *const *cfg_keys, int n_cfg,
                     DbRows **out, char *err)
 {
+    assert(err);
     *out = NULL;
     for (int i = 0; i < n_cfg; i++)
         if (!plain_key(cfg_keys[i]) || strlen(cfg_keys[i]) > 64)
@@ -340,6 +348,7 @@ const char *db_rows_name(const DbRows *r, int col)
 
 int db_rows_next(DbRows *r, const DbValue **row, char *err)
 {
+    assert(err);
     *row = NULL;
     int rc = sqlite3_step(r->st);
     if (rc == SQLITE_DONE) return 0;

@@ -10,6 +10,7 @@
 #include "db/store.h"
 #include "db/store_internal.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 
@@ -18,6 +19,7 @@
 int store_dataset_unigram_get(Store *s, const char *data, const char *tokenizer, int vocab,
                               double *nats, char *err)
 {
+    assert(s && err);
     *nats = NAN;
     sqlite3_stmt *st;
     const char *what = "read a dataset's unigram entropy";
@@ -48,6 +50,7 @@ int store_dataset_unigram_get(Store *s, const char *data, const char *tokenizer,
 int store_dataset_unigram_put(Store *s, const char *data, const char *tokenizer, int vocab,
                               int64_t train_tokens, double nats, char *err)
 {
+    assert(s && err);
     sqlite3_stmt *st;
     const char *what = "store a dataset's unigram entropy";
     if (store_prepare(s,
@@ -70,6 +73,7 @@ int store_dataset_unigram_put(Store *s, const char *data, const char *tokenizer,
 
 int store_run_set_infer(Store *s, int64_t run_id, double samples_per_s, char *err)
 {
+    assert(s && run_id > 0 && err);
     char what[80];
     snprintf(what, sizeof what, "store the inference speed of run %lld", (long long)run_id);
     sqlite3_stmt *st;

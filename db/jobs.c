@@ -30,6 +30,7 @@
 #include "db/store_internal.h"
 #include "engine/common.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -59,6 +60,7 @@ JobControl job_control_parse(const char *text)
 int job_read(Store *s, int64_t run_id, RunStatus *status, JobControl *control,
                     const char *what, char *err)
 {
+    assert(s && run_id > 0 && err);
     sqlite3_stmt *st;
     if (store_prepare(s, "SELECT status, control FROM runs WHERE id = ?1", &st, what, err))
         return -1;
@@ -93,6 +95,7 @@ int job_read(Store *s, int64_t run_id, RunStatus *status, JobControl *control,
 int job_update(Store *s, const char *sql, int64_t run_id, const char *text,
                       int64_t number, const char *what, char *err)
 {
+    assert(s && run_id > 0 && err);
     sqlite3_stmt *st;
     if (store_prepare(s, sql, &st, what, err))
         return -1;
@@ -111,6 +114,7 @@ int job_update(Store *s, const char *sql, int64_t run_id, const char *text,
 int job_copy_column(char *dst, size_t cap, const unsigned char *text, int n, int64_t run_id,
                        const char *column, char *err)
 {
+    assert(run_id > 0 && err);
     if (n < 0 || (size_t)n >= cap)
         return err_set(err, "store: run %lld: its %s is %d bytes, more than the %zu a claimed job "
                             "holds", (long long)run_id, column, n, cap - 1);
@@ -227,6 +231,7 @@ static int restart_job(Store *s, int64_t run_id, const char *why, const char *wh
 
 int store_run_own(Store *s, int64_t run_id, int pid, char *err)
 {
+    assert(s && run_id > 0 && err);
     if (pid <= 0)
         return err_set(err, "store: own a run: bad process id %d", pid);
     return claim_job(s, run_id, pid, "record a run's owner", err);
@@ -234,6 +239,7 @@ int store_run_own(Store *s, int64_t run_id, int pid, char *err)
 
 int store_job_claim(Store *s, int pid, ClaimedJob *job, int *found, char *err)
 {
+    assert(s && err);
     *found = 0;
     if (pid <= 0)
         return err_set(err, "store: claim a job: bad worker process id %d", pid);
@@ -268,6 +274,7 @@ int store_job_claim(Store *s, int pid, ClaimedJob *job, int *found, char *err)
 
 int store_job_claim_run(Store *s, int64_t run_id, int pid, ClaimedJob *job, char *err)
 {
+    assert(s && run_id > 0 && err);
     if (pid <= 0)
         return err_set(err, "store: claim a job: bad process id %d", pid);
     const char *what = "claim a job";
@@ -296,6 +303,7 @@ int store_job_claim_run(Store *s, int64_t run_id, int pid, ClaimedJob *job, char
 
 int store_job_control(Store *s, int64_t run_id, JobControl *control, char *err)
 {
+    assert(s && run_id > 0 && err);
     RunStatus status;
     /* One SELECT: a read transaction of its own is enough. */
     return job_read(s, run_id, &status, control, "read job control", err);
@@ -337,6 +345,7 @@ static int apply_request(Store *s, int64_t run_id, JobControl control, const cha
 
 int store_job_request(Store *s, int64_t run_id, const char *control, char *err)
 {
+    assert(s && run_id > 0 && err);
     JobControl want = job_control_parse(control);
     if (want == JOB_CONTROL_NONE)
         return err_set(err, "store: a job request is pause or cancel, not %s",
@@ -374,6 +383,7 @@ static int apply_resume(Store *s, int64_t run_id, const char *what, char *err)
 
 int store_job_resume(Store *s, int64_t run_id, char *err)
 {
+    assert(s && run_id > 0 && err);
     char what[64];
     snprintf(what, sizeof what, "resume run %lld", (long long)run_id);
     if (store_begin(s, what, err))
@@ -385,6 +395,7 @@ int store_job_resume(Store *s, int64_t run_id, char *err)
 
 int store_job_set_resume(Store *s, int64_t run_id, int64_t step, const char *ckpt_path, char *err)
 {
+    assert(s && run_id > 0 && err);
     if (!ckpt_path || !*ckpt_path)
         return err_set(err, "store: a job resumes from a checkpoint path, none given");
     char what[64];
@@ -414,6 +425,7 @@ int store_job_set_resume(Store *s, int64_t run_id, int64_t step, const char *ckp
 
 int store_job_started(Store *s, int64_t run_id, const RunInfo *info, char *err)
 {
+    assert(s && run_id > 0 && err);
     char what[64];
     snprintf(what, sizeof what, "record the start of run %lld", (long long)run_id);
     sqlite3_stmt *st;
@@ -444,6 +456,7 @@ int store_job_started(Store *s, int64_t run_id, const RunInfo *info, char *err)
 
 int store_checkpoint_forget(Store *s, int64_t run_id, const char *path, char *err)
 {
+    assert(s && run_id > 0 && err);
     const char *what = "forget a checkpoint";
     sqlite3_stmt *st;
     if (store_prepare(s, "DELETE FROM checkpoints WHERE run_id = ?1 AND path = ?2", &st, what, err))
@@ -458,6 +471,7 @@ int store_checkpoint_forget(Store *s, int64_t run_id, const char *path, char *er
 
 int store_job_set_priority(Store *s, int64_t run_id, int priority, char *err)
 {
+    assert(s && run_id > 0 && err);
     char what[64];
     snprintf(what, sizeof what, "set priority of run %lld", (long long)run_id);
     if (store_begin(s, what, err))
@@ -476,6 +490,7 @@ int store_job_set_priority(Store *s, int64_t run_id, int priority, char *err)
 
 int store_job_heartbeat(Store *s, int64_t run_id, char *err)
 {
+    assert(s && run_id > 0 && err);
     char what[64];
     snprintf(what, sizeof what, "heartbeat of run %lld", (long long)run_id);
     return job_update(s,

@@ -13,6 +13,7 @@
 
 #include "engine/common.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -278,6 +279,7 @@ static int recover_listed(Store *s, const OwnedJob *jobs, int n, int only_headle
 
 int job_owner_left(Store *s, int64_t run_id, RunStatus *was, char *err)
 {
+    assert(s && run_id > 0 && err);
     const char *what = "claim a job";
     OwnedJob *jobs;
     int n, recovered = 0;
@@ -305,6 +307,7 @@ int job_owner_left(Store *s, int64_t run_id, RunStatus *was, char *err)
 
 int store_jobs_recover_headless(Store *s, int *n, char *err)
 {
+    assert(s && err);
     *n = 0;
     const char *what = "recover runs of dead processes";
     OwnedJob *jobs;
@@ -334,6 +337,7 @@ int store_jobs_recover_headless(Store *s, int *n, char *err)
 
 int store_jobs_recover(Store *s, int *n, char *err)
 {
+    assert(s && err);
     *n = 0;
     const char *what = "recover jobs of dead workers";
     if (store_begin(s, what, err))

@@ -35,6 +35,7 @@ static int prepare_with(Store *s, const char *sql, int64_t number, RunStatus sta
 
 int queue_read_jobs(Store *s, QueueJob *rows, int cap, int *n, char *err)
 {
+    assert(s && err);
     const char *what = "read the queue";
     *n = 0;
     sqlite3_stmt *st;
@@ -125,6 +126,7 @@ int queue_read_ids(Store *s, RunStatus status, int64_t **ids, int *n, char *err)
 
 int queue_read_arch_speeds(Store *s, ArchSpeed *out, int cap, int *n, char *err)
 {
+    assert(s && err);
     const char *what = "read speeds";
     *n = 0;
     sqlite3_stmt *st;
@@ -171,6 +173,7 @@ static void read_ckpt_run(sqlite3_stmt *st, CkptRun *r)
 
 int queue_read_clm_runs(Store *s, CkptRun *out, int cap, int *n, char *err)
 {
+    assert(s && err);
     const char *what = "read runs with a checkpoint";
     *n = 0;
     sqlite3_stmt *st;
@@ -191,6 +194,7 @@ int queue_read_clm_runs(Store *s, CkptRun *out, int cap, int *n, char *err)
 
 int queue_read_ckpt_run(Store *s, int64_t run_id, CkptRun *out, int *found, char *err)
 {
+    assert(s && err);
     const char *what = "read a run's checkpoint";
     *found = 0;
     sqlite3_stmt *st;

@@ -5,6 +5,7 @@
  */
 #include "db/results.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +56,7 @@ static int read_sweep(Store *s, const char *sql, const char *text_param, int64_t
 
 int results_newest_sweep(Store *s, const char *preset, SweepRow *out, int *found, char *err)
 {
+    assert(s && err);
     return read_sweep(s,
                       "SELECT id, name, spec, axes_json, created_at FROM sweeps WHERE name = ?1"
                       " ORDER BY id DESC LIMIT 1",
@@ -63,12 +65,14 @@ int results_newest_sweep(Store *s, const char *preset, SweepRow *out, int *found
 
 int results_sweep(Store *s, int64_t sweep_id, SweepRow *out, int *found, char *err)
 {
+    assert(s && err);
     return read_sweep(s, "SELECT id, name, spec, axes_json, created_at FROM sweeps WHERE id = ?1", NULL, sweep_id,
                       out, found, err);
 }
 
 int results_sweep_runs(Store *s, int64_t sweep_id, int finished_only, ResultRun **out, int *n, char *err)
 {
+    assert(s && err);
     const char *what = "read sweep results";
     *out = NULL;
     *n = 0;
@@ -147,6 +151,7 @@ int results_sweep_runs(Store *s, int64_t sweep_id, int finished_only, ResultRun 
 
 int results_paper_figures(Store *s, const char *preset, FigureRow **out, int *n, char *err)
 {
+    assert(s && err);
     const char *what = "read paper figures";
     *out = NULL;
     *n = 0;

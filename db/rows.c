@@ -4,6 +4,7 @@
  * count (STORE_NO_COUNT for NULL), as a RunStatus; statements with integer
  * parameters; reading every row into a growing array.
  */
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +37,7 @@ RunStatus store_column_status(sqlite3_stmt *st, int col)
 int store_prepare_ints(Store *s, const char *sql, const int64_t *ints, int n_ints, sqlite3_stmt **st,
                        const char *what, char *err)
 {
+    assert(s && err);
     if (store_prepare(s, sql, st, what, err)) return -1;
     for (int i = 0; i < n_ints; i++)
         if (sqlite3_bind_int64(*st, i + 1, ints[i]) != SQLITE_OK) {
@@ -49,6 +51,7 @@ int store_prepare_ints(Store *s, const char *sql, const int64_t *ints, int n_int
 
 int store_finish(Store *s, sqlite3_stmt *st, int rc, const char *what, char *err)
 {
+    assert(s && err);
     int failed = rc != SQLITE_DONE && rc != SQLITE_ROW;
     if (failed) store_fail(s, err, what);
     sqlite3_finalize(st);
@@ -57,6 +60,7 @@ int store_finish(Store *s, sqlite3_stmt *st, int rc, const char *what, char *err
 
 int store_grow(void **items, int *cap, int need, size_t elem, char *err)
 {
+    assert(err);
     if (need <= *cap) return 0;
     int new_cap = *cap ? *cap * 2 : 16;
     while (new_cap < need) new_cap *= 2;

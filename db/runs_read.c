@@ -9,6 +9,7 @@
  */
 #include "db/runs_read.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,6 +110,7 @@ static void read_summary(sqlite3_stmt *st, RunSummary *r)
 
 int runs_read_all(Store *s, RunSummary **out, int *n, char *err)
 {
+    assert(s && err);
     const char *what = "read runs";
     *out = NULL;
     *n = 0;
@@ -144,6 +146,7 @@ int runs_read_all(Store *s, RunSummary **out, int *n, char *err)
 
 int runs_read_one(Store *s, int64_t run_id, RunSummary *out, int *found, char *err)
 {
+    assert(s && err);
     const char *what = "read run";
     sqlite3_stmt *st;
     *found = 0;
@@ -161,6 +164,7 @@ int runs_read_one(Store *s, int64_t run_id, RunSummary *out, int *found, char *e
 
 int runs_read_latest_id(Store *s, int64_t *run_id, char *err)
 {
+    assert(s && err);
     *run_id = 0;
     return store_query_int(s, "SELECT coalesce(max(id), 0) FROM runs", run_id, "latest run", err);
 }
@@ -178,6 +182,7 @@ static void fill_config(void *item, sqlite3_stmt *st)
 
 int runs_read_config(Store *s, int64_t run_id, RunConfigEntry **out, int *n, char *err)
 {
+    assert(s && err);
     /* reals as config_get writes them (%.9g), so that a value equal to the
        default reads the same as the default */
     static const char SQL[] =
@@ -209,6 +214,7 @@ static void fill_eval(void *item, sqlite3_stmt *st)
 
 int runs_read_evals(Store *s, int64_t run_id, int newest_first, int limit, RunEval **out, int *n, char *err)
 {
+    assert(s && err);
     static const char OLDEST[] =
         "SELECT step, split, loss, perplexity, accuracy, bits_per_byte, n_tokens, loss_all FROM evals"
         " WHERE run_id = ?1 ORDER BY step, CASE split WHEN 'train' THEN 0 WHEN 'valid' THEN 1 ELSE 2 END"
@@ -233,6 +239,7 @@ static void fill_checkpoint(void *item, sqlite3_stmt *st)
 int runs_read_checkpoints(Store *s, int64_t run_id, int newest_first, int limit, RunCheckpoint **out, int *n,
                           char *err)
 {
+    assert(s && err);
     static const char OLDEST[] =
         "SELECT step, path, created_at FROM checkpoints WHERE run_id = ?1 ORDER BY step, path LIMIT ?2";
     static const char NEWEST[] =
@@ -247,6 +254,7 @@ int runs_read_checkpoints(Store *s, int64_t run_id, int newest_first, int limit,
 
 int runs_read_seed_group(Store *s, int64_t run_id, int64_t *ids, int cap, int *n, char *err)
 {
+    assert(s && err);
     char g[2048], r[2048], SQL[4500];
     seed_group_expr("g", g, sizeof g);
     seed_group_expr("r", r, sizeof r);
@@ -266,6 +274,7 @@ int runs_read_seed_group(Store *s, int64_t run_id, int64_t *ids, int cap, int *n
 int runs_read_last_finished(Store *s, int64_t *ids, int cap, int *n, int64_t *sweep_id, char sweep[64],
                             char *err)
 {
+    assert(s && err);
     static const char SQL[] =
         "SELECT r.id, r.sweep_id, s.name FROM runs r LEFT JOIN sweeps s ON s.id = r.sweep_id"
         " WHERE r.status = 'done' AND r.sweep_id IS"
@@ -295,6 +304,7 @@ static int read_points(Store *s, int64_t run_id, const char *sql, const int64_t 
 int runs_read_curve(Store *s, int64_t run_id, RunCurveKind kind, int64_t after, int limit,
                     RunCurvePoint **out, int *n, char *err)
 {
+    assert(s && err);
     static const char RAW_SQL[] =
         "SELECT step, tokens, wall, train_loss FROM metrics"
         " WHERE run_id = ?1 AND step > ?2 ORDER BY step LIMIT ?3";
@@ -329,6 +339,7 @@ int runs_read_curve(Store *s, int64_t run_id, RunCurveKind kind, int64_t after, 
 int runs_read_curve_sampled(Store *s, int64_t run_id, RunCurveKind kind, int64_t after, int max_points,
                             RunCurvePoint **out, int *n, char *err)
 {
+    assert(s && err);
     if (kind == RUN_CURVE_VALID || max_points <= 0) return runs_read_curve(s, run_id, kind, after, 0, out, n, err);
     static const char RAW_SQL[] = SAMPLED_CURVE_SQL("train_loss");
     static const char SMOOTH_SQL[] = SAMPLED_CURVE_SQL("train_loss_smooth");

@@ -47,21 +47,25 @@ struct Store {
 
 sqlite3_stmt **store_metric_statement(Store *s)
 {
+    assert(s);
     return &s->insert_metric;
 }
 
 sqlite3 *store_sqlite(Store *s)
 {
+    assert(s);
     return s->db;
 }
 
 int store_fail(Store *s, char *err, const char *what)
 {
+    assert(s && err);
     return err_set(err, "store: %s: %s", what, sqlite3_errmsg(s->db));
 }
 
 int store_exec(Store *s, const char *sql, const char *what, char *err)
 {
+    assert(s && err);
     char *msg = NULL;
     if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
         err_set(err, "store: %s: %s", what, msg ? msg : sqlite3_errmsg(s->db));
@@ -76,6 +80,7 @@ int store_exec(Store *s, const char *sql, const char *what, char *err)
    does not replace it. */
 void store_rollback_after_error(Store *s)
 {
+    assert(s);
     if (!sqlite3_get_autocommit(s->db))
         (void)sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 }
@@ -97,6 +102,7 @@ int store_end(Store *s, int status, const char *what, char *err)
 
 int store_prepare(Store *s, const char *sql, sqlite3_stmt **st, const char *what, char *err)
 {
+    assert(s && err);
     *st = NULL;
     if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) != SQLITE_OK)
         return store_fail(s, err, what);
@@ -106,6 +112,7 @@ int store_prepare(Store *s, const char *sql, sqlite3_stmt **st, const char *what
 /* Steps st to completion and finalizes it. */
 int store_step_done(Store *s, sqlite3_stmt *st, const char *what, char *err)
 {
+    assert(s && err);
     int rc = sqlite3_step(st);
     if (rc != SQLITE_DONE) {
         store_fail(s, err, what);
@@ -133,6 +140,7 @@ int store_bind_text(sqlite3_stmt *st, int i, const char *text)
 /* Runs a statement returning one integer (a pragma, a count). */
 int store_query_int(Store *s, const char *sql, int64_t *out, const char *what, char *err)
 {
+    assert(s && err);
     sqlite3_stmt *st;
     if (store_prepare(s, sql, &st, what, err))
         return -1;
@@ -340,6 +348,7 @@ static int open_read_only(Store *s, char *err)
 
 int store_read_only(const Store *s)
 {
+    assert(s);
     return s && s->read_only;
 }
 
@@ -421,21 +430,25 @@ static int open_store(const char *path, int create, Store **out, char *err)
 
 int store_open(const char *path, Store **out, char *err)
 {
+    assert(err);
     return open_store(path, 1, out, err);
 }
 
 int store_in_transaction(Store *s)
 {
+    assert(s);
     return !sqlite3_get_autocommit(s->db);
 }
 
 const char *store_file(const Store *s)
 {
+    assert(s);
     return s->path;
 }
 
 int store_open_existing(const char *path, Store **out, char *err)
 {
+    assert(err);
     return open_store(path, 0, out, err);
 }
 
@@ -459,6 +472,7 @@ int store_schema_latest(void)
 
 int store_schema_version(Store *s, int *version, char *err)
 {
+    assert(s && err);
     int64_t v;
     if (store_query_int(s, "PRAGMA user_version", &v, "read schema version", err))
         return -1;

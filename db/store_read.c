@@ -7,6 +7,7 @@
  */
 #include "db/store.h"
 
+#include <assert.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 
 int store_run_exists(Store *s, int64_t run_id, int *exists, char *err)
 {
+    assert(s && err);
     char sql[80];
     snprintf(sql, sizeof sql, "SELECT count(*) FROM runs WHERE id = %lld", (long long)run_id);
     int64_t count;
@@ -75,6 +77,7 @@ static int deliver_rows(Store *s, sqlite3_stmt *st, StoreRowFn fn, void *ctx, in
 int store_query_params(Store *s, const char *sql, const char *const *params, int n_params,
                        StoreRowFn fn, void *ctx, char *err)
 {
+    assert(s && err);
     if (!sql)
         return err_set(err, "store: query: no SQL given");
     const char *tail = sql;
@@ -109,6 +112,7 @@ int store_query_params(Store *s, const char *sql, const char *const *params, int
 
 int store_query(Store *s, const char *sql, StoreRowFn fn, void *ctx, char *err)
 {
+    assert(s && err);
     return store_query_params(s, sql, NULL, 0, fn, ctx, err);
 }
 
@@ -163,6 +167,7 @@ static const char *const SERIES_COLUMN[] = {
 int store_run_series_sampled(Store *s, int64_t run_id, StoreSeries what, int max_points,
                              double **steps, double **values, int *n, char *err)
 {
+    assert(s && err);
     *steps = *values = NULL;
     *n = 0;
     if ((int)what < 0 || (size_t)what >= sizeof SERIES_SQL / sizeof SERIES_SQL[0])
@@ -233,11 +238,13 @@ failed:
 int store_run_series(Store *s, int64_t run_id, StoreSeries what, double **steps,
                      double **values, int *n, char *err)
 {
+    assert(s && err);
     return store_run_series_sampled(s, run_id, what, 0, steps, values, n, err);
 }
 
 int store_run_curve(Store *s, int64_t run_id, double **steps, double **loss, int *n, char *err)
 {
+    assert(s && err);
     return store_run_series_sampled(s, run_id, STORE_SERIES_TRAIN_LOSS_SMOOTH, STORE_CURVE_POINTS,
                                     steps, loss, n, err);
 }

@@ -9,6 +9,7 @@
  */
 #include "db/store.h"
 
+#include <assert.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -24,6 +25,7 @@
 int store_run_insert(Store *s, const RunInfo *info, const char *status, int64_t *run_id,
                      char *err)
 {
+    assert(s && err);
     if (!info || !info->arch || !info->task)
         return err_set(err, "store: a run needs an arch and a task");
     sqlite3_stmt *st;
@@ -65,6 +67,7 @@ int store_run_insert(Store *s, const RunInfo *info, const char *status, int64_t 
 
 int store_run_create(Store *s, const RunInfo *info, int64_t *run_id, char *err)
 {
+    assert(s && err);
     /* owned by this process from its first row, so that a kill leaves a run
        that reads as interrupted (db/jobs.h store_jobs_recover_headless) */
     const char *what = "create a run";
@@ -105,6 +108,7 @@ static int check_room(Store *s, int n, const char *what, char *err)
 
 int store_metrics_append(Store *s, int64_t run_id, const MetricRow *rows, int n, char *err)
 {
+    assert(s && run_id > 0 && err);
     if (n < 0 || (n > 0 && !rows))
         return err_set(err, "store: append metrics: bad row count %d", n);
     if (n == 0)
@@ -183,6 +187,7 @@ failed:
 
 int store_eval_add(Store *s, int64_t run_id, const EvalRow *row, char *err)
 {
+    assert(s && run_id > 0 && err);
     if (!row || !row->split ||
         (strcmp(row->split, "train") && strcmp(row->split, "valid") && strcmp(row->split, "test")))
         return err_set(err, "store: an evaluation split is train, valid or test, not %s",
@@ -218,6 +223,7 @@ int store_eval_add(Store *s, int64_t run_id, const EvalRow *row, char *err)
 
 int store_checkpoint_add(Store *s, int64_t run_id, int64_t step, const char *path, char *err)
 {
+    assert(s && run_id > 0 && err);
     if (!path || !*path)
         return err_set(err, "store: a checkpoint needs a path");
     char what[80];
@@ -242,6 +248,7 @@ int store_checkpoint_add(Store *s, int64_t run_id, int64_t step, const char *pat
 /* Runs an UPDATE of one run and checks that the run was there. */
 int store_update_run(Store *s, sqlite3_stmt *st, int64_t run_id, const char *what, char *err)
 {
+    assert(s && run_id > 0 && err);
     if (store_step_done(s, st, what, err))
         return -1;
     if (sqlite3_changes(store_sqlite(s)) != 1)
@@ -251,6 +258,7 @@ int store_update_run(Store *s, sqlite3_stmt *st, int64_t run_id, const char *wha
 
 int store_run_finish(Store *s, int64_t run_id, const RunEnd *end, char *err)
 {
+    assert(run_id > 0 && err);
     RunStatus k = run_status_parse(end ? end->status : NULL);
     if (!run_status_final(k) && k != RUN_INTERRUPTED)
         return err_set(err, "store: a run ends as done, failed, diverged, cancelled or "
@@ -284,6 +292,7 @@ int store_run_finish(Store *s, int64_t run_id, const RunEnd *end, char *err)
 
 int store_run_set_status(Store *s, int64_t run_id, const char *status, char *err)
 {
+    assert(run_id > 0 && err);
     if (run_status_parse(status) == RUN_STATUS_COUNT)
         return err_set(err, "store: unknown run status %s", status ? status : "(none)");
     char what[80];

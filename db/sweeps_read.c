@@ -24,6 +24,7 @@ static int fail(Store *s, sqlite3_stmt *st, const char *what, char *err)
 int sweeps_read_latest(Store *s, const char *const *names, int n_names, int limit, SweepRow **out, int *n,
                        char *err)
 {
+    assert(s && err);
     const char *what = "read sweeps";
     *out = NULL;
     *n = 0;
@@ -72,6 +73,7 @@ int sweeps_read_latest(Store *s, const char *const *names, int n_names, int limi
 
 int sweeps_read_axes(Store *s, int64_t sweep_id, SweepAxes *out, char *err)
 {
+    assert(s && err);
     const char *what = "read sweep axes";
     memset(out, 0, sizeof *out);
     sqlite3_stmt *st;

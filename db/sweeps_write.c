@@ -11,6 +11,7 @@
 
 #include "engine/common.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 int store_sweep_create(Store *s, const char *name, const char *spec, const char *axes_json,
                        int64_t *sweep_id, char *err)
 {
+    assert(s && err);
     if (!name || !*name || !spec)
         return err_set(err, "store: a sweep needs a name and a spec");
     sqlite3_stmt *st;
@@ -41,6 +43,7 @@ int store_sweep_create(Store *s, const char *name, const char *spec, const char 
 
 int store_sweep_set_plan(Store *s, int64_t sweep_id, const char *plan_json, char *err)
 {
+    assert(s && sweep_id > 0 && err);
     const char *what = "record a sweep's plan";
     sqlite3_stmt *st;
     if (store_prepare(s, "UPDATE sweeps SET plan_json = json(?2) WHERE id = ?1", &st, what, err))
@@ -55,6 +58,7 @@ int store_sweep_set_plan(Store *s, int64_t sweep_id, const char *plan_json, char
 
 int store_sweep_set_round(Store *s, int64_t sweep_id, int round, const char *concluded, char *err)
 {
+    assert(s && sweep_id > 0 && err);
     const char *what = "record a sweep's round";
     sqlite3_stmt *st;
     if (store_prepare(s, "UPDATE sweeps SET round = ?2, concluded = ?3 WHERE id = ?1", &st, what, err))
@@ -106,6 +110,7 @@ static int set_job_columns(Store *s, int64_t run_id, int64_t sweep_id, const cha
 int store_job_enqueue(Store *s, const RunInfo *info, int64_t sweep_id, const char *coords_json,
                       int priority, int64_t *run_id, char *err)
 {
+    assert(s && err);
     /* inside a caller's transaction (a whole sweep) the job joins it */
     int own = sqlite3_get_autocommit(store_sqlite(s));
     if (own && store_begin(s, "queue job", err))
@@ -127,6 +132,7 @@ int store_paper_figure_add(Store *s, const char *preset, const char *coords_json
                            const char *metric, double value, const char *note, const char *setting,
                            const char *setting_text, char *err)
 {
+    assert(s && err);
     if (!preset || !*preset || !metric || !*metric)
         return err_set(err, "store: a paper figure needs a preset and a metric");
     char what[128];
@@ -156,6 +162,7 @@ int store_paper_figure_add(Store *s, const char *preset, const char *coords_json
 
 int store_run_for_extend(Store *s, int64_t run_id, RunForExtend *out, char *err)
 {
+    assert(s && run_id > 0 && err);
     const char *what = "read a run to extend";
     sqlite3_stmt *st;
     if (store_prepare_ints(s, "SELECT status, config_json FROM runs WHERE id = ?1", &run_id, 1, &st, what, err))
@@ -224,6 +231,7 @@ static int checkpoints_after(Store *s, int64_t run_id, int64_t from, char ***pat
 int store_run_extend(Store *s, int64_t run_id, const char *config_json, int64_t total_steps, const char *ckpt,
                      int64_t from, char ***dropped, int *n_dropped, char *err)
 {
+    assert(run_id > 0 && err);
     char what[64];
     snprintf(what, sizeof what, "extend run %lld", (long long)run_id);
     *dropped = NULL;

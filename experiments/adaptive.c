@@ -4,6 +4,7 @@
  */
 #include "experiments/adaptive.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -430,6 +431,7 @@ static int step_body(Step *st, char *err)
 
 int adaptive_advance(Store *s, int64_t sweep_id, int *acted, char *err)
 {
+    assert(s && sweep_id > 0 && err);
     Step st;
     memset(&st, 0, sizeof st);
     st.s = s;
@@ -449,6 +451,7 @@ int adaptive_advance(Store *s, int64_t sweep_id, int *acted, char *err)
 
 int adaptive_advance_all(Store *s, int *acted, char *err)
 {
+    assert(s && err);
     int64_t *ids = NULL;
     int n = 0;
     if (acted) *acted = 0;
@@ -461,6 +464,7 @@ int adaptive_advance_all(Store *s, int *acted, char *err)
 
 int adaptive_tuned_summary(Store *s, int64_t sweep_id, char *out, int cap, char *err)
 {
+    assert(s && err);
     TunedLr *t = NULL;
     int n = 0;
     out[0] = 0;

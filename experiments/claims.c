@@ -28,6 +28,7 @@
  */
 #include "experiments/claims.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -441,6 +442,7 @@ static void judge_rule(const ClaimRule *r, const Point *pts, int np, ClaimResult
 
 int claims_judge(Store *s, const char *preset, long long sweep_id, ClaimResult **out, int *n, char *err)
 {
+    assert(s && err);
     *out = NULL;
     *n = 0;
     ClaimResult *res = calloc(N_RULES, sizeof *res);

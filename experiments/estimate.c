@@ -6,6 +6,7 @@
  */
 #include "experiments/estimate.h"
 
+#include <assert.h>
 #include <dirent.h>
 #include <math.h>
 #include <stdio.h>
@@ -85,6 +86,7 @@ int estimate_eval_every(int64_t total_steps, double tokens_per_step, double eval
 
 SweepEstimate sweep_estimate(const Sweep *sw, int parallel)
 {
+    assert(sw);
     SweepEstimate e = {0};
     const char *env = getenv("MIXBENCH_GFLOPS");
     double rate;

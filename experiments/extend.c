@@ -3,6 +3,7 @@
  */
 #include "experiments/extend.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,6 +99,7 @@ static void remove_dropped(Store *s, char **paths, int n, int unlink_files)
 
 int run_extend(Store *s, int64_t run_id, const char *budget, Extension *out, char *err)
 {
+    assert(s && run_id > 0 && err);
     memset(out, 0, sizeof *out);
     RunForExtend *r = malloc(sizeof *r);
     if (!r) return err_set(err, "out of memory");

@@ -426,6 +426,7 @@ static int coordinate(Coordinator *c, char *err)
 
 int mpi_serve_queue(Dist *d, const MpiSweepOptions *o, const uint64_t *hosts, int *jobs_ended, char *err)
 {
+    assert(d && err);
     int n = dist_size(d);
     Coordinator c = {.d = d, .o = o};
     store_ckpt_dir_for(o->db_path, c.ckpt_dir, sizeof c.ckpt_dir);

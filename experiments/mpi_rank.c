@@ -9,6 +9,7 @@
  */
 #include "experiments/mpi_roles.h"
 
+#include <assert.h>
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -197,6 +198,7 @@ static void rm_memory_done(void *ctx, double need)
 
 int mpi_rank_threads(Dist *d, const MpiSweepOptions *o, uint64_t *hosts, char *err)
 {
+    assert(d && err);
     char host[256] = "";
     gethostname(host, sizeof host - 1);
     uint64_t mine = dist_hash_bytes(0, host, strlen(host));
@@ -310,6 +312,7 @@ static int training_loop(TrainingRank *t, int *jobs_ended, char *err)
 
 int mpi_train_jobs(Dist *d, const MpiSweepOptions *o, int threads, int *jobs_ended, char *err)
 {
+    assert(d && err);
     Remote remote = {d, o->stop};
     TrainingRank t = {d, o, threads, "", {&REMOTE_OPS, &remote}};
     const char *tmp = getenv("TMPDIR");

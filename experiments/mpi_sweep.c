@@ -6,6 +6,7 @@
  */
 #include "experiments/mpi_sweep.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -53,6 +54,7 @@ static int agree(Dist *d, int failed, char *err)
 
 int mpi_sweep_check(Dist *d, const MpiSweepOptions *o, uint64_t args_hash, const char *arg_error, char *err)
 {
+    assert(d && err);
     err[0] = 0;
     if (dist_same(d, dist_binary_hash(), "runs a different mixbench binary than rank 0", err) ||
         dist_same(d, args_hash, "was started with other options than rank 0", err))
@@ -65,6 +67,7 @@ int mpi_sweep_check(Dist *d, const MpiSweepOptions *o, uint64_t args_hash, const
 
 int mpi_sweep_run(Dist *d, const MpiSweepOptions *o, int *jobs_ended, char *err)
 {
+    assert(d && err);
     *jobs_ended = 0;
     uint64_t *hosts = malloc(sizeof *hosts * (size_t)dist_size(d));
     if (!hosts) return err_set(err, "out of memory");

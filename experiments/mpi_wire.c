@@ -269,6 +269,7 @@ void op_args_free(OpArgs *a)
 
 int message_wait(Dist *d, int from, int tag, double timeout_s, Message *m, char *err)
 {
+    assert(d && err);
     size_t len;
     if (!dist_wait(d, from, tag, timeout_s, &m->src, &m->tag, &len)) return 0;
     m->bytes = malloc(len ? len : 1);
@@ -283,6 +284,7 @@ int message_wait(Dist *d, int from, int tag, double timeout_s, Message *m, char 
 
 int send_pack(Dist *d, int to, int tag, Pack *p, char *err)
 {
+    assert(d && err);
     int rc = p->oom ? err_set(err, "out of memory") : dist_send(d, to, tag, p->bytes, p->len, err);
     free(p->bytes);
     *p = (Pack){0};
@@ -293,6 +295,7 @@ int send_pack(Dist *d, int to, int tag, Pack *p, char *err)
 
 int file_size(const char *path, int64_t *size, char *err)
 {
+    assert(err);
     struct stat st;
     if (stat(path, &st)) return err_set(err, "%s: %s", path, strerror(errno));
     *size = (int64_t)st.st_size;
@@ -324,6 +327,7 @@ static int write_all(int fd, const unsigned char *bytes, size_t n)
 
 int send_file(Dist *d, int to, const char *path, int64_t size, char *err)
 {
+    assert(d && err);
     if (size == 0) return 0;
     size_t cap = size < (int64_t)FILE_PIECE ? (size_t)size : FILE_PIECE;
     unsigned char *piece = malloc(cap);
@@ -355,6 +359,7 @@ static void sync_folder(const char *dir)
 int receive_file(Dist *d, int from, int64_t size, const char *dir, const char *base, char *path,
                         size_t cap, char *err)
 {
+    assert(d && err);
     char tmp[PATH_MAX + NAME_MAX + 16];
     int fd = -1, rc = 0;
     if (dir) {

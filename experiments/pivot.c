@@ -4,6 +4,7 @@
  */
 #include "experiments/pivot.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +65,7 @@ static void sort_numeric_axes(Pivot *p)
 
 int pivot_axis(const Pivot *p, const char *key)
 {
+    assert(p);
     for (int a = 0; a < p->n_axes; a++)
         if (!strcmp(p->axis[a], key)) return a;
     return -1;
@@ -72,6 +74,7 @@ int pivot_axis(const Pivot *p, const char *key)
 int pivot_build(Pivot *p, const char *const *axes, int n_axes, ResultRun *runs, int n_runs, const Pivot *keep,
                 char *err)
 {
+    assert(err);
     memset(p, 0, sizeof *p);
     p->runs = runs;
     p->n_runs = n_runs;
@@ -94,6 +97,7 @@ int pivot_build(Pivot *p, const char *const *axes, int n_axes, ResultRun *runs, 
 
 void pivot_free(Pivot *p)
 {
+    assert(p);
     free(p->runs);
     free(p->coord);
     memset(p, 0, sizeof *p);
@@ -147,6 +151,7 @@ static void count_run(PivotCell *cell, const ResultRun *j, double v)
 void pivot_cells(const Pivot *p, int row_axis, int col_axis, const int *fixed_at, PointMetric m,
                  const FigureRow *figures, int n_figures, const char *paper_metric, PivotCell *cells)
 {
+    assert(p);
     int rows = row_axis >= 0 ? MB_MAX(1, p->n_values[row_axis]) : 1;
     int cols = col_axis >= 0 ? MB_MAX(1, p->n_values[col_axis]) : 1;
     for (int i = 0; i < rows * cols; i++) {

@@ -6,6 +6,7 @@
  */
 #include "experiments/report.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -262,6 +263,7 @@ static int one_preset(Store *s, const Preset *pr, int markdown, StrBuf *out, cha
 
 int report_build(Store *s, const char *const *presets, int n_presets, int markdown, StrBuf *out, char *err)
 {
+    assert(err);
     for (int i = 0; i < n_presets; i++)
         if (!preset_find(presets[i])) return err_set(err, "report: unknown preset '%s'", presets[i]);
     sb_append(out, markdown ? "# mixbench: the seed papers' claims, reproduced\n"

@@ -221,6 +221,7 @@ static void *worker_main(void *p)
 
 int scheduler_recover(Store *st, char *err)
 {
+    assert(st && err);
     int n = 0, n_ids = 0;
     int64_t *ids = NULL;
     int rc = store_jobs_recover(st, &n, err);
@@ -232,6 +233,7 @@ int scheduler_recover(Store *st, char *err)
 
 int scheduler_start(Scheduler **out, const SchedulerOptions *o, char *err)
 {
+    assert(err);
     *out = NULL;
     Store *st;
     if (store_open(o->db_path, &st, err)) return -1;
@@ -275,6 +277,7 @@ int scheduler_start(Scheduler **out, const SchedulerOptions *o, char *err)
 
 int scheduler_progress(Scheduler *s, JobProgress *out, int max)
 {
+    assert(s);
     int n = 0;
     for (int i = 0; i < s->n_workers && n < max; i++)
         if (job_monitor_read(&s->monitors[i], &out[n])) n++;
@@ -285,6 +288,7 @@ void scheduler_request_stop(Scheduler *s) { atomic_store(&s->stop, 1); }
 
 int scheduler_wait(Scheduler *s)
 {
+    assert(s);
     for (int i = 0; i < s->n_workers; i++) pthread_join(s->threads[i], NULL);
     s->n_workers = 0;
     return s->finished;   /* no worker is left to change it */

@@ -24,6 +24,7 @@
  */
 #include "experiments/sweep.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -529,11 +530,13 @@ static int build_spec(int argc, char **argv, const char *data, Sweep *out, char 
 
 int sweep_parse(int argc, char **argv, const Config *base, Sweep *out, char *err)
 {
+    assert(out && err);
     return sweep_parse_data(argc, argv, base, NULL, out, err);
 }
 
 int sweep_parse_data(int argc, char **argv, const Config *base, const char *data, Sweep *out, char *err)
 {
+    assert(out && err);
     memset(out, 0, sizeof *out);
     Parsed p;
     memset(&p, 0, sizeof p);
@@ -652,6 +655,7 @@ done:
 
 int sweep_until_conclusive(Sweep *sw, double max_hours, char *err)
 {
+    assert(sw && err);
     if (!preset_find(sw->name))
         return err_set(err, "sweep: --until-conclusive needs a preset: its claims decide when to stop (%s has none)",
                        sw->name);
@@ -663,6 +667,7 @@ int sweep_until_conclusive(Sweep *sw, double max_hours, char *err)
 
 void sweep_plan_json(const SweepPlan *p, StrBuf *sb)
 {
+    assert(p);
     sb_printf(sb, "{\"until_conclusive\": %s, \"max_hours\": %.9g", p->until_conclusive ? "true" : "false",
               p->max_hours);
     if (p->lr_tune)
@@ -673,6 +678,7 @@ void sweep_plan_json(const SweepPlan *p, StrBuf *sb)
 
 int sweep_plan_parse(const char *json, SweepPlan *p, char *err)
 {
+    assert(p && err);
     memset(p, 0, sizeof *p);
     JsonValue *o = json_parse(json, strlen(json), err);
     if (!o || o->type != JSON_OBJECT) {
@@ -699,6 +705,7 @@ int sweep_plan_parse(const char *json, SweepPlan *p, char *err)
 
 int sweep_require_wsd(Sweep *sw, const char *why, int decay_named, char *err)
 {
+    assert(sw && err);
     for (int j = 0; j < sw->n_jobs; j++) {
         Config *c = &sw->jobs[j].config;
         if (c->decay == DECAY_WSD) continue;
@@ -714,6 +721,7 @@ int sweep_require_wsd(Sweep *sw, const char *why, int decay_named, char *err)
 
 void sweep_free(Sweep *s)
 {
+    assert(s);
     free(s->jobs);
     s->jobs = NULL;
     s->n_jobs = 0;

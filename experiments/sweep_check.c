@@ -5,6 +5,7 @@
  */
 #include "experiments/sweep_check.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +49,7 @@ static int load_entry(const Config *job, DataEntry *e, char *err)
 
 int sweep_check(const Sweep *sw, SweepCheck *out, char *err)
 {
+    assert(sw && err);
     memset(out, 0, sizeof *out);
     out->jobs = calloc((size_t)(sw->n_jobs ? sw->n_jobs : 1), sizeof *out->jobs);
     DataEntry *cache = calloc((size_t)(sw->n_jobs ? sw->n_jobs : 1), sizeof *cache);

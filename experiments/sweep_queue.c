@@ -6,6 +6,7 @@
  */
 #include "experiments/sweep_queue.h"
 
+#include <assert.h>
 #include <stdlib.h>
 
 #include "db/jobs.h"
@@ -15,6 +16,7 @@
 /* One transaction: a sweep is queued whole or not at all. */
 int sweep_enqueue(Store *st, const Sweep *sw, int priority, int64_t *sweep_id, char *err)
 {
+    assert(st && sw && err);
     if (store_begin(st, "queue sweep", err)) return -1;
     int rc = store_sweep_create(st, sw->name, sw->spec, sw->axes, sweep_id, err);
     /* the paper's figures at the preset's points, with the paper's setting

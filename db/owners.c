@@ -25,24 +25,31 @@
 
 /* ---- owner identity --------------------------------------------------- */
 
-/* The start time of process pid in clock ticks after boot, -1 when it
-   cannot be read (no such process, no /proc).  The process name in
-   parentheses may hold spaces and ')', so fields are counted after the
-   last ')': state is field 3, starttime field 22. */
-static int64_t process_start(int64_t pid)
+/* The fields of /proc/PID/stat after the process name, into buf[cap]
+   (the name in parentheses may hold spaces and ')', so they start after
+   the last ')'); NULL when it cannot be read (no such process, no /proc). */
+static const char *stat_fields(int64_t pid, char *buf, size_t cap)
 {
-    char path[64], buf[1024];
+    char path[64];
     snprintf(path, sizeof path, "/proc/%lld/stat", (long long)pid);
     FILE *f = fopen(path, "r");
     if (!f)
-        return -1;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
+        return NULL;
+    size_t n = fread(buf, 1, cap - 1, f);
     fclose(f);
     buf[n] = 0;
     const char *p = strrchr(buf, ')');
+    return p ? p + 1 : NULL;
+}
+
+/* The start time of process pid in clock ticks after boot, -1 when it
+   cannot be read: state is field 3, starttime field 22. */
+static int64_t process_start(int64_t pid)
+{
+    char buf[1024];
+    const char *p = stat_fields(pid, buf, sizeof buf);
     if (!p)
         return -1;
-    p++;
     int field = 2;   /* the last ')' ends field 2, the name */
     while (*p) {
         while (*p == ' ')
@@ -95,16 +102,9 @@ void job_owner(int64_t pid, JobOwner *o)
    of a killed mpirun are for a moment) runs nothing: it counts as dead. */
 static int process_zombie(int64_t pid)
 {
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/%lld/stat", (long long)pid);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return 0;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = 0;
-    const char *paren = strrchr(buf, ')');   /* the name may hold spaces and ')' */
-    return paren && paren[1] == ' ' && paren[2] == 'Z';
+    char buf[512];
+    const char *p = stat_fields(pid, buf, sizeof buf);
+    return p && p[0] == ' ' && p[1] == 'Z';
 }
 
 /* Whether process pid exists.  EPERM means it does (another user's); only

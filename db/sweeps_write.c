@@ -93,17 +93,12 @@ static int set_job_columns(Store *s, int64_t run_id, int64_t sweep_id, const cha
         (void)sqlite3_finalize(st);
         return -1;
     }
-    if (sqlite3_step(st) != SQLITE_DONE) {
+    if (store_step_done(s, st, what, err)) {
         /* The foreign key is the one failure a caller can cause by itself. */
         if (sqlite3_extended_errcode(store_sqlite(s)) == SQLITE_CONSTRAINT_FOREIGNKEY)
             err_set(err, "store: queue job: no sweep %lld", (long long)sweep_id);
-        else
-            store_fail(s, err, what);
-        (void)sqlite3_finalize(st); /* repeats the error just reported */
         return -1;
     }
-    if (sqlite3_finalize(st) != SQLITE_OK)
-        return store_fail(s, err, what);
     return 0;
 }
 

@@ -381,6 +381,35 @@ static void test_flat_and_unigram_rules(void)
     }
 }
 
+/* "both train poorly" speaks of every point: while attention has no
+   finished run it is not decided (a mixer alone near the unigram level is
+   not "both"), unless the mixer already fails it; a loss above the unigram
+   level reads "above", not a negative "below". */
+static void test_unigram_every_point(void)
+{
+    int64_t sw;
+    Store *s = unigram_store("completion", &sw);
+    add_seeds(s, sw, "mixer", "complete", "\"arch\": \"mixer\"", 5.11, 0.001, NAN);
+    for (int k = 0; k < 3; k++) {
+        char coords[128];
+        snprintf(coords, sizeof coords, "{\"arch\": \"attention\", \"seed\": \"%d\"}", k + 1);
+        add_run(s, sw, "attention", "complete", coords, "queued", NAN, NAN, NAN);
+    }
+    char numbers[2048];
+    Verdict v = verdict_of(s, "completion", "both train poorly", numbers, sizeof numbers);
+    CHECK(v == VERDICT_NOT_RUN, "attention 0/3 done: %s (%s)", verdict_name(v), numbers);
+    CHECK(strstr(numbers, "0.060 above") && !strstr(numbers, "-0.0"), "above, not a negative below: %s", numbers);
+    CHECK(strstr(numbers, "attention: no finished run yet (3 pending)"), "the missing point named: %s", numbers);
+    store_close(s);
+    /* the mixer 2 nats below: fails, whatever attention does */
+    s = unigram_store("completion", &sw);
+    add_seeds(s, sw, "mixer", "complete", "\"arch\": \"mixer\"", 3.05, 0.001, NAN);
+    add_run(s, sw, "attention", "complete", "{\"arch\": \"attention\", \"seed\": \"1\"}", "queued", NAN, NAN, NAN);
+    v = verdict_of(s, "completion", "both train poorly", numbers, sizeof numbers);
+    CHECK(v == VERDICT_FAILS, "a failing point decides: %s (%s)", verdict_name(v), numbers);
+    store_close(s);
+}
+
 /* Same standing for bidir and clm; the other claims of the table are all
    "not run" on an empty store, and every preset but recall has a claim. */
 static void test_standing_and_table(void)
@@ -517,6 +546,7 @@ int main(void)
     RUN(test_match_rule);
     RUN(test_ratio_rule);
     RUN(test_flat_and_unigram_rules);
+    RUN(test_unigram_every_point);
     RUN(test_standing_and_table);
     RUN(test_points_and_reads);
     RUN(test_learned_gates);

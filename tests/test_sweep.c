@@ -649,6 +649,44 @@ static void test_data_override(void)
     if (rc == 0) sweep_free(&s);
 }
 
+/* A preset's own dataset, as the New sweep form shows it: one corpus
+   (expanded), the corpora of a data axis, or none. */
+static void test_preset_data(void)
+{
+    char data[1024];
+    CHECK(preset_data(preset_find("completion"), data, sizeof data) == 1 &&
+              strstr(data, "tinystories-sample/tinystories_sample.txt") && !strchr(data, '$'),
+          "completion: %s", data);
+    CHECK(preset_data(preset_find("pairconnect-grid"), data, sizeof data) == 0 && strstr(data, "data"),
+          "pairconnect-grid: %s", data);
+    for (int i = 0; i < preset_count(); i++) {
+        int kind = preset_data(preset_at(i), data, sizeof data);
+        CHECK(kind >= -1 && kind <= 1 && (kind < 0 || data[0]), "%s: %d %s", preset_at(i)->name, kind, data);
+    }
+}
+
+/* Which keys change a run: another architecture's, an unused schedule's or
+   task's, and the budgets a larger one overrides do not. */
+static void test_key_applies(void)
+{
+    Config c;
+    config_defaults(&c);
+    char err[ERR_LEN];
+    CHECK(config_key_applies(&c, "steps") && !config_key_applies(&c, "tokens") && !config_key_applies(&c, "seconds"),
+          "steps budget");
+    CHECK(!config_key_applies(&c, "hash_size") && !config_key_applies(&c, "fft_mode") &&
+              !config_key_applies(&c, "cooldown") && !config_key_applies(&c, "mlm_loss") && config_key_applies(&c, "d"),
+          "attention clm cosine");
+    CHECK(config_set(&c, "tokens", "20000", err) == 0 && !config_key_applies(&c, "steps") &&
+              config_key_applies(&c, "tokens"), "tokens overrides steps");
+    CHECK(config_set(&c, "arch", "pairconnect", err) == 0 && config_set(&c, "task", "mlm", err) == 0 &&
+              config_set(&c, "decay", "wsd", err) == 0 && config_key_applies(&c, "hash_size") &&
+              config_key_applies(&c, "table_optim") && config_key_applies(&c, "mlm_loss") &&
+              config_key_applies(&c, "cooldown") && !config_key_applies(&c, "fft_mode"),
+          "pairconnect mlm wsd");
+    CHECK(config_key_applies(&c, "not_a_key"), "unknown keys are not hidden");
+}
+
 int main(void)
 {
     RUN(test_grid);
@@ -664,6 +702,8 @@ int main(void)
     RUN(test_errors);
     RUN(test_paper_variants);
     RUN(test_data_override);
+    RUN(test_preset_data);
+    RUN(test_key_applies);
     RUN_IF(figures_csv() != NULL, "shared/papers/figures.csv is not beside the corpora or at ../shared/papers",
            test_figures_csv);
     CHECK_EXIT();

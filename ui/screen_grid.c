@@ -307,7 +307,8 @@ static void cell_text(const PivotCell *c, UiContext *ctx, int paper_inline, int 
             snprintf(value + strlen(value), sizeof value - strlen(value), "%s%s", ui_pm(ctx), se);
             if (show_n) snprintf(value + strlen(value), sizeof value - strlen(value), " n%d", c->n_value);
         }
-        snprintf(out, cap, "%s%s%s", value, c->n_pending ? more : "", paper);
+        /* '!': runs of the cell that did not learn (its mean is no claim's evidence) */
+        snprintf(out, cap, "%s%s%s%s", value, c->n_not_learning ? "!" : "", c->n_pending ? more : "", paper);
     } else if (c->n_pending) {
         snprintf(out, cap, "%s %s%s", more, c->pending, paper);
     } else if (c->n_runs) {
@@ -647,6 +648,11 @@ static int draw_legend(UiContext *ctx, const GridTable *tab, int y, int bottom, 
                     "pending", HEAT_RAMP, ctx->utf8 ? "…" : "...");
         y++;
     }
+    int flagged = 0;
+    for (int i = 0; i < tab->rows * tab->cols; i++) flagged += tab->cells[i].n_not_learning > 0;
+    if (flagged && y < bottom)
+        ui_text(y++, 0, width, ui_attr(ctx, UI_PAIR_BAD), "!: not learning (runs ended less than 0.1 nat below the "
+                "data's unigram entropy)");
     return y;
 }
 

@@ -23,7 +23,7 @@ DEB_PACKAGES = build-essential libncurses-dev libsqlite3-dev libopenblas-dev \
 
 LIB_SRC  = $(sort $(wildcard engine/*.c engine/*/*.c db/*.c ui/*.c ui/*/*.c experiments/*.c))
 APP_SRC  = $(sort $(wildcard app/*.c))
-TEST_SRC = $(sort $(wildcard tests/test_*.c))
+TEST_SRC = $(sort $(wildcard tests/*/test_*.c tests/test_*.c))
 # BUILD: where objects and test binaries go (build/asan for `make sanitize`);
 # BIN: the program
 BUILD   ?= build
@@ -51,13 +51,14 @@ $(BUILD)/%.o: %.c
 $(BUILD)/engine/optim.o: CPPFLAGS += -fno-math-errno
 
 # (a test's dependency file goes to $(BUILD)/deps/: $(BUILD)/tests/ holds
-# only the binaries that tests/run.sh runs)
+# only the binaries that tests/run.sh runs; tests/X/test_Y.c builds
+# $(BUILD)/tests/X/test_Y)
 $(BUILD)/tests/%: tests/%.c $(BUILD)/libmixbench.a
-	@mkdir -p $(dir $@) $(BUILD)/deps/tests
+	@mkdir -p $(dir $@) $(dir $(BUILD)/deps/tests/$*)
 	$(CC) $(CPPFLAGS) -MF $(BUILD)/deps/tests/$*.d $(CFLAGS) -o $@ $< $(BUILD)/libmixbench.a $(LDLIBS)
 
 # test_alloc counts every allocation our code makes during a training step
-$(BUILD)/tests/test_alloc: LDLIBS += -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=aligned_alloc
+$(BUILD)/tests/engine/test_alloc: LDLIBS += -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=aligned_alloc
 
 tests: $(TEST_BIN) fuzz-regress
 
@@ -65,7 +66,7 @@ tests: $(TEST_BIN) fuzz-regress
 # libFuzzer, ASan and UBSan; the library is compiled again for it into
 # build/fuzz/ (never mixed with build/'s objects).  `make fuzz-regress`
 # (part of `make tests`) builds the same harnesses with $(CC) and a plain
-# main (tests/fuzz/standalone.c) for tests/test_fuzz_regress.sh.
+# main (tests/fuzz/standalone.c) for tests/fuzz/test_fuzz_regress.sh.
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
 FUZZ_CFLAGS  ?= -std=c11 -g -O1 -Wall -Wextra -pthread -fno-omit-frame-pointer
@@ -130,7 +131,7 @@ sanitize: deps
 	  MIXBENCH=$(CURDIR)/build/asan/mixbench \
 	  MIXBENCH_TESTS="$(SAN_TESTS)" tests/run.sh
 # which tests `make sanitize` runs: every C unit test and the CLI's
-SAN_TESTS = build/asan/tests/test_* tests/test_cli.sh tests/test_store_cli.sh
+SAN_TESTS = $(TEST_SRC:tests/%.c=build/asan/tests/%) tests/cli/test_cli.sh tests/db/test_store_cli.sh
 
 clean:
 	rm -rf build mixbench

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# tests/run.sh — runs every test binary (build/tests/test_*) and every shell
-# test (tests/test_*.sh) from the repository root (or those MIXBENCH_TESTS
-# names), and ends with the line
+# tests/run.sh — runs every test binary (build/tests/AREA/test_*) and every
+# shell test (tests/AREA/test_*.sh, tests/test_layers.sh) from the
+# repository root (or those MIXBENCH_TESTS names), each named by its path
+# under tests/, and ends with the line
 # "N passed, N failed".  Each test prints "PASS name" or "FAIL name"; a test
 # program that crashes or exits non-zero without a FAIL line counts as one
 # failure.  "SKIP name: why" lines (a test that needs something outside the
@@ -19,9 +20,9 @@ passed=0; failed=0; skipped=()
 log=$(mktemp)
 # MIXBENCH_TESTS: the tests to run (globs; default every one); make sanitize
 # runs the C tests and the CLI tests of build/asan/ with it
-for t in ${MIXBENCH_TESTS:-build/tests/test_* tests/test_*.sh}; do
+for t in ${MIXBENCH_TESTS:-build/tests/*/test_* tests/*/test_*.sh tests/test_*.sh}; do
   [ -e "$t" ] || continue
-  name=$(basename "$t")
+  name=${t#*tests/}
   echo "== $name"
   start=$(date +%s)
   if [[ $t == *.sh ]]; then bash "$t" >"$log" 2>&1; else "$t" >"$log" 2>&1; fi

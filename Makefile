@@ -2,9 +2,11 @@
 #   make deps   installs the Debian packages the project needs (idempotent)
 #   make        builds ./mixbench
 #   make run    deps + build + the interactive workbench on the built-in corpus
-#   make test   deps + build + the whole test suite (ends with "N passed, N failed")
+#   make test   deps + build + the whole test suite (ends with "N passed, N failed");
+#               make test T=test_jobs runs some (tests/run.sh NAME[:CHECK]...)
 #   make sanitize  the unit and CLI tests again, built with AddressSanitizer +
-#               UndefinedBehaviorSanitizer into build/asan/ (CI runs it too)
+#               UndefinedBehaviorSanitizer into build/asan/ (CI runs it too;
+#               T= picks some as for make test)
 #   make fuzz   builds the libFuzzer harnesses of tests/fuzz/ with clang and runs
 #               each for FUZZ_SECONDS (default 60) on a copy of its seed corpus;
 #               fails naming the harness and the crashing input (tests/fuzz/run.sh)
@@ -115,9 +117,12 @@ run: deps
 	$(MAKE) mixbench
 	./mixbench
 
+# T: the tests to run (names or globs, NAME:CHECK for one check; default
+# every one), as tests/run.sh takes them
+T ?=
 test: deps
 	$(MAKE) mixbench tests
-	@tests/run.sh
+	@tests/run.sh $(T)
 
 # The C unit tests and the CLI tests under AddressSanitizer + UBSan (any
 # report fails the test: halt_on_error, and UBSan's traps are fatal).
@@ -128,8 +133,8 @@ sanitize: deps
 	$(MAKE) BUILD=build/asan BIN=build/asan/mixbench CFLAGS="$(SAN_FLAGS)" build/asan/mixbench \
 	        $(TEST_SRC:tests/%.c=build/asan/tests/%)
 	@ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  MIXBENCH=$(CURDIR)/build/asan/mixbench \
-	  MIXBENCH_TESTS="$(SAN_TESTS)" tests/run.sh
+	  MIXBENCH=$(CURDIR)/build/asan/mixbench MIXBENCH_TIMEOUT_SCALE=2 \
+	  MIXBENCH_TESTS="$(SAN_TESTS)" tests/run.sh $(T)
 # which tests `make sanitize` runs: every C unit test and the CLI's
 SAN_TESTS = $(TEST_SRC:tests/%.c=build/asan/tests/%) tests/cli/test_cli.sh tests/db/test_store_cli.sh
 

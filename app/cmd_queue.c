@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "app/cli.h"
 #include "app/commands.h"
@@ -63,6 +64,18 @@ static void print_plan(const Sweep *sw, const SweepEstimate *est)
             printf("until conclusive: rounds of extensions and seeds until every claim is decided, with no cap "
                    "(--max-hours H sets one)\n");
     }
+}
+
+/* The training speeds measured in the store at db_path, when it exists
+   (an estimate without them is the FLOP model's). */
+static void speeds_of_store(const char *db_path, SpeedBook *book)
+{
+    struct stat st;
+    Store *s;
+    char err[ERR_LEN];
+    if (stat(db_path, &st) || store_open_existing(db_path, &s, err)) return;
+    if (speed_book_load(s, book, err)) speed_book_free(book);
+    store_close(s);
 }
 
 int cmd_sweep(int argc, char **argv)
@@ -121,13 +134,25 @@ int cmd_sweep(int argc, char **argv)
     else
         printf("memory: the largest job needs %s, %s is available here (%s)\n", largest, avail, check.source);
     sweep_check_free(&check);
-    SweepEstimate est = sweep_estimate(&sw, 2);
+    SpeedBook book = {0};
+    speeds_of_store(db_path, &book);
+    SweepEstimate est = sweep_estimate(&sw, 2, &book);
+    speed_book_free(&book);
     char when[32];
     fmt_duration(est.seconds, when, sizeof when);
-    printf("estimated time: ~%s with 2 jobs at a time (%.3g PFLOP training + %.3g evaluation at %.0f GFLOP/s a "
-           "thread%s)\n",
-           when, est.train_flops / 1e15, est.eval_flops / 1e15, est.gflops,
-           est.rate_from_env ? ", MIXBENCH_GFLOPS" : "; set MIXBENCH_GFLOPS to this machine's rate");
+    int measured = 0;
+    for (int a = 0; a < est.n_archs; a++) measured |= est.arch[a].basis != SPEED_ASSUMED;
+    if (measured) {
+        char basis[512];
+        estimate_describe(&est, basis, sizeof basis);
+        printf("estimated time: ~%s with 2 jobs at a time (%.3g PFLOP training + %.3g evaluation; tokens/s: %s)\n",
+               when, est.train_flops / 1e15, est.eval_flops / 1e15, basis);
+    } else {
+        printf("estimated time: ~%s with 2 jobs at a time (%.3g PFLOP training + %.3g evaluation at %.0f GFLOP/s a "
+               "thread%s)\n",
+               when, est.train_flops / 1e15, est.eval_flops / 1e15, est.gflops,
+               est.rate_from_env ? ", MIXBENCH_GFLOPS" : "; set MIXBENCH_GFLOPS to this machine's rate");
+    }
     print_plan(&sw, &est);
     if (dry) {
         sweep_free(&sw);

@@ -612,7 +612,7 @@ static void compare_draw(void *state, UiContext *ctx, int top, int height, int w
             len += snprintf(line + len, sizeof line - len, "mean of seeds, %s min-max",
                             plot_fill_text(PLOT_FILL_SHADE, !ctx->utf8));
         else
-            len += snprintf(line + len, sizeof line - len, "%s: smoothed train, %s: valid", ctx->utf8 ? "lines" : "dots",
+            len += snprintf(line + len, sizeof line - len, "%s: smoothed train, %s: valid", ctx->utf8 ? "lines" : "*",
                             valid_look(st, ctx->utf8 && ctx->colors));
         double levels[UI_MAX_COMPARE];
         int n_levels = unigram_levels(st, levels);

@@ -337,8 +337,8 @@ static void draw_table(MaskedState *st, UiContext *ctx, int top, int width)
     for (int g = 0; g < st->n_groups; g++) {
         const Group *grp = &st->groups[g];
         int y = top + 1 + g;
-        if (ctx->colors) ui_text(y, 0, 2, ui_attr(ctx, UI_PAIR_SERIES0 + g) | A_BOLD, "%s", ctx->utf8 ? "━━" : "--");
-        else ui_text(y, 0, 2, A_BOLD, "%c%s", 'a' + g, ctx->utf8 ? "━" : "-");
+        if (ctx->colors) ui_text(y, 0, 2, ui_attr(ctx, UI_PAIR_SERIES0 + g) | A_BOLD, "%s", ctx->utf8 ? "━━" : "**");
+        else ui_text(y, 0, 2, A_BOLD, "%c%s", 'a' + g, ctx->utf8 ? "━" : "*");
         group_label(st, grp, 0, label, sizeof label);
         ui_text(y, 3, label_w, 0, "%s", label);
         for (int k = 0; k < 4; k++) {

@@ -439,7 +439,7 @@ static void draw_legend(RunState *st, UiContext *ctx, int y, int width)
     snprintf(unigram, sizeof unigram, "unigram %.2f", st->run.unigram_nats);
     const char *names[4] = {"raw", "smoothed", "valid", unigram};
     const char *marks_utf8[4] = {"⠂", "⠒", "⣿", plot_fill_text(PLOT_FILL_RULE, 0)};
-    const char *marks_ascii[4] = {".", "-", "o", plot_fill_text(PLOT_FILL_RULE, 1)};
+    const char *marks_ascii[4] = {".", "*", "o", plot_fill_text(PLOT_FILL_RULE, 1)};
     int n = isfinite(st->run.unigram_nats) ? 4 : 3;
     for (int k = 0; k < n && x < width; k++) {
         /* the valid marker is its glyph without colours (ui_plot) */

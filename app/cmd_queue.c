@@ -23,6 +23,7 @@
 #include "app/job_print.h"
 #include "db/cli_read.h"
 #include "db/jobs.h"
+#include "db/queue_read.h"
 #include "db/status.h"
 #include "engine/common.h"
 #include "engine/dist.h"
@@ -78,6 +79,38 @@ static void speeds_of_store(const char *db_path, SpeedBook *book)
     store_close(s);
 }
 
+/* `mixbench sweep` alone: the presets, each with its jobs and their time
+   here (the store's measured speeds where it has them). */
+static int list_presets(const char *db_path)
+{
+    SpeedBook book = {0};
+    speeds_of_store(db_path, &book);
+    printf("%-22s %5s %9s  %s\n", "preset", "jobs", "time", "what (the paper's setting: PRESET@paper)");
+    for (int i = 0; i < preset_count(); i++) {
+        const Preset *p = preset_at(i);
+        char *argv[1] = {(char *)p->name}, err[ERR_LEN], when[32] = "-";
+        Config base;
+        config_defaults(&base);
+        Sweep sw;
+        int jobs = -1;
+        if (sweep_parse(1, argv, &base, &sw, err) == 0) {
+            jobs = sw.n_jobs;
+            fmt_duration(sweep_estimate(&sw, 2, &book).seconds, when, sizeof when);
+            sweep_free(&sw);
+        }
+        /* its line without its own "; N jobs, ~T": the columns say those, measured here */
+        const char *cut = strstr(p->what, " jobs, ~");
+        while (cut && cut > p->what && cut[-1] != ';') cut--;
+        int len = cut && cut > p->what ? (int)(cut - p->what - 1) : (int)strlen(p->what);
+        printf("%-22s %5d %9s  %s: %.*s%s\n", p->name, jobs, when, p->source, len, p->what,
+               p->paper_spec ? " (@paper)" : "");
+    }
+    speed_book_free(&book);
+    printf("time: 2 jobs at a time on this machine (estimated).  Queue one: mixbench sweep PRESET; "
+           "a grid: mixbench sweep key=v1,v2 ...\n");
+    return 0;
+}
+
 int cmd_sweep(int argc, char **argv)
 {
     const char *db_path = "mixbench.db", *priority_s = "0", *data = NULL, *tokenizer = NULL, *dry = NULL,
@@ -92,7 +125,7 @@ int cmd_sweep(int argc, char **argv)
     char err[ERR_LEN];
     if (cli_parse(argc, argv, opts, NULL, grid, MAX_GRID_WORDS + 1, &n_grid, err)) return cli_fail("sweep: %s", err);
     if (n_grid > MAX_GRID_WORDS) return cli_fail("sweep: more than %d grid words", MAX_GRID_WORDS);
-    if (n_grid == 0) return cli_fail("sweep: name a preset or give a grid (e.g. layers=1,2 arch=mixer,attention)");
+    if (n_grid == 0) return list_presets(db_path);
     Config base;
     config_defaults(&base);
     if ((tokenizer && config_set(&base, "tokenizer", tokenizer, err)) || (data && config_set(&base, "data", data, err)))
@@ -287,18 +320,13 @@ int cmd_worker(int argc, char **argv)
     return atomic_load(&worker_stop) ? 130 : 0;
 }
 
-int cmd_queue(int argc, char **argv)
+/* `mixbench queue --tsv`: the queue view as it is, tab-separated, a header
+   line first, NULL as nothing. */
+static int queue_tsv(Store *st, char *err)
 {
-    const char *db_path = "mixbench.db";
-    CliOpt opts[] = {{"db", 1, &db_path, NULL}, {NULL, 0, NULL, NULL}};
-    char err[ERR_LEN];
-    if (cli_parse(argc, argv, opts, NULL, NULL, 0, NULL, err)) return cli_fail("queue: %s", err);
-    Store *st;
-    if (store_open_existing(db_path, &st, err)) return cli_fail("%s", err);
     DbRows *rows;
     int rc = cli_queue_open(st, &rows, err), n_rows = 0;
     const DbValue *row;
-    /* tab-separated, a header line first, NULL as nothing */
     while (!rc && !(rc = db_rows_next(rows, &row, err)) && row) {
         int n = db_rows_count(rows);
         for (int i = 0; n_rows == 0 && i < n; i++) printf("%s%s", i ? "\t" : "", db_rows_name(rows, i));
@@ -307,10 +335,55 @@ int cmd_queue(int argc, char **argv)
         printf("\n");
     }
     if (rows) db_rows_close(rows);
-    store_close(st);
-    if (rc) return cli_fail("%s", err);
-    if (!n_rows) printf("the queue is empty\n");
+    return rc;
+}
+
+/* `mixbench queue`: a table like `ls`, in the order workers take the jobs. */
+static int queue_table(Store *st, char *err)
+{
+    int64_t counts[3] = {0};
+    const RunStatus statuses[3] = {RUN_RUNNING, RUN_QUEUED, RUN_PAUSED};
+    for (int k = 0; k < 3; k++)
+        if (queue_read_count(st, statuses[k], &counts[k], err)) return -1;
+    int cap = (int)(counts[0] + counts[1] + counts[2]) + 1, n = 0;
+    QueueJob *jobs = calloc((size_t)cap, sizeof *jobs);
+    if (!jobs) return err_set(err, "queue: out of memory");
+    if (queue_read_jobs(st, jobs, cap, &n, err)) {
+        free(jobs);
+        return -1;
+    }
+    if (n == 0) printf("the queue is empty\n");
+    else printf("%4s %6s  %-8s %4s  %-11s %-9s %-16s %13s  %s\n", "POS", "ID", "STATUS", "PRI", "ARCH", "TASK",
+                "SWEEP", "STEP", "POINT");
+    for (int i = 0; i < n; i++) {
+        const QueueJob *j = &jobs[i];
+        char pos[16] = "", step[48], done[24], total[24];
+        if (j->position) snprintf(pos, sizeof pos, "%d", j->position);
+        fmt_count(j->steps_done, done, sizeof done);
+        fmt_count(j->total_steps, total, sizeof total);
+        if (j->total_steps > 0) snprintf(step, sizeof step, "%s/%s", done, total);   /* known once it starts */
+        else snprintf(step, sizeof step, "%s", done);
+        const char *status = j->status == RUN_RUNNING && j->control == JOB_CONTROL_PAUSE    ? "pausing"
+                             : j->status == RUN_RUNNING && j->control == JOB_CONTROL_CANCEL ? "stopping"
+                                                                                            : run_status_name(j->status);
+        printf("%4s %6lld  %-8s %4d  %-11.11s %-9.9s %-16.16s %13s  %s\n", pos, (long long)j->id, status, j->priority,
+               j->arch, j->task, j->sweep[0] ? j->sweep : "-", step, j->point[0] ? j->point : "-");
+    }
+    free(jobs);
     return 0;
+}
+
+int cmd_queue(int argc, char **argv)
+{
+    const char *db_path = "mixbench.db", *tsv = NULL;
+    CliOpt opts[] = {{"db", 1, &db_path, NULL}, {"tsv", 0, &tsv, NULL}, {NULL, 0, NULL, NULL}};
+    char err[ERR_LEN];
+    if (cli_parse(argc, argv, opts, NULL, NULL, 0, NULL, err)) return cli_fail("queue: %s", err);
+    Store *st;
+    if (store_open_existing(db_path, &st, err)) return cli_fail("%s", err);
+    int rc = tsv ? queue_tsv(st, err) : queue_table(st, err);
+    store_close(st);
+    return rc ? cli_fail("%s", err) : 0;
 }
 
 /* pause / cancel / resume RUN... */

@@ -40,20 +40,20 @@ static int use_color(void)
 
 typedef struct {
     const char *db;
-    int json, log_y, help;
+    int json, log_y;
     const char *status, *arch; /* ls filters */
     const char *run;           /* show's run id or name */
 } Args;
 
 static int parse_args(const char *cmd, int argc, char **argv, int is_show, Args *a)
 {
-    const char *json = NULL, *log_y = NULL, *help = NULL;
+    const char *json = NULL, *log_y = NULL;
     memset(a, 0, sizeof *a);
     a->db = DEFAULT_DB;
     const CliOpt ls_opts[] = {{"db", 1, &a->db, NULL},         {"json", 0, &json, NULL},
-                              {"help", 0, &help, "h"},         {"status", 1, &a->status, NULL},
+                              {"status", 1, &a->status, NULL},
                               {"arch", 1, &a->arch, NULL},     {NULL, 0, NULL, NULL}};
-    const CliOpt show_opts[] = {{"db", 1, &a->db, NULL}, {"json", 0, &json, NULL}, {"help", 0, &help, "h"},
+    const CliOpt show_opts[] = {{"db", 1, &a->db, NULL}, {"json", 0, &json, NULL},
                                 {"log", 0, &log_y, NULL}, {NULL, 0, NULL, NULL}};
     const char *run[1] = {NULL};
     int n_run = 0;
@@ -62,7 +62,6 @@ static int parse_args(const char *cmd, int argc, char **argv, int is_show, Args 
         return cli_fail("%s: %s (try `mixbench %s --help`)", cmd, err, cmd);
     a->json = json != NULL;
     a->log_y = log_y != NULL;
-    a->help = help != NULL;
     a->run = run[0];
     return 0;
 }
@@ -184,12 +183,6 @@ static Store *open_existing(const char *path)
 
 /* ---- ls ------------------------------------------------------------------------ */
 
-static void ls_usage(void)
-{
-    puts("usage: mixbench ls [--db FILE] [--json] [--status S] [--arch A]\n"
-         "  one line per run: id, status, arch, task, data, steps, train loss (smoothed) and\n"
-         "  its sparkline, valid and test loss, training tokens/s, creation time (UTC)");
-}
 
 static int ls_table(Store *s, const CliRunRow *runs, int n_runs, int utf8)
 {
@@ -249,10 +242,6 @@ int cmd_ls(int argc, char **argv)
     Args a;
     if (parse_args("ls", argc, argv, 0, &a))
         return 1;
-    if (a.help) {
-        ls_usage();
-        return 0;
-    }
     RunStatus status = a.status ? run_status_parse(a.status) : RUN_STATUS_COUNT;
     if (a.status && status == RUN_STATUS_COUNT)
         return cli_fail("ls: unknown status %s (queued, running, paused, done, failed, diverged, "
@@ -287,13 +276,6 @@ int cmd_ls(int argc, char **argv)
 
 /* ---- show ---------------------------------------------------------------------- */
 
-static void show_usage(void)
-{
-    puts("usage: mixbench show RUN [--db FILE] [--json] [--log]\n"
-         "  RUN is a run id (or a run name: the latest run with it); prints the config,\n"
-         "  parameter counts, evaluations, checkpoints and the train loss curve\n"
-         "  (--log: log scale)");
-}
 
 /* The run's id from an id or a name; 0 with a message printed when absent. */
 static int64_t resolve_run(Store *s, const char *run, const char *db)
@@ -491,10 +473,6 @@ int cmd_show(int argc, char **argv)
     Args a;
     if (parse_args("show", argc, argv, 1, &a))
         return 1;
-    if (a.help) {
-        show_usage();
-        return 0;
-    }
     if (!a.run)
         return cli_fail("show: which run? (mixbench show RUN; see `mixbench ls`)");
     int utf8 = text_locale_utf8();

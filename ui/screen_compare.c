@@ -707,4 +707,5 @@ const UiScreen ui_screen_compare = {
     compare_draw,
     compare_key,
     NULL,
+    NULL,
 };

@@ -469,7 +469,7 @@ static void draw_report(GridState *st, UiContext *ctx, int top, int height, int 
     int n = ui_wrap_lines(text, width - 1, NULL, NULL, 0);
     UiList *v = &st->report_view;
     ui_list_set_rows(v, NULL, n);
-    ui_list_fit(v, height - 2);
+    ui_list_fit(v, top + 2, height - 2);
     int title = ui_attr(ctx, UI_PAIR_TITLE) | (int)A_BOLD;
     if (!preset_find(preset)) {
         ui_text(top, 0, width, title, "Report: sweep %lld %s is not a preset (R: back to the table)", (long long)s->id,
@@ -789,5 +789,6 @@ const UiScreen ui_screen_grid = {
     grid_reload,
     grid_draw,
     grid_key,
+    NULL,
     NULL,
 };

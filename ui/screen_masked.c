@@ -565,4 +565,5 @@ const UiScreen ui_screen_masked = {
     masked_draw,
     masked_key,
     NULL,
+    NULL,
 };

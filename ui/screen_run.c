@@ -612,4 +612,5 @@ const UiScreen ui_screen_run = {
     run_draw,
     run_key,
     NULL,
+    NULL,
 };

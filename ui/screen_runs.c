@@ -682,7 +682,7 @@ static void runs_draw(void *state, UiContext *ctx, int top, int height, int widt
     draw_heads(st, c, top + 1, width);
     /* the last row: the selected run's data, sweep and coordinates (the
        data column is there from 90 columns only) */
-    ui_list_fit(l, height - 3);
+    ui_list_fit(l, top + 2, height - 3);
     if (st->n_visible == 0) {
         ui_text(top + 3, 2, width - 2, ui_attr(ctx, UI_PAIR_DIM), "no run matches \"%s\" (Esc clears the filter)",
                 l->filter);
@@ -828,6 +828,19 @@ static int runs_key(void *state, UiContext *ctx, int ch)
     }
 }
 
+/* A click selects the run under it; a double click opens it. */
+static int runs_mouse(void *state, UiContext *ctx, int y, int x, int double_click)
+{
+    (void)x;
+    RunsState *st = state;
+    if (!st || st->extending || st->list.filtering) return 0;
+    int i = ui_list_at(&st->list, y);
+    if (i < 0) return 0;
+    ui_list_move(&st->list, i);
+    if (double_click) runs_key(st, ctx, '\n');
+    return 1;
+}
+
 static int runs_typing(void *state)
 {
     RunsState *st = state;
@@ -860,4 +873,5 @@ const UiScreen ui_screen_runs = {
     runs_draw,
     runs_key,
     runs_typing,
+    runs_mouse,
 };

@@ -794,4 +794,5 @@ const UiScreen ui_screen_sweep = {
     sweep_draw,
     sweep_key,
     sweep_typing,
+    NULL,
 };

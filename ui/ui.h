@@ -62,6 +62,10 @@ typedef struct UiScreen {
     /* 1 while the screen is reading text (a form field, a filter), so the
        loop passes every key to it, q and digits included. */
     int (*typing)(void *state);
+    /* A click (double: 1 for a double click) at terminal row y, column x
+       of the screen's area; returns 1 when it did something.  NULL: the
+       screen takes none (the wheel reaches every screen as up/down). */
+    int (*mouse)(void *state, UiContext *ctx, int y, int x, int double_click);
 } UiScreen;
 
 /* The screens (their tab order is ui_screen_order below). */
@@ -73,9 +77,17 @@ extern const UiScreen ui_screen_runs, ui_screen_run, ui_screen_compare, ui_scree
 #define UI_MAX_SCREENS 8
 extern const UiScreen *const ui_screen_order[UI_MAX_SCREENS];
 
-/* Runs the workbench until the user quits; returns the exit code.  jobs
-   workers train in this process (0: none, the workbench only watches). */
-int ui_main(const char *db_path, int jobs, int cores);
+typedef struct {
+    const char *db_path;
+    int jobs;                  /* workers in this process (0: none, the workbench only watches) */
+    int cores;
+    int mouse;                 /* clicks and the wheel (0: --no-mouse, the terminal's own selection) */
+    const char *const *commands;   /* the CLI commands the `:` line runs (NULL-terminated) */
+    const char *exe;           /* this binary, which runs them */
+} UiOptions;
+
+/* Runs the workbench until the user quits; returns the exit code. */
+int ui_main(const UiOptions *o);
 
 /* ---- drawing helpers shared by the screens (ui/widgets.c) ---- */
 
@@ -137,6 +149,7 @@ typedef struct {
     int cursor;              /* the selected row (0 when empty) */
     int scroll;              /* the first row shown */
     int page;                /* rows shown by the last ui_list_fit (0 before the first) */
+    int top_y;               /* the terminal row of the first row shown (ui_list_fit) */
     int64_t selected_id;     /* the selection follows its row across reloads and re-sorts */
     char filter[64];         /* the `/` filter's text, "" for none */
     int filtering;           /* the filter is being typed */
@@ -161,10 +174,12 @@ int ui_list_selected(const UiList *l);
    UI_LIST_FILTERED when the filter changed: the screen filters its rows
    again (the cursor went to the top) and calls ui_list_set_rows. */
 int ui_list_key(UiList *l, int ch, int filterable);
-/* At draw time, the list has height screen lines: scrolls so that the
-   cursor's row shows whole (a text view: no further than its last page)
-   and sets page. */
-void ui_list_fit(UiList *l, int height);
+/* At draw time, the list has height screen lines from terminal row y:
+   scrolls so that the cursor's row shows whole (a text view: no further
+   than its last page) and sets page. */
+void ui_list_fit(UiList *l, int y, int height);
+/* The row drawn at terminal row y (by the last fit), -1 for none. */
+int ui_list_at(const UiList *l, int y);
 
 /* ---- a one-line text field (UTF-8; the cursor is a byte offset) ---- */
 

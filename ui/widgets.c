@@ -428,9 +428,10 @@ int ui_list_key(UiList *l, int ch, int filterable)
     return UI_LIST_MOVED;
 }
 
-void ui_list_fit(UiList *l, int height)
+void ui_list_fit(UiList *l, int y, int height)
 {
     assert(l);
+    l->top_y = y;
     if (!l->of) {
         l->page = MB_MAX(1, height);
         clamp_view(l);
@@ -440,4 +441,15 @@ void ui_list_fit(UiList *l, int height)
     int rows = 0, lines = 0;
     for (int i = l->scroll; i < l->n && lines + row_lines(l, i) <= height; i++) lines += row_lines(l, i), rows++;
     l->page = MB_MAX(1, l->of->lines ? rows : height);
+}
+
+int ui_list_at(const UiList *l, int y)
+{
+    if (!l->of || y < l->top_y) return -1;
+    int line = l->top_y;
+    for (int i = l->scroll; i < l->n && i < l->scroll + l->page; i++) {
+        line += row_lines(l, i);
+        if (y < line) return i;
+    }
+    return -1;
 }

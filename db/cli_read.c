@@ -176,7 +176,8 @@ int cli_run_by_name(Store *s, const char *name, int64_t *id, char *err)
     const char *what = "look up run";
     sqlite3_stmt *st;
     *id = 0;
-    if (store_prepare(s, "SELECT id FROM runs WHERE name = ?1 ORDER BY id DESC LIMIT 1", &st, what, err))
+    if (store_prepare(s, "SELECT id FROM runs WHERE name = ?1 AND deleted_at IS NULL ORDER BY id DESC LIMIT 1", &st,
+                      what, err))
         return -1;
     if (store_bind_text(st, 1, name) != SQLITE_OK) {
         store_fail(s, err, what);
@@ -309,7 +310,8 @@ int cli_export_open(Store *s, int curves, const char *sweep, const char *const *
     if (sweep) {
         const char *params[1] = {sweep};
         int64_t found = 0;
-        if (store_query_params(s, "SELECT 1 FROM sweeps WHERE id = ?1 OR name = ?1 LIMIT 1", params, 1, count_row,
+        if (store_query_params(s, "SELECT 1 FROM sweeps WHERE (id = ?1 OR name = ?1) AND deleted_at IS NULL LIMIT 1",
+                               params, 1, count_row,
                                &found, err))
             return -1;
         if (!found) return err_set(err, "no sweep %s in %s (`mixbench queue` lists the sweeps' jobs)", sweep,
@@ -330,8 +332,8 @@ int cli_export_open(Store *s, int curves, const char *sweep, const char *const *
     }
     if (sweep)
         len += (size_t)snprintf(sql + len, cap - len,
-                                " WHERE r.sweep_id = (SELECT id FROM sweeps WHERE id = ?1 OR name = ?1"
-                                " ORDER BY id DESC LIMIT 1)");
+                                " WHERE r.sweep_id = (SELECT id FROM sweeps"
+                                " WHERE (id = ?1 OR name = ?1) AND deleted_at IS NULL ORDER BY id DESC LIMIT 1)");
     snprintf(sql + len, cap - len, "%s", curves ? " ORDER BY c.run_id, c.step" : " ORDER BY res.id");
     int rc = rows_open(s, sql, sweep, out, err);
     free(sql);

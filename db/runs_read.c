@@ -166,7 +166,8 @@ int runs_read_latest_id(Store *s, int64_t *run_id, char *err)
 {
     assert(s && err);
     *run_id = 0;
-    return store_query_int(s, "SELECT coalesce(max(id), 0) FROM runs", run_id, "latest run", err);
+    return store_query_int(s, "SELECT coalesce(max(id), 0) FROM runs WHERE deleted_at IS NULL", run_id, "latest run",
+                           err);
 }
 
 /* ---- a run's tables ------------------------------------------------------ */
@@ -260,7 +261,7 @@ int runs_read_seed_group(Store *s, int64_t run_id, int64_t *ids, int cap, int *n
     seed_group_expr("r", r, sizeof r);
     snprintf(SQL, sizeof SQL,
              "SELECT g.id FROM runs r JOIN runs g ON (g.sweep_id IS r.sweep_id) AND (%s) = (%s)"
-             " WHERE r.id = ?1 ORDER BY g.id", g, r);
+             " WHERE r.id = ?1 AND g.deleted_at IS NULL ORDER BY g.id", g, r);
     const char *what = "read seed group";
     *n = 0;
     if (cap < 1) return err_set(err, "store: seed group of run %lld: no room for ids", (long long)run_id);
@@ -277,8 +278,8 @@ int runs_read_last_finished(Store *s, int64_t *ids, int cap, int *n, int64_t *sw
     assert(s && err);
     static const char SQL[] =
         "SELECT r.id, r.sweep_id, s.name FROM runs r LEFT JOIN sweeps s ON s.id = r.sweep_id"
-        " WHERE r.status = 'done' AND r.sweep_id IS"
-        "       (SELECT max(sweep_id) FROM runs WHERE status = 'done')"
+        " WHERE r.status = 'done' AND r.deleted_at IS NULL AND r.sweep_id IS"
+        "       (SELECT max(sweep_id) FROM runs WHERE status = 'done' AND deleted_at IS NULL)"
         " ORDER BY r.id DESC LIMIT ?1";
     const char *what = "read finished runs";
     int64_t limit = cap;

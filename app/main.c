@@ -20,17 +20,21 @@ static void usage(FILE *f)
           "  generate  sample text: --ckpt CKPT | --run RUN [--prompt TEXT] [-n N] [--temperature T] [--top-k K]\n"
           "  bench     training throughput vs sgemm: [--arch A] [--config S|M] [--task clm|mlm] [--threads T] [--json]\n"
           "            [--bf16: each model in float32 and in precision=bf16, side by side]\n"
-          "  ls        list runs in the store [--db FILE]\n"
+          "  ls        list runs in the store [--db FILE] [--where EXPR] [--trash]\n"
           "  show RUN  one run's config, evaluations and loss curve [--db FILE]\n"
           "  sweep     queue a preset or a grid: PRESET[@paper]|key=v1,v2 ... [--data D] [--dry-run] [--priority P]\n"
+          "            [--name NAME]\n"
           "  worker    run queued jobs until the queue is empty [--jobs N] [--threads T]\n"
           "  (run, worker and bench also run over MPI ranks under mpirun or srun: docs/scale.md)\n"
           "  queue     list queued, running and paused jobs\n"
           "  pause | cancel | resume RUN...   control jobs\n"
-          "  export    results or curves: [--sweep S] --csv|--json [--curves]\n"
+          "  export    results or curves: [--sweep S] [--where EXPR] --csv|--json [--curves]\n"
           "  report    the presets beside their papers, with verdicts: [PRESET ...] [--db FILE] [--md FILE]\n"
           "  extend    continue a done or stopped decay=wsd run to a larger budget: RUN tokens=N|steps=N\n"
           "  gc        remove checkpoints no run names: [--dry-run] [--keep last|best|none] [--db FILE]\n"
+          "  rename RUN|sweep:S NEW   tag|untag RUN... TAG   note RUN|sweep:S TEXT   star|unstar RUN...\n"
+          "  rm RUN...|sweep:S...     to the trash (restore takes back, purge empties it for good)\n"
+          "            (tag, untag, note, star, unstar, rm, restore: --where EXPR chooses the runs instead)\n"
           "Every model and training key of the SPEC is accepted as key=value or --key value.\n",
           f);
 }
@@ -46,6 +50,9 @@ static const struct {
     {"queue", cmd_queue},   {"pause", cmd_pause},   {"cancel", cmd_cancel},     {"resume", cmd_resume},
     {"export", cmd_export}, {"report", cmd_report}, {"gc", cmd_gc},
     {"extend", cmd_extend},
+    {"rename", cmd_rename}, {"tag", cmd_tag},       {"untag", cmd_untag},       {"note", cmd_note},
+    {"star", cmd_star},     {"unstar", cmd_unstar}, {"rm", cmd_rm},             {"restore", cmd_restore},
+    {"purge", cmd_purge},
 };
 
 int main(int argc, char **argv)

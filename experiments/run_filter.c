@@ -319,3 +319,23 @@ int run_filter_select(Store *s, const char *text, int in_trash, int64_t **ids, i
     }
     return 0;
 }
+
+int run_filter_select_json(Store *s, const char *text, int in_trash, char **json, int *n, char *err)
+{
+    assert(s && json && n && err);
+    *json = NULL;
+    int64_t *ids;
+    if (run_filter_select(s, text, in_trash, &ids, n, err)) return -1;
+    StrBuf sb;
+    sb_init(&sb);
+    sb_append(&sb, "[");
+    for (int i = 0; i < *n; i++) sb_printf(&sb, "%s%lld", i ? "," : "", (long long)ids[i]);
+    sb_append(&sb, "]");
+    free(ids);
+    if (!sb_ok(&sb)) {
+        sb_free(&sb);
+        return err_set(err, "filter: out of memory");
+    }
+    *json = sb.data;
+    return 0;
+}

@@ -65,5 +65,7 @@ int run_filter_value(const RunSummary *r, const char *key, char *out, size_t cap
 /* The ids of the runs that text matches, by id: the runs not in the trash,
    or (in_trash 1) those in it.  *ids malloc'd (NULL when *n is 0). */
 int run_filter_select(Store *s, const char *text, int in_trash, int64_t **ids, int *n, char *err);
+/* The same ids as a JSON array ("[3,5]", malloc'd), for SQL's json_each. */
+int run_filter_select_json(Store *s, const char *text, int in_trash, char **json, int *n, char *err);
 
 #endif

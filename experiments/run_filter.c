@@ -116,6 +116,13 @@ static int config_value_of(const char *config_json, const char *key, char *out, 
     return found;
 }
 
+int run_filter_coord(const RunSummary *r, const char *key, char *out, size_t cap)
+{
+    assert(r && key && out && cap > 0);
+    out[0] = 0;
+    return coord_value_of(r->coords, key, out, cap);
+}
+
 int run_filter_value(const RunSummary *r, const char *key, char *out, size_t cap)
 {
     assert(r && key && out && cap > 0);

@@ -61,6 +61,8 @@ int run_filter_match(const RunFilter *f, const RunSummary *r);
 /* The value of key for r as text into out[cap] (a field, then a sweep
    coordinate, then a config key); 0 when r has none (out ""). */
 int run_filter_value(const RunSummary *r, const char *key, char *out, size_t cap);
+/* Only r's sweep coordinate key ("" and 0 when r has none). */
+int run_filter_coord(const RunSummary *r, const char *key, char *out, size_t cap);
 
 /* The ids of the runs that text matches, by id: the runs not in the trash,
    or (in_trash 1) those in it.  *ids malloc'd (NULL when *n is 0). */

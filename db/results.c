@@ -67,7 +67,8 @@ int results_newest_sweep(Store *s, const char *preset, SweepRow *out, int *found
 int results_sweep(Store *s, int64_t sweep_id, SweepRow *out, int *found, char *err)
 {
     assert(s && err);
-    return read_sweep(s, "SELECT id, name, spec, axes_json, created_at, coalesce(preset, name) FROM sweeps WHERE id = ?1",
+    return read_sweep(s,
+                      "SELECT id, name, spec, axes_json, created_at, coalesce(preset, name) FROM sweeps WHERE id = ?1",
                       NULL, sweep_id, out, found, err);
 }
 

@@ -87,8 +87,8 @@ static void test_upgrade_v6(void)
     }
     CHECK(sqlite3_exec(db,
                        "INSERT INTO sweeps (name, spec) VALUES ('completion', 'completion'), ('grid', 'layers=1,2');"
-                       "INSERT INTO runs (status, arch, task, sweep_id, name) VALUES ('done', 'attention', 'clm', 1, 'a'),"
-                       " ('done', 'mixer', 'clm', 2, NULL);"
+                       "INSERT INTO runs (status, arch, task, sweep_id, name)"
+                       " VALUES ('done', 'attention', 'clm', 1, 'a'), ('done', 'mixer', 'clm', 2, NULL);"
                        "PRAGMA user_version = 6;",
                        NULL, NULL, &msg) == SQLITE_OK,
           "fill: %s", msg);
@@ -333,7 +333,8 @@ static void test_settings(void)
     CHECK(store_setting_put(s, "runs.sort", "id asc", err) == 0, "replace: %s", err);
     CHECK(store_setting_get(s, "runs.sort", value, sizeof value, &found, err) == 0 && found && !strcmp(value, "id asc"),
           "%s %s", value, err);
-    CHECK(store_setting_get(s, "runs.filter", value, 8, &found, err) == 0 && !strcmp(value, "layers>"), "cut %s", value);
+    CHECK(store_setting_get(s, "runs.filter", value, 8, &found, err) == 0 && !strcmp(value, "layers>"), "cut %s",
+          value);
     CHECK(store_setting_put(s, "runs.sort", NULL, err) == 0 &&
               store_setting_get(s, "runs.sort", value, sizeof value, &found, err) == 0 && !found,
           "deleted: %s", err);

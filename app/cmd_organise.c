@@ -61,7 +61,8 @@ static void describe(Store *s, int64_t id, char *out, size_t cap)
 static int do_rename(Store *s, int64_t id, const char *arg, int dry, char *line, size_t cap, char *err)
 {
     (void)dry;
-    snprintf(line, cap, "run %lld renamed %s", (long long)id, arg[0] ? arg : "(no name)");
+    if (arg[0]) snprintf(line, cap, "run %lld renamed %s", (long long)id, arg);
+    else snprintf(line, cap, "run %lld: name cleared", (long long)id);
     return store_run_rename(s, id, arg, err);
 }
 

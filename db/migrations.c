@@ -595,7 +595,7 @@ static const char MIGRATION_6[] =
    settings       key/value memory of the workbench for this store (picks,
                   sort, filter, screen, the New sweep form): db/settings.h.
    results_all    (view) the results of every run, the trash included, with
-                  tags (space-separated, sorted), note, starred, sweep_id and
+                  tags (space-separated, sorted), note, starred and
                   deleted_at; results is results_all without the trash (its
                   deleted_at is always NULL), and sweep_results, queue and
                   curves leave the trash out too.
@@ -648,7 +648,7 @@ static const char MIGRATION_7[] =
     "DROP VIEW curves;\n"
     "\n"
     "-- Every run with its final numbers, the trash included (deleted_at set):\n"
-    "-- the columns of results (version 6) and tags, note, starred, sweep_id,\n"
+    "-- the columns of results (version 6) and tags, note, starred,\n"
     "-- deleted_at.  Query results instead unless the trash matters.\n"
     "CREATE VIEW results_all AS\n"
     "SELECT r.id, r.name, r.arch, r.task, r.data, r.tokenizer, r.status,\n"
@@ -684,7 +684,6 @@ static const char MIGRATION_7[] =
     "                  (SELECT tag FROM run_tags WHERE run_id = r.id ORDER BY tag)), '') AS tags,\n"
     "       r.note,                          -- free text, NULL: none\n"
     "       r.starred,                       -- 1: protected from rm\n"
-    "       r.sweep_id,\n"
     "       r.deleted_at                     -- NULL unless in the trash\n"
     "  FROM runs r\n"
     "  LEFT JOIN metrics m ON m.run_id = r.id\n"

@@ -216,17 +216,17 @@ static int group_point(const RunSummary *r, char *out, size_t cap)
     return len;
 }
 
-/* "attention clm layers=2: 3 seeds (runs 1 2 3): valid 6.371 +- 0.002 (min
-   6.369, max 6.375, 3 done), test ...; 3 of 3 not learning: unigram level";
-   one finished seed has no spread: "valid 6.371 (1 done)". */
+/* "attention clm layers=2: runs 1 2 3: valid 6.371 +- 0.002 (min 6.369, max
+   6.375, 3 done); test ...; 3 of 3 not learning: unigram level" (the point
+   first, so that it shows however narrow); one finished seed has no
+   spread: "valid 6.371 (1 done)". */
 static int group_line(const GroupRow *g, const char *pm, char *line, size_t cap)
 {
     int len = group_point(&g->row.run, line, cap);
-    len += snprintf(line + len, cap - len, ": %d seed%s (run%s", g->n, g->n == 1 ? "" : "s", g->n == 1 ? "" : "s");
+    len += snprintf(line + len, cap - len, ": run%s", g->n == 1 ? "" : "s");
     for (int k = 0; k < g->n && k < GROUP_IDS && len < (int)cap; k++)
         len += snprintf(line + len, cap - len, " %lld", (long long)g->ids[k]);
-    if (g->n > GROUP_IDS && len < (int)cap) len += snprintf(line + len, cap - len, " ...");
-    if (len < (int)cap) len += snprintf(line + len, cap - len, ")");
+    if (g->n > GROUP_IDS && len < (int)cap) len += snprintf(line + len, cap - len, " ... (%d)", g->n);
     const SeedStats *stats[2] = {&g->valid, &g->test};
     const char *names[2] = {"valid", "test"};
     for (int k = 0; k < 2 && len < (int)cap; k++)

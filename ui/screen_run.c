@@ -615,7 +615,7 @@ static int run_typing(void *state)
 
 const UiScreen ui_screen_run = {
     "Run",
-    "x axis  l log  +/- smooth  p/r/X job  g generate  D delete",
+    "x axis  l log  +/- smooth  p/r/X job  g generate",
     "x               x axis: steps, tokens, wall seconds\n"
     "l               y axis: log / linear\n"
     "+ / -           more / less smoothing of the train loss (0 .. 0.99)\n"

@@ -519,7 +519,7 @@ static int runs_typing(void *state)
 
 const UiScreen ui_screen_runs = {
     "Runs",
-    "Enter open  s sort  / filter  space pick  g seeds  D delete  t tag",
+    "Enter open  s sort  / filter  space pick  g seeds",
     "up/down j/k     move (PgUp/PgDn, Home/End); Enter opens the run\n"
     "s / S           sort by the next column / reverse the order\n"
     "/               filter: words, key=value key>v key<v key!=v (config\n"

@@ -130,7 +130,7 @@ sanitize: deps
 	  MIXBENCH=$(CURDIR)/build/asan/mixbench \
 	  MIXBENCH_TESTS="$(SAN_TESTS)" tests/run.sh
 # which tests `make sanitize` runs: every C unit test and the CLI's
-SAN_TESTS = build/asan/tests/test_* tests/test_cli.sh tests/test_store_cli.sh
+SAN_TESTS = build/asan/tests/test_* tests/test_cli.sh tests/test_store_cli.sh tests/test_organise_cli.sh
 
 clean:
 	rm -rf build mixbench

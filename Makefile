@@ -136,7 +136,7 @@ sanitize: deps
 	  MIXBENCH=$(CURDIR)/build/asan/mixbench MIXBENCH_TIMEOUT_SCALE=2 \
 	  MIXBENCH_TESTS="$(SAN_TESTS)" tests/run.sh $(T)
 # which tests `make sanitize` runs: every C unit test and the CLI's
-SAN_TESTS = $(TEST_SRC:tests/%.c=build/asan/tests/%) tests/cli/test_cli.sh tests/db/test_store_cli.sh
+SAN_TESTS = $(TEST_SRC:tests/%.c=build/asan/tests/%) tests/cli/test_cli.sh tests/db/test_store_cli.sh tests/cli/test_organise_cli.sh
 
 clean:
 	rm -rf build mixbench

@@ -1,11 +1,11 @@
 /*
  * cmd_queue.c — the experiment engine's commands:
- *   mixbench sweep PRESET|GRID... [--data D] [--dry-run] [--priority P]   queue (or list) a sweep's jobs
+ *   mixbench sweep PRESET|GRID... [--data D] [--dry-run] [--priority P] [--name NAME]   queue (or list) a sweep's jobs
  *   mixbench worker [--jobs N] [--threads T]     run queued jobs headless until the queue is empty
  *                                                (under mpirun: over the launch's ranks, mpi_sweep.h)
  *   mixbench queue                               queued, running and paused jobs
  *   mixbench pause|cancel|resume RUN...          control jobs
- *   mixbench export [--sweep S] --csv|--json [--curves]   results (or curves) as CSV / JSON
+ *   mixbench export [--sweep S] [--where EXPR] --csv|--json [--curves]   results (or curves) as CSV / JSON
  * All take --db FILE (default mixbench.db).  queue and export read through
  * db/cli_read.h; export --json writes each cell with the type SQLite gives it.
  */
@@ -35,6 +35,7 @@
 #include "experiments/format.h"
 #include "experiments/adaptive.h"
 #include "experiments/mpi_sweep.h"
+#include "experiments/run_filter.h"
 #include "experiments/scheduler.h"
 #include "experiments/sweep.h"
 #include "experiments/sweep_check.h"
@@ -114,11 +115,12 @@ static int list_presets(const char *db_path)
 int cmd_sweep(int argc, char **argv)
 {
     const char *db_path = "mixbench.db", *priority_s = "0", *data = NULL, *tokenizer = NULL, *dry = NULL,
-               *until = NULL, *hours_s = NULL;
+               *until = NULL, *hours_s = NULL, *name = NULL;
     const CliOpt opts[] = {{"db", 1, &db_path, NULL},     {"priority", 1, &priority_s, NULL},
                            {"data", 1, &data, NULL},      {"tokenizer", 1, &tokenizer, NULL},
                            {"dry-run", 0, &dry, NULL},    {"until-conclusive", 0, &until, NULL},
-                           {"max-hours", 1, &hours_s, NULL}, {NULL, 0, NULL, NULL}};
+                           {"max-hours", 1, &hours_s, NULL}, {"name", 1, &name, NULL},
+                           {NULL, 0, NULL, NULL}};
     /* every word but the options is the grid (or a preset name) */
     const char *grid[MAX_GRID_WORDS + 1];
     int n_grid = 0;
@@ -137,8 +139,11 @@ int cmd_sweep(int argc, char **argv)
     if (hours_s && !until) return cli_fail("sweep: --max-hours caps --until-conclusive; give both");
     if (hours_s && (text_to_double(hours_s, &max_hours) || !(max_hours > 0) || max_hours > 1e6))
         return cli_fail("sweep: --max-hours %s is not a number of hours > 0", hours_s);
+    if (name && strlen(name) >= sizeof ((Sweep *)0)->label)
+        return cli_fail("sweep: --name %s: at most %d bytes", name, (int)sizeof ((Sweep *)0)->label - 1);
     Sweep sw;
     if (sweep_parse_data(n_grid, (char **)grid, &base, data, &sw, err)) return cli_fail("%s", err);
+    if (name) snprintf(sw.label, sizeof sw.label, "%s", name);
     if (until && sweep_until_conclusive(&sw, max_hours, err)) {
         sweep_free(&sw);
         return cli_fail("%s", err);
@@ -150,7 +155,8 @@ int cmd_sweep(int argc, char **argv)
         sweep_free(&sw);
         return cli_fail("sweep: %s; nothing queued", err);
     }
-    printf("sweep %s: %d job%s\n", sw.name, sw.n_jobs, sw.n_jobs == 1 ? "" : "s");
+    printf("sweep %s%s%s: %d job%s\n", sw.label[0] ? sw.label : sw.name, sw.label[0] ? " of " : "",
+           sw.label[0] ? sw.name : "", sw.n_jobs, sw.n_jobs == 1 ? "" : "s");
     for (int i = 0; i < sw.n_jobs; i++) {
         const Config *c = &sw.jobs[i].config;
         char mem[32];
@@ -490,9 +496,10 @@ static void export_csv_row(DbRows *rows, const DbValue *row, int first)
 
 int cmd_export(int argc, char **argv)
 {
-    const char *db_path = "mixbench.db", *sweep = NULL, *csv = NULL, *json = NULL, *curves = NULL;
+    const char *db_path = "mixbench.db", *sweep = NULL, *csv = NULL, *json = NULL, *curves = NULL, *where = NULL;
     CliOpt opts[] = {{"db", 1, &db_path, NULL}, {"sweep", 1, &sweep, NULL},    {"csv", 0, &csv, NULL},
-                     {"json", 0, &json, NULL},  {"curves", 0, &curves, NULL}, {NULL, 0, NULL, NULL}};
+                     {"json", 0, &json, NULL},  {"curves", 0, &curves, NULL}, {"where", 1, &where, NULL},
+                     {NULL, 0, NULL, NULL}};
     char err[ERR_LEN];
     if (cli_parse(argc, argv, opts, NULL, NULL, 0, NULL, err)) return cli_fail("export: %s", err);
     if (!csv == !json) return cli_fail("export: choose one of --csv and --json");
@@ -502,10 +509,15 @@ int cmd_export(int argc, char **argv)
     int n_keys = config_key_count();
     const char **keys = malloc(sizeof *keys * (size_t)n_keys);
     for (int i = 0; keys && i < n_keys; i++) keys[i] = config_key_name(i);
+    /* --where: the runs the Runs screen's filter keeps (experiments/run_filter.h) */
+    char *ids = NULL;
+    int n_ids = 0, rc = where ? run_filter_select_json(st, where, 0, &ids, &n_ids, err) : 0, n_rows = 0;
     DbRows *rows = NULL;
-    int rc = keys ? cli_export_open(st, curves != NULL, sweep, keys, n_keys, &rows, err)
-                  : err_set(err, "out of memory"), n_rows = 0;
+    if (!rc)
+        rc = keys ? cli_export_open_of(st, curves != NULL, sweep, ids, keys, n_keys, &rows, err)
+                  : err_set(err, "out of memory");
     free(keys);
+    free(ids);
     const DbValue *row;
     if (!rc && json) printf("[");
     while (!rc && !(rc = db_rows_next(rows, &row, err)) && row) {

@@ -11,6 +11,12 @@
 #include <stdio.h>
 #include <string.h>
 
+/* the --where paragraph of the organising commands */
+#define WHERE_TEXT                                                                                         \
+    "  RUN: a run id or name; --where EXPR picks the runs instead (the Runs screen's filter:\n"            \
+    "  words, key=value, key>value, tag:NAME or #NAME, !term; README \"The filter expression\")\n"         \
+    "  --db FILE        the store (default mixbench.db)"
+
 static const Command COMMANDS[] = {
     {"run", cmd_run, "train a model headless: --arch A --task T --data D [key=value ...] | --resume RUN",
      "mixbench run [--arch A] [--task T] [--data D] [--variant V] [key=value ...] [--db FILE]\n"
@@ -66,12 +72,14 @@ static const Command COMMANDS[] = {
      "  --bf16           each model in float32 and in precision=bf16, side by side\n"
      "  --json           one JSON object",
      "mixbench bench --arch mixer --config M --threads 2", 0},
-    {"ls", cmd_ls, "list runs in the store [--db FILE]",
-     "mixbench ls [--db FILE] [--json] [--status S] [--arch A]",
+    {"ls", cmd_ls, "list runs in the store [--where EXPR] [--trash] [--db FILE]",
+     "mixbench ls [--db FILE] [--json] [--status S] [--arch A] [--where EXPR] [--trash]",
      "one line per run: id, status, arch, task, data, steps, train loss (smoothed) and its\n"
-     "sparkline, valid and test loss, training tokens/s, creation time (UTC)\n"
+     "sparkline, valid and test loss, training tokens/s, tags (* starred), creation time (UTC)\n"
      "  --status S       only runs with this status (done, running, queued, failed, ...)\n"
      "  --arch A         only this architecture\n"
+     "  --where EXPR     the runs the filter expression picks (README \"The filter expression\")\n"
+     "  --trash          the runs in the trash instead\n"
      "  --json           one JSON array\n"
      "  --db FILE        the store (default mixbench.db)",
      "mixbench ls --status done --arch mixer", 0},
@@ -93,6 +101,7 @@ static const Command COMMANDS[] = {
      "  --data D         the dataset (replaces a preset's own corpus)\n"
      "  --tokenizer K    word, char, bpe or ids\n"
      "  --priority P     higher runs first (default 0)\n"
+     "  --name NAME      the sweep's name (default: the preset's, or grid)\n"
      "  --dry-run        list the jobs, queue nothing\n"
      "  --until-conclusive   rounds of extensions and seeds until every claim is decided\n"
      "  --max-hours H    the cap of --until-conclusive, in CPU hours\n"
@@ -126,10 +135,11 @@ static const Command COMMANDS[] = {
      "mixbench resume RUN... [--db FILE]",
      "a paused or interrupted job goes back to the queue and continues from its last checkpoint",
      "mixbench resume 4", 1},
-    {"export", cmd_export, "results or curves: [--sweep S] --csv|--json [--curves]",
-     "mixbench export --csv|--json [--sweep S] [--curves] [--db FILE]",
+    {"export", cmd_export, "results or curves: [--sweep S] [--where EXPR] --csv|--json [--curves]",
+     "mixbench export --csv|--json [--sweep S] [--where EXPR] [--curves] [--db FILE]",
      "the results view (one row per run) or, with --curves, every metric row, to stdout\n"
      "  --sweep S        one sweep's runs\n"
+     "  --where EXPR     the runs the filter expression picks\n"
      "  --curves         the per-step metrics instead of the results\n"
      "  --db FILE        the store (default mixbench.db)",
      "mixbench export --sweep 2 --csv > sweep2.csv", 0},
@@ -153,6 +163,50 @@ static const Command COMMANDS[] = {
      "before the cool-down; it ends where a run trained with that budget from the start ends.\n"
      "The run is queued: `mixbench worker`, the workbench or `mixbench run --resume RUN` trains it.",
      "mixbench extend 3 tokens=2000000", 1},
+    {"rename", cmd_rename, "rename a run or a sweep: RUN|sweep:S NEW",
+     "mixbench rename RUN|sweep:S NEW [--db FILE]",
+     "gives a run or a sweep a new name (a preset sweep keeps its preset: claims and the Grid\n"
+     "still find it)\n"
+     "  --db FILE        the store (default mixbench.db)",
+     "mixbench rename sweep:2 \"hash sizes\"", 1},
+    {"tag", cmd_tag, "tag runs: RUN... TAG | --where EXPR TAG",
+     "mixbench tag RUN... TAG [--db FILE]\n       mixbench tag --where EXPR TAG [--db FILE]",
+     "adds a tag to runs (the Runs screen's TAGS column; #TAG in a filter)\n     " WHERE_TEXT,
+     "mixbench tag --where \"arch=mixer layers>2\" deep", 1},
+    {"untag", cmd_untag, "untag runs: RUN... TAG | --where EXPR TAG",
+     "mixbench untag RUN... TAG [--db FILE]\n       mixbench untag --where EXPR TAG [--db FILE]",
+     "takes a tag off runs\n     " WHERE_TEXT,
+     "mixbench untag 3 4 deep", 1},
+    {"note", cmd_note, "a note on a run or sweep: RUN|sweep:S TEXT",
+     "mixbench note RUN|sweep:S TEXT [--db FILE]\n       mixbench note --where EXPR TEXT [--db FILE]",
+     "free text kept with a run or a sweep (\"\" clears it); shown by the Run screen and `show`\n     " WHERE_TEXT,
+     "mixbench note 5 lr too high", 1},
+    {"star", cmd_star, "star runs (protected from rm): RUN... | --where EXPR",
+     "mixbench star RUN... [--db FILE]\n       mixbench star --where EXPR [--db FILE]",
+     "stars runs: a starred run refuses rm until unstarred\n     " WHERE_TEXT,
+     "mixbench star 3", 1},
+    {"unstar", cmd_unstar, "unstar runs: RUN... | --where EXPR",
+     "mixbench unstar RUN... [--db FILE]\n       mixbench unstar --where EXPR [--db FILE]",
+     "takes the star off runs\n     " WHERE_TEXT,
+     "mixbench unstar 3", 1},
+    {"rm", cmd_rm, "move runs or sweeps to the trash: RUN...|sweep:S... | --where EXPR [--dry-run]",
+     "mixbench rm RUN...|sweep:S... [--dry-run] [--db FILE]\n       mixbench rm --where EXPR [--dry-run] [--db FILE]",
+     "moves runs (or a sweep with its runs) to the trash: they leave every screen, view and\n"
+     "report but stay restorable until `purge`; a starred, queued or running run is refused\n"
+     "  --dry-run        say what would go, move nothing\n     " WHERE_TEXT,
+     "mixbench rm --where \"valid>6 !#keep\" --dry-run", 1},
+    {"restore", cmd_restore, "take runs or sweeps out of the trash: RUN...|sweep:S... | --where EXPR",
+     "mixbench restore RUN...|sweep:S... [--db FILE]\n       mixbench restore --where EXPR [--db FILE]",
+     "takes runs (or a sweep with its runs) back from the trash (`ls --trash` lists it; --where\n"
+     "picks among the runs in the trash)\n     " WHERE_TEXT,
+     "mixbench restore 4", 1},
+    {"purge", cmd_purge, "empty the trash for good, checkpoint files too [--dry-run]",
+     "mixbench purge [--dry-run] [--db FILE]",
+     "deletes the runs and sweeps in the trash for good (`mixbench ls --trash` lists them), with\n"
+     "their metrics, evaluations and the checkpoint files that are the store's own\n"
+     "  --dry-run        print what would go, delete nothing\n"
+     "  --db FILE        the store (default mixbench.db)",
+     "mixbench purge --dry-run", 1},
 };
 
 int command_count(void)

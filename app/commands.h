@@ -26,6 +26,15 @@ int cmd_export(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_gc(int argc, char **argv);
 int cmd_extend(int argc, char **argv);
+int cmd_rename(int argc, char **argv);
+int cmd_tag(int argc, char **argv);
+int cmd_untag(int argc, char **argv);
+int cmd_note(int argc, char **argv);
+int cmd_star(int argc, char **argv);
+int cmd_unstar(int argc, char **argv);
+int cmd_rm(int argc, char **argv);
+int cmd_restore(int argc, char **argv);
+int cmd_purge(int argc, char **argv);
 
 /* The table of commands (app/commands.c): a new command is one file
    app/cmd_NAME.c, its declaration above and one entry there. */

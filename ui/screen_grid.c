@@ -42,7 +42,8 @@
 
 typedef struct {
     int64_t id;
-    char name[64];
+    char name[64];           /* what it was queued from (SweepRow.preset): its figures and claims */
+    char label[64];          /* what it is called (SweepRow.name) */
 } GridSweep;
 
 typedef struct {
@@ -246,7 +247,8 @@ static void grid_reload(void *state, UiContext *ctx)
     for (int i = 0; i < n_sweeps && st->n_sweeps < MAX_SWEEPS; i++) {
         GridSweep *g = &st->sweeps[st->n_sweeps++];
         g->id = sweeps[i].id;
-        ui_copy_text(g->name, sizeof g->name, sweeps[i].name);
+        ui_copy_text(g->name, sizeof g->name, sweeps[i].preset);
+        ui_copy_text(g->label, sizeof g->label, sweeps[i].name);
     }
     free(sweeps);
     st->current = st->n_sweeps - 1;
@@ -412,7 +414,7 @@ static void draw_header(GridState *st, UiContext *ctx, int *y, int width)
     const GridSweep *s = &st->sweeps[st->current];
     int title = ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD, dim = ui_attr(ctx, UI_PAIR_DIM);
     char name[96];
-    snprintf(name, sizeof name, "Grid: sweep %lld %s", (long long)s->id, s->name);
+    snprintf(name, sizeof name, "Grid: sweep %lld %s", (long long)s->id, s->label);
     ui_text(*y, 0, width, title, "%s", name);
     int x = (int)strlen(name) + 3;
     if (x < width) ui_text(*y, x, width - x, dim, "(%d of %d, [ ] switch)", st->current + 1, st->n_sweeps);

@@ -43,7 +43,8 @@ static const char *const PRESETS[] = {"autoencoder", "bidirectional", "completio
 
 typedef struct {
     int64_t id;
-    char name[64];
+    char name[64];           /* what it was queued from (SweepRow.preset) */
+    char label[64];          /* what it is called (SweepRow.name) */
 } MaskedSweep;
 
 typedef struct {
@@ -256,7 +257,8 @@ static void masked_reload(void *state, UiContext *ctx)
     for (int i = 0; i < n_sweeps && st->n_sweeps < MAX_MASKED_SWEEPS; i++) {
         MaskedSweep *m = &st->sweeps[st->n_sweeps++];
         m->id = sweeps[i].id;
-        ui_copy_text(m->name, sizeof m->name, sweeps[i].name);
+        ui_copy_text(m->name, sizeof m->name, sweeps[i].preset);
+        ui_copy_text(m->label, sizeof m->label, sweeps[i].name);
     }
     free(sweeps);
     st->current = st->n_sweeps - 1;
@@ -467,7 +469,7 @@ static void masked_draw(void *state, UiContext *ctx, int top, int height, int wi
     const MaskedSweep *s = &st->sweeps[st->current];
     const Preset *preset = preset_find(s->name);
     char name[96];
-    snprintf(name, sizeof name, "AE/Bidir: sweep %lld %s", (long long)s->id, s->name);
+    snprintf(name, sizeof name, "AE/Bidir: sweep %lld %s", (long long)s->id, s->label);
     ui_text(y, 0, width, ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD, "%s", name);
     int x = (int)strlen(name) + 3;
     if (x < width)

@@ -19,6 +19,7 @@
 #include "ui/draw/plot.h"
 
 #define UI_MAX_COMPARE 8
+#define UI_UNDO_MAX 256          /* runs the last delete put into the trash, for its undo */
 
 /* Colour pairs (the monochrome fallback uses attributes instead). */
 enum {
@@ -36,6 +37,8 @@ typedef struct UiContext {
     int64_t compare[UI_MAX_COMPARE];   /* runs selected for Compare */
     int n_compare;
     int64_t sweep_id;          /* the sweep the Grid screen shows (0: latest) */
+    int64_t undo[UI_UNDO_MAX]; /* the runs the last delete (Runs or Run, D) put into the trash */
+    int n_undo;
     char message[256];         /* one-line status shown above the footer */
     int switch_to;             /* a screen asks the loop to show screen N (-1: none) */
     int quit;
@@ -91,7 +94,8 @@ int ui_main(const UiOptions *o);
 
 /* ---- drawing helpers shared by the screens (ui/widgets.c) ---- */
 
-/* Text clipped to width columns (UTF-8 aware: engine/text.h), with attributes. */
+/* Text clipped to width columns (UTF-8 aware: engine/text.h) and to the
+   terminal's last column, with attributes. */
 void ui_text(int y, int x, int width, int attr, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* Breaks text into lines of at most width columns at spaces (a longer word
    is cut, '\n' ends a line); writes (start, length) of line i into
@@ -128,59 +132,6 @@ void ui_config_of(const RunConfigEntry *entries, int n, Config *c);
    the job of a run (db/jobs.h), and says the outcome on the message line. */
 void ui_control_run(UiContext *ctx, int64_t run_id, const char *arch, RunStatus status, int action);
 
-/* ---- a list: cursor, scrolling, paging, the selection kept by id and a
-   `/` filter (ui/widgets.c; htop's Panel is the model) ---- */
-
-/* What a list asks of the screen's rows; i is a row's place in the list
-   (after the screen's own filtering and sorting). */
-typedef struct {
-    int64_t (*id_of)(const void *rows, int i);
-    /* whether row i stands for id (a seed group for each of its members);
-       NULL: id_of(i) == id */
-    int (*holds)(const void *rows, int i, int64_t id);
-    /* screen lines row i takes (a job with its progress line: 2); NULL: 1 */
-    int (*lines)(const void *rows, int i);
-} UiListRows;
-
-typedef struct {
-    const UiListRows *of;    /* NULL: a text view (no selection; it scrolls line by line) */
-    const void *rows;
-    int n;                   /* rows (or lines) in the list */
-    int cursor;              /* the selected row (0 when empty) */
-    int scroll;              /* the first row shown */
-    int page;                /* rows shown by the last ui_list_fit (0 before the first) */
-    int top_y;               /* the terminal row of the first row shown (ui_list_fit) */
-    int64_t selected_id;     /* the selection follows its row across reloads and re-sorts */
-    char filter[64];         /* the `/` filter's text, "" for none */
-    int filtering;           /* the filter is being typed */
-} UiList;
-
-/* What ui_list_key did with a key. */
-enum { UI_LIST_IGNORED = 0, UI_LIST_MOVED, UI_LIST_FILTERED };
-
-/* After the rows changed (n of them, at rows): the cursor goes to the row
-   that holds selected_id, else stays where it was (clamped), and
-   selected_id becomes its row's; the scroll keeps the cursor in the last
-   page drawn.  A text view: only n and the scroll change. */
-void ui_list_set_rows(UiList *l, const void *rows, int n);
-/* Moves the cursor to row `to` (clamped) and selects that row. */
-void ui_list_move(UiList *l, int to);
-/* The selected row's place in the list, -1 when it is empty. */
-int ui_list_selected(const UiList *l);
-/* Up/down (j/k) a row, PgUp/PgDn a page, Home/End; a text view also
-   scrolls a page with space.  filterable: '/' starts typing the filter,
-   whose keys (printable characters, Backspace; Enter keeps it, Esc clears
-   it) it takes until then, and Esc clears a kept filter.
-   UI_LIST_FILTERED when the filter changed: the screen filters its rows
-   again (the cursor went to the top) and calls ui_list_set_rows. */
-int ui_list_key(UiList *l, int ch, int filterable);
-/* At draw time, the list has height screen lines from terminal row y:
-   scrolls so that the cursor's row shows whole (a text view: no further
-   than its last page) and sets page. */
-void ui_list_fit(UiList *l, int y, int height);
-/* The row drawn at terminal row y (by the last fit), -1 for none. */
-int ui_list_at(const UiList *l, int y);
-
 /* ---- a one-line text field (UTF-8; the cursor is a byte offset) ---- */
 
 #define UI_FIELD_CAP 512
@@ -206,5 +157,61 @@ int ui_field_key(UiTextField *f, int ch);
 /* Draws the field underlined in [x, x + width) of row y; while editing, in
    bold, scrolled so that the cursor shows, the cursor in reverse. */
 void ui_field_draw(const UiTextField *f, int editing, int y, int x, int width);
+
+/* ---- a list: cursor, scrolling, paging, the selection kept by id and a
+   `/` filter (ui/widgets.c; htop's Panel is the model) ---- */
+
+/* What a list asks of the screen's rows; i is a row's place in the list
+   (after the screen's own filtering and sorting). */
+typedef struct {
+    int64_t (*id_of)(const void *rows, int i);
+    /* whether row i stands for id (a seed group for each of its members);
+       NULL: id_of(i) == id */
+    int (*holds)(const void *rows, int i, int64_t id);
+    /* screen lines row i takes (a job with its progress line: 2); NULL: 1 */
+    int (*lines)(const void *rows, int i);
+} UiListRows;
+
+typedef struct {
+    const UiListRows *of;    /* NULL: a text view (no selection; it scrolls line by line) */
+    const void *rows;
+    int n;                   /* rows (or lines) in the list */
+    int cursor;              /* the selected row (0 when empty) */
+    int scroll;              /* the first row shown */
+    int page;                /* rows shown by the last ui_list_fit (0 before the first) */
+    int top_y;               /* the terminal row of the first row shown (ui_list_fit) */
+    int64_t selected_id;     /* the selection follows its row across reloads and re-sorts */
+    char filter[256];        /* the `/` filter's text, "" for none */
+    int filtering;           /* the filter is being typed */
+    UiTextField edit;        /* the filter while typed: its text (copied to filter) and cursor */
+} UiList;
+
+/* What ui_list_key did with a key. */
+enum { UI_LIST_IGNORED = 0, UI_LIST_MOVED, UI_LIST_FILTERED };
+
+/* After the rows changed (n of them, at rows): the cursor goes to the row
+   that holds selected_id, else stays where it was (clamped), and
+   selected_id becomes its row's; the scroll keeps the cursor in the last
+   page drawn.  A text view: only n and the scroll change. */
+void ui_list_set_rows(UiList *l, const void *rows, int n);
+/* Moves the cursor to row `to` (clamped) and selects that row. */
+void ui_list_move(UiList *l, int to);
+/* The selected row's place in the list, -1 when it is empty. */
+int ui_list_selected(const UiList *l);
+/* Up/down (j/k) a row, PgUp/PgDn a page, Home/End; a text view also
+   scrolls a page with space.  filterable: '/' starts typing the filter
+   (again: editing the text kept, the cursor at its end), whose keys (a
+   text field's: characters, Backspace, left/right, Ctrl-U clears; Enter
+   keeps it, Esc clears it) it takes until then, and Esc clears a kept
+   filter.
+   UI_LIST_FILTERED when the filter changed: the screen filters its rows
+   again (the cursor went to the top) and calls ui_list_set_rows. */
+int ui_list_key(UiList *l, int ch, int filterable);
+/* At draw time, the list has height screen lines from terminal row y:
+   scrolls so that the cursor's row shows whole (a text view: no further
+   than its last page) and sets page. */
+void ui_list_fit(UiList *l, int y, int height);
+/* The row drawn at terminal row y (by the last fit), -1 for none. */
+int ui_list_at(const UiList *l, int y);
 
 #endif

@@ -40,7 +40,11 @@ int ui_attr(UiContext *ctx, int pair)
 
 void ui_text(int y, int x, int width, int attr, const char *fmt, ...)
 {
-    if (width <= 0) return;
+    /* never past the terminal's last column: ncurses would wrap the rest
+       onto the next line */
+    int cols = getmaxx(stdscr);
+    if (width > cols - x) width = cols - x;
+    if (width <= 0 || x < 0) return;
     char buf[4096];
     va_list ap;
     va_start(ap, fmt);
@@ -137,7 +141,10 @@ int ui_confirm(UiContext *ctx, const char *question)
         getmaxyx(stdscr, rows, cols);
         move(rows - 2, 0);
         clrtoeol();
-        ui_text(rows - 2, 0, cols, ui_attr(ctx, UI_PAIR_WARN) | A_BOLD, "%s [y/N]", question);
+        /* a long question is cut, never its [y/N] */
+        int w = MB_MIN(text_columns(question), cols - 7);
+        ui_text(rows - 2, 0, w, ui_attr(ctx, UI_PAIR_WARN) | A_BOLD, "%s", question);
+        ui_text(rows - 2, MB_MAX(w, 0), cols - MB_MAX(w, 0), ui_attr(ctx, UI_PAIR_WARN) | A_BOLD, " [y/N]");
         refresh();
         int ch = getch();   /* the loop's timeout: about ten redraws a second */
         if (ch != ERR && ch != KEY_RESIZE) return ch == 'y' || ch == 'Y';
@@ -371,21 +378,21 @@ int ui_list_selected(const UiList *l)
     return l->of && l->n > 0 ? l->cursor : -1;
 }
 
-/* A key while the filter is typed. */
+/* A key while the filter is typed: a text field's (engine of ui_field_key),
+   the text copied to filter at each edit. */
 static int filter_key(UiList *l, int ch)
 {
-    size_t len = strlen(l->filter);
     if (ch == '\n' || ch == '\r' || ch == KEY_ENTER) {
         l->filtering = 0;
-    } else if (ch == 27) {
-        l->filtering = 0;
-        l->filter[0] = 0;
-    } else if (ch == KEY_BACKSPACE || ch == 127 || ch == 8) {
-        if (len) l->filter[len - 1] = 0;
-    } else if (ch >= 32 && ch < 127 && len + 1 < sizeof l->filter) {
-        l->filter[len] = (char)ch;
-        l->filter[len + 1] = 0;
+        return UI_LIST_MOVED;
     }
+    if (ch == 27) {
+        l->filtering = 0;
+        ui_field_set(&l->edit, "");
+    } else if (ui_field_key(&l->edit, ch) != UI_FIELD_EDITED || strlen(l->edit.text) >= sizeof l->filter) {
+        return UI_LIST_MOVED;   /* the cursor moved, or nothing changed */
+    }
+    snprintf(l->filter, sizeof l->filter, "%s", l->edit.text);
     l->cursor = l->scroll = 0;
     l->selected_id = 0;
     return UI_LIST_FILTERED;
@@ -411,6 +418,7 @@ int ui_list_key(UiList *l, int ch, int filterable)
     case '/':
         if (!filterable) return UI_LIST_IGNORED;
         l->filtering = 1;
+        ui_field_set(&l->edit, l->filter);   /* again: edits the text kept */
         return UI_LIST_MOVED;
     case 27:
         if (!filterable || !l->filter[0]) return UI_LIST_IGNORED;

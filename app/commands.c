@@ -235,7 +235,7 @@ void command_help(const Command *c, FILE *f)
 
 void commands_usage(FILE *f)
 {
-    fputs("usage: mixbench [--db FILE] [--jobs N] [--threads T]   the interactive workbench\n"
+    fputs("usage: mixbench [--db FILE] [--jobs N] [--threads T] [--no-mouse] [--fresh]   the workbench\n"
           "       mixbench <command> [options]      (mixbench <command> --help: its options and an example)\n",
           f);
     for (int i = 0; i < command_count(); i++) fprintf(f, "  %-9s %s\n", COMMANDS[i].name, COMMANDS[i].summary);

@@ -197,6 +197,8 @@ typedef struct {
     void *states[UI_MAX_SCREENS];
     int tab_x0[UI_MAX_SCREENS], tab_x1[UI_MAX_SCREENS];   /* each tab's columns in the tab bar */
     UiCmdLine cmd;             /* the `:` line */
+    int saved_screen;          /* what the store remembers: the screen, the picks */
+    char saved_picks[UI_MAX_COMPARE * 24];
     int n, current, help;
     double last_reload, message_since;
     double usage_at;           /* when usage was read (every USAGE_SECONDS) */
@@ -294,6 +296,45 @@ static void terminal_start(UiContext *ctx, int mouse)
 
 static void app_key(App *app, UiContext *ctx, int ch);
 
+/* The picks as "3 5 7". */
+static void picks_text(const UiContext *ctx, char *out, size_t cap)
+{
+    size_t len = 0;
+    out[0] = 0;
+    for (int k = 0; k < ctx->n_compare && len < cap; k++)
+        len += (size_t)snprintf(out + len, cap - len, "%s%lld", k ? " " : "", (long long)ctx->compare[k]);
+}
+
+/* The store remembers the screen and the picks when they change. */
+static void remember(App *app, UiContext *ctx)
+{
+    if (app->current != app->saved_screen) {
+        ui_setting_put(ctx, "ui.screen", app->screens[app->current]->name);
+        app->saved_screen = app->current;
+    }
+    char picks[sizeof app->saved_picks];
+    picks_text(ctx, picks, sizeof picks);
+    if (strcmp(picks, app->saved_picks)) {
+        ui_setting_put(ctx, "ui.picks", picks);
+        snprintf(app->saved_picks, sizeof app->saved_picks, "%s", picks);
+    }
+}
+
+/* The screen and the picks of the last launch on this store. */
+static void recall(App *app, UiContext *ctx)
+{
+    char value[sizeof app->saved_picks];
+    if (ui_setting_get(ctx, "ui.screen", value, sizeof value))
+        for (int i = 0; i < app->n; i++)
+            if (!strcmp(app->screens[i]->name, value)) app->current = i;
+    app->saved_screen = app->current;
+    ui_setting_get(ctx, "ui.picks", value, sizeof value);
+    char *p = value, *end;
+    for (long long id; ctx->n_compare < UI_MAX_COMPARE && (id = strtoll(p, &end, 10)) > 0 && end != p; p = end)
+        ctx->compare[ctx->n_compare++] = id;
+    picks_text(ctx, app->saved_picks, sizeof app->saved_picks);
+}
+
 /* A mouse event: the wheel scrolls (up/down to the screen, three rows a
    notch), a click on the tab bar switches screens, one in the screen's
    area goes to the screen (a double click opens). */
@@ -337,6 +378,7 @@ static void app_key(App *app, UiContext *ctx, int ch)
     if (ch == KEY_RESIZE) return;
     if (ch == KEY_MOUSE) {
         app_mouse(app, ctx);
+        remember(app, ctx);
         return;
     }
     if (app->cmd.open) {
@@ -368,6 +410,7 @@ static void app_key(App *app, UiContext *ctx, int ch)
         ctx->switch_to = -1;
     }
     app_tick(app, ctx, 1);
+    remember(app, ctx);
 }
 
 /* Until the user quits.  The terminal is drawn again only when something
@@ -417,6 +460,7 @@ int ui_main(const UiOptions *o)
     memset(&ctx, 0, sizeof ctx);
     ctx.db_path = db_path;
     ctx.switch_to = -1;
+    ctx.fresh = o->fresh;
     if (store_open(db_path, &ctx.store, err)) {
         fprintf(stderr, "mixbench: %s\n", err);
         return 1;
@@ -445,6 +489,7 @@ int ui_main(const UiOptions *o)
     for (int i = 0; i < app.n; i++) app.states[i] = app.screens[i]->create(&ctx);
     ctx.app = &app;
     ctx.redraw = app_redraw;
+    recall(&app, &ctx);
     app_loop(&app, &ctx);
 
     /* quitting: running jobs checkpoint and return to the queue */

@@ -288,13 +288,38 @@ static const RunSummary *selected_run(RunsState *st)
 
 /* ---- the screen --------------------------------------------------------- */
 
+/* The sort, its order, the filter and the grouping the store remembers
+   ("id desc", "arch=mixer", "1"). */
+static void recall_view(RunsState *st, UiContext *ctx)
+{
+    char value[sizeof st->list.filter];
+    if (ui_setting_get(ctx, "runs.sort", value, sizeof value)) {
+        for (int k = 0; k < N_SORTS; k++)
+            if (!strncmp(value, RUNS_SORT_NAMES[k], strlen(RUNS_SORT_NAMES[k])) &&
+                value[strlen(RUNS_SORT_NAMES[k])] == ' ')
+                st->sort = (SortKey)k;
+        st->descending = strstr(value, " desc") != NULL;
+    }
+    if (ui_setting_get(ctx, "runs.filter", value, sizeof value)) snprintf(st->list.filter, sizeof st->list.filter, "%s", value);
+    st->grouped = ui_setting_get(ctx, "runs.grouped", value, sizeof value) && !strcmp(value, "1");
+}
+
+static void remember_view(const RunsState *st, UiContext *ctx)
+{
+    char sort[64];
+    snprintf(sort, sizeof sort, "%s %s", RUNS_SORT_NAMES[st->sort], st->descending ? "desc" : "asc");
+    ui_setting_put(ctx, "runs.sort", sort);
+    ui_setting_put(ctx, "runs.filter", st->list.filter);
+    ui_setting_put(ctx, "runs.grouped", st->grouped ? "1" : "0");
+}
+
 static void *runs_create(UiContext *ctx)
 {
-    (void)ctx;
     RunsState *st = calloc(1, sizeof *st);
     if (st) {
         st->list.of = &VISIBLE_ROWS;
         st->list.page = 10;
+        recall_view(st, ctx);
     }
     return st;
 }
@@ -465,8 +490,11 @@ static int runs_key(void *state, UiContext *ctx, int ch)
     if (!st) return 0;
     if (st->extending) return extend_key(st, ctx, ch);
     if (ui_organise_typing(&st->org)) return organise_key(st, ctx, ch);
+    int was_filtering = st->list.filtering;
     int took = ui_list_key(&st->list, ch, 1);
     if (took == UI_LIST_FILTERED) rebuild_visible(st);
+    if (took && (was_filtering || took == UI_LIST_FILTERED) && !st->list.filtering)
+        remember_view(st, ctx);   /* the filter kept (Enter) or cleared (Esc) */
     if (took) return 1;
     if (organise_key(st, ctx, ch)) return 1;
     const RunSummary *r = selected_run(st);
@@ -479,11 +507,13 @@ static int runs_key(void *state, UiContext *ctx, int ch)
     case 's':
         st->sort = (SortKey)((st->sort + 1) % N_SORTS);
         rebuild_visible(st);
+        remember_view(st, ctx);
         ui_say(ctx, "sorted by %s (S reverses)", RUNS_SORT_NAMES[st->sort]);
         return 1;
     case 'S':
         st->descending = !st->descending;
         rebuild_visible(st);
+        remember_view(st, ctx);
         return 1;
     case ' ':
         if (r) toggle_compare(ctx, r->id);
@@ -503,6 +533,7 @@ static int runs_key(void *state, UiContext *ctx, int ch)
     case 'g':
         st->grouped = !st->grouped;
         rebuild_visible(st);
+        remember_view(st, ctx);
         ui_say(ctx, "%s", st->grouped ? "one row per seed group: mean of the finished seeds (g: every run)"
                                       : "every run (g: one row per seed group)");
         return 1;

@@ -76,6 +76,7 @@ typedef struct {
     int until;                   /* --until-conclusive (a preset's sweep) */
     UiTextField text[N_FIELDS];  /* used for F_DATA .. F_PRIORITY and F_HOURS */
     char grid_data[UI_FIELD_CAP];   /* the dataset typed for a grid, back when the preset is (none) */
+    char saved_form[4 * UI_FIELD_CAP];   /* the form as the store last remembered it */
     /* derived from the fields on every change */
     char spec[2048];
     int n_jobs;                  /* 0 when the spec does not parse */
@@ -276,6 +277,67 @@ static void recompute(SweepScreen *s)
 
 /* ---- life cycle ------------------------------------------------------ */
 
+/* The form's fields as "key=value" lines (text fields are one line each):
+   what the store remembers of it between launches. */
+static const struct {
+    const char *key;
+    int field;
+} FORM_TEXT[] = {{"data", F_DATA},   {"axes", F_AXES},         {"budget", F_BUDGET},
+                 {"extra", F_EXTRA}, {"priority", F_PRIORITY}, {"hours", F_HOURS}};
+#define N_FORM_TEXT ((int)(sizeof FORM_TEXT / sizeof FORM_TEXT[0]))
+
+static void form_text(const SweepScreen *s, char *out, size_t cap)
+{
+    size_t len = (size_t)snprintf(out, cap, "preset=%s\ntask=%s\nuntil=%d\narchs=",
+                                  s->preset >= 0 ? preset_at(s->preset)->name : "", TASKS[s->task], s->until);
+    for (int i = 0, first = 1; i < s->n_mixers && len < cap; i++)
+        if (s->arch_on[i]) len += (size_t)snprintf(out + len, cap - len, "%s%s", first ? "" : ",", s->mixers[i]), first = 0;
+    for (int k = 0; k < N_FORM_TEXT && len < cap; k++)
+        len += (size_t)snprintf(out + len, cap - len, "\n%s=%s", FORM_TEXT[k].key, s->text[FORM_TEXT[k].field].text);
+}
+
+/* The form of the last launch on this store; an unknown preset, task or
+   architecture (another version's) is left at its default. */
+static void recall_form(SweepScreen *s, UiContext *ctx)
+{
+    char form[sizeof s->saved_form];
+    if (!ui_setting_get(ctx, "sweep.form", form, sizeof form)) return;
+    for (char *line = strtok(form, "\n"); line; line = strtok(NULL, "\n")) {
+        char *eq = strchr(line, '=');
+        if (!eq) continue;
+        *eq = 0;
+        const char *key = line, *value = eq + 1;
+        if (!strcmp(key, "preset")) {
+            for (int i = 0; i < s->n_presets; i++)
+                if (!strcmp(preset_at(i)->name, value)) s->preset = i;
+        } else if (!strcmp(key, "task")) {
+            for (int k = 0; k < N_TASKS; k++)
+                if (!strcmp(TASKS[k], value)) s->task = k;
+        } else if (!strcmp(key, "until")) {
+            s->until = !strcmp(value, "1");
+        } else if (!strcmp(key, "archs")) {
+            for (int i = 0; i < s->n_mixers; i++) {
+                const char *at = strstr(value, s->mixers[i]);
+                size_t n = strlen(s->mixers[i]);
+                s->arch_on[i] = at && (at == value || at[-1] == ',') && (at[n] == ',' || !at[n]);
+            }
+        } else {
+            for (int k = 0; k < N_FORM_TEXT; k++)
+                if (!strcmp(FORM_TEXT[k].key, key)) ui_field_set(&s->text[FORM_TEXT[k].field], value);
+        }
+    }
+    form_text(s, s->saved_form, sizeof s->saved_form);
+}
+
+static void remember_form(SweepScreen *s, UiContext *ctx)
+{
+    char form[sizeof s->saved_form];
+    form_text(s, form, sizeof form);
+    if (!strcmp(form, s->saved_form)) return;
+    ui_setting_put(ctx, "sweep.form", form);
+    snprintf(s->saved_form, sizeof s->saved_form, "%s", form);
+}
+
 static void *sweep_create(UiContext *ctx)
 {
     SweepScreen *s = calloc(1, sizeof *s);
@@ -303,6 +365,7 @@ static void *sweep_create(UiContext *ctx)
     ui_field_set(&s->text[F_EXTRA], "");
     ui_field_set(&s->text[F_PRIORITY], "0");
     ui_field_set(&s->text[F_HOURS], "4");
+    recall_form(s, ctx);
     load_speeds(s, ctx);
     recompute(s);
     return s;
@@ -693,7 +756,17 @@ static int list_key(SweepScreen *s, int ch)
     }
 }
 
+static int form_key(void *state, UiContext *ctx, int ch);
+
+/* A key, then the form as the store should remember it. */
 static int sweep_key(void *state, UiContext *ctx, int ch)
+{
+    int took = form_key(state, ctx, ch);
+    if (state && !((SweepScreen *)state)->editing) remember_form(state, ctx);
+    return took;
+}
+
+static int form_key(void *state, UiContext *ctx, int ch)
 {
     SweepScreen *s = state;
     if (!s || store_read_only(ctx->store)) return 0;   /* nothing to edit or queue */

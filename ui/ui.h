@@ -42,6 +42,7 @@ typedef struct UiContext {
     char message[256];         /* one-line status shown above the footer */
     int switch_to;             /* a screen asks the loop to show screen N (-1: none) */
     int quit;
+    int fresh;                 /* start without what the store remembers (UiOptions.fresh) */
     int animating;             /* set by a screen's draw: draw again at the next tick */
     /* The main loop's: reloads (when due) and draws the whole terminal
        without refreshing it; ui_confirm keeps the screen live with it. */
@@ -87,6 +88,8 @@ typedef struct {
     int mouse;                 /* clicks and the wheel (0: --no-mouse, the terminal's own selection) */
     const char *const *commands;   /* the CLI commands the `:` line runs (NULL-terminated) */
     const char *exe;           /* this binary, which runs them */
+    int fresh;                 /* --fresh / MIXBENCH_UI_FRESH: the screen, picks, sort, filter and
+                                  form of the last launch are not restored (they are still saved) */
 } UiOptions;
 
 /* Runs the workbench until the user quits; returns the exit code. */
@@ -124,6 +127,14 @@ int ui_status_pair(RunStatus status);
 const char *ui_pm(const UiContext *ctx);
 /* Copies a store value (NULL: "") into dst, truncated to cap bytes. */
 void ui_copy_text(char *dst, size_t cap, const char *src);
+/* What the workbench remembers of its store between launches (the
+   settings table, db/settings.h: the screen, the picks, the Runs sort and
+   filter, the New sweep form).  get: 1 and the value when the store has
+   one (and the workbench was not started fresh), else 0 ("" in value); put: nothing on a read-only store, an error
+   on the message line. */
+int ui_setting_get(UiContext *ctx, const char *key, char *value, size_t cap);
+void ui_setting_put(UiContext *ctx, const char *key, const char *value);
+
 /* The config a run's stored keys describe (db/runs_read.h's entries over
    the defaults; a key that no longer parses keeps its default), for
    config_key_applies. */

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "db/jobs.h"
+#include "db/settings.h"
 #include "engine/common.h"
 #include "engine/text.h"
 #include "ui/draw/plot.h"
@@ -192,6 +193,24 @@ void ui_control_run(UiContext *ctx, int64_t run_id, const char *arch, RunStatus 
                                      : "queued to resume";
     if (rc) ui_say(ctx, "%s", err);
     else ui_say(ctx, "run %lld: %s", (long long)run_id, done);
+}
+
+int ui_setting_get(UiContext *ctx, const char *key, char *value, size_t cap)
+{
+    assert(ctx && key && value && cap > 0);
+    int found = 0;
+    char err[ERR_LEN];
+    if (ctx->fresh || store_setting_get(ctx->store, key, value, cap, &found, err)) found = 0;
+    if (!found) value[0] = 0;
+    return found;
+}
+
+void ui_setting_put(UiContext *ctx, const char *key, const char *value)
+{
+    assert(ctx && key);
+    char err[ERR_LEN];
+    if (store_read_only(ctx->store)) return;
+    if (store_setting_put(ctx->store, key, value, err)) ui_say(ctx, "%s", err);
 }
 
 void ui_config_of(const RunConfigEntry *entries, int n, Config *c)

@@ -23,5 +23,6 @@ int cmd_export(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_gc(int argc, char **argv);
 int cmd_extend(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
 
 #endif

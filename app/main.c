@@ -29,6 +29,7 @@ static void usage(FILE *f)
           "  pause | cancel | resume RUN...   control jobs\n"
           "  export    results or curves: [--sweep S] --csv|--json [--curves]\n"
           "  report    the presets beside their papers, with verdicts: [PRESET ...] [--db FILE] [--md FILE]\n"
+          "  plot      a figure as SVG, PDF or PNG: run RUN | compare RUN... | grid [SWEEP] | ae [SWEEP] -o FILE\n"
           "  extend    continue a done or stopped decay=wsd run to a larger budget: RUN tokens=N|steps=N\n"
           "  gc        remove checkpoints no run names: [--dry-run] [--keep last|best|none] [--db FILE]\n"
           "Every model and training key of the SPEC is accepted as key=value or --key value.\n",
@@ -45,7 +46,7 @@ static const struct {
     {"ls", cmd_ls},         {"show", cmd_show},     {"sweep", cmd_sweep},       {"worker", cmd_worker},
     {"queue", cmd_queue},   {"pause", cmd_pause},   {"cancel", cmd_cancel},     {"resume", cmd_resume},
     {"export", cmd_export}, {"report", cmd_report}, {"gc", cmd_gc},
-    {"extend", cmd_extend},
+    {"extend", cmd_extend}, {"plot", cmd_plot},
 };
 
 int main(int argc, char **argv)

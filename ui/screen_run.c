@@ -27,6 +27,7 @@
 #include "engine/common.h"
 #include "engine/config.h"
 #include "experiments/format.h"
+#include "ui/figure_key.h"
 #include "ui/ui.h"
 
 #define MAX_LIVE 64              /* running jobs read from the scheduler */
@@ -583,6 +584,13 @@ static int run_key(void *state, UiContext *ctx, int ch)
         ui_show_screen(ctx, &ui_screen_generate);
         ctx->run_id = st->run_id;
         return 1;
+    case UI_FIGURE_KEY: {
+        Figure fig;
+        char err[ERR_LEN], name[32];
+        snprintf(name, sizeof name, "run%lld", (long long)st->run_id);
+        ui_figure_save(ctx, &fig, figure_run(ctx->store, st->run_id, (CurveAxis)st->xaxis, st->log_y, &fig, err), err, name);
+        return 1;
+    }
     default:
         return 0;
     }
@@ -596,6 +604,7 @@ const UiScreen ui_screen_run = {
     "+ / -           more / less smoothing of the train loss (0 .. 0.99)\n"
     "p / r / X       pause / resume / cancel the job\n"
     "g               generate text from this run (Generate screen)\n"
+    "P               write this figure as SVG beside the store (mixbench plot)\n"
     "                the curve: raw loss (dots), smoothed (line), valid\n"
     "                (markers), the dataset's unigram entropy (dashed:\n"
     "                a model that learned only token frequencies)\n"

@@ -644,11 +644,17 @@ typedef struct {
     int shaded;                  /* cells with a finite shade */
 } HeatLayout;
 
+/* "rows \\ columns": the axes over the row labels. */
+static void corner_text(const FigHeatmap *h, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s%s%s", h->row_axis, h->row_axis[0] && h->col_axis[0] ? " \\ " : "", h->col_axis);
+}
+
 static void heat_layout(Pen *pen, const FigHeatmap *h, HeatLayout *l)
 {
     memset(l, 0, sizeof *l);
     char corner[160];
-    snprintf(corner, sizeof corner, "%s \\ %s", h->row_axis, h->col_axis);
+    corner_text(h, corner, sizeof corner);
     l->label_w = text_width(pen, LABEL_SIZE, 1, corner);
     int details = 0;
     for (int r = 0; r < h->rows; r++) l->label_w = fmax(l->label_w, text_width(pen, LABEL_SIZE, 1, h->row_labels[r]));
@@ -739,7 +745,7 @@ static double draw_heatmap(Pen *pen, const FigHeatmap *h, double x, double top)
     HeatLayout l;
     heat_layout(pen, h, &l);
     char corner[160];
-    snprintf(corner, sizeof corner, "%s \\ %s", h->row_axis, h->col_axis);
+    corner_text(h, corner, sizeof corner);
     double head = LABEL_SIZE * LEADING + 4, y = top;
     text_at(pen, x, y + LABEL_SIZE, LABEL_SIZE, 1, ALIGN_LEFT, DIM, "corner", corner, 0);
     double cx = x + l.label_w;

@@ -192,8 +192,8 @@ static int grid_notes(Figure *f, const Pivot *p, int row, int col, const int *fi
                       int n_figs, const char *want, char *err)
 {
     char text[1024];
-    int len = snprintf(text, sizeof text, "rows: %s, columns: %s", row >= 0 ? p->axis[row] : "-",
-                       col >= 0 ? p->axis[col] : "-");
+    int len = snprintf(text, sizeof text, "%s%s%s%s", row >= 0 ? "rows: " : "", row >= 0 ? p->axis[row] : "",
+                       row >= 0 ? ", columns: " : "columns: ", col >= 0 ? p->axis[col] : "-");
     for (int pass = 0; pass < 2; pass++) {
         int first = 1;
         for (int a = 0; a < p->n_axes && len < (int)sizeof text; a++) {

@@ -140,7 +140,7 @@ int cmd_plot(int argc, char **argv)
     for (int k = 0; k < 4 && n_pos > 0; k++)
         if (!strcmp(positional[0], KINDS[k])) a.kind = KINDS[k];
     if (!a.kind) {
-        plot_usage(stderr);
+        if (!n_pos) plot_usage(stderr);
         return cli_fail("plot: %s (one of run, compare, grid, ae)",
                         n_pos ? "unknown figure kind" : "which figure?");
     }

@@ -70,8 +70,9 @@ static const char *metric_unit(PointMetric m)
     }
 }
 
-/* The row and column axes: named, or the first two axes but seed. */
-static int choose_axes(const Pivot *p, const GridView *v, int *row, int *col, char *err)
+/* The row and column axes: named, or the first two axes but seed and
+   those fixed at a value. */
+static int choose_axes(const Pivot *p, const GridView *v, const int *fixed_at, int *row, int *col, char *err)
 {
     const char *names[2] = {v->rows, v->cols};
     int *which[2] = {row, col};
@@ -85,9 +86,10 @@ static int choose_axes(const Pivot *p, const GridView *v, int *row, int *col, ch
                 snprintf(axes + strlen(axes), sizeof axes - strlen(axes), "%s%s", a ? " " : "", p->axis[a]);
             return err_set(err, "sweep %lld has no axis '%s' (its axes: %s)", (long long)v->sweep_id, names[k], axes);
         }
+        if (fixed_at[*which[k]] >= 0) return err_set(err, "axis %s is fixed at a value: it cannot be a %s", names[k], k ? "column" : "row");
     }
     for (int a = 0; a < p->n_axes; a++) {
-        if (!strcmp(p->axis[a], "seed") || a == *row || a == *col) continue;
+        if (!strcmp(p->axis[a], "seed") || a == *row || a == *col || fixed_at[a] >= 0) continue;
         if (*col < 0 && !v->cols) *col = a;
         else if (*row < 0 && !v->rows) *row = a;
     }
@@ -255,8 +257,8 @@ int figure_grid(Store *s, const GridView *v, Figure *f, char *err)
     FigureRow *figs = NULL;
     int n_figs = 0;
     PivotCell *cells = NULL;
-    int rc = choose_axes(&p, v, &row, &col, err);
-    if (!rc) rc = fix_axes(&p, v->at, fixed_at, err);
+    int rc = fix_axes(&p, v->at, fixed_at, err);
+    if (!rc) rc = choose_axes(&p, v, fixed_at, &row, &col, err);
     if (!rc && is_preset) rc = results_paper_figures(s, preset, &figs, &n_figs, err);
     int kept = 0;   /* a figure without a value says nothing */
     for (int i = 0; i < n_figs; i++)

@@ -15,7 +15,7 @@ CFLAGS  ?= -std=c11 -O3 -march=native -g -Wall -Wextra -pthread
 # mpirun or srun started the process, so the binary does not link it
 MPI_CFLAGS ?= $(shell pkg-config --cflags ompi-c 2>/dev/null || echo -I/usr/lib/x86_64-linux-gnu/openmpi/include)
 CPPFLAGS += -D_GNU_SOURCE -I. -MMD -MP $(MPI_CFLAGS)
-# cairo draws the figures (ui/draw/figure.c: SVG, PDF, PNG); only that file
+# cairo draws the figures (ui/draw/figure_draw.c: SVG, PDF, PNG); only that file
 # needs its headers
 CAIRO_CFLAGS ?= $(shell pkg-config --cflags cairo 2>/dev/null)
 CAIRO_LIBS   ?= $(shell pkg-config --libs cairo 2>/dev/null || echo -lcairo)
@@ -53,7 +53,7 @@ $(BUILD)/%.o: %.c
 # AdamW's square root (engine/optim.c) vectorises only without errno: sqrtf
 # of a negative number, which a moment never is, would have to set it
 $(BUILD)/engine/optim.o: CPPFLAGS += -fno-math-errno
-$(BUILD)/ui/draw/figure.o: CPPFLAGS += $(CAIRO_CFLAGS)
+$(BUILD)/ui/draw/figure_draw.o: CPPFLAGS += $(CAIRO_CFLAGS)
 
 # (a test's dependency file goes to $(BUILD)/deps/: $(BUILD)/tests/ holds
 # only the binaries that tests/run.sh runs)

@@ -15,10 +15,11 @@ CFLAGS  ?= -std=c11 -O3 -march=native -g -Wall -Wextra -pthread
 # mpirun or srun started the process, so the binary does not link it
 MPI_CFLAGS ?= $(shell pkg-config --cflags ompi-c 2>/dev/null || echo -I/usr/lib/x86_64-linux-gnu/openmpi/include)
 CPPFLAGS += -D_GNU_SOURCE -I. -MMD -MP $(MPI_CFLAGS)
-# cairo draws the figures (ui/draw/figure_draw.c: SVG, PDF, PNG); only that file
-# needs its headers
-CAIRO_CFLAGS ?= $(shell pkg-config --cflags cairo 2>/dev/null)
-CAIRO_LIBS   ?= $(shell pkg-config --libs cairo 2>/dev/null || echo -lcairo)
+# cairo draws the figures (ui/draw/figure_draw.c: SVG, PDF, PNG; fontconfig,
+# which cairo's text uses, to free its caches at exit); only that file needs
+# their headers
+CAIRO_CFLAGS ?= $(shell pkg-config --cflags cairo fontconfig 2>/dev/null)
+CAIRO_LIBS   ?= $(shell pkg-config --libs cairo fontconfig 2>/dev/null || echo -lcairo -lfontconfig)
 LDLIBS  = -lopenblas -lfftw3f -lsqlite3 -lncursesw $(CAIRO_LIBS) -lpthread -lm -ldl
 
 DEB_PACKAGES = build-essential libncurses-dev libsqlite3-dev libopenblas-dev \

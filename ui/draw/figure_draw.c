@@ -15,6 +15,7 @@
 #include <cairo-svg.h>
 #include <cairo.h>
 #include <errno.h>
+#include <fontconfig/fontconfig.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -460,7 +461,10 @@ static double draw_legend(Pen *pen, const Figure *f, double x, double top, doubl
             snprintf(text, sizeof text, "%s", s->label);
             double room = width - 24;
             size_t len = fit_bytes(pen, LEGEND_SIZE, 0, text, strlen(text), room);
-            if (len < strlen(text)) snprintf(text + fit_bytes(pen, LEGEND_SIZE, 0, text, len, room - 10), 4, "...");
+            if (len < strlen(text)) {
+                size_t cut = MB_MIN(fit_bytes(pen, LEGEND_SIZE, 0, text, len, room - 10), sizeof text - 4);
+                memcpy(text + cut, "...", 4);
+            }
             double w = 24 + text_width(pen, LEGEND_SIZE, 0, text);
             if (any && cx + w > x + width) cx = x, cy += lead;
             if (pen->draw) draw_sample(pen, &f->plots[pi], s, cx, cy + lead / 2);
@@ -759,4 +763,8 @@ int figure_write(const Figure *f, const char *path, char *err)
     return 0;
 }
 
-void figure_cleanup(void) { cairo_debug_reset_static_data(); }
+void figure_cleanup(void)
+{
+    cairo_debug_reset_static_data();
+    FcFini();   /* fontconfig's own caches, which cairo's text loaded */
+}

@@ -3,9 +3,10 @@
  * [--figures DIR]]`: the reproduction report of experiments/report.h, on
  * the terminal, or as Markdown into FILE with each preset's figures drawn
  * as SVG into DIR (relative to FILE's folder, default figures/) and linked
- * by that relative path: the Grid heatmap of its sweep (the AE/Bidir
- * figure for the autoencoder, bidirectional and completion presets), and
- * its points' curves (a seed group each) when it has at most 8.  Only
+ * by that relative path: the Grid heatmap of its sweep (PRESET.svg), and
+ * its curves (PRESET-curves.svg): the AE/Bidir figure for the autoencoder,
+ * bidirectional and completion presets, else its points' (a seed group
+ * each) when it has at most 8.  Only
  * argument parsing, the figures' files and printing live here.
  */
 #include <errno.h>
@@ -88,18 +89,16 @@ static int preset_figures(void *ctx, const char *preset, int64_t sweep_id, Repor
     Figure fig;
     char name[96];
     *n = 0;
-    if (figure_ae_preset(preset)) {
-        snprintf(name, sizeof name, "%s", preset);
-        return add_figure(d, &fig, figure_ae(d->store, sweep_id, 0, 0, &fig, err), name, out, n, err);
-    }
     GridView v = {sweep_id, -1, NULL, NULL, NULL};
     snprintf(name, sizeof name, "%s", preset);
     if (add_figure(d, &fig, figure_grid(d->store, &v, &fig, err), name, out, n, err)) return -1;
+    snprintf(name, sizeof name, "%s-curves", preset);
+    if (figure_ae_preset(preset))
+        return add_figure(d, &fig, figure_ae(d->store, sweep_id, 0, 0, &fig, err), name, out, n, err);
     int64_t ids[FIGURE_MAX_CURVES];
     int n_ids;
     if (point_runs(d->store, sweep_id, ids, &n_ids, err)) return -1;
     if (n_ids < 2) return 0;
-    snprintf(name, sizeof name, "%s-curves", preset);
     return add_figure(d, &fig, figure_compare(d->store, ids, n_ids, COMPARE_GROUPS, CURVE_X_STEPS, 0, &fig, err),
                       name, out, n, err);
 }

@@ -149,14 +149,16 @@ $MB report --db "$DB" --md "$T/md/r.md" >/dev/null 2>"$T/err"
 links=$(grep -o '!\[[^]]*\]([^)]*)' "$T/md/r.md" | sed 's/.*](\(.*\))/\1/')
 missing=""
 for l in $links; do [ -s "$T/md/$l" ] && python3 -c "import xml.etree.ElementTree as E; E.parse('$T/md/$l')" || missing="$missing $l"; done
-[ "$links" = "figures/completion.svg" ] && [ -z "$missing" ] && grep -q '^!\[AE/Bidir: sweep 1 completion\](figures/completion.svg)$' "$T/md/r.md" &&
+[ "$(echo $links)" = "figures/completion.svg figures/completion-curves.svg" ] && [ -z "$missing" ] &&
+  grep -q '^!\[Grid: sweep 1 completion, test loss\](figures/completion.svg)$' "$T/md/r.md" &&
+  grep -q '^!\[AE/Bidir: sweep 1 completion\](figures/completion-curves.svg)$' "$T/md/r.md" &&
   pass report_md_links_figures || fail report_md_links_figures "links: $links missing:$missing $(cat "$T/err")"
 # the reproduction script: figures/NAME/ beside NAME.md, made anew
 R=$T/repro
 mkdir -p "$R/figures/reproduction" && touch "$R/figures/reproduction/stale.svg"
 REPORT_ONLY=1 MIXBENCH=$MB experiments/reproduce.sh "$DB" "$R/reproduction.md" >/dev/null 2>"$T/err"
-grep -q '^!\[AE/Bidir: sweep 1 completion\](figures/reproduction/completion.svg)$' "$R/reproduction.md" &&
-  [ -s "$R/figures/reproduction/completion.svg" ] && [ ! -e "$R/figures/reproduction/stale.svg" ] &&
+grep -q '^!\[AE/Bidir: sweep 1 completion\](figures/reproduction/completion-curves.svg)$' "$R/reproduction.md" &&
+  [ -s "$R/figures/reproduction/completion.svg" ] && [ -s "$R/figures/reproduction/completion-curves.svg" ] && [ ! -e "$R/figures/reproduction/stale.svg" ] &&
   [ -z "$(ls -A "$R" | grep '^\.report')" ] &&
   pass reproduce_carries_figures || fail reproduce_carries_figures "$(cat "$T/err"; ls -laR "$R")"
 exit 0

@@ -211,8 +211,8 @@ static int grid_notes(Figure *f, const Pivot *p, int row, int col, const int *fi
         int seen = strcmp(figs[i].metric, want) != 0;
         for (int j = 0; j < i && !seen; j++) seen = !strcmp(figs[j].metric, want) && !strcmp(figs[j].setting, figs[i].setting);
         if (!seen)
-            rc = figure_note(f, FIG_TONE_DIM, "paper (a cell's second line): %s %s: %s", figs[i].setting, figs[i].note,
-                             figs[i].setting_text[0] ? figs[i].setting_text : "(setting not stored)");
+            rc = figure_note(f, FIG_TONE_DIM, "paper %s (a cell's second line): %s", figs[i].setting[0] ? figs[i].setting : "-",
+                             figs[i].setting_text[0] ? figs[i].setting_text : figs[i].note);
     }
     return rc ? err_set(err, "figure: out of memory") : 0;
 }

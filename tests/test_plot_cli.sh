@@ -101,10 +101,10 @@ for line in sys.stdin:
 got=$(check cell "$T/grid.svg")
 [ -n "$want" ] && [ "$(echo "$want" | sort)" = "$(echo "$got" | sort)" ] && [ "$(echo "$got" | wc -l)" = 4 ] &&
   pass plot_grid_cells_equal_store || fail plot_grid_cells_equal_store "want: $want got: $got"
-[ "$(check row "$T/grid.svg" | tr '\n' ' ')" = "attention cumsum " ] && [ "$(check col "$T/grid.svg" | tr '\n' ' ')" = "1 2 " ] &&
+[ "$(check row "$T/grid.svg" | tr '\n' ' ')" = "1 2 " ] && [ "$(check col "$T/grid.svg" | tr '\n' ' ')" = "attention cumsum " ] &&
   pass plot_grid_axes || fail plot_grid_axes "$(check row "$T/grid.svg") / $(check col "$T/grid.svg")"
-$MB plot grid 2 --rows layers --cols arch --metric valid_loss --db "$DB" -o "$T/g2.svg" >/dev/null 2>&1 &&
-  [ "$(check row "$T/g2.svg" | tr '\n' ' ')" = "1 2 " ] && check title "$T/g2.svg" | grep -q "valid loss" &&
+$MB plot grid 2 --rows arch --cols layers --metric valid_loss --db "$DB" -o "$T/g2.svg" >/dev/null 2>&1 &&
+  [ "$(check row "$T/g2.svg" | tr '\n' ' ')" = "attention cumsum " ] && check title "$T/g2.svg" | grep -q "valid loss" &&
   pass plot_grid_options || fail plot_grid_options "$(check row "$T/g2.svg"; check title "$T/g2.svg")"
 $MB plot grid 2 --at layers=2 --db "$DB" -o "$T/g3.svg" >/dev/null 2>&1 && [ "$(check cell "$T/g3.svg" | wc -l)" = 2 ] &&
   check note "$T/g3.svg" | grep -q "fixed at: layers=2" && pass plot_grid_fixed || fail plot_grid_fixed "$(check note "$T/g3.svg")"

@@ -46,7 +46,9 @@ typedef struct {
     int metric;               /* a PointMetric; -1: the one the preset's paper reports
                                  (experiments/points.h preset_paper_metric), test loss
                                  outside a preset */
-    const char *rows, *cols;  /* axis keys; NULL: the sweep's first two axes but seed */
+    const char *rows, *cols;  /* axis keys; NULL: arch across (else the first axis),
+                                 down the first other axis that varies on its own
+                                 (not seed, not zipped with the columns' axis) */
     const char *at;           /* "key=value ...": the other axes fixed at those values;
                                  NULL or "": averaged over (seeds pooled) */
 } GridView;

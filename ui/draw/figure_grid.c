@@ -70,8 +70,27 @@ static const char *metric_unit(PointMetric m)
     }
 }
 
-/* The row and column axes: named, or the first two axes but seed and
-   those fixed at a value. */
+/* 1 when every run's value of axis b follows from its value of axis a
+   (b is zipped with a: "(data,min_count)=..."). */
+static int determined_by(const Pivot *p, int b, int a)
+{
+    for (int i = 0; i < p->n_runs; i++)
+        for (int j = 0; j < i; j++)
+            if (p->coord[i][a] == p->coord[j][a] && p->coord[i][b] != p->coord[j][b]) return 0;
+    return 1;
+}
+
+/* May axis a go on the table beside axis other (-1: none)?  Not seed, not
+   fixed, with two values or more, and not a zipped partner of other. */
+static int table_axis(const Pivot *p, int a, const int *fixed_at, int other)
+{
+    if (!strcmp(p->axis[a], "seed") || a == other || fixed_at[a] >= 0 || p->n_values[a] < 2) return 0;
+    return other < 0 || (!determined_by(p, a, other) && !determined_by(p, other, a));
+}
+
+/* The row and column axes: named, else arch across the columns (the
+   papers' comparison) or the first axis that may go on the table, and
+   down the rows the next one that is not its zipped partner. */
 static int choose_axes(const Pivot *p, const GridView *v, const int *fixed_at, int *row, int *col, char *err)
 {
     const char *names[2] = {v->rows, v->cols};
@@ -88,16 +107,12 @@ static int choose_axes(const Pivot *p, const GridView *v, const int *fixed_at, i
         }
         if (fixed_at[*which[k]] >= 0) return err_set(err, "axis %s is fixed at a value: it cannot be a %s", names[k], k ? "column" : "row");
     }
-    for (int a = 0; a < p->n_axes; a++) {
-        if (!strcmp(p->axis[a], "seed") || a == *row || a == *col || fixed_at[a] >= 0) continue;
-        if (*col < 0 && !v->cols) *col = a;
-        else if (*row < 0 && !v->rows) *row = a;
-    }
-    if (*row >= 0 && *col >= 0 && *row > *col && !v->rows && !v->cols) {
-        int t = *row;   /* the sweep's first axis down the rows */
-        *row = *col;
-        *col = t;
-    }
+    int arch = pivot_axis(p, "arch");
+    if (!v->cols && arch >= 0 && table_axis(p, arch, fixed_at, *row)) *col = arch;
+    for (int a = 0; a < p->n_axes && *col < 0 && !v->cols; a++)
+        if (table_axis(p, a, fixed_at, *row)) *col = a;
+    for (int a = 0; a < p->n_axes && *row < 0 && !v->rows; a++)
+        if (table_axis(p, a, fixed_at, *col)) *row = a;
     if (*col < 0 && *row < 0 && p->n_axes > 0) *col = 0;
     if (*row >= 0 && *row == *col) return err_set(err, "rows and columns are the same axis '%s'", p->axis[*row]);
     return 0;

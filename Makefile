@@ -2,9 +2,11 @@
 #   make deps   installs the Debian packages the project needs (idempotent)
 #   make        builds ./mixbench
 #   make run    deps + build + the interactive workbench on the built-in corpus
-#   make test   deps + build + the whole test suite (ends with "N passed, N failed")
+#   make test   deps + build + the whole test suite (ends with "N passed, N failed");
+#               make test T=test_jobs runs some (tests/run.sh NAME[:CHECK]...)
 #   make sanitize  the unit and CLI tests again, built with AddressSanitizer +
-#               UndefinedBehaviorSanitizer into build/asan/ (CI runs it too)
+#               UndefinedBehaviorSanitizer into build/asan/ (CI runs it too;
+#               T= picks some as for make test)
 #   make fuzz   builds the libFuzzer harnesses of tests/fuzz/ with clang and runs
 #               each for FUZZ_SECONDS (default 60) on a copy of its seed corpus;
 #               fails naming the harness and the crashing input (tests/fuzz/run.sh)
@@ -28,7 +30,7 @@ DEB_PACKAGES = build-essential libncurses-dev libsqlite3-dev libopenblas-dev \
 
 LIB_SRC  = $(sort $(wildcard engine/*.c engine/*/*.c db/*.c ui/*.c ui/*/*.c experiments/*.c))
 APP_SRC  = $(sort $(wildcard app/*.c))
-TEST_SRC = $(sort $(wildcard tests/test_*.c))
+TEST_SRC = $(sort $(wildcard tests/*/test_*.c tests/test_*.c))
 # BUILD: where objects and test binaries go (build/asan for `make sanitize`);
 # BIN: the program
 BUILD   ?= build
@@ -57,13 +59,14 @@ $(BUILD)/engine/optim.o: CPPFLAGS += -fno-math-errno
 $(BUILD)/ui/draw/figure_draw.o: CPPFLAGS += $(CAIRO_CFLAGS)
 
 # (a test's dependency file goes to $(BUILD)/deps/: $(BUILD)/tests/ holds
-# only the binaries that tests/run.sh runs)
+# only the binaries that tests/run.sh runs; tests/X/test_Y.c builds
+# $(BUILD)/tests/X/test_Y)
 $(BUILD)/tests/%: tests/%.c $(BUILD)/libmixbench.a
-	@mkdir -p $(dir $@) $(BUILD)/deps/tests
+	@mkdir -p $(dir $@) $(dir $(BUILD)/deps/tests/$*)
 	$(CC) $(CPPFLAGS) -MF $(BUILD)/deps/tests/$*.d $(CFLAGS) -o $@ $< $(BUILD)/libmixbench.a $(LDLIBS)
 
 # test_alloc counts every allocation our code makes during a training step
-$(BUILD)/tests/test_alloc: LDLIBS += -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=aligned_alloc
+$(BUILD)/tests/engine/test_alloc: LDLIBS += -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=aligned_alloc
 
 tests: $(TEST_BIN) fuzz-regress
 
@@ -71,7 +74,7 @@ tests: $(TEST_BIN) fuzz-regress
 # libFuzzer, ASan and UBSan; the library is compiled again for it into
 # build/fuzz/ (never mixed with build/'s objects).  `make fuzz-regress`
 # (part of `make tests`) builds the same harnesses with $(CC) and a plain
-# main (tests/fuzz/standalone.c) for tests/test_fuzz_regress.sh.
+# main (tests/fuzz/standalone.c) for tests/fuzz/test_fuzz_regress.sh.
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
 FUZZ_CFLAGS  ?= -std=c11 -g -O1 -Wall -Wextra -pthread -fno-omit-frame-pointer
@@ -120,9 +123,12 @@ run: deps
 	$(MAKE) mixbench
 	./mixbench
 
+# T: the tests to run (names or globs, NAME:CHECK for one check; default
+# every one), as tests/run.sh takes them
+T ?=
 test: deps
 	$(MAKE) mixbench tests
-	@tests/run.sh
+	@tests/run.sh $(T)
 
 # The C unit tests and the CLI tests under AddressSanitizer + UBSan (any
 # report fails the test: halt_on_error, and UBSan's traps are fatal).
@@ -133,11 +139,12 @@ sanitize: deps
 	$(MAKE) BUILD=build/asan BIN=build/asan/mixbench CFLAGS="$(SAN_FLAGS)" build/asan/mixbench \
 	        $(TEST_SRC:tests/%.c=build/asan/tests/%)
 	@ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  MIXBENCH=$(CURDIR)/build/asan/mixbench \
-	  MIXBENCH_TESTS="$(SAN_TESTS)" tests/run.sh
+	  MIXBENCH=$(CURDIR)/build/asan/mixbench MIXBENCH_TIMEOUT_SCALE=2 \
+	  MIXBENCH_TESTS="$(SAN_TESTS)" tests/run.sh $(T)
 # which tests `make sanitize` runs: every C unit test and the CLI's (the
 # figures' too: cairo's drawing runs in our process)
-SAN_TESTS = build/asan/tests/test_* tests/test_cli.sh tests/test_store_cli.sh tests/test_plot_cli.sh
+SAN_TESTS = $(TEST_SRC:tests/%.c=build/asan/tests/%) tests/cli/test_cli.sh tests/db/test_store_cli.sh \
+            tests/cli/test_plot_cli.sh
 
 clean:
 	rm -rf build mixbench

@@ -5,6 +5,7 @@
  */
 #include "engine/config.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -106,6 +107,36 @@ static const struct {
 } RESOLVED[] = {
     {"emb_std", config_emb_std},
 };
+
+/* Keys that change a run only under some other key: one architecture's
+   (the rest ignore them), a schedule's, a task's, and the budget's order
+   (tokens, else seconds, else steps: config_total_steps). */
+static int is_pairconnect(const Config *c) { return !strcmp(c->arch, "pairconnect"); }
+static int is_fft(const Config *c) { return !strcmp(c->arch, "fft"); }
+static int is_dispatcher(const Config *c) { return !strcmp(c->arch, "dispatcher"); }
+static int is_wsd(const Config *c) { return c->decay == DECAY_WSD; }
+static int is_mlm(const Config *c) { return !strcmp(c->task, "mlm"); }
+static int steps_budget(const Config *c) { return c->tokens <= 0 && c->seconds <= 0; }
+static int seconds_budget(const Config *c) { return c->tokens <= 0 && c->seconds > 0; }
+static int tokens_budget(const Config *c) { return c->tokens > 0; }
+
+static const struct {
+    const char *name;
+    int (*applies)(const Config *c);
+} APPLIES[] = {
+    {"hash_size", is_pairconnect}, {"hash_seed", is_pairconnect}, {"pair_reduce", is_pairconnect},
+    {"d_pair", is_pairconnect},    {"table_optim", is_pairconnect}, {"fft_mode", is_fft},
+    {"level_dropout", is_dispatcher}, {"cooldown", is_wsd},       {"mlm_loss", is_mlm},
+    {"steps", steps_budget},       {"seconds", seconds_budget},   {"tokens", tokens_budget},
+};
+
+int config_key_applies(const Config *c, const char *key)
+{
+    assert(c && key);
+    for (size_t i = 0; i < sizeof APPLIES / sizeof APPLIES[0]; i++)
+        if (!strcmp(APPLIES[i].name, key)) return APPLIES[i].applies(c);
+    return 1;
+}
 
 static double float_value(const Config *c, const Key *k)
 {

@@ -89,6 +89,11 @@ KeyGroup config_key_group(int i);
    and Compare does not name these as differences. */
 int config_key_bookkeeping(int i);
 int config_is_key(const char *key);
+/* 0 for a key that changes nothing of a run of c: another architecture's
+   (hash_size for attention), a schedule's or task's it does not use
+   (cooldown without decay=wsd, mlm_loss outside mlm), or a budget that is
+   not the run's (tokens=0; steps under tokens or seconds); else 1. */
+int config_key_applies(const Config *c, const char *key);
 
 /* Applies a named variant of the seeds (linear-mixer, dispatcher-block,
    fnet): a bundle of keys, applied before the user's own keys. */

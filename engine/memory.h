@@ -60,7 +60,7 @@ double dataset_bytes(const Dataset *ds);
 double memory_available(const char **source);
 /* The same, reading the files under root ("" for the real ones):
    root/proc/self/cgroup, root/sys/fs/cgroup/..., root/proc/meminfo and
-   root/proc/self/statm (tests/test_memory.c gives fake ones).  RLIMIT_AS
+   root/proc/self/statm (tests/engine/test_memory.c gives fake ones).  RLIMIT_AS
    and MIXBENCH_MEMORY_LIMIT are the process's own. */
 double memory_available_in(const char *root, const char **source);
 /* Room under this process's cgroup memory limit as root's files tell it:

@@ -242,7 +242,7 @@ static void note_point(ClaimResult *c, int noisy, const Point *p)
 /* A point it compared: the fewest seeds so far. */
 static void note_seeds(ClaimResult *c, const Point *p)
 {
-    if (c->min_seeds == 0 || p->n_runs < c->min_seeds) c->min_seeds = p->n_runs;
+    if (c->min_seeds == 0 || p->n_done < c->min_seeds) c->min_seeds = p->n_done;
     double tokens = p->stat[PM_TOKENS].max;
     if (isfinite(tokens) && tokens > c->max_tokens) c->max_tokens = tokens;
 }
@@ -390,12 +390,22 @@ static Verdict judge_flat(const ClaimRule *r, const Point *pts, int np, Line *l,
     return v;
 }
 
+/* R_BELOW_UNIGRAM / R_NEAR_UNIGRAM speak of every point the selector
+   picks: one without a finished run leaves the claim undecided (not run),
+   unless another point already fails it. */
 static Verdict judge_unigram(const ClaimRule *r, const Point *pts, int np, Line *l, ClaimResult *c)
 {
     Verdict v = VERDICT_NOT_RUN;
+    int waiting = 0;
     for (int i = 0; i < np; i++) {
         const Point *a = &pts[i];
-        if (!usable(a, r->metric) || !point_select(a, r->a)) continue;
+        if (!point_select(a, r->a)) continue;
+        if (!usable(a, r->metric)) {
+            if (a->n_pending) line_add(l, "%s%s: no finished run yet (%d pending)", l->len ? "; " : "", a->arch, a->n_pending);
+            else line_add(l, "%s%s: no finished run (%d stopped)", l->len ? "; " : "", a->arch, a->n_runs);
+            waiting = 1;
+            continue;
+        }
         const SeedStats *s = &a->stat[r->metric];
         double unigram = a->stat[PM_UNIGRAM].mean;
         line_add(l, "%s%s ", l->len ? "; " : "", a->arch);
@@ -405,7 +415,7 @@ static Verdict judge_unigram(const ClaimRule *r, const Point *pts, int np, Line 
             continue;
         }
         double gap = unigram - s->mean;      /* how far below the unigram level */
-        line_add(l, " vs unigram %.3f (%.3f below)", unigram, gap);
+        line_add(l, " vs unigram %.3f (%.3f %s)", unigram, fabs(gap), gap >= 0 ? "below" : "above");
         Verdict pv;
         if (fabs(gap - r->param) < 2 * s->se) pv = VERDICT_WITHIN_NOISE;
         else if (r->kind == R_BELOW_UNIGRAM) pv = gap > r->param ? VERDICT_HOLDS : VERDICT_FAILS;
@@ -422,7 +432,7 @@ static Verdict judge_unigram(const ClaimRule *r, const Point *pts, int np, Line 
         }
         v = combine(v, pv);
     }
-    return v;
+    return waiting && v != VERDICT_FAILS ? VERDICT_NOT_RUN : v;
 }
 
 static void judge_rule(const ClaimRule *r, const Point *pts, int np, ClaimResult *out)
@@ -470,7 +480,8 @@ int claims_judge(Store *s, const char *preset, long long sweep_id, ClaimResult *
         c->sweep_id = sw.id;
         ResultRun *runs;
         int n_runs;
-        if (results_sweep_runs(s, sw.id, 1, &runs, &n_runs, err)) {
+        /* every run: a point without a finished one is still seen (waiting) */
+        if (results_sweep_runs(s, sw.id, 0, &runs, &n_runs, err)) {
             free(res);
             return -1;
         }

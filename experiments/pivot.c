@@ -137,6 +137,7 @@ static void count_run(PivotCell *cell, const ResultRun *j, double v)
     cell->n_runs++;
     if (j->state == RUN_DONE && isfinite(v)) {
         cell->n_value++;
+        cell->n_not_learning += j->not_learning;
     } else if (!run_status_final(j->state)) {   /* queued, running, paused, interrupted */
         if (cell->n_pending++ == 0 || j->state == RUN_RUNNING) {
             if (j->state == RUN_RUNNING && j->total_steps > 0)

@@ -35,6 +35,7 @@ typedef struct {
 typedef struct {
     SeedStats stats;             /* over the finished runs with a value */
     int n_value;                 /* finished runs with a value */
+    int n_not_learning;          /* of those, flagged not learning (less than 0.1 nat below the unigram level) */
     int n_runs;
     int n_pending;               /* queued, running, paused, interrupted */
     char pending[24];            /* "45%" of a running one, else its status */

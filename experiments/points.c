@@ -11,19 +11,19 @@
 #include "engine/common.h"
 
 static const PointMetricInfo METRICS[PM_COUNT] = {
-    [PM_TEST_LOSS] = {"test_loss", "test loss", "test_loss", 0},
-    [PM_VALID_LOSS] = {"valid_loss", "valid loss", "valid_loss", 0},
-    [PM_TEST_PERPLEXITY] = {"test_perplexity", "test perplexity", "test_perplexity", 0},
-    [PM_TEST_ACCURACY] = {"test_accuracy", "test accuracy", "test_accuracy", 1},
-    [PM_TRAIN_LOSS] = {"train_loss", "train loss", "train_loss", 0},
-    [PM_TOKENS_PER_S] = {"tokens_per_s", "tokens/s", NULL, 1},
-    [PM_TEST_LOSS_ALL] = {"test_loss_all", "test loss_all", "test_loss", 0},
-    [PM_VALID_LOSS_ALL] = {"valid_loss_all", "valid loss_all", "valid_loss", 0},
-    [PM_SAMPLES_PER_S] = {"samples_per_s", "samples/s", "samples_per_s", 1},
-    [PM_BEST_VALID_LOSS] = {"best_valid_loss", "best valid loss", NULL, 0},
-    [PM_TOKENS] = {"tokens", "tokens", NULL, 1},
-    [PM_WALL] = {"wall", "training seconds", NULL, 0},
-    [PM_UNIGRAM] = {"unigram_nats", "unigram entropy", NULL, 0},
+    [PM_TEST_LOSS] = {"test_loss", "test loss", "test_loss", 0, 1},
+    [PM_VALID_LOSS] = {"valid_loss", "valid loss", "valid_loss", 0, 1},
+    [PM_TEST_PERPLEXITY] = {"test_perplexity", "test perplexity", "test_perplexity", 0, 1},
+    [PM_TEST_ACCURACY] = {"test_accuracy", "test accuracy", "test_accuracy", 1, 1},
+    [PM_TRAIN_LOSS] = {"train_loss", "train loss", "train_loss", 0, 1},
+    [PM_TOKENS_PER_S] = {"tokens_per_s", "tokens/s", NULL, 1, 0},
+    [PM_TEST_LOSS_ALL] = {"test_loss_all", "test loss_all", "test_loss", 0, 1},
+    [PM_VALID_LOSS_ALL] = {"valid_loss_all", "valid loss_all", "valid_loss", 0, 1},
+    [PM_SAMPLES_PER_S] = {"samples_per_s", "samples/s", "samples_per_s", 1, 0},
+    [PM_BEST_VALID_LOSS] = {"best_valid_loss", "best valid loss", NULL, 0, 1},
+    [PM_TOKENS] = {"tokens", "tokens", NULL, 1, 0},
+    [PM_WALL] = {"wall", "training seconds", NULL, 0, 0},
+    [PM_UNIGRAM] = {"unigram_nats", "unigram entropy", NULL, 0, 0},
 };
 
 const PointMetricInfo *point_metric_info(PointMetric m)

@@ -43,6 +43,8 @@ typedef struct {
     const char *label;      /* "test loss": the screens' */
     const char *paper;      /* paper_figures.metric of the same measure, NULL: none */
     int higher_better;
+    int learned;            /* 1: a measure of what the model learned (a loss, an accuracy): a run
+                               that did not learn makes it no evidence; 0: speed, size, budget */
 } PointMetricInfo;
 
 const PointMetricInfo *point_metric_info(PointMetric m);

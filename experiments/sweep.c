@@ -455,6 +455,26 @@ static int spec_has_data_axis(const char *spec)
     return 0;
 }
 
+int preset_data(const Preset *p, char *out, size_t cap)
+{
+    assert(p && out && cap > 0);
+    out[0] = 0;
+    const char *w = p->spec;
+    while ((w = strstr(w, "data")) != NULL && !(w == p->spec || strchr(" (,", w[-1]))) w += 4;
+    if (!w) return -1;
+    if (spec_has_data_axis(p->spec)) {
+        snprintf(out, cap, "%.*s", (int)strcspn(w, " "), w);
+        return 0;
+    }
+    if (w[4] != '=') return -1;
+    char word[512];
+    snprintf(word, sizeof word, "%.*s", (int)strcspn(w + 5, " "), w + 5);
+    char *expanded = sweep_expand_data_var(word);
+    snprintf(out, cap, "%s", expanded ? expanded : word);
+    free(expanded);
+    return 1;
+}
+
 /* Joins argv, resolves a leading preset name (data: the caller's dataset,
    which replaces the preset's; NULL: none), normalizes and expands. */
 static int build_spec(int argc, char **argv, const char *data, Sweep *out, char **spec, char *err)

@@ -113,5 +113,10 @@ typedef struct {
 int preset_count(void);
 const Preset *preset_at(int i);
 const Preset *preset_find(const char *name);
+/* The dataset a preset trains on, $MIXBENCH_DATA expanded, into out[cap]:
+   1 when it names one (`--data` may replace it), 0 when data is one of its
+   axes (out: the spec's data words, for showing), -1 when it names none
+   (the caller's dataset is used). */
+int preset_data(const Preset *p, char *out, size_t cap);
 
 #endif

@@ -4,10 +4,9 @@
 # checked on the #include lines of every source file, plus the rules that
 # keep it honest: SQL only in db/, no weak symbols, no hand-declared
 # OpenBLAS functions, no --whole-archive.
-cd "$(dirname "$0")/.." || exit 2
-fail=0
-check() {   # name, offending lines (empty: pass)
-  if [ -z "$2" ]; then echo "PASS layers: $1"; else echo "FAIL layers: $1"; echo "$2" | head -20; fail=1; fi
+. "$(dirname "$0")/harness.sh"
+rule() {   # name, offending lines (empty: pass)
+  if [ -z "$2" ]; then pass "layers: $1"; else fail "layers: $1"; echo "$2" | head -20; fi
 }
 # the project folders a file under $1 includes that are not in the allowed list $2
 includes_outside() {
@@ -19,27 +18,28 @@ includes_outside() {
     [ $ok = 1 ] || echo "$line"
   done
 }
-check "engine/ includes only engine/" "$(includes_outside engine 'engine/')"
-check "db/ includes only db/ and engine/" "$(includes_outside db 'db/ engine/')"
-check "experiments/ includes only experiments/, db/ and engine/" \
+rule "engine/ includes only engine/" "$(includes_outside engine 'engine/')"
+rule "db/ includes only db/ and engine/" "$(includes_outside db 'db/ engine/')"
+rule "experiments/ includes only experiments/, db/ and engine/" \
   "$(includes_outside experiments 'experiments/ db/ engine/')"
-check "ui/draw/ does not include the screens, ncurses or app/" \
+rule "ui/draw/ does not include the screens, ncurses or app/" \
   "$(includes_outside ui/draw 'ui/draw/ experiments/ db/ engine/'; grep -rn 'curses' ui/draw --include=*.[ch] | grep include)"
-check "ui/ never includes app/" "$(includes_outside ui 'ui/ experiments/ db/ engine/')"
-check "app/ includes the workbench (ui/ui.h) only in cmd_workbench.c, else only ui/draw/" \
+rule "ui/ never includes app/" "$(includes_outside ui 'ui/ experiments/ db/ engine/')"
+rule "app/ includes the workbench (ui/ui.h) only in cmd_workbench.c, else only ui/draw/" \
   "$(includes_outside app 'app/ ui/draw/ experiments/ db/ engine/' | grep -v '^app/cmd_workbench.c:[0-9]*:#include "ui/ui.h"')"
-check "SQL and text rows (StoreRowFn) only in db/" \
+rule "SQL and text rows (StoreRowFn) only in db/" \
   "$(grep -rnE 'sqlite3_|store_query|StoreRowFn|store_ui_|"(SELECT|INSERT|UPDATE|DELETE|WITH) ' app ui experiments --include=*.[ch])"
-check "no weak symbols" "$(grep -rn 'pragma weak\|__attribute__((weak' app ui experiments db engine --include=*.[ch])"
-check "no --whole-archive" "$(grep -n 'whole-archive' Makefile)"
-check "OpenBLAS through <cblas.h>, not declared by hand" \
+rule "no weak symbols" "$(grep -rn 'pragma weak\|__attribute__((weak' app ui experiments db engine --include=*.[ch])"
+rule "no --whole-archive" "$(grep -n 'whole-archive' Makefile)"
+rule "OpenBLAS through <cblas.h>, not declared by hand" \
   "$(grep -rn '^void openblas_\|^int openblas_' app ui experiments db engine tests --include=*.[ch])"
-check "every source file starts with a comment saying what it is for" \
+rule "every source file starts with a comment saying what it is for" \
   "$(for f in $(find app ui experiments db engine -name '*.[ch]'); do head -1 "$f" | grep -q '^/\*' || echo "$f"; done)"
-check "every file a comment names exists" \
+# (a test's name, as tests/run.sh prints it, is its path under tests/)
+rule "every file a comment names exists" \
   "$(grep -rhoE '\b(app|ui|db|experiments|engine|tests|docs)/[A-Za-z0-9_/]+\.(c|h|sh|md|py)\b' \
        app ui experiments db engine tests README.md --include=*.[ch] --include=*.sh --include=*.md |
-     sort -u | grep -v NAME | while read -r p; do [ -e "$p" ] || echo "$p"; done)"
-check "flags shared between threads are C11 atomics, not volatile" \
+     sort -u | grep -v NAME | while read -r p; do [ -e "$p" ] || [ -e "tests/$p" ] || echo "$p"; done)"
+rule "flags shared between threads are C11 atomics, not volatile" \
   "$(grep -rn 'volatile' app ui experiments db engine --include=*.[ch])"
-exit $fail
+[ "$failures" -eq 0 ]

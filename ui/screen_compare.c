@@ -68,6 +68,7 @@ typedef struct {
     double final[N_COLS];        /* NAN: not known */
     RunConfigEntry *config;      /* malloc'd, n_config entries */
     int n_config;
+    Config cfg;                  /* what config describes (config_key_applies) */
     char diff[DIFF_LEN];         /* "layers=2 lr=0.001": what sets it apart */
     RunCurve curve;
     double unigram;              /* the dataset's unigram entropy, NAN: not known */
@@ -214,6 +215,7 @@ static int load_run(CompareRun *r, Store *store, char *err)
         r->config = NULL;
         r->n_config = 0;
         if (runs_read_config(store, r->id, &r->config, &r->n_config, err)) return -1;
+        ui_config_of(r->config, r->n_config, &r->cfg);
     }
     if (run_curve_update(&r->curve, store, err)) return -1;
     r->terminal = run_status_final(r->status);
@@ -266,10 +268,12 @@ static const char *config_value(const CompareRun *r, const char *key)
     return NULL;
 }
 
+/* "" also for a key that changes nothing of the run (another
+   architecture's, a budget it does not use). */
 static const char *config_text(const CompareRun *r, const char *key)
 {
     const char *v = config_value(r, key);
-    return v ? v : "";
+    return v && (!config_is_key(key) || config_key_applies(&r->cfg, key)) ? v : "";
 }
 
 static int skip_key(const char *key, int grouped)

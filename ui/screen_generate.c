@@ -193,8 +193,21 @@ static void load_runs(GenScreen *g, UiContext *ctx)
     g->runs_at = now_seconds();
 }
 
+/* Another model: the text of the last one (and a generation running on
+   it) goes, so that no text shows under a model that did not write it. */
 static void choose(GenScreen *g, const CkptRun *r)
 {
+    if (r->id != g->chosen_id) {
+        stop_thread(g);
+        pthread_mutex_lock(&g->lock);
+        g->output[0] = 0;
+        g->out_len = 0;
+        g->tokens_done = 0;
+        g->seconds = 0;
+        g->error[0] = 0;
+        pthread_mutex_unlock(&g->lock);
+        g->scroll = 0;
+    }
     g->chosen = *r;
     g->chosen_id = r->id;
     g->notice[0] = 0;
@@ -357,7 +370,7 @@ static void generate_draw(void *state, UiContext *ctx, int top, int height, int 
     ui_text(top, 1, width - 1, ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD, "Generate");
     ui_text(top, 11, width - 11, dim, "%s",
             g->editing ? "editing: Enter generate  Esc done  Tab next field"
-                       : "up/down field  Enter edit/generate  Esc stop");
+                       : "up/down field  Enter edit/generate  s stop");
     int y = top + 1, x = LABEL_WIDTH + 2;
     if (y >= bottom) return;
     draw_label(g, ctx, F_MODEL, y, 1, "Model");

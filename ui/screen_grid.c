@@ -286,7 +286,8 @@ static double cell_value(const PivotCell *c) { return c->n_value ? c->stats.mean
 /* "6.371", "6.371±0.002 n3" over several runs (n left out when every cell
    has the same count: show_n 0), " (paper 1.49)" beside when paper_inline
    (else the paper has rows of its own). */
-static void cell_text(const PivotCell *c, UiContext *ctx, int paper_inline, int show_n, char *out, size_t cap)
+static void cell_text(const PivotCell *c, UiContext *ctx, int paper_inline, int show_n, int flag, char *out,
+                      size_t cap)
 {
     const char *more = ctx->utf8 ? "…" : "...";
     char value[64], paper[48] = "";
@@ -308,7 +309,8 @@ static void cell_text(const PivotCell *c, UiContext *ctx, int paper_inline, int 
             snprintf(value + strlen(value), sizeof value - strlen(value), "%s%s", ui_pm(ctx), se);
             if (show_n) snprintf(value + strlen(value), sizeof value - strlen(value), " n%d", c->n_value);
         }
-        snprintf(out, cap, "%s%s%s", value, c->n_pending ? more : "", paper);
+        /* '!': runs of the cell that did not learn (its mean is no claim's evidence) */
+        snprintf(out, cap, "%s%s%s%s", value, flag && c->n_not_learning ? "!" : "", c->n_pending ? more : "", paper);
     } else if (c->n_pending) {
         snprintf(out, cap, "%s %s%s", more, c->pending, paper);
     } else if (c->n_runs) {
@@ -499,6 +501,7 @@ typedef struct {
     char corner[160];            /* "row axis \\ column axis" */
     int label_w, col_w[PIVOT_MAX_VALUES];
     int common_n, show_n;        /* n per cell only where the counts differ */
+    int flag;                    /* a metric of learning: '!' on cells with runs that did not learn */
     int paper_inline;            /* the paper's figures in the cells, else a row under each row */
     int best;                    /* the best cell, -1 none */
     double lo, hi;               /* the range of the finished cells' values */
@@ -508,6 +511,7 @@ typedef struct {
 static int table_layout(GridState *st, UiContext *ctx, int width, GridTable *tab)
 {
     tab->rows = st->row_axis >= 0 ? st->pivot.n_values[st->row_axis] : 1;
+    tab->flag = point_metric_info(st->metric)->learned;
     tab->cols = st->col_axis >= 0 ? st->pivot.n_values[st->col_axis] : 1;
     int rows = tab->rows, cols = tab->cols;
     tab->cells = calloc((size_t)rows * (size_t)cols, sizeof *tab->cells);
@@ -550,7 +554,7 @@ static int table_layout(GridState *st, UiContext *ctx, int width, GridTable *tab
         for (int c = 0; c < cols; c++) {
             tab->col_w[c] = st->col_axis >= 0 ? text_columns(st->pivot.values[st->col_axis][c]) : 0;
             for (int r = 0; r < rows; r++) {
-                cell_text(&cells[r * cols + c], ctx, tab->paper_inline, tab->show_n, text, sizeof text);
+                cell_text(&cells[r * cols + c], ctx, tab->paper_inline, tab->show_n, tab->flag, text, sizeof text);
                 tab->col_w[c] = MB_MAX(tab->col_w[c], text_columns(text) + (ctx->colors ? 0 : 2));
             }
             tab->col_w[c] = MB_MAX(tab->col_w[c] + 2, 8);
@@ -596,7 +600,7 @@ static int draw_table_row(GridState *st, UiContext *ctx, const GridTable *tab, i
     int x = tab->label_w;
     for (int c = 0; c < cols && x < width; c++) {
         const PivotCell *cell = &tab->cells[r * cols + c];
-        cell_text(cell, ctx, tab->paper_inline, tab->show_n, text, sizeof text);
+        cell_text(cell, ctx, tab->paper_inline, tab->show_n, tab->flag, text, sizeof text);
         int w = MB_MIN(tab->col_w[c], width - x);
         double v = cell_value(cell);
         int attr = cell_attr(st, ctx, tab, r * cols + c);
@@ -648,6 +652,11 @@ static int draw_legend(UiContext *ctx, const GridTable *tab, int y, int bottom, 
                     "pending", HEAT_RAMP, ctx->utf8 ? "…" : "...");
         y++;
     }
+    int flagged = 0;
+    for (int i = 0; i < tab->rows * tab->cols && tab->flag; i++) flagged += tab->cells[i].n_not_learning > 0;
+    if (flagged && y < bottom)
+        ui_text(y++, 0, width, ui_attr(ctx, UI_PAIR_BAD), "!: not learning (runs ended less than 0.1 nat below the "
+                "data's unigram entropy)");
     return y;
 }
 

@@ -220,15 +220,18 @@ static void build_valid(RunState *st)
 /* ---- loading ------------------------------------------------------------ */
 
 /* The config as key = value lines, the keys that differ from the defaults
-   first (in the config's order within each group). */
+   first (in the config's order within each group); keys that change
+   nothing of this run left out. */
 static void order_config(RunState *st, const RunConfigEntry *entries, int n)
 {
     st->n_config = 0;
-    Config defaults;
+    Config defaults, run;
     config_defaults(&defaults);
+    ui_config_of(entries, n, &run);
     for (int pass = 0; pass < 2; pass++)
         for (int i = 0; i < n && st->n_config < MAX_CONFIG; i++) {
-            if (!entries[i].scalar) continue;
+            /* not another architecture's keys, nor a budget it does not use */
+            if (!entries[i].scalar || !config_key_applies(&run, entries[i].key)) continue;
             char def[96];
             int changed = config_get(&defaults, entries[i].key, def, sizeof def) != 0 ||
                           strcmp(def, entries[i].value) != 0;

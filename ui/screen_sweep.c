@@ -78,6 +78,7 @@ typedef struct {
     int task;
     int until;                   /* --until-conclusive (a preset's sweep) */
     UiTextField text[N_FIELDS];  /* used for F_DATA .. F_PRIORITY and F_HOURS */
+    char grid_data[UI_FIELD_CAP];   /* the dataset typed for a grid, back when the preset is (none) */
     /* derived from the fields on every change */
     char spec[2048];
     int n_jobs;                  /* 0 when the spec does not parse */
@@ -110,7 +111,33 @@ static int field_enabled(const SweepScreen *s, int f)
     if (f == F_UNTIL) return s->preset >= 0;
     if (f == F_HOURS) return s->preset >= 0 && s->until;
     if (s->preset < 0) return 1;
+    char data[UI_FIELD_CAP];
+    if (f == F_DATA) return preset_data(preset_at(s->preset), data, sizeof data) != 0;   /* corpora as an axis */
     return f != F_ARCH && f != F_TASK && f != F_AXES && f != F_BUDGET;
+}
+
+/* The dataset that replaces a preset's own (`--data`): the Dataset field
+   when it differs from the preset's; NULL for none (or a grid, whose
+   dataset is the base config's). */
+static const char *data_override(const SweepScreen *s)
+{
+    if (s->preset < 0) return NULL;
+    char own[UI_FIELD_CAP];
+    int kind = preset_data(preset_at(s->preset), own, sizeof own);
+    const char *data = s->text[F_DATA].text;
+    if (kind == 0 || !data[0] || (kind == 1 && !strcmp(own, data))) return NULL;
+    return data;
+}
+
+/* A preset was chosen (or (none)): the Dataset field shows the preset's own
+   corpus, and the grid's dataset comes back with (none). */
+static void preset_changed(SweepScreen *s, int from)
+{
+    if (from == s->preset) return;
+    if (from < 0) snprintf(s->grid_data, sizeof s->grid_data, "%s", s->text[F_DATA].text);
+    char own[UI_FIELD_CAP];
+    if (s->preset < 0) ui_field_set(&s->text[F_DATA], s->grid_data[0] ? s->grid_data : "builtin:stories");
+    else if (preset_data(preset_at(s->preset), own, sizeof own) == 1) ui_field_set(&s->text[F_DATA], own);
 }
 
 /* ---- composing and checking the spec --------------------------------- */
@@ -218,7 +245,7 @@ static int parse_form(SweepScreen *s, Sweep *sw, char *err)
     compose(s, &sb);
     if (!sb_ok(&sb)) return err_set(err, "out of memory");
     char *argv[1] = {sb.data};
-    int rc = sweep_parse(1, argv, &base, sw, err);
+    int rc = sweep_parse_data(1, argv, &base, data_override(s), sw, err);
     sb_free(&sb);
     if (rc || !s->until || s->preset < 0) return rc;
     double hours;
@@ -273,7 +300,7 @@ static void recompute(SweepScreen *s)
         forget_check(s);
     }
     /* a dataset path that is not there: the jobs would fail when they start */
-    const char *data = s->text[F_DATA].text;
+    const char *data = field_enabled(s, F_DATA) ? s->text[F_DATA].text : "";
     struct stat st;
     if (!s->data_error[0] && data[0] && strncmp(data, "builtin:", 8) && !strchr(data, '$') && stat(data, &st))
         snprintf(s->warning, sizeof s->warning, "dataset %.200s: no such file or folder (its jobs would fail)",
@@ -514,6 +541,16 @@ static void sweep_draw(void *state, UiContext *ctx, int top, int height, int wid
             y++;
             break;
         }
+        case F_DATA:
+            if (enabled) {
+                draw_text_field(s, ctx, f, y, x, fw);
+            } else {
+                char own[UI_FIELD_CAP];
+                preset_data(preset_at(s->preset), own, sizeof own);
+                ui_text(y, x, fw, dim, "(the preset's corpora: %s)", own);
+            }
+            y++;
+            break;
         default:
             draw_text_field(s, ctx, f, y, x, fw);
             y++;
@@ -523,8 +560,9 @@ static void sweep_draw(void *state, UiContext *ctx, int top, int height, int wid
     if (y < bottom) {
         /* as the command line that queues the same sweep */
         char command[2700];
-        snprintf(command, sizeof command, "mixbench sweep %s%s%.512s%s%.32s", s->spec,
-                 s->text[F_DATA].text[0] ? " --data " : "", s->text[F_DATA].text,
+        const char *data = s->preset >= 0 ? data_override(s) : s->text[F_DATA].text[0] ? s->text[F_DATA].text : NULL;
+        snprintf(command, sizeof command, "mixbench sweep %s%s%.512s%s%.32s", s->spec, data ? " --data " : "",
+                 data ? data : "",
                  s->until && s->preset >= 0 ? " --until-conclusive --max-hours " : "",
                  s->until && s->preset >= 0 ? s->text[F_HOURS].text : "");
         ui_text(y, 1, LABEL_WIDTH, A_BOLD, "Same as");
@@ -669,8 +707,10 @@ static int list_key(SweepScreen *s, int ch)
     case '\n':
     case '\r':
     case KEY_ENTER:
+        int from = s->preset;
         s->preset = s->list_sel;
         s->list_open = 0;
+        preset_changed(s, from);
         recompute(s);
         return 1;
     case 27:
@@ -712,8 +752,9 @@ static int sweep_key(void *state, UiContext *ctx, int ch)
             s->list_open = 1;
             s->list_sel = s->preset;
         } else if (left || right) {
-            int n = s->n_presets + 1;
+            int n = s->n_presets + 1, from = s->preset;
             s->preset = (s->preset + 1 + (right ? 1 : n - 1)) % n - 1;
+            preset_changed(s, from);
             recompute(s);
         } else {
             return 0;

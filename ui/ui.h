@@ -12,7 +12,9 @@
 #include <stdint.h>
 
 #include "db/status.h"
+#include "db/runs_read.h"
 #include "db/store.h"
+#include "engine/config.h"
 #include "experiments/scheduler.h"
 #include "ui/draw/plot.h"
 
@@ -106,6 +108,10 @@ int ui_status_pair(RunStatus status);
 const char *ui_pm(const UiContext *ctx);
 /* Copies a store value (NULL: "") into dst, truncated to cap bytes. */
 void ui_copy_text(char *dst, size_t cap, const char *src);
+/* The config a run's stored keys describe (db/runs_read.h's entries over
+   the defaults; a key that no longer parses keeps its default), for
+   config_key_applies. */
+void ui_config_of(const RunConfigEntry *entries, int n, Config *c);
 /* Pauses ('p'), resumes ('r') or, once the user confirms, cancels ('x')
    the job of a run (db/jobs.h), and says the outcome on the message line. */
 void ui_control_run(UiContext *ctx, int64_t run_id, const char *arch, RunStatus status, int action);

@@ -21,7 +21,7 @@
  *     columns).
  *
  * The path is chosen by n: fft from CONV_FFT_MIN_N = 256 positions.
- * Measured with `build/tests/test_fft bench-conv D H N...` (forward +
+ * Measured with `build/tests/engine/test_fft bench-conv D H N...` (forward +
  * backward of B = 8 samples, one thread, best of 5, ms; AMD EPYC, 2 cores
  * shared with other jobs, so +-20% noise; n/a: the direct path is not
  * offered from n = 512, see CONV_DIRECT_MAX_N):

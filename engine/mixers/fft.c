@@ -14,8 +14,8 @@
  *     of dy (sign +1, scale N^(-1/2)).
  *   fnet: y = K x with K[(k,l), (t,f)] = cos(2 pi (kt/n + lf/d)), which is
  *     symmetric under (k,l) <-> (t,f): dx = Re DFT2(dy), the same map.
- * tests/test_fft.c checks both against direct double-precision sums and
- * tests/test_grad.c against finite differences.
+ * tests/engine/test_fft.c checks both against direct double-precision sums and
+ * tests/engine/test_grad.c against finite differences.
  *
  * Each transform copies the sample into 64-byte-aligned scratch (the plans'
  * alignment), runs the block's plan from there into a second scratch

@@ -6,7 +6,7 @@
  *
  * Each harness is one translation unit, so everything here is static.  Built
  * two ways: with libFuzzer (`make fuzz`), and with tests/fuzz/standalone.c
- * as main (`make fuzz-regress`, run by tests/test_fuzz_regress.sh).
+ * as main (`make fuzz-regress`, run by tests/fuzz/test_fuzz_regress.sh).
  */
 #ifndef MIXBENCH_FUZZ_H
 #define MIXBENCH_FUZZ_H
@@ -22,7 +22,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* An invariant of the code under test; a failure aborts, which libFuzzer
-   and tests/test_fuzz_regress.sh both report as a crash. */
+   and tests/fuzz/test_fuzz_regress.sh both report as a crash. */
 #define FUZZ_CHECK(cond)                                                        \
     do {                                                                        \
         if (!(cond)) {                                                          \

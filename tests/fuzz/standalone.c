@@ -1,7 +1,7 @@
 /*
  * tests/fuzz/standalone.c — main() for a harness built without libFuzzer:
  * runs LLVMFuzzerTestOneInput once on each file named on the command line,
- * so tests/test_fuzz_regress.sh can replay the seed corpora and every input
+ * so tests/fuzz/test_fuzz_regress.sh can replay the seed corpora and every input
  * that once crashed with the ordinary compiler.  Before each input it
  * writes "input: PATH" to stderr, so a crash names the file.
  */

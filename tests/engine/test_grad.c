@@ -1,0 +1,620 @@
+/*
+ * test_grad.c — finite-difference checks of every op's backward pass and of
+ * whole models (each mixer, each mode, every norm and act option, every
+ * task, mlm with mlm_loss=all), and the causality of causal mixers (in
+ * float32 and, where it can run, with precision=bf16).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/mixer.h"
+#include "engine/model.h"
+#include "engine/ops.h"
+#include "engine/rng.h"
+#include "engine/sparse.h"
+#include "engine/gemm.h"
+#include "tests/check.h"
+#include "tests/test_util.h"
+
+/* |a - b| within rtol * max(|a|, |b|) + atol */
+static int close_to(double a, double b, double rtol, double atol)
+{
+    return fabs(a - b) <= rtol * fmax(fabs(a), fabs(b)) + atol;
+}
+
+/* ---- op-level checks: loss = sum(y * r) ---- */
+
+static void test_linear_grad(void)
+{
+    enum { N = 5, I = 7, O = 4 };
+    Rng r;
+    rng_seed(&r, 1);
+    float x[N * I], w[O * I], b[O], y[N * O], rr[N * O], dx[N * I], dw[O * I] = {0}, db[O] = {0};
+    fill(x, N * I, &r, 1);
+    fill(w, O * I, &r, 1);
+    fill(b, O, &r, 1);
+    fill(rr, N * O, &r, 1);
+    linear_backward(NULL, dx, dw, db, rr, x, w, N, I, O, 0);
+    float h = 1e-2f;
+    for (int i = 0; i < N * I; i++) {
+        float keep = x[i];
+        x[i] = keep + h; linear_forward(NULL, y, x, w, b, N, I, O); double lp = dotd(y, rr, N * O);
+        x[i] = keep - h; linear_forward(NULL, y, x, w, b, N, I, O); double lm = dotd(y, rr, N * O);
+        x[i] = keep;
+        CHECK(close_to((lp - lm) / (2 * h), dx[i], 1e-3, 1e-3), "dx[%d] %g vs %g", i, (lp - lm) / (2 * h), dx[i]);
+    }
+    for (int i = 0; i < O * I; i++) {
+        float keep = w[i];
+        w[i] = keep + h; linear_forward(NULL, y, x, w, b, N, I, O); double lp = dotd(y, rr, N * O);
+        w[i] = keep - h; linear_forward(NULL, y, x, w, b, N, I, O); double lm = dotd(y, rr, N * O);
+        w[i] = keep;
+        CHECK(close_to((lp - lm) / (2 * h), dw[i], 1e-3, 1e-3), "dw[%d]", i);
+    }
+    for (int i = 0; i < O; i++) {
+        float keep = b[i];
+        b[i] = keep + h; linear_forward(NULL, y, x, w, b, N, I, O); double lp = dotd(y, rr, N * O);
+        b[i] = keep - h; linear_forward(NULL, y, x, w, b, N, I, O); double lm = dotd(y, rr, N * O);
+        b[i] = keep;
+        CHECK(close_to((lp - lm) / (2 * h), db[i], 1e-3, 1e-3), "db[%d]", i);
+    }
+}
+
+/* C = 9 runs the scalar loops only, C = 41 the 16-lane ones and a tail;
+   accumulate = 1 adds dx to what is there. */
+static void test_layernorm_grad(void)
+{
+    enum { N = 4, CMAX = 41 };
+    const int widths[2] = {9, 41};
+    for (int wi = 0; wi < 2; wi++) {
+        int C = widths[wi];
+        Rng r;
+        rng_seed(&r, 2);
+        float x[N * CMAX], w[CMAX], b[CMAX], y[N * CMAX], rr[N * CMAX], dx[N * CMAX], dx2[N * CMAX];
+        float dw[CMAX] = {0}, db[CMAX] = {0}, mean[N], rstd[N];
+        fill(x, N * C, &r, 1);
+        fill(w, C, &r, 1);
+        fill(b, C, &r, 1);
+        fill(rr, N * C, &r, 1);
+        layernorm_forward(y, mean, rstd, x, w, b, N, C);
+        layernorm_backward(dx, dw, db, rr, x, mean, rstd, w, N, C, 0);
+        for (int i = 0; i < N * C; i++) dx2[i] = 0.25f;
+        float dw2[CMAX] = {0}, db2[CMAX] = {0};
+        layernorm_backward(dx2, dw2, db2, rr, x, mean, rstd, w, N, C, 1);
+        int off = 0;
+        for (int i = 0; i < N * C; i++) off += dx2[i] != 0.25f + dx[i];
+        CHECK(off == 0, "C=%d: accumulate=1 differs from 0.25 + dx at %d elements", C, off);
+        float h = 1e-2f;
+        float *targets[3] = {x, w, b}, *grads[3] = {dx, dw, db};
+        int sizes[3] = {N * C, C, C};
+        for (int k = 0; k < 3; k++)
+            for (int i = 0; i < sizes[k]; i++) {
+                float keep = targets[k][i];
+                targets[k][i] = keep + h; layernorm_forward(y, mean, rstd, x, w, b, N, C); double lp = dotd(y, rr, N * C);
+                targets[k][i] = keep - h; layernorm_forward(y, mean, rstd, x, w, b, N, C); double lm = dotd(y, rr, N * C);
+                targets[k][i] = keep;
+                CHECK(close_to((lp - lm) / (2 * h), grads[k][i], 2e-3, 2e-3), "C=%d: ln grad %d[%d]: %g vs %g", C, k,
+                      i, (lp - lm) / (2 * h), grads[k][i]);
+            }
+    }
+}
+
+static void test_activation_grad(void)
+{
+    enum { N = 64 };
+    Rng r;
+    rng_seed(&r, 3);
+    float x[N], y[N], dx[N], rr[N];
+    fill(x, N, &r, 2);
+    fill(rr, N, &r, 1);
+    for (int act = ACT_GELU; act <= ACT_NONE; act++) {
+        act_backward(dx, rr, x, N, act, 0);
+        float h = 1e-3f;
+        for (int i = 0; i < N; i++) {
+            if (act == ACT_RELU && fabsf(x[i]) < 2 * h) continue; /* kink */
+            float keep = x[i];
+            x[i] = keep + h; act_forward(y, x, N, act); double lp = dotd(y, rr, N);
+            x[i] = keep - h; act_forward(y, x, N, act); double lm = dotd(y, rr, N);
+            x[i] = keep;
+            CHECK(close_to((lp - lm) / (2 * h), dx[i], 5e-3, 1e-3), "act %d dx[%d]", act, i);
+        }
+    }
+    /* GELU exact erf form at known points */
+    float pts[3] = {-1.0f, 0.5f, 2.0f}, out[3];
+    act_forward(out, pts, 3, ACT_GELU);
+    CHECK(fabs(out[0] - (-0.15865525393145707)) < 1e-6, "gelu(-1)=%.9g", out[0]);
+    CHECK(fabs(out[1] - 0.34573123063700656) < 1e-6, "gelu(0.5)=%.9g", out[1]);
+    CHECK(fabs(out[2] - 1.9544997361036416) < 1e-6, "gelu(2)=%.9g", out[2]);
+}
+
+static void test_xent_grad(void)
+{
+    enum { N = 4, V = 11 };
+    Rng r;
+    rng_seed(&r, 4);
+    float logits[N * V], work[N * V];
+    int32_t targets[N] = {3, -1, 0, 10};
+    fill(logits, N * V, &r, 3);
+    memcpy(work, logits, sizeof work);
+    int64_t correct = 0;
+    float scale = 1.0f / 3.0f;
+    double loss = xent_forward_backward(work, targets, N, V, scale, 1, &correct);
+    /* reference loss in double */
+    double ref = 0;
+    for (int i = 0; i < N; i++) {
+        if (targets[i] < 0) continue;
+        double mx = -1e30, s = 0;
+        for (int v = 0; v < V; v++) mx = fmax(mx, logits[i * V + v]);
+        for (int v = 0; v < V; v++) s += exp(logits[i * V + v] - mx);
+        ref += log(s) + mx - logits[i * V + targets[i]];
+    }
+    CHECK(fabs(loss - ref) < 1e-5 * fabs(ref), "loss %.9g vs %.9g", loss, ref);
+    float h = 1e-2f;
+    for (int i = 0; i < N * V; i++) {
+        float keep = logits[i], tmp[N * V];
+        logits[i] = keep + h; memcpy(tmp, logits, sizeof tmp);
+        double lp = xent_forward_backward(tmp, targets, N, V, 1, 0, NULL) * scale;
+        logits[i] = keep - h; memcpy(tmp, logits, sizeof tmp);
+        double lm = xent_forward_backward(tmp, targets, N, V, 1, 0, NULL) * scale;
+        logits[i] = keep;
+        CHECK(close_to((lp - lm) / (2 * h), work[i], 5e-3, 1e-4), "dlogits[%d] %g vs %g", i, (lp - lm) / (2 * h), work[i]);
+    }
+    for (int v = 0; v < V; v++) CHECK(work[1 * V + v] == 0.0f, "ignored row has gradient");
+}
+
+/* GELU runs 16 lanes at a time (AVX-512) and the rest one by one: both must
+   give the same bits for every input, specials included.  Each value sits
+   at lane 3 of a 16-wide block and in the scalar tail of the same call. */
+static void test_gelu_lanes(void)
+{
+    enum { N = 19, TAIL = 17 };
+    Rng r;
+    rng_seed(&r, 11);
+    float specials[] = {0.0f, -0.0f, 1e-30f, -1e-30f, 1e-45f, 3.0f, -3.0f, 8.9f, -8.9f, 13.0f, -13.0f, 40.0f, -40.0f,
+                        1e30f, -1e30f, INFINITY, -INFINITY, NAN};
+    int n_special = (int)(sizeof specials / sizeof specials[0]), bad = 0;
+    for (int k = 0; k < n_special + 20000; k++) {
+        float v = k < n_special ? specials[k] : (float)(rng_normal(&r) * 6.0);
+        float x[N], dy[N], y[N], dx[N], acc[N];
+        for (int i = 0; i < N; i++) {
+            x[i] = (float)rng_normal(&r);
+            dy[i] = (float)rng_normal(&r);
+            acc[i] = 0.25f;
+        }
+        x[3] = x[TAIL] = v;
+        dy[3] = dy[TAIL] = 0.75f;
+        act_forward(y, x, N, ACT_GELU);
+        act_backward(dx, dy, x, N, ACT_GELU, 0);
+        act_backward(acc, dy, x, N, ACT_GELU, 1);
+        int same = (isnan(y[3]) ? isnan(y[TAIL]) : memcmp(&y[3], &y[TAIL], 4) == 0) &&
+                   (isnan(dx[3]) ? isnan(dx[TAIL]) : memcmp(&dx[3], &dx[TAIL], 4) == 0) &&
+                   (isnan(acc[3]) ? isnan(acc[TAIL]) : memcmp(&acc[3], &acc[TAIL], 4) == 0);
+        if (!same && bad++ < 5)
+            CHECK(0, "gelu(%.9g): lanes %.9g %.9g %.9g, scalar %.9g %.9g %.9g", v, y[3], dx[3], acc[3], y[TAIL],
+                  dx[TAIL], acc[TAIL]);
+    }
+    CHECK(bad == 0, "%d inputs differ between the 16-lane and the scalar GELU", bad);
+}
+
+/* The loss over a row wide enough for the 16-lane loops (V = 53: three
+   blocks and a tail of 5), with a bias: loss and gradient against double
+   precision, and accuracy counting the first maximum only -- ties placed
+   within the blocks, across them and in the tail. */
+static void test_xent_lanes(void)
+{
+    enum { N = 5, V = 53 };
+    Rng r;
+    rng_seed(&r, 14);
+    float logits[N * V], bias[V], work[N * V], dbias[V] = {0};
+    fill(logits, N * V, &r, 3);
+    fill(bias, V, &r, 1);
+    /* (first, second) positions of the maximum of logits + bias, target */
+    const int ties[N][3] = {{20, 40, 20}, {20, 40, 40}, {50, 52, 50}, {5, 49, 49}, {33, 34, 7}};
+    int want_hits = 0;
+    for (int i = 0; i < N; i++) {
+        logits[i * V + ties[i][0]] = 10.0f - bias[ties[i][0]];
+        logits[i * V + ties[i][1]] = 10.0f - bias[ties[i][1]];
+        float a = logits[i * V + ties[i][0]] + bias[ties[i][0]], b = logits[i * V + ties[i][1]] + bias[ties[i][1]];
+        want_hits += a == b ? ties[i][2] == ties[i][0] : ties[i][2] == (a > b ? ties[i][0] : ties[i][1]);
+    }
+    int32_t targets[N];
+    for (int i = 0; i < N; i++) targets[i] = ties[i][2];
+    memcpy(work, logits, sizeof work);
+    int64_t hits = 0;
+    float scale = 0.5f;
+    double loss = xent_head(work, bias, dbias, targets, N, V, scale, 1, &hits);
+    double ref = 0, worst = 0, worst_db = 0, ref_db[V] = {0};
+    for (int i = 0; i < N; i++) {
+        double z[V], mx = -1e30, s = 0;
+        for (int v = 0; v < V; v++) mx = fmax(mx, z[v] = (double)logits[i * V + v] + bias[v]);
+        for (int v = 0; v < V; v++) s += exp(z[v] - mx);
+        ref += log(s) + mx - z[targets[i]];
+        for (int v = 0; v < V; v++) {
+            double g = scale * (exp(z[v] - mx) / s - (v == targets[i]));
+            worst = fmax(worst, fabs(work[i * V + v] - g));
+            ref_db[v] += g;
+        }
+    }
+    for (int v = 0; v < V; v++) worst_db = fmax(worst_db, fabs(dbias[v] - ref_db[v]));
+    CHECK(fabs(loss - ref) < 1e-5 * fabs(ref), "loss %.9g vs %.9g", loss, ref);
+    CHECK(worst < 1e-6 && worst_db < 1e-6, "gradient off by %g, bias gradient by %g", worst, worst_db);
+    CHECK(hits == want_hits, "%lld correct, want %d (the first maximum counts)", (long long)hits, want_hits);
+}
+
+/* xent_head (the head's bias added inside the loss, its gradient summed
+   there) = xent_forward_backward on logits + bias, and dbias = the column
+   sums of the gradient rows in row order, bit for bit. */
+static void test_xent_head(void)
+{
+    enum { N = 5, V = 37 };
+    Rng r;
+    rng_seed(&r, 12);
+    float logits[N * V], plus[N * V], bias[V], dbias[V], ref_db[V];
+    int32_t targets[N] = {3, 36, 0, 17, 17};
+    fill(logits, N * V, &r, 3);
+    fill(bias, V, &r, 1);
+    for (int v = 0; v < V; v++) dbias[v] = ref_db[v] = 0.5f;
+    for (int i = 0; i < N * V; i++) plus[i] = logits[i] + bias[i % V];
+    int64_t c1 = 0, c2 = 0;
+    double l1 = xent_forward_backward(plus, targets, N, V, 0.25f, 1, &c1);
+    double l2 = xent_head(logits, bias, dbias, targets, N, V, 0.25f, 1, &c2);
+    for (int i = 0; i < N; i++)
+        for (int v = 0; v < V; v++) ref_db[v] += plus[i * V + v];
+    CHECK(l1 == l2 && c1 == c2, "loss %.9g vs %.9g, correct %lld vs %lld", l1, l2, (long long)c1, (long long)c2);
+    CHECK(memcmp(plus, logits, sizeof plus) == 0, "dlogits differ");
+    CHECK(memcmp(ref_db, dbias, sizeof dbias) == 0, "dbias differs from the column sums");
+}
+
+/* bias_act_forward / act_backward_bias (a layer's bias and activation in
+   one pass over each row) = the separate passes, bit for bit, every act. */
+static void test_bias_act_fused(void)
+{
+    enum { N = 3, C = 21 };
+    Rng r;
+    rng_seed(&r, 13);
+    for (int act = ACT_GELU; act <= ACT_NONE; act++) {
+        float h[N * C], h2[N * C], y[N * C], y2[N * C], b[C], dh[N * C], dh2[N * C], db[C], db2[C];
+        fill(h, N * C, &r, 2);
+        fill(b, C, &r, 1);
+        fill(dh, N * C, &r, 1);
+        memcpy(dh2, dh, sizeof dh);
+        for (int c = 0; c < C; c++) db[c] = db2[c] = 0.125f;
+        for (int i = 0; i < N * C; i++) h2[i] = h[i] + b[i % C];
+        act_forward(y2, h2, N * C, act);
+        bias_act_forward(act == ACT_NONE ? h : y, h, b, N, C, act);
+        const float *y1 = act == ACT_NONE ? h : y;
+        CHECK(!memcmp(h, h2, sizeof h) && !memcmp(y1, y2, sizeof y), "act %d: forward differs", act);
+        act_backward(dh2, dh2, h2, N * C, act, 0);
+        for (int i = 0; i < N; i++)
+            for (int c = 0; c < C; c++) db2[c] += dh2[i * C + c];
+        act_backward_bias(dh, h, db, N, C, act);
+        CHECK(!memcmp(dh, dh2, sizeof dh) && !memcmp(db, db2, sizeof db), "act %d: backward differs", act);
+    }
+}
+
+static void test_vec_exp(void)
+{
+    double worst = 0;
+    for (float x = -80.0f; x < 80.0f; x += 0.01337f) {
+        float y;
+        vec_exp(&y, &x, 1);
+        double ref = exp((double)x);
+        worst = fmax(worst, fabs(y - ref) / ref);
+    }
+    CHECK(worst < 3e-7, "vec_exp max relative error %g", worst);
+}
+
+/* ---- mixers alone: loss = sum(Mix(x) * r) ---- */
+
+static double mixer_loss(const MixArgs *a, const MixerOps *ops, const float *x, float *y, const float *rr, size_t N)
+{
+    ops->forward(a, x, y);
+    return dotd(y, rr, N);
+}
+
+static void check_mixer(const char *arch, int causal)
+{
+    Model m;
+    Config c;
+    char a_arg[64], t_arg[64];
+    snprintf(a_arg, sizeof a_arg, "arch=%s", arch);
+    snprintf(t_arg, sizeof t_arg, "task=%s", mixer_find(arch)->has_causal ? "clm" : "mlm");
+    if (tm_build(&m, &c, a_arg, t_arg, NULL)) { CHECK(0, "build %s", arch); return; }
+    Work w;
+    char err[512];
+    CHECK(work_alloc(&w, &m, 3, 1, err) == 0, "%s", err);
+    const BlockParams *bp = &m.stacks[0].blocks[0];
+    const float *wp[MIX_MAX_PARAMS];
+    float *dwp[MIX_MAX_PARAMS];
+    Rng r;
+    rng_seed(&r, 7);
+    for (int k = 0; k < bp->n_mix; k++) {
+        const Param *p = &m.params[bp->mix0 + k];
+        float *v = model_param(&m, bp->mix0 + k);
+        fill(v, p->numel, &r, 0.5f);   /* non-trivial values, biases included */
+        wp[k] = v;
+        dwp[k] = w.grads + p->offset;
+    }
+    work_zero_grads(&w, &m);
+    int B = 3, n = c.n_ctx, d = c.d;
+    size_t N = (size_t)B * n * d;
+    float *x = malloc(sizeof(float) * N), *y = malloc(sizeof(float) * N), *rr = malloc(sizeof(float) * N),
+          *dx = malloc(sizeof(float) * N);
+    fill(x, N, &r, 1);
+    fill(rr, N, &r, 1);
+    MixArgs a = {0};
+    a.cfg = &m.cfg; a.B = B; a.n = n; a.d = d; a.heads = c.heads; a.causal = causal;
+    a.w = wp; a.dw = dwp; a.saved = w.stacks[0].blocks[0].mix_saved; a.scratch = w.mix_scratch;
+    a.state = bp->mix_state; a.tokens = w.inputs;
+    for (int k = 0; k < bp->n_mix; k++) { /* sparse-row params: a row accumulator instead of dw */
+        const Param *p = &m.params[bp->mix0 + k];
+        if (p->sparse_rows) { dwp[k] = NULL; a.row_grads[k] = &w.row_grads[p->sparse_index]; }
+    }
+    for (int i = 0; i < B * n; i++) w.inputs[i] = 2 + i % 9;
+    m.mixer->forward(&a, x, y);
+    m.mixer->backward(&a, x, rr, dx);
+    float *grads = malloc(sizeof(float) * m.n_floats);
+    work_dense_grads(&w, &m, grads);
+    float h = 1e-2f;
+    int bad = 0;
+    for (size_t i = 0; i < N; i++) {
+        float keep = x[i];
+        x[i] = keep + h; double lp = mixer_loss(&a, m.mixer, x, y, rr, N);
+        x[i] = keep - h; double lm = mixer_loss(&a, m.mixer, x, y, rr, N);
+        x[i] = keep;
+        if (!close_to((lp - lm) / (2 * h), dx[i], 1e-2, 2e-3) && bad++ < 5)
+            CHECK(0, "%s causal=%d dx[%zu] numeric %g analytic %g", arch, causal, i, (lp - lm) / (2 * h), dx[i]);
+    }
+    for (int k = 0; k < bp->n_mix; k++) {
+        const Param *p = &m.params[bp->mix0 + k];
+        float *v = model_param(&m, bp->mix0 + k);
+        for (size_t i = 0; i < p->numel; i++) {
+            float keep = v[i];
+            v[i] = keep + h; double lp = mixer_loss(&a, m.mixer, x, y, rr, N);
+            v[i] = keep - h; double lm = mixer_loss(&a, m.mixer, x, y, rr, N);
+            v[i] = keep;
+            double num = (lp - lm) / (2 * h), ana = grads[p->offset + i];
+            if (!close_to(num, ana, 1e-2, 2e-3) && bad++ < 5)
+                CHECK(0, "%s causal=%d %s[%zu] numeric %g analytic %g", arch, causal, p->name, i, num, ana);
+        }
+    }
+    free(x); free(y); free(rr); free(dx); free(grads);
+    work_free(&w);
+    model_free(&m);
+}
+
+static void test_mixer_grads(void)
+{
+    for (int i = 0; i < mixer_count(); i++) {
+        const MixerOps *ops = mixer_at(i);
+        if (ops->has_causal) check_mixer(ops->name, 1);
+        if (ops->has_bidir) check_mixer(ops->name, 0);
+    }
+}
+
+/* ---- whole models ---- */
+
+/* The batch of training mode (mlm: masks from a generator; mlm_loss=all:
+   every position a target), replacing tm_batch's evaluation-mode batch. */
+static void training_batch(const Model *m, Work *w, int B, uint64_t seed)
+{
+    int wl = m->task->window_len(&m->cfg);
+    int32_t *win = malloc(sizeof(int32_t) * (size_t)B * wl);
+    Rng r;
+    rng_seed(&r, seed);
+    for (int i = 0; i < B * wl; i++) win[i] = 2 + (int32_t)rng_below(&r, m->cfg.vocab - 2);
+    m->task->prepare(&m->cfg, B, win, NULL, w->inputs, w->targets, 1, &r, NULL);
+    free(win);
+}
+
+/* extra: one more key=value (or NULL); with mlm_loss=all the batch is a
+   training batch, where that setting applies. */
+static void check_model_task(const char *task, const char *arch, const char *norm, const char *act,
+                             const char *pos, const char *tie, const char *dropout, const char *extra)
+{
+    int training = strcmp(dropout, "0") != 0;
+    Model m;
+    Config c;
+    char a1[48], a2[48], a3[48], a4[48], a5[48], a6[48], a7[48];
+    snprintf(a7, sizeof a7, "task=%s", task);
+    snprintf(a1, sizeof a1, "arch=%s", arch);
+    snprintf(a2, sizeof a2, "norm=%s", norm);
+    snprintf(a3, sizeof a3, "act=%s", act);
+    snprintf(a4, sizeof a4, "pos=%s", pos);
+    snprintf(a5, sizeof a5, "tie=%s", tie);
+    snprintf(a6, sizeof a6, "dropout=%s", dropout);
+    if (tm_build(&m, &c, a1, a2, a3, a4, a5, a6, a7, "seed=5", extra, NULL)) { CHECK(0, "build"); return; }
+    /* larger weights than the 0.02 init so every path carries gradient */
+    Rng r;
+    rng_seed(&r, 11);
+    for (int i = 0; i < m.n_params; i++) {
+        Param *p = &m.params[i];
+        float *v = model_param(&m, i);
+        if (p->init == INIT_ONE) for (size_t j = 0; j < p->numel; j++) v[j] = 1.0f + 0.3f * (float)rng_normal(&r);
+        else fill(v, p->numel, &r, p->init == INIT_UNIFORM_INV_SQRT_N ? 0.4f : 0.3f);
+    }
+    Work w;
+    char err[512];
+    int B = 3;
+    if (work_alloc(&w, &m, B, 1, err)) { CHECK(0, "%s", err); model_free(&m); return; }
+    tm_batch(&m, &w, B, 99);
+    if (m.cfg.mlm_loss == MLM_LOSS_ALL) {
+        training_batch(&m, &w, B, 99);
+        int masked = 0, targets = 0;
+        for (int i = 0; i < B * m.cfg.n_ctx; i++) {
+            masked += w.inputs[i] == TOKEN_MASK;
+            targets += w.targets[i] >= 0 && (w.inputs[i] == TOKEN_MASK || w.targets[i] == w.inputs[i]);
+        }
+        CHECK(masked > 0 && targets == B * m.cfg.n_ctx, "%s mlm_loss=all: %d masked, %d of %d positions targets",
+              arch, masked, targets, B * m.cfg.n_ctx);
+    }
+    tm_run(&m, &w, B, 1, training);
+    float *grads = malloc(sizeof(float) * m.n_floats);
+    work_dense_grads(&w, &m, grads);
+    float h = 1e-2f;
+    int bad = 0, checked = 0;
+    for (int i = 0; i < m.n_params; i++) {
+        const Param *p = &m.params[i];
+        float *v = model_param(&m, i);
+        /* every element of small tensors, a spread of the larger ones */
+        size_t stride = p->numel > 40 ? p->numel / 37 : 1;
+        for (size_t j = 0; j < p->numel; j += stride) {
+            double ana = grads[p->offset + j], num = 0;
+            int ok = 0;
+            /* Strong curvature needs a smaller step than h, so a miss is
+               retried at h/4 and h/16.  A step that straddles a ReLU kink
+               gives a wrong central difference; the analytic gradient then
+               equals the one-sided difference on the kink-free side, so ReLU
+               models also accept a one-sided match. */
+            double l0 = act[0] == 'r' ? tm_run(&m, &w, B, 0, training) : 0.0;
+            for (float hh = h; hh > h / 40 && !ok; hh /= 4) {
+                float keep = v[j];
+                v[j] = keep + hh; double lp = tm_run(&m, &w, B, 0, training);
+                v[j] = keep - hh; double lm = tm_run(&m, &w, B, 0, training);
+                v[j] = keep;
+                num = (lp - lm) / (2 * hh);
+                ok = close_to(num, ana, 2e-2, 5e-4);
+                if (act[0] == 'r' && !ok)
+                    ok = close_to((lp - l0) / hh, ana, 2e-2, 5e-4) || close_to((l0 - lm) / hh, ana, 2e-2, 5e-4);
+            }
+            checked++;
+            if (!ok && bad++ < 4)
+                CHECK(0, "%s/%s norm=%s act=%s pos=%s tie=%s %s: %s[%zu] numeric %.6g analytic %.6g", arch, task,
+                      norm, act, pos, tie, extra ? extra : "", p->name, j, num, ana);
+        }
+    }
+    CHECK(bad == 0, "%s/%s norm=%s act=%s: %d of %d gradient entries off", arch, task, norm, act, bad, checked);
+    free(grads);
+    work_free(&w);
+    model_free(&m);
+}
+
+/* The task a mixer's whole-model checks use: clm when it is causal, else mlm. */
+static const char *home_task(const MixerOps *ops) { return ops->has_causal ? "clm" : "mlm"; }
+
+static void check_model(const char *arch, const char *norm, const char *act, const char *pos, const char *tie,
+                        const char *dropout)
+{
+    check_model_task(home_task(mixer_find(arch)), arch, norm, act, pos, tie, dropout, NULL);
+}
+
+static void test_model_grads(void)
+{
+    const char *norms[] = {"pre", "post", "none"}, *acts[] = {"gelu", "relu", "none"};
+    for (int i = 0; i < mixer_count(); i++) {
+        const char *arch = mixer_at(i)->name;
+        for (int a = 0; a < 3; a++)
+            for (int b = 0; b < 3; b++) check_model(arch, norms[a], acts[b], "learned", "false", "0");
+        check_model(arch, "pre", "gelu", "sinusoidal", "true", "0");
+        check_model(arch, "post", "gelu", "none", "true", "0");
+        /* dropout masks are a function of (step key, element): fixed per step */
+        check_model(arch, "pre", "gelu", "learned", "false", "0.25");
+        check_model(arch, "post", "relu", "learned", "false", "0.25");
+    }
+}
+
+/* Every task's loss end to end, with every mixer the task accepts. */
+static void test_task_grads(void)
+{
+    const char *tasks[] = {"clm", "mlm", "bidir", "autoencode", "complete"};
+    for (int k = 0; k < 5; k++)
+        for (int i = 0; i < mixer_count(); i++) {
+            const MixerOps *ops = mixer_at(i);
+            Config c;
+            char err[512];
+            config_defaults(&c);
+            config_set(&c, "arch", ops->name, err);
+            config_set(&c, "task", tasks[k], err);
+            config_set(&c, "vocab", "13", err);
+            if (task_find(tasks[k])->check_arch(ops, &c, err)) continue; /* refused pair */
+            check_model_task(tasks[k], ops->name, "pre", "gelu", "learned", "false", "0", NULL);
+            check_model_task(tasks[k], ops->name, "post", "relu", "sinusoidal", "true", "0", NULL);
+        }
+}
+
+/* mlm with mlm_loss=all (every position a target, SPEC section 3): the
+   head's gradient now reaches every row, for every bidirectional mixer.
+   Smooth activations only: with targets at every row, a ReLU kink inside a
+   finite-difference step is common enough to fail the check without a bug
+   (ReLU's own gradient is checked with the masked loss above). */
+static void test_mlm_all_grads(void)
+{
+    int checked = 0;
+    for (int i = 0; i < mixer_count(); i++) {
+        const MixerOps *ops = mixer_at(i);
+        if (!ops->has_bidir) continue;
+        check_model_task("mlm", ops->name, "pre", "gelu", "learned", "false", "0", "mlm_loss=all");
+        check_model_task("mlm", ops->name, "post", "gelu", "sinusoidal", "true", "0", "mlm_loss=all");
+        check_model_task("mlm", ops->name, "none", "none", "none", "false", "0", "mlm_loss=all");
+        checked++;
+    }
+    CHECK(checked == 4, "%d bidirectional mixers, expected 4 (attention, mixer, pairconnect, fft)", checked);
+}
+
+/* Changing token t leaves every logit at positions < t unchanged, in
+   float32 and (where it runs) with bf16 products. */
+static void check_causality(const char *precision)
+{
+    for (int i = 0; i < mixer_count(); i++) {
+        const MixerOps *ops = mixer_at(i);
+        if (!ops->has_causal) continue;
+        char a1[48];
+        snprintf(a1, sizeof a1, "arch=%s", ops->name);
+        Model m;
+        Config c;
+        if (tm_build(&m, &c, a1, "task=clm", "n_ctx=8", precision, NULL)) { CHECK(0, "build"); continue; }
+        Rng r;
+        rng_seed(&r, 5);
+        for (int p = 0; p < m.n_params; p++)
+            if (m.params[p].init != INIT_ONE) fill(model_param(&m, p), m.params[p].numel, &r, 0.3f);
+        Work w;
+        char err[512];
+        if (work_alloc(&w, &m, 1, 0, err)) { CHECK(0, "%s", err); model_free(&m); continue; }
+        int n = c.n_ctx, V = c.vocab;
+        float *ref = malloc(sizeof(float) * (size_t)n * V);
+        for (int t = 0; t < n; t++) {
+            for (int k = 0; k < n; k++) { w.inputs[k] = 2 + k; w.targets[k] = 3; }
+            tm_run(&m, &w, 1, 0, 0);
+            memcpy(ref, w.logits, sizeof(float) * (size_t)n * V);
+            w.inputs[t] = 2 + (t + 5) % (V - 2);
+            tm_run(&m, &w, 1, 0, 0);
+            /* xent overwrote nothing (want_grad 0); compare raw logits */
+            double before = 0, changed_after = 0;
+            for (int k = 0; k < t * V; k++) before = fmax(before, fabs(w.logits[k] - ref[k]));
+            for (int k = t * V; k < n * V; k++) changed_after = fmax(changed_after, fabs(w.logits[k] - ref[k]));
+            CHECK(before == 0.0, "%s %s: changing token %d moved logits before it by %g", ops->name, precision, t,
+                  before);
+            CHECK(changed_after > 0.0, "%s %s: changing token %d changed nothing at or after it", ops->name,
+                  precision, t);
+        }
+        free(ref);
+        work_free(&w);
+        model_free(&m);
+    }
+}
+
+static void test_causality(void) { check_causality("precision=f32"); }
+static void test_causality_bf16(void) { check_causality("precision=bf16"); }
+
+int main(int argc, char **argv)
+{
+    CHECK_ARGS(argc, argv);
+    RUN(test_linear_grad);
+    RUN(test_layernorm_grad);
+    RUN(test_activation_grad);
+    RUN(test_xent_grad);
+    RUN(test_gelu_lanes);
+    RUN(test_xent_lanes);
+    RUN(test_xent_head);
+    RUN(test_bias_act_fused);
+    RUN(test_vec_exp);
+    RUN(test_mixer_grads);
+    RUN(test_model_grads);
+    RUN(test_task_grads);
+    RUN(test_mlm_all_grads);
+    RUN(test_causality);
+    char why[512] = "";
+    RUN_IF(gemm_bf16_available(why), why, test_causality_bf16);
+    CHECK_EXIT();
+}

@@ -1,0 +1,221 @@
+/*
+ * test_adaptive.c — --until-conclusive's rounds (experiments/adaptive.c) on
+ * hand-made stores: the autoencoder preset queued with its plan, its runs
+ * "finished" with chosen losses (no training), then adaptive_advance:
+ *   - a compared point that did not learn has its runs extended to twice
+ *     their budget, every seed, and the round is recorded in `verdicts`;
+ *     once they learn, every claim is decided and the sweep concludes, and
+ *     the report says in which round;
+ *   - a claim within noise gets 2 more seeds per compared point;
+ *   - a round that would pass the cap is not run: the sweep concludes
+ *     saying so, and the history says what it would still need;
+ *   - lr=tune's grid, search cost and summary line.
+ *
+ * Not for: lr=tune with real training (tests/experiments/test_adaptive.sh).
+ */
+#include "db/adaptive.h"
+#include "db/jobs.h"
+#include "db/store.h"
+#include "engine/common.h"
+#include "experiments/adaptive.h"
+#include "experiments/report.h"
+#include "experiments/sweep.h"
+#include "experiments/sweep_queue.h"
+#include "tests/check.h"
+#include "tests/test_util.h"
+
+#include <math.h>
+#include <string.h>
+
+#define UNIGRAM 5.05
+
+/* The autoencoder preset queued with --until-conclusive (cap in hours). */
+static Store *queued_store(const char *name, double max_hours, int64_t *sweep_id)
+{
+    char err[ERR_LEN] = "";
+    Store *s = NULL;
+    CHECK(store_open(db_path(name), &s, err) == 0, "%s", err);
+    if (!s) return NULL;
+    Sweep sw;
+    char *argv[1] = {"autoencoder"};
+    Config base;
+    config_defaults(&base);
+    CHECK(sweep_parse(1, argv, &base, &sw, err) == 0, "%s", err);
+    sw.plan.until_conclusive = 1;
+    sw.plan.max_hours = max_hours;
+    CHECK(sweep_require_wsd(&sw, "--until-conclusive", sw.names_decay, err) == 0, "%s", err);
+    CHECK(sweep_enqueue(s, &sw, 0, sweep_id, err) == 0, "%s", err);
+    const char *data = sw.jobs[0].config.data;
+    CHECK(store_dataset_unigram_put(s, data, "word", 4096, 100000, UNIGRAM, err) == 0, "%s", err);
+    sweep_free(&sw);
+    CHECK(exec_sql(s, "UPDATE runs SET tokenizer = 'word', vocab = 4096, threads = 1") == 0, "tokenizer");
+    return s;
+}
+
+/* The first column of every row of a query (64 at most). */
+typedef struct {
+    char rows[64][64];
+    int n;
+} Rows;
+
+static int add_row(void *ctx, int nc, char **v, char **names)
+{
+    (void)nc, (void)names;
+    Rows *r = ctx;
+    if (r->n < 64) snprintf(r->rows[r->n++], 64, "%s", v[0] ? v[0] : "");
+    return 0;
+}
+
+/* Finishes every queued run of the sweep whose coords match sel ("" all)
+   as if it trained: valid and test loss `loss` (+ seed spread), 100 s. */
+static void finish_runs(Store *s, const char *sel, double loss, double spread)
+{
+    char sql[600], err[ERR_LEN] = "";
+    snprintf(sql, sizeof sql,
+             "SELECT id || ' ' || seed || ' ' || total_steps FROM runs WHERE status = 'queued' AND role IS NULL"
+             " AND ('%s' = '' OR instr(coords_json, '%s') > 0) ORDER BY id", sel, sel);
+    Rows rows = {{{0}}, 0};
+    CHECK(store_query(s, sql, add_row, &rows, err) == 0, "%s", err);
+    for (int i = 0; i < rows.n; i++) {
+        long long id, seed, steps;
+        sscanf(rows.rows[i], "%lld %lld %lld", &id, &seed, &steps);
+        if (steps <= 0) steps = 400;
+        double v = loss + spread * (double)((seed % 3) - 1);
+        CHECK(store_run_set_status(s, id, "running", err) == 0, "%s", err);
+        MetricRow m = {steps, steps * 512, 100.0, v, v, 0.001, 1.0, 5000};
+        CHECK(store_metrics_append(s, id, &m, 1, err) == 0, "%s", err);
+        EvalRow valid = {steps, "valid", v, 0.3, NAN, 1000, NAN}, test = {steps, "test", v, 0.3, NAN, 1000, NAN};
+        CHECK(store_eval_add(s, id, &valid, err) == 0 && store_eval_add(s, id, &test, err) == 0, "%s", err);
+        RunEnd end = {"done", NULL, steps, steps * 512, 100.0, 5000, NAN};
+        CHECK(store_run_finish(s, id, &end, err) == 0, "%s", err);
+    }
+}
+
+static int advance(Store *s, int64_t sweep)
+{
+    char err[ERR_LEN] = "";
+    int acted = 0;
+    CHECK(adaptive_advance(s, sweep, &acted, err) == 0, "%s", err);
+    return acted;
+}
+
+/* attention d=128 at the unigram level: its runs are extended; once they
+   learn, the claims are decided in round 2 */
+static void test_extend_until_decided(void)
+{
+    int64_t sw = 0;
+    Store *s = queued_store("extend.db", 0, &sw);
+    if (!s) return;
+    CHECK(!advance(s, sw), "acted while the jobs are queued");
+    finish_runs(s, "\"mixer\",\"d\":\"128\"", 4.0, 0.01);
+    finish_runs(s, "\"mixer\",\"d\":\"160\"", 3.8, 0.01);
+    finish_runs(s, "\"attention\"", 5.0, 0.01);
+    double before = query_num(s, "SELECT max(json_extract(config_json, '$.tokens')) FROM runs WHERE arch = 'attention'");
+    CHECK(advance(s, sw), "round 1 did nothing");
+    CHECK(query_num(s, "SELECT count(*) FROM runs WHERE status = 'queued' AND arch = 'attention'") == 3,
+          "attention's 3 seeds not extended: %s", query1(s, "SELECT group_concat(status) FROM runs").text);
+    CHECK(query_num(s, "SELECT count(*) FROM runs WHERE status = 'queued'") == 3, "others queued");
+    CHECK(query_num(s, "SELECT min(json_extract(config_json, '$.tokens')) FROM runs WHERE arch = 'attention'") ==
+              2 * before, "budget not doubled");
+    CHECK(query_num(s, "SELECT round FROM sweeps") == 2, "round %s", query1(s, "SELECT round FROM sweeps").text);
+    CHECK(query_num(s, "SELECT count(*) FROM verdicts WHERE round = 1") == 2, "history of round 1");
+    CHECK(strstr(query1(s, "SELECT action FROM verdicts WHERE verdict = 'inconclusive'").text,
+                 "extend x2: arch=attention"), "action %s",
+          query1(s, "SELECT action FROM verdicts WHERE verdict = 'inconclusive'").text);
+    CHECK(!advance(s, sw), "acted while the extension trains");
+    finish_runs(s, "\"attention\"", 4.5, 0.01);
+    CHECK(advance(s, sw), "round 2 did nothing");
+    CHECK(!strcmp(query1(s, "SELECT concluded FROM sweeps").text, "every claim decided"), "concluded %s",
+          query1(s, "SELECT concluded FROM sweeps").text);
+    CHECK(query_num(s, "SELECT count(*) FROM verdicts WHERE round = 2 AND verdict = 'holds'") == 2, "round 2");
+    CHECK(!advance(s, sw), "a concluded sweep acted");
+    StrBuf out;
+    sb_init(&out);
+    const char *presets[1] = {"autoencoder"};
+    char err[ERR_LEN] = "";
+    CHECK(report_build(s, presets, 1, 1, &out, err) == 0, "%s", err);
+    CHECK(out.data && strstr(out.data, "decided in round 2 at") && strstr(out.data, "3 seeds") &&
+              strstr(out.data, "decided in round 1 at") && strstr(out.data, "lr fixed at"),
+          "report:\n%s", out.data ? out.data : "");
+    sb_free(&out);
+    store_close(s);
+}
+
+/* within noise: 2 more seeds per compared point, up to 5 */
+static void test_more_seeds(void)
+{
+    int64_t sw = 0;
+    Store *s = queued_store("seeds.db", 0, &sw);
+    if (!s) return;
+    finish_runs(s, "\"mixer\",\"d\":\"128\"", 4.00, 0.1);
+    finish_runs(s, "\"attention\"", 4.02, 0.1);
+    finish_runs(s, "\"mixer\",\"d\":\"160\"", 3.0, 0.01);
+    CHECK(advance(s, sw), "nothing done");
+    CHECK(query_num(s, "SELECT count(*) FROM runs WHERE status = 'queued'") == 4, "%s",
+          query1(s, "SELECT group_concat(arch || ':' || seed || ':' || status) FROM runs").text);
+    CHECK(!strcmp(query1(s, "SELECT group_concat(seed) FROM (SELECT seed FROM runs WHERE status = 'queued'"
+                            " ORDER BY id)").text, "4,5,4,5"), "seeds %s",
+          query1(s, "SELECT group_concat(seed) FROM runs WHERE status = 'queued'").text);
+    CHECK(strstr(query1(s, "SELECT action FROM verdicts WHERE verdict = 'within noise'").text, "add 2 seeds"),
+          "action");
+    CHECK(query_num(s, "SELECT count(*) FROM sweep_results WHERE status = 'queued'") == 4, "new seeds are the sweep's");
+    store_close(s);
+}
+
+/* a round past the cap is not run; the history says what it would need */
+static void test_cap(void)
+{
+    int64_t sw = 0;
+    Store *s = queued_store("cap.db", 0.3, &sw);   /* 9 runs x 100 s = 0.25 h spent, 0.1 h more needed */
+    if (!s) return;
+    finish_runs(s, "\"mixer\",\"d\":\"128\"", 4.0, 0.01);
+    finish_runs(s, "\"mixer\",\"d\":\"160\"", 3.8, 0.01);
+    finish_runs(s, "\"attention\"", 5.0, 0.01);
+    CHECK(advance(s, sw), "nothing done");
+    CHECK(query_num(s, "SELECT count(*) FROM runs WHERE status = 'queued'") == 0, "queued past the cap");
+    CHECK(strstr(query1(s, "SELECT concluded FROM sweeps").text, "cap: 0.2 of 0.3 CPU hours spent"), "concluded %s",
+          query1(s, "SELECT concluded FROM sweeps").text);
+    CHECK(strstr(query1(s, "SELECT action FROM verdicts WHERE verdict = 'inconclusive'").text, "would extend x2"),
+          "action %s", query1(s, "SELECT action FROM verdicts WHERE verdict = 'inconclusive'").text);
+    store_close(s);
+}
+
+static void test_tune_numbers(void)
+{
+    CHECK(fabs(adaptive_grid_lr(3e-4, 1e-2, 0, 5) - 3e-4) < 1e-15 && fabs(adaptive_grid_lr(3e-4, 1e-2, 4, 5) - 1e-2) < 1e-15,
+          "grid ends");
+    CHECK(fabs(adaptive_grid_lr(1e-4, 1e-2, 1, 3) - 1e-3) < 1e-15, "grid middle");
+    /* 5 -> 3 -> 2 -> 1: 5 x 1/8, then 3 and 2 continue from 80% of the budget to twice it */
+    CHECK(fabs(adaptive_search_runs(5, 0.125, 0.2) - 1.675) < 1e-12, "%g", adaptive_search_runs(5, 0.125, 0.2));
+    CHECK(fabs(adaptive_search_runs(2, 0.5, 0.2) - 1.0) < 1e-12, "two points: one rung");
+    Sweep sw;
+    char err[ERR_LEN];
+    Config base;
+    config_defaults(&base);
+    char *bad[] = {"arch=mixer steps=100 lr=tune decay=cosine", "arch=mixer steps=100 tune_points=3",
+                   "arch=mixer steps=100 lr=tune tune_lr=1e-2..1e-3", "arch=mixer steps=100 lr=tune tune_points=1",
+                   "arch=mixer steps=100 lr=tune tune_share=2", "arch=mixer seconds=10 lr=tune"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *argv[1] = {bad[i]};
+        err[0] = 0;
+        int rc = sweep_parse(1, argv, &base, &sw, err);
+        CHECK(rc != 0 && err[0], "accepted: %s", bad[i]);
+        if (rc == 0) sweep_free(&sw);
+    }
+    char *good[1] = {"arch=mixer,attention steps=100 lr=tune tune_points=3"};
+    CHECK(sweep_parse(1, good, &base, &sw, err) == 0 && sw.plan.lr_tune && sw.plan.tune_points == 3 &&
+              sw.jobs[0].config.decay == DECAY_WSD, "%s", err);
+    sweep_free(&sw);
+}
+
+int main(int argc, char **argv)
+{
+    CHECK_ARGS(argc, argv);
+    if (tmp_dir_make("adaptive")) return 1;
+    RUN(test_extend_until_decided);
+    RUN(test_more_seeds);
+    RUN(test_cap);
+    RUN(test_tune_numbers);
+    tmp_dir_remove();
+    CHECK_EXIT();
+}

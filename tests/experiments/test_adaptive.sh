@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# test_adaptive.sh — lr=tune and --until-conclusive through the binary:
+#   tune_picks_best      a small problem where the best lr is clear (1e-6
+#                        learns nothing, 1 diverges, 1e-3 learns): the search
+#                        picks 1e-3, its trials are stored with role
+#                        lr-search and left out of sweep_results, the seed
+#                        trains at 1e-3 and ends equal to the rung that
+#                        continued it (an extension is the run itself)
+#   tune_runs_screen     the Runs screen marks a trial and says its lr
+#   until_conclusive_form  the New sweep form's checkbox and cap queue the
+#                        preset with its plan (decay=wsd)
+#   adaptive_refused     --max-hours 0, junk or without --until-conclusive,
+#                        --until-conclusive on a grid, lr=tune with
+#                        decay=cosine: one line each, nothing queued
+#
+# Run from the repository root by tests/run.sh; prints PASS/FAIL lines.
+. "$(dirname "$0")/../harness.sh"
+cd "$T" || exit 2
+
+SPEC="arch=attention data=builtin:markov d=32 layers=1 heads=2 n_ctx=16 batch=4 steps=300 warmup=10"
+$MB sweep "$SPEC lr=tune tune_lr=1e-6..1 tune_points=3 tune_share=0.5" --db t.db >"$T/sweep.out" 2>&1
+$MB worker --db t.db --jobs 2 --threads 1 >/dev/null 2>&1
+tuned=$(q t.db "select lr || ' ' || trials from tuned_lrs")
+trials=$(q t.db "select count(*) from runs where role = 'lr-search'")
+seed=$(q t.db "select json_extract(config_json, '\$.lr') || ' ' || status from runs where role is null")
+in_results=$(q t.db "select count(*) || ' ' || min(run_id) from sweep_results")
+same=$(q t.db "select a.loss = b.loss from evals a join evals b on a.split = b.split and a.step = b.step
+               join runs ra on ra.id = a.run_id join runs rb on rb.id = b.run_id
+               where ra.role = 'lr-search' and rb.role is null and a.split = 'test'
+                 and CAST(json_extract(ra.config_json, '\$.lr') AS REAL) = 0.001")
+if [ "$tuned" = "0.001 3" ] && [ "$trials" = 3 ] && [ "$seed" = "0.001 done" ] && [ "$in_results" = "1 4" ] &&
+   [ "$same" = 1 ] && grep -q "lr=tune: each point first searches 3 learning rates" "$T/sweep.out"; then
+  pass tune_picks_best
+else
+  fail tune_picks_best "tuned '$tuned' trials $trials seed '$seed' results '$in_results' same '$same'"
+fi
+
+SOCK=ad$$   # the harness kills its tmux server on exit
+tmux -L "$SOCK" new-session -d -x 220 -y 30 "cd $T && $MB --db t.db --jobs 0"
+sleep 1
+tmux -L "$SOCK" send-keys Home
+sleep 0.3
+shown=$(tmux -L "$SOCK" capture-pane -p)
+tmux -L "$SOCK" kill-server 2>/dev/null
+if echo "$shown" | grep -q "lr-search trial: lr 1e-06" && echo "$shown" | grep -q "lr tuned per architecture: attention 0.001"; then
+  pass tune_runs_screen
+else
+  fail tune_runs_screen "$shown"
+fi
+
+ok=1; bad=""
+for args in "completion --until-conclusive --max-hours 0" "completion --until-conclusive --max-hours lots" \
+            "completion --max-hours 2" "arch=mixer steps=10 --until-conclusive" \
+            "arch=mixer steps=10 lr=tune decay=cosine" "arch=mixer steps=10 lr=tune tune_points=1"; do
+  $MB sweep $args --db r.db >"$T/out" 2>"$T/err"; rc=$?
+  if [ $rc -eq 0 ] || ! one_line "$T/err" || [ -e r.db ]; then ok=0; bad="$bad [$args: rc $rc $(cat "$T/err")]"; fi
+done
+[ $ok = 1 ] && pass adaptive_refused || fail adaptive_refused "$bad"
+
+# the New sweep form's checkbox and cap (recall: built-in data, no corpora needed)
+SOCK=ns$$
+tmux -L "$SOCK" new-session -d -x 110 -y 40 "cd $T && $MB --db form.db --jobs 0"
+sleep 1
+tmux -L "$SOCK" send-keys 7
+sleep 0.3
+tmux -L "$SOCK" send-keys Enter End Enter      # the preset list: the last one
+sleep 0.3
+for k in Down Down Down Down; do tmux -L "$SOCK" send-keys $k; sleep 0.05; done
+tmux -L "$SOCK" send-keys Enter                # [x] until conclusive
+sleep 0.3
+tmux -L "$SOCK" send-keys Down Enter C-u 1.5 Enter
+sleep 0.3
+form=$(tmux -L "$SOCK" capture-pane -p)
+tmux -L "$SOCK" send-keys Down Enter
+sleep 1.5
+tmux -L "$SOCK" kill-server 2>/dev/null
+plan=$(q form.db "select json_extract(plan_json, '\$.until_conclusive') || ' ' || json_extract(plan_json, '\$.max_hours') || ' ' || name from sweeps")
+if echo "$form" | grep -q "\[x\] until every claim is decided" && echo "$form" | grep -q -- "--until-conclusive --max-hours 1.5" &&
+   [ "$plan" = "1 1.5 recall" ] && [ "$(q form.db "select count(*) from runs where json_extract(config_json, '\$.decay') = 'wsd'")" -gt 0 ]; then
+  pass until_conclusive_form
+else
+  fail until_conclusive_form "plan '$plan': $form"
+fi

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# tests/experiments/test_learn_check.sh — experiments/learn_check.sh on a tiny generated
+# text: the table lists every valid pair, a trained pair gets its numbers,
+# the unigram entropy equals an independent computation (Python, from the
+# text, split and capped as docs/data.md says), a finished pair is not
+# trained again, and bad arguments are refused in one line.  Not for: whether
+# the architectures learn (docs/learn_check.md; that takes minutes).
+# Prints "PASS name" / "FAIL name" lines for tests/run.sh.
+set -u
+. "$(dirname "$0")/../harness.sh"
+
+# 300 lines of words with a skewed, repeatable distribution, no final newline
+awk 'BEGIN { srand(7); for (l = 0; l < 300; l++) { s = ""
+        for (i = 0; i < 1 + l % 9; i++) s = s (i ? " " : "") "w" int(60 * rand() * rand())
+        printf "%s%s", s, (l < 299 ? "\n" : "") } }' > "$T/text.txt"
+
+expected=$(python3 - "$T/text.txt" 40 <<'EOF'
+import math, sys
+lines = open(sys.argv[1], "rb").read().split(b"\n")
+train = lines[: int(0.9 * len(lines))]
+count = {}
+for line in train:
+    for w in line.split() + [b"<eos>"]:
+        count[w] = count.get(w, 0) + 1
+cap = int(sys.argv[2])
+words = sorted((w for w in count if w not in (b"<eos>", b"<unk>")), key=lambda w: (-count[w], w))
+kept = {w: count[w] for w in words[: cap - 4]}
+kept[b"<eos>"] = count[b"<eos>"]
+unk = sum(count.values()) - sum(kept.values())
+total = sum(count.values())
+parts = list(kept.values()) + ([unk] if unk else [])
+print("%.4f" % -sum(c / total * math.log(c / total) for c in parts))
+EOF
+)
+
+LC="experiments/learn_check.sh --data $T/text.txt --steps 2 --vocab 40 --db $T/lc.db"
+if $LC --pairs "cumsum:clm" > "$T/out" 2> "$T/err"; then pass learn_check_runs; else fail learn_check_runs "$(tail -2 "$T/err")"; fi
+
+rows=$(grep -v '^| arch |' "$T/out" | grep -c '^| [a-z]* | [a-z]* |')
+if [ "$rows" -eq 27 ]; then pass learn_check_every_pair; else fail learn_check_every_pair "$rows rows, expected 27"; fi
+
+if grep -qE '^\| cumsum \| clm \| [0-9.]+ \| [0-9.]+ \| [-+][0-9.]+ \| (learns|NOT LEARNING) \|$' "$T/out" &&
+   grep -q '^| attention | clm | .* | - | - | no finished run |$' "$T/out"; then
+    pass learn_check_row
+else
+    fail learn_check_row "$(grep 'cumsum | clm' "$T/out")"
+fi
+
+got=$(sed -n 's/.*unigram entropy \([0-9.]*\) nats.*/\1/p' "$T/out")
+if [ -n "$expected" ] && [ "$got" = "$expected" ]; then pass learn_check_unigram; else fail learn_check_unigram "script $got, python $expected"; fi
+
+$LC --pairs "cumsum:clm" > "$T/out2" 2> "$T/err2"
+if grep -q 'cumsum clm: done before, kept' "$T/err2" && cmp -s "$T/out" "$T/out2"; then
+    pass learn_check_resumes
+else
+    fail learn_check_resumes "$(cat "$T/err2")"
+fi
+
+$LC --pairs "cumsum:mlm" > /dev/null 2> "$T/err3"; rc=$?
+if [ $rc -ne 0 ] && [ "$(wc -l < "$T/err3")" -eq 1 ] && grep -q 'cumsum:mlm is not a valid pair' "$T/err3"; then
+    pass learn_check_refuses_pair
+else
+    fail learn_check_refuses_pair "rc $rc: $(cat "$T/err3")"
+fi
+experiments/learn_check.sh --data "$T/text.txt" --steps x > /dev/null 2> "$T/err4"; rc=$?
+if [ $rc -ne 0 ] && [ "$(wc -l < "$T/err4")" -eq 1 ] && grep -q -- '--steps wants' "$T/err4"; then
+    pass learn_check_refuses_steps
+else
+    fail learn_check_refuses_steps "rc $rc: $(cat "$T/err4")"
+fi

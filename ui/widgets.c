@@ -187,14 +187,7 @@ void ui_control_run(UiContext *ctx, int64_t run_id, const char *arch, RunStatus 
     else ui_say(ctx, "run %lld: %s", (long long)run_id, done);
 }
 
-void ui_config_of(const RunConfigEntry *entries, int n, Config *c)
-{
-    assert(c && (entries || n == 0));
-    config_defaults(c);
-    char err[ERR_LEN];
-    for (int i = 0; i < n; i++)
-        if (entries[i].scalar && config_is_key(entries[i].key)) (void)config_set(c, entries[i].key, entries[i].value, err);
-}
+void ui_config_of(const RunConfigEntry *entries, int n, Config *c) { runs_config_of(entries, n, c); }
 
 int ui_status_pair(RunStatus status)
 {

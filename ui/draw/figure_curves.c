@@ -117,11 +117,13 @@ static int config_note(Figure *f, Store *s, int64_t run_id, char *err)
     RunConfigEntry *cfg = NULL;
     int n = 0;
     if (runs_read_config(s, run_id, &cfg, &n, err)) return -1;
-    Config defaults;
+    Config defaults, run;
     config_defaults(&defaults);
+    runs_config_of(cfg, n, &run);
     char text[2048] = "";
     for (int i = 0; i < n; i++)
         if (cfg[i].scalar && !quiet_key(cfg[i].key, 0) && strcmp(cfg[i].key, "data") &&
+            (!config_is_key(cfg[i].key) || config_key_applies(&run, cfg[i].key)) &&
             !is_default(&defaults, cfg[i].key, cfg[i].value))
             add_pair(text, sizeof text, cfg[i].key, cfg[i].value);
     free(cfg);
@@ -187,6 +189,7 @@ typedef struct {
     RunSummary head;             /* the first member */
     RunConfigEntry *config;      /* the first member's */
     int n_config;
+    Config cfg;                  /* what it describes (config_key_applies) */
     RunCurve curves[MAX_MEMBERS];
     SeedStats test;              /* over the finished members */
     char diff[1024];             /* the keys in which it differs from the others */
@@ -248,8 +251,17 @@ static int load_groups(Store *s, Curves *g, int n, char *err)
         }
         g[i].test = seed_stats(tests, n_tests);
         if (runs_read_config(s, g[i].ids[0], &g[i].config, &g[i].n_config, err)) return -1;
+        runs_config_of(g[i].config, g[i].n_config, &g[i].cfg);
     }
     return 0;
+}
+
+/* Group g's value of key, NULL when it has none or the key changes
+   nothing of its runs (another architecture's, a budget it does not use). */
+static const char *applied(const Curves *g, const char *key)
+{
+    const char *v = config_value(g->config, g->n_config, key);
+    return v && (!config_is_key(key) || config_key_applies(&g->cfg, key)) ? v : NULL;
 }
 
 /* Each group's differing keys (diff), and the note of the keys all share
@@ -265,14 +277,17 @@ static int differences(Figure *f, Curves *g, int n, int skip_seed, char *err)
             int earlier = 0, differs = 0;
             for (int o = 0; o < owner; o++) earlier |= config_value(g[o].config, g[o].n_config, e->key) != NULL;
             if (!e->scalar || earlier || quiet_key(e->key, skip_seed)) continue;
-            const char *v0 = config_value(g[0].config, g[0].n_config, e->key);
+            const char *v0 = applied(&g[0], e->key);
+            int anywhere = v0 != NULL;
             for (int i = 1; i < n; i++) {
-                const char *v = config_value(g[i].config, g[i].n_config, e->key);
-                differs |= !v0 || !v || strcmp(v, v0);
+                const char *v = applied(&g[i], e->key);
+                anywhere |= v != NULL;
+                differs |= (!v0 != !v) || (v && strcmp(v, v0));
             }
+            if (!anywhere) continue;
             if (differs) {
                 for (int i = 0; i < n; i++) {
-                    const char *v = config_value(g[i].config, g[i].n_config, e->key);
+                    const char *v = applied(&g[i], e->key);
                     add_pair(g[i].diff, sizeof g[i].diff, e->key, v ? v : "");
                 }
             } else if (!is_default(&defaults, e->key, e->value) && (n > 1 || strcmp(e->key, "seed"))) {

@@ -143,7 +143,7 @@ static int fix_axes(const Pivot *p, const char *at, int *fixed_at, char *err)
 
 /* A cell's text: "5.123", "5.123 ± 0.010" (the se to the mean's decimals),
    and its second line: the paper's figure, what is pending or stopped. */
-static void cell_text(const PivotCell *c, int show_n, FigCell *out)
+static void cell_text(const PivotCell *c, int show_n, int flag, FigCell *out)
 {
     if (c->n_value) {
         heat_format(c->stats.mean, 4, out->value, sizeof out->value);
@@ -164,6 +164,9 @@ static void cell_text(const PivotCell *c, int show_n, FigCell *out)
     if (!isnan(c->paper)) heat_format(c->paper, 4, paper, sizeof paper);
     int len = 0;
     if (show_n && c->n_value) len = snprintf(out->detail, sizeof out->detail, "n%d", c->n_value);
+    if (flag && c->n_not_learning) /* its mean is no claim's evidence */
+        len += snprintf(out->detail + len, sizeof out->detail - (size_t)len, "%s! %d not learning", len ? ", " : "",
+                        c->n_not_learning);
     if (c->n_value && c->n_pending)
         len += snprintf(out->detail + len, sizeof out->detail - (size_t)len, "%s%d pending", len ? ", " : "",
                         c->n_pending);
@@ -184,7 +187,7 @@ static int fill_heatmap(Figure *f, const Pivot *p, int row, int col, PointMetric
     h->higher_better = info->higher_better;
     for (int r = 0; r < rows; r++) snprintf(h->row_labels[r], FIG_LABEL_LEN, "%s", row >= 0 ? p->values[row][r] : info->label);
     for (int c = 0; c < cols; c++) snprintf(h->col_labels[c], FIG_LABEL_LEN, "%s", col >= 0 ? p->values[col][c] : "");
-    int common = -1, show_n = 0;
+    int common = -1, show_n = 0, flagged = 0;
     for (int i = 0; i < rows * cols; i++) {
         if (!cells[i].n_value) continue;
         if (common < 0) common = cells[i].n_value;
@@ -193,13 +196,17 @@ static int fill_heatmap(Figure *f, const Pivot *p, int row, int col, PointMetric
     double *means = malloc((size_t)rows * (size_t)cols * sizeof *means);
     if (!means) return err_set(err, "figure: out of memory");
     for (int i = 0; i < rows * cols; i++) {
-        cell_text(&cells[i], show_n, &h->cells[i]);
+        cell_text(&cells[i], show_n, info->learned, &h->cells[i]);
+        flagged |= info->learned && cells[i].n_not_learning;
         means[i] = cells[i].n_value ? cells[i].stats.mean : NAN;
     }
     int best = heat_best(means, rows * cols, info->higher_better);
     if (best >= 0) h->cells[best].best = 1;
     free(means);
     if (common > 1 && !show_n && figure_note(f, FIG_TONE_DIM, "each cell: the mean ± standard error of its %d runs (seeds)", common))
+        return err_set(err, "figure: out of memory");
+    if (flagged && figure_note(f, FIG_TONE_BAD, "! not learning: runs that ended less than 0.1 nat below their data's "
+                                                 "unigram entropy (a mean of theirs is no claim's evidence)"))
         return err_set(err, "figure: out of memory");
     return 0;
 }

@@ -10,9 +10,11 @@
 # labels that enclose every loss it draws, Compare one curve per seed group
 # (one per run with --seeds runs) and a band per group, the Grid heatmap's
 # cells read the store's mean +- standard error per point, the AE figure a
-# panel per architecture and the claims' verdicts.  report --md links
-# figures that exist; REPORT_ONLY=1 experiments/reproduce.sh carries them
-# beside the Markdown it writes.  Bad input: one line, non-zero, no file.
+# panel per architecture and the claims' verdicts.  P on the Run, Compare,
+# Grid and AE/Bidir screens (tmux) writes its figure beside the store.
+# report --md links figures that exist; REPORT_ONLY=1
+# experiments/reproduce.sh carries them beside the Markdown it writes.  Bad
+# input: one line, non-zero, no file.
 set -u
 . "$(dirname "$0")/../harness.sh"
 
@@ -121,6 +123,25 @@ $MB plot ae 1 --db "$DB" -o "$T/ae.PNG" >/dev/null 2>&1 && read -r w h < <(fig p
 for f in run cmp grid ae; do xmllint --noout "$T/$f.svg" 2>>"$T/xml" || echo "$f" >>"$T/xml"; done
 command -v xmllint >/dev/null || echo "SKIP plot_svg_xmllint: xmllint not installed (make deps installs libxml2-utils)"
 command -v xmllint >/dev/null && { [ ! -s "$T/xml" ] && pass plot_svg_xmllint || fail plot_svg_xmllint "$(cat "$T/xml")"; }
+
+# --- the screens' P key: the figure of what each shows, beside the store (p.db: p-NAME.svg)
+ui_setup plotui
+launch W "$DB" C.UTF-8
+wait_for W 10 "Runs" || fail screen_launch "$(screen W)"
+for k in 2:run 3:compare 4:grid-sweep 5:ae-sweep; do
+  TM send-keys -t W "${k%%:*}"
+  sleep 0.5
+  TM send-keys -t W P
+  if wait_for W 10 "figure written to .*/p-${k#*:}[0-9]*\.svg"; then
+    f=$(ls "$T"/p-"${k#*:}"*.svg 2>/dev/null | head -1)
+    [ -n "$f" ] && python3 -c "import xml.etree.ElementTree as E; E.parse('$f')" && pass "screen_key_${k#*:}" ||
+      fail "screen_key_${k#*:}" "no SVG $f"
+  else
+    fail "screen_key_${k#*:}" "$(screen W)"
+  fi
+done
+TM send-keys -t W q
+wait_exit W 10 || fail screen_quit "$(screen W)"
 
 # --- bad input: one line, non-zero, no file
 bad() {   # name, expected text, args...

@@ -28,7 +28,7 @@ static void usage(FILE *f)
           "  queue     list queued, running and paused jobs\n"
           "  pause | cancel | resume RUN...   control jobs\n"
           "  export    results or curves: [--sweep S] --csv|--json [--curves]\n"
-          "  report    the presets beside their papers, with verdicts: [PRESET ...] [--db FILE] [--md FILE]\n"
+          "  report    the presets beside their papers, with verdicts: [PRESET ...] [--db FILE] [--md FILE [--figures DIR]]\n"
           "  plot      a figure as SVG, PDF or PNG: run RUN | compare RUN... | grid [SWEEP] | ae [SWEEP] -o FILE\n"
           "  extend    continue a done or stopped decay=wsd run to a larger budget: RUN tokens=N|steps=N\n"
           "  gc        remove checkpoints no run names: [--dry-run] [--keep last|best|none] [--db FILE]\n"

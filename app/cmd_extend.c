@@ -15,27 +15,15 @@
 #include "experiments/extend.h"
 #include "experiments/format.h"
 
-static void usage(void)
-{
-    puts("usage: mixbench extend RUN tokens=N|steps=N [--db FILE]\n"
-         "  continues a done or stopped run with decay=wsd to a larger budget, from its checkpoint\n"
-         "  before the cool-down; it ends where a run trained with that budget from the start ends.\n"
-         "  The run is queued: `mixbench worker`, the workbench or `mixbench run --resume RUN` trains it.\n"
-         "example: mixbench extend 3 tokens=2000000");
-}
 
 int cmd_extend(int argc, char **argv)
 {
-    const char *db = "mixbench.db", *help = NULL;
+    const char *db = "mixbench.db";
     const char *words[3] = {NULL, NULL, NULL};
     int n = 0;
-    CliOpt opts[] = {{"db", 1, &db, NULL}, {"help", 0, &help, "h"}, {NULL, 0, NULL, NULL}};
+    CliOpt opts[] = {{"db", 1, &db, NULL}, {NULL, 0, NULL, NULL}};
     char err[ERR_LEN];
     if (cli_parse(argc, argv, opts, NULL, words, 3, &n, err)) return cli_fail("extend: %s", err);
-    if (help) {
-        usage();
-        return 0;
-    }
     if (n != 2) return cli_fail("extend: give a run and its new budget: mixbench extend RUN tokens=N|steps=N");
     int64_t run_id;
     if (text_to_int64(words[0], &run_id) || run_id < 1) return cli_fail("extend: %s is not a run id", words[0]);

@@ -17,30 +17,16 @@
 #include "engine/common.h"
 #include "experiments/format.h"
 
-static void usage(void)
-{
-    puts("usage: mixbench gc [--db FILE] [--dry-run] [--keep last|best|none]\n"
-         "  removes checkpoint files in the store's folder (NAME.ckpt/ beside NAME.db) that no run\n"
-         "  names; --keep also removes the older checkpoints of finished runs: all but the latest\n"
-         "  (last), all but the one at the lowest valid loss (best), or every one (none)\n"
-         "  --dry-run: print what would go, remove nothing\n"
-         "example: mixbench gc --db runs.db --keep last --dry-run");
-}
 
 int cmd_gc(int argc, char **argv)
 {
-    const char *db = "mixbench.db", *dry = NULL, *keep_text = NULL, *help = NULL;
+    const char *db = "mixbench.db", *dry = NULL, *keep_text = NULL;
     CliOpt opts[] = {{"db", 1, &db, NULL},
                      {"dry-run", 0, &dry, NULL},
                      {"keep", 1, &keep_text, NULL},
-                     {"help", 0, &help, "h"},
                      {NULL, 0, NULL, NULL}};
     char err[ERR_LEN];
     if (cli_parse(argc, argv, opts, NULL, NULL, 0, NULL, err)) return cli_fail("gc: %s", err);
-    if (help) {
-        usage();
-        return 0;
-    }
     GcKeep keep = GC_KEEP_ALL;
     if (keep_text && (gc_keep_parse(keep_text, &keep) || keep == GC_KEEP_ALL))
         return cli_fail("gc: --keep %s is not last, best or none", keep_text);

@@ -2,7 +2,7 @@
  * cmd_plot.c — `mixbench plot run|compare|grid|ae ...`: the workbench's
  * figures (ui/draw/figure_build.h) written as SVG, PDF or PNG by the output
  * file's extension.  Only argument parsing, choosing the runs or the sweep,
- * and printing live here.
+ * and printing live here (its help is its entry in app/commands.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,28 +18,6 @@
 #include "ui/draw/figure_build.h"
 
 enum { MAX_RUNS = 64 };
-
-static void plot_usage(FILE *f)
-{
-    fputs("usage: mixbench plot run RUN [-o FILE] [--x steps|tokens|time] [--log] [--db FILE]\n"
-          "       mixbench plot compare RUN... [--seeds pool|groups|runs] [-o FILE] [--x ...] [--log] [--db FILE]\n"
-          "       mixbench plot grid [SWEEP] [--metric M] [--rows KEY] [--cols KEY] [--at \"KEY=V ...\"] [-o FILE]\n"
-          "       mixbench plot ae [SWEEP] [--valid] [--log] [-o FILE] [--db FILE]\n"
-          "  writes a figure as SVG, PDF or PNG (by FILE's extension; default NAME.svg here):\n"
-          "  run      the train loss (raw and smoothed), the valid evaluations, the unigram level\n"
-          "  compare  several runs; the seeds of one point among them drawn as their mean with a\n"
-          "           band of +- standard error (--seeds groups: each run as its whole seed group,\n"
-          "           runs: every run on its own); the legend names the config keys that differ\n"
-          "  grid     a sweep's metric as a heatmap over two axes (default: arch across, the\n"
-          "           first other axis but seed and zipped partners down, the others averaged),\n"
-          "           the paper's figure in the cells, the verdicts\n"
-          "  ae       an autoencoder, bidirectional or completion sweep: a panel per architecture\n"
-          "  SWEEP is a sweep id or a preset name (its newest sweep); default the latest sweep\n"
-          "  (ae: of those presets).  M: test_loss, valid_loss, test_perplexity, test_accuracy,\n"
-          "  train_loss, tokens_per_s, test_loss_all, valid_loss_all, samples_per_s, ...\n"
-          "example: mixbench plot compare 3 4 5 -o cmp.pdf\n",
-          f);
-}
 
 /* A run id typed by the user: a positive integer. */
 static int parse_run(const char *text, int64_t *id)
@@ -82,7 +60,7 @@ static int parse_axis(const char *text, CurveAxis *x)
 }
 
 typedef struct {
-    const char *kind, *db, *out, *x, *log, *seeds, *metric, *rows, *cols, *at, *valid, *help;
+    const char *kind, *db, *out, *x, *log, *seeds, *metric, *rows, *cols, *at, *valid;
     const char *args[MAX_RUNS];
     int n_args;
 } PlotArgs;
@@ -128,20 +106,16 @@ int cmd_plot(int argc, char **argv)
     CliOpt opts[] = {{"db", 1, &a.db, NULL},         {"output", 1, &a.out, "o"},  {"x", 1, &a.x, NULL},
                      {"log", 0, &a.log, NULL},       {"seeds", 1, &a.seeds, NULL}, {"metric", 1, &a.metric, NULL},
                      {"rows", 1, &a.rows, NULL},     {"cols", 1, &a.cols, NULL},  {"at", 1, &a.at, NULL},
-                     {"valid", 0, &a.valid, NULL},   {"help", 0, &a.help, "h"},   {NULL, 0, NULL, NULL}};
+                     {"valid", 0, &a.valid, NULL},   {NULL, 0, NULL, NULL}};
     char err[ERR_LEN];
     const char *positional[MAX_RUNS + 1];
     int n_pos = 0;
     if (cli_parse(argc, argv, opts, NULL, positional, MAX_RUNS + 1, &n_pos, err)) return cli_fail("plot: %s", err);
-    if (a.help) {
-        plot_usage(stdout);
-        return 0;
-    }
     static const char *const KINDS[] = {"run", "compare", "grid", "ae"};
     for (int k = 0; k < 4 && n_pos > 0; k++)
         if (!strcmp(positional[0], KINDS[k])) a.kind = KINDS[k];
     if (!a.kind) {
-        if (!n_pos) plot_usage(stderr);
+        if (!n_pos) command_help(command_find("plot"), stderr);
         return cli_fail("plot: %s (one of run, compare, grid, ae)",
                         n_pos ? "unknown figure kind" : "which figure?");
     }

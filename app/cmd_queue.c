@@ -1,11 +1,11 @@
 /*
  * cmd_queue.c — the experiment engine's commands:
- *   mixbench sweep PRESET|GRID... [--data D] [--dry-run] [--priority P]   queue (or list) a sweep's jobs
+ *   mixbench sweep PRESET|GRID... [--data D] [--dry-run] [--priority P] [--name NAME]   queue (or list) a sweep's jobs
  *   mixbench worker [--jobs N] [--threads T]     run queued jobs headless until the queue is empty
  *                                                (under mpirun: over the launch's ranks, mpi_sweep.h)
  *   mixbench queue                               queued, running and paused jobs
  *   mixbench pause|cancel|resume RUN...          control jobs
- *   mixbench export [--sweep S] --csv|--json [--curves]   results (or curves) as CSV / JSON
+ *   mixbench export [--sweep S] [--where EXPR] --csv|--json [--curves]   results (or curves) as CSV / JSON
  * All take --db FILE (default mixbench.db).  queue and export read through
  * db/cli_read.h; export --json writes each cell with the type SQLite gives it.
  */
@@ -16,12 +16,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "app/cli.h"
 #include "app/commands.h"
 #include "app/job_print.h"
 #include "db/cli_read.h"
 #include "db/jobs.h"
+#include "db/queue_read.h"
 #include "db/status.h"
 #include "engine/common.h"
 #include "engine/dist.h"
@@ -33,6 +35,7 @@
 #include "experiments/format.h"
 #include "experiments/adaptive.h"
 #include "experiments/mpi_sweep.h"
+#include "experiments/run_filter.h"
 #include "experiments/scheduler.h"
 #include "experiments/sweep.h"
 #include "experiments/sweep_check.h"
@@ -65,21 +68,66 @@ static void print_plan(const Sweep *sw, const SweepEstimate *est)
     }
 }
 
+/* The training speeds measured in the store at db_path, when it exists
+   (an estimate without them is the FLOP model's). */
+static void speeds_of_store(const char *db_path, SpeedBook *book)
+{
+    struct stat st;
+    Store *s;
+    char err[ERR_LEN];
+    if (stat(db_path, &st) || store_open_existing(db_path, &s, err)) return;
+    if (speed_book_load(s, book, err)) speed_book_free(book);
+    store_close(s);
+}
+
+/* `mixbench sweep` alone: the presets, each with its jobs and their time
+   here (the store's measured speeds where it has them). */
+static int list_presets(const char *db_path)
+{
+    SpeedBook book = {0};
+    speeds_of_store(db_path, &book);
+    printf("%-22s %5s %9s  %s\n", "preset", "jobs", "time", "what (the paper's setting: PRESET@paper)");
+    for (int i = 0; i < preset_count(); i++) {
+        const Preset *p = preset_at(i);
+        char *argv[1] = {(char *)p->name}, err[ERR_LEN], when[32] = "-";
+        Config base;
+        config_defaults(&base);
+        Sweep sw;
+        int jobs = -1;
+        if (sweep_parse(1, argv, &base, &sw, err) == 0) {
+            jobs = sw.n_jobs;
+            fmt_duration(sweep_estimate(&sw, 2, &book).seconds, when, sizeof when);
+            sweep_free(&sw);
+        }
+        /* its line without its own "; N jobs, ~T": the columns say those, measured here */
+        const char *cut = strstr(p->what, " jobs, ~");
+        while (cut && cut > p->what && cut[-1] != ';') cut--;
+        int len = cut && cut > p->what ? (int)(cut - p->what - 1) : (int)strlen(p->what);
+        printf("%-22s %5d %9s  %s: %.*s%s\n", p->name, jobs, when, p->source, len, p->what,
+               p->paper_spec ? " (@paper)" : "");
+    }
+    speed_book_free(&book);
+    printf("time: 2 jobs at a time on this machine (estimated).  Queue one: mixbench sweep PRESET; "
+           "a grid: mixbench sweep key=v1,v2 ...\n");
+    return 0;
+}
+
 int cmd_sweep(int argc, char **argv)
 {
     const char *db_path = "mixbench.db", *priority_s = "0", *data = NULL, *tokenizer = NULL, *dry = NULL,
-               *until = NULL, *hours_s = NULL;
+               *until = NULL, *hours_s = NULL, *name = NULL;
     const CliOpt opts[] = {{"db", 1, &db_path, NULL},     {"priority", 1, &priority_s, NULL},
                            {"data", 1, &data, NULL},      {"tokenizer", 1, &tokenizer, NULL},
                            {"dry-run", 0, &dry, NULL},    {"until-conclusive", 0, &until, NULL},
-                           {"max-hours", 1, &hours_s, NULL}, {NULL, 0, NULL, NULL}};
+                           {"max-hours", 1, &hours_s, NULL}, {"name", 1, &name, NULL},
+                           {NULL, 0, NULL, NULL}};
     /* every word but the options is the grid (or a preset name) */
     const char *grid[MAX_GRID_WORDS + 1];
     int n_grid = 0;
     char err[ERR_LEN];
     if (cli_parse(argc, argv, opts, NULL, grid, MAX_GRID_WORDS + 1, &n_grid, err)) return cli_fail("sweep: %s", err);
     if (n_grid > MAX_GRID_WORDS) return cli_fail("sweep: more than %d grid words", MAX_GRID_WORDS);
-    if (n_grid == 0) return cli_fail("sweep: name a preset or give a grid (e.g. layers=1,2 arch=mixer,attention)");
+    if (n_grid == 0) return list_presets(db_path);
     Config base;
     config_defaults(&base);
     if ((tokenizer && config_set(&base, "tokenizer", tokenizer, err)) || (data && config_set(&base, "data", data, err)))
@@ -91,8 +139,11 @@ int cmd_sweep(int argc, char **argv)
     if (hours_s && !until) return cli_fail("sweep: --max-hours caps --until-conclusive; give both");
     if (hours_s && (text_to_double(hours_s, &max_hours) || !(max_hours > 0) || max_hours > 1e6))
         return cli_fail("sweep: --max-hours %s is not a number of hours > 0", hours_s);
+    if (name && strlen(name) >= sizeof ((Sweep *)0)->label)
+        return cli_fail("sweep: --name %s: at most %d bytes", name, (int)sizeof ((Sweep *)0)->label - 1);
     Sweep sw;
     if (sweep_parse_data(n_grid, (char **)grid, &base, data, &sw, err)) return cli_fail("%s", err);
+    if (name) snprintf(sw.label, sizeof sw.label, "%s", name);
     if (until && sweep_until_conclusive(&sw, max_hours, err)) {
         sweep_free(&sw);
         return cli_fail("%s", err);
@@ -104,7 +155,8 @@ int cmd_sweep(int argc, char **argv)
         sweep_free(&sw);
         return cli_fail("sweep: %s; nothing queued", err);
     }
-    printf("sweep %s: %d job%s\n", sw.name, sw.n_jobs, sw.n_jobs == 1 ? "" : "s");
+    printf("sweep %s%s%s: %d job%s\n", sw.label[0] ? sw.label : sw.name, sw.label[0] ? " of " : "",
+           sw.label[0] ? sw.name : "", sw.n_jobs, sw.n_jobs == 1 ? "" : "s");
     for (int i = 0; i < sw.n_jobs; i++) {
         const Config *c = &sw.jobs[i].config;
         char mem[32];
@@ -121,13 +173,25 @@ int cmd_sweep(int argc, char **argv)
     else
         printf("memory: the largest job needs %s, %s is available here (%s)\n", largest, avail, check.source);
     sweep_check_free(&check);
-    SweepEstimate est = sweep_estimate(&sw, 2);
+    SpeedBook book = {0};
+    speeds_of_store(db_path, &book);
+    SweepEstimate est = sweep_estimate(&sw, 2, &book);
+    speed_book_free(&book);
     char when[32];
     fmt_duration(est.seconds, when, sizeof when);
-    printf("estimated time: ~%s with 2 jobs at a time (%.3g PFLOP training + %.3g evaluation at %.0f GFLOP/s a "
-           "thread%s)\n",
-           when, est.train_flops / 1e15, est.eval_flops / 1e15, est.gflops,
-           est.rate_from_env ? ", MIXBENCH_GFLOPS" : "; set MIXBENCH_GFLOPS to this machine's rate");
+    int measured = 0;
+    for (int a = 0; a < est.n_archs; a++) measured |= est.arch[a].basis != SPEED_ASSUMED;
+    if (measured) {
+        char basis[512];
+        estimate_describe(&est, basis, sizeof basis);
+        printf("estimated time: ~%s with 2 jobs at a time (%.3g PFLOP training + %.3g evaluation; tokens/s: %s)\n",
+               when, est.train_flops / 1e15, est.eval_flops / 1e15, basis);
+    } else {
+        printf("estimated time: ~%s with 2 jobs at a time (%.3g PFLOP training + %.3g evaluation at %.0f GFLOP/s a "
+               "thread%s)\n",
+               when, est.train_flops / 1e15, est.eval_flops / 1e15, est.gflops,
+               est.rate_from_env ? ", MIXBENCH_GFLOPS" : "; set MIXBENCH_GFLOPS to this machine's rate");
+    }
     print_plan(&sw, &est);
     if (dry) {
         sweep_free(&sw);
@@ -262,18 +326,13 @@ int cmd_worker(int argc, char **argv)
     return atomic_load(&worker_stop) ? 130 : 0;
 }
 
-int cmd_queue(int argc, char **argv)
+/* `mixbench queue --tsv`: the queue view as it is, tab-separated, a header
+   line first, NULL as nothing. */
+static int queue_tsv(Store *st, char *err)
 {
-    const char *db_path = "mixbench.db";
-    CliOpt opts[] = {{"db", 1, &db_path, NULL}, {NULL, 0, NULL, NULL}};
-    char err[ERR_LEN];
-    if (cli_parse(argc, argv, opts, NULL, NULL, 0, NULL, err)) return cli_fail("queue: %s", err);
-    Store *st;
-    if (store_open_existing(db_path, &st, err)) return cli_fail("%s", err);
     DbRows *rows;
     int rc = cli_queue_open(st, &rows, err), n_rows = 0;
     const DbValue *row;
-    /* tab-separated, a header line first, NULL as nothing */
     while (!rc && !(rc = db_rows_next(rows, &row, err)) && row) {
         int n = db_rows_count(rows);
         for (int i = 0; n_rows == 0 && i < n; i++) printf("%s%s", i ? "\t" : "", db_rows_name(rows, i));
@@ -282,10 +341,55 @@ int cmd_queue(int argc, char **argv)
         printf("\n");
     }
     if (rows) db_rows_close(rows);
-    store_close(st);
-    if (rc) return cli_fail("%s", err);
-    if (!n_rows) printf("the queue is empty\n");
+    return rc;
+}
+
+/* `mixbench queue`: a table like `ls`, in the order workers take the jobs. */
+static int queue_table(Store *st, char *err)
+{
+    int64_t counts[3] = {0};
+    const RunStatus statuses[3] = {RUN_RUNNING, RUN_QUEUED, RUN_PAUSED};
+    for (int k = 0; k < 3; k++)
+        if (queue_read_count(st, statuses[k], &counts[k], err)) return -1;
+    int cap = (int)(counts[0] + counts[1] + counts[2]) + 1, n = 0;
+    QueueJob *jobs = calloc((size_t)cap, sizeof *jobs);
+    if (!jobs) return err_set(err, "queue: out of memory");
+    if (queue_read_jobs(st, jobs, cap, &n, err)) {
+        free(jobs);
+        return -1;
+    }
+    if (n == 0) printf("the queue is empty\n");
+    else printf("%4s %6s  %-8s %4s  %-11s %-9s %-16s %13s  %s\n", "POS", "ID", "STATUS", "PRI", "ARCH", "TASK",
+                "SWEEP", "STEP", "POINT");
+    for (int i = 0; i < n; i++) {
+        const QueueJob *j = &jobs[i];
+        char pos[16] = "", step[48], done[24], total[24];
+        if (j->position) snprintf(pos, sizeof pos, "%d", j->position);
+        fmt_count(j->steps_done, done, sizeof done);
+        fmt_count(j->total_steps, total, sizeof total);
+        if (j->total_steps > 0) snprintf(step, sizeof step, "%s/%s", done, total);   /* known once it starts */
+        else snprintf(step, sizeof step, "%s", done);
+        const char *status = j->status == RUN_RUNNING && j->control == JOB_CONTROL_PAUSE    ? "pausing"
+                             : j->status == RUN_RUNNING && j->control == JOB_CONTROL_CANCEL ? "stopping"
+                                                                                            : run_status_name(j->status);
+        printf("%4s %6lld  %-8s %4d  %-11.11s %-9.9s %-16.16s %13s  %s\n", pos, (long long)j->id, status, j->priority,
+               j->arch, j->task, j->sweep[0] ? j->sweep : "-", step, j->point[0] ? j->point : "-");
+    }
+    free(jobs);
     return 0;
+}
+
+int cmd_queue(int argc, char **argv)
+{
+    const char *db_path = "mixbench.db", *tsv = NULL;
+    CliOpt opts[] = {{"db", 1, &db_path, NULL}, {"tsv", 0, &tsv, NULL}, {NULL, 0, NULL, NULL}};
+    char err[ERR_LEN];
+    if (cli_parse(argc, argv, opts, NULL, NULL, 0, NULL, err)) return cli_fail("queue: %s", err);
+    Store *st;
+    if (store_open_existing(db_path, &st, err)) return cli_fail("%s", err);
+    int rc = tsv ? queue_tsv(st, err) : queue_table(st, err);
+    store_close(st);
+    return rc ? cli_fail("%s", err) : 0;
 }
 
 /* pause / cancel / resume RUN... */
@@ -392,9 +496,10 @@ static void export_csv_row(DbRows *rows, const DbValue *row, int first)
 
 int cmd_export(int argc, char **argv)
 {
-    const char *db_path = "mixbench.db", *sweep = NULL, *csv = NULL, *json = NULL, *curves = NULL;
+    const char *db_path = "mixbench.db", *sweep = NULL, *csv = NULL, *json = NULL, *curves = NULL, *where = NULL;
     CliOpt opts[] = {{"db", 1, &db_path, NULL}, {"sweep", 1, &sweep, NULL},    {"csv", 0, &csv, NULL},
-                     {"json", 0, &json, NULL},  {"curves", 0, &curves, NULL}, {NULL, 0, NULL, NULL}};
+                     {"json", 0, &json, NULL},  {"curves", 0, &curves, NULL}, {"where", 1, &where, NULL},
+                     {NULL, 0, NULL, NULL}};
     char err[ERR_LEN];
     if (cli_parse(argc, argv, opts, NULL, NULL, 0, NULL, err)) return cli_fail("export: %s", err);
     if (!csv == !json) return cli_fail("export: choose one of --csv and --json");
@@ -404,10 +509,15 @@ int cmd_export(int argc, char **argv)
     int n_keys = config_key_count();
     const char **keys = malloc(sizeof *keys * (size_t)n_keys);
     for (int i = 0; keys && i < n_keys; i++) keys[i] = config_key_name(i);
+    /* --where: the runs the Runs screen's filter keeps (experiments/run_filter.h) */
+    char *ids = NULL;
+    int n_ids = 0, rc = where ? run_filter_select_json(st, where, 0, &ids, &n_ids, err) : 0, n_rows = 0;
     DbRows *rows = NULL;
-    int rc = keys ? cli_export_open(st, curves != NULL, sweep, keys, n_keys, &rows, err)
-                  : err_set(err, "out of memory"), n_rows = 0;
+    if (!rc)
+        rc = keys ? cli_export_open_of(st, curves != NULL, sweep, ids, keys, n_keys, &rows, err)
+                  : err_set(err, "out of memory");
     free(keys);
+    free(ids);
     const DbValue *row;
     if (!rc && json) printf("[");
     while (!rc && !(rc = db_rows_next(rows, &row, err)) && row) {

@@ -1,5 +1,7 @@
 /*
- * cmd_store.c — `mixbench ls` and `mixbench show RUN`: the store read back,
+ * cmd_store.c — `mixbench ls` and `mixbench show RUN`: the store read back
+ * (`ls --where EXPR`: the runs the filter of experiments/run_filter.h
+ * chooses; `ls --trash`: what is in the trash, db/organise.h),
  * for people (aligned tables, a sparkline per run, a braille plot of the loss
  * curve; ASCII when the locale is not UTF-8) or for programs (--json, built
  * by SQLite's JSON functions so numbers keep their types).  The reads are
@@ -10,12 +12,16 @@
  */
 #include "app/cli.h"
 #include "app/commands.h"
+#include "db/ckpt_owner.h"
 #include "db/cli_read.h"
+#include "db/organise.h"
 #include "db/runs_read.h"
 #include "db/store.h"
 #include "engine/common.h"
+#include "engine/io/json.h"
 #include "engine/text.h"
 #include "experiments/format.h"
+#include "experiments/run_filter.h"
 #include "ui/draw/plot.h"
 
 #include <math.h>
@@ -40,20 +46,21 @@ static int use_color(void)
 
 typedef struct {
     const char *db;
-    int json, log_y, help;
-    const char *status, *arch; /* ls filters */
+    int json, log_y, trash;
+    const char *status, *arch, *where; /* ls filters */
     const char *run;           /* show's run id or name */
 } Args;
 
 static int parse_args(const char *cmd, int argc, char **argv, int is_show, Args *a)
 {
-    const char *json = NULL, *log_y = NULL, *help = NULL;
+    const char *json = NULL, *log_y = NULL, *trash = NULL;
     memset(a, 0, sizeof *a);
     a->db = DEFAULT_DB;
     const CliOpt ls_opts[] = {{"db", 1, &a->db, NULL},         {"json", 0, &json, NULL},
-                              {"help", 0, &help, "h"},         {"status", 1, &a->status, NULL},
-                              {"arch", 1, &a->arch, NULL},     {NULL, 0, NULL, NULL}};
-    const CliOpt show_opts[] = {{"db", 1, &a->db, NULL}, {"json", 0, &json, NULL}, {"help", 0, &help, "h"},
+                              {"status", 1, &a->status, NULL}, {"arch", 1, &a->arch, NULL},
+                              {"where", 1, &a->where, NULL},   {"trash", 0, &trash, NULL},
+                              {NULL, 0, NULL, NULL}};
+    const CliOpt show_opts[] = {{"db", 1, &a->db, NULL}, {"json", 0, &json, NULL},
                                 {"log", 0, &log_y, NULL}, {NULL, 0, NULL, NULL}};
     const char *run[1] = {NULL};
     int n_run = 0;
@@ -62,7 +69,7 @@ static int parse_args(const char *cmd, int argc, char **argv, int is_show, Args 
         return cli_fail("%s: %s (try `mixbench %s --help`)", cmd, err, cmd);
     a->json = json != NULL;
     a->log_y = log_y != NULL;
-    a->help = help != NULL;
+    a->trash = trash != NULL;
     a->run = run[0];
     return 0;
 }
@@ -184,24 +191,23 @@ static Store *open_existing(const char *path)
 
 /* ---- ls ------------------------------------------------------------------------ */
 
-static void ls_usage(void)
-{
-    puts("usage: mixbench ls [--db FILE] [--json] [--status S] [--arch A]\n"
-         "  one line per run: id, status, arch, task, data, steps, train loss (smoothed) and\n"
-         "  its sparkline, valid and test loss, training tokens/s, creation time (UTC)");
-}
 
 static int ls_table(Store *s, const CliRunRow *runs, int n_runs, int utf8)
 {
     char err[ERR_LEN] = "";
-    int any_name = 0;
-    for (int i = 0; i < n_runs; i++)
+    int any_name = 0, any_tag = 0;
+    for (int i = 0; i < n_runs; i++) {
         any_name |= runs[i].name[0] != 0;
-    static const char *const header[] = {"ID", "STATUS", "ARCH", "TASK", "DATA", "STEPS",
-                                         "TRAIN", "CURVE", "VALID", "TEST", "TOK/S",
-                                         "CREATED", "NAME"};
-    Table t = {.ncols = any_name ? 13 : 12, .align = "rllllrrlrrrll"};
-    if (table_add(&t, header))
+        any_tag |= runs[i].tags[0] || runs[i].starred;
+    }
+    static const char *const header[] = {"ID", "STATUS", "ARCH", "TASK", "DATA", "STEPS", "TRAIN", "CURVE",
+                                         "VALID", "TEST", "TOK/S", "CREATED", "TAGS", "NAME"};
+    const char *heads[14];
+    int ncols = 0;
+    for (int c = 0; c < 14; c++)
+        if ((c != 12 || any_tag) && (c != 13 || any_name)) heads[ncols++] = header[c];
+    Table t = {.ncols = ncols, .align = any_tag ? "rllllrrlrrrlll" : "rllllrrlrrrll"};
+    if (table_add(&t, heads))
         return cli_fail("ls: out of memory");
     for (int i = 0; i < n_runs; i++) {
         const CliRunRow *r = &runs[i];
@@ -232,8 +238,11 @@ static int ls_table(Store *s, const CliRunRow *runs, int n_runs, int utf8)
         free(x);
         free(y);
 
-        const char *cells[13] = {id,    run_status_name(r->status), r->arch, r->task, data,    steps,  train,
-                                 spark, valid,                      test,    rate,    created, r->name};
+        char tags[300];
+        snprintf(tags, sizeof tags, "%s%s%s", r->starred ? "*" : "", r->starred && r->tags[0] ? " " : "", r->tags);
+        const char *cells[14] = {id,    run_status_name(r->status), r->arch, r->task, data,    steps,  train,
+                                 spark, valid,                      test,    rate,    created, tags, r->name};
+        if (!any_tag) cells[12] = r->name;
         if (table_add(&t, cells)) {
             table_free(&t);
             return cli_fail("ls: out of memory");
@@ -244,15 +253,65 @@ static int ls_table(Store *s, const CliRunRow *runs, int n_runs, int utf8)
     return 0;
 }
 
+/* Keeps the rows whose id is among ids (both ascending); returns how many. */
+static int keep_listed(CliRunRow *rows, int n, const int64_t *ids, int n_ids)
+{
+    int kept = 0;
+    for (int i = 0, k = 0; i < n; i++) {
+        while (k < n_ids && ids[k] < rows[i].id) k++;
+        if (k < n_ids && ids[k] == rows[i].id) rows[kept++] = rows[i];
+    }
+    return kept;
+}
+
+/* `ls --trash`: the runs and sweeps in the trash, newest first. */
+static int ls_trash(Store *s, int json)
+{
+    char err[ERR_LEN] = "";
+    TrashItem *items = NULL;
+    int n = 0;
+    if (store_trash_list(s, &items, &n, err)) return cli_fail("ls: %s", err);
+    if (!json && n == 0) printf("the trash of %s is empty\n", store_file_name(s));
+    static const char *const header[] = {"KIND", "ID", "NAME", "WHAT", "STATUS", "DELETED"};
+    Table t = {.ncols = 6, .align = "lrllll"};
+    StrBuf sb;
+    sb_init(&sb);
+    int bad = json ? 0 : table_add(&t, header);
+    for (int i = 0; i < n && !bad; i++) {
+        const TrashItem *it = &items[i];
+        char id[24], when[32];
+        snprintf(id, sizeof id, "%lld", (long long)it->id);
+        format_time(it->deleted_at, 1, when, sizeof when);
+        const char *cells[6] = {it->is_sweep ? "sweep" : "run", id, it->name, it->what, it->status, when};
+        if (!json) {
+            bad = table_add(&t, cells);
+            continue;
+        }
+        sb_append(&sb, i ? ",\n {\"kind\": " : "[{\"kind\": ");
+        sb_json_string(&sb, cells[0]);
+        sb_printf(&sb, ", \"id\": %s, \"name\": ", id);
+        sb_json_string(&sb, it->name);
+        sb_append(&sb, ", \"what\": ");
+        sb_json_string(&sb, it->what);
+        sb_append(&sb, ", \"status\": ");
+        sb_json_string(&sb, it->status);
+        sb_append(&sb, ", \"deleted_at\": ");
+        sb_json_string(&sb, it->deleted_at);
+        sb_append(&sb, "}");
+    }
+    if (json) puts(n ? (sb_append(&sb, "]"), sb.data) : "[]");
+    else if (n && !bad) table_print(&t, "");
+    sb_free(&sb);
+    table_free(&t);
+    free(items);
+    return bad ? cli_fail("ls: out of memory") : 0;
+}
+
 int cmd_ls(int argc, char **argv)
 {
     Args a;
     if (parse_args("ls", argc, argv, 0, &a))
         return 1;
-    if (a.help) {
-        ls_usage();
-        return 0;
-    }
     RunStatus status = a.status ? run_status_parse(a.status) : RUN_STATUS_COUNT;
     if (a.status && status == RUN_STATUS_COUNT)
         return cli_fail("ls: unknown status %s (queued, running, paused, done, failed, diverged, "
@@ -261,11 +320,17 @@ int cmd_ls(int argc, char **argv)
     Store *s = open_existing(a.db);
     if (!s)
         return 1;
-    char err[ERR_LEN] = "";
-    int rc = 0;
-    if (a.json) {
+    char err[ERR_LEN] = "", *ids_json = NULL;
+    int64_t *ids = NULL;
+    int rc = 0, n_ids = 0;
+    if (a.trash) {
+        rc = ls_trash(s, a.json);
+    } else if (a.where && (a.json ? run_filter_select_json(s, a.where, 0, &ids_json, &n_ids, err)
+                                  : run_filter_select(s, a.where, 0, &ids, &n_ids, err))) {
+        rc = cli_fail("ls: %s", err);
+    } else if (a.json) {
         char *json = NULL;
-        if (cli_runs_json(s, status, a.arch, &json, err))
+        if (cli_runs_json_of(s, status, a.arch, ids_json, &json, err))
             rc = cli_fail("%s", err);
         else if (json)
             puts(json);
@@ -275,25 +340,21 @@ int cmd_ls(int argc, char **argv)
         int n = 0;
         if (cli_runs(s, status, a.arch, &runs, &n, err))
             rc = cli_fail("%s", err);
-        else if (n == 0)
-            printf("no runs in %s%s\n", a.db, a.status || a.arch ? " match" : "");
-        else
+        n = a.where ? keep_listed(runs, n, ids, n_ids) : n;
+        if (!rc && n == 0)
+            printf("no runs in %s%s\n", a.db, a.status || a.arch || a.where ? " match" : "");
+        else if (!rc)
             rc = ls_table(s, runs, n, utf8);
         free(runs);
     }
+    free(ids);
+    free(ids_json);
     store_close(s);
     return rc;
 }
 
 /* ---- show ---------------------------------------------------------------------- */
 
-static void show_usage(void)
-{
-    puts("usage: mixbench show RUN [--db FILE] [--json] [--log]\n"
-         "  RUN is a run id (or a run name: the latest run with it); prints the config,\n"
-         "  parameter counts, evaluations, checkpoints and the train loss curve\n"
-         "  (--log: log scale)");
-}
 
 /* The run's id from an id or a name; 0 with a message printed when absent. */
 static int64_t resolve_run(Store *s, const char *run, const char *db)
@@ -304,6 +365,12 @@ static int64_t resolve_run(Store *s, const char *run, const char *db)
         int exists = 0;
         if (store_run_exists(s, id, &exists, err)) {
             cli_fail("%s", err);
+            return 0;
+        }
+        int trashed = 0;
+        if (exists && store_run_trashed(s, id, &trashed, err) == 0 && trashed) {
+            store_err_trashed(id, err);
+            cli_fail("show: %s", err);
             return 0;
         }
         if (!exists)
@@ -491,10 +558,6 @@ int cmd_show(int argc, char **argv)
     Args a;
     if (parse_args("show", argc, argv, 1, &a))
         return 1;
-    if (a.help) {
-        show_usage();
-        return 0;
-    }
     if (!a.run)
         return cli_fail("show: which run? (mixbench show RUN; see `mixbench ls`)");
     int utf8 = text_locale_utf8();

@@ -1,10 +1,13 @@
 /*
  * commands.h — the subcommands of the mixbench binary.  Each takes the
  * arguments after its own name and returns the process exit code; each
- * prints its errors as one line on stderr.
+ * prints its errors as one line on stderr.  `--help` never reaches them:
+ * main.c answers it from the table below.
  */
 #ifndef MIXBENCH_COMMANDS_H
 #define MIXBENCH_COMMANDS_H
+
+#include <stdio.h>
 
 int cmd_workbench(int argc, char **argv);
 int cmd_run(int argc, char **argv);
@@ -23,6 +26,36 @@ int cmd_export(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_gc(int argc, char **argv);
 int cmd_extend(int argc, char **argv);
+int cmd_rename(int argc, char **argv);
+int cmd_tag(int argc, char **argv);
+int cmd_untag(int argc, char **argv);
+int cmd_note(int argc, char **argv);
+int cmd_star(int argc, char **argv);
+int cmd_unstar(int argc, char **argv);
+int cmd_rm(int argc, char **argv);
+int cmd_restore(int argc, char **argv);
+int cmd_purge(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
+
+/* The table of commands (app/commands.c): a new command is one file
+   app/cmd_NAME.c, its declaration above and one entry there. */
+typedef struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;     /* its line in `mixbench help` */
+    const char *usage;       /* "mixbench NAME ..." (lines) */
+    const char *text;        /* what it does, then its options, one a line */
+    const char *example;
+    int in_workbench;        /* 1: the workbench's `:` line runs it (it ends quickly) */
+} Command;
+
+int command_count(void);
+const Command *command_at(int i);
+/* NULL for an unknown name. */
+const Command *command_find(const char *name);
+/* "usage: ...", the text, "example: ..." */
+void command_help(const Command *c, FILE *f);
+/* `mixbench help`: the workbench's line and every command's summary. */
+void commands_usage(FILE *f);
 
 #endif

@@ -18,7 +18,8 @@ int store_sweep_plan(Store *s, int64_t sweep_id, SweepPlanRow *out, int *found, 
     const char *what = "read a sweep's plan";
     sqlite3_stmt *st;
     memset(out, 0, sizeof *out);
-    if (store_prepare_ints(s, "SELECT id, name, spec, coalesce(plan_json, ''), round, coalesce(concluded, '')"
+    if (store_prepare_ints(s, "SELECT id, coalesce(preset, name), spec, coalesce(plan_json, ''), round,"
+                              "       coalesce(concluded, '')"
                               "  FROM sweeps WHERE id = ?1", &sweep_id, 1, &st, what, err))
         return -1;
     int rc = sqlite3_step(st);
@@ -44,7 +45,8 @@ int store_adaptive_sweeps(Store *s, int64_t **ids, int *n, char *err)
     assert(s && err);
     const char *what = "read adaptive sweeps";
     sqlite3_stmt *st;
-    if (store_prepare(s, "SELECT id FROM sweeps WHERE plan_json IS NOT NULL AND concluded IS NULL ORDER BY id", &st,
+    if (store_prepare(s, "SELECT id FROM sweeps WHERE plan_json IS NOT NULL AND concluded IS NULL"
+                          " AND deleted_at IS NULL ORDER BY id", &st,
                       what, err))
         return -1;
     return store_read_all(s, st, what, sizeof **ids, fill_id, (void **)ids, n, err);

@@ -20,7 +20,7 @@
    rounds stopped ("" while going), and the rest of the row. */
 typedef struct {
     int64_t id;
-    char name[64];
+    char name[64];          /* the preset it was queued from (sweeps.preset), whatever its label */
     char spec[2048];
     char plan_json[1024];
     int round;

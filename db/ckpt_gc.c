@@ -291,6 +291,101 @@ int store_gc_apply(Store *s, const GcPlan *plan, char *err)
     return 0;
 }
 
+/* ---- purge ---- */
+
+void purge_plan_free(PurgePlan *plan)
+{
+    gc_plan_free(&plan->files);
+    memset(plan, 0, sizeof *plan);
+}
+
+/* The files of the trash's runs into plan->files. */
+static int plan_trash_files(Store *s, PurgePlan *plan, const char *id, char *err)
+{
+    const char *what = "read the trash's checkpoints";
+    sqlite3_stmt *st;
+    if (store_prepare(s,
+                      "SELECT c.run_id, c.step, c.path FROM checkpoints c JOIN runs r ON r.id = c.run_id"
+                      " WHERE r.deleted_at IS NOT NULL"
+                      " UNION SELECT id, resume_step, resume_ckpt FROM runs"
+                      " WHERE deleted_at IS NOT NULL AND resume_ckpt IS NOT NULL ORDER BY 1, 3",
+                      &st, what, err))
+        return -1;
+    int rc, cap = 0;
+    char last[1024] = "";
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        char path[1024];
+        store_column_copy(path, sizeof path, st, 2);
+        if (!strcmp(path, last)) continue;   /* a row and the resume point name one file */
+        snprintf(last, sizeof last, "%s", path);
+        if (!ours(s, path, id)) {
+            plan->files.kept_outside++;
+            continue;
+        }
+        struct stat fs;
+        if (stat(path, &fs) != 0) continue;  /* gone already */
+        if (add_item(&plan->files, &cap, path, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+                     (int64_t)fs.st_size, err)) {
+            (void)sqlite3_finalize(st);
+            return -1;
+        }
+    }
+    return store_finish(s, st, rc, what, err);
+}
+
+int store_purge_plan(Store *s, PurgePlan *plan, char *err)
+{
+    assert(s && plan && err);
+    memset(plan, 0, sizeof *plan);
+    char id[STORE_ID_LEN];
+    int64_t runs = 0, sweeps = 0;
+    if (store_identity(s, id, sizeof id, err) ||
+        store_query_int(s, "SELECT count(*) FROM runs WHERE deleted_at IS NOT NULL", &runs, "count the trash", err) ||
+        store_query_int(s, "SELECT count(*) FROM sweeps WHERE deleted_at IS NOT NULL", &sweeps, "count the trash",
+                        err))
+        return -1;
+    plan->n_runs = (int)runs;
+    plan->n_sweeps = (int)sweeps;
+    sqlite3_stmt *st;
+    if (store_prepare(s,
+                      "SELECT max(d) FROM (SELECT max(deleted_at) AS d FROM runs UNION ALL"
+                      " SELECT max(deleted_at) FROM sweeps)",
+                      &st, "read the trash", err))
+        return -1;
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) store_column_copy(plan->upto, sizeof plan->upto, st, 0);
+    if (store_finish(s, st, rc, "read the trash", err)) return -1;
+    if (plan_trash_files(s, plan, id, err)) {
+        purge_plan_free(plan);
+        return -1;
+    }
+    return 0;
+}
+
+int store_purge_apply(Store *s, const PurgePlan *plan, char *err)
+{
+    assert(s && plan && err);
+    const char *what = "purge the trash";
+    if (!plan->upto[0]) return 0;   /* the trash was empty */
+    if (store_begin(s, what, err)) return -1;
+    int rc = 0;
+    const char *sqls[] = {"DELETE FROM runs WHERE deleted_at IS NOT NULL AND deleted_at <= ?1",
+                          "DELETE FROM sweeps WHERE deleted_at IS NOT NULL AND deleted_at <= ?1"};
+    for (int k = 0; rc == 0 && k < 2; k++) {
+        sqlite3_stmt *st;
+        rc = store_prepare(s, sqls[k], &st, what, err);
+        if (rc == 0 && store_bind_text(st, 1, plan->upto) != SQLITE_OK) {
+            rc = store_fail(s, err, what);
+            (void)sqlite3_finalize(st);
+        } else if (rc == 0) {
+            rc = store_step_done(s, st, what, err);
+        }
+    }
+    if (store_end(s, rc, what, err)) return -1;
+    for (int i = 0; i < plan->files.n; i++) unlink(plan->files.items[i].path);
+    return 0;
+}
+
 /* ---- usage ---- */
 
 static int count_file(void *ctx, const char *path, const char *name, const struct stat *st)

@@ -53,6 +53,23 @@ int store_gc_plan(Store *s, GcKeep keep, GcPlan *plan, char *err);
 int store_gc_apply(Store *s, const GcPlan *plan, char *err);
 void gc_plan_free(GcPlan *plan);
 
+/* `mixbench purge`: the runs and sweeps in the trash (db/organise.h) go
+   for good, with the checkpoint files of those runs that are the store's
+   own (in its folder, or naming it in their metadata; a file that is
+   neither is kept and counted in kept_outside).  The plan lists the files
+   and counts the rows; nothing is changed. */
+typedef struct {
+    GcPlan files;
+    int n_runs, n_sweeps;
+    char upto[32];           /* the newest deleted_at planned: apply takes nothing newer */
+} PurgePlan;
+
+int store_purge_plan(Store *s, PurgePlan *plan, char *err);
+/* Deletes the plan's rows (one transaction: metrics, evaluations,
+   checkpoints rows and tags go with their runs), then its files. */
+int store_purge_apply(Store *s, const PurgePlan *plan, char *err);
+void purge_plan_free(PurgePlan *plan);
+
 typedef struct {
     int64_t store_bytes;     /* the SQLite file with its -wal */
     int64_t ckpt_bytes;      /* the checkpoint folder's files and the named files outside it */

@@ -257,7 +257,8 @@ int store_run_checkpoint(Store *s, int64_t run_id, char *path, size_t cap, int64
     sqlite3_stmt *st;
     if (store_prepare_ints(s,
                            "SELECT r.status, c.path, c.step FROM runs r LEFT JOIN checkpoints c ON c.run_id = r.id"
-                           " WHERE r.id = ?1 ORDER BY c.step DESC, c.created_at DESC LIMIT 1",
+                           " WHERE r.id = ?1 AND r.deleted_at IS NULL"
+                           " ORDER BY c.step DESC, c.created_at DESC LIMIT 1",
                            &id, 1, &st, what, err))
         return -1;
     int rc = sqlite3_step(st);

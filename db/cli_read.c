@@ -17,11 +17,13 @@
 #include "db/store_internal.h"
 #include "engine/common.h"
 
-/* Binds ?1 to a status name (NULL for RUN_STATUS_COUNT) and ?2 to arch. */
-static int bind_filter(sqlite3_stmt *st, RunStatus status, const char *arch)
+/* Binds ?1 to a status name (NULL for RUN_STATUS_COUNT), ?2 to arch and ?3
+   to a JSON array of run ids (NULL: any run). */
+static int bind_filter(sqlite3_stmt *st, RunStatus status, const char *arch, const char *ids_json)
 {
     int rc = store_bind_text(st, 1, status == RUN_STATUS_COUNT ? NULL : run_status_name(status));
-    return rc == SQLITE_OK ? store_bind_text(st, 2, arch) : rc;
+    if (rc == SQLITE_OK) rc = store_bind_text(st, 2, arch);
+    return rc == SQLITE_OK ? store_bind_text(st, 3, ids_json) : rc;
 }
 
 /* The rows of sql about run id (?1), each decoded by fill into *out. */
@@ -57,7 +59,9 @@ static int read_text(Store *s, sqlite3_stmt *st, const char *what, char **text, 
 
 /* ---- ls ------------------------------------------------------------------ */
 
-#define RUNS_FILTER " WHERE (?1 IS NULL OR status = ?1) AND (?2 IS NULL OR arch = ?2) ORDER BY id"
+#define RUNS_FILTER                                                                              \
+    " WHERE (?1 IS NULL OR status = ?1) AND (?2 IS NULL OR arch = ?2)"                          \
+    " AND (?3 IS NULL OR id IN (SELECT value FROM json_each(?3))) ORDER BY id"
 
 static void fill_run_row(void *item, sqlite3_stmt *st)
 {
@@ -75,6 +79,8 @@ static void fill_run_row(void *item, sqlite3_stmt *st)
     r->test_loss = store_column_real(st, 10);
     r->tokens_per_s = store_column_real(st, 11);
     store_column_copy(r->created_at, sizeof r->created_at, st, 12);
+    store_column_copy(r->tags, sizeof r->tags, st, 13);
+    r->starred = sqlite3_column_int(st, 14);
 }
 
 int cli_runs(Store *s, RunStatus status, const char *arch, CliRunRow **out, int *n, char *err)
@@ -84,10 +90,10 @@ int cli_runs(Store *s, RunStatus status, const char *arch, CliRunRow **out, int 
     sqlite3_stmt *st;
     if (store_prepare(s,
                       "SELECT id, name, status, arch, task, data, steps_done, total_steps, train_loss,"
-                      " valid_loss, test_loss, tokens_per_s, created_at FROM results" RUNS_FILTER,
+                      " valid_loss, test_loss, tokens_per_s, created_at, tags, starred FROM results" RUNS_FILTER,
                       &st, what, err))
         return -1;
-    if (bind_filter(st, status, arch) != SQLITE_OK) {
+    if (bind_filter(st, status, arch, NULL) != SQLITE_OK) {
         store_fail(s, err, what);
         sqlite3_finalize(st);
         return -1;
@@ -96,6 +102,11 @@ int cli_runs(Store *s, RunStatus status, const char *arch, CliRunRow **out, int 
 }
 
 int cli_runs_json(Store *s, RunStatus status, const char *arch, char **json, char *err)
+{
+    return cli_runs_json_of(s, status, arch, NULL, json, err);
+}
+
+int cli_runs_json_of(Store *s, RunStatus status, const char *arch, const char *ids_json, char **json, char *err)
 {
     assert(s && err);
     static const char SQL[] =
@@ -111,12 +122,13 @@ int cli_runs_json(Store *s, RunStatus status, const char *arch, char **json, cha
         " 'test_perplexity', test_perplexity, 'test_accuracy', test_accuracy,"
         " 'test_bits_per_byte', test_bits_per_byte, 'tokens_per_s', tokens_per_s,"
         " 'wall_seconds', wall_seconds, 'peak_mem_mb', peak_mem_mb, 'created_at', created_at,"
-        " 'started_at', started_at, 'finished_at', finished_at, 'error', error))"
+        " 'started_at', started_at, 'finished_at', finished_at, 'error', error,"
+        " 'tags', tags, 'note', note, 'starred', starred))"
         " FROM (SELECT * FROM results" RUNS_FILTER ")";
     const char *what = "list runs";
     sqlite3_stmt *st;
     if (store_prepare(s, SQL, &st, what, err)) return -1;
-    if (bind_filter(st, status, arch) != SQLITE_OK) {
+    if (bind_filter(st, status, arch, ids_json) != SQLITE_OK) {
         store_fail(s, err, what);
         sqlite3_finalize(st);
         return -1;
@@ -176,7 +188,8 @@ int cli_run_by_name(Store *s, const char *name, int64_t *id, char *err)
     const char *what = "look up run";
     sqlite3_stmt *st;
     *id = 0;
-    if (store_prepare(s, "SELECT id FROM runs WHERE name = ?1 ORDER BY id DESC LIMIT 1", &st, what, err))
+    if (store_prepare(s, "SELECT id FROM runs WHERE name = ?1 AND deleted_at IS NULL ORDER BY id DESC LIMIT 1", &st,
+                      what, err))
         return -1;
     if (store_bind_text(st, 1, name) != SQLITE_OK) {
         store_fail(s, err, what);
@@ -247,7 +260,7 @@ struct DbRows {
     DbValue *row;
 };
 
-static int rows_open(Store *s, const char *sql, const char *param, DbRows **out, char *err)
+static int rows_open(Store *s, const char *sql, const char *const *params, int n_params, DbRows **out, char *err)
 {
     const char *what = "read rows";
     *out = NULL;
@@ -257,11 +270,12 @@ static int rows_open(Store *s, const char *sql, const char *param, DbRows **out,
         free(r);
         return -1;
     }
-    if (param && store_bind_text(r->st, 1, param) != SQLITE_OK) {
-        store_fail(s, err, what);
-        db_rows_close(r);
-        return -1;
-    }
+    for (int i = 0; i < n_params; i++)
+        if (store_bind_text(r->st, i + 1, params[i]) != SQLITE_OK) {
+            store_fail(s, err, what);
+            db_rows_close(r);
+            return -1;
+        }
     r->store = s;
     r->ncols = sqlite3_column_count(r->st);
     r->row = calloc((size_t)(r->ncols > 0 ? r->ncols : 1), sizeof *r->row);
@@ -276,7 +290,7 @@ static int rows_open(Store *s, const char *sql, const char *param, DbRows **out,
 int cli_queue_open(Store *s, DbRows **out, char *err)
 {
     assert(s && err);
-    return rows_open(s, "SELECT * FROM queue", NULL, out, err);
+    return rows_open(s, "SELECT * FROM queue", NULL, 0, out, err);
 }
 
 /* A config key is spliced into the SQL as a JSON path and a column name. */
@@ -299,7 +313,13 @@ static int count_row(void *ctx, int ncols, char **values, char **names)
 int cli_export_open(Store *s, int curves, const char *sweep, const char *const *cfg_keys, int n_cfg,
                     DbRows **out, char *err)
 {
-    assert(err);
+    return cli_export_open_of(s, curves, sweep, NULL, cfg_keys, n_cfg, out, err);
+}
+
+int cli_export_open_of(Store *s, int curves, const char *sweep, const char *ids_json, const char *const *cfg_keys,
+                       int n_cfg, DbRows **out, char *err)
+{
+    assert(s && out && err);
     *out = NULL;
     for (int i = 0; i < n_cfg; i++)
         if (!plain_key(cfg_keys[i]) || strlen(cfg_keys[i]) > 64)
@@ -309,7 +329,8 @@ int cli_export_open(Store *s, int curves, const char *sweep, const char *const *
     if (sweep) {
         const char *params[1] = {sweep};
         int64_t found = 0;
-        if (store_query_params(s, "SELECT 1 FROM sweeps WHERE id = ?1 OR name = ?1 LIMIT 1", params, 1, count_row,
+        if (store_query_params(s, "SELECT 1 FROM sweeps WHERE (id = ?1 OR name = ?1) AND deleted_at IS NULL LIMIT 1",
+                               params, 1, count_row,
                                &found, err))
             return -1;
         if (!found) return err_set(err, "no sweep %s in %s (`mixbench queue` lists the sweeps' jobs)", sweep,
@@ -328,12 +349,14 @@ int cli_export_open(Store *s, int curves, const char *sweep, const char *const *
         len += (size_t)snprintf(sql + len, cap - len,
                                 ", r.coords_json AS coords FROM results res JOIN runs r ON r.id = res.id");
     }
-    if (sweep)
-        len += (size_t)snprintf(sql + len, cap - len,
-                                " WHERE r.sweep_id = (SELECT id FROM sweeps WHERE id = ?1 OR name = ?1"
-                                " ORDER BY id DESC LIMIT 1)");
+    /* ?1 the sweep, ?2 the run ids (JSON), either NULL */
+    len += (size_t)snprintf(sql + len, cap - len,
+                            " WHERE (?1 IS NULL OR r.sweep_id = (SELECT id FROM sweeps"
+                            " WHERE (id = ?1 OR name = ?1) AND deleted_at IS NULL ORDER BY id DESC LIMIT 1))"
+                            " AND (?2 IS NULL OR r.id IN (SELECT value FROM json_each(?2)))");
     snprintf(sql + len, cap - len, "%s", curves ? " ORDER BY c.run_id, c.step" : " ORDER BY res.id");
-    int rc = rows_open(s, sql, sweep, out, err);
+    const char *params[2] = {sweep, ids_json};
+    int rc = rows_open(s, sql, params, 2, out, err);
     free(sql);
     return rc;
 }

@@ -33,6 +33,8 @@ typedef struct {
     double valid_loss, test_loss;
     double tokens_per_s;        /* whole run, or the last step's while it runs */
     char created_at[32];        /* ISO-8601 UTC */
+    char tags[256];             /* space-separated, "" when none */
+    int starred;
 } CliRunRow;
 
 /* The runs by id, of one status (RUN_STATUS_COUNT: any) and one arch (NULL:
@@ -40,6 +42,9 @@ typedef struct {
 int cli_runs(Store *s, RunStatus status, const char *arch, CliRunRow **out, int *n, char *err);
 /* The same runs as a JSON array of results rows (malloc'd text). */
 int cli_runs_json(Store *s, RunStatus status, const char *arch, char **json, char *err);
+/* As cli_runs_json, of the runs whose ids are in ids_json (a JSON array;
+   NULL: every run): `ls --where`. */
+int cli_runs_json_of(Store *s, RunStatus status, const char *arch, const char *ids_json, char **json, char *err);
 
 /* The head of `show`: a runs row. */
 typedef struct {
@@ -90,6 +95,10 @@ int cli_queue_open(Store *s, DbRows **out, char *err);
    keeps all. */
 int cli_export_open(Store *s, int curves, const char *sweep, const char *const *cfg_keys, int n_cfg,
                     DbRows **out, char *err);
+/* As cli_export_open, of the runs whose ids are in ids_json (a JSON array;
+   NULL: every run): `export --where`. */
+int cli_export_open_of(Store *s, int curves, const char *sweep, const char *ids_json, const char *const *cfg_keys,
+                       int n_cfg, DbRows **out, char *err);
 int db_rows_count(const DbRows *r);
 const char *db_rows_name(const DbRows *r, int col);
 /* The next row into *row (db_rows_count cells, valid until the next call);

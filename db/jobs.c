@@ -27,6 +27,7 @@
 
 #include "db/ckpt_owner.h"
 #include "db/jobs_internal.h"
+#include "db/organise.h"
 #include "db/store_internal.h"
 #include "engine/common.h"
 
@@ -56,13 +57,14 @@ JobControl job_control_parse(const char *text)
 }
 
 /* Reads the status and control request of run_id; meant to run inside the
-   caller's IMMEDIATE transaction. */
+   caller's IMMEDIATE transaction.  A run in the trash (db/organise.h) is
+   refused: nothing queues, resumes, controls or extends it there. */
 int job_read(Store *s, int64_t run_id, RunStatus *status, JobControl *control,
                     const char *what, char *err)
 {
     assert(s && run_id > 0 && err);
     sqlite3_stmt *st;
-    if (store_prepare(s, "SELECT status, control FROM runs WHERE id = ?1", &st, what, err))
+    if (store_prepare(s, "SELECT status, control, deleted_at IS NOT NULL FROM runs WHERE id = ?1", &st, what, err))
         return -1;
     if (sqlite3_bind_int64(st, 1, run_id) != SQLITE_OK) {
         store_fail(s, err, what);
@@ -80,6 +82,11 @@ int job_read(Store *s, int64_t run_id, RunStatus *status, JobControl *control,
     }
     *status = run_status_parse((const char *)sqlite3_column_text(st, 0));
     *control = job_control_parse((const char *)sqlite3_column_text(st, 1));
+    if (sqlite3_column_int(st, 2)) {
+        store_err_trashed(run_id, err);
+        (void)sqlite3_finalize(st);
+        return -1;
+    }
     if (*status == RUN_STATUS_COUNT) {   /* out of memory: runs.status has a CHECK */
         err_set(err, "store: %s: run %lld: cannot read its status", what, (long long)run_id);
         (void)sqlite3_finalize(st);
@@ -136,6 +143,7 @@ static int select_next_job(Store *s, int64_t run_id, ClaimedJob *job, RunStatus 
     sqlite3_stmt *st;
     if (store_prepare(s,
                       run_id ? "SELECT id, config_json, coalesce(resume_ckpt, ''), status FROM runs WHERE id = ?1"
+                               "   AND deleted_at IS NULL"
                              : "SELECT id, config_json, coalesce(resume_ckpt, ''), status FROM runs"
                                " WHERE status = 'queued' ORDER BY priority DESC, id LIMIT 1",
                       &st, what, err))
@@ -285,8 +293,11 @@ int store_job_claim_run(Store *s, int64_t run_id, int pid, ClaimedJob *job, char
     int status = select_next_job(s, run_id, job, &was, &any, err);
     if (status == 0 && any && was == RUN_RUNNING)
         status = job_owner_left(s, run_id, &was, err);
-    if (status == 0 && !any)
-        status = err_set(err, "no run %lld in the store", (long long)run_id);
+    int trashed = 0;
+    if (status == 0 && !any && store_run_trashed(s, run_id, &trashed, err) == 0)
+        status = trashed ? store_err_trashed(run_id, err) : err_set(err, "no run %lld in the store", (long long)run_id);
+    else if (status == 0 && !any)
+        status = -1;
     else if (status == 0 && was != RUN_QUEUED && was != RUN_PAUSED && was != RUN_INTERRUPTED)
         status = err_set(err, "run %lld is %s; only a queued, paused or interrupted run can be resumed",
                          (long long)run_id, run_status_name(was));

@@ -31,8 +31,9 @@ const char *job_control_name(JobControl c);
 /* The request named by text; JOB_CONTROL_NONE for NULL, "" or anything else. */
 JobControl job_control_parse(const char *text);
 
-/* A sweeps row: name (the preset, or "grid"), spec, axes_json (a JSON array
-   of the axis keys; NULL means []). */
+/* A sweeps row: name (the preset, or "grid"; also its preset, which stays
+   when db/organise.h renames it), spec, axes_json (a JSON array of the axis
+   keys; NULL means []). */
 int store_sweep_create(Store *s, const char *name, const char *spec, const char *axes_json,
                        int64_t *sweep_id, char *err);
 

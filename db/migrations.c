@@ -10,7 +10,8 @@
  * queue that way, version 3 the seeds' claims: loss_all, inference speed,
  * unigram entropy, the papers' settings, version 4 the owner identity and
  * lease of a running job, version 5 an index for big stores, version 6 the
- * store's identity and whose each checkpoint is).
+ * store's identity and whose each checkpoint is, version 7 tags, notes,
+ * stars, sweep names, the trash and the workbench's settings).
  */
 #include "db/migrations.h"
 
@@ -575,6 +576,202 @@ static const char MIGRATION_6[] =
     "  JOIN results x ON x.id = r.id\n"
     " WHERE r.role IS NULL;                  -- lr=tune's trials are in results, role 'lr-search'\n";
 
+/* Version 7: organising runs (issue 26): tags, notes, stars, names, a trash.
+
+   runs           gains note (free text), starred (1: protected, `mixbench rm`
+                  refuses it) and deleted_at (in the trash since then; NULL:
+                  not deleted).  A run in the trash is in no view but
+                  results_all and trash, on no screen and in no report or
+                  claim, until `mixbench restore` takes it back or `mixbench
+                  purge` deletes it and its checkpoint files for good.
+   sweeps         gains note, deleted_at (rm sweep:N trashes the sweep and its
+                  runs with one stamp; restore sweep:N takes back those) and
+                  preset: what the sweep was queued from (a preset, NAME@paper,
+                  'grid' or 'demo'), which never changes, while name is the
+                  label people choose (`sweep --name`, `mixbench rename`) and
+                  starts as the preset.  Claims, the Grid and the report find a
+                  preset's sweeps by preset.
+   run_tags       one row per (run, tag); tags compare without case.
+   settings       key/value memory of the workbench for this store (picks,
+                  sort, filter, screen, the New sweep form): db/settings.h.
+   results_all    (view) the results of every run, the trash included, with
+                  tags (space-separated, sorted), note, starred and
+                  deleted_at; results is results_all without the trash (its
+                  deleted_at is always NULL), and sweep_results, queue and
+                  curves leave the trash out too.
+   trash          (view) what is in the trash: runs and sweeps, newest first.
+
+     -- runs tagged good, with their notes
+     SELECT id, arch, valid_loss, note FROM results WHERE ' ' || tags || ' ' LIKE '% good %';
+     -- what purge would delete
+     SELECT kind, id, name, deleted_at FROM trash;
+*/
+static const char MIGRATION_7[] =
+    "ALTER TABLE runs ADD COLUMN note TEXT  /*\n"
+    "    free text about the run (`mixbench note RUN TEXT`); NULL: none\n"
+    "*/;\n"
+    "ALTER TABLE runs ADD COLUMN starred INTEGER NOT NULL DEFAULT 0 CHECK (starred IN (0, 1))  /*\n"
+    "    1: starred, protected: `mixbench rm` refuses it until `mixbench unstar`\n"
+    "*/;\n"
+    "ALTER TABLE runs ADD COLUMN deleted_at TEXT  /*\n"
+    "    ISO-8601 UTC: in the trash since then (`mixbench rm`, `restore`, `purge`); NULL: not deleted\n"
+    "*/;\n"
+    "ALTER TABLE sweeps ADD COLUMN note TEXT  /*\n"
+    "    free text about the sweep; NULL: none\n"
+    "*/;\n"
+    "ALTER TABLE sweeps ADD COLUMN deleted_at TEXT  /*\n"
+    "    in the trash since then, with the runs it took along (the same stamp); NULL: not deleted\n"
+    "*/;\n"
+    "ALTER TABLE sweeps ADD COLUMN preset TEXT  /*\n"
+    "    what the sweep was queued from: a preset, NAME@paper, 'grid' or 'demo'; never changes\n"
+    "    (name is the label, which `mixbench rename sweep:N` changes)\n"
+    "*/;\n"
+    "UPDATE sweeps SET preset = name;\n"
+    "CREATE INDEX runs_deleted ON runs(deleted_at);\n"
+    "\n"
+    "CREATE TABLE run_tags (\n"
+    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,\n"
+    "  tag TEXT NOT NULL COLLATE NOCASE CHECK (length(tag) > 0),  -- one word: no space or comma\n"
+    "  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),\n"
+    "  PRIMARY KEY (run_id, tag)\n"
+    ") WITHOUT ROWID;\n"
+    "CREATE INDEX run_tags_tag ON run_tags(tag);\n"
+    "\n"
+    "CREATE TABLE settings (\n"
+    "  key TEXT PRIMARY KEY,                   -- what the workbench remembers: 'runs.sort', ...\n"
+    "  value TEXT\n"
+    ") WITHOUT ROWID;\n"
+    "\n"
+    "DROP VIEW sweep_results;\n"
+    "DROP VIEW results;\n"
+    "DROP VIEW queue;\n"
+    "DROP VIEW curves;\n"
+    "\n"
+    "-- Every run with its final numbers, the trash included (deleted_at set):\n"
+    "-- the columns of results (version 6) and tags, note, starred,\n"
+    "-- deleted_at.  Query results instead unless the trash matters.\n"
+    "CREATE VIEW results_all AS\n"
+    "SELECT r.id, r.name, r.arch, r.task, r.data, r.tokenizer, r.status,\n"
+    "       r.d, r.layers, r.heads, r.n_ctx, r.vocab, r.seed, r.threads,\n"
+    "       r.n_params, r.n_params_nonembedding,\n"
+    "       r.total_steps, r.steps_done, r.tokens_seen,\n"
+    "       m.train_loss_smooth AS train_loss,\n"
+    "       m.train_loss AS train_loss_raw,\n"
+    "       (SELECT min(e.loss) FROM evals e\n"
+    "         WHERE e.run_id = r.id AND e.split = 'valid') AS best_valid_loss,\n"
+    "       v.loss AS valid_loss,\n"
+    "       v.loss_all AS valid_loss_all,\n"
+    "       v.accuracy AS valid_accuracy,\n"
+    "       t.loss AS test_loss,\n"
+    "       t.loss_all AS test_loss_all,\n"
+    "       t.perplexity AS test_perplexity,\n"
+    "       t.accuracy AS test_accuracy,\n"
+    "       t.bits_per_byte AS test_bits_per_byte,\n"
+    "       coalesce(r.tokens_per_s, m.tokens_per_s) AS tokens_per_s,\n"
+    "       r.infer_samples_per_s,\n"
+    "       coalesce(r.wall_seconds, m.wall) AS wall_seconds,\n"
+    "       r.peak_mem_mb,\n"
+    "       u.unigram_nats,\n"
+    "       u.unigram_nats - coalesce((SELECT min(e.loss) FROM evals e\n"
+    "         WHERE e.run_id = r.id AND e.split = 'valid'), m.train_loss_smooth) AS unigram_gap,\n"
+    "       CASE WHEN r.status IN ('queued', 'running', 'paused') OR u.unigram_nats IS NULL THEN 0\n"
+    "            WHEN u.unigram_nats - coalesce((SELECT min(e.loss) FROM evals e\n"
+    "                   WHERE e.run_id = r.id AND e.split = 'valid'), m.train_loss_smooth) < 0.1\n"
+    "            THEN 1 ELSE 0 END AS not_learning,\n"
+    "       r.created_at, r.started_at, r.finished_at, r.error,\n"
+    "       r.role,                          -- 'lr-search': a trial of lr=tune (not in sweep_results)\n"
+    "       coalesce((SELECT group_concat(tag, ' ') FROM\n"
+    "                  (SELECT tag FROM run_tags WHERE run_id = r.id ORDER BY tag)), '') AS tags,\n"
+    "       r.note,                          -- free text, NULL: none\n"
+    "       r.starred,                       -- 1: protected from rm\n"
+    "       r.deleted_at                     -- NULL unless in the trash\n"
+    "  FROM runs r\n"
+    "  LEFT JOIN metrics m ON m.run_id = r.id\n"
+    "       AND m.step = (SELECT max(step) FROM metrics WHERE run_id = r.id)\n"
+    "  LEFT JOIN evals v ON v.run_id = r.id AND v.split = 'valid'\n"
+    "       AND v.step = (SELECT max(step) FROM evals WHERE run_id = r.id AND split = 'valid')\n"
+    "  LEFT JOIN evals t ON t.run_id = r.id AND t.split = 'test'\n"
+    "       AND t.step = (SELECT max(step) FROM evals WHERE run_id = r.id AND split = 'test')\n"
+    "  LEFT JOIN datasets u ON u.data = r.data AND u.tokenizer = r.tokenizer AND u.vocab = r.vocab;\n"
+    "\n"
+    "-- One row per run with its final numbers: `SELECT * FROM results`; the\n"
+    "-- trash left out.  train_loss is the smoothed loss of the last metric row;\n"
+    "-- valid_* and test_* come from the last evaluation of that split;\n"
+    "-- unigram_gap is the dataset's unigram entropy minus the run's best loss\n"
+    "-- (best valid loss, else the last smoothed train loss); not_learning is 1\n"
+    "-- for a run that ended less than 0.1 nat below the unigram level; tags\n"
+    "-- are space-separated: `WHERE ' ' || tags || ' ' LIKE '% good %'`.\n"
+    "CREATE VIEW results AS\n"
+    "SELECT * FROM results_all WHERE deleted_at IS NULL;\n"
+    "\n"
+    "-- One row per job of a sweep with its point and final numbers (the columns\n"
+    "-- of results): `SELECT json_extract(coords, '$.layers') AS layers, test_loss\n"
+    "-- FROM sweep_results WHERE sweep_id = 3`.\n"
+    "CREATE VIEW sweep_results AS\n"
+    "SELECT s.id AS sweep_id, s.name AS sweep,\n"
+    "       x.id AS run_id, x.status,\n"
+    "       r.coords_json AS coords,         -- json_extract(coords, '$.KEY'): the job's KEY\n"
+    "       x.name, x.arch, x.task, x.data, x.seed,\n"
+    "       x.n_params, x.n_params_nonembedding,\n"
+    "       x.total_steps, x.steps_done, x.tokens_seen,\n"
+    "       x.train_loss, x.best_valid_loss, x.valid_loss, x.valid_loss_all, x.valid_accuracy,\n"
+    "       x.test_loss, x.test_loss_all, x.test_perplexity, x.test_accuracy, x.test_bits_per_byte,\n"
+    "       x.tokens_per_s, x.infer_samples_per_s, x.wall_seconds, x.peak_mem_mb,\n"
+    "       x.unigram_nats, x.unigram_gap, x.not_learning,\n"
+    "       x.started_at, x.finished_at, x.error,\n"
+    "       x.tags, x.note, x.starred,\n"
+    "       s.preset                         -- what the sweep was queued from\n"
+    "  FROM sweeps s\n"
+    "  JOIN runs r ON r.sweep_id = s.id\n"
+    "  JOIN results x ON x.id = r.id\n"
+    " WHERE r.role IS NULL                   -- lr=tune's trials are in results, role 'lr-search'\n"
+    "   AND s.deleted_at IS NULL;\n"
+    "\n"
+    "-- The jobs not finished: `SELECT * FROM queue`.  Running jobs first, then the\n"
+    "-- queued ones in the order workers claim them, then the paused ones (the\n"
+    "-- trash left out).\n"
+    "CREATE VIEW queue AS\n"
+    "SELECT CASE WHEN r.status = 'queued'\n"
+    "            THEN row_number() OVER (PARTITION BY r.status ORDER BY r.priority DESC, r.id)\n"
+    "       END AS position,                 -- place in line of a queued job, 1 = claimed next\n"
+    "       r.id, r.status, r.control, r.priority,\n"
+    "       r.sweep_id, s.name AS sweep,\n"
+    "       r.coords_json AS coords,         -- the job's point of its sweep\n"
+    "       r.name, r.arch, r.task, r.data,\n"
+    "       r.steps_done, r.total_steps, r.resume_step, r.resume_ckpt,\n"
+    "       r.owner_pid, r.heartbeat_at, r.queued_at, r.started_at,\n"
+    "       r.error                          -- why an interrupted job was queued again\n"
+    "  FROM runs r\n"
+    "  LEFT JOIN sweeps s ON s.id = r.sweep_id\n"
+    " WHERE r.status IN ('running', 'queued', 'paused') AND r.deleted_at IS NULL\n"
+    " ORDER BY CASE r.status WHEN 'running' THEN 0 WHEN 'queued' THEN 1 ELSE 2 END,\n"
+    "          r.priority DESC, r.id;\n"
+    "\n"
+    "-- Training curves with the validation loss where an evaluation was made\n"
+    "-- at that step: `SELECT step, train_loss_smooth, valid_loss FROM curves\n"
+    "-- WHERE run_id = 3` (runs in the trash left out).\n"
+    "CREATE VIEW curves AS\n"
+    "SELECT m.run_id, m.step, m.tokens, m.wall, m.train_loss, m.train_loss_smooth,\n"
+    "       m.lr, m.grad_norm, m.tokens_per_s,\n"
+    "       e.loss AS valid_loss, e.accuracy AS valid_accuracy\n"
+    "  FROM metrics m\n"
+    "  JOIN runs r ON r.id = m.run_id AND r.deleted_at IS NULL\n"
+    "  LEFT JOIN evals e ON e.run_id = m.run_id AND e.step = m.step AND e.split = 'valid';\n"
+    "\n"
+    "-- What is in the trash, newest first: `SELECT * FROM trash`.  A sweep's\n"
+    "-- runs went with it when they share its deleted_at.\n"
+    "CREATE VIEW trash AS\n"
+    "SELECT * FROM (\n"
+    "  SELECT 'run' AS kind, r.id, r.name, r.arch || ' ' || r.task AS what, r.status,\n"
+    "         r.sweep_id, r.starred, r.note, r.deleted_at\n"
+    "    FROM runs r WHERE r.deleted_at IS NOT NULL\n"
+    "  UNION ALL\n"
+    "  SELECT 'sweep', s.id, s.name, s.preset,\n"
+    "         (SELECT count(*) FROM runs WHERE sweep_id = s.id) || ' runs',\n"
+    "         s.id, 0, s.note, s.deleted_at\n"
+    "    FROM sweeps s WHERE s.deleted_at IS NOT NULL)\n"
+    " ORDER BY deleted_at DESC, kind DESC, id;\n";
+
 const char *const STORE_MIGRATIONS[] = {
     MIGRATION_1,
     MIGRATION_2,
@@ -582,6 +779,7 @@ const char *const STORE_MIGRATIONS[] = {
     MIGRATION_4,
     MIGRATION_5,
     MIGRATION_6,
+    MIGRATION_7,
 };
 
 const int STORE_MIGRATION_COUNT = (int)(sizeof STORE_MIGRATIONS / sizeof STORE_MIGRATIONS[0]);

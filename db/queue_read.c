@@ -81,7 +81,8 @@ int queue_read_count(Store *s, RunStatus status, int64_t *n, char *err)
     assert(status < RUN_STATUS_COUNT);
     *n = 0;
     sqlite3_stmt *st;
-    if (prepare_with(s, "SELECT count(*) FROM runs WHERE status = ?1", 0, status, &st, what, err))
+    if (prepare_with(s, "SELECT count(*) FROM runs WHERE status = ?1 AND deleted_at IS NULL", 0, status, &st, what,
+                     err))
         return -1;
     int rc = sqlite3_step(st);
     if (rc == SQLITE_ROW) *n = sqlite3_column_int64(st, 0);
@@ -95,7 +96,8 @@ int queue_read_ids(Store *s, RunStatus status, int64_t **ids, int *n, char *err)
     *ids = NULL;
     *n = 0;
     sqlite3_stmt *st;
-    if (prepare_with(s, "SELECT id FROM runs WHERE status = ?1 ORDER BY id", 0, status, &st, what, err))
+    if (prepare_with(s, "SELECT id FROM runs WHERE status = ?1 AND deleted_at IS NULL ORDER BY id", 0, status, &st,
+                     what, err))
         return -1;
     int rc, cap = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -124,25 +126,42 @@ int queue_read_ids(Store *s, RunStatus status, int64_t **ids, int *n, char *err)
 
 /* ---- speeds ----------------------------------------------------------- */
 
-int queue_read_arch_speeds(Store *s, ArchSpeed *out, int cap, int *n, char *err)
+int queue_read_run_speeds(Store *s, RunSpeed **out, int *n, char *err)
 {
-    assert(s && err);
+    assert(s && out && n && err);
     const char *what = "read speeds";
+    *out = NULL;
     *n = 0;
     sqlite3_stmt *st;
     if (store_prepare(s,
-                      "SELECT arch, avg(tokens_per_s) FROM runs WHERE status = 'done' AND tokens_per_s > 0"
-                      " GROUP BY arch ORDER BY arch",
+                      "SELECT id, config_json, tokens_per_s FROM runs"
+                      " WHERE status = 'done' AND tokens_per_s > 0 AND deleted_at IS NULL ORDER BY id",
                       &st, what, err))
         return -1;
-    int rc;
+    int rc, cap = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (*n >= cap) continue;
-        ArchSpeed *a = &out[(*n)++];
-        store_column_copy(a->arch, sizeof a->arch, st, 0);
-        a->tokens_per_s = sqlite3_column_double(st, 1);
+        const unsigned char *json = sqlite3_column_text(st, 1);
+        char *copy = strdup(json ? (const char *)json : "{}");
+        if (!copy || store_grow((void **)out, &cap, *n + 1, sizeof **out, err)) {
+            free(copy);
+            rc = SQLITE_NOMEM;
+            break;
+        }
+        (*out)[(*n)++] = (RunSpeed){sqlite3_column_int64(st, 0), copy, sqlite3_column_double(st, 2)};
     }
-    return store_finish(s, st, rc, what, err);
+    if (store_finish(s, st, rc, what, err)) {
+        queue_speeds_free(*out, *n);
+        *out = NULL;
+        *n = 0;
+        return -1;
+    }
+    return 0;
+}
+
+void queue_speeds_free(RunSpeed *speeds, int n)
+{
+    for (int i = 0; i < n; i++) free(speeds[i].config_json);
+    free(speeds);
 }
 
 /* ---- runs with a checkpoint ------------------------------------------- */
@@ -180,6 +199,7 @@ int queue_read_clm_runs(Store *s, CkptRun *out, int cap, int *n, char *err)
     if (prepare_with(s,
                       "SELECT " CKPT_RUN_COLUMNS
                       " WHERE r.task = 'clm' AND r.status IN ('done', 'interrupted', 'paused', 'cancelled')"
+                      "   AND r.deleted_at IS NULL"
                       "   AND EXISTS (SELECT 1 FROM checkpoints c WHERE c.run_id = r.id)"
                       " ORDER BY r.id DESC LIMIT ?1",
                       cap, RUN_STATUS_COUNT, &st, what, err))
@@ -198,7 +218,8 @@ int queue_read_ckpt_run(Store *s, int64_t run_id, CkptRun *out, int *found, char
     const char *what = "read a run's checkpoint";
     *found = 0;
     sqlite3_stmt *st;
-    if (prepare_with(s, "SELECT " CKPT_RUN_COLUMNS " WHERE r.id = ?1", run_id, RUN_STATUS_COUNT, &st, what, err))
+    if (prepare_with(s, "SELECT " CKPT_RUN_COLUMNS " WHERE r.id = ?1 AND r.deleted_at IS NULL", run_id,
+                     RUN_STATUS_COUNT, &st, what, err))
         return -1;
     int rc = sqlite3_step(st);
     if (rc == SQLITE_ROW) {

@@ -47,16 +47,17 @@ int queue_read_count(Store *s, RunStatus status, int64_t *n, char *err);
    NULL when *n is 0). */
 int queue_read_ids(Store *s, RunStatus status, int64_t **ids, int *n, char *err);
 
-/* The mean tokens/s of an architecture's finished runs (those that
-   measured one). */
+/* A finished run's training speed and the config it was measured on. */
 typedef struct {
-    char arch[32];
+    int64_t id;
+    char *config_json;           /* malloc'd (queue_speeds_free) */
     double tokens_per_s;
-} ArchSpeed;
+} RunSpeed;
 
-/* One row per architecture with a finished run, at most cap; *n gets how
-   many. */
-int queue_read_arch_speeds(Store *s, ArchSpeed *out, int cap, int *n, char *err);
+/* Every finished run that measured a training speed, by id; *out malloc'd
+   (queue_speeds_free), NULL when *n is 0. */
+int queue_read_run_speeds(Store *s, RunSpeed **out, int *n, char *err);
+void queue_speeds_free(RunSpeed *speeds, int n);
 
 /* A run with the newest of its checkpoints (the highest step, then the
    latest written). */

@@ -44,6 +44,7 @@ static int read_sweep(Store *s, const char *sql, const char *text_param, int64_t
         store_column_copy(out->spec, sizeof out->spec, st, 2);
         store_column_copy(out->axes_json, sizeof out->axes_json, st, 3);
         store_column_copy(out->created_at, sizeof out->created_at, st, 4);
+        store_column_copy(out->preset, sizeof out->preset, st, 5);
         *found = 1;
     } else if (rc != SQLITE_DONE) {
         store_fail(s, err, what);
@@ -58,16 +59,17 @@ int results_newest_sweep(Store *s, const char *preset, SweepRow *out, int *found
 {
     assert(s && err);
     return read_sweep(s,
-                      "SELECT id, name, spec, axes_json, created_at FROM sweeps WHERE name = ?1"
-                      " ORDER BY id DESC LIMIT 1",
+                      "SELECT id, name, spec, axes_json, created_at, coalesce(preset, name) FROM sweeps"
+                      " WHERE coalesce(preset, name) = ?1 AND deleted_at IS NULL ORDER BY id DESC LIMIT 1",
                       preset, 0, out, found, err);
 }
 
 int results_sweep(Store *s, int64_t sweep_id, SweepRow *out, int *found, char *err)
 {
     assert(s && err);
-    return read_sweep(s, "SELECT id, name, spec, axes_json, created_at FROM sweeps WHERE id = ?1", NULL, sweep_id,
-                      out, found, err);
+    return read_sweep(s,
+                      "SELECT id, name, spec, axes_json, created_at, coalesce(preset, name) FROM sweeps WHERE id = ?1",
+                      NULL, sweep_id, out, found, err);
 }
 
 int results_sweep_runs(Store *s, int64_t sweep_id, int finished_only, ResultRun **out, int *n, char *err)

@@ -29,13 +29,15 @@ typedef struct {
 /* A sweeps row. */
 typedef struct {
     int64_t id;
-    char name[64];          /* the preset, or "grid" */
+    char name[64];          /* its label: the preset or "grid" unless renamed (`sweep --name`, `rename`) */
+    char preset[64];        /* what it was queued from: the preset, NAME@paper, "grid" or "demo" */
     char spec[2048];        /* as expanded when queued: `mixbench sweep <spec>` repeats it */
     char axes_json[512];
     char created_at[32];
 } SweepRow;
 
-/* The newest sweep (highest id) whose name is preset; *found 0 when none. */
+/* The newest sweep (highest id) queued from preset, not in the trash;
+   *found 0 when none. */
 int results_newest_sweep(Store *s, const char *preset, SweepRow *out, int *found, char *err);
 /* The sweep with that id; *found 0 when none. */
 int results_sweep(Store *s, int64_t sweep_id, SweepRow *out, int *found, char *err);

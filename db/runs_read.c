@@ -48,8 +48,9 @@ static uint64_t hash_column(sqlite3_stmt *st, int col)
 
 /* ---- runs ---------------------------------------------------------------- */
 
-/* The summary query of every run (a WHERE or ORDER BY may follow) into sql. */
-static void summary_sql(char *sql, size_t cap)
+/* The summary query of every run of view (results, or results_all for the
+   trash; a WHERE or ORDER BY may follow) into sql. */
+static void summary_sql(const char *view, char *sql, size_t cap)
 {
     char group[2048];
     seed_group_expr("r", group, sizeof group);
@@ -61,9 +62,9 @@ static void summary_sql(char *sql, size_t cap)
              "       x.train_loss, x.best_valid_loss, x.valid_loss, x.test_loss, x.test_perplexity,"
              "       x.test_accuracy, x.valid_loss_all, x.test_loss_all, x.unigram_nats, x.unigram_gap,"
              "       x.not_learning, coalesce(r.resumed_step, -1), r.role IS NOT NULL,"
-             "       CAST(json_extract(r.config_json, '$.lr') AS REAL)"
-             "  FROM runs r JOIN results x ON x.id = r.id LEFT JOIN sweeps s ON s.id = r.sweep_id",
-             group);
+             "       CAST(json_extract(r.config_json, '$.lr') AS REAL), x.tags, x.note, x.starred, r.config_json"
+             "  FROM runs r JOIN %s x ON x.id = r.id LEFT JOIN sweeps s ON s.id = r.sweep_id",
+             group, view);
 }
 
 static void read_summary(sqlite3_stmt *st, RunSummary *r)
@@ -106,18 +107,23 @@ static void read_summary(sqlite3_stmt *st, RunSummary *r)
     r->resumed_step = sqlite3_column_int64(st, 32);
     r->is_search = sqlite3_column_int(st, 33);
     r->lr = store_column_real(st, 34);
+    store_column_copy(r->tags, sizeof r->tags, st, 35);
+    store_column_copy(r->note, sizeof r->note, st, 36);
+    r->starred = sqlite3_column_int(st, 37);
+    store_column_copy(r->config_json, sizeof r->config_json, st, 38);
 }
 
-int runs_read_all(Store *s, RunSummary **out, int *n, char *err)
+/* The runs of view (with a WHERE clause or ""), by id. */
+static int read_runs(Store *s, const char *view, const char *where, RunSummary **out, int *n, char *err)
 {
-    assert(s && err);
     const char *what = "read runs";
     *out = NULL;
     *n = 0;
     sqlite3_stmt *st;
     char sql[4096];
-    summary_sql(sql, sizeof sql);
-    strncat(sql, " ORDER BY r.id", sizeof sql - strlen(sql) - 1);
+    summary_sql(view, sql, sizeof sql);
+    size_t len = strlen(sql);
+    snprintf(sql + len, sizeof sql - len, "%s ORDER BY r.id", where);
     if (store_prepare(s, sql, &st, what, err)) return -1;
     RunSummary *rows = NULL;
     int count = 0, cap = 0, rc;
@@ -144,6 +150,18 @@ int runs_read_all(Store *s, RunSummary **out, int *n, char *err)
     return 0;
 }
 
+int runs_read_all(Store *s, RunSummary **out, int *n, char *err)
+{
+    assert(s && out && n && err);
+    return read_runs(s, "results", "", out, n, err);
+}
+
+int runs_read_trash(Store *s, RunSummary **out, int *n, char *err)
+{
+    assert(s && out && n && err);
+    return read_runs(s, "results_all", " WHERE r.deleted_at IS NOT NULL", out, n, err);
+}
+
 int runs_read_one(Store *s, int64_t run_id, RunSummary *out, int *found, char *err)
 {
     assert(s && err);
@@ -151,7 +169,7 @@ int runs_read_one(Store *s, int64_t run_id, RunSummary *out, int *found, char *e
     sqlite3_stmt *st;
     *found = 0;
     char sql[4096];
-    summary_sql(sql, sizeof sql);
+    summary_sql("results", sql, sizeof sql);
     strncat(sql, " WHERE r.id = ?1", sizeof sql - strlen(sql) - 1);
     if (store_prepare_ints(s, sql, &run_id, 1, &st, what, err)) return -1;
     int rc = sqlite3_step(st);
@@ -166,7 +184,8 @@ int runs_read_latest_id(Store *s, int64_t *run_id, char *err)
 {
     assert(s && err);
     *run_id = 0;
-    return store_query_int(s, "SELECT coalesce(max(id), 0) FROM runs", run_id, "latest run", err);
+    return store_query_int(s, "SELECT coalesce(max(id), 0) FROM runs WHERE deleted_at IS NULL", run_id, "latest run",
+                           err);
 }
 
 /* ---- a run's tables ------------------------------------------------------ */
@@ -269,7 +288,7 @@ int runs_read_seed_group(Store *s, int64_t run_id, int64_t *ids, int cap, int *n
     seed_group_expr("r", r, sizeof r);
     snprintf(SQL, sizeof SQL,
              "SELECT g.id FROM runs r JOIN runs g ON (g.sweep_id IS r.sweep_id) AND (%s) = (%s)"
-             " WHERE r.id = ?1 ORDER BY g.id", g, r);
+             " WHERE r.id = ?1 AND g.deleted_at IS NULL ORDER BY g.id", g, r);
     const char *what = "read seed group";
     *n = 0;
     if (cap < 1) return err_set(err, "store: seed group of run %lld: no room for ids", (long long)run_id);
@@ -286,8 +305,8 @@ int runs_read_last_finished(Store *s, int64_t *ids, int cap, int *n, int64_t *sw
     assert(s && err);
     static const char SQL[] =
         "SELECT r.id, r.sweep_id, s.name FROM runs r LEFT JOIN sweeps s ON s.id = r.sweep_id"
-        " WHERE r.status = 'done' AND r.sweep_id IS"
-        "       (SELECT max(sweep_id) FROM runs WHERE status = 'done')"
+        " WHERE r.status = 'done' AND r.deleted_at IS NULL AND r.sweep_id IS"
+        "       (SELECT max(sweep_id) FROM runs WHERE status = 'done' AND deleted_at IS NULL)"
         " ORDER BY r.id DESC LIMIT ?1";
     const char *what = "read finished runs";
     int64_t limit = cap;

@@ -48,10 +48,17 @@ typedef struct {
     int64_t resumed_step;        /* the step it last resumed from after a restart; -1 never */
     int is_search;               /* a trial of its sweep's lr=tune (runs.role 'lr-search') */
     double lr;                   /* its config's learning rate */
+    char tags[256];              /* space-separated, sorted; "" when none (schema version 7) */
+    char note[256];              /* "" when none */
+    int starred;                 /* protected from the trash */
+    char config_json[2048];      /* the config as stored (a JSON object), for filters on any key */
 } RunSummary;
 
-/* Every run, by id.  *out is malloc'd (free() it; NULL when *n is 0). */
+/* Every run not in the trash, by id.  *out is malloc'd (free() it; NULL
+   when *n is 0). */
 int runs_read_all(Store *s, RunSummary **out, int *n, char *err);
+/* The runs in the trash (db/organise.h), by id. */
+int runs_read_trash(Store *s, RunSummary **out, int *n, char *err);
 /* One run; *found 0 when it is not in the store. */
 int runs_read_one(Store *s, int64_t run_id, RunSummary *out, int *found, char *err);
 /* The highest run id, 0 when the store has none. */

@@ -31,15 +31,16 @@ int sweeps_read_latest(Store *s, const char *const *names, int n_names, int limi
     if (n_names < 0 || n_names > SWEEP_MAX_NAMES)
         return err_set(err, "store: read sweeps: %d names (at most %d)", n_names, SWEEP_MAX_NAMES);
     /* WHERE name IN (?2, ?3, ...) with a parameter a name */
-    char where[32 + 5 * SWEEP_MAX_NAMES] = "";
+    char where[48 + 5 * SWEEP_MAX_NAMES] = "";
     size_t len = 0;
     for (int i = 0; i < n_names; i++)
-        len += (size_t)snprintf(where + len, sizeof where - len, "%s?%d", i ? ", " : " WHERE name IN (", i + 2);
+        len += (size_t)snprintf(where + len, sizeof where - len, "%s?%d", i ? ", " : " AND coalesce(preset, name) IN (",
+                                i + 2);
     if (n_names) snprintf(where + len, sizeof where - len, ")");
     char sql[512];
     snprintf(sql, sizeof sql,
-             "SELECT id, name, spec, axes_json, created_at FROM"
-             " (SELECT * FROM sweeps%s ORDER BY id DESC LIMIT ?1) ORDER BY id",
+             "SELECT id, name, spec, axes_json, created_at, coalesce(preset, name) FROM"
+             " (SELECT * FROM sweeps WHERE deleted_at IS NULL%s ORDER BY id DESC LIMIT ?1) ORDER BY id",
              where);
     sqlite3_stmt *st;
     if (store_prepare(s, sql, &st, what, err)) return -1;
@@ -60,6 +61,7 @@ int sweeps_read_latest(Store *s, const char *const *names, int n_names, int limi
         store_column_copy(r->spec, sizeof r->spec, st, 2);
         store_column_copy(r->axes_json, sizeof r->axes_json, st, 3);
         store_column_copy(r->created_at, sizeof r->created_at, st, 4);
+        store_column_copy(r->preset, sizeof r->preset, st, 5);
     }
     if (rc != SQLITE_DONE) {
         free(rows);

@@ -19,9 +19,10 @@
 
 enum { SWEEP_MAX_AXES = 16, SWEEP_MAX_NAMES = 16 };
 
-/* The latest `limit` sweeps (highest ids), oldest first.  names[n_names]
-   keeps the sweeps named one of them (at most SWEEP_MAX_NAMES); n_names 0:
-   every sweep.  *out is malloc'd (free() it; NULL when *n is 0). */
+/* The latest `limit` sweeps (highest ids) not in the trash, oldest first.
+   names[n_names] keeps the sweeps queued from one of those presets
+   (SweepRow.preset; at most SWEEP_MAX_NAMES); n_names 0: every sweep.
+   *out is malloc'd (free() it; NULL when *n is 0). */
 int sweeps_read_latest(Store *s, const char *const *names, int n_names, int limit, SweepRow **out, int *n,
                        char *err);
 

@@ -25,7 +25,7 @@ int store_sweep_create(Store *s, const char *name, const char *spec, const char 
     if (!name || !*name || !spec)
         return err_set(err, "store: a sweep needs a name and a spec");
     sqlite3_stmt *st;
-    if (store_prepare(s, "INSERT INTO sweeps (name, spec, axes_json) VALUES (?1, ?2, ?3)", &st,
+    if (store_prepare(s, "INSERT INTO sweeps (name, preset, spec, axes_json) VALUES (?1, ?1, ?2, ?3)", &st,
                       "create sweep", err))
         return -1;
     if (store_bind_text(st, 1, name) != SQLITE_OK || store_bind_text(st, 2, spec) != SQLITE_OK ||

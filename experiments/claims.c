@@ -473,7 +473,7 @@ int claims_judge(Store *s, const char *preset, long long sweep_id, ClaimResult *
             free(res);
             return -1;
         }
-        if (!found || strcmp(sw.name, r->preset)) {
+        if (!found || strcmp(sw.preset, r->preset)) {
             snprintf(c->numbers, sizeof c->numbers, "no sweep of %s in the store", r->preset);
             continue;
         }

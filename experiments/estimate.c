@@ -14,9 +14,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "db/queue_read.h"
+#include "engine/common.h"
+#include "engine/io/json.h"
 #include "engine/mixer.h"
 #include "engine/task.h"
 #include "engine/text.h"
+#include "experiments/format.h"
 
 double estimate_train_flops_per_token(const Config *c)
 {
@@ -84,7 +88,94 @@ int estimate_eval_every(int64_t total_steps, double tokens_per_step, double eval
     return every >= total_steps ? 0 : (int)every;
 }
 
-SweepEstimate sweep_estimate(const Sweep *sw, int parallel)
+int speed_book_load(Store *s, SpeedBook *b, char *err)
+{
+    assert(s && b && err);
+    b->runs = NULL;
+    b->n = 0;
+    RunSpeed *rows;
+    int n;
+    if (queue_read_run_speeds(s, &rows, &n, err)) return -1;
+    b->runs = calloc((size_t)(n ? n : 1), sizeof *b->runs);
+    if (!b->runs) {
+        queue_speeds_free(rows, n);
+        return err_set(err, "estimate: out of memory");
+    }
+    for (int i = 0; i < n; i++) {
+        MeasuredSpeed *m = &b->runs[b->n];
+        char jerr[ERR_LEN];
+        JsonValue *obj = json_parse(rows[i].config_json, strlen(rows[i].config_json), jerr);
+        config_defaults(&m->config);
+        int bad = !obj || config_from_json(&m->config, obj, 1, jerr);
+        json_free(obj);
+        double per_token = estimate_train_flops_per_token(&m->config);
+        if (bad || !isfinite(per_token)) continue;   /* a config of an older version: not comparable */
+        m->tokens_per_s = rows[i].tokens_per_s;
+        m->gflops = m->tokens_per_s * per_token / (m->config.threads > 0 ? m->config.threads : 1) / 1e9;
+        b->n++;
+    }
+    queue_speeds_free(rows, n);
+    return 0;
+}
+
+void speed_book_free(SpeedBook *b)
+{
+    free(b->runs);
+    b->runs = NULL;
+    b->n = 0;
+}
+
+static int same_shape(const Config *a, const Config *b)
+{
+    return !strcmp(a->arch, b->arch) && !strcmp(a->task, b->task) && a->d == b->d && a->layers == b->layers &&
+           a->heads == b->heads && a->n_ctx == b->n_ctx && a->batch == b->batch &&
+           (a->threads > 0 ? a->threads : 1) == (b->threads > 0 ? b->threads : 1) && a->precision == b->precision;
+}
+
+double estimate_tokens_per_s(const SpeedBook *book, const Config *c, double gflops, SpeedBasis *basis, int *n_runs)
+{
+    assert(c && basis && n_runs);
+    double same = 0, rate = 0;
+    int n_same = 0, n_arch = 0;
+    for (int i = 0; book && i < book->n; i++) {
+        const MeasuredSpeed *m = &book->runs[i];
+        if (strcmp(m->config.arch, c->arch)) continue;
+        if (same_shape(&m->config, c)) same += m->tokens_per_s, n_same++;
+        rate += m->gflops, n_arch++;
+    }
+    int threads = c->threads > 0 ? c->threads : 1;
+    double per_token = estimate_train_flops_per_token(c);
+    if (n_same) {
+        *basis = SPEED_MEASURED;
+        *n_runs = n_same;
+        return same / n_same;
+    }
+    *basis = n_arch ? SPEED_SCALED : SPEED_ASSUMED;
+    *n_runs = n_arch;
+    double per_thread = n_arch ? rate / n_arch : gflops;
+    return isfinite(per_token) && per_token > 0 ? per_thread * 1e9 * threads / per_token : NAN;
+}
+
+/* The job's estimate joins its architecture's line. */
+static void note_arch(SweepEstimate *e, const Config *c, double tps, SpeedBasis basis, int n_runs, int *jobs)
+{
+    int a = 0;
+    while (a < e->n_archs && strcmp(e->arch[a].arch, c->arch)) a++;
+    if (a == e->n_archs) {
+        if (a == ESTIMATE_MAX_ARCHS) return;
+        e->n_archs++;
+        snprintf(e->arch[a].arch, sizeof e->arch[a].arch, "%s", c->arch);
+        e->arch[a].basis = basis;
+    }
+    e->arch[a].tokens_per_s += tps;
+    if (basis > e->arch[a].basis || (basis == e->arch[a].basis && n_runs > e->arch[a].n_runs)) {
+        e->arch[a].basis = basis;
+        e->arch[a].n_runs = n_runs;
+    }
+    jobs[a]++;
+}
+
+SweepEstimate sweep_estimate(const Sweep *sw, int parallel, const SpeedBook *book)
 {
     assert(sw);
     SweepEstimate e = {0};
@@ -93,20 +184,47 @@ SweepEstimate sweep_estimate(const Sweep *sw, int parallel)
     e.rate_from_env = env && text_to_double(env, &rate) == 0 && rate > 0;
     e.gflops = e.rate_from_env ? rate : ESTIMATE_DEFAULT_GFLOPS;
     double total_seconds = 0;
+    int jobs[ESTIMATE_MAX_ARCHS] = {0};
     for (int j = 0; j < sw->n_jobs; j++) {
         const Config *c = &sw->jobs[j].config;
         double per_token = estimate_train_flops_per_token(c);
         if (!isfinite(per_token)) continue;
-        int threads = c->threads > 0 ? c->threads : 1;
-        double rate = e.gflops * 1e9 * threads;
+        SpeedBasis basis;
+        int n_runs;
+        double tps = estimate_tokens_per_s(book, c, e.gflops, &basis, &n_runs);
+        if (!(tps > 0)) continue;
+        note_arch(&e, c, tps, basis, n_runs, jobs);
         double tokens = c->tokens > 0 ? (double)c->tokens : (double)c->steps * c->batch * c->n_ctx;
         double train = per_token * tokens, eval = per_token / 3.0 * estimate_eval_tokens(c);
         /* eval_every=auto: at most a tenth of the training more */
         if (c->eval_every == -1) eval += EVAL_AUTO_SHARE * train;
         e.train_flops += train;
         e.eval_flops += eval;
-        total_seconds += (c->tokens <= 0 && c->seconds > 0 ? c->seconds : train / rate) + eval / rate;
+        double flops_per_s = tps * per_token;   /* the job's own rate, evaluation included */
+        total_seconds += (c->tokens <= 0 && c->seconds > 0 ? c->seconds : tokens / tps) + eval / flops_per_s;
     }
+    for (int a = 0; a < e.n_archs; a++) e.arch[a].tokens_per_s /= jobs[a] ? jobs[a] : 1;
     e.seconds = total_seconds / (parallel > 0 ? parallel : 1);
     return e;
+}
+
+void estimate_describe(const SweepEstimate *e, char *out, size_t cap)
+{
+    assert(e && out && cap > 0);
+    size_t len = 0;
+    out[0] = 0;
+    for (int a = 0; a < e->n_archs && len < cap; a++) {
+        char rate[32];
+        fmt_rate(e->arch[a].tokens_per_s, rate, sizeof rate);
+        char why[96];
+        int n = e->arch[a].n_runs;
+        if (e->arch[a].basis == SPEED_MEASURED)
+            snprintf(why, sizeof why, "measured (%d run%s at this shape)", n, n == 1 ? "" : "s");
+        else if (e->arch[a].basis == SPEED_SCALED)
+            snprintf(why, sizeof why, "scaled from %d run%s at other shapes", n, n == 1 ? "" : "s");
+        else
+            snprintf(why, sizeof why, "assumed (%.0f GFLOP/s a thread%s)", e->gflops,
+                     e->rate_from_env ? ", MIXBENCH_GFLOPS" : "");
+        len += (size_t)snprintf(out + len, cap - len, "%s%s %s tok/s %s", a ? ", " : "", e->arch[a].arch, rate, why);
+    }
 }

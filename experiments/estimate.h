@@ -5,13 +5,16 @@
  * rule", counted from the config without building the model) for its
  * training tokens and for evaluating valid and test (forward only: a third
  * of a training token), over a per-thread rate, with `parallel` jobs at a
- * time.
+ * time; with a store's measured speeds, a job's tokens/s is measured
+ * (same architecture and shape) or scaled (the architecture's rate at other
+ * shapes) before it is assumed, and the estimate says which.
  *
  * Not for: measuring anything (bench) or scheduling (experiments/scheduler.c).
  */
 #ifndef MIXBENCH_ESTIMATE_H
 #define MIXBENCH_ESTIMATE_H
 
+#include "db/store.h"
 #include "engine/config.h"
 #include "experiments/sweep.h"
 
@@ -42,17 +45,58 @@ double estimate_eval_tokens(const Config *c);
 #define EVAL_AUTO_SHARE 0.1
 int estimate_eval_every(int64_t total_steps, double tokens_per_step, double eval_tokens);
 
+/* Training speeds measured in a store, for estimates: each finished run
+   with its tokens/s and what it was measured on. */
+typedef struct {
+    Config config;
+    double tokens_per_s;
+    double gflops;           /* per thread: tokens/s x FLOPs a token / threads / 1e9 */
+} MeasuredSpeed;
+
+typedef struct {
+    MeasuredSpeed *runs;
+    int n;
+} SpeedBook;
+
+int speed_book_load(Store *s, SpeedBook *b, char *err);
+void speed_book_free(SpeedBook *b);
+
+/* Where a job's training speed comes from: the store's runs of its
+   architecture, task and shape (d, layers, heads, n_ctx, batch, threads:
+   their mean tokens/s), the architecture's runs at other shapes (their
+   mean GFLOP/s a thread over the job's FLOPs), or the assumed per-thread
+   rate (MIXBENCH_GFLOPS, else ESTIMATE_DEFAULT_GFLOPS). */
+typedef enum { SPEED_MEASURED, SPEED_SCALED, SPEED_ASSUMED } SpeedBasis;
+
+/* The tokens/s of a job of c (book NULL: assumed at gflops a thread);
+   *basis and *n_runs (the runs it comes from) say why. */
+double estimate_tokens_per_s(const SpeedBook *book, const Config *c, double gflops, SpeedBasis *basis, int *n_runs);
+
+#define ESTIMATE_MAX_ARCHS 8
+
 typedef struct {
     double seconds;          /* wall time with `parallel` jobs at a time */
     double train_flops;      /* all jobs */
     double eval_flops;
-    double gflops;           /* the per-thread rate used */
+    double gflops;           /* the assumed per-thread rate */
     int rate_from_env;       /* 1: MIXBENCH_GFLOPS */
+    /* per architecture: its jobs' mean tokens/s and the basis of their
+       estimates (the least measured one: assumed over scaled over measured) */
+    int n_archs;
+    struct {
+        char arch[32];
+        double tokens_per_s;
+        SpeedBasis basis;
+        int n_runs;
+    } arch[ESTIMATE_MAX_ARCHS];
 } SweepEstimate;
 
 /* Jobs with a `seconds` budget count as that long; jobs run `threads`
-   threads each (0: one, the worker's share on 2 cores at --jobs 2). */
-SweepEstimate sweep_estimate(const Sweep *sw, int parallel);
-
+   threads each (0: one, the worker's share on 2 cores at --jobs 2).
+   book: the store's measured speeds (NULL: the FLOP model alone). */
+SweepEstimate sweep_estimate(const Sweep *sw, int parallel, const SpeedBook *book);
+/* "mixer 65.2k tok/s measured (3 runs at this shape), attention 5.0k
+   assumed (40 GFLOP/s a thread)" into out[cap]. */
+void estimate_describe(const SweepEstimate *e, char *out, size_t cap);
 
 #endif

@@ -40,6 +40,7 @@ typedef struct {
 
 typedef struct {
     char name[64];          /* the preset's name, or "grid" */
+    char label[64];         /* what to call it (`sweep --name`); "": name */
     char spec[2048];        /* the full spec as given / expanded from a preset */
     char axes[512];         /* JSON array of the axis keys, in order */
     SweepJob *jobs;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "db/jobs.h"
+#include "db/organise.h"
 #include "engine/common.h"
 #include "engine/io/json.h"
 
@@ -19,6 +20,7 @@ int sweep_enqueue(Store *st, const Sweep *sw, int priority, int64_t *sweep_id, c
     assert(st && sw && err);
     if (store_begin(st, "queue sweep", err)) return -1;
     int rc = store_sweep_create(st, sw->name, sw->spec, sw->axes, sweep_id, err);
+    if (!rc && sw->label[0]) rc = store_sweep_rename(st, *sweep_id, sw->label, err);
     /* the paper's figures at the preset's points, with the paper's setting
        (an @paper sweep has other coordinates: its name finds no preset) */
     const Preset *preset = preset_find(sw->name);

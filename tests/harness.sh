@@ -46,6 +46,10 @@
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
 MB=${MIXBENCH:-$PWD/mixbench}
 T=$(mktemp -d)
+# every workbench a test starts opens as on a new store, whatever an earlier
+# launch in the test left remembered (tests/ui/test_ui_input.sh checks the
+# remembering with it unset)
+export MIXBENCH_UI_FRESH=1
 failures=0
 harness_checks_=$( [ -n "${MIXBENCH_CHECK:-}" ] && mktemp)
 

@@ -9,6 +9,7 @@
  * on, except at quit.
  */
 #define _XOPEN_SOURCE_EXTENDED 1
+#include <assert.h>
 #include <ncurses.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include "engine/common.h"
 #include "experiments/format.h"
 #include "engine/text.h"
+#include "ui/cmdline.h"
 #include "ui/ui.h"
 
 #define REFRESH_SECONDS 0.5
@@ -31,16 +33,24 @@ static const char *GLOBAL_HELP =
     "arrows, hjkl      move\n"
     "Enter             open\n"
     "/                 filter (Runs)\n"
+    ":                 a command line: the CLI's commands on this store (:sweep recall,\n"
+    "                  :pause 3, :q); Tab completes command, preset and key names\n"
+    "mouse             click: select, a tab: its screen; double click: open; wheel: scroll\n"
+    "                  (mixbench --no-mouse leaves the mouse to the terminal)\n"
     "?                 this help\n"
     "q                 quit (running jobs checkpoint and resume next time)\n";
 /* the same in two lines, for a screen whose own keys leave no room */
 static const char *GLOBAL_HELP_SHORT =
-    "Tab/Shift-Tab, 1..8 screens   arrows/hjkl move   Enter open   ? help\n"
+    "Tab/Shift-Tab, 1..8 screens   arrows/hjkl move   Enter open   : command   ? help\n"
     "q quit (running jobs checkpoint and resume next time)\n";
 
+/* Colours when the terminal has them, unless NO_COLOR is set and not empty
+   (no-color.org): then the monochrome look (attributes, shade ramps,
+   markers) the screens have for terminals without colour. */
 static void setup_colors(UiContext *ctx)
 {
-    ctx->colors = has_colors();
+    const char *no_color = getenv("NO_COLOR");
+    ctx->colors = has_colors() && !(no_color && no_color[0]);
     if (!ctx->colors) return;
     start_color();
     use_default_colors();
@@ -58,7 +68,8 @@ static void setup_colors(UiContext *ctx)
 /* The tab bar: "mixbench  1 Runs  2 Run ..." when it fits, else without
    the title and with one space between tabs (80 columns), else with the
    names cut to what fits, so every tab keeps its number and a name. */
-static void draw_tabs(const UiScreen *const *SCREENS, int N_SCREENS, int current, int width, UiContext *ctx)
+static void draw_tabs(const UiScreen *const *SCREENS, int N_SCREENS, int current, int width, UiContext *ctx,
+                      int *tab_x0, int *tab_x1)
 {
     move(0, 0);
     clrtoeol();
@@ -87,7 +98,9 @@ static void draw_tabs(const UiScreen *const *SCREENS, int N_SCREENS, int current
         attron(attr);
         mvaddnstr(0, x, label, width - x);
         attroff(attr);
+        tab_x0[i] = x;   /* where a click picks it */
         x += (int)strlen(label) + (pad ? 0 : 1);
+        tab_x1[i] = x;
     }
 }
 
@@ -179,8 +192,13 @@ static void draw_help(const UiScreen *s, int rows, int width, UiContext *ctx)
 
 /* The loop's state: the screens in tab order, theirs, and what shows. */
 typedef struct {
+    const UiOptions *opts;
     const UiScreen *screens[UI_MAX_SCREENS];
     void *states[UI_MAX_SCREENS];
+    int tab_x0[UI_MAX_SCREENS], tab_x1[UI_MAX_SCREENS];   /* each tab's columns in the tab bar */
+    UiCmdLine cmd;             /* the `:` line */
+    int saved_screen;          /* what the store remembers: the screen, the picks */
+    char saved_picks[UI_MAX_COMPARE * 24];
     int n, current, help;
     double last_reload, message_since;
     double usage_at;           /* when usage was read (every USAGE_SECONDS) */
@@ -233,9 +251,12 @@ static void app_draw(App *a, UiContext *ctx)
         return;
     }
     erase();
-    draw_tabs(a->screens, a->n, a->current, cols, ctx);
+    for (int i = 0; i < a->n; i++) a->tab_x0[i] = a->tab_x1[i] = -1;
+    draw_tabs(a->screens, a->n, a->current, cols, ctx, a->tab_x0, a->tab_x1);
     if (rows > 4) s->draw(a->states[a->current], ctx, 1, rows - 3, cols);
     draw_footer(s, rows, cols, ctx, a->usage);
+    cmdline_draw(&a->cmd, ctx, rows, cols);
+    curs_set(0);
 }
 
 /* ui_confirm's way to keep the screen live while it waits for an answer. */
@@ -247,8 +268,8 @@ static void app_redraw(UiContext *ctx)
 }
 
 /* ncurses set up: raw keys, Home/End in every form terminals send, quick
-   Esc, no cursor, a 100 ms key timeout (the tick), colours. */
-static void terminal_start(UiContext *ctx)
+   Esc, no cursor, a 100 ms key timeout (the tick), colours, the mouse. */
+static void terminal_start(UiContext *ctx, int mouse)
 {
     ctx->utf8 = text_locale_utf8();
     initscr();
@@ -267,15 +288,104 @@ static void terminal_start(UiContext *ctx)
     curs_set(0);
     timeout(100);
     setup_colors(ctx);
+    if (mouse) {
+        mousemask(BUTTON1_CLICKED | BUTTON1_DOUBLE_CLICKED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
+        mouseinterval(200);
+    }
 }
 
-/* One key: the screen's first, then the loop's own (q, ?, Tab, digits)
-   unless the screen is reading text; a screen's ui_show_screen last. */
+static void app_key(App *app, UiContext *ctx, int ch);
+
+/* The picks as "3 5 7". */
+static void picks_text(const UiContext *ctx, char *out, size_t cap)
+{
+    size_t len = 0;
+    out[0] = 0;
+    for (int k = 0; k < ctx->n_compare && len < cap; k++)
+        len += (size_t)snprintf(out + len, cap - len, "%s%lld", k ? " " : "", (long long)ctx->compare[k]);
+}
+
+/* The store remembers the screen and the picks when they change. */
+static void remember(App *app, UiContext *ctx)
+{
+    if (app->current != app->saved_screen) {
+        ui_setting_put(ctx, "ui.screen", app->screens[app->current]->name);
+        app->saved_screen = app->current;
+    }
+    char picks[sizeof app->saved_picks];
+    picks_text(ctx, picks, sizeof picks);
+    if (strcmp(picks, app->saved_picks)) {
+        ui_setting_put(ctx, "ui.picks", picks);
+        snprintf(app->saved_picks, sizeof app->saved_picks, "%s", picks);
+    }
+}
+
+/* The screen and the picks of the last launch on this store. */
+static void recall(App *app, UiContext *ctx)
+{
+    char value[sizeof app->saved_picks];
+    if (ui_setting_get(ctx, "ui.screen", value, sizeof value))
+        for (int i = 0; i < app->n; i++)
+            if (!strcmp(app->screens[i]->name, value)) app->current = i;
+    app->saved_screen = app->current;
+    ui_setting_get(ctx, "ui.picks", value, sizeof value);
+    char *p = value, *end;
+    for (long long id; ctx->n_compare < UI_MAX_COMPARE && (id = strtoll(p, &end, 10)) > 0 && end != p; p = end)
+        ctx->compare[ctx->n_compare++] = id;
+    picks_text(ctx, app->saved_picks, sizeof app->saved_picks);
+}
+
+/* A mouse event: the wheel scrolls (up/down to the screen, three rows a
+   notch), a click on the tab bar switches screens, one in the screen's
+   area goes to the screen (a double click opens). */
+static void app_mouse(App *app, UiContext *ctx)
+{
+    MEVENT ev;
+    if (getmouse(&ev) != OK) return;
+    if (ev.bstate & (BUTTON4_PRESSED | BUTTON5_PRESSED)) {
+        for (int k = 0; k < 3; k++) app_key(app, ctx, ev.bstate & BUTTON4_PRESSED ? KEY_UP : KEY_DOWN);
+        return;
+    }
+    int dbl = (ev.bstate & BUTTON1_DOUBLE_CLICKED) != 0;
+    if (!(ev.bstate & (BUTTON1_CLICKED | BUTTON1_PRESSED | BUTTON1_RELEASED)) && !dbl) return;
+    if (app->help) {
+        app->help = 0;
+        return;
+    }
+    if (ev.y == 0) {
+        for (int i = 0; i < app->n; i++)
+            if (ev.x >= app->tab_x0[i] && ev.x < app->tab_x1[i]) app->current = i;
+        app_tick(app, ctx, 1);
+        return;
+    }
+    const UiScreen *s = app->screens[app->current];
+    if (s->mouse && s->mouse(app->states[app->current], ctx, ev.y, ev.x, dbl)) {
+        if (ctx->switch_to >= 0 && ctx->switch_to < app->n) {
+            app->current = ctx->switch_to;
+            ctx->switch_to = -1;
+        }
+        app_tick(app, ctx, 1);
+    }
+}
+
+/* One key: the `:` line's while it is open; else the screen's first, then
+   the loop's own (q, ?, :, Tab, digits) unless the screen is reading
+   text; a screen's ui_show_screen last. */
 static void app_key(App *app, UiContext *ctx, int ch)
 {
     if (ch == KEY_FIND) ch = KEY_HOME;     /* ESC [1~ under xterm's terminfo */
     if (ch == KEY_SELECT) ch = KEY_END;    /* ESC [4~ */
     if (ch == KEY_RESIZE) return;
+    if (ch == KEY_MOUSE) {
+        app_mouse(app, ctx);
+        remember(app, ctx);
+        return;
+    }
+    if (app->cmd.open) {
+        cmdline_key(&app->cmd, ctx, app->opts, ch);
+        app_tick(app, ctx, 1);
+        return;
+    }
     if (app->help) {
         app->help = 0;
         return;
@@ -286,6 +396,11 @@ static void app_key(App *app, UiContext *ctx, int ch)
     if (!handled && !typing) {
         if (ch == 'q') ctx->quit = 1;
         else if (ch == '?') app->help = 1;
+        else if (ch == ':') {
+            app->cmd.open = 1;
+            app->cmd.hint[0] = 0;
+            ui_field_set(&app->cmd.field, "");
+        }
         else if (ch == '\t') app->current = (app->current + 1) % app->n;
         else if (ch == KEY_BTAB) app->current = (app->current + app->n - 1) % app->n;
         else if (ch >= '1' && ch < '1' + app->n) app->current = ch - '1';
@@ -295,6 +410,7 @@ static void app_key(App *app, UiContext *ctx, int ch)
         ctx->switch_to = -1;
     }
     app_tick(app, ctx, 1);
+    remember(app, ctx);
 }
 
 /* Until the user quits.  The terminal is drawn again only when something
@@ -334,13 +450,17 @@ static void app_loop(App *app, UiContext *ctx)
     if (timing) fclose(timing);
 }
 
-int ui_main(const char *db_path, int jobs, int cores)
+int ui_main(const UiOptions *o)
 {
+    assert(o && o->db_path);
+    const char *db_path = o->db_path;
+    int jobs = o->jobs, cores = o->cores;
     char err[ERR_LEN];
     UiContext ctx;
     memset(&ctx, 0, sizeof ctx);
     ctx.db_path = db_path;
     ctx.switch_to = -1;
+    ctx.fresh = o->fresh;
     if (store_open(db_path, &ctx.store, err)) {
         fprintf(stderr, "mixbench: %s\n", err);
         return 1;
@@ -358,16 +478,18 @@ int ui_main(const char *db_path, int jobs, int cores)
         fprintf(stderr, "mixbench: %s\n", err);
         return 1;
     }
-    terminal_start(&ctx);
+    terminal_start(&ctx, o->mouse);
 
     /* the screens in tab order (ui_screen_order, ui/widgets.c) */
     App app;
     memset(&app, 0, sizeof app);
+    app.opts = o;
     for (int i = 0; i < UI_MAX_SCREENS; i++)
         app.screens[app.n++] = ui_screen_order[i];
     for (int i = 0; i < app.n; i++) app.states[i] = app.screens[i]->create(&ctx);
     ctx.app = &app;
     ctx.redraw = app_redraw;
+    recall(&app, &ctx);
     app_loop(&app, &ctx);
 
     /* quitting: running jobs checkpoint and return to the queue */

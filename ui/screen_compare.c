@@ -613,7 +613,7 @@ static void compare_draw(void *state, UiContext *ctx, int top, int height, int w
             len += snprintf(line + len, sizeof line - len, "mean of seeds, %s min-max",
                             plot_fill_text(PLOT_FILL_SHADE, !ctx->utf8));
         else
-            len += snprintf(line + len, sizeof line - len, "%s: smoothed train, %s: valid", ctx->utf8 ? "lines" : "dots",
+            len += snprintf(line + len, sizeof line - len, "%s: smoothed train, %s: valid", ctx->utf8 ? "lines" : "*",
                             valid_look(st, ctx->utf8 && ctx->colors));
         double levels[UI_MAX_COMPARE];
         int n_levels = unigram_levels(st, levels);
@@ -718,5 +718,6 @@ const UiScreen ui_screen_compare = {
     compare_reload,
     compare_draw,
     compare_key,
+    NULL,
     NULL,
 };

@@ -347,7 +347,7 @@ static void draw_run_list(GenScreen *g, UiContext *ctx, int top, int height, int
     if (rows < 1) return;
     UiList *l = &g->list;
     ui_list_set_rows(l, g->runs, g->n_runs);   /* the runs may have been read again */
-    ui_list_fit(l, rows);
+    ui_list_fit(l, top + 2, rows);
     for (int i = l->scroll; i < g->n_runs && i - l->scroll < rows; i++) {
         int y = top + 2 + i - l->scroll;
         int attr = i == l->cursor ? ui_attr(ctx, UI_PAIR_SELECTED) : 0;
@@ -626,6 +626,18 @@ static int generate_key(void *state, UiContext *ctx, int ch)
     return 1;
 }
 
+/* In the list of models: a click selects a run, a double click takes it. */
+static int generate_mouse(void *state, UiContext *ctx, int y, int x, int double_click)
+{
+    (void)ctx, (void)x;
+    GenScreen *g = state;
+    int i = g && g->list_open ? ui_list_at(&g->list, y) : -1;
+    if (i < 0) return 0;
+    ui_list_move(&g->list, i);
+    if (double_click) list_key(g, '\n');
+    return 1;
+}
+
 static int generate_typing(void *state)
 {
     const GenScreen *g = state;
@@ -652,4 +664,5 @@ const UiScreen ui_screen_generate = {
     generate_draw,
     generate_key,
     generate_typing,
+    generate_mouse,
 };

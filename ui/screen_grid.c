@@ -43,7 +43,8 @@
 
 typedef struct {
     int64_t id;
-    char name[64];
+    char name[64];           /* what it was queued from (SweepRow.preset): its figures and claims */
+    char label[64];          /* what it is called (SweepRow.name) */
 } GridSweep;
 
 typedef struct {
@@ -247,7 +248,8 @@ static void grid_reload(void *state, UiContext *ctx)
     for (int i = 0; i < n_sweeps && st->n_sweeps < MAX_SWEEPS; i++) {
         GridSweep *g = &st->sweeps[st->n_sweeps++];
         g->id = sweeps[i].id;
-        ui_copy_text(g->name, sizeof g->name, sweeps[i].name);
+        ui_copy_text(g->name, sizeof g->name, sweeps[i].preset);
+        ui_copy_text(g->label, sizeof g->label, sweeps[i].name);
     }
     free(sweeps);
     st->current = st->n_sweeps - 1;
@@ -413,7 +415,7 @@ static void draw_header(GridState *st, UiContext *ctx, int *y, int width)
     const GridSweep *s = &st->sweeps[st->current];
     int title = ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD, dim = ui_attr(ctx, UI_PAIR_DIM);
     char name[96];
-    snprintf(name, sizeof name, "Grid: sweep %lld %s", (long long)s->id, s->name);
+    snprintf(name, sizeof name, "Grid: sweep %lld %s", (long long)s->id, s->label);
     ui_text(*y, 0, width, title, "%s", name);
     int x = (int)strlen(name) + 3;
     if (x < width) ui_text(*y, x, width - x, dim, "(%d of %d, [ ] switch)", st->current + 1, st->n_sweeps);
@@ -470,7 +472,7 @@ static void draw_report(GridState *st, UiContext *ctx, int top, int height, int 
     int n = ui_wrap_lines(text, width - 1, NULL, NULL, 0);
     UiList *v = &st->report_view;
     ui_list_set_rows(v, NULL, n);
-    ui_list_fit(v, height - 2);
+    ui_list_fit(v, top + 2, height - 2);
     int title = ui_attr(ctx, UI_PAIR_TITLE) | (int)A_BOLD;
     if (!preset_find(preset)) {
         ui_text(top, 0, width, title, "Report: sweep %lld %s is not a preset (R: back to the table)", (long long)s->id,
@@ -798,5 +800,6 @@ const UiScreen ui_screen_grid = {
     grid_reload,
     grid_draw,
     grid_key,
+    NULL,
     NULL,
 };

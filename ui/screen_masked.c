@@ -44,7 +44,8 @@ static const char *const PRESETS[] = {"autoencoder", "bidirectional", "completio
 
 typedef struct {
     int64_t id;
-    char name[64];
+    char name[64];           /* what it was queued from (SweepRow.preset) */
+    char label[64];          /* what it is called (SweepRow.name) */
 } MaskedSweep;
 
 typedef struct {
@@ -257,7 +258,8 @@ static void masked_reload(void *state, UiContext *ctx)
     for (int i = 0; i < n_sweeps && st->n_sweeps < MAX_MASKED_SWEEPS; i++) {
         MaskedSweep *m = &st->sweeps[st->n_sweeps++];
         m->id = sweeps[i].id;
-        ui_copy_text(m->name, sizeof m->name, sweeps[i].name);
+        ui_copy_text(m->name, sizeof m->name, sweeps[i].preset);
+        ui_copy_text(m->label, sizeof m->label, sweeps[i].name);
     }
     free(sweeps);
     st->current = st->n_sweeps - 1;
@@ -338,8 +340,8 @@ static void draw_table(MaskedState *st, UiContext *ctx, int top, int width)
     for (int g = 0; g < st->n_groups; g++) {
         const Group *grp = &st->groups[g];
         int y = top + 1 + g;
-        if (ctx->colors) ui_text(y, 0, 2, ui_attr(ctx, UI_PAIR_SERIES0 + g) | A_BOLD, "%s", ctx->utf8 ? "━━" : "--");
-        else ui_text(y, 0, 2, A_BOLD, "%c%s", 'a' + g, ctx->utf8 ? "━" : "-");
+        if (ctx->colors) ui_text(y, 0, 2, ui_attr(ctx, UI_PAIR_SERIES0 + g) | A_BOLD, "%s", ctx->utf8 ? "━━" : "**");
+        else ui_text(y, 0, 2, A_BOLD, "%c%s", 'a' + g, ctx->utf8 ? "━" : "*");
         group_label(st, grp, 0, label, sizeof label);
         ui_text(y, 3, label_w, 0, "%s", label);
         for (int k = 0; k < 4; k++) {
@@ -468,7 +470,7 @@ static void masked_draw(void *state, UiContext *ctx, int top, int height, int wi
     const MaskedSweep *s = &st->sweeps[st->current];
     const Preset *preset = preset_find(s->name);
     char name[96];
-    snprintf(name, sizeof name, "AE/Bidir: sweep %lld %s", (long long)s->id, s->name);
+    snprintf(name, sizeof name, "AE/Bidir: sweep %lld %s", (long long)s->id, s->label);
     ui_text(y, 0, width, ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD, "%s", name);
     int x = (int)strlen(name) + 3;
     if (x < width)
@@ -574,5 +576,6 @@ const UiScreen ui_screen_masked = {
     masked_reload,
     masked_draw,
     masked_key,
+    NULL,
     NULL,
 };

@@ -179,7 +179,7 @@ static void queue_draw(void *state, UiContext *ctx, int top, int height, int wid
             "arch", "task", "sweep", "point");
 
     /* scroll so that the selected row (with its progress line) is visible */
-    ui_list_fit(&q->list, list_height);
+    ui_list_fit(&q->list, list_top, list_height);
     int y = list_top;
     for (int i = q->list.scroll; i < n && y < list_top + list_height; i++) {
         const QueueJob *r = &q->rows[i];
@@ -307,6 +307,17 @@ static int queue_key(void *state, UiContext *ctx, int ch)
     }
 }
 
+/* A click selects the job under it (its progress line too). */
+static int queue_mouse(void *state, UiContext *ctx, int y, int x, int double_click)
+{
+    (void)ctx, (void)x, (void)double_click;
+    QueueScreen *q = state;
+    int i = q ? ui_list_at(&q->list, y) : -1;
+    if (i < 0) return 0;
+    ui_list_move(&q->list, i);
+    return 1;
+}
+
 static int queue_typing(void *state)
 {
     (void)state;
@@ -329,4 +340,5 @@ const UiScreen ui_screen_queue = {
     queue_draw,
     queue_key,
     queue_typing,
+    queue_mouse,
 };

@@ -27,6 +27,7 @@
 #include "engine/common.h"
 #include "engine/config.h"
 #include "experiments/format.h"
+#include "ui/organise.h"
 #include "ui/figure_key.h"
 #include "ui/ui.h"
 
@@ -91,6 +92,7 @@ typedef struct {
     XAxis xaxis;
     int log_y;
     int smoothing;               /* index into SMOOTHING */
+    UiOrganise org;              /* a tag, note or name being typed (ui/organise.h) */
 } RunState;
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -364,7 +366,8 @@ static int draw_header(RunState *st, UiContext *ctx, int y, int width, int max_e
 
     char line[512];
     int x = 1;
-    snprintf(line, sizeof line, "run %lld%s%s  ", (long long)st->run_id, r->name[0] ? " " : "", r->name);
+    snprintf(line, sizeof line, "run %lld%s%s%s  ", (long long)st->run_id, r->name[0] ? " " : "", r->name,
+             r->starred ? " *" : "");
     ui_text(y, x, width - x, ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD, "%s", line);
     x += (int)strlen(line);
     ui_text(y, x, width - x, ui_attr(ctx, ui_status_pair(r->status)) | A_BOLD, "%s", status);
@@ -382,7 +385,11 @@ static int draw_header(RunState *st, UiContext *ctx, int y, int width, int max_e
     snprintf(line + strlen(line), sizeof line - strlen(line), "  %s %s %s", r->arch, r->task, r->data);
     ui_text(y, x, width - x, A_BOLD, "%s", line);
     x += (int)strlen(line);
-    if (r->sweep[0] && x + 8 + (int)strlen(r->sweep) <= width) ui_text(y, x, width - x, 0, "  sweep %s", r->sweep);
+    if (r->sweep[0] && x + 8 + (int)strlen(r->sweep) <= width) {
+        ui_text(y, x, width - x, 0, "  sweep %s", r->sweep);
+        x += 8 + (int)strlen(r->sweep);
+    }
+    if (r->tags[0] && x + 7 + (int)strlen(r->tags) <= width) ui_text(y, x, width - x, 0, "  tags %s", r->tags);
 
     /* mlm: the loss over every position (the PairConnect paper's scale);
        to make room for it the parameters lose their detail */
@@ -412,7 +419,8 @@ static int draw_header(RunState *st, UiContext *ctx, int y, int width, int max_e
     /* the sweep's coordinates only when they fit whole (the config panel
        lists the same keys first) */
     if (r->coords[0] && (int)(len + 2 + strlen(r->coords)) < width - 1)
-        snprintf(line + len, sizeof line - len, "  %s", r->coords);
+        len += (size_t)snprintf(line + len, sizeof line - len, "  %s", r->coords);
+    if (r->note[0] && (int)(len + 8) < width - 1) snprintf(line + len, sizeof line - len, "  note: %s", r->note);
     if (r->error[0] && r->status != RUN_QUEUED && r->status != RUN_RUNNING)
         return 1 + ui_wrap(y + 1, 1, width - 2, max_error_rows < 1 ? 1 : max_error_rows, ui_attr(ctx, UI_PAIR_BAD),
                            r->error);
@@ -440,7 +448,7 @@ static void draw_legend(RunState *st, UiContext *ctx, int y, int width)
     snprintf(unigram, sizeof unigram, "unigram %.2f", st->run.unigram_nats);
     const char *names[4] = {"raw", "smoothed", "valid", unigram};
     const char *marks_utf8[4] = {"⠂", "⠒", "⣿", plot_fill_text(PLOT_FILL_RULE, 0)};
-    const char *marks_ascii[4] = {".", "-", "o", plot_fill_text(PLOT_FILL_RULE, 1)};
+    const char *marks_ascii[4] = {".", "*", "o", plot_fill_text(PLOT_FILL_RULE, 1)};
     int n = isfinite(st->run.unigram_nats) ? 4 : 3;
     for (int k = 0; k < n && x < width; k++) {
         /* the valid marker is its glyph without colours (ui_plot) */
@@ -540,6 +548,7 @@ static void run_draw(void *state, UiContext *ctx, int top, int height, int width
     int header = draw_header(st, ctx, top, width, MB_MIN(8, height - 6));
     if (height < 6) return;
     draw_legend(st, ctx, top + header, width);
+    if (ui_organise_typing(&st->org)) ui_organise_draw(&st->org, ctx, top + header, 0, width);
     int y = top + header + 1, rest = height - header - 1;
     if (width >= WIDE) {
         int plot_w = width - SIDE_WIDTH - 2, side_x = plot_w + 2;
@@ -565,6 +574,16 @@ static int run_key(void *state, UiContext *ctx, int ch)
 {
     RunState *st = state;
     if (!st) return 0;
+    /* D, u, t, n, R, * (ui/organise.h) */
+    int deleted = 0, shown = st->run_id && st->found;
+    if (ui_organise_key(&st->org, ctx, ch, &st->run_id, shown, shown ? &st->run : NULL, &deleted)) {
+        if (deleted) {
+            ctx->run_id = 0;
+            ui_show_screen(ctx, &ui_screen_runs);
+        }
+        run_reload(st, ctx);
+        return 1;
+    }
     switch (ch) {
     case 'x':
         st->xaxis = (XAxis)((st->xaxis + 1) % N_XAXES);
@@ -599,6 +618,12 @@ static int run_key(void *state, UiContext *ctx, int ch)
     }
 }
 
+static int run_typing(void *state)
+{
+    RunState *st = state;
+    return st && ui_organise_typing(&st->org);
+}
+
 const UiScreen ui_screen_run = {
     "Run",
     "x axis  l log  +/- smooth  p/r/X job  g generate",
@@ -608,6 +633,10 @@ const UiScreen ui_screen_run = {
     "p / r / X       pause / resume / cancel the job\n"
     "g               generate text from this run (Generate screen)\n"
     "P               write this figure as SVG beside the store (mixbench plot)\n"
+    "D / Delete      delete the run to the trash (after a question; back to\n"
+    "                Runs); u undoes the last delete\n"
+    "t / n / R       tag (-word untags) / note / rename the run\n"
+    "*               star / unstar: a starred run is protected from D\n"
     "                the curve: raw loss (dots), smoothed (line), valid\n"
     "                (markers), the dataset's unigram entropy (dashed:\n"
     "                a model that learned only token frequencies)\n"
@@ -620,5 +649,6 @@ const UiScreen ui_screen_run = {
     run_reload,
     run_draw,
     run_key,
+    run_typing,
     NULL,
 };

@@ -1,9 +1,12 @@
 /*
- * screen_runs.c — the Runs screen (tab 1): every run in the store, one row
- * each (id, arch, task, data, status, step/total, smoothed train loss, last
- * valid loss, tokens/s, ETA, a sparkline of the train loss), sortable,
- * filterable, with the job controls (pause / resume / cancel), the picking
- * of runs for Compare, and on an empty store a welcome that queues the demo
+ * screen_runs.c — the Runs screen (tab 1): every run in the store not in
+ * the trash, one row each (id, arch, task, data, status, step/total,
+ * smoothed train loss, last valid loss, tokens/s, ETA, the sweep's axes,
+ * tags, a sparkline of the train loss: ui/runs_table.c draws them),
+ * sortable, filtered by the expression of experiments/run_filter.h, with
+ * the job controls (pause / resume / cancel), the organising keys
+ * (ui/organise.h: delete, undo, tag, note, rename, star), the picking of
+ * runs for Compare, and on an empty store a welcome that queues the demo
  * sweep.
  *
  * Not for: training (the scheduler does it) or a run's details (the Run
@@ -15,7 +18,6 @@
  * screen, and at most once a second for running ones.
  */
 #define _XOPEN_SOURCE_EXTENDED 1
-#include <ctype.h>
 #include <math.h>
 #include <ncurses.h>
 #include <stdio.h>
@@ -30,98 +32,19 @@
 #include "experiments/pivot.h"
 #include "experiments/stats.h"
 #include "experiments/sweep_queue.h"
-#include "ui/ui.h"
+#include "ui/runs_view.h"
 
 #define MAX_LIVE 64              /* running jobs overlaid from the scheduler */
 #define SPARK_REFRESH_SECONDS 1.0
-#define SPARK_MAX_WIDTH 30
 #define SPARK_SAMPLES (8 * SPARK_MAX_WIDTH)   /* points a sparkline's first fetch reads at most */
 #define SPARK_BUDGET_SECONDS 0.03             /* first fetches a reload makes at most */
 
-/* Every column of the table, in its order (the sparkline aside). */
-typedef enum {
-    SORT_ID, SORT_ARCH, SORT_TASK, SORT_DATA, SORT_STATUS, SORT_STEP, SORT_TRAIN, SORT_VALID, SORT_SPEED, SORT_ETA,
-    N_SORTS
-} SortKey;
-static const char *const SORT_NAMES[N_SORTS] = {"id",   "arch",       "task",       "data",     "status",
-                                                "step", "train loss", "valid loss", "tokens/s", "ETA"};
-
-/* A run's train-loss history for its sparkline, extended as it trains. */
-typedef struct {
-    double *loss;                /* smoothed train loss, by step */
-    int n, cap;
-    int64_t last_step;           /* the last step fetched */
-    double fetched_at;           /* now_seconds() of the last fetch, 0: never */
-    RunStatus fetched_status;    /* the run's status then (one more fetch when it changes) */
-} Spark;
-
-typedef struct {
-    RunSummary run;              /* the store's, overlaid with the scheduler's live progress */
-    double eta;                  /* seconds, NAN: not known */
-    int n_seeds;                 /* a group's row: its status column says "N seeds" */
-    Spark spark;
-} RunRow;
-
-/* One row per seed group (the g view): a RunRow holding the means, "N
-   seeds" (or the livest member's status), the first member's id. */
-#define GROUP_IDS 16             /* member ids listed under the table */
-typedef struct {
-    RunRow row;                  /* no sparkline */
-    int n, n_not_learning;
-    int64_t ids[GROUP_IDS];
-    SeedStats train, valid, test, speed;
-} GroupRow;
-
-typedef struct {
-    RunRow *rows;                /* every run, by id */
-    int n, cap;
-    int *visible;                /* indices into rows (groups when grouped): filtered and sorted */
-    GroupRow *groups;            /* the seed groups of rows, by first id */
-    int n_groups;
-    int grouped;                 /* g: one row per seed group */
-    int n_visible;
-    UiList list;                 /* over visible: cursor, scroll, the selected run, the filter */
-    SortKey sort;
-    int descending;
-    int64_t extending;           /* the run whose new budget is being typed (`e`), 0 none */
-    UiTextField budget;          /* its "tokens=N" or "steps=N" */
-    int loaded;                  /* the store was read at least once */
-} RunsState;
+const char *const RUNS_SORT_NAMES[N_SORTS] = {"id",   "arch",       "task",       "data",     "status",
+                                              "step", "train loss", "valid loss", "tokens/s", "ETA"};
 
 /* ---- helpers ------------------------------------------------------------ */
 
-/* The data spec in a few characters: "builtin:stories" -> "stories",
-   "../shared/data/ptb" -> "ptb", "../x/tinyshakespeare/input.txt" ->
-   "tinyshakespeare/input.txt" clipped by the caller. */
-static const char *short_data(const char *data, char *buf, size_t cap)
-{
-    if (!strncmp(data, "builtin:", 8)) return data + 8;
-    size_t len = strlen(data);
-    while (len > 1 && data[len - 1] == '/') len--;
-    size_t start = len;
-    while (start > 0 && data[start - 1] != '/') start--;
-    /* a file: keep its folder too, which usually names the corpus */
-    if (memchr(data + start, '.', len - start) && start > 1) {
-        size_t dir = start - 1;
-        while (dir > 0 && data[dir - 1] != '/') dir--;
-        if (data[dir] != '.') start = dir;
-    }
-    snprintf(buf, cap, "%.*s", (int)(len - start), data + start);
-    return buf;
-}
-
-/* The step column is 9 wide and holds "step/total": exact below 10,000 (a
-   run visibly ticks), whole thousands below 100,000 ("12k/200k" fits where
-   fmt_short's "12.3k" would not), fmt_short above. */
-static void fmt_steps(int64_t n, char *out, size_t cap)
-{
-    if (n < 10000) snprintf(out, cap, "%lld", (long long)n);
-    else if (n < 100000) snprintf(out, cap, "%lldk", (long long)(n / 1000));
-    else fmt_short((double)n, out, cap);
-}
-
-/* What the status column says of a row. */
-static const char *status_text(const RunRow *r, char *buf, size_t cap)
+const char *runs_status_text(const RunRow *r, char *buf, size_t cap)
 {
     if (r->n_seeds == 0) return run_status_name(r->run.status);
     snprintf(buf, cap, "%d seeds", r->n_seeds);
@@ -225,35 +148,6 @@ static void overlay_progress(RunsState *st, UiContext *ctx)
 
 /* ---- filtering and sorting ---------------------------------------------- */
 
-static int contains_ci(const char *hay, const char *needle, size_t len)
-{
-    for (; *hay; hay++) {
-        size_t k = 0;
-        while (k < len && hay[k] && tolower((unsigned char)hay[k]) == tolower((unsigned char)needle[k])) k++;
-        if (k == len) return 1;
-    }
-    return 0;
-}
-
-/* Every word of the filter is in the arch, task, status, data, sweep or name. */
-static int matches(const RunRow *row, const char *filter)
-{
-    const RunSummary *r = &row->run;
-    char seeds[32];
-    const char *status = status_text(row, seeds, sizeof seeds);
-    const char *p = filter;
-    for (;;) {
-        while (*p == ' ') p++;
-        if (!*p) return 1;
-        size_t len = strcspn(p, " ");
-        const char *fields[] = {r->arch, r->task, status, r->data, r->sweep, r->name};
-        int found = 0;
-        for (size_t f = 0; f < sizeof fields / sizeof fields[0] && !found; f++) found = contains_ci(fields[f], p, len);
-        if (!found) return 0;
-        p += len;
-    }
-}
-
 /* Missing numbers sort last in both directions. */
 static int cmp_number(double a, double b, int descending)
 {
@@ -331,8 +225,7 @@ static void build_groups(RunsState *st)
     free(member);
 }
 
-/* The row at index i of the list shown (a run, or a group when grouped). */
-static RunRow *row_at(RunsState *st, int i)
+RunRow *runs_row_at(RunsState *st, int i)
 {
     return st->grouped ? &st->groups[i].row : &st->rows[i];
 }
@@ -340,14 +233,14 @@ static RunRow *row_at(RunsState *st, int i)
 static int64_t visible_id(const void *rows, int i)
 {
     RunsState *st = (RunsState *)rows;
-    return row_at(st, st->visible[i])->run.id;
+    return runs_row_at(st, st->visible[i])->run.id;
 }
 
 /* A group's row stands for each of its members. */
 static int visible_holds(const void *rows, int i, int64_t id)
 {
     RunsState *st = (RunsState *)rows;
-    if (row_at(st, st->visible[i])->run.id == id) return 1;
+    if (runs_row_at(st, st->visible[i])->run.id == id) return 1;
     if (st->grouped)
         for (int k = 0; k < st->groups[st->visible[i]].n && k < GROUP_IDS; k++)
             if (st->groups[st->visible[i]].ids[k] == id) return 1;
@@ -369,11 +262,15 @@ static void rebuild_visible(RunsState *st)
     }
     st->visible = vis;
     st->n_visible = 0;
+    /* the filter's text parsed (experiments/run_filter.h); one that does not
+       parse keeps no row, and the screen says why */
+    st->filter_error[0] = 0;
+    if (run_filter_parse(st->list.filter, &st->filter, st->filter_error)) n = 0;
     for (int i = 0; i < n; i++)
-        if (matches(row_at(st, i), st->list.filter)) vis[st->n_visible++] = i;
+        if (run_filter_match(&st->filter, &runs_row_at(st, i)->run)) vis[st->n_visible++] = i;
     for (int i = 1; i < st->n_visible; i++) {
         int v = vis[i], j = i;
-        while (j > 0 && cmp_rows(row_at(st, vis[j - 1]), row_at(st, v), st->sort, st->descending) > 0) {
+        while (j > 0 && cmp_rows(runs_row_at(st, vis[j - 1]), runs_row_at(st, v), st->sort, st->descending) > 0) {
             vis[j] = vis[j - 1];
             j--;
         }
@@ -386,18 +283,43 @@ static void rebuild_visible(RunsState *st)
 static const RunSummary *selected_run(RunsState *st)
 {
     int i = ui_list_selected(&st->list);
-    return i >= 0 ? &row_at(st, st->visible[i])->run : NULL;
+    return i >= 0 ? &runs_row_at(st, st->visible[i])->run : NULL;
 }
 
 /* ---- the screen --------------------------------------------------------- */
 
+/* The sort, its order, the filter and the grouping the store remembers
+   ("id desc", "arch=mixer", "1"). */
+static void recall_view(RunsState *st, UiContext *ctx)
+{
+    char value[sizeof st->list.filter];
+    if (ui_setting_get(ctx, "runs.sort", value, sizeof value)) {
+        for (int k = 0; k < N_SORTS; k++)
+            if (!strncmp(value, RUNS_SORT_NAMES[k], strlen(RUNS_SORT_NAMES[k])) &&
+                value[strlen(RUNS_SORT_NAMES[k])] == ' ')
+                st->sort = (SortKey)k;
+        st->descending = strstr(value, " desc") != NULL;
+    }
+    if (ui_setting_get(ctx, "runs.filter", value, sizeof value)) snprintf(st->list.filter, sizeof st->list.filter, "%s", value);
+    st->grouped = ui_setting_get(ctx, "runs.grouped", value, sizeof value) && !strcmp(value, "1");
+}
+
+static void remember_view(const RunsState *st, UiContext *ctx)
+{
+    char sort[64];
+    snprintf(sort, sizeof sort, "%s %s", RUNS_SORT_NAMES[st->sort], st->descending ? "desc" : "asc");
+    ui_setting_put(ctx, "runs.sort", sort);
+    ui_setting_put(ctx, "runs.filter", st->list.filter);
+    ui_setting_put(ctx, "runs.grouped", st->grouped ? "1" : "0");
+}
+
 static void *runs_create(UiContext *ctx)
 {
-    (void)ctx;
     RunsState *st = calloc(1, sizeof *st);
     if (st) {
         st->list.of = &VISIBLE_ROWS;
         st->list.page = 10;
+        recall_view(st, ctx);
     }
     return st;
 }
@@ -443,254 +365,9 @@ static void runs_reload(void *state, UiContext *ctx)
     }
 }
 
-static void draw_welcome(UiContext *ctx, int top, int height, int width)
-{
-    const char *lines[] = {
-        "mixbench: train and compare language models that replace self-attention",
-        "",
-        "The store has no runs yet.",
-        "",
-        "press d to queue the demo sweep",
-        "(attention, mixer, dispatcher and cumsum on builtin:stories,",
-        "about a minute of training)",
-        "",
-        "The other screens are on Tab / 1-8; ? lists every key.",
-    };
-    int n = (int)(sizeof lines / sizeof lines[0]);
-    int y = top + (height - n) / 2;
-    if (y < top) y = top;
-    for (int i = 0; i < n && y + i < top + height; i++) {
-        int len = (int)strlen(lines[i]);
-        int x = len < width ? (width - len) / 2 : 0;
-        int attr = i == 0 ? ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD : !strncmp(lines[i], "press d", 7) ? (int)A_BOLD : 0;
-        ui_text(y + i, x, width - x, attr, "%s", lines[i]);
-    }
-}
-
-/* Column positions for a terminal width: the fixed columns, then the data
-   column and the sparkline share what is left (data first from 90
-   columns on). */
-typedef struct {
-    int id, arch, task, data, status, step, train, valid, speed, eta, spark;
-    int w_id, w_data, w_spark;
-} Columns;
-
-static Columns layout(int width, int64_t max_id)
-{
-    Columns c;
-    c.w_id = 3;
-    for (int64_t v = max_id; v >= 1000; v /= 10) c.w_id++;
-    c.id = 1;
-    c.arch = c.id + c.w_id + 1;
-    c.task = c.arch + 12;
-    int x = c.task + 6;
-    int rest = width - (x + 10 + 10 + 7 + 7 + 7 + 5);
-    c.w_data = rest >= 19 ? MB_MIN(rest - 10, 24) : 0;
-    c.data = x;
-    if (c.w_data) x += c.w_data + 1;
-    c.status = x;
-    c.step = c.status + 10;      /* step/total right-aligned in 9 */
-    c.train = c.step + 10;
-    c.valid = c.train + 7;
-    c.speed = c.valid + 7;
-    c.eta = c.speed + 7;
-    c.spark = c.eta + 6;
-    c.w_spark = MB_MIN(width - c.spark, SPARK_MAX_WIDTH);
-    return c;
-}
-
-/* "not learning: unigram level (best 6.469 vs unigram 6.500)" */
-static int not_learning_text(const RunSummary *r, char *out, size_t cap)
-{
-    return snprintf(out, cap, "not learning: unigram level (best %.3f vs unigram %.3f)", r->unigram_nats - r->unigram_gap,
-                    r->unigram_nats);
-}
-
-/* The line under the table for a run: its flag or error, data, sweep,
-   coordinates and name. */
-static int run_line(const RunSummary *r, char *line, size_t cap)
-{
-    int failed = r->error[0] && run_status_error(r->status);
-    int len = snprintf(line, cap, "run %lld", (long long)r->id);
-    if (failed) len += snprintf(line + len, cap - len, " %s: %s", run_status_name(r->status), r->error);
-    if (r->not_learning) {
-        len += snprintf(line + len, cap - len, "  ");
-        len += not_learning_text(r, line + len, cap - len);
-    }
-    if (len < (int)cap) len += snprintf(line + len, cap - len, "  data %s", r->data);
-    if (r->sweep_id && len < (int)cap)
-        len += snprintf(line + len, cap - len, "  sweep %lld %s", (long long)r->sweep_id, r->sweep);
-    if (r->is_search && len < (int)cap) len += snprintf(line + len, cap - len, "  lr-search trial: lr %.3g", r->lr);
-    else if (r->coords[0] && len < (int)cap) len += snprintf(line + len, cap - len, "  %s", r->coords);
-    if (r->name[0] && len < (int)cap) len += snprintf(line + len, cap - len, "  name %s", r->name);
-    return len;
-}
-
-/* "3 seeds (runs 1 2 3): valid 6.371 +- 0.002 (min 6.369, max 6.375), test
-   ...; 3 of 3 not learning: unigram level" */
-static int group_line(const GroupRow *g, const char *pm, char *line, size_t cap)
-{
-    int len = snprintf(line, cap, "%d seed%s (run%s", g->n, g->n == 1 ? "" : "s", g->n == 1 ? "" : "s");
-    for (int k = 0; k < g->n && k < GROUP_IDS && len < (int)cap; k++)
-        len += snprintf(line + len, cap - len, " %lld", (long long)g->ids[k]);
-    if (g->n > GROUP_IDS && len < (int)cap) len += snprintf(line + len, cap - len, " ...");
-    if (len < (int)cap) len += snprintf(line + len, cap - len, ")");
-    const SeedStats *stats[2] = {&g->valid, &g->test};
-    const char *names[2] = {"valid", "test"};
-    for (int k = 0; k < 2 && len < (int)cap; k++)
-        if (stats[k]->n > 0)
-            len += snprintf(line + len, cap - len, "%s %s %.3f %s %.3f (min %.3f, max %.3f, %d done)",
-                             k ? ";" : ":", names[k], stats[k]->mean, pm, stats[k]->se, stats[k]->min,
-                             stats[k]->max, stats[k]->n);
-    if (g->n_not_learning && len < (int)cap)
-        len += snprintf(line + len, cap - len, "; %d of %d not learning: unigram level", g->n_not_learning, g->n);
-    return len;
-}
-
-/* The summary line: counts, sort, and the filter or the budget typed. */
-static void draw_summary(RunsState *st, UiContext *ctx, int top, int width)
-{
-    const UiList *l = &st->list;
-    int running = 0, queued = 0;
-    for (int i = 0; i < st->n; i++) {
-        running += st->rows[i].run.status == RUN_RUNNING;
-        queued += st->rows[i].run.status == RUN_QUEUED;
-    }
-    char summary[160];
-    int len = snprintf(summary, sizeof summary, "%d run%s  %d running  %d queued   sort: %s %s", st->n,
-                       st->n == 1 ? "" : "s", running, queued, SORT_NAMES[st->sort], st->descending ? "desc" : "asc");
-    if (st->grouped) snprintf(summary + len, sizeof summary - len, "   %d seed groups", st->n_groups);
-    ui_text(top, 1, width - 1, ui_attr(ctx, UI_PAIR_TITLE), "%s", summary);
-    if (st->extending) {
-        int x = (int)strlen(summary) + 4;
-        char label[64];
-        snprintf(label, sizeof label, "extend run %lld to ", (long long)st->extending);
-        ui_text(top, x, width - x, A_BOLD, "%s", label);
-        x += (int)strlen(label);
-        ui_field_draw(&st->budget, 1, top, x, MB_MIN(24, width - x - 14));
-        ui_text(top, x + 25, width - x - 25, ui_attr(ctx, UI_PAIR_DIM), "(Enter/Esc)");
-    } else if (l->filtering || l->filter[0]) {
-        int x = (int)strlen(summary) + 4;
-        ui_text(top, x, width - x, l->filtering ? (int)A_BOLD : ui_attr(ctx, UI_PAIR_WARN), "filter: %s%s%s", l->filter,
-                l->filtering ? "_" : "", l->filtering ? "  (Enter/Esc)" : "");
-    }
-}
-
-/* The column heads at line y. */
-static void draw_heads(RunsState *st, Columns c, int y, int width)
-{
-    int head = A_BOLD | A_UNDERLINE;
-    ui_text(y, 0, width, head, "%*s", width, "");
-    ui_text(y, c.id, c.w_id, head, "%*s", c.w_id, "id");
-    ui_text(y, c.arch, 11, head, "arch");
-    ui_text(y, c.task, 5, head, "task");
-    if (c.w_data) ui_text(y, c.data, c.w_data, head, "data");
-    ui_text(y, c.status, 9, head, "status");
-    ui_text(y, c.step, 9, head, "%9s", "step");
-    ui_text(y, c.train, 6, head, "%6s", "train");
-    ui_text(y, c.valid, 6, head, "%6s", "valid");
-    ui_text(y, c.speed, 6, head, "%6s", "tok/s");
-    ui_text(y, c.eta, 5, head, "%5s", "ETA");
-    if (c.w_spark > 0) ui_text(y, c.spark, c.w_spark, head, "%s",
-                                st->grouped ? (c.w_spark >= 20 ? "valid se, min-max" : "valid se") : "loss");
-}
-
-/* Row i of the list at line y in columns c. */
-static void draw_row(RunsState *st, UiContext *ctx, Columns c, int i, int y, int width)
-{
-    const UiList *l = &st->list;
-    const RunRow *row = row_at(st, st->visible[i]);
-    const RunSummary *r = &row->run;
-    const GroupRow *grp = st->grouped ? &st->groups[st->visible[i]] : NULL;
-    int sel = i == l->cursor;
-    int base = sel ? ui_attr(ctx, UI_PAIR_SELECTED) | A_BOLD : 0;
-    if (sel) ui_text(y, 0, width, base, "%*s", width, "");
-    int picked = 0;
-    for (int k = 0; k < ctx->n_compare; k++) picked |= ctx->compare[k] == r->id;
-    if (picked) ui_text(y, 0, 1, base | A_BOLD, "*");
-    ui_text(y, c.id, c.w_id, base, "%*lld", c.w_id, (long long)r->id);
-    ui_text(y, c.arch, 11, base, "%s", r->arch);
-    ui_text(y, c.task, 5, base, "%s", r->task);
-    char buf[64];
-    if (c.w_data) ui_text(y, c.data, c.w_data, base, "%s", short_data(r->data, buf, sizeof buf));
-    const char *status = status_text(row, buf, sizeof buf);
-    int pair = row->n_seeds == 0 ? ui_status_pair(r->status) : 0;
-    ui_text(y, c.status, 9, sel ? base : ui_attr(ctx, pair), "%s", status);
-    if (r->not_learning) /* in the blank before the step column */
-        ui_text(y, c.status + 9, 1, sel ? base : ui_attr(ctx, UI_PAIR_BAD) | (int)A_BOLD, "!");
-    char step[24], total[24];
-    fmt_steps(r->steps_done, step, sizeof step);
-    fmt_steps(r->total_steps, total, sizeof total);
-    if (r->total_steps > 0) snprintf(buf, sizeof buf, "%s/%s", step, total);
-    else snprintf(buf, sizeof buf, "%s", step);
-    ui_text(y, c.step, 9, base, "%9s", buf);
-    ui_text(y, c.train, 6, base, "%6s", fmt_real(r->train_loss, 3, buf, sizeof buf));
-    ui_text(y, c.valid, 6, base, "%6s", fmt_real(r->valid_loss, 3, buf, sizeof buf));
-    ui_text(y, c.speed, 6, base, "%6s", fmt_rate(r->tokens_per_s, buf, sizeof buf));
-    /* the ETA of a running job only, blank for the others */
-    buf[0] = 0;
-    if (r->status == RUN_RUNNING && row->n_seeds == 0 && isfinite(row->eta) && row->eta >= 0)
-        fmt_duration(row->eta, buf, sizeof buf);
-    ui_text(y, c.eta, 5, base, "%5s", buf);
-    if (c.w_spark > 0 && grp && grp->valid.n > 1) {
-        /* the standard error, and the min-max when it fits */
-        char text[96];
-        int len = snprintf(text, sizeof text, "%s%.3f", ui_pm(ctx), grp->valid.se);
-        if (c.w_spark >= 20) snprintf(text + len, sizeof text - len, " %.3f-%.3f", grp->valid.min, grp->valid.max);
-        ui_text(y, c.spark, c.w_spark, base, "%s", text);
-    } else if (c.w_spark > 0 && row->spark.n > 0) {
-        char line[3 * SPARK_MAX_WIDTH + 1];
-        if (plot_sparkline(row->spark.loss, row->spark.n, c.w_spark, !ctx->utf8, line, sizeof line) >= 0)
-            ui_text(y, c.spark, c.w_spark, sel ? base : ui_attr(ctx, UI_PAIR_SERIES0), "%s", line);
-    }
-}
-
-/* The last line: the selected run's data, sweep and coordinates (a seed
-   group's members), and its sweep's tuned lr. */
-static void draw_selected_line(RunsState *st, UiContext *ctx, int y, int width)
-{
-    const UiList *l = &st->list;
-    const RunSummary *r = &row_at(st, st->visible[l->cursor])->run;
-    char line[768];
-    if (st->grouped) group_line(&st->groups[st->visible[l->cursor]], ui_pm(ctx), line, sizeof line);
-    else {
-        int len = run_line(r, line, sizeof line);
-        /* its sweep's lr=tune, when it has one */
-        char tuned[400], err[ERR_LEN];
-        if (r->sweep_id && len < (int)sizeof line &&
-            adaptive_tuned_summary(ctx->store, r->sweep_id, tuned, sizeof tuned, err) == 0 && tuned[0])
-            snprintf(line + len, sizeof line - (size_t)len, "  %s", tuned);
-    }
-    int failed = !st->grouped && r->error[0] && run_status_error(r->status);
-    int flag = r->not_learning || failed ? UI_PAIR_BAD : UI_PAIR_DIM;
-    ui_text(y, 1, width - 1, ui_attr(ctx, flag), "%s", line);
-}
-
 static void runs_draw(void *state, UiContext *ctx, int top, int height, int width)
 {
-    RunsState *st = state;
-    if (!st || height < 3) return;
-    UiList *l = &st->list;
-    if (st->loaded && st->n == 0 && !l->filter[0] && !l->filtering) {
-        l->page = 1;
-        draw_welcome(ctx, top, height, width);
-        return;
-    }
-    draw_summary(st, ctx, top, width);
-    int64_t max_id = st->n ? st->rows[st->n - 1].run.id : 1;
-    Columns c = layout(width, max_id);
-    draw_heads(st, c, top + 1, width);
-    /* the last row: the selected run's data, sweep and coordinates (the
-       data column is there from 90 columns only) */
-    ui_list_fit(l, height - 3);
-    if (st->n_visible == 0) {
-        ui_text(top + 3, 2, width - 2, ui_attr(ctx, UI_PAIR_DIM), "no run matches \"%s\" (Esc clears the filter)",
-                l->filter);
-        return;
-    }
-    for (int i = l->scroll; i < st->n_visible && i < l->scroll + l->page; i++)
-        draw_row(st, ctx, c, i, top + 2 + i - l->scroll, width);
-    if (ui_list_selected(l) >= 0) draw_selected_line(st, ctx, top + height - 1, width);
+    runs_view_draw(state, ctx, top, height, width);
 }
 
 /* ---- keys --------------------------------------------------------------- */
@@ -778,14 +455,48 @@ static int extend_key(RunsState *st, UiContext *ctx, int ch)
     return 1;
 }
 
+/* The runs the selected row stands for: the run, or every run of its seed
+   group (rows ascend by id); returns how many went into ids[cap]. */
+static int selected_ids(RunsState *st, int64_t *ids, int cap)
+{
+    int i = ui_list_selected(&st->list);
+    if (i < 0) return 0;
+    const RunSummary *r = &runs_row_at(st, st->visible[i])->run;
+    if (!st->grouped) {
+        ids[0] = r->id;
+        return 1;
+    }
+    int n = 0;
+    for (int k = 0; k < st->n && n < cap; k++)
+        if (st->rows[k].run.seed_group == r->seed_group && st->rows[k].run.sweep_id == r->sweep_id)
+            ids[n++] = st->rows[k].run.id;
+    return n;
+}
+
+/* D, u, t, n, R, * (ui/organise.h) on the selected run or seed group. */
+static int organise_key(RunsState *st, UiContext *ctx, int ch)
+{
+    int64_t ids[UI_UNDO_MAX];
+    int n = ui_organise_typing(&st->org) ? 0 : selected_ids(st, ids, UI_UNDO_MAX), deleted = 0;
+    const RunSummary *r = selected_run(st);
+    if (!ui_organise_key(&st->org, ctx, ch, ids, n, r, &deleted)) return 0;
+    runs_reload(st, ctx);   /* the rows as the store has them now */
+    return 1;
+}
+
 static int runs_key(void *state, UiContext *ctx, int ch)
 {
     RunsState *st = state;
     if (!st) return 0;
     if (st->extending) return extend_key(st, ctx, ch);
+    if (ui_organise_typing(&st->org)) return organise_key(st, ctx, ch);
+    int was_filtering = st->list.filtering;
     int took = ui_list_key(&st->list, ch, 1);
     if (took == UI_LIST_FILTERED) rebuild_visible(st);
+    if (took && (was_filtering || took == UI_LIST_FILTERED) && !st->list.filtering)
+        remember_view(st, ctx);   /* the filter kept (Enter) or cleared (Esc) */
     if (took) return 1;
+    if (organise_key(st, ctx, ch)) return 1;
     const RunSummary *r = selected_run(st);
     switch (ch) {
     case '\n': case '\r': case KEY_ENTER:
@@ -796,11 +507,13 @@ static int runs_key(void *state, UiContext *ctx, int ch)
     case 's':
         st->sort = (SortKey)((st->sort + 1) % N_SORTS);
         rebuild_visible(st);
-        ui_say(ctx, "sorted by %s (S reverses)", SORT_NAMES[st->sort]);
+        remember_view(st, ctx);
+        ui_say(ctx, "sorted by %s (S reverses)", RUNS_SORT_NAMES[st->sort]);
         return 1;
     case 'S':
         st->descending = !st->descending;
         rebuild_visible(st);
+        remember_view(st, ctx);
         return 1;
     case ' ':
         if (r) toggle_compare(ctx, r->id);
@@ -820,6 +533,7 @@ static int runs_key(void *state, UiContext *ctx, int ch)
     case 'g':
         st->grouped = !st->grouped;
         rebuild_visible(st);
+        remember_view(st, ctx);
         ui_say(ctx, "%s", st->grouped ? "one row per seed group: mean of the finished seeds (g: every run)"
                                       : "every run (g: one row per seed group)");
         return 1;
@@ -828,31 +542,43 @@ static int runs_key(void *state, UiContext *ctx, int ch)
     }
 }
 
+/* A click selects the run under it; a double click opens it. */
+static int runs_mouse(void *state, UiContext *ctx, int y, int x, int double_click)
+{
+    (void)x;
+    RunsState *st = state;
+    if (!st || st->extending || st->list.filtering) return 0;
+    int i = ui_list_at(&st->list, y);
+    if (i < 0) return 0;
+    ui_list_move(&st->list, i);
+    if (double_click) runs_key(st, ctx, '\n');
+    return 1;
+}
+
 static int runs_typing(void *state)
 {
     RunsState *st = state;
-    return st && (st->list.filtering || st->extending);
+    return st && (st->list.filtering || st->extending || ui_organise_typing(&st->org));
 }
 
 const UiScreen ui_screen_runs = {
     "Runs",
     "Enter open  s sort  / filter  space pick  g seeds",
-    "up/down j/k     move (PgUp/PgDn, Home/End)\n"
-    "Enter           open the run (Run screen)\n"
-    "s / S           sort by the next column (id, arch, task, data, status, step,\n"
-    "                train, valid, tokens/s, ETA) / reverse the order\n"
-    "/               filter by arch, task, status, data, sweep or name (Enter keeps, Esc clears)\n"
-    "space           pick / unpick the run for Compare (* in the row, 8 at most)\n"
-    "c               open Compare\n"
+    "up/down j/k     move (PgUp/PgDn, Home/End); Enter opens the run\n"
+    "s / S           sort by the next column / reverse the order\n"
+    "/               filter: words, key=value key>v key<v key!=v (config\n"
+    "                keys, axes, valid, train, test, status, star, ...),\n"
+    "                tag:NAME or #NAME, !term; all must hold (Enter keeps,\n"
+    "                Esc clears; / again edits it, Ctrl-U empties it)\n"
+    "space / c       pick the run for Compare (8 at most) / open Compare\n"
     "p / r / x       pause / resume / cancel the job\n"
-    "e               extend a done or stopped decay=wsd run to a larger budget\n"
-    "                (tokens=N or steps=N; it continues from before its cool-down)\n"
+    "e               extend a done or stopped decay=wsd run (tokens=N|steps=N)\n"
     "g               one row per seed group (runs that differ only in seed):\n"
-    "                the means of its finished runs, valid +- standard error\n"
-    "                and min-max; the line below: every member and its test\n"
-    "                loss; Enter, space, p/r/x act on its first run\n"
-    "!               after the status: not learning (ended less than 0.1\n"
-    "                nat below the dataset's unigram entropy)\n"
+    "                means, valid +- se and min-max; keys act on its runs\n"
+    "D / Delete      delete the run (a group: its runs) to the trash, asked\n"
+    "u               undo the last delete\n"
+    "t / n / R / *   tag (-tag untags) / note / rename / star (protects from D)\n"
+    "!               after the status: not learning (unigram level)\n"
     "d               queue the demo sweep (on an empty store)",
     runs_create,
     runs_destroy,
@@ -860,4 +586,5 @@ const UiScreen ui_screen_runs = {
     runs_draw,
     runs_key,
     runs_typing,
+    runs_mouse,
 };

@@ -35,6 +35,7 @@
 #include "engine/mixer.h"
 #include "engine/text.h"
 #include "experiments/adaptive.h"
+#include "experiments/estimate.h"
 #include "experiments/format.h"
 #include "engine/memory.h"
 #include "experiments/sweep.h"
@@ -49,10 +50,6 @@
 enum { F_PRESET, F_ARCH, F_TASK, F_DATA, F_AXES, F_BUDGET, F_EXTRA, F_PRIORITY, F_UNTIL, F_HOURS, F_QUEUE, N_FIELDS };
 enum { MAX_MIXERS = 16, MAX_PRESETS = 64, LABEL_WIDTH = 11 };
 
-/* Without measured runs of an architecture, its training speed is assumed
-   to be this many tokens/s: a conservative figure for the default model
-   size on two cores. */
-#define ASSUMED_TOKENS_PER_S 5000.0
 /* How often the measured speeds are read again. */
 #define SPEED_REFRESH_SECONDS 10.0
 /* Sweeps with more jobs than this ask before queueing. */
@@ -79,13 +76,14 @@ typedef struct {
     int until;                   /* --until-conclusive (a preset's sweep) */
     UiTextField text[N_FIELDS];  /* used for F_DATA .. F_PRIORITY and F_HOURS */
     char grid_data[UI_FIELD_CAP];   /* the dataset typed for a grid, back when the preset is (none) */
+    char saved_form[4 * UI_FIELD_CAP];   /* the form as the store last remembered it */
     /* derived from the fields on every change */
     char spec[2048];
     int n_jobs;                  /* 0 when the spec does not parse */
     char error[ERR_LEN];         /* why it does not parse */
     char warning[ERR_LEN];       /* e.g. a dataset path that does not exist */
     double estimate_seconds;
-    char estimate_basis[256];
+    char estimate_basis[512];    /* each architecture's tokens/s and where it comes from */
     /* what the jobs would find when they start (sweep_check): their data
        loads and their memory; checked again only when spec or data change,
        and not while a field is edited (loading data takes a moment) */
@@ -93,9 +91,7 @@ typedef struct {
     int checked;                 /* check holds this spec's result */
     char checked_key[2600];      /* spec + data it was made for */
     char data_error[ERR_LEN];    /* the data cannot be loaded: why */
-    /* measured speeds of finished runs, per architecture */
-    ArchSpeed speeds[MAX_MIXERS * 2];
-    int n_speeds;
+    SpeedBook book;              /* the store's measured training speeds (experiments/estimate.h) */
     double speeds_at;
 } SweepScreen;
 
@@ -145,47 +141,19 @@ static void preset_changed(SweepScreen *s, int from)
 static void load_speeds(SweepScreen *s, UiContext *ctx)
 {
     char err[ERR_LEN];
-    int cap = (int)(sizeof s->speeds / sizeof s->speeds[0]);
-    if (queue_read_arch_speeds(ctx->store, s->speeds, cap, &s->n_speeds, err)) s->n_speeds = 0;
+    speed_book_free(&s->book);
+    if (speed_book_load(ctx->store, &s->book, err)) speed_book_free(&s->book);
     s->speeds_at = now_seconds();
 }
 
-/* Measured tokens/s of finished runs of arch, or 0. */
-static double measured_speed(const SweepScreen *s, const char *arch)
-{
-    for (int i = 0; i < s->n_speeds; i++)
-        if (!strcmp(s->speeds[i].arch, arch)) return s->speeds[i].tokens_per_s;
-    return 0;
-}
-
-/* Training time of the parsed jobs: each job's training tokens (its token
-   budget, else steps x batch x n_ctx; a seconds budget counts as itself)
-   over its architecture's tokens/s. */
+/* The sweep's time, one job after another, from the store's measured
+   speeds where it has them (experiments/estimate.h says where each
+   architecture's comes from). */
 static void estimate(SweepScreen *s, const Sweep *sw)
 {
-    s->estimate_seconds = 0;
-    const char *archs[MAX_MIXERS];
-    int n_archs = 0;
-    for (int j = 0; j < sw->n_jobs; j++) {
-        const Config *c = &sw->jobs[j].config;
-        double tps = measured_speed(s, c->arch);
-        if (tps <= 0) tps = ASSUMED_TOKENS_PER_S;
-        if (c->tokens > 0) s->estimate_seconds += (double)c->tokens / tps;
-        else if (c->seconds > 0) s->estimate_seconds += c->seconds;
-        else s->estimate_seconds += (double)c->steps * c->batch * c->n_ctx / tps;
-        int seen = 0;
-        for (int a = 0; a < n_archs; a++) seen |= !strcmp(archs[a], c->arch);
-        if (!seen && n_archs < MAX_MIXERS) archs[n_archs++] = c->arch;
-    }
-    size_t len = 0;
-    s->estimate_basis[0] = 0;
-    for (int a = 0; a < n_archs && len < sizeof s->estimate_basis; a++) {
-        double tps = measured_speed(s, archs[a]);
-        char rate[32];
-        fmt_rate(tps > 0 ? tps : ASSUMED_TOKENS_PER_S, rate, sizeof rate);
-        len += (size_t)snprintf(s->estimate_basis + len, sizeof s->estimate_basis - len, "%s%s %s%s",
-                                a ? ", " : "", archs[a], rate, tps > 0 ? "" : " (assumed)");
-    }
+    SweepEstimate e = sweep_estimate(sw, 1, &s->book);
+    s->estimate_seconds = e.seconds;
+    estimate_describe(&e, s->estimate_basis, sizeof s->estimate_basis);
 }
 
 static void append_word(StrBuf *sb, const char *text)
@@ -309,6 +277,67 @@ static void recompute(SweepScreen *s)
 
 /* ---- life cycle ------------------------------------------------------ */
 
+/* The form's fields as "key=value" lines (text fields are one line each):
+   what the store remembers of it between launches. */
+static const struct {
+    const char *key;
+    int field;
+} FORM_TEXT[] = {{"data", F_DATA},   {"axes", F_AXES},         {"budget", F_BUDGET},
+                 {"extra", F_EXTRA}, {"priority", F_PRIORITY}, {"hours", F_HOURS}};
+#define N_FORM_TEXT ((int)(sizeof FORM_TEXT / sizeof FORM_TEXT[0]))
+
+static void form_text(const SweepScreen *s, char *out, size_t cap)
+{
+    size_t len = (size_t)snprintf(out, cap, "preset=%s\ntask=%s\nuntil=%d\narchs=",
+                                  s->preset >= 0 ? preset_at(s->preset)->name : "", TASKS[s->task], s->until);
+    for (int i = 0, first = 1; i < s->n_mixers && len < cap; i++)
+        if (s->arch_on[i]) len += (size_t)snprintf(out + len, cap - len, "%s%s", first ? "" : ",", s->mixers[i]), first = 0;
+    for (int k = 0; k < N_FORM_TEXT && len < cap; k++)
+        len += (size_t)snprintf(out + len, cap - len, "\n%s=%s", FORM_TEXT[k].key, s->text[FORM_TEXT[k].field].text);
+}
+
+/* The form of the last launch on this store; an unknown preset, task or
+   architecture (another version's) is left at its default. */
+static void recall_form(SweepScreen *s, UiContext *ctx)
+{
+    char form[sizeof s->saved_form];
+    if (!ui_setting_get(ctx, "sweep.form", form, sizeof form)) return;
+    for (char *line = strtok(form, "\n"); line; line = strtok(NULL, "\n")) {
+        char *eq = strchr(line, '=');
+        if (!eq) continue;
+        *eq = 0;
+        const char *key = line, *value = eq + 1;
+        if (!strcmp(key, "preset")) {
+            for (int i = 0; i < s->n_presets; i++)
+                if (!strcmp(preset_at(i)->name, value)) s->preset = i;
+        } else if (!strcmp(key, "task")) {
+            for (int k = 0; k < N_TASKS; k++)
+                if (!strcmp(TASKS[k], value)) s->task = k;
+        } else if (!strcmp(key, "until")) {
+            s->until = !strcmp(value, "1");
+        } else if (!strcmp(key, "archs")) {
+            for (int i = 0; i < s->n_mixers; i++) {
+                const char *at = strstr(value, s->mixers[i]);
+                size_t n = strlen(s->mixers[i]);
+                s->arch_on[i] = at && (at == value || at[-1] == ',') && (at[n] == ',' || !at[n]);
+            }
+        } else {
+            for (int k = 0; k < N_FORM_TEXT; k++)
+                if (!strcmp(FORM_TEXT[k].key, key)) ui_field_set(&s->text[FORM_TEXT[k].field], value);
+        }
+    }
+    form_text(s, s->saved_form, sizeof s->saved_form);
+}
+
+static void remember_form(SweepScreen *s, UiContext *ctx)
+{
+    char form[sizeof s->saved_form];
+    form_text(s, form, sizeof form);
+    if (!strcmp(form, s->saved_form)) return;
+    ui_setting_put(ctx, "sweep.form", form);
+    snprintf(s->saved_form, sizeof s->saved_form, "%s", form);
+}
+
 static void *sweep_create(UiContext *ctx)
 {
     SweepScreen *s = calloc(1, sizeof *s);
@@ -336,6 +365,7 @@ static void *sweep_create(UiContext *ctx)
     ui_field_set(&s->text[F_EXTRA], "");
     ui_field_set(&s->text[F_PRIORITY], "0");
     ui_field_set(&s->text[F_HOURS], "4");
+    recall_form(s, ctx);
     load_speeds(s, ctx);
     recompute(s);
     return s;
@@ -344,7 +374,10 @@ static void *sweep_create(UiContext *ctx)
 static void sweep_destroy(void *state)
 {
     SweepScreen *s = state;
-    if (s) sweep_check_free(&s->check);
+    if (s) {
+        sweep_check_free(&s->check);
+        speed_book_free(&s->book);
+    }
     free(state);
 }
 
@@ -578,7 +611,7 @@ static void sweep_draw(void *state, UiContext *ctx, int top, int height, int wid
         char when[32];
         fmt_duration(s->estimate_seconds, when, sizeof when);
         char line[512];
-        int len = snprintf(line, sizeof line, "~%s of training, one job after another (an estimate: tokens/s %s)",
+        int len = snprintf(line, sizeof line, "~%s, one job after another (an estimate; tokens/s: %s)",
                            when, s->estimate_basis);
         if (s->until && s->preset >= 0 && len < (int)sizeof line)
             snprintf(line + len, sizeof line - (size_t)len, "; until conclusive: at most %s CPU hours in all (the cap)",
@@ -723,7 +756,17 @@ static int list_key(SweepScreen *s, int ch)
     }
 }
 
+static int form_key(void *state, UiContext *ctx, int ch);
+
+/* A key, then the form as the store should remember it. */
 static int sweep_key(void *state, UiContext *ctx, int ch)
+{
+    int took = form_key(state, ctx, ch);
+    if (state && !((SweepScreen *)state)->editing) remember_form(state, ctx);
+    return took;
+}
+
+static int form_key(void *state, UiContext *ctx, int ch)
 {
     SweepScreen *s = state;
     if (!s || store_read_only(ctx->store)) return 0;   /* nothing to edit or queue */
@@ -824,4 +867,5 @@ const UiScreen ui_screen_sweep = {
     sweep_draw,
     sweep_key,
     sweep_typing,
+    NULL,
 };

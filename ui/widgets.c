@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "db/jobs.h"
+#include "db/settings.h"
 #include "engine/common.h"
 #include "engine/text.h"
 #include "ui/draw/plot.h"
@@ -40,7 +41,11 @@ int ui_attr(UiContext *ctx, int pair)
 
 void ui_text(int y, int x, int width, int attr, const char *fmt, ...)
 {
-    if (width <= 0) return;
+    /* never past the terminal's last column: ncurses would wrap the rest
+       onto the next line */
+    int cols = getmaxx(stdscr);
+    if (width > cols - x) width = cols - x;
+    if (width <= 0 || x < 0) return;
     char buf[4096];
     va_list ap;
     va_start(ap, fmt);
@@ -137,7 +142,10 @@ int ui_confirm(UiContext *ctx, const char *question)
         getmaxyx(stdscr, rows, cols);
         move(rows - 2, 0);
         clrtoeol();
-        ui_text(rows - 2, 0, cols, ui_attr(ctx, UI_PAIR_WARN) | A_BOLD, "%s [y/N]", question);
+        /* a long question is cut, never its [y/N] */
+        int w = MB_MIN(text_columns(question), cols - 7);
+        ui_text(rows - 2, 0, w, ui_attr(ctx, UI_PAIR_WARN) | A_BOLD, "%s", question);
+        ui_text(rows - 2, MB_MAX(w, 0), cols - MB_MAX(w, 0), ui_attr(ctx, UI_PAIR_WARN) | A_BOLD, " [y/N]");
         refresh();
         int ch = getch();   /* the loop's timeout: about ten redraws a second */
         if (ch != ERR && ch != KEY_RESIZE) return ch == 'y' || ch == 'Y';
@@ -185,6 +193,24 @@ void ui_control_run(UiContext *ctx, int64_t run_id, const char *arch, RunStatus 
                                      : "queued to resume";
     if (rc) ui_say(ctx, "%s", err);
     else ui_say(ctx, "run %lld: %s", (long long)run_id, done);
+}
+
+int ui_setting_get(UiContext *ctx, const char *key, char *value, size_t cap)
+{
+    assert(ctx && key && value && cap > 0);
+    int found = 0;
+    char err[ERR_LEN];
+    if (ctx->fresh || store_setting_get(ctx->store, key, value, cap, &found, err)) found = 0;
+    if (!found) value[0] = 0;
+    return found;
+}
+
+void ui_setting_put(UiContext *ctx, const char *key, const char *value)
+{
+    assert(ctx && key);
+    char err[ERR_LEN];
+    if (store_read_only(ctx->store)) return;
+    if (store_setting_put(ctx->store, key, value, err)) ui_say(ctx, "%s", err);
 }
 
 void ui_config_of(const RunConfigEntry *entries, int n, Config *c) { runs_config_of(entries, n, c); }
@@ -364,21 +390,21 @@ int ui_list_selected(const UiList *l)
     return l->of && l->n > 0 ? l->cursor : -1;
 }
 
-/* A key while the filter is typed. */
+/* A key while the filter is typed: a text field's (engine of ui_field_key),
+   the text copied to filter at each edit. */
 static int filter_key(UiList *l, int ch)
 {
-    size_t len = strlen(l->filter);
     if (ch == '\n' || ch == '\r' || ch == KEY_ENTER) {
         l->filtering = 0;
-    } else if (ch == 27) {
-        l->filtering = 0;
-        l->filter[0] = 0;
-    } else if (ch == KEY_BACKSPACE || ch == 127 || ch == 8) {
-        if (len) l->filter[len - 1] = 0;
-    } else if (ch >= 32 && ch < 127 && len + 1 < sizeof l->filter) {
-        l->filter[len] = (char)ch;
-        l->filter[len + 1] = 0;
+        return UI_LIST_MOVED;
     }
+    if (ch == 27) {
+        l->filtering = 0;
+        ui_field_set(&l->edit, "");
+    } else if (ui_field_key(&l->edit, ch) != UI_FIELD_EDITED || strlen(l->edit.text) >= sizeof l->filter) {
+        return UI_LIST_MOVED;   /* the cursor moved, or nothing changed */
+    }
+    snprintf(l->filter, sizeof l->filter, "%s", l->edit.text);
     l->cursor = l->scroll = 0;
     l->selected_id = 0;
     return UI_LIST_FILTERED;
@@ -404,6 +430,7 @@ int ui_list_key(UiList *l, int ch, int filterable)
     case '/':
         if (!filterable) return UI_LIST_IGNORED;
         l->filtering = 1;
+        ui_field_set(&l->edit, l->filter);   /* again: edits the text kept */
         return UI_LIST_MOVED;
     case 27:
         if (!filterable || !l->filter[0]) return UI_LIST_IGNORED;
@@ -421,9 +448,10 @@ int ui_list_key(UiList *l, int ch, int filterable)
     return UI_LIST_MOVED;
 }
 
-void ui_list_fit(UiList *l, int height)
+void ui_list_fit(UiList *l, int y, int height)
 {
     assert(l);
+    l->top_y = y;
     if (!l->of) {
         l->page = MB_MAX(1, height);
         clamp_view(l);
@@ -433,4 +461,15 @@ void ui_list_fit(UiList *l, int height)
     int rows = 0, lines = 0;
     for (int i = l->scroll; i < l->n && lines + row_lines(l, i) <= height; i++) lines += row_lines(l, i), rows++;
     l->page = MB_MAX(1, l->of->lines ? rows : height);
+}
+
+int ui_list_at(const UiList *l, int y)
+{
+    if (!l->of || y < l->top_y) return -1;
+    int line = l->top_y;
+    for (int i = l->scroll; i < l->n && i < l->scroll + l->page; i++) {
+        line += row_lines(l, i);
+        if (y < line) return i;
+    }
+    return -1;
 }

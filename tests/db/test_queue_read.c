@@ -104,26 +104,25 @@ static void by_status(void)
     store_close(s);
 }
 
-static void arch_speeds(void)
+static void run_speeds(void)
 {
     Store *s = open_store("speeds.db");
     if (!s) return;
     char err[ERR_LEN] = "";
-    finished_run(s, "mixer", "clm", "done", 100);
-    finished_run(s, "attention", "clm", "done", 1000);
-    finished_run(s, "attention", "clm", "done", 3000);
+    int64_t mixer = finished_run(s, "mixer", "clm", "done", 100);
+    int64_t att = finished_run(s, "attention", "clm", "done", 1000);
     finished_run(s, "attention", "clm", "failed", 90000);   /* not finished: left out */
     finished_run(s, "cumsum", "clm", "done", 0);            /* measured nothing: left out */
-    ArchSpeed sp[4];
+    RunSpeed *sp = NULL;
     int n = -1;
-    CHECK(queue_read_arch_speeds(s, sp, 4, &n, err) == 0 && n == 2, "%d %s", n, err);
+    CHECK(queue_read_run_speeds(s, &sp, &n, err) == 0 && n == 2, "%d %s", n, err);
     if (n == 2) {
-        CHECK(!strcmp(sp[0].arch, "attention") && fabs(sp[0].tokens_per_s - 2000) < 1e-9, "%s %g", sp[0].arch,
-              sp[0].tokens_per_s);
-        CHECK(!strcmp(sp[1].arch, "mixer") && fabs(sp[1].tokens_per_s - 100) < 1e-9, "%s %g", sp[1].arch,
+        CHECK(sp[0].id == mixer && fabs(sp[0].tokens_per_s - 100) < 1e-9 && sp[0].config_json[0] == '{', "%lld %g %s",
+              (long long)sp[0].id, sp[0].tokens_per_s, sp[0].config_json);
+        CHECK(sp[1].id == att && fabs(sp[1].tokens_per_s - 1000) < 1e-9, "%lld %g", (long long)sp[1].id,
               sp[1].tokens_per_s);
     }
-    CHECK(queue_read_arch_speeds(s, sp, 1, &n, err) == 0 && n == 1, "cap 1: %d", n);
+    queue_speeds_free(sp, n);
     store_close(s);
 }
 
@@ -176,7 +175,7 @@ int main(int argc, char **argv)
     if (tmp_dir_make("queue-read")) return 1;
     RUN(queue_rows);
     RUN(by_status);
-    RUN(arch_speeds);
+    RUN(run_speeds);
     RUN(ckpt_runs);
     tmp_dir_remove();
     CHECK_EXIT();

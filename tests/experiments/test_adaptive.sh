@@ -65,7 +65,7 @@ tmux -L "$SOCK" send-keys 7
 sleep 0.3
 tmux -L "$SOCK" send-keys Enter End Enter      # the preset list: the last one
 sleep 0.3
-for k in Down Down Down Down; do tmux -L "$SOCK" send-keys $k; sleep 0.05; done
+for k in Down Down Down; do tmux -L "$SOCK" send-keys $k; sleep 0.05; done   # Extra, Priority, Conclusive (recall's corpora are an axis: no Dataset)
 tmux -L "$SOCK" send-keys Enter                # [x] until conclusive
 sleep 0.3
 tmux -L "$SOCK" send-keys Down Enter C-u 1.5 Enter

@@ -563,7 +563,7 @@ static void test_paper_variants(void)
         CHECK(!strcmp(c->arch, "mixer") && c->d == 1024 && c->layers == 8, "job 15: %s d=%d L=%d", c->arch, c->d,
               c->layers);
         CHECK(s.jobs[0].config.d == 512 && s.jobs[0].config.layers == 8, "job 1");
-        SweepEstimate e = sweep_estimate(&s, 2);
+        SweepEstimate e = sweep_estimate(&s, 2, NULL);
         CHECK(e.seconds > 86400, "autoencoder@paper estimated at %.0f s", e.seconds);
         sweep_free(&s);
     }
@@ -598,7 +598,7 @@ static void test_paper_variants(void)
     for (int i = 0; i < preset_count(); i++) {
         rc = parse1(preset_at(i)->name, &s, err);
         if (rc) continue;
-        total += sweep_estimate(&s, 2).seconds;
+        total += sweep_estimate(&s, 2, NULL).seconds;
         sweep_free(&s);
     }
     CHECK(total > 20 * 60 && total < 85 * 60, "the twelve presets take %.1f min", total / 60);
@@ -687,6 +687,55 @@ static void test_key_applies(void)
     CHECK(config_key_applies(&c, "not_a_key"), "unknown keys are not hidden");
 }
 
+/* Estimates from measured speeds: the same architecture and shape's
+   tokens/s, else its rate at other shapes scaled by FLOPs, else assumed;
+   and the text that says which. */
+static void test_measured_estimate(void)
+{
+    unsetenv("MIXBENCH_GFLOPS");
+    char err[ERR_LEN] = "";
+    Config mixer;
+    config_defaults(&mixer);
+    snprintf(mixer.arch, sizeof mixer.arch, "mixer");
+    mixer.d = 16, mixer.layers = 1, mixer.heads = 2, mixer.n_ctx = 16, mixer.vocab = 200, mixer.threads = 1;
+    double per_token = estimate_train_flops_per_token(&mixer);
+    MeasuredSpeed runs[2] = {{mixer, 60000, 60000 * per_token / 1e9}, {mixer, 70000, 70000 * per_token / 1e9}};
+    SpeedBook book = {runs, 2};
+    SpeedBasis basis;
+    int n;
+    double tps = estimate_tokens_per_s(&book, &mixer, 40, &basis, &n);
+    CHECK(basis == SPEED_MEASURED && n == 2 && fabs(tps - 65000) < 1e-6, "same shape: %g from %d (%d)", tps, n, basis);
+    Config wide = mixer;
+    wide.d = 64;
+    tps = estimate_tokens_per_s(&book, &wide, 40, &basis, &n);
+    double want = 65000 * per_token / estimate_train_flops_per_token(&wide);
+    CHECK(basis == SPEED_SCALED && n == 2 && fabs(tps / want - 1) < 1e-9, "scaled: %g vs %g", tps, want);
+    Config other = mixer;
+    snprintf(other.arch, sizeof other.arch, "cumsum");
+    tps = estimate_tokens_per_s(&book, &other, 40, &basis, &n);
+    CHECK(basis == SPEED_ASSUMED && n == 0 && fabs(tps * estimate_train_flops_per_token(&other) / 40e9 - 1) < 1e-9,
+          "assumed: %g", tps);
+    /* a sweep of the three: its text names each basis */
+    char *words[] = {"arch=mixer,cumsum", "d=16", "layers=1", "heads=2", "n_ctx=16", "vocab=200", "threads=1",
+                     "steps=100"};
+    Sweep s;
+    Config base;
+    config_defaults(&base);
+    int rc = sweep_parse(8, words, &base, &s, err);
+    CHECK(rc == 0 && s.n_jobs == 2, "%s", err);
+    if (rc) return;
+    SweepEstimate e = sweep_estimate(&s, 1, &book);
+    char text[512];
+    estimate_describe(&e, text, sizeof text);
+    CHECK(e.n_archs == 2 && strstr(text, "mixer 65.0k tok/s measured (2 runs at this shape)") &&
+              strstr(text, "cumsum") && strstr(text, "assumed (40 GFLOP/s a thread"), "%s", text);
+    double mixer_seconds = 100.0 * s.jobs[0].config.batch * 16 / 65000;
+    CHECK(e.seconds > mixer_seconds, "%g s vs the mixer's %g s of training", e.seconds, mixer_seconds);
+    SweepEstimate none = sweep_estimate(&s, 1, NULL);
+    CHECK(none.arch[0].basis == SPEED_ASSUMED && none.arch[1].basis == SPEED_ASSUMED, "no book: assumed");
+    sweep_free(&s);
+}
+
 int main(int argc, char **argv)
 {
     CHECK_ARGS(argc, argv);
@@ -705,6 +754,7 @@ int main(int argc, char **argv)
     RUN(test_data_override);
     RUN(test_preset_data);
     RUN(test_key_applies);
+    RUN(test_measured_estimate);
     RUN_IF(figures_csv() != NULL, "shared/papers/figures.csv is not beside the corpora or at ../shared/papers",
            test_figures_csv);
     CHECK_EXIT();

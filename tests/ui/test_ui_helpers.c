@@ -196,16 +196,16 @@ static void list_widget(void)
     Rows many = {{1, 2, 3, 4, 5, 6, 7, 8}, {1, 1, 1, 1, 1, 1, 1, 1}};
     UiList p = {.of = &KIND};
     ui_list_set_rows(&p, &many, 8);
-    ui_list_fit(&p, 3);
+    ui_list_fit(&p, 2, 3);
     CHECK(p.page == 3, "three rows fit");
     ui_list_key(&p, KEY_NPAGE, 0);
-    ui_list_fit(&p, 3);
+    ui_list_fit(&p, 2, 3);
     CHECK(p.cursor == 2 && p.scroll == 0, "PgDn moves a page less one (cursor %d scroll %d)", p.cursor, p.scroll);
     ui_list_key(&p, KEY_END, 0);
-    ui_list_fit(&p, 3);
+    ui_list_fit(&p, 2, 3);
     CHECK(p.cursor == 7 && p.scroll == 5, "End: the last row shows (scroll %d)", p.scroll);
     ui_list_key(&p, KEY_HOME, 0);
-    ui_list_fit(&p, 3);
+    ui_list_fit(&p, 2, 3);
     CHECK(p.cursor == 0 && p.scroll == 0, "Home");
 
     /* rows of two lines: the cursor's row shows whole */
@@ -214,8 +214,11 @@ static void list_widget(void)
     UiList t = {.of = &TALL};
     ui_list_set_rows(&t, &tall, 4);
     ui_list_move(&t, 1);
-    ui_list_fit(&t, 3);
+    ui_list_fit(&t, 2, 3);
     CHECK(t.scroll == 1 && t.page == 2, "rows 0-1 take 4 lines: from row 1, rows 1-2 fit 3 (scroll %d page %d)", t.scroll, t.page);
+    CHECK(ui_list_at(&t, 1) == -1 && ui_list_at(&t, 2) == 1 && ui_list_at(&t, 3) == 1 && ui_list_at(&t, 4) == 2 &&
+              ui_list_at(&t, 5) == -1, "rows at terminal lines: %d %d %d %d", ui_list_at(&t, 2), ui_list_at(&t, 3),
+          ui_list_at(&t, 4), ui_list_at(&t, 5));
 
     /* a group holds its members' ids */
     static const UiListRows GROUPS = {rows_id, rows_holds, NULL};
@@ -241,7 +244,7 @@ static void list_widget(void)
     /* a text view scrolls, never past its last page */
     UiList v = {0};
     ui_list_set_rows(&v, NULL, 10);
-    ui_list_fit(&v, 4);
+    ui_list_fit(&v, 2, 4);
     ui_list_key(&v, ' ', 0);
     CHECK(v.scroll == 3, "space: a page less one (%d)", v.scroll);
     ui_list_key(&v, KEY_END, 0);

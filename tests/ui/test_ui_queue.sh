@@ -117,12 +117,12 @@ keys Enter; wait_screen "editing:" 5 || { fail generate_text "not editing the pr
 keys C-u; text "the cat"; keys Enter
 if wait_screen "tokens in" 10 && wait_screen "^ the cat( [^ ]+){5}" 5; then pass generate_text
 else fail generate_text "no generated words"; shown; fi
-# the list of models: opens on the run generating, Esc leaves it as it was
+# the list of models: opens on the run generating; End, Home, Enter takes the first
 keys Up; keys Enter
-if wait_for "Pick a model" 5 && grep -qE "^ run 1 .*step" "$T/screen"; then pass generate_model_list
+if wait_screen "Pick a model" 5 && grep -qE "^ run 1 .*step" "$T/screen"; then pass generate_model_list
 else fail generate_model_list "no list with run 1"; shown; fi
 keys End; keys Home; keys Enter
-if wait_for "Prompt" 5 && ! grep -q "Pick a model" "$T/screen" && grep -q "run 1 " "$T/screen"; then pass generate_model_taken
+if wait_screen "Prompt" 5 && ! grep -q "Pick a model" "$T/screen" && grep -q "run 1 " "$T/screen"; then pass generate_model_taken
 else fail generate_model_taken "the list did not close on run 1"; shown; fi
 
 # ---- resize to 120x40 and back

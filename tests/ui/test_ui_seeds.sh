@@ -63,7 +63,7 @@ check runs_group_flag A 3 "^ +4 mixer +clm +3 seeds +! +30/30"
 TM send-keys -t A Home
 mn=$(q "$S" "select printf('%.3f', min(valid_loss)) from results where arch = 'attention' and task = 'clm'")
 mx=$(q "$S" "select printf('%.3f', max(valid_loss)) from results where arch = 'attention' and task = 'clm'")
-check runs_group_line A 3 "^ 3 seeds \(runs 1 2 3\): valid $mean ± $se \(min $mn, max $mx, 3 done\)"
+check runs_group_line A 3 "^ attention clm: runs 1 2 3: valid $mean ± $se \(min $mn, max $mx, 3 done\)"
 TM send-keys -t A g
 
 # --- Run: the unigram line and legend, the flag, loss_all of an mlm run

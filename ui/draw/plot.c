@@ -577,7 +577,12 @@ int plot_render_grid(const PlotOptions *opt, const PlotSeries *series, int n_ser
         for (int c = 0; c < cols; c++) {
             char text[5];
             int who;
-            canvas_cell_text(&canvas, (size_t)r * (size_t)cols + (size_t)c, ascii, opt->glyph_markers, text, &who);
+            size_t cell = (size_t)r * (size_t)cols + (size_t)c;
+            canvas_cell_text(&canvas, cell, ascii, opt->glyph_markers, text, &who);
+            /* ASCII: a line ('*') apart from a cloud of dots ('.', ':') */
+            if (ascii && who > 0 && who <= n_series && series[who - 1].mark == PLOT_LINE && canvas.dots[cell] &&
+                !canvas.glyph[cell])
+                snprintf(text, sizeof text, "*");
             set_cell(out, r, label_w + 1 + c, text, who);
         }
     }

@@ -85,7 +85,7 @@ void plot_format_tick(double value, double step, char *out, size_t cap);
 /* ---- figures ------------------------------------------------------------- */
 
 typedef enum {
-    PLOT_LINE,     /* consecutive points joined */
+    PLOT_LINE,     /* consecutive points joined ('*' in ASCII) */
     PLOT_DOTS,     /* one dot per point (a noisy raw curve as a cloud) */
     PLOT_MARKERS,  /* a full cell (⣿) per point, the marker glyph in ASCII */
     PLOT_HLINE,    /* a horizontal reference line at y[0] across the whole

@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# tests/cli/test_organise_cli.sh — keeping a store tidy from the command line
+# (app/cmd_organise.c, ls --where / --trash, export --where, sweep --name):
+# rename a run and a sweep (a renamed preset sweep still reported under its
+# preset), tag / untag / note / star / unstar by id, name and --where, rm to
+# the trash (starred, queued and running runs refused with one line, the
+# others go), what the trash hides (ls, show, export, report, resume,
+# cancel), ls --trash, restore by id, sweep and --where, gc keeping the
+# trash's checkpoints, purge (--dry-run first) removing rows and the store's
+# own checkpoint files, and the refusals of bad words.
+#
+# The store is made without training: `mixbench sweep` queues the jobs and
+# sqlite3 marks them done with a metric and evaluations.
+set -u
+. "$(dirname "$0")/../harness.sh"
+DB=$T/o.db
+tiny="data=builtin:stories steps=10 d=16 n_ctx=8 batch=4 heads=2"
+$MB sweep --db "$DB" arch=attention,mixer layers=1,2 repeats=2 $tiny >/dev/null 2>&1 ||
+  { fail store "mixbench sweep failed"; exit 1; }
+q "$DB" "update runs set status = 'done', steps_done = 10, total_steps = 10;
+  insert into metrics (run_id, step, tokens, wall, train_loss, train_loss_smooth) select id, 10, 320, 1, 5, 5 from runs;
+  insert into evals (run_id, step, split, loss) select id, 10, 'valid', 4 + id * 0.01 from runs;
+  insert into evals (run_id, step, split, loss) select id, 10, 'test', 4.1 + id * 0.01 from runs;"
+ok() { if [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "got [$2] want [$3]"; fi; }
+has() { if printf '%s' "$2" | grep -Eq -- "$3"; then pass "$1"; else fail "$1" "no /$3/ in: $2"; fi; }
+
+# --- names, tags, notes, stars
+ok rename_run "$($MB rename 3 deep-att --db "$DB")" "run 3 renamed deep-att"
+ok rename_run_stored "$(q "$DB" "select name from runs where id = 3")" deep-att
+ok tag_by_name "$($MB tag deep-att 4 good --db "$DB")" "run 3 tagged good
+run 4 tagged good"
+ok tag_again "$($MB tag 3 GOOD --db "$DB")" "run 3 already had tag GOOD"
+out=$($MB tag --where "arch=mixer layers=2" deep --db "$DB")
+ok tag_where "$out" "run 7 tagged deep
+run 8 tagged deep"
+ok results_tags "$(q "$DB" "select group_concat(id || ':' || tags, ' ') from results where tags != ''")" "3:good 4:good 7:deep 8:deep"
+ok untag "$($MB untag 4 good --db "$DB")" "run 4 untagged good"
+ok note "$($MB note 5 lr too high --db "$DB")" "run 5: note set"
+ok note_stored "$(q "$DB" "select note from results where id = 5")" "lr too high"
+ok note_sweep "$($MB note sweep:1 the first grid --db "$DB")" "sweep 1: note set"
+ok star "$($MB star 1 --db "$DB")" "run 1 starred (protected: rm refuses it)"
+ok ls_where "$($MB ls --where '#good' --db "$DB" | awk 'NR > 1 {print $1}' | tr '\n' ' ')" "3 "
+has ls_tags_column "$($MB ls --db "$DB")" "^ +1 +done .* \\*\$"
+ok ls_where_json "$($MB ls --where 'layers=2 mixer' --json --db "$DB" | grep -o '"id":[0-9]*' | tr '\n' ' ')" \
+  '"id":7 "id":8 '
+ok export_where "$($MB export --csv --where 'valid<4.025' --db "$DB" | cut -d, -f1 | tr '\n' ' ')" "id 1 2 "
+
+# --- the trash: refusals, then what it hides
+q "$DB" "update runs set status = 'queued' where id = 2; update runs set status = 'running' where id = 6;
+         update runs set status = 'paused' where id = 8"
+err=$($MB rm 1 2 6 4 --db "$DB" 2>&1 >/dev/null); rc=$?
+has rm_refuses_starred "$err" "^mixbench: rm: run 1 is starred, so protected: \`mixbench unstar 1\` first"
+has rm_refuses_queued "$err" "run 2 is queued: pause or cancel it first"
+has rm_refuses_running "$err" "run 6 is running: pause or cancel it first"
+[ $rc = 1 ] && pass rm_exit_code || fail rm_exit_code "exit $rc"
+ok rm_others_go "$(q "$DB" "select group_concat(id) from runs where deleted_at is not null")" 4
+ok rm_where_dry "$($MB rm --where '#deep' --dry-run --db "$DB")" "would move run 7 (mixer clm done) to the trash
+would move run 8 (mixer clm paused) to the trash"
+ok rm_where "$($MB rm --where '#deep' --db "$DB")" "run 7 (mixer clm done) to the trash
+run 8 (mixer clm paused) to the trash"
+ok ls_hides "$($MB ls --db "$DB" | awk 'NR > 1 {print $1}' | tr '\n' ' ')" "1 2 3 5 6 "
+has show_refuses "$($MB show 4 --db "$DB" 2>&1)" "run 4 is in the trash \(\`mixbench restore 4\` takes it back\)"
+ok export_hides "$($MB export --csv --db "$DB" | wc -l)" 6
+has resume_refuses "$($MB resume 8 --db "$DB" 2>&1)" "run 8 is in the trash"
+has cancel_refuses "$($MB cancel 8 --db "$DB" 2>&1)" "run 8 is in the trash"
+ok queue_hides "$(q "$DB" "select count(*) from queue where id = 8")" 0
+trash=$($MB ls --trash --db "$DB")
+has ls_trash "$trash" "^run +8 +mixer clm +paused"
+ok ls_trash_rows "$(printf '%s\n' "$trash" | awk 'NR > 1 {print $2}' | sort | tr '\n' ' ')" "4 7 8 "
+
+# --- restore
+ok restore "$($MB restore 4 --db "$DB")" "run 4 (attention clm done) restored"
+has restore_not_trashed "$($MB restore 4 --db "$DB" 2>&1)" "run 4 is not in the trash"
+ok restore_where "$($MB restore --where 'paused' --db "$DB")" "run 8 (mixer clm paused) restored"
+ok resume_after_restore "$($MB resume 8 --db "$DB")" "run 8: resume requested"
+
+# --- a sweep: renamed, trashed with its runs, out of the report, restored
+R=$T/r.db
+$MB sweep completion --name "completion, short" --db "$R" --data builtin:stories steps=2 >/dev/null 2>&1 ||
+  fail sweep_name "sweep --name failed"
+ok sweep_name "$(q "$R" "select name || '|' || preset from sweeps")" "completion, short|completion"
+q "$R" "update runs set status = 'done'"
+has report_finds_renamed "$($MB report completion --db "$R")" "sweep 1 \(.*\): 6 of 6 jobs finished"
+ok rename_sweep "$($MB rename sweep:1 completion-2M --db "$R")" "sweep 1 renamed completion-2M"
+q "$R" "update runs set starred = 1 where id = 2"
+has rm_sweep_refused "$($MB rm sweep:1 --db "$R" 2>&1)" "sweep 1 stays: run 2 is starred"
+$MB unstar 2 --db "$R" >/dev/null
+ok rm_sweep "$($MB rm sweep:completion-2M --db "$R")" "sweep 1 and 6 runs to the trash"
+has report_hides "$($MB report completion --db "$R")" "no sweep of completion|not run"
+ok ls_empty "$($MB ls --db "$R")" "no runs in $R"
+ok restore_sweep "$($MB restore sweep:1 --db "$R")" "sweep 1 restored with 6 runs"
+
+# --- gc keeps the trash's checkpoints; purge removes them with the rows (the
+# trash now: run 7, and run 3 with a checkpoint)
+dir=$T/o.ckpt
+mkdir -p "$dir"
+for i in 3 5; do
+  printf x >"$dir/run$i.safetensors"; touch -d '2 hours ago' "$dir/run$i.safetensors"
+  q "$DB" "insert into checkpoints (run_id, step, path) values ($i, 10, '$dir/run$i.safetensors')"
+done
+$MB rm 3 --db "$DB" >/dev/null
+$MB gc --db "$DB" >/dev/null
+[ -e "$dir/run3.safetensors" ] && pass gc_keeps_trash || fail gc_keeps_trash "gc removed a file of the trash"
+dry=$($MB purge --dry-run --db "$DB")
+has purge_dry "$dry" "would delete 2 runs and 0 sweeps of the trash for good, and 1 checkpoint file"
+[ -e "$dir/run3.safetensors" ] && pass purge_dry_keeps || fail purge_dry_keeps "--dry-run removed it"
+out=$($MB purge --db "$DB")
+has purge "$out" "^removed $dir/run3.safetensors \(1 B, run 3\)"
+has purge_counts "$out" "^deleted 2 runs and 0 sweeps of the trash for good, and 1 checkpoint file"
+[ ! -e "$dir/run3.safetensors" ] && [ -e "$dir/run5.safetensors" ] && pass purge_files || fail purge_files "$(ls "$dir")"
+ok purge_rows "$(q "$DB" "select (select count(*) from runs where id = 3) || (select count(*) from metrics where run_id = 3)
+  || (select count(*) from run_tags where run_id = 3) || (select count(*) from checkpoints where run_id = 3)")" 0000
+has purge_empty "$($MB purge --db "$DB")" "deleted 0 runs and 0 sweeps"
+
+# --- bad words
+has bad_filter "$($MB rm --where 'layres=2' --db "$DB" 2>&1)" "'layres' is not a field"
+has bad_tag "$($MB tag 1 'two words' --db "$DB" 2>&1)" "one word"
+has no_run "$($MB star 99 --db "$DB" 2>&1)" "no run 99 in o.db"
+has where_and_runs "$($MB rm 1 --where x --db "$DB" 2>&1)" "no RUN with it"
+has tag_sweep "$($MB tag sweep:1 x --db "$DB" 2>&1)" "tag takes runs, not sweeps"
+has rename_usage "$($MB rename 1 --db "$DB" 2>&1)" "usage: mixbench rename RUN\|sweep:S NEW"
+has dry_only_rm "$($MB tag 1 x --dry-run --db "$DB" 2>&1)" "--dry-run is for rm and purge"
+has help "$($MB rm --help)" "usage: mixbench rm RUN"

@@ -1,0 +1,270 @@
+/*
+ * cmdline.c — the `:` command line of cmdline.h: word splitting, Tab
+ * completion, and running a command as a child of this binary (its
+ * output through a pipe, at most COMMAND_SECONDS) on the workbench's store.
+ */
+#define _XOPEN_SOURCE_EXTENDED 1
+#include "ui/cmdline.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ncurses.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "engine/common.h"
+#include "engine/config.h"
+#include "experiments/sweep.h"
+
+#define COMMAND_SECONDS 60.0     /* a command still running then is stopped */
+#define OUTPUT_CAP (64 << 10)    /* the output kept (its last line is shown) */
+#define MAX_WORDS 64
+
+int cmdline_split(const char *text, char *out, size_t out_cap, char **words, int cap)
+{
+    assert(text && out && words);
+    size_t o = 0;
+    int n = 0;
+    const char *p = text;
+    while (*p) {
+        while (*p == ' ') p++;
+        if (!*p) break;
+        if (n == cap || o + 1 >= out_cap) return -1;
+        words[n++] = out + o;
+        while (*p && *p != ' ') {
+            if (*p == '"' || *p == '\'') {
+                char q = *p++;
+                while (*p && *p != q && o + 1 < out_cap) out[o++] = *p++;
+                if (*p != q) return -1;   /* unclosed */
+                p++;
+            } else if (o + 1 < out_cap) {
+                out[o++] = *p++;
+            } else {
+                return -1;
+            }
+        }
+        out[o++] = 0;
+    }
+    return n;
+}
+
+/* The candidates for the word being typed (its first `len` bytes). */
+typedef struct {
+    const char *word;
+    size_t len;
+    const char *found[128];
+    char suffix[128][2];         /* "=" after a config key */
+    int n;
+} Candidates;
+
+static void offer(Candidates *c, const char *name, const char *suffix)
+{
+    if (strncmp(name, c->word, c->len) || c->n == 128) return;
+    for (int i = 0; i < c->n; i++)
+        if (!strcmp(c->found[i], name)) return;
+    c->found[c->n] = name;
+    snprintf(c->suffix[c->n], sizeof c->suffix[c->n], "%s", suffix);
+    c->n++;
+}
+
+int cmdline_complete(char *text, size_t text_cap, const char *const *commands, char *hint, size_t hint_cap)
+{
+    assert(text && commands && hint);
+    hint[0] = 0;
+    size_t len = strlen(text);
+    const char *last = strrchr(text, ' ');
+    last = last ? last + 1 : text;
+    int first_word = last == text;
+    Candidates c = {last, strlen(last), {0}, {{0}}, 0};
+    if (first_word) {
+        for (int i = 0; commands[i]; i++) offer(&c, commands[i], " ");
+        offer(&c, "quit", "");
+    } else if (!strncmp(text, "sweep ", 6)) {
+        for (int i = 0; i < preset_count(); i++) offer(&c, preset_at(i)->name, " ");
+        for (int k = 0; k < config_key_count(); k++) offer(&c, config_key_name(k), "=");
+    }
+    if (c.n == 0) return 0;
+    /* the candidates' common prefix (and, alone, its suffix) */
+    size_t common = strlen(c.found[0]);
+    for (int i = 1; i < c.n; i++) {
+        size_t k = 0;
+        while (k < common && c.found[i][k] == c.found[0][k]) k++;
+        common = k;
+    }
+    size_t at = (size_t)(last - text);
+    if (at + common + 2 < text_cap) {
+        memcpy(text + at, c.found[0], common);
+        text[at + common] = 0;
+        if (c.n == 1) strcat(text, c.suffix[0]);
+    }
+    (void)len;
+    size_t h = 0;
+    for (int i = 0; c.n > 1 && i < c.n && h + 1 < hint_cap; i++)
+        h += (size_t)snprintf(hint + h, hint_cap - h, "%s%s", i ? "  " : "", c.found[i]);
+    return c.n;
+}
+
+/* Reads the child's output (fd) into buf until it ends or the deadline;
+   0, or -1 when the deadline passed. */
+static int read_output(int fd, char *buf, size_t cap, size_t *len, double deadline)
+{
+    for (;;) {
+        int left = (int)((deadline - now_seconds()) * 1000);
+        if (left <= 0) return -1;
+        struct pollfd p = {fd, POLLIN, 0};
+        int r = poll(&p, 1, left);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return r == 0 ? -1 : 0;
+        char piece[4096];
+        ssize_t got = read(fd, piece, sizeof piece);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) return 0;
+        /* keep the end: the last line is what is shown */
+        size_t g = (size_t)got;
+        if (*len + g >= cap) {
+            size_t drop = *len + g - (cap - 1);
+            if (drop > *len) drop = *len;
+            memmove(buf, buf + drop, *len - drop);
+            *len -= drop;
+        }
+        if (g >= cap) g = cap - 1;
+        memcpy(buf + *len, piece, g);
+        *len += g;
+        buf[*len] = 0;
+    }
+}
+
+/* The last non-empty line of out, "mixbench: " taken off. */
+static const char *last_line(char *out)
+{
+    size_t n = strlen(out);
+    while (n && (out[n - 1] == '\n' || out[n - 1] == ' ')) out[--n] = 0;
+    char *nl = strrchr(out, '\n');
+    char *line = nl ? nl + 1 : out;
+    return !strncmp(line, "mixbench: ", 10) ? line + 10 : line;
+}
+
+/* Runs `exe words... --db DB` (its own --db when it names one) and says
+   how it went on the message line. */
+static void run_command(UiContext *ctx, const UiOptions *o, char **words, int n)
+{
+    const char *argv[MAX_WORDS + 4];
+    int k = 0, has_db = 0;
+    argv[k++] = o->exe;
+    for (int i = 0; i < n; i++) {
+        has_db |= !strcmp(words[i], "--db") || !strncmp(words[i], "--db=", 5);
+        argv[k++] = words[i];
+    }
+    if (!has_db) argv[k++] = "--db", argv[k++] = ctx->db_path;
+    argv[k] = NULL;
+    int fds[2];
+    if (pipe(fds)) {
+        ui_say(ctx, ":%s: %s", words[0], strerror(errno));
+        return;
+    }
+    ui_say(ctx, ":%s: running...", words[0]);
+    if (ctx->redraw) {
+        ctx->redraw(ctx);
+        refresh();
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        int null = open("/dev/null", O_RDONLY);
+        if (null >= 0) dup2(null, STDIN_FILENO);
+        dup2(fds[1], STDOUT_FILENO);
+        dup2(fds[1], STDERR_FILENO);
+        close(fds[0]);
+        execv(o->exe, (char *const *)argv);
+        _exit(127);
+    }
+    close(fds[1]);
+    if (pid < 0) {
+        close(fds[0]);
+        ui_say(ctx, ":%s: %s", words[0], strerror(errno));
+        return;
+    }
+    char *out = malloc(OUTPUT_CAP);
+    size_t len = 0;
+    if (out) out[0] = 0;
+    int late = out ? read_output(fds[0], out, OUTPUT_CAP, &len, now_seconds() + COMMAND_SECONDS) : 0;
+    close(fds[0]);
+    if (late) kill(pid, SIGTERM);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    const char *line = out ? last_line(out) : "";
+    if (late) ui_say(ctx, ":%s: stopped after %.0f s (a long command belongs in a shell)", words[0], COMMAND_SECONDS);
+    else if (WIFEXITED(status) && WEXITSTATUS(status) == 0) ui_say(ctx, ":%s: %s", words[0], line[0] ? line : "done");
+    else ui_say(ctx, ":%s failed: %s", words[0], line[0] ? line : "(no message)");
+    free(out);
+}
+
+static void run_line(UiCmdLine *c, UiContext *ctx, const UiOptions *o)
+{
+    char buf[UI_FIELD_CAP];
+    char *words[MAX_WORDS];
+    int n = cmdline_split(c->field.text, buf, sizeof buf, words, MAX_WORDS);
+    if (n < 0) {
+        ui_say(ctx, ": an unclosed quote, or more than %d words", MAX_WORDS);
+        return;
+    }
+    if (n == 0) return;
+    if (!strcmp(words[0], "q") || !strcmp(words[0], "quit")) {
+        ctx->quit = 1;
+        return;
+    }
+    int known = 0;
+    for (int i = 0; o->commands && o->commands[i]; i++) known |= !strcmp(o->commands[i], words[0]);
+    if (!known) {
+        char names[400];
+        size_t len = 0;
+        for (int i = 0; o->commands && o->commands[i] && len < sizeof names; i++)
+            len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", i ? " " : "", o->commands[i]);
+        ui_say(ctx, ":%s is not a command here (%s, q)", words[0], names);
+        return;
+    }
+    if (!o->exe) {
+        ui_say(ctx, ":%s: this binary's path is not known", words[0]);
+        return;
+    }
+    run_command(ctx, o, words, n);
+}
+
+void cmdline_key(UiCmdLine *c, UiContext *ctx, const UiOptions *o, int ch)
+{
+    assert(c && ctx && o);
+    if (ch == 27) {
+        c->open = 0;
+    } else if (ch == '\n' || ch == '\r' || ch == KEY_ENTER) {
+        c->open = 0;
+        c->hint[0] = 0;
+        run_line(c, ctx, o);
+    } else if (ch == '\t') {
+        if (o->commands) cmdline_complete(c->field.text, sizeof c->field.text, o->commands, c->hint, sizeof c->hint);
+        c->field.cursor = (int)strlen(c->field.text);
+    } else if ((ch == KEY_BACKSPACE || ch == 127 || ch == 8) && !c->field.text[0]) {
+        c->open = 0;   /* backspace on an empty line leaves it, as in vi */
+    } else {
+        ui_field_key(&c->field, ch);
+        c->hint[0] = 0;
+    }
+}
+
+void cmdline_draw(const UiCmdLine *c, UiContext *ctx, int rows, int width)
+{
+    if (!c->open || rows < 2) return;
+    if (c->hint[0]) {
+        move(rows - 2, 0);
+        clrtoeol();
+        ui_text(rows - 2, 0, width, ui_attr(ctx, UI_PAIR_DIM), "%s", c->hint);
+    }
+    move(rows - 1, 0);
+    clrtoeol();
+    ui_text(rows - 1, 0, 1, A_BOLD, ":");
+    ui_field_draw(&c->field, 1, rows - 1, 1, width - 2);
+}

@@ -144,10 +144,11 @@ static const Command COMMANDS[] = {
      "  --db FILE        the store (default mixbench.db)",
      "mixbench export --sweep 2 --csv > sweep2.csv", 0},
     {"report", cmd_report, "the presets beside their papers, with verdicts: [PRESET ...] [--db FILE] [--md FILE]",
-     "mixbench report [PRESET ...] [--md FILE] [--db FILE]",
+     "mixbench report [PRESET ...] [--md FILE [--figures DIR]] [--db FILE]",
      "for each preset with runs (or the ones named): our points, mean +- standard error over seeds,\n"
      "beside the paper's figures, and a verdict on each of the paper's claims\n"
-     "  --md FILE        write it as Markdown\n"
+     "  --md FILE        write it as Markdown, each preset's figures (SVG) linked\n"
+     "  --figures DIR    where they go, relative to FILE's folder (default figures)\n"
      "  --db FILE        the store (default mixbench.db)",
      "mixbench report autoencoder --md report.md", 1},
     {"gc", cmd_gc, "remove checkpoints no run names: [--dry-run] [--keep last|best|none] [--db FILE]",
@@ -207,6 +208,24 @@ static const Command COMMANDS[] = {
      "  --dry-run        print what would go, delete nothing\n"
      "  --db FILE        the store (default mixbench.db)",
      "mixbench purge --dry-run", 1},
+    {"plot", cmd_plot, "a figure as SVG, PDF or PNG: run RUN | compare RUN... | grid [SWEEP] | ae [SWEEP] -o FILE",
+     "mixbench plot run RUN [-o FILE] [--x steps|tokens|time] [--log] [--db FILE]\n"
+     "       mixbench plot compare RUN... [--seeds pool|groups|runs] [-o FILE] [--x ...] [--log] [--db FILE]\n"
+     "       mixbench plot grid [SWEEP] [--metric M] [--rows KEY] [--cols KEY] [--at \"KEY=V ...\"] [-o FILE]\n"
+     "       mixbench plot ae [SWEEP] [--valid] [--log] [-o FILE] [--db FILE]",
+     "writes a figure as SVG, PDF or PNG (by FILE's extension; default NAME.svg here):\n"
+     "  run      the train loss (raw and smoothed), the valid evaluations, the unigram level\n"
+     "  compare  several runs; the seeds of one point among them drawn as their mean with a\n"
+     "           band of +- standard error (--seeds groups: each run as its whole seed group,\n"
+     "           runs: every run on its own); the legend names the config keys that differ\n"
+     "  grid     a sweep's metric as a heatmap over two axes (default: arch across, the\n"
+     "           first other axis but seed and zipped partners down, the others averaged\n"
+     "           or fixed by --at), the paper's figure in the cells, the verdicts\n"
+     "  ae       an autoencoder, bidirectional or completion sweep: a panel per architecture\n"
+     "SWEEP is a sweep id or a preset name (its newest sweep); default the latest sweep (ae: of\n"
+     "those presets).  M: test_loss, valid_loss, test_perplexity, test_accuracy, train_loss,\n"
+     "tokens_per_s, test_loss_all, valid_loss_all, samples_per_s, ...",
+     "mixbench plot compare 3 4 5 -o cmp.pdf", 1},
 };
 
 int command_count(void)

@@ -18,7 +18,7 @@ static void usage(FILE *f)
           "  run       train a model headless: --arch A --task T --data D [key=value ...] | --resume RUN\n"
           "  eval      evaluate a checkpoint: --ckpt CKPT --data D | --run RUN [--split test|valid|train] [--json]\n"
           "  generate  sample text: --ckpt CKPT | --run RUN [--prompt TEXT] [-n N] [--temperature T] [--top-k K]\n"
-          "  bench     training throughput vs sgemm: [--arch A] [--config S|M] [--task clm|mlm] [--threads T] [--json]\n"
+          "  bench     training throughput vs sgemm: [--arch A] [--config S|P|M] [--task clm|mlm] [--threads T] [--seconds W] [--json]\n"
           "            [--bf16: each model in float32 and in precision=bf16, side by side]\n"
           "  ls        list runs in the store [--db FILE]\n"
           "  show RUN  one run's config, evaluations and loss curve [--db FILE]\n"

@@ -3,7 +3,9 @@
  * [--seconds W] [--json]`: training throughput of each architecture on
  * random tokens, and, in the same run on the same threads, the machine's
  * sgemm rate.  Each model trains 2 warm-up steps, then at least 3 steps and
- * W seconds (default 4) are timed.
+ * W seconds (default 4) are timed; --json adds the tokens per CPU-second
+ * of the process over them (tokens_per_cpu_s: on a machine shared with
+ * other tenants, what their preemption does not move).
  *
  * --inference: batch-1 single-thread forward samples/s of every
  * architecture at the PairConnect paper's setting, and incremental
@@ -66,6 +68,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "app/blas_core.h"
 #include "app/cli.h"
@@ -134,6 +137,7 @@ static double measure_sgemm(int threads, char *err)
 typedef struct {
     double tokens_per_s, gflops, flops_per_token;
     double comm_seconds, step_seconds;   /* per step: gradient exchange, whole step */
+    double cpu_seconds;                  /* the process's CPU time over the timed steps, all threads */
     double product_share;                /* of the threads' time, inside matrix products */
     double product_gflops;               /* the products' own rate, all threads */
     int64_t params;
@@ -141,6 +145,14 @@ typedef struct {
     double base_bytes, peak_bytes;       /* resident before the model; the process's peak during it */
     MemoryNeed need;                     /* engine/memory.h's estimate of the job */
 } BenchResult;
+
+/* The process's CPU time so far, every thread, seconds. */
+static double cpu_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 /* Starts a peak measurement: freed heap back to the system, VmHWM reset to
    the resident set (clear_refs 5: unwritable leaves the process's peak so
@@ -204,7 +216,7 @@ static int bench_train(const char *arch, const char *size, const char *task, int
     TrainProgress p;
     for (int i = 0; i < 2; i++) /* warm-up */
         if (trainer_step(tr, &p, err)) goto done;
-    double t0 = p.train_seconds, elapsed = 0, comm = 0, prod_s = 0, prod_f = 0;
+    double t0 = p.train_seconds, elapsed = 0, comm = 0, prod_s = 0, prod_f = 0, cpu0 = cpu_seconds();
     int steps = 0;
     while (steps < 3 || elapsed < bench_window) {
         if (trainer_step(tr, &p, err)) goto done;
@@ -214,6 +226,7 @@ static int bench_train(const char *arch, const char *size, const char *task, int
         prod_f += p.product_flops;
         elapsed = p.train_seconds - t0;
     }
+    out->cpu_seconds = cpu_seconds() - cpu0;
     out->product_share = prod_s / (threads * elapsed);
     out->product_gflops = prod_s > 0 ? prod_f * threads / prod_s / 1e9 : 0.0;
     out->steps = steps;
@@ -507,9 +520,10 @@ static int bench_table(Dist *d, const char *arch, const char *size, const char *
             printf("%s{\"arch\": \"%s\", \"config\": \"%s\", \"task\": \"%s\", \"params\": %lld, "
                    "\"tokens_per_s\": %.1f, \"flops_per_token\": %.0f, \"gflops\": %.2f, \"sgemm_gflops\": %.2f, "
                    "\"fraction_of_sgemm\": %.4f, \"product_share\": %.4f, \"product_gflops\": %.2f, "
-                   "\"bound\": %.4f, ",
+                   "\"bound\": %.4f, \"steps\": %d, \"tokens_per_cpu_s\": %.1f, ",
                    i ? ", " : "", bc->arch, bc->size, bc->task, (long long)r.params, r.tokens_per_s,
-                   r.flops_per_token, r.gflops, here, r.gflops / here, r.product_share, r.product_gflops, bound);
+                   r.flops_per_token, r.gflops, here, r.gflops / here, r.product_share, r.product_gflops, bound,
+                   r.steps, r.tokens_per_s * r.step_seconds * r.steps / r.cpu_seconds);
             if (single)
                 printf("\"one_thread_tokens_per_s\": %.1f, \"scaling\": %.4f, ", one.tokens_per_s,
                        r.tokens_per_s / (threads * one.tokens_per_s));

@@ -8,9 +8,12 @@ bench --arch A --task T --config C --threads N --seconds W --json` and the
 same model trained in PyTorch in this process, alternating which goes first
 (mixbench first on even repeats, PyTorch first on odd ones), and prints:
 the median tokens/s of each side, the median of the per-repeat ratios
-mixbench / PyTorch and their spread (min-max).  On a shared machine a single
-measurement can be 10-30% off; the median of alternating repeats is the
-figure (docs/speed.md).
+mixbench / PyTorch and their spread (min-max), and the median ratio of
+tokens per CPU-second of each process ("cpu ratio": what other tenants'
+preemption does not move; on 2 threads it also counts time the threads
+spend waiting for each other).  On a shared machine a single measurement
+can be 10-30% off; the median of alternating repeats is the figure
+(docs/speed.md).
 
 The PyTorch side is reference.py's model (the SPEC's math, float32):
 tok_emb, positions, pre-norm blocks, the mixer, the GELU FFN, the final
@@ -256,27 +259,31 @@ def set_threads(n):
 
 
 def torch_tokens_per_s(arch, task, size, threads, seconds):
+    """(tokens/s, tokens per CPU-second of the process) over the timed steps."""
     set_threads(threads)
     c = model_config(arch, task, size)
     m = TorchModel(c)
     for _ in range(2):  # warm-up
         m.step()
-    elapsed, steps = 0.0, 0
+    elapsed, steps, cpu0 = 0.0, 0, time.process_time()
     while steps < 3 or elapsed < seconds:
         t0 = time.perf_counter()
         m.step()
         elapsed += time.perf_counter() - t0
         steps += 1
-    return steps * c["batch"] * c["n_ctx"] / elapsed
+    tokens = steps * c["batch"] * c["n_ctx"]
+    return tokens / elapsed, tokens / (time.process_time() - cpu0)
 
 
 def mixbench_tokens_per_s(mixbench, arch, task, size, threads, seconds):
+    """(tokens/s, tokens per CPU-second; None from a mixbench without it)."""
     cmd = [mixbench, "bench", "--arch", arch, "--task", task, "--config", size,
            "--threads", str(threads), "--seconds", str(seconds), "--json"]
     out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if out.returncode != 0:
         raise RuntimeError("%s: %s" % (" ".join(cmd), out.stderr.strip()))
-    return json.loads(out.stdout)["results"][0]["tokens_per_s"]
+    r = json.loads(out.stdout)["results"][0]
+    return r["tokens_per_s"], r.get("tokens_per_cpu_s")
 
 
 def measure(mixbench, arch, task, size, threads, repeats, seconds):
@@ -289,13 +296,16 @@ def measure(mixbench, arch, task, size, threads, repeats, seconds):
                 mb.append(mixbench_tokens_per_s(mixbench, arch, task, size, threads, seconds))
             else:
                 pt.append(torch_tokens_per_s(arch, task, size, threads, seconds))
-    ratios = [a / b for a, b in zip(mb, pt)]
+    ratios = [a[0] / b[0] for a, b in zip(mb, pt)]
+    cpu = [a[1] / b[1] for a, b in zip(mb, pt) if a[1]]
     return {"arch": arch, "task": task, "config": size, "threads": threads, "repeats": repeats,
-            "seconds": seconds, "mixbench_tokens_per_s": round(statistics.median(mb), 1),
-            "torch_tokens_per_s": round(statistics.median(pt), 1), "ratio": round(statistics.median(ratios), 4),
+            "seconds": seconds, "mixbench_tokens_per_s": round(statistics.median(a[0] for a in mb), 1),
+            "torch_tokens_per_s": round(statistics.median(b[0] for b in pt), 1),
+            "ratio": round(statistics.median(ratios), 4),
             "ratio_min": round(min(ratios), 4), "ratio_max": round(max(ratios), 4),
-            "mixbench_each": [round(v, 1) for v in mb], "torch_each": [round(v, 1) for v in pt],
-            "ratio_each": [round(v, 4) for v in ratios]}
+            "cpu_ratio": round(statistics.median(cpu), 4) if cpu else None,
+            "mixbench_each": [round(a[0], 1) for a in mb], "torch_each": [round(b[0], 1) for b in pt],
+            "ratio_each": [round(v, 4) for v in ratios], "cpu_ratio_each": [round(v, 4) for v in cpu]}
 
 
 # --------------------------------------------------------------------------
@@ -368,8 +378,8 @@ def main():
     if not a.json:
         print("mixbench / PyTorch %s, training tokens/s, median of %d alternating repeats of %g s"
               % (torch.__version__, a.repeats, a.seconds))
-        print("%-12s %-4s %-6s %7s %12s %12s %7s %15s" % ("arch", "task", "config", "threads",
-                                                          "mixbench", "pytorch", "ratio", "spread"))
+        print("%-12s %-4s %-6s %7s %12s %12s %7s %15s %9s" % ("arch", "task", "config", "threads", "mixbench",
+                                                               "pytorch", "ratio", "spread", "cpu ratio"))
     lines = []
     for arch in archs:
         for size in sizes:
@@ -380,9 +390,10 @@ def main():
                     r = measure(a.mixbench, arch, task, size, t, a.repeats, a.seconds)
                     lines.append(r)
                     if not a.json:
-                        print("%-12s %-4s %-6s %7d %12.0f %12.0f %6.2fx %7.2f-%.2fx"
+                        cpu = "%8.2fx" % r["cpu_ratio"] if r["cpu_ratio"] else "%9s" % "-"
+                        print("%-12s %-4s %-6s %7d %12.0f %12.0f %6.2fx %7.2f-%.2fx %s"
                               % (arch, task, size, t, r["mixbench_tokens_per_s"], r["torch_tokens_per_s"],
-                                 r["ratio"], r["ratio_min"], r["ratio_max"]), flush=True)
+                                 r["ratio"], r["ratio_min"], r["ratio_max"], cpu), flush=True)
     if a.json:
         print(json.dumps({"torch": torch.__version__, "results": lines}))
     return 0

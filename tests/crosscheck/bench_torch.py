@@ -11,7 +11,12 @@ the median tokens/s of each side, the median of the per-repeat ratios
 mixbench / PyTorch and their spread (min-max), and the median ratio of
 tokens per CPU-second of each process ("cpu ratio": what other tenants'
 preemption does not move; on 2 threads it also counts time the threads
-spend waiting for each other).  On a shared machine a single measurement
+spend waiting for each other), and "bound": the ratio over mixbench's
+share of its step inside matrix products (bench's "in prods"), i.e. the
+ratio mixbench would reach if nothing outside its products took any time.
+Both sides' products are OpenBLAS sgemm calls of the same shapes, so a
+line whose bound is under a target cannot reach it without faster
+products.  On a shared machine a single measurement
 can be 10-30% off; the median of alternating repeats is the figure
 (docs/speed.md).
 
@@ -276,14 +281,15 @@ def torch_tokens_per_s(arch, task, size, threads, seconds):
 
 
 def mixbench_tokens_per_s(mixbench, arch, task, size, threads, seconds):
-    """(tokens/s, tokens per CPU-second; None from a mixbench without it)."""
+    """(tokens/s, tokens per CPU-second (None from a mixbench without it),
+    the share of the step in matrix products)."""
     cmd = [mixbench, "bench", "--arch", arch, "--task", task, "--config", size,
            "--threads", str(threads), "--seconds", str(seconds), "--json"]
     out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if out.returncode != 0:
         raise RuntimeError("%s: %s" % (" ".join(cmd), out.stderr.strip()))
     r = json.loads(out.stdout)["results"][0]
-    return r["tokens_per_s"], r.get("tokens_per_cpu_s")
+    return r["tokens_per_s"], r.get("tokens_per_cpu_s"), r["product_share"]
 
 
 def measure(mixbench, arch, task, size, threads, repeats, seconds):
@@ -298,12 +304,14 @@ def measure(mixbench, arch, task, size, threads, repeats, seconds):
                 pt.append(torch_tokens_per_s(arch, task, size, threads, seconds))
     ratios = [a[0] / b[0] for a, b in zip(mb, pt)]
     cpu = [a[1] / b[1] for a, b in zip(mb, pt) if a[1]]
+    bound = [q / a[2] for q, a in zip(ratios, mb)]
     return {"arch": arch, "task": task, "config": size, "threads": threads, "repeats": repeats,
             "seconds": seconds, "mixbench_tokens_per_s": round(statistics.median(a[0] for a in mb), 1),
             "torch_tokens_per_s": round(statistics.median(b[0] for b in pt), 1),
             "ratio": round(statistics.median(ratios), 4),
             "ratio_min": round(min(ratios), 4), "ratio_max": round(max(ratios), 4),
             "cpu_ratio": round(statistics.median(cpu), 4) if cpu else None,
+            "bound": round(statistics.median(bound), 4),
             "mixbench_each": [round(a[0], 1) for a in mb], "torch_each": [round(b[0], 1) for b in pt],
             "ratio_each": [round(v, 4) for v in ratios], "cpu_ratio_each": [round(v, 4) for v in cpu]}
 
@@ -378,8 +386,8 @@ def main():
     if not a.json:
         print("mixbench / PyTorch %s, training tokens/s, median of %d alternating repeats of %g s"
               % (torch.__version__, a.repeats, a.seconds))
-        print("%-12s %-4s %-6s %7s %12s %12s %7s %15s %9s" % ("arch", "task", "config", "threads", "mixbench",
-                                                               "pytorch", "ratio", "spread", "cpu ratio"))
+        print("%-12s %-4s %-6s %7s %12s %12s %7s %15s %9s %7s" % ("arch", "task", "config", "threads", "mixbench",
+                                                                   "pytorch", "ratio", "spread", "cpu ratio", "bound"))
     lines = []
     for arch in archs:
         for size in sizes:
@@ -391,9 +399,9 @@ def main():
                     lines.append(r)
                     if not a.json:
                         cpu = "%8.2fx" % r["cpu_ratio"] if r["cpu_ratio"] else "%9s" % "-"
-                        print("%-12s %-4s %-6s %7d %12.0f %12.0f %6.2fx %7.2f-%.2fx %s"
+                        print("%-12s %-4s %-6s %7d %12.0f %12.0f %6.2fx %7.2f-%.2fx %s %6.2fx"
                               % (arch, task, size, t, r["mixbench_tokens_per_s"], r["torch_tokens_per_s"],
-                                 r["ratio"], r["ratio_min"], r["ratio_max"], cpu), flush=True)
+                                 r["ratio"], r["ratio_min"], r["ratio_max"], cpu, r["bound"]), flush=True)
     if a.json:
         print(json.dumps({"torch": torch.__version__, "results": lines}))
     return 0

@@ -35,8 +35,12 @@ at least one, MASK in place) and the head on the chosen rows only, as
 mixbench trains.  Timing follows cmd_bench.c: 2 warm-up steps, then at
 least 3 steps and W seconds, each step timed from drawing its windows to
 the end of the optimizer step, tokens/s = steps x batch x n / their time.
-Threads: torch.set_num_threads(N) and OpenBLAS (which PyTorch's matrix
-products call, and which otherwise uses every core) set to N.
+Threads: torch.set_num_threads(N), OMP_WAIT_POLICY=PASSIVE unless the
+environment sets it (PyTorch's idle threads then block, as mixbench's do),
+and OpenBLAS (which PyTorch's matrix products call, and which otherwise
+starts a thread per core) at N threads; with N > 1 PyTorch also runs with
+OpenBLAS on 1 thread, and its figure is the faster of the two ("blas"
+column).
 
 Where the reference is written for clarity rather than speed, the bench
 uses a faster PyTorch form of the same math, checked against it by
@@ -61,9 +65,14 @@ import subprocess
 import sys
 import time
 
-import numpy as np
-import torch
-import torch.nn.functional as F
+# PyTorch's OpenMP threads block when idle, as mixbench's pool does (GOMP's
+# default spinning makes 2 threads 5-10x slower on a machine whose cores
+# other processes also use); the environment's own setting wins
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -250,8 +259,9 @@ class TorchModel:
 _OPENBLAS = None
 
 
-def set_threads(n):
-    """PyTorch's own threads and OpenBLAS's (PyTorch's products call it)."""
+def set_threads(n, blas=None):
+    """PyTorch's own threads, and OpenBLAS's (PyTorch's products call it;
+    blas, default n)."""
     global _OPENBLAS
     torch.set_num_threads(n)
     if _OPENBLAS is None:
@@ -260,12 +270,12 @@ def set_threads(n):
         except OSError:
             _OPENBLAS = False
     if _OPENBLAS:
-        _OPENBLAS.openblas_set_num_threads(n)
+        _OPENBLAS.openblas_set_num_threads(n if blas is None else blas)
 
 
-def torch_tokens_per_s(arch, task, size, threads, seconds):
+def torch_tokens_per_s(arch, task, size, threads, seconds, blas=None):
     """(tokens/s, tokens per CPU-second of the process) over the timed steps."""
-    set_threads(threads)
+    set_threads(threads, blas)
     c = model_config(arch, task, size)
     m = TorchModel(c)
     for _ in range(2):  # warm-up
@@ -293,26 +303,34 @@ def mixbench_tokens_per_s(mixbench, arch, task, size, threads, seconds):
 
 
 def measure(mixbench, arch, task, size, threads, repeats, seconds):
-    """R alternating repeats of both sides; the line's figures."""
-    mb, pt = [], []
+    """R alternating repeats of both sides; the line's figures.  With
+    threads > 1 PyTorch runs twice per repeat, OpenBLAS on `threads` and on
+    1 thread, and the faster of the two (by median) stands for it."""
+    blas = [threads, 1] if threads > 1 else [threads]
+    sides = ["mixbench"] + blas
+    got = {side: [] for side in sides}
     for r in range(repeats):
-        sides = ("mixbench", "torch") if r % 2 == 0 else ("torch", "mixbench")
-        for side in sides:
+        k = r % len(sides)
+        for side in sides[k:] + sides[:k]:  # each side first in turn
             if side == "mixbench":
-                mb.append(mixbench_tokens_per_s(mixbench, arch, task, size, threads, seconds))
+                got[side].append(mixbench_tokens_per_s(mixbench, arch, task, size, threads, seconds))
             else:
-                pt.append(torch_tokens_per_s(arch, task, size, threads, seconds))
+                got[side].append(torch_tokens_per_s(arch, task, size, threads, seconds, side))
+    best = max(blas, key=lambda b: statistics.median(v[0] for v in got[b]))
+    mb, pt = got["mixbench"], got[best]
     ratios = [a[0] / b[0] for a, b in zip(mb, pt)]
     cpu = [a[1] / b[1] for a, b in zip(mb, pt) if a[1]]
     bound = [q / a[2] for q, a in zip(ratios, mb)]
     return {"arch": arch, "task": task, "config": size, "threads": threads, "repeats": repeats,
-            "seconds": seconds, "mixbench_tokens_per_s": round(statistics.median(a[0] for a in mb), 1),
+            "seconds": seconds, "torch_blas_threads": best,
+            "mixbench_tokens_per_s": round(statistics.median(a[0] for a in mb), 1),
             "torch_tokens_per_s": round(statistics.median(b[0] for b in pt), 1),
             "ratio": round(statistics.median(ratios), 4),
             "ratio_min": round(min(ratios), 4), "ratio_max": round(max(ratios), 4),
             "cpu_ratio": round(statistics.median(cpu), 4) if cpu else None,
             "bound": round(statistics.median(bound), 4),
-            "mixbench_each": [round(a[0], 1) for a in mb], "torch_each": [round(b[0], 1) for b in pt],
+            "mixbench_each": [round(a[0], 1) for a in mb],
+            "torch_each": {str(b): [round(v[0], 1) for v in got[b]] for b in blas},
             "ratio_each": [round(v, 4) for v in ratios], "cpu_ratio_each": [round(v, 4) for v in cpu]}
 
 
@@ -386,8 +404,8 @@ def main():
     if not a.json:
         print("mixbench / PyTorch %s, training tokens/s, median of %d alternating repeats of %g s"
               % (torch.__version__, a.repeats, a.seconds))
-        print("%-12s %-4s %-6s %7s %12s %12s %7s %15s %9s %7s" % ("arch", "task", "config", "threads", "mixbench",
-                                                                   "pytorch", "ratio", "spread", "cpu ratio", "bound"))
+        print("%-12s %-4s %-6s %7s %12s %12s %4s %7s %15s %9s %7s" % (
+            "arch", "task", "config", "threads", "mixbench", "pytorch", "blas", "ratio", "spread", "cpu ratio", "bound"))
     lines = []
     for arch in archs:
         for size in sizes:
@@ -399,9 +417,10 @@ def main():
                     lines.append(r)
                     if not a.json:
                         cpu = "%8.2fx" % r["cpu_ratio"] if r["cpu_ratio"] else "%9s" % "-"
-                        print("%-12s %-4s %-6s %7d %12.0f %12.0f %6.2fx %7.2f-%.2fx %s %6.2fx"
+                        print("%-12s %-4s %-6s %7d %12.0f %12.0f %4d %6.2fx %7.2f-%.2fx %s %6.2fx"
                               % (arch, task, size, t, r["mixbench_tokens_per_s"], r["torch_tokens_per_s"],
-                                 r["ratio"], r["ratio_min"], r["ratio_max"], cpu, r["bound"]), flush=True)
+                                 r["torch_blas_threads"], r["ratio"], r["ratio_min"], r["ratio_max"], cpu,
+                                 r["bound"]), flush=True)
     if a.json:
         print(json.dumps({"torch": torch.__version__, "results": lines}))
     return 0

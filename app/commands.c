@@ -58,19 +58,21 @@ static const Command COMMANDS[] = {
      "  --stats          tokens/s and the decoding path on stderr\n"
      "  --db FILE        the store of --run (default mixbench.db)",
      "mixbench generate --run 3 --prompt \"once upon a time\" -n 50", 0},
-    {"bench", cmd_bench, "training throughput vs sgemm: [--arch A] [--config S|M] [--task clm|mlm] [--threads T] [--json]",
-     "mixbench bench [--arch A] [--config S|M] [--task clm|mlm] [--threads T] [--repeat R] [--json]\n"
-     "       [--inference] [--bf16]",
+    {"bench", cmd_bench, "training throughput vs sgemm: [--arch A] [--config S|P|M] [--task clm|mlm] [--threads T] [--json]",
+     "mixbench bench [--arch A] [--config S|P|M] [--task clm|mlm] [--threads T] [--repeat R] [--seconds W]\n"
+     "       [--json] [--inference] [--bf16]",
      "the engine's speed: tokens/s of each architecture's training step, and its GFLOP/s as a share\n"
      "of this machine's sgemm rate measured in the same run (README \"Bench\")\n"
      "  --arch A         one architecture (default: every one)\n"
-     "  --config S|M     the model size (default S)\n"
+     "  --config S|P|M   the model size: S (d 256, L 4, n 64, B 32, default), P (the presets'\n"
+     "                   shape: d 128, L 4, h 4, n 64, V 4096, B 8), M (d 512, L 8, n 128, B 16)\n"
      "  --task T         clm (default) or mlm\n"
      "  --threads T      threads (default 1; 0: every core)\n"
      "  --repeat R       repeat the measurement R times (the median)\n"
+     "  --seconds W      the timed window of each model (default 4)\n"
      "  --inference      batch-1 generation speed too\n"
      "  --bf16           each model in float32 and in precision=bf16, side by side\n"
-     "  --json           one JSON object",
+     "  --json           one JSON object (with tokens per CPU-second)",
      "mixbench bench --arch mixer --config M --threads 2", 0},
     {"ls", cmd_ls, "list runs in the store [--where EXPR] [--trash] [--db FILE]",
      "mixbench ls [--db FILE] [--json] [--status S] [--arch A] [--where EXPR] [--trash]",

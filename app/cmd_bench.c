@@ -46,7 +46,7 @@
  *   S = {d 256, L 4, h 4, n 64, V 10000, batch 32}
  *   P = {d 128, L 4, h 4, n 64, V 4096, batch 8}  (the presets' own shape)
  *   M = {d 512, L 8, h 8, n 128, V 10000, batch 16}
- * tests/crosscheck/bench_torch.py runs these beside PyTorch (the same
+ * tests/engine/crosscheck/bench_torch.py runs these beside PyTorch (the same
  * models on the same threads) and prints the ratios.
  *
  * The products' share: TrainProgress carries each step's time inside

@@ -71,6 +71,15 @@ int pivot_axis(const Pivot *p, const char *key)
     return -1;
 }
 
+int pivot_determined_by(const Pivot *p, int b, int a)
+{
+    assert(p && a >= 0 && b >= 0 && a < p->n_axes && b < p->n_axes);
+    for (int i = 0; i < p->n_runs; i++)
+        for (int j = 0; j < i; j++)
+            if (p->coord[i][a] == p->coord[j][a] && p->coord[i][b] != p->coord[j][b]) return 0;
+    return 1;
+}
+
 int pivot_build(Pivot *p, const char *const *axes, int n_axes, ResultRun *runs, int n_runs, const Pivot *keep,
                 char *err)
 {

@@ -53,6 +53,10 @@ void pivot_free(Pivot *p);
 /* The index of axis key, -1 when the sweep has no such axis. */
 int pivot_axis(const Pivot *p, const char *key);
 
+/* 1 when every run's value of axis b follows from its value of axis a
+   (b is zipped with a: "(data,min_count)=..."). */
+int pivot_determined_by(const Pivot *p, int b, int a);
+
 /* cells[rows x cols] (rows, cols: the row and column axes' value counts, 1
    for axis -1) of metric m: runs at each row and column value, the other
    axes at fixed_at[a] (a value index; -1: any, i.e. averaged over).  The

@@ -70,22 +70,12 @@ static const char *metric_unit(PointMetric m)
     }
 }
 
-/* 1 when every run's value of axis b follows from its value of axis a
-   (b is zipped with a: "(data,min_count)=..."). */
-static int determined_by(const Pivot *p, int b, int a)
-{
-    for (int i = 0; i < p->n_runs; i++)
-        for (int j = 0; j < i; j++)
-            if (p->coord[i][a] == p->coord[j][a] && p->coord[i][b] != p->coord[j][b]) return 0;
-    return 1;
-}
-
 /* May axis a go on the table beside axis other (-1: none)?  Not seed, not
    fixed, with two values or more, and not a zipped partner of other. */
 static int table_axis(const Pivot *p, int a, const int *fixed_at, int other)
 {
     if (!strcmp(p->axis[a], "seed") || a == other || fixed_at[a] >= 0 || p->n_values[a] < 2) return 0;
-    return other < 0 || (!determined_by(p, a, other) && !determined_by(p, other, a));
+    return other < 0 || (!pivot_determined_by(p, a, other) && !pivot_determined_by(p, other, a));
 }
 
 /* The row and column axes: named, else arch across the columns (the

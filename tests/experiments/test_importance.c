@@ -200,7 +200,6 @@ static void test_seed_only(void)
 static void test_summary(void)
 {
     Importance imp;
-    char err[ERR_LEN] = "";
     memset(&imp, 0, sizeof imp);
     imp.n_factors = 3;
     snprintf(imp.factor[0], sizeof imp.factor[0], "lr");

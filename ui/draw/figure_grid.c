@@ -229,27 +229,6 @@ static int grid_notes(Figure *f, const Pivot *p, int row, int col, const int *fi
     return rc ? err_set(err, "figure: out of memory") : 0;
 }
 
-/* The sweep's runs on its axes. */
-static int load_pivot(Store *s, int64_t sweep_id, Pivot *p, char *err)
-{
-    SweepAxes axes;
-    if (sweeps_read_axes(s, sweep_id, &axes, err)) return -1;
-    ResultRun *runs = NULL;
-    int n = 0;
-    if (results_sweep_runs(s, sweep_id, 0, &runs, &n, err)) return -1;
-    if (n == 0) {
-        free(runs);
-        return err_set(err, "sweep %lld has no jobs", (long long)sweep_id);
-    }
-    const char *names[SWEEP_MAX_AXES];
-    for (int a = 0; a < axes.n; a++) names[a] = axes.key[a];
-    if (pivot_build(p, names, axes.n, runs, n, NULL, err)) {
-        pivot_free(p);
-        return -1;
-    }
-    return 0;
-}
-
 int figure_grid(Store *s, const GridView *v, Figure *f, char *err)
 {
     assert(s && v && f && err);
@@ -259,7 +238,7 @@ int figure_grid(Store *s, const GridView *v, Figure *f, char *err)
     if (results_sweep(s, v->sweep_id, &sw, &found, err)) return -1;
     if (!found) return err_set(err, "no sweep %lld in the store", (long long)v->sweep_id);
     Pivot p;
-    if (load_pivot(s, v->sweep_id, &p, err)) return -1;
+    if (pivot_load(s, v->sweep_id, &p, err)) return -1;
     char preset[64];
     figure_sweep_preset(sw.name, preset, sizeof preset);
     int is_preset = preset_find(preset) != NULL;

@@ -56,16 +56,16 @@ int figure_add_verdicts(Figure *f, Store *s, const char *sweep_name, int64_t swe
     return rc ? err_set(err, "figure: out of memory") : 0;
 }
 
-/* The unit a metric is in. */
-static const char *metric_unit(PointMetric m)
+const char *figure_metric_unit(int m)
 {
-    switch (m) {
+    switch ((PointMetric)m) {
     case PM_TEST_PERPLEXITY: return "perplexity";
     case PM_TEST_ACCURACY: return "fraction of tokens";
     case PM_TOKENS_PER_S: return "training tokens/s";
     case PM_SAMPLES_PER_S: return "samples/s, batch 1, one thread";
     case PM_TOKENS: return "tokens";
     case PM_WALL: return "seconds";
+    case PM_BEST_VALID_STEP: return "step";
     default: return "nats per token";
     }
 }
@@ -172,7 +172,7 @@ static int fill_heatmap(Figure *f, const Pivot *p, int row, int col, PointMetric
     const PointMetricInfo *info = point_metric_info(m);
     snprintf(h->row_axis, sizeof h->row_axis, "%s", row >= 0 ? p->axis[row] : "");
     snprintf(h->col_axis, sizeof h->col_axis, "%s", col >= 0 ? p->axis[col] : "");
-    snprintf(h->scale_label, sizeof h->scale_label, "%s (%s; %s is better)", info->label, metric_unit(m),
+    snprintf(h->scale_label, sizeof h->scale_label, "%s (%s; %s is better)", info->label, figure_metric_unit(m),
              info->higher_better ? "higher" : "lower");
     h->higher_better = info->higher_better;
     for (int r = 0; r < rows; r++) snprintf(h->row_labels[r], FIG_LABEL_LEN, "%s", row >= 0 ? p->values[row][r] : info->label);

@@ -26,6 +26,7 @@
 #include "engine/common.h"
 #include "engine/text.h"
 #include "experiments/adaptive.h"
+#include "experiments/importance.h"
 #include "experiments/pivot.h"
 #include "experiments/report.h"
 #include "experiments/stats.h"
@@ -33,6 +34,7 @@
 #include "ui/claims_view.h"
 #include "ui/draw/heatmap.h"
 #include "ui/figure_key.h"
+#include "ui/grid_parallel.h"
 #include "ui/ui.h"
 
 #define PIVOT_MAX_AXES 12
@@ -61,7 +63,9 @@ typedef struct {
 
     int row_axis, col_axis;      /* -1: a single row / column */
     int fixed;                   /* 0..n_combos-1: other axes fixed at a combination; n_combos: averaged */
-    PointMetric metric;          /* one of the first PM_SHOWN (experiments/points.h) */
+    PointMetric metric;          /* one of the first PM_SHOWN (experiments/points.h), or the best valid loss */
+    int loss_best;               /* L: the valid loss is each run's lowest evaluation (with its step) */
+    GridParallel parallel;       /* v: parallel coordinates instead of the heatmap (ui/grid_parallel.h) */
     ClaimsView claims;           /* the verdicts of the sweep's preset */
 
     /* R: the reproduction report of the sweep's preset in place of the table */
@@ -288,8 +292,8 @@ static double cell_value(const PivotCell *c) { return c->n_value ? c->stats.mean
 /* "6.371", "6.371±0.002 n3" over several runs (n left out when every cell
    has the same count: show_n 0), " (paper 1.49)" beside when paper_inline
    (else the paper has rows of its own). */
-static void cell_text(const PivotCell *c, UiContext *ctx, int paper_inline, int show_n, int flag, char *out,
-                      size_t cap)
+static void cell_text(const PivotCell *c, UiContext *ctx, int paper_inline, int show_n, int flag, double step,
+                      char *out, size_t cap)
 {
     const char *more = ctx->utf8 ? "…" : "...";
     char value[64], paper[48] = "";
@@ -311,6 +315,8 @@ static void cell_text(const PivotCell *c, UiContext *ctx, int paper_inline, int 
             snprintf(value + strlen(value), sizeof value - strlen(value), "%s%s", ui_pm(ctx), se);
             if (show_n) snprintf(value + strlen(value), sizeof value - strlen(value), " n%d", c->n_value);
         }
+        /* the best valid loss: at its step (over seeds, their mean step) */
+        if (isfinite(step)) snprintf(value + strlen(value), sizeof value - strlen(value), "@%.0f", step);
         /* '!': runs of the cell that did not learn (its mean is no claim's evidence) */
         snprintf(out, cap, "%s%s%s%s", value, flag && c->n_not_learning ? "!" : "", c->n_pending ? more : "", paper);
     } else if (c->n_pending) {
@@ -420,8 +426,10 @@ static void draw_header(GridState *st, UiContext *ctx, int *y, int width)
     int x = (int)strlen(name) + 3;
     if (x < width) ui_text(*y, x, width - x, dim, "(%d of %d, [ ] switch)", st->current + 1, st->n_sweeps);
     (*y)++;
-    ui_text((*y)++, 0, width, 0, "metric: %s (%s is better)   rows: %s   columns: %s", point_metric_info(st->metric)->label,
-            point_metric_info(st->metric)->higher_better ? "higher" : "lower",
+    const char *which = st->metric == PM_VALID_LOSS ? ", the last (L: best)"
+                        : st->metric == PM_BEST_VALID_LOSS ? "@step, the lowest (L: last)" : "";
+    ui_text((*y)++, 0, width, 0, "metric: %s%s (%s is better)   rows: %s   columns: %s", point_metric_info(st->metric)->label,
+            which, point_metric_info(st->metric)->higher_better ? "higher" : "lower",
             st->row_axis >= 0 ? st->pivot.axis[st->row_axis] : "-", st->col_axis >= 0 ? st->pivot.axis[st->col_axis] : "-");
     int others[PIVOT_MAX_AXES], n = other_axes(st, others);
     if (n > 0) {
@@ -499,6 +507,7 @@ static void draw_report(GridState *st, UiContext *ctx, int top, int height, int 
 /* The table of one draw: the cells, and where and how they are shown. */
 typedef struct {
     PivotCell *cells;            /* [rows * cols] */
+    PivotCell *steps;            /* [rows * cols]: the best valid loss's steps, NULL for another metric */
     int rows, cols;
     char corner[160];            /* "row axis \\ column axis" */
     int label_w, col_w[PIVOT_MAX_VALUES];
@@ -509,6 +518,13 @@ typedef struct {
     double lo, hi;               /* the range of the finished cells' values */
 } GridTable;
 
+/* Cell i's best valid loss's step (the mean over its runs), NAN when the
+   table is of another metric. */
+static double cell_step(const GridTable *tab, int i)
+{
+    return tab->steps && tab->steps[i].n_value ? tab->steps[i].stats.mean : NAN;
+}
+
 /* The cells of the sweep shown and their layout in width columns. */
 static int table_layout(GridState *st, UiContext *ctx, int width, GridTable *tab)
 {
@@ -517,7 +533,12 @@ static int table_layout(GridState *st, UiContext *ctx, int width, GridTable *tab
     tab->cols = st->col_axis >= 0 ? st->pivot.n_values[st->col_axis] : 1;
     int rows = tab->rows, cols = tab->cols;
     tab->cells = calloc((size_t)rows * (size_t)cols, sizeof *tab->cells);
-    if (!tab->cells) return -1;
+    tab->steps = st->metric == PM_BEST_VALID_LOSS ? calloc((size_t)rows * (size_t)cols, sizeof *tab->steps) : NULL;
+    if (!tab->cells || (st->metric == PM_BEST_VALID_LOSS && !tab->steps)) {
+        free(tab->cells);
+        free(tab->steps);
+        return -1;
+    }
     PivotCell *cells = tab->cells;
     char preset[64];
     claims_view_preset(st->sweeps[st->current].name, preset, sizeof preset);
@@ -527,6 +548,8 @@ static int table_layout(GridState *st, UiContext *ctx, int width, GridTable *tab
         for (int a = 0; a < PIVOT_MAX_AXES; a++) fixed_at[a] = -1;
     pivot_cells(&st->pivot, st->row_axis, st->col_axis, fixed_at, st->metric, st->paper, st->n_paper,
                 paper_metric_beside(preset, st->metric), cells);
+    if (tab->steps)
+        pivot_cells(&st->pivot, st->row_axis, st->col_axis, fixed_at, PM_BEST_VALID_STEP, NULL, 0, NULL, tab->steps);
 
     /* column widths: the row labels, then each column's widest text */
     char text[128];
@@ -556,7 +579,8 @@ static int table_layout(GridState *st, UiContext *ctx, int width, GridTable *tab
         for (int c = 0; c < cols; c++) {
             tab->col_w[c] = st->col_axis >= 0 ? text_columns(st->pivot.values[st->col_axis][c]) : 0;
             for (int r = 0; r < rows; r++) {
-                cell_text(&cells[r * cols + c], ctx, tab->paper_inline, tab->show_n, tab->flag, text, sizeof text);
+                cell_text(&cells[r * cols + c], ctx, tab->paper_inline, tab->show_n, tab->flag, cell_step(tab, r * cols + c),
+                          text, sizeof text);
                 tab->col_w[c] = MB_MAX(tab->col_w[c], text_columns(text) + (ctx->colors ? 0 : 2));
             }
             tab->col_w[c] = MB_MAX(tab->col_w[c] + 2, 8);
@@ -602,7 +626,7 @@ static int draw_table_row(GridState *st, UiContext *ctx, const GridTable *tab, i
     int x = tab->label_w;
     for (int c = 0; c < cols && x < width; c++) {
         const PivotCell *cell = &tab->cells[r * cols + c];
-        cell_text(cell, ctx, tab->paper_inline, tab->show_n, tab->flag, text, sizeof text);
+        cell_text(cell, ctx, tab->paper_inline, tab->show_n, tab->flag, cell_step(tab, r * cols + c), text, sizeof text);
         int w = MB_MIN(tab->col_w[c], width - x);
         double v = cell_value(cell);
         int attr = cell_attr(st, ctx, tab, r * cols + c);
@@ -662,6 +686,24 @@ static int draw_legend(UiContext *ctx, const GridTable *tab, int y, int bottom, 
     return y;
 }
 
+/* Which knob matters for the metric shown (experiments/importance.h), on
+   one line under the table; returns the next free line. */
+static int draw_importance(GridState *st, UiContext *ctx, int y, int bottom, int width)
+{
+    if (y >= bottom) return y;
+    Importance imp;
+    char err[ERR_LEN], text[512];
+    if (importance_of_pivot(&st->pivot, st->metric, &imp, err)) {
+        ui_text(y, 0, width, ui_attr(ctx, UI_PAIR_DIM), "which knob matters: %s", err);
+        return y + 1;
+    }
+    importance_summary(&imp, 6, text, sizeof text);
+    char line[700], filled[48] = "";
+    if (imp.n_imputed) snprintf(filled, sizeof filled, ", %d filled", imp.n_imputed);
+    snprintf(line, sizeof line, "which knob matters (variance over %d cells%s): %s", imp.n_cells, filled, text);
+    return y + ui_wrap(y, 0, width, MB_MIN(2, bottom - y), 0, line);
+}
+
 static void grid_draw(void *state, UiContext *ctx, int top, int height, int width)
 {
     GridState *st = state;
@@ -682,6 +724,10 @@ static void grid_draw(void *state, UiContext *ctx, int top, int height, int widt
     }
     draw_header(st, ctx, &y, width);
     y++;
+    if (st->parallel.on) {
+        grid_parallel_draw(&st->parallel, ctx, st->sweeps[st->current].id, &st->pivot, st->metric, y, bottom - y, width);
+        return;
+    }
     int rows = st->row_axis >= 0 ? st->pivot.n_values[st->row_axis] : 1;
     int cols = st->col_axis >= 0 ? st->pivot.n_values[st->col_axis] : 1;
     if (st->pivot.n_runs == 0 || rows == 0 || cols == 0) {
@@ -701,6 +747,8 @@ static void grid_draw(void *state, UiContext *ctx, int top, int height, int widt
     for (int r = 0; r < rows && y < bottom; r++) y += draw_table_row(st, ctx, &tab, r, y, bottom, width);
     y = draw_legend(ctx, &tab, y, bottom, width);
     free(tab.cells);
+    free(tab.steps);
+    y = draw_importance(st, ctx, y, bottom, width);
     if (y + 1 < bottom) claims_view_draw(&st->claims, ctx, y + 1, width, bottom - y - 1 - (st->error[0] != 0));
 }
 
@@ -735,7 +783,18 @@ static int grid_key(void *state, UiContext *ctx, int ch)
             return 1;
         }
     }
+    int64_t sweep_id = st->current >= 0 ? st->sweeps[st->current].id : 0;
+    if (st->parallel.on && st->current >= 0 && grid_parallel_key(&st->parallel, ctx, sweep_id, &st->pivot, st->metric, ch))
+        return 1;
     switch (ch) {
+    case 'v':
+        st->parallel.on = !st->parallel.on;
+        return 1;
+    case 'L':
+        st->loss_best = !st->loss_best;
+        st->metric = st->loss_best ? PM_BEST_VALID_LOSS : PM_VALID_LOSS;
+        ui_say(ctx, "valid loss: %s", st->loss_best ? "each run's lowest evaluation, at its step" : "the last evaluation");
+        return 1;
     case 'R':
         if (st->current < 0) return 1;
         st->report_on = 1;
@@ -744,9 +803,11 @@ static int grid_key(void *state, UiContext *ctx, int ch)
         return 1;
     case '[': switch_sweep(st, ctx, -1); return 1;
     case ']': switch_sweep(st, ctx, +1); return 1;
-    case 'm':
-        st->metric = (PointMetric)((st->metric + 1) % PM_SHOWN);
+    case 'm': {
+        int next = ((st->metric == PM_BEST_VALID_LOSS ? PM_VALID_LOSS : st->metric) + 1) % PM_SHOWN;
+        st->metric = next == PM_VALID_LOSS && st->loss_best ? PM_BEST_VALID_LOSS : (PointMetric)next;
         return 1;
+    }
     case 'a':
         if (st->n_axes < 2) ui_say(ctx, "this sweep has %d axis: one row", st->n_axes);
         cycle_axis(st, &st->row_axis, &st->col_axis);
@@ -765,6 +826,10 @@ static int grid_key(void *state, UiContext *ctx, int ch)
         return 1;
     }
     case UI_FIGURE_KEY: {
+        if (st->parallel.on) {
+            grid_parallel_figure(&st->parallel, ctx, sweep_id, &st->pivot, st->metric);
+            return 1;
+        }
         int fixed_at[PIVOT_MAX_AXES];
         fixed_values(st, fixed_at);
         ui_figure_grid(ctx, st->current >= 0 ? st->sweeps[st->current].id : 0, (int)st->metric, &st->pivot,
@@ -778,14 +843,22 @@ static int grid_key(void *state, UiContext *ctx, int ch)
 
 const UiScreen ui_screen_grid = {
     "Grid",
-    "[ ] sweep  m metric  a/b axes  f fix  R report",
+    "[ ] sweep  m/L metric  a/b axes  f fix  v parallel  R report",
     "[ / ]           previous / next sweep\n"
     "m               metric: test/valid/train loss, test perplexity and\n"
     "                accuracy, tokens/s, test/valid loss_all (mlm, every\n"
     "                position), samples/s (batch-1 inference); a preset\n"
     "                opens on its paper's (loss_all for PairConnect)\n"
+    "L               valid loss: the last evaluation or each run's lowest\n"
+    "                (the best), with its step (@N; over seeds the mean)\n"
     "a / b           next row / column axis (the other's: swap)\n"
     "f               other axes: next fixed value, then averaged\n"
+    "v               parallel coordinates instead of the heatmap: an axis\n"
+    "                per axis of the sweep and the metric, a line per run\n"
+    "                (g: per seed group) coloured worse to better;\n"
+    "                left/right pick an axis, up/down move its range's\n"
+    "                top, PgUp/PgDn its bottom, x clear, X clear all:\n"
+    "                lines outside a range dim\n"
     "P               write this figure as SVG beside the store (mixbench plot)\n"
     "R               the preset's reproduction report (mixbench report):\n"
     "                up/down, PgUp/PgDn, Home/End scroll; R or Esc: back\n"
@@ -793,6 +866,8 @@ const UiScreen ui_screen_grid = {
     "                ... pending; over seeds mean +- standard error;\n"
     "                (paper X) or a paper row: the paper's figure, with\n"
     "                its setting against ours above; numeric axes by value;\n"
+    "                under it: which knob matters (the share of the\n"
+    "                metric's variance each axis and pair explains);\n"
     "                below: the paper's claims, judged on this sweep\n"
     "                (holds, does not hold, within noise, not run)",
     grid_create,

@@ -72,7 +72,8 @@ typedef struct {
     int report_on;
     StrBuf report;               /* report_build's text */
     int64_t report_sweep;        /* built for this sweep ... */
-    int report_done;             /* ... with this many finished runs */
+    int report_done;             /* ... with this many finished runs ... */
+    int report_loss_best;        /* ... and this choice of valid loss (L) */
     UiList report_view;          /* its lines (a text view: scroll, page) */
     char error[ERR_LEN];
 } GridState;
@@ -226,13 +227,14 @@ static void build_report(GridState *st, UiContext *ctx, const char *preset, int6
     sb_init(&st->report);
     char err[ERR_LEN];
     const char *presets[1] = {preset};
-    if (report_build(ctx->store, presets, 1, 0, &st->report, err)) {
+    if (report_build(ctx->store, presets, 1, st->loss_best ? REPORT_LOSS_BEST : 0, &st->report, err)) {
         sb_free(&st->report);
         sb_init(&st->report);
         sb_append(&st->report, err);
     }
     st->report_sweep = sweep_id;
     st->report_done = n_done;
+    st->report_loss_best = st->loss_best;
 }
 
 static void grid_reload(void *state, UiContext *ctx)
@@ -280,7 +282,8 @@ static void grid_reload(void *state, UiContext *ctx)
         int n_done = 0;
         for (int i = 0; i < st->pivot.n_runs; i++) n_done += st->pivot.runs[i].state == RUN_DONE;
         claims_view_update(&st->claims, ctx, s->name, s->id, n_done);
-        if (st->report_on && (st->report_sweep != s->id || st->report_done != n_done))
+        if (st->report_on &&
+            (st->report_sweep != s->id || st->report_done != n_done || st->report_loss_best != st->loss_best))
             build_report(st, ctx, preset, s->id, n_done);
     } else {
         claims_view_free(&st->claims);

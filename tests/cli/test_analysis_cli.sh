@@ -7,7 +7,8 @@
 # choice named in each header, the default unchanged), which knob matters
 # in `report` (text and --md), and `plot parallel` read back from its SVG
 # (its axes and their values, a coloured line per seed group or run, the
-# brushed-out lines faint and counted in a note; PDF and PNG headers).
+# brushed-out lines faint and counted in a note; PDF and PNG headers); the
+# Grid figure of the best valid loss with each cell's step.
 # Bad input: one line, non-zero, no file.
 set -u
 . "$(dirname "$0")/../harness.sh"
@@ -82,6 +83,15 @@ grep -q "^| knob | share |" "$T/r.md" && grep -q "^| arch | 100.0% |" "$T/r.md" 
   fail report_md_knobs "$(grep -A4 knob "$T/r.md") $(cat "$T/err")"
 $MB report --db "$DB" --loss first >"$T/out" 2>"$T/err"; rc=$?
 [ $rc = 1 ] && one_line "$T/err" && pass report_loss_refused || fail report_loss_refused "rc $rc: $(cat "$T/err")"
+
+# --- plot grid of the best valid loss: each cell's mean step under it (run 1: 4, run 2: 12)
+$MB plot grid 1 --db "$DB" --metric best_valid_loss --rows arch --cols layers -o "$T/g.svg" >/dev/null 2>&1
+python3 -c "
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+print([t.text for t in root.iter('{http://www.w3.org/2000/svg}text') if t.get('class') == 'detail'][0])" "$T/g.svg" \
+  >"$T/detail" 2>&1
+grep -q "^at step 8" "$T/detail" && pass plot_grid_best_step || fail plot_grid_best_step "$(cat "$T/detail")"
 
 # --- plot parallel: axes, values, a line per seed group / run, brushes
 texts() { python3 -c "

@@ -132,8 +132,9 @@ static int fix_axes(const Pivot *p, const char *at, int *fixed_at, char *err)
 }
 
 /* A cell's text: "5.123", "5.123 ± 0.010" (the se to the mean's decimals),
-   and its second line: the paper's figure, what is pending or stopped. */
-static void cell_text(const PivotCell *c, int show_n, int flag, FigCell *out)
+   and its second line: the best valid loss's step (step: its cell, NULL
+   for another metric), the paper's figure, what is pending or stopped. */
+static void cell_text(const PivotCell *c, const PivotCell *step, int show_n, int flag, FigCell *out)
 {
     if (c->n_value) {
         heat_format(c->stats.mean, 4, out->value, sizeof out->value);
@@ -153,7 +154,9 @@ static void cell_text(const PivotCell *c, int show_n, int flag, FigCell *out)
     char paper[32] = "";
     if (!isnan(c->paper)) heat_format(c->paper, 4, paper, sizeof paper);
     int len = 0;
-    if (show_n && c->n_value) len = snprintf(out->detail, sizeof out->detail, "n%d", c->n_value);
+    if (step && step->n_value) len = snprintf(out->detail, sizeof out->detail, "at step %.0f", step->stats.mean);
+    if (show_n && c->n_value)
+        len += snprintf(out->detail + len, sizeof out->detail - (size_t)len, "%sn%d", len ? ", " : "", c->n_value);
     if (flag && c->n_not_learning) /* its mean is no claim's evidence */
         len += snprintf(out->detail + len, sizeof out->detail - (size_t)len, "%s! %d not learning", len ? ", " : "",
                         c->n_not_learning);
@@ -164,7 +167,8 @@ static void cell_text(const PivotCell *c, int show_n, int flag, FigCell *out)
 }
 
 /* The heatmap of the cells, with its labels. */
-static int fill_heatmap(Figure *f, const Pivot *p, int row, int col, PointMetric m, const PivotCell *cells, char *err)
+static int fill_heatmap(Figure *f, const Pivot *p, int row, int col, PointMetric m, const PivotCell *cells,
+                        const PivotCell *steps, char *err)
 {
     int rows = row >= 0 ? p->n_values[row] : 1, cols = col >= 0 ? p->n_values[col] : 1;
     FigHeatmap *h = figure_set_heatmap(f, rows, cols);
@@ -186,7 +190,7 @@ static int fill_heatmap(Figure *f, const Pivot *p, int row, int col, PointMetric
     double *means = malloc((size_t)rows * (size_t)cols * sizeof *means);
     if (!means) return err_set(err, "figure: out of memory");
     for (int i = 0; i < rows * cols; i++) {
-        cell_text(&cells[i], show_n, info->learned, &h->cells[i]);
+        cell_text(&cells[i], steps ? &steps[i] : NULL, show_n, info->learned, &h->cells[i]);
         flagged |= info->learned && cells[i].n_not_learning;
         means[i] = cells[i].n_value ? cells[i].stats.mean : NAN;
     }
@@ -258,13 +262,17 @@ int figure_grid(Store *s, const GridView *v, Figure *f, char *err)
     int rows = row >= 0 ? p.n_values[row] : 1, cols = col >= 0 ? p.n_values[col] : 1;
     if (!rc && !(cells = calloc((size_t)rows * (size_t)cols, sizeof *cells))) rc = err_set(err, "figure: out of memory");
     if (!rc) pivot_cells(&p, row, col, fixed_at, m, figs, kept, want, cells);
+    /* the best valid loss: each cell's (mean) step under it */
+    PivotCell *steps = !rc && m == PM_BEST_VALID_LOSS ? calloc((size_t)rows * (size_t)cols, sizeof *steps) : NULL;
+    if (steps) pivot_cells(&p, row, col, fixed_at, PM_BEST_VALID_STEP, NULL, 0, NULL, steps);
     snprintf(f->title, sizeof f->title, "Grid: sweep %lld %s, %s", (long long)v->sweep_id, sw.name,
              point_metric_info(m)->label);
     if (!rc) rc = grid_notes(f, &p, row, col, fixed_at, figs, kept, want, err);
-    if (!rc) rc = fill_heatmap(f, &p, row, col, m, cells, err);
+    if (!rc) rc = fill_heatmap(f, &p, row, col, m, cells, steps, err);
     if (!rc && figure_note(f, FIG_TONE_DIM, "made by mixbench sweep %s", sw.spec)) rc = err_set(err, "figure: out of memory");
     if (!rc) rc = figure_add_verdicts(f, s, sw.name, v->sweep_id, err);
     free(cells);
+    free(steps);
     free(figs);
     pivot_free(&p);
     if (rc) figure_free(f);

@@ -60,7 +60,7 @@ static double mean_of(const double *y, long n)
 static void impute(const int *levels, int k, long n, double *y, const unsigned char *missing,
                    double (*eff)[PIVOT_MAX_VALUES])
 {
-    for (int iter = 0; iter < 1000; iter++) {
+    for (int iter = 0; iter < 500; iter++) {
         double grand = mean_of(y, n), moved = 0, scale = 0;
         main_effects(levels, k, n, y, grand, eff);
         for (long c = 0; c < n; c++) {

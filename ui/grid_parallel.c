@@ -6,6 +6,7 @@
 #define _XOPEN_SOURCE_EXTENDED 1
 #include "ui/grid_parallel.h"
 
+#include <assert.h>
 #include <math.h>
 #include <ncurses.h>
 #include <stdio.h>
@@ -84,6 +85,7 @@ static int series_attr(UiContext *ctx, int series)
 void grid_parallel_draw(GridParallel *gp, UiContext *ctx, int64_t sweep_id, const Pivot *p, PointMetric m, int top,
                         int height, int width)
 {
+    assert(gp && ctx && p);
     follow(gp, sweep_id, m);
     int dim = ui_attr(ctx, UI_PAIR_DIM), head = ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD;
     Parallel par;
@@ -188,6 +190,7 @@ static void move_edge(GridParallel *gp, const Pivot *p, const Parallel *par, int
 
 int grid_parallel_key(GridParallel *gp, UiContext *ctx, int64_t sweep_id, const Pivot *p, PointMetric m, int ch)
 {
+    assert(gp && ctx && p);
     follow(gp, sweep_id, m);
     if (ch == 'g') {
         gp->groups = !gp->groups;
@@ -218,6 +221,7 @@ int grid_parallel_key(GridParallel *gp, UiContext *ctx, int64_t sweep_id, const 
 
 void grid_parallel_figure(GridParallel *gp, UiContext *ctx, int64_t sweep_id, const Pivot *p, PointMetric m)
 {
+    assert(gp && ctx && p);
     follow(gp, sweep_id, m);
     Figure fig;
     figure_init(&fig);

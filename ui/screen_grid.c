@@ -26,7 +26,6 @@
 #include "engine/common.h"
 #include "engine/text.h"
 #include "experiments/adaptive.h"
-#include "experiments/importance.h"
 #include "experiments/pivot.h"
 #include "experiments/report.h"
 #include "experiments/stats.h"
@@ -34,6 +33,7 @@
 #include "ui/claims_view.h"
 #include "ui/draw/heatmap.h"
 #include "ui/figure_key.h"
+#include "ui/grid_knobs.h"
 #include "ui/grid_parallel.h"
 #include "ui/ui.h"
 
@@ -66,6 +66,7 @@ typedef struct {
     PointMetric metric;          /* one of the first PM_SHOWN (experiments/points.h), or the best valid loss */
     int loss_best;               /* L: the valid loss is each run's lowest evaluation (with its step) */
     GridParallel parallel;       /* v: parallel coordinates instead of the heatmap (ui/grid_parallel.h) */
+    GridKnobs knobs;             /* which knob matters, under the heatmap (ui/grid_knobs.h) */
     ClaimsView claims;           /* the verdicts of the sweep's preset */
 
     /* R: the reproduction report of the sweep's preset in place of the table */
@@ -689,24 +690,6 @@ static int draw_legend(UiContext *ctx, const GridTable *tab, int y, int bottom, 
     return y;
 }
 
-/* Which knob matters for the metric shown (experiments/importance.h), on
-   one line under the table; returns the next free line. */
-static int draw_importance(GridState *st, UiContext *ctx, int y, int bottom, int width)
-{
-    if (y >= bottom) return y;
-    Importance imp;
-    char err[ERR_LEN], text[512];
-    if (importance_of_pivot(&st->pivot, st->metric, &imp, err)) {
-        ui_text(y, 0, width, ui_attr(ctx, UI_PAIR_DIM), "which knob matters: %s", err);
-        return y + 1;
-    }
-    importance_summary(&imp, 6, text, sizeof text);
-    char line[700], filled[48] = "";
-    if (imp.n_imputed) snprintf(filled, sizeof filled, ", %d filled", imp.n_imputed);
-    snprintf(line, sizeof line, "which knob matters (variance over %d cells%s): %s", imp.n_cells, filled, text);
-    return y + ui_wrap(y, 0, width, MB_MIN(2, bottom - y), 0, line);
-}
-
 static void grid_draw(void *state, UiContext *ctx, int top, int height, int width)
 {
     GridState *st = state;
@@ -751,7 +734,7 @@ static void grid_draw(void *state, UiContext *ctx, int top, int height, int widt
     y = draw_legend(ctx, &tab, y, bottom, width);
     free(tab.cells);
     free(tab.steps);
-    y = draw_importance(st, ctx, y, bottom, width);
+    y = grid_knobs_draw(&st->knobs, ctx, &st->pivot, st->loaded_sweep, st->metric, y, bottom, width);
     if (y + 1 < bottom) claims_view_draw(&st->claims, ctx, y + 1, width, bottom - y - 1 - (st->error[0] != 0));
 }
 

@@ -179,8 +179,9 @@ int importance_of_pivot(const Pivot *p, PointMetric m, Importance *out, char *er
     for (int f = 0; f < k; f++)
         if ((n *= levels[f]) > IMP_MAX_CELLS) return err_set(err, "the grid has more than %d cells", IMP_MAX_CELLS);
     double *sum = calloc((size_t)n, sizeof *sum), *count = calloc((size_t)n, sizeof *count);
-    if (!sum || !count) {
-        free(sum), free(count);
+    double *sumsq = calloc((size_t)n, sizeof *sumsq);
+    if (!sum || !count || !sumsq) {
+        free(sum), free(count), free(sumsq);
         return err_set(err, "importance: out of memory");
     }
     for (int i = 0; i < p->n_runs; i++) {
@@ -191,13 +192,24 @@ int importance_of_pivot(const Pivot *p, PointMetric m, Importance *out, char *er
             c = p->coord[i][axis_of[f]] < 0 ? -1 : c * levels[f] + p->coord[i][axis_of[f]];
         if (c < 0) continue;
         sum[c] += v;
+        sumsq[c] += v * v;
         count[c]++;
         out->n_runs++;
+    }
+    /* seed noise: the pooled variance within cells, over each cell's count */
+    double within = 0, dof = 0, inverse = 0;
+    int observed = 0;
+    for (long c = 0; c < n; c++) {
+        if (count[c] == 0) continue;
+        observed++;
+        inverse += 1 / count[c];
+        if (count[c] > 1) within += MB_MAX(0.0, sumsq[c] - sum[c] * sum[c] / count[c]), dof += count[c] - 1;
     }
     for (long c = 0; c < n; c++) sum[c] = count[c] > 0 ? sum[c] / count[c] : NAN;
     int rc = importance_grid(levels, k, sum, out, err);
     for (int f = 0; f < k; f++) out->levels[f] = levels[f];
-    free(sum), free(count);
+    out->noise = dof > 0 && out->variance > 0 ? within / dof * inverse / observed / out->variance : NAN;
+    free(sum), free(count), free(sumsq);
     return rc;
 }
 

@@ -16,7 +16,9 @@
  * fitted to the cells that have one (main effects only, iterated to the
  * least-squares fit: Yates' missing-value method), so a missing cell adds
  * no interaction of its own; with fewer than half the cells there is no
- * decomposition.
+ * decomposition.  Beside the shares, how much of the cells' variance seed
+ * noise alone would make (from the spread of a cell's seeds), so that a
+ * share no larger than it reads as noise.
  *
  * Not for: reading the store (db/results.h) or showing it (ui/, report.c).
  */
@@ -37,6 +39,10 @@ typedef struct {
     double variance;                                  /* of the cells' values (0: the metric is flat) */
     int n_cells, n_observed, n_imputed;               /* the grid's cells, those with a value, those filled */
     int n_runs;                                       /* finished runs with a value */
+    double noise;                                     /* the variance seed noise alone gives the cells' means
+                                                         (the runs' pooled variance within a cell over each
+                                                         cell's count, averaged), over variance; NAN when no
+                                                         cell has two runs */
 } Importance;
 
 /* The decomposition of cells[0..prod(levels)) (row-major: factor 0 varies

@@ -231,10 +231,14 @@ static int knobs(Store *s, int64_t sweep_id, const char *preset, int markdown, S
     if (imp.n_imputed)
         snprintf(how + strlen(how), sizeof how - strlen(how), "; %d cells without runs filled additively",
                  imp.n_imputed);
+    char noise[96] = "";
+    if (isfinite(imp.noise))
+        snprintf(noise, sizeof noise, "seed noise alone would make %.0f%% of this variance", 100 * imp.noise);
     if (!markdown) {
         char text[1024];
         importance_summary(&imp, 12, text, sizeof text);
-        sb_printf(out, "\n  Which knob matters (%s):\n    %s\n", how, text);
+        sb_printf(out, "\n  Which knob matters (%s):\n    %s\n%s%s%s", how, text, noise[0] ? "    (" : "", noise,
+                  noise[0] ? ")\n" : "");
         return 0;
     }
     sb_printf(out, "\nWhich knob matters (%s):\n\n| knob | share |\n|---|---|\n", how);
@@ -244,6 +248,7 @@ static int knobs(Store *s, int64_t sweep_id, const char *preset, int markdown, S
             sb_printf(out, "| %s x %s | %.1f%% |\n", imp.factor[a], imp.factor[b], 100 * imp.pair[a][b]);
     }
     if (imp.n_factors > 2) sb_printf(out, "| three or more together | %.1f%% |\n", 100 * imp.higher);
+    if (noise[0]) sb_printf(out, "\nSeed noise alone would make %.0f%% of this variance.\n", 100 * imp.noise);
     return 0;
 }
 

@@ -5,6 +5,7 @@
 #include "ui/grid_knobs.h"
 
 #include <assert.h>
+#include <math.h>
 #include <stdio.h>
 
 #include "engine/common.h"
@@ -24,8 +25,10 @@ static void update(GridKnobs *k, const Pivot *p, int64_t sweep_id, PointMetric m
     } else {
         importance_summary(&imp, 6, shares, sizeof shares);
         if (imp.n_imputed) snprintf(filled, sizeof filled, ", %d filled", imp.n_imputed);
-        snprintf(k->text, sizeof k->text, "which knob matters (variance over %d cells%s): %s", imp.n_cells, filled,
-                 shares);
+        int len = snprintf(k->text, sizeof k->text, "which knob matters (variance over %d cells%s): %s", imp.n_cells,
+                           filled, shares);
+        if (isfinite(imp.noise) && len < (int)sizeof k->text)
+            snprintf(k->text + len, sizeof k->text - (size_t)len, "; seed noise alone %.0f%%", 100 * imp.noise);
     }
     k->sweep = sweep_id;
     k->metric = (int)m;

@@ -2,7 +2,8 @@
  * grid_knobs.h — the Grid screen's line under the heatmap saying which
  * knob matters: the share of the metric's variance over the sweep's grid
  * that each axis and pair of axes explains (experiments/importance.h),
- * from the largest, or why it cannot be said.  Worked out again only when
+ * from the largest, and how much of that variance seed noise alone would
+ * make, or why it cannot be said.  Worked out again only when
  * the sweep, the metric or the count of finished runs changes: a large
  * grid with missing cells takes a while, and the screen redraws twice a
  * second.

@@ -5,7 +5,7 @@
  * share, XOR all interaction, a three-way parity all "higher"; a missing
  * cell of an additive grid filled without adding interaction; too few
  * cells refused; and over a sweep's pivot: seeds averaged inside a cell
- * whatever their count, the seed axis and one-value axes left out, zipped
+ * whatever their count, the seed noise from their spread, the seed axis and one-value axes left out, zipped
  * axes merged into one knob; the summary line.
  */
 #include <math.h>
@@ -176,6 +176,10 @@ static void test_pivot(void)
     char text[200];
     importance_summary(&imp, 5, text, sizeof text);
     CHECK(!strcmp(text, "lr 100%"), "%s", text);
+    /* seed noise: pooled within-cell variance (0.02 over 1 + 0 over 2 degrees
+       of freedom) times the mean of 1/n over the cells (1, 1/2, 1, 1/3),
+       over the cells' variance (0.25) */
+    CHECK(fabs(imp.noise - (0.02 / 3) * ((1 + 0.5 + 1 + 1.0 / 3) / 4) / 0.25) < 1e-9, "noise %g", imp.noise);
     /* a metric no run has: no cells */
     CHECK_IMP(importance_of_pivot(&p, PM_TEST_LOSS, &imp, err) == -1);
     CHECK_IMP(strstr(err, "0 of 4 cells") != NULL);

@@ -2,8 +2,8 @@
 # tests/ui/test_ui_grid_analysis.sh — the Grid screen's analysis (issue 27),
 # driven in tmux on a store of finished runs (attention and cumsum at 1 and
 # 2 layers, 2 seeds; run 1's best valid evaluation made its first): which
-# knob matters under the heatmap, its shares equal to a functional ANOVA
-# computed here from the store's test losses; L: the best valid loss and
+# knob matters under the heatmap, its shares and seed noise equal to a
+# functional ANOVA computed here from the store's test losses; L: the best valid loss and
 # its step (the cell of run 1 at the mean of its seeds' steps), named in
 # the header, and back; v: parallel coordinates (the axes' names and
 # values, braille lines), brushing (right to an axis, down moves its
@@ -40,7 +40,11 @@ va = sum(v * v for v in fa.values()) / len(A) / total
 vl = sum(v * v for v in fl.values()) / len(L) / total
 vp = sum((y[(a, l)] - fa[a] - fl[l] - g) ** 2 for a in A for l in L) / len(y) / total
 parts = sorted([(va, 'arch'), (vl, 'layers'), (vp, 'arch x layers')], key=lambda p: -p[0])
-print(', '.join('%s %.0f%%' % (n, 100 * s) for s, n in parts if s >= 0.005))")
+# seed noise: the pooled variance within cells over each cell's count, over the cells' variance
+within = sum(sum((v - sum(vs) / len(vs)) ** 2 for v in vs) for vs in cells.values())
+dof = sum(len(vs) - 1 for vs in cells.values())
+noise = within / dof * sum(1 / len(vs) for vs in cells.values()) / len(cells) / total
+print(', '.join('%s %.0f%%' % (n, 100 * s) for s, n in parts if s >= 0.005) + '; seed noise alone %.0f%%' % (100 * noise))")
 
 launch A "$S" C.UTF-8 xterm-256color
 wait_for A 10 "Compare" || fail launch "$(screen A)"

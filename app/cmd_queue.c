@@ -506,7 +506,8 @@ int cmd_export(int argc, char **argv)
     if (cli_parse(argc, argv, opts, NULL, NULL, 0, NULL, err)) return cli_fail("export: %s", err);
     if (!csv == !json) return cli_fail("export: choose one of --csv and --json");
     if (cli_loss_choice("export", loss, &loss_best)) return 1;
-    if (loss_best && curves) return cli_fail("export: --loss is for the results, not --curves (every evaluation is there)");
+    if (loss_best && curves)
+        return cli_fail("export: --loss is for the results, not --curves (every evaluation is there)");
     Store *st;
     if (store_open_existing(db_path, &st, err)) return cli_fail("%s", err);
     /* the results get every config key as a column */

@@ -215,7 +215,8 @@ static int ls_table(Store *s, const CliRunRow *runs, int n_runs, int utf8, int l
     const char *heads[14];
     int ncols = 0;
     for (int c = 0; c < 14; c++)
-        if ((c != 12 || any_tag) && (c != 13 || any_name)) heads[ncols++] = c == 8 && loss_best ? "BEST VALID@STEP" : header[c];
+        if ((c != 12 || any_tag) && (c != 13 || any_name))
+            heads[ncols++] = c == 8 && loss_best ? "BEST VALID@STEP" : header[c];
     Table t = {.ncols = ncols, .align = any_tag ? "rllllrrlrrrlll" : "rllllrrlrrrll"};
     if (table_add(&t, heads))
         return cli_fail("ls: out of memory");

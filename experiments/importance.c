@@ -250,5 +250,6 @@ void importance_summary(const Importance *imp, int max, char *out, size_t cap)
         len += (size_t)snprintf(out + len, cap - len, "%s%s %.0f%%", shown ? ", " : "", name, 100 * e[i].share);
         shown++;
     }
-    if (!shown) snprintf(out, cap, "%s", imp->variance > 0 ? "no effect above 0.5%" : "the metric is the same in every cell");
+    if (!shown)
+        snprintf(out, cap, "%s", imp->variance > 0 ? "no effect above 0.5%" : "the metric is the same in every cell");
 }

@@ -428,7 +428,7 @@ static void draw_header(GridState *st, UiContext *ctx, int *y, int width)
     snprintf(name, sizeof name, "Grid: sweep %lld %s", (long long)s->id, s->label);
     ui_text(*y, 0, width, title, "%s", name);
     int x = (int)strlen(name) + 3;
-    if (x < width) ui_text(*y, x, width - x, dim, "(%d of %d, [ ] switch)", st->current + 1, st->n_sweeps);
+    if (x < width) ui_text(*y, x, width - x, dim, "(%d of %d, [ ] switch; R report)", st->current + 1, st->n_sweeps);
     (*y)++;
     const char *which = st->metric == PM_VALID_LOSS ? ", the last (L: best)"
                         : st->metric == PM_BEST_VALID_LOSS ? "@step, the lowest (L: last)" : "";
@@ -829,7 +829,7 @@ static int grid_key(void *state, UiContext *ctx, int ch)
 
 const UiScreen ui_screen_grid = {
     "Grid",
-    "[ ] sweep  m/L metric  a/b axes  f fix  v parallel  R report",
+    "[ ] sweep  m/L metric  a/b/f axes  v parallel",
     "[ / ]           previous / next sweep\n"
     "m               metric: test/valid/train loss, test perplexity and\n"
     "                accuracy, tokens/s, test/valid loss_all (mlm, every\n"

@@ -95,6 +95,9 @@ print(next((l for l in sys.stdin.read().split('\\n') if len(l) > w), ''))" "${si
     fail "parallel_$size" "$(screen A)"
   fi
 done
+# at 80 columns the footer still shows the loop's own keys after the Grid's
+screen A | tail -1 | grep -q "v parallel  Tab screens  ? help  q quit" && pass footer_fits_80 ||
+  fail footer_fits_80 "$(screen A | tail -1)"
 TM send-keys -t A v
 check heatmap_back A 3 "^which knob matters"
 TM kill-session -t A

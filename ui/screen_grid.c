@@ -734,8 +734,11 @@ static void grid_draw(void *state, UiContext *ctx, int top, int height, int widt
     y = draw_legend(ctx, &tab, y, bottom, width);
     free(tab.cells);
     free(tab.steps);
-    y = grid_knobs_draw(&st->knobs, ctx, &st->pivot, st->loaded_sweep, st->metric, y, bottom, width);
-    if (y + 1 < bottom) claims_view_draw(&st->claims, ctx, y + 1, width, bottom - y - 1 - (st->error[0] != 0));
+    /* the claims' verdicts first; which knob matters where rows remain */
+    int free_end = bottom - (st->error[0] != 0), claims = 0;
+    if (y + 1 < free_end) claims = claims_view_draw(&st->claims, ctx, y + 1, width, free_end - y - 1);
+    if (claims) y += claims + 2;
+    grid_knobs_draw(&st->knobs, ctx, &st->pivot, st->loaded_sweep, st->metric, y, free_end, width);
 }
 
 /* Moves axis *which to the next axis; taking the other one's axis swaps
@@ -852,10 +855,10 @@ const UiScreen ui_screen_grid = {
     "                ... pending; over seeds mean +- standard error;\n"
     "                (paper X) or a paper row: the paper's figure, with\n"
     "                its setting against ours above; numeric axes by value;\n"
-    "                under it: which knob matters (the share of the\n"
-    "                metric's variance each axis and pair explains);\n"
     "                below: the paper's claims, judged on this sweep\n"
-    "                (holds, does not hold, within noise, not run)",
+    "                (holds, does not hold, within noise, not run), then\n"
+    "                which knob matters (the share of the metric's\n"
+    "                variance each axis and pair of axes explains)",
     grid_create,
     grid_destroy,
     grid_reload,

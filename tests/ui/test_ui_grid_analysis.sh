@@ -8,8 +8,8 @@
 # the header, and back; v: parallel coordinates (the axes' names and
 # values, braille lines), brushing (right to an axis, down moves its
 # range's top: "4 of 8 runs kept"; x clears it), g per seed group, P the
-# parallel figure beside the store; at 60x20, 80x24 and 120x36, and in
-# ASCII ('|' axes, '#' the range kept).
+# parallel figure beside the store; at 60x20, 80x24 and 120x36 (the footer
+# and the ? help fit 80x24), and in ASCII ('|' axes, '#' the range kept).
 set -u
 . "$(dirname "$0")/../harness.sh"
 ui_setup mbgra
@@ -98,6 +98,11 @@ done
 # at 80 columns the footer still shows the loop's own keys after the Grid's
 screen A | tail -1 | grep -q "v parallel  Tab screens  ? help  q quit" && pass footer_fits_80 ||
   fail footer_fits_80 "$(screen A | tail -1)"
+# ? at 80x24: the Grid's keys, the last of them too
+TM send-keys -t A '?'
+check help_fits_80 A 3 "matters \(each axis's and pair's share of the variance\)"
+screen A | grep -q "^    v               parallel coordinates" && pass help_names_v || fail help_names_v "$(screen A)"
+TM send-keys -t A ' '
 TM send-keys -t A v
 check heatmap_back A 3 "^which knob matters"
 TM kill-session -t A

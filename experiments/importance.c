@@ -154,17 +154,22 @@ int importance_of_pivot(const Pivot *p, PointMetric m, Importance *out, char *er
 {
     assert(p && out && err);
     memset(out, 0, sizeof *out);
-    /* the knobs: axes with two values or more, but seed; an axis zipped
-       with an earlier knob joins it */
+    /* the knobs: axes with two values or more, but seed; an axis whose
+       values follow from an earlier knob's, or the other way round (zipped:
+       "(d,lr)=(64,1e-3),(128,1e-3),(256,5e-4)"), joins it: crossing them
+       would leave cells that no job is at.  A knob's values are those of
+       its finest axis. */
     int axis_of[IMP_MAX_FACTORS], factor_of[PIVOT_MAX_AXES], levels[IMP_MAX_FACTORS], k = 0;
     for (int a = 0; a < p->n_axes; a++) {
         factor_of[a] = -1;
         if (!strcmp(p->axis[a], "seed") || p->n_values[a] < 2) continue;
         for (int f = 0; f < k && factor_of[a] < 0; f++)
-            if (pivot_determined_by(p, a, axis_of[f]) && pivot_determined_by(p, axis_of[f], a)) factor_of[a] = f;
+            if (pivot_determined_by(p, a, axis_of[f]) || pivot_determined_by(p, axis_of[f], a)) factor_of[a] = f;
         if (factor_of[a] >= 0) {
-            size_t len = strlen(out->factor[factor_of[a]]);
-            snprintf(out->factor[factor_of[a]] + len, sizeof out->factor[0] - len, ",%s", p->axis[a]);
+            int f = factor_of[a];
+            if (!pivot_determined_by(p, a, axis_of[f])) axis_of[f] = a, levels[f] = p->n_values[a];
+            size_t len = strlen(out->factor[f]);
+            snprintf(out->factor[f] + len, sizeof out->factor[0] - len, ",%s", p->axis[a]);
             continue;
         }
         if (k == IMP_MAX_FACTORS) return err_set(err, "more than %d axes", IMP_MAX_FACTORS);

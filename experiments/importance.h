@@ -11,8 +11,8 @@
  * its finished runs (each cell weighs the same whatever its seed count:
  * seeds make a cell's mean more precise, not more important).  The seed
  * axis is not a knob: it is averaged inside the cells.  Axes zipped with
- * each other (each one's value follows from the other's) are one knob,
- * named "a,b".  Cells without a value are filled by the additive model
+ * each other (one's value follows from the other's) are one knob, named
+ * "a,b".  Cells without a value are filled by the additive model
  * fitted to the cells that have one (main effects only, iterated to the
  * least-squares fit: Yates' missing-value method), so a missing cell adds
  * no interaction of its own; with fewer than half the cells there is no

@@ -5,8 +5,9 @@
  * share, XOR all interaction, a three-way parity all "higher"; a missing
  * cell of an additive grid filled without adding interaction; too few
  * cells refused; and over a sweep's pivot: seeds averaged inside a cell
- * whatever their count, the seed noise from their spread, the seed axis and one-value axes left out, zipped
- * axes merged into one knob; the summary line.
+ * whatever their count, the seed noise from their spread, the seed axis
+ * and one-value axes left out, zipped axes (both ways, or one following
+ * the other) merged into one knob; the summary line.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -201,6 +202,26 @@ static void test_seed_only(void)
     pivot_free(&p);
 }
 
+static void test_nested(void)
+{
+    /* (layers, lr) zipped one way only: lr follows from layers (1 and 2 at
+       1e-3, 4 at 5e-4), not layers from lr; one knob of layers' 3 values */
+    ResultRun *runs = malloc(3 * sizeof *runs);
+    runs[0] = run_at("1e-3", "1", "2", "1", 5.0);
+    runs[1] = run_at("1e-3", "2", "2", "1", 4.0);
+    runs[2] = run_at("5e-4", "4", "2", "1", 3.0);
+    const char *axes[2] = {"lr", "layers"};
+    Pivot p;
+    char err[ERR_LEN];
+    CHECK(pivot_build(&p, axes, 2, runs, 3, NULL, err) == 0, "%s", err);
+    Importance imp;
+    CHECK_IMP(importance_of_pivot(&p, PM_VALID_LOSS, &imp, err) == 0);
+    CHECK(imp.n_factors == 1 && !strcmp(imp.factor[0], "lr,layers") && imp.levels[0] == 3 && imp.n_cells == 3,
+          "%d factors: %s, %d levels, %d cells", imp.n_factors, imp.factor[0], imp.levels[0], imp.n_cells);
+    CHECK_IMP(near(imp.main[0], 1.0) && imp.n_imputed == 0);
+    pivot_free(&p);
+}
+
 static void test_summary(void)
 {
     Importance imp;
@@ -231,6 +252,7 @@ int main(int argc, char **argv)
     RUN(test_flat);
     RUN(test_pivot);
     RUN(test_seed_only);
+    RUN(test_nested);
     RUN(test_summary);
     CHECK_EXIT();
 }

@@ -80,12 +80,17 @@ grep -q "brushed: layers=1..1: 2 of 4 lines kept" "$T/g-parallel-sweep1.svg" && 
   fail parallel_figure_brushed "$(ls "$T")"
 TM send-keys -t A x
 check parallel_cleared A 3 "^axis layers: all   4 of 4 seed groups kept"
+# the metric's axis: its range's top down to its bottom keeps the best group only; X clears every range
+TM send-keys -t A Right Down Down Down Down Down Down Down Down Down Down Down
+check parallel_metric_brushed A 3 "^axis valid loss: ([0-9.]+)\.\.\1   1 of 4 seed groups kept"
+TM send-keys -t A PgDn X
+check parallel_all_cleared A 3 "^axis valid loss: all   4 of 4 seed groups kept"
 
 # --- the other sizes: the view fits, nothing past the edge
 for size in 60x20 80x24; do
   TM resize-window -t A -x "${size%x*}" -y "${size#*x}"
   sleep 0.4
-  if wait_for A 3 "^axis layers: all" && wait_for A 1 "^arch +layers"; then
+  if wait_for A 3 "^axis valid loss: all" && wait_for A 1 "^arch +layers"; then
     long=$(screen A | python3 -c "
 import sys
 w = int(sys.argv[1])

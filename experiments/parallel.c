@@ -26,6 +26,20 @@ double parallel_metric_pos(const Parallel *par, double v)
     return par->hi > par->lo ? (v - par->lo) / (par->hi - par->lo) : 0.5;
 }
 
+void parallel_brush_span(const Pivot *p, const Parallel *par, int a, const ParBrush *b, double *lo, double *hi)
+{
+    assert(p && par && b && lo && hi);
+    *lo = 0, *hi = 1;
+    if (!b->on) return;
+    if (a == PAR_METRIC) {
+        *lo = fmax(0, parallel_metric_pos(par, fmax(b->lo, par->lo)));
+        *hi = fmin(1, parallel_metric_pos(par, fmin(b->hi, par->hi)));
+    } else {
+        *lo = parallel_value_pos(p, a, b->lo);
+        *hi = parallel_value_pos(p, a, b->hi);
+    }
+}
+
 /* 1 when run i is at group g's point: the same value on every axis but seed. */
 static int same_point(const Pivot *p, int i, int j)
 {

@@ -52,6 +52,11 @@ double parallel_value_pos(const Pivot *p, int a, double i);
 /* Where metric value v sits on the metric's axis (0..1). */
 double parallel_metric_pos(const Parallel *par, double v);
 
+/* Where brush b of pivot axis a (PAR_METRIC: the metric's) spans on its
+   vertical axis: *lo..*hi in 0..1 (0..1 when it is off; a metric range
+   clipped to the lines' values). */
+void parallel_brush_span(const Pivot *p, const Parallel *par, int a, const ParBrush *b, double *lo, double *hi);
+
 /* Brushes from "KEY=LO..HI ..." (KEY a sweep axis or the metric's name,
    such as valid_loss; LO and HI values of the axis, numbers for a numeric
    axis or the metric; either may be left out: "lr=..1e-3").  brush[] is

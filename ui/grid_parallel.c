@@ -133,10 +133,10 @@ void grid_parallel_draw(GridParallel *gp, UiContext *ctx, int64_t sweep_id, cons
     for (int x = 0; x < k; x++) {
         int a = par.axis[x];
         const ParBrush *b = &gp->brush[a];
+        double lo, hi;
+        parallel_brush_span(p, &par, a, b, &lo, &hi);
         for (int r = 0; r < rows; r++) {
             double v = 1 - (double)r / (rows - 1);
-            double lo = !b->on ? 0 : a == PAR_METRIC ? parallel_metric_pos(&par, fmax(b->lo, par.lo)) : parallel_value_pos(p, a, b->lo);
-            double hi = !b->on ? 1 : a == PAR_METRIC ? parallel_metric_pos(&par, fmin(b->hi, par.hi)) : parallel_value_pos(p, a, b->hi);
             int in = b->on && v >= lo - 0.5 / rows && v <= hi + 0.5 / rows;
             int attr = in ? ui_attr(ctx, UI_PAIR_SELECTED) | (int)A_BOLD : x == gp->axis ? (int)A_BOLD : dim;
             ui_text(top + 1 + r, col[x], 1, attr, "%s", in ? (ctx->utf8 ? "┃" : "#") : (ctx->utf8 ? "│" : "|"));

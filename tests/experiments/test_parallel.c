@@ -105,7 +105,8 @@ static void test_refusals(void)
     char err[ERR_LEN];
     CHECK(parallel_parse_ranges(&p, PM_VALID_LOSS, "heads=1..2", brush, err) == -1 && strstr(err, "neither an axis"),
           "%s", err);
-    CHECK(parallel_parse_ranges(&p, PM_VALID_LOSS, "lr=1e-3", brush, err) == -1 && strstr(err, "KEY=LO..HI"), "%s", err);
+    CHECK(parallel_parse_ranges(&p, PM_VALID_LOSS, "lr=1e-3", brush, err) == -1 && strstr(err, "KEY=LO..HI"), "%s",
+          err);
     CHECK(parallel_parse_ranges(&p, PM_VALID_LOSS, "lr=5..9", brush, err) == -1 && strstr(err, "no value"), "%s", err);
     CHECK(parallel_parse_ranges(&p, PM_VALID_LOSS, "valid_loss=x..", brush, err) == -1 && strstr(err, "numbers"),
           "%s", err);

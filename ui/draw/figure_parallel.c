@@ -43,10 +43,7 @@ static void fill_axis(FigParAxis *ax, const Pivot *p, const Parallel *par, int x
         }
         ax->n_ticks = n;
     }
-    const ParBrush *b = &brush[a];
-    if (!b->on) return;
-    ax->brush_lo = a == PAR_METRIC ? fmax(0, parallel_metric_pos(par, fmax(b->lo, par->lo))) : parallel_value_pos(p, a, b->lo);
-    ax->brush_hi = a == PAR_METRIC ? fmin(1, parallel_metric_pos(par, fmin(b->hi, par->hi))) : parallel_value_pos(p, a, b->hi);
+    if (brush[a].on) parallel_brush_span(p, par, a, &brush[a], &ax->brush_lo, &ax->brush_hi);
 }
 
 int figure_parallel(Store *s, const ParallelView *v, Figure *f, char *err)

@@ -144,7 +144,7 @@ sanitize: deps
 # which tests `make sanitize` runs: every C unit test and the CLI's (the
 # figures' too: cairo's drawing runs in our process)
 SAN_TESTS = $(TEST_SRC:tests/%.c=build/asan/tests/%) tests/cli/test_cli.sh tests/db/test_store_cli.sh \
-            tests/cli/test_organise_cli.sh tests/cli/test_plot_cli.sh
+            tests/cli/test_organise_cli.sh tests/cli/test_plot_cli.sh tests/cli/test_analysis_cli.sh
 
 clean:
 	rm -rf build mixbench

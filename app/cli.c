@@ -3,6 +3,7 @@
  */
 #include "app/cli.h"
 
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -99,4 +100,13 @@ int cli_parse(int argc, char **argv, const CliOpt *opts, Config *c, const char *
         }
     }
     return 0;
+}
+
+int cli_loss_choice(const char *cmd, const char *text, int *best)
+{
+    assert(cmd && best);
+    *best = text && !strcmp(text, "best");
+    if (!text || *best || !strcmp(text, "last")) return 0;
+    return cli_fail("%s: --loss %s: one of best (the lowest valid evaluation and its step) and last (the final one)",
+                    cmd, text);
 }

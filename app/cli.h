@@ -11,6 +11,11 @@
 /* Prints "mixbench: <msg>" on stderr; returns exit code 1. */
 int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* `--loss best|last` of ls, export and report: *best 1 for the lowest
+   valid evaluation (and its step), 0 for the last one (also when text is
+   NULL: the default); a one-line error naming cmd otherwise. */
+int cli_loss_choice(const char *cmd, const char *text, int *best);
+
 /* An option the command takes besides config keys. */
 typedef struct {
     const char *name;       /* without the leading dashes */

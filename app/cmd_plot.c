@@ -1,5 +1,5 @@
 /*
- * cmd_plot.c — `mixbench plot run|compare|grid|ae ...`: the workbench's
+ * cmd_plot.c — `mixbench plot run|compare|grid|ae|parallel ...`: the workbench's
  * figures (ui/draw/figure_build.h) written as SVG, PDF or PNG by the output
  * file's extension.  Only argument parsing, choosing the runs or the sweep,
  * and printing live here (its help is its entry in app/commands.c).
@@ -60,7 +60,7 @@ static int parse_axis(const char *text, CurveAxis *x)
 }
 
 typedef struct {
-    const char *kind, *db, *out, *x, *log, *seeds, *metric, *rows, *cols, *at, *valid;
+    const char *kind, *db, *out, *x, *log, *seeds, *metric, *rows, *cols, *at, *valid, *range;
     const char *args[MAX_RUNS];
     int n_args;
 } PlotArgs;
@@ -87,14 +87,21 @@ static int build(Store *st, const PlotArgs *a, Figure *fig, char *name, size_t c
                                  : figure_compare(st, ids, a->n_args, seeds, x, log_y, fig, err);
     }
     if (a->n_args > 1) return cli_fail("plot %s: one sweep at most", a->kind);
-    int is_grid = !strcmp(a->kind, "grid");
+    int is_ae = !strcmp(a->kind, "ae");
+    int metric = -1;
+    if (a->metric && (metric = point_metric_find(a->metric)) < 0)
+        return cli_fail("plot %s: unknown metric '%s' (mixbench plot --help lists them)", a->kind, a->metric);
+    if (a->seeds && !strcmp(a->kind, "parallel") && strcmp(a->seeds, "groups") && strcmp(a->seeds, "runs"))
+        return cli_fail("plot parallel: --seeds %s: one of groups (a line per seed group), runs", a->seeds);
     int64_t sweep = 0;
-    if (find_sweep(st, a->n_args ? a->args[0] : NULL, is_grid ? NULL : AE, is_grid ? 0 : 3, &sweep, err)) return -1;
+    if (find_sweep(st, a->n_args ? a->args[0] : NULL, is_ae ? AE : NULL, is_ae ? 3 : 0, &sweep, err)) return -1;
     snprintf(name, cap, "%s-sweep%lld.svg", a->kind, (long long)sweep);
-    if (!is_grid) return figure_ae(st, sweep, a->valid != NULL, log_y, fig, err);
-    GridView v = {sweep, -1, a->rows, a->cols, a->at};
-    if (a->metric && (v.metric = point_metric_find(a->metric)) < 0)
-        return cli_fail("plot grid: unknown metric '%s' (mixbench plot --help lists them)", a->metric);
+    if (is_ae) return figure_ae(st, sweep, a->valid != NULL, log_y, fig, err);
+    if (!strcmp(a->kind, "parallel")) {
+        ParallelView pv = {sweep, metric, !a->seeds || !strcmp(a->seeds, "groups"), a->range};
+        return figure_parallel(st, &pv, fig, err);
+    }
+    GridView v = {sweep, metric, a->rows, a->cols, a->at};
     return figure_grid(st, &v, fig, err);
 }
 
@@ -106,17 +113,17 @@ int cmd_plot(int argc, char **argv)
     CliOpt opts[] = {{"db", 1, &a.db, NULL},         {"output", 1, &a.out, "o"},  {"x", 1, &a.x, NULL},
                      {"log", 0, &a.log, NULL},       {"seeds", 1, &a.seeds, NULL}, {"metric", 1, &a.metric, NULL},
                      {"rows", 1, &a.rows, NULL},     {"cols", 1, &a.cols, NULL},  {"at", 1, &a.at, NULL},
-                     {"valid", 0, &a.valid, NULL},   {NULL, 0, NULL, NULL}};
+                     {"valid", 0, &a.valid, NULL},   {"range", 1, &a.range, NULL}, {NULL, 0, NULL, NULL}};
     char err[ERR_LEN];
     const char *positional[MAX_RUNS + 1];
     int n_pos = 0;
     if (cli_parse(argc, argv, opts, NULL, positional, MAX_RUNS + 1, &n_pos, err)) return cli_fail("plot: %s", err);
-    static const char *const KINDS[] = {"run", "compare", "grid", "ae"};
-    for (int k = 0; k < 4 && n_pos > 0; k++)
+    static const char *const KINDS[] = {"run", "compare", "grid", "ae", "parallel"};
+    for (int k = 0; k < 5 && n_pos > 0; k++)
         if (!strcmp(positional[0], KINDS[k])) a.kind = KINDS[k];
     if (!a.kind) {
         if (!n_pos) command_help(command_find("plot"), stderr);
-        return cli_fail("plot: %s (one of run, compare, grid, ae)",
+        return cli_fail("plot: %s (one of run, compare, grid, ae, parallel)",
                         n_pos ? "unknown figure kind" : "which figure?");
     }
     a.n_args = n_pos - 1;

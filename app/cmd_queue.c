@@ -497,12 +497,17 @@ static void export_csv_row(DbRows *rows, const DbValue *row, int first)
 int cmd_export(int argc, char **argv)
 {
     const char *db_path = "mixbench.db", *sweep = NULL, *csv = NULL, *json = NULL, *curves = NULL, *where = NULL;
+    const char *loss = NULL;
     CliOpt opts[] = {{"db", 1, &db_path, NULL}, {"sweep", 1, &sweep, NULL},    {"csv", 0, &csv, NULL},
                      {"json", 0, &json, NULL},  {"curves", 0, &curves, NULL}, {"where", 1, &where, NULL},
-                     {NULL, 0, NULL, NULL}};
+                     {"loss", 1, &loss, NULL},  {NULL, 0, NULL, NULL}};
     char err[ERR_LEN];
+    int loss_best;
     if (cli_parse(argc, argv, opts, NULL, NULL, 0, NULL, err)) return cli_fail("export: %s", err);
     if (!csv == !json) return cli_fail("export: choose one of --csv and --json");
+    if (cli_loss_choice("export", loss, &loss_best)) return 1;
+    if (loss_best && curves)
+        return cli_fail("export: --loss is for the results, not --curves (every evaluation is there)");
     Store *st;
     if (store_open_existing(db_path, &st, err)) return cli_fail("%s", err);
     /* the results get every config key as a column */
@@ -514,7 +519,7 @@ int cmd_export(int argc, char **argv)
     int n_ids = 0, rc = where ? run_filter_select_json(st, where, 0, &ids, &n_ids, err) : 0, n_rows = 0;
     DbRows *rows = NULL;
     if (!rc)
-        rc = keys ? cli_export_open_of(st, curves != NULL, sweep, ids, keys, n_keys, &rows, err)
+        rc = keys ? cli_export_open_of(st, curves != NULL, sweep, ids, keys, n_keys, loss_best, &rows, err)
                   : err_set(err, "out of memory");
     free(keys);
     free(ids);

@@ -130,13 +130,14 @@ static int write_md(const char *md_path, const StrBuf *out)
 
 int cmd_report(int argc, char **argv)
 {
-    const char *db_path = "mixbench.db", *md_path = NULL, *fig_dir = "figures";
+    const char *db_path = "mixbench.db", *md_path = NULL, *fig_dir = "figures", *loss = NULL;
     const char *presets[MAX_PRESETS];
-    int n_presets = 0;
+    int n_presets = 0, loss_best;
     CliOpt opts[] = {{"db", 1, &db_path, NULL}, {"md", 1, &md_path, NULL}, {"figures", 1, &fig_dir, NULL},
-                     {NULL, 0, NULL, NULL}};
+                     {"loss", 1, &loss, NULL},  {NULL, 0, NULL, NULL}};
     char err[ERR_LEN];
     if (cli_parse(argc, argv, opts, NULL, presets, MAX_PRESETS, &n_presets, err)) return cli_fail("report: %s", err);
+    if (cli_loss_choice("report", loss, &loss_best)) return 1;
     Store *st;
     if (store_open_existing(db_path, &st, err)) return cli_fail("%s", err);
     FigureDir dir = {st, "", ""};
@@ -146,7 +147,9 @@ int cmd_report(int argc, char **argv)
     }
     StrBuf out;
     sb_init(&out);
-    int rc = report_build_with_figures(st, presets, n_presets, md_path != NULL, md_path ? preset_figures : NULL, &dir,
+    int rc = report_build_with_figures(st, presets, n_presets,
+                                       (md_path ? REPORT_MARKDOWN : 0) | (loss_best ? REPORT_LOSS_BEST : 0),
+                                       md_path ? preset_figures : NULL, &dir,
                                        &out, err);
     store_close(st);
     figure_cleanup();

@@ -48,19 +48,20 @@ static int use_color(void)
 typedef struct {
     const char *db;
     int json, log_y, trash;
+    int loss_best;             /* ls --loss best: the lowest valid evaluation and its step */
     const char *status, *arch, *where; /* ls filters */
     const char *run;           /* show's run id or name */
 } Args;
 
 static int parse_args(const char *cmd, int argc, char **argv, int is_show, Args *a)
 {
-    const char *json = NULL, *log_y = NULL, *trash = NULL;
+    const char *json = NULL, *log_y = NULL, *trash = NULL, *loss = NULL;
     memset(a, 0, sizeof *a);
     a->db = DEFAULT_DB;
     const CliOpt ls_opts[] = {{"db", 1, &a->db, NULL},         {"json", 0, &json, NULL},
                               {"status", 1, &a->status, NULL}, {"arch", 1, &a->arch, NULL},
                               {"where", 1, &a->where, NULL},   {"trash", 0, &trash, NULL},
-                              {NULL, 0, NULL, NULL}};
+                              {"loss", 1, &loss, NULL},        {NULL, 0, NULL, NULL}};
     const CliOpt show_opts[] = {{"db", 1, &a->db, NULL}, {"json", 0, &json, NULL},
                                 {"log", 0, &log_y, NULL}, {NULL, 0, NULL, NULL}};
     const char *run[1] = {NULL};
@@ -72,7 +73,7 @@ static int parse_args(const char *cmd, int argc, char **argv, int is_show, Args 
     a->log_y = log_y != NULL;
     a->trash = trash != NULL;
     a->run = run[0];
-    return 0;
+    return cli_loss_choice(cmd, loss, &a->loss_best);
 }
 
 /* ---- text helpers ------------------------------------------------------------ */
@@ -193,7 +194,16 @@ static Store *open_existing(const char *path)
 /* ---- ls ------------------------------------------------------------------------ */
 
 
-static int ls_table(Store *s, const CliRunRow *runs, int n_runs, int utf8)
+/* The VALID cell: the last evaluation, or with loss_best the lowest and
+   its step ("4.123@1200"). */
+static void valid_cell(const CliRunRow *r, int loss_best, char *out, size_t cap)
+{
+    fmt_real(loss_best ? r->best_valid_loss : r->valid_loss, 3, out, cap);
+    if (loss_best && isfinite(r->best_valid_step))
+        snprintf(out + strlen(out), cap - strlen(out), "@%lld", (long long)r->best_valid_step);
+}
+
+static int ls_table(Store *s, const CliRunRow *runs, int n_runs, int utf8, int loss_best)
 {
     char err[ERR_LEN] = "";
     int any_name = 0, any_tag = 0;
@@ -206,13 +216,14 @@ static int ls_table(Store *s, const CliRunRow *runs, int n_runs, int utf8)
     const char *heads[14];
     int ncols = 0;
     for (int c = 0; c < 14; c++)
-        if ((c != 12 || any_tag) && (c != 13 || any_name)) heads[ncols++] = header[c];
+        if ((c != 12 || any_tag) && (c != 13 || any_name))
+            heads[ncols++] = c == 8 && loss_best ? "BEST VALID@STEP" : header[c];
     Table t = {.ncols = ncols, .align = any_tag ? "rllllrrlrrrlll" : "rllllrrlrrrll"};
     if (table_add(&t, heads))
         return cli_fail("ls: out of memory");
     for (int i = 0; i < n_runs; i++) {
         const CliRunRow *r = &runs[i];
-        char id[24], data[64], steps[48], train[32], valid[32], test[32], rate[32], created[32];
+        char id[24], data[64], steps[48], train[32], valid[64], test[32], rate[32], created[32];
         char spark[3 * SPARK_WIDTH + 1] = "";
         snprintf(id, sizeof id, "%lld", (long long)r->id);
         format_data(r->data, data, sizeof data);
@@ -221,7 +232,7 @@ static int ls_table(Store *s, const CliRunRow *runs, int n_runs, int utf8)
         else
             snprintf(steps, sizeof steps, "%lld", (long long)r->steps_done);
         fmt_real(r->train_loss, 3, train, sizeof train);
-        fmt_real(r->valid_loss, 3, valid, sizeof valid);
+        valid_cell(r, loss_best, valid, sizeof valid);
         fmt_real(r->test_loss, 3, test, sizeof test);
         fmt_rate(r->tokens_per_s, rate, sizeof rate);
         format_time(r->created_at, 0, created, sizeof created);
@@ -345,7 +356,7 @@ int cmd_ls(int argc, char **argv)
         if (!rc && n == 0)
             printf("no runs in %s%s\n", a.db, a.status || a.arch || a.where ? " match" : "");
         else if (!rc)
-            rc = ls_table(s, runs, n, utf8);
+            rc = ls_table(s, runs, n, utf8, a.loss_best);
         free(runs);
     }
     free(ids);

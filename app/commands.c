@@ -74,17 +74,20 @@ static const Command COMMANDS[] = {
      "  --bf16           each model in float32 and in precision=bf16, side by side\n"
      "  --json           one JSON object (with tokens per CPU-second)",
      "mixbench bench --arch mixer --config M --threads 2", 0},
-    {"ls", cmd_ls, "list runs in the store [--where EXPR] [--trash] [--db FILE]",
-     "mixbench ls [--db FILE] [--json] [--status S] [--arch A] [--where EXPR] [--trash]",
+    {"ls", cmd_ls, "list runs in the store [--where EXPR] [--trash] [--loss best|last] [--db FILE]",
+     "mixbench ls [--db FILE] [--json] [--status S] [--arch A] [--where EXPR] [--trash] [--loss best|last]",
      "one line per run: id, status, arch, task, data, steps, train loss (smoothed) and its\n"
      "sparkline, valid and test loss, training tokens/s, tags (* starred), creation time (UTC)\n"
+     "  --loss best|last the VALID column: the last evaluation (last, the default) or the\n"
+     "                   lowest with its step (best: column BEST VALID@STEP, 4.123@1200);\n"
+     "                   --json always has valid_loss, best_valid_loss and best_valid_step\n"
      "  --status S       only runs with this status (done, running, queued, failed, ...)\n"
      "  --arch A         only this architecture\n"
      "  --where EXPR     the runs the filter expression picks (README \"The filter expression\")\n"
      "  --trash          the runs in the trash instead\n"
      "  --json           one JSON array\n"
      "  --db FILE        the store (default mixbench.db)",
-     "mixbench ls --status done --arch mixer", 0},
+     "mixbench ls --status done --arch mixer --loss best", 0},
     {"show", cmd_show, "one run's config, evaluations and loss curve [--db FILE]",
      "mixbench show RUN [--db FILE] [--json] [--log]",
      "RUN is a run id (or a run name: the latest run with it); prints the config, parameter\n"
@@ -137,18 +140,25 @@ static const Command COMMANDS[] = {
      "mixbench resume RUN... [--db FILE]",
      "a paused or interrupted job goes back to the queue and continues from its last checkpoint",
      "mixbench resume 4", 1},
-    {"export", cmd_export, "results or curves: [--sweep S] [--where EXPR] --csv|--json [--curves]",
-     "mixbench export --csv|--json [--sweep S] [--where EXPR] [--curves] [--db FILE]",
+    {"export", cmd_export, "results or curves: [--sweep S] [--where EXPR] --csv|--json [--curves] [--loss best|last]",
+     "mixbench export --csv|--json [--sweep S] [--where EXPR] [--curves] [--loss best|last] [--db FILE]",
      "the results view (one row per run) or, with --curves, every metric row, to stdout\n"
+     "  --loss best|last where the results have valid_loss (the last evaluation: last, the\n"
+     "                   default), best: best_valid_loss and best_valid_step (the lowest\n"
+     "                   evaluation and its step) instead\n"
      "  --sweep S        one sweep's runs\n"
      "  --where EXPR     the runs the filter expression picks\n"
      "  --curves         the per-step metrics instead of the results\n"
      "  --db FILE        the store (default mixbench.db)",
      "mixbench export --sweep 2 --csv > sweep2.csv", 0},
     {"report", cmd_report, "the presets beside their papers, with verdicts: [PRESET ...] [--db FILE] [--md FILE]",
-     "mixbench report [PRESET ...] [--md FILE [--figures DIR]] [--db FILE]",
+     "mixbench report [PRESET ...] [--md FILE [--figures DIR]] [--loss best|last] [--db FILE]",
      "for each preset with runs (or the ones named): our points, mean +- standard error over seeds,\n"
-     "beside the paper's figures, and a verdict on each of the paper's claims\n"
+     "beside the paper's figures, a verdict on each of the paper's claims, and which knob\n"
+     "matters: the share of the paper metric's variance over the sweep's grid that each axis\n"
+     "and each pair of axes explains (functional ANOVA; README \"Which knob matters\")\n"
+     "  --loss best|last best: the points' best_valid_loss and best_valid_step (each run's\n"
+     "                   lowest valid evaluation and its step) in place of valid_loss (last)\n"
      "  --md FILE        write it as Markdown, each preset's figures (SVG) linked\n"
      "  --figures DIR    where they go, relative to FILE's folder (default figures)\n"
      "  --db FILE        the store (default mixbench.db)",
@@ -210,11 +220,12 @@ static const Command COMMANDS[] = {
      "  --dry-run        print what would go, delete nothing\n"
      "  --db FILE        the store (default mixbench.db)",
      "mixbench purge --dry-run", 1},
-    {"plot", cmd_plot, "a figure as SVG, PDF or PNG: run RUN | compare RUN... | grid [SWEEP] | ae [SWEEP] -o FILE",
+    {"plot", cmd_plot, "a figure as SVG, PDF or PNG: run RUN | compare RUN... | grid|ae|parallel [SWEEP] -o FILE",
      "mixbench plot run RUN [-o FILE] [--x steps|tokens|time] [--log] [--db FILE]\n"
      "       mixbench plot compare RUN... [--seeds pool|groups|runs] [-o FILE] [--x ...] [--log] [--db FILE]\n"
      "       mixbench plot grid [SWEEP] [--metric M] [--rows KEY] [--cols KEY] [--at \"KEY=V ...\"] [-o FILE]\n"
-     "       mixbench plot ae [SWEEP] [--valid] [--log] [-o FILE] [--db FILE]",
+     "       mixbench plot ae [SWEEP] [--valid] [--log] [-o FILE] [--db FILE]\n"
+     "       mixbench plot parallel [SWEEP] [--metric M] [--seeds groups|runs] [--range \"KEY=LO..HI ...\"] [-o FILE]",
      "writes a figure as SVG, PDF or PNG (by FILE's extension; default NAME.svg here):\n"
      "  run      the train loss (raw and smoothed), the valid evaluations, the unigram level\n"
      "  compare  several runs; the seeds of one point among them drawn as their mean with a\n"
@@ -224,10 +235,15 @@ static const Command COMMANDS[] = {
      "           first other axis but seed and zipped partners down, the others averaged\n"
      "           or fixed by --at), the paper's figure in the cells, the verdicts\n"
      "  ae       an autoencoder, bidirectional or completion sweep: a panel per architecture\n"
+     "  parallel parallel coordinates: a vertical axis per axis of the sweep that varies (not\n"
+     "           seed) and the metric's last, a line per seed group (its mean; --seeds runs: per\n"
+     "           finished run) coloured worse to better; --range keeps the lines inside\n"
+     "           ranges (KEY an axis or the metric, LO/HI its values or numbers, either may\n"
+     "           be left out: \"lr=1e-3..1e-2 valid_loss=..5\"), the others drawn faint\n"
      "SWEEP is a sweep id or a preset name (its newest sweep); default the latest sweep (ae: of\n"
      "those presets).  M: test_loss, valid_loss, test_perplexity, test_accuracy, train_loss,\n"
-     "tokens_per_s, test_loss_all, valid_loss_all, samples_per_s, ...",
-     "mixbench plot compare 3 4 5 -o cmp.pdf", 1},
+     "tokens_per_s, test_loss_all, valid_loss_all, samples_per_s, best_valid_loss, ...",
+     "mixbench plot parallel 2 --metric valid_loss --range \"layers=2..4\" -o par.pdf", 1},
 };
 
 int command_count(void)

@@ -16,6 +16,7 @@
 
 #include "db/store_internal.h"
 #include "engine/common.h"
+#include "engine/io/json.h"
 
 /* Binds ?1 to a status name (NULL for RUN_STATUS_COUNT), ?2 to arch and ?3
    to a JSON array of run ids (NULL: any run). */
@@ -81,7 +82,15 @@ static void fill_run_row(void *item, sqlite3_stmt *st)
     store_column_copy(r->created_at, sizeof r->created_at, st, 12);
     store_column_copy(r->tags, sizeof r->tags, st, 13);
     r->starred = sqlite3_column_int(st, 14);
+    r->best_valid_loss = store_column_real(st, 15);
+    r->best_valid_step = store_column_real(st, 16);
 }
+
+/* The step of a run's lowest valid evaluation (the first of equal ones),
+   as a column of a query over results (RES its alias); no schema column. */
+#define BEST_VALID_STEP(RES)                                                                   \
+    "(SELECT e.step FROM evals e WHERE e.run_id = " RES ".id AND e.split = 'valid'"           \
+    " ORDER BY e.loss, e.step LIMIT 1)"
 
 int cli_runs(Store *s, RunStatus status, const char *arch, CliRunRow **out, int *n, char *err)
 {
@@ -90,7 +99,8 @@ int cli_runs(Store *s, RunStatus status, const char *arch, CliRunRow **out, int 
     sqlite3_stmt *st;
     if (store_prepare(s,
                       "SELECT id, name, status, arch, task, data, steps_done, total_steps, train_loss,"
-                      " valid_loss, test_loss, tokens_per_s, created_at, tags, starred FROM results" RUNS_FILTER,
+                      " valid_loss, test_loss, tokens_per_s, created_at, tags, starred, best_valid_loss,"
+                      " " BEST_VALID_STEP("results") " FROM results" RUNS_FILTER,
                       &st, what, err))
         return -1;
     if (bind_filter(st, status, arch, NULL) != SQLITE_OK) {
@@ -117,14 +127,15 @@ int cli_runs_json_of(Store *s, RunStatus status, const char *arch, const char *i
         " 'n_params', n_params, 'n_params_nonembedding', n_params_nonembedding,"
         " 'total_steps', total_steps, 'steps_done', steps_done, 'tokens_seen', tokens_seen,"
         " 'train_loss', train_loss, 'train_loss_raw', train_loss_raw,"
-        " 'best_valid_loss', best_valid_loss, 'valid_loss', valid_loss,"
+        " 'best_valid_loss', best_valid_loss, 'best_valid_step', " BEST_VALID_STEP("x") ","
+        " 'valid_loss', valid_loss,"
         " 'valid_accuracy', valid_accuracy, 'test_loss', test_loss,"
         " 'test_perplexity', test_perplexity, 'test_accuracy', test_accuracy,"
         " 'test_bits_per_byte', test_bits_per_byte, 'tokens_per_s', tokens_per_s,"
         " 'wall_seconds', wall_seconds, 'peak_mem_mb', peak_mem_mb, 'created_at', created_at,"
         " 'started_at', started_at, 'finished_at', finished_at, 'error', error,"
         " 'tags', tags, 'note', note, 'starred', starred))"
-        " FROM (SELECT * FROM results" RUNS_FILTER ")";
+        " FROM (SELECT * FROM results" RUNS_FILTER ") x";
     const char *what = "list runs";
     sqlite3_stmt *st;
     if (store_prepare(s, SQL, &st, what, err)) return -1;
@@ -313,18 +324,44 @@ static int count_row(void *ctx, int ncols, char **values, char **names)
 int cli_export_open(Store *s, int curves, const char *sweep, const char *const *cfg_keys, int n_cfg,
                     DbRows **out, char *err)
 {
-    return cli_export_open_of(s, curves, sweep, NULL, cfg_keys, n_cfg, out, err);
+    return cli_export_open_of(s, curves, sweep, NULL, cfg_keys, n_cfg, 0, out, err);
+}
+
+/* store_query's callback appending a results column to the select list
+   of `export --loss best` (ctx: a StrBuf): valid_loss becomes the best
+   evaluation and its step, the view's own best_valid_loss goes. */
+static int best_column(void *ctx, int ncols, char **values, char **names)
+{
+    (void)ncols, (void)names;
+    StrBuf *sb = ctx;
+    if (!strcmp(values[0], "best_valid_loss")) return 0;
+    if (!strcmp(values[0], "valid_loss"))
+        sb_append(sb, ", res.best_valid_loss AS best_valid_loss, " BEST_VALID_STEP("res") " AS best_valid_step");
+    else
+        sb_printf(sb, ", res.\"%s\"", values[0]);
+    return 0;
 }
 
 int cli_export_open_of(Store *s, int curves, const char *sweep, const char *ids_json, const char *const *cfg_keys,
-                       int n_cfg, DbRows **out, char *err)
+                       int n_cfg, int loss_best, DbRows **out, char *err)
 {
     assert(s && out && err);
     *out = NULL;
     for (int i = 0; i < n_cfg; i++)
         if (!plain_key(cfg_keys[i]) || strlen(cfg_keys[i]) > 64)
             return err_set(err, "store: export: '%s' is not a config key", cfg_keys[i]);
-    size_t cap = 512 + (size_t)n_cfg * 200, len = 0;
+    StrBuf select;   /* the results' columns */
+    sb_init(&select);
+    if (loss_best && !curves && store_query(s, "SELECT name FROM pragma_table_info('results') ORDER BY cid",
+                                            best_column, &select, err)) {
+        sb_free(&select);
+        return -1;
+    }
+    if (!sb_ok(&select)) {
+        sb_free(&select);
+        return err_set(err, "store: export: out of memory");
+    }
+    size_t cap = 512 + (size_t)n_cfg * 200 + select.len, len = 0;
     /* a sweep that is not there is said so, not answered with no rows */
     if (sweep) {
         const char *params[1] = {sweep};
@@ -332,17 +369,24 @@ int cli_export_open_of(Store *s, int curves, const char *sweep, const char *ids_
         if (store_query_params(s, "SELECT 1 FROM sweeps WHERE (id = ?1 OR name = ?1) AND deleted_at IS NULL LIMIT 1",
                                params, 1, count_row,
                                &found, err))
-            return -1;
-        if (!found) return err_set(err, "no sweep %s in %s (`mixbench queue` lists the sweeps' jobs)", sweep,
-                                   store_file_name(s));
+            return sb_free(&select), -1;
+        if (!found) {
+            sb_free(&select);
+            return err_set(err, "no sweep %s in %s (`mixbench queue` lists the sweeps' jobs)", sweep,
+                           store_file_name(s));
+        }
     }
     char *sql = malloc(cap);
-    if (!sql) return err_set(err, "store: export: out of memory");
+    if (!sql) {
+        sb_free(&select);
+        return err_set(err, "store: export: out of memory");
+    }
     if (curves) {
         len += (size_t)snprintf(sql + len, cap - len, "SELECT c.* FROM curves c JOIN runs r ON r.id = c.run_id");
     } else {
         /* one row per run, with every config key flattened into a column */
-        len += (size_t)snprintf(sql + len, cap - len, "SELECT res.*");
+        if (select.len) len += (size_t)snprintf(sql + len, cap - len, "SELECT %s", select.data + 2);
+        else len += (size_t)snprintf(sql + len, cap - len, "SELECT res.*");
         for (int i = 0; i < n_cfg; i++)
             len += (size_t)snprintf(sql + len, cap - len, ", json_extract(r.config_json, '$.%s') AS \"cfg_%s\"",
                                     cfg_keys[i], cfg_keys[i]);
@@ -358,6 +402,7 @@ int cli_export_open_of(Store *s, int curves, const char *sweep, const char *ids_
     const char *params[2] = {sweep, ids_json};
     int rc = rows_open(s, sql, params, 2, out, err);
     free(sql);
+    sb_free(&select);
     return rc;
 }
 

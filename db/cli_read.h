@@ -31,6 +31,8 @@ typedef struct {
     int64_t steps_done, total_steps;
     double train_loss;          /* last smoothed; NAN before the first step */
     double valid_loss, test_loss;
+    double best_valid_loss;     /* the lowest valid evaluation (NAN: none) */
+    double best_valid_step;     /* its step, the first of equal ones (NAN: none) */
     double tokens_per_s;        /* whole run, or the last step's while it runs */
     char created_at[32];        /* ISO-8601 UTC */
     char tags[256];             /* space-separated, "" when none */
@@ -96,9 +98,12 @@ int cli_queue_open(Store *s, DbRows **out, char *err);
 int cli_export_open(Store *s, int curves, const char *sweep, const char *const *cfg_keys, int n_cfg,
                     DbRows **out, char *err);
 /* As cli_export_open, of the runs whose ids are in ids_json (a JSON array;
-   NULL: every run): `export --where`. */
+   NULL: every run): `export --where`.  loss_best (`--loss best`): where the
+   results have valid_loss (the last evaluation), best_valid_loss and
+   best_valid_step (the lowest evaluation and its step) instead, and no
+   other best_valid_loss column. */
 int cli_export_open_of(Store *s, int curves, const char *sweep, const char *ids_json, const char *const *cfg_keys,
-                       int n_cfg, DbRows **out, char *err);
+                       int n_cfg, int loss_best, DbRows **out, char *err);
 int db_rows_count(const DbRows *r);
 const char *db_rows_name(const DbRows *r, int col);
 /* The next row into *row (db_rows_count cells, valid until the next call);

@@ -88,7 +88,9 @@ int results_sweep_runs(Store *s, int64_t sweep_id, int finished_only, ResultRun 
                       "       j.key, j.value, x.best_valid_loss, x.valid_loss_all,"
                       "       CAST(json_extract(r.config_json, '$.lr') AS REAL), x.steps_done, x.total_steps,"
                       "       x.valid_loss, x.tokens_per_s, coalesce(r.d, 0), coalesce(r.layers, 0),"
-                      "       coalesce(r.n_ctx, 0)"
+                      "       coalesce(r.n_ctx, 0),"
+                      "       (SELECT e.step FROM evals e WHERE e.run_id = x.run_id AND e.split = 'valid'"
+                      "         ORDER BY e.loss, e.step LIMIT 1)"
                       "  FROM sweep_results x JOIN runs r ON r.id = x.run_id"
                       "  LEFT JOIN json_each(x.coords) j ON j.type IN ('text', 'integer', 'real')"
                       " WHERE x.sweep_id = ?1 AND (?2 = 0 OR x.status = 'done')"
@@ -138,6 +140,7 @@ int results_sweep_runs(Store *s, int64_t sweep_id, int finished_only, ResultRun 
             r->d = sqlite3_column_int64(st, 25);
             r->layers = sqlite3_column_int64(st, 26);
             r->n_ctx = sqlite3_column_int64(st, 27);
+            r->best_valid_step = store_column_real(st, 28);
         }
         add_coord(runs[count - 1].coords, &runs[count - 1].n_coords, st, 16);
     }

@@ -63,6 +63,7 @@ typedef struct {
     double unigram_nats;    /* of its dataset; NAN when not computed */
     int not_learning;       /* 1: finished less than 0.1 nat below the unigram level */
     double best_valid_loss; /* the lowest valid evaluation */
+    double best_valid_step; /* its step (the first of equal ones); NAN: no valid evaluation */
     double valid_loss_all;  /* mlm: the last valid evaluation over every position */
     double lr;              /* its config's learning rate */
     RunStatus state;        /* status as a RunStatus */

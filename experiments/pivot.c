@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/sweeps_read.h"
 #include "engine/common.h"
 #include "engine/text.h"
 
@@ -71,6 +72,15 @@ int pivot_axis(const Pivot *p, const char *key)
     return -1;
 }
 
+int pivot_determined_by(const Pivot *p, int b, int a)
+{
+    assert(p && a >= 0 && b >= 0 && a < p->n_axes && b < p->n_axes);
+    for (int i = 0; i < p->n_runs; i++)
+        for (int j = 0; j < i; j++)
+            if (p->coord[i][a] == p->coord[j][a] && p->coord[i][b] != p->coord[j][b]) return 0;
+    return 1;
+}
+
 int pivot_build(Pivot *p, const char *const *axes, int n_axes, ResultRun *runs, int n_runs, const Pivot *keep,
                 char *err)
 {
@@ -92,6 +102,28 @@ int pivot_build(Pivot *p, const char *const *axes, int n_axes, ResultRun *runs, 
             p->coord[r][a] = v ? value_index(p, a, v) : -1;
         }
     sort_numeric_axes(p);
+    return 0;
+}
+
+int pivot_load(Store *s, int64_t sweep_id, Pivot *p, char *err)
+{
+    assert(s && p && err && sweep_id > 0);
+    memset(p, 0, sizeof *p);
+    SweepAxes axes;
+    if (sweeps_read_axes(s, sweep_id, &axes, err)) return -1;
+    ResultRun *runs = NULL;
+    int n = 0;
+    if (results_sweep_runs(s, sweep_id, 0, &runs, &n, err)) return -1;
+    if (n == 0) {
+        free(runs);
+        return err_set(err, "sweep %lld has no jobs", (long long)sweep_id);
+    }
+    const char *names[SWEEP_MAX_AXES];
+    for (int a = 0; a < axes.n; a++) names[a] = axes.key[a];
+    if (pivot_build(p, names, axes.n, runs, n, NULL, err)) {
+        pivot_free(p);
+        return -1;
+    }
     return 0;
 }
 

@@ -9,7 +9,8 @@
  * cells; points.h groups the same runs by every coordinate but seed for the
  * verdicts, the report and the AE/Bidir screen.
  *
- * Not for: reading the store (db/results.h) or drawing (ui/).
+ * Not for: SQL (db/results.h, which pivot_load reads through) or drawing
+ * (ui/).
  */
 #ifndef MIXBENCH_PIVOT_H
 #define MIXBENCH_PIVOT_H
@@ -49,9 +50,16 @@ typedef struct {
 int pivot_build(Pivot *p, const char *const *axes, int n_axes, ResultRun *runs, int n_runs, const Pivot *keep,
                 char *err);
 void pivot_free(Pivot *p);
+/* pivot_build of every job of sweep_id on the sweep's own axes (no keep);
+   -1 with err when the sweep has no jobs. */
+int pivot_load(Store *s, int64_t sweep_id, Pivot *p, char *err);
 
 /* The index of axis key, -1 when the sweep has no such axis. */
 int pivot_axis(const Pivot *p, const char *key);
+
+/* 1 when every run's value of axis b follows from its value of axis a
+   (b is zipped with a: "(data,min_count)=..."). */
+int pivot_determined_by(const Pivot *p, int b, int a);
 
 /* cells[rows x cols] (rows, cols: the row and column axes' value counts, 1
    for axis -1) of metric m: runs at each row and column value, the other

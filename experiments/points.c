@@ -24,6 +24,7 @@ static const PointMetricInfo METRICS[PM_COUNT] = {
     [PM_TOKENS] = {"tokens", "tokens", NULL, 1, 0},
     [PM_WALL] = {"wall", "training seconds", NULL, 0, 0},
     [PM_UNIGRAM] = {"unigram_nats", "unigram entropy", NULL, 0, 0},
+    [PM_BEST_VALID_STEP] = {"best_valid_step", "step of the best valid loss", NULL, 0, 0},
 };
 
 const PointMetricInfo *point_metric_info(PointMetric m)
@@ -59,6 +60,7 @@ double result_metric(const ResultRun *r, PointMetric m)
     case PM_TOKENS: return r->tokens;
     case PM_WALL: return r->wall;
     case PM_UNIGRAM: return r->unigram_nats;
+    case PM_BEST_VALID_STEP: return r->best_valid_step;
     case PM_COUNT: break;
     }
     return NAN;

@@ -32,6 +32,7 @@ typedef enum {
     PM_TOKENS,
     PM_WALL,
     PM_UNIGRAM,             /* the dataset's unigram entropy (nats) */
+    PM_BEST_VALID_STEP,     /* the step of the lowest valid evaluation */
     PM_COUNT
 } PointMetric;
 

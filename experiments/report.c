@@ -18,6 +18,8 @@
 #include "experiments/adaptive.h"
 #include "experiments/claims.h"
 #include "experiments/format.h"
+#include "experiments/importance.h"
+#include "experiments/pivot.h"
 #include "experiments/points.h"
 #include "experiments/sweep.h"
 
@@ -41,15 +43,26 @@ static void add_metric(PointMetric *cols, int *n, PointMetric m)
 }
 
 /* The columns of a preset's table: test loss, then what its figures and
-   claims compare (only those some point has). */
-static int columns(const char *preset, const FigureRow *figs, int n_figs, const Point *pts, int np, PointMetric *cols)
+   claims compare (only those some point has); with loss_best the best
+   valid loss and its step beside test loss, in place of the last valid
+   loss. */
+static int columns(const char *preset, const FigureRow *figs, int n_figs, const Point *pts, int np, int loss_best,
+                   PointMetric *cols)
 {
     PointMetric want[PM_COUNT];
     int n_want = 0, n = 0;
     add_metric(want, &n_want, PM_TEST_LOSS);
+    if (loss_best) {
+        add_metric(want, &n_want, PM_BEST_VALID_LOSS);
+        add_metric(want, &n_want, PM_BEST_VALID_STEP);
+    }
     for (int i = 0; i < n_figs; i++) add_metric(want, &n_want, metric_beside_figure(figs[i].metric, figs[i].setting));
     for (int i = 0; i < claim_count(); i++)
         if (!strcmp(claim_preset(i), preset)) add_metric(want, &n_want, claim_metric(i));
+    int kept = 0;   /* with loss_best the last valid loss gives way */
+    for (int i = 0; i < n_want; i++)
+        if (!loss_best || want[i] != PM_VALID_LOSS) want[kept++] = want[i];
+    n_want = kept;
     for (int i = 0; i < n_want; i++)
         for (int p = 0; p < np; p++)
             if (pts[p].stat[want[i]].n > 0) {
@@ -65,7 +78,8 @@ static void fmt_stat(char *out, size_t cap, const SeedStats *st, PointMetric m)
         snprintf(out, cap, "-");
         return;
     }
-    const char *f = m == PM_SAMPLES_PER_S || m == PM_TEST_PERPLEXITY ? "%.1f +- %.1f" : "%.3f +- %.3f";
+    const char *f = m == PM_BEST_VALID_STEP ? "%.0f +- %.0f"
+                    : m == PM_SAMPLES_PER_S || m == PM_TEST_PERPLEXITY ? "%.1f +- %.1f" : "%.3f +- %.3f";
     snprintf(out, cap, f, st->mean, st->se);
 }
 
@@ -106,11 +120,11 @@ static void row_out(StrBuf *out, int markdown, char cells[][160], int n, const i
 /* point, seeds, the metrics, tokens, wall, paper */
 enum { MAX_COLS = 5 + PM_COUNT };
 
-static void points_table(StrBuf *out, int markdown, const char *preset, const Point *pts, int np,
+static void points_table(StrBuf *out, int markdown, int loss_best, const char *preset, const Point *pts, int np,
                          const FigureRow *figs, int n_figs)
 {
     PointMetric cols[PM_COUNT];
-    int n_cols = columns(preset, figs, n_figs, pts, np, cols);
+    int n_cols = columns(preset, figs, n_figs, pts, np, loss_best, cols);
     int n_cells = 5 + n_cols;
     char(*cells)[MAX_COLS][160] = calloc((size_t)np + 1, sizeof *cells);
     if (!cells) return;
@@ -194,9 +208,54 @@ static int figure_links(StrBuf *out, const char *preset, int64_t sweep_id, Repor
     return 0;
 }
 
-static int one_preset(Store *s, const Preset *pr, int markdown, ReportFigureFn figures, void *ctx, StrBuf *out,
+/* Which knob matters for the preset's own metric over the sweep's grid
+   (experiments/importance.h): a line, or a table in Markdown; why not,
+   when it cannot be said. */
+static int knobs(Store *s, int64_t sweep_id, const char *preset, int markdown, StrBuf *out, char *err)
+{
+    Pivot p;
+    if (pivot_load(s, sweep_id, &p, err)) return -1;
+    PointMetric m = preset_paper_metric(preset);
+    Importance imp;
+    char why[ERR_LEN];
+    const char *label = point_metric_info(m)->label;
+    if (importance_of_pivot(&p, m, &imp, why)) {
+        sb_printf(out, "%sWhich knob matters (%s): not said: %s\n", markdown ? "\n" : "\n  ", label, why);
+        pivot_free(&p);
+        return 0;
+    }
+    pivot_free(&p);
+    char how[160];
+    snprintf(how, sizeof how, "share of the variance of %s over the grid's %d cells, functional ANOVA", label,
+             imp.n_cells);
+    if (imp.n_imputed)
+        snprintf(how + strlen(how), sizeof how - strlen(how), "; %d cells without runs filled additively",
+                 imp.n_imputed);
+    char noise[96] = "";
+    if (isfinite(imp.noise))
+        snprintf(noise, sizeof noise, "seed noise alone would make %.0f%% of this variance", 100 * imp.noise);
+    if (!markdown) {
+        char text[1024];
+        importance_summary(&imp, 12, text, sizeof text);
+        sb_printf(out, "\n  Which knob matters (%s):\n    %s\n%s%s%s", how, text, noise[0] ? "    (" : "", noise,
+                  noise[0] ? ")\n" : "");
+        return 0;
+    }
+    sb_printf(out, "\nWhich knob matters (%s):\n\n| knob | share |\n|---|---|\n", how);
+    for (int a = 0; a < imp.n_factors; a++) {
+        sb_printf(out, "| %s | %.1f%% |\n", imp.factor[a], 100 * imp.main[a]);
+        for (int b = a + 1; b < imp.n_factors; b++)
+            sb_printf(out, "| %s x %s | %.1f%% |\n", imp.factor[a], imp.factor[b], 100 * imp.pair[a][b]);
+    }
+    if (imp.n_factors > 2) sb_printf(out, "| three or more together | %.1f%% |\n", 100 * imp.higher);
+    if (noise[0]) sb_printf(out, "\nSeed noise alone would make %.0f%% of this variance.\n", 100 * imp.noise);
+    return 0;
+}
+
+static int one_preset(Store *s, const Preset *pr, int flags, ReportFigureFn figures, void *ctx, StrBuf *out,
                       char *err)
 {
+    int markdown = flags & REPORT_MARKDOWN;
     if (markdown) sb_printf(out, "\n## %s (%s)\n\n%s\n", pr->name, pr->source, pr->what);
     else sb_printf(out, "\n%s (%s)\n  %s\n", pr->name, pr->source, pr->what);
     SweepRow sw;
@@ -241,7 +300,8 @@ static int one_preset(Store *s, const Preset *pr, int markdown, ReportFigureFn f
     else if (n_runs) sb_printf(out, "%slr fixed at %.3g for every run (the preset's own; a paper's lr belongs to its "
                                     "scale, not ours)\n", markdown ? "\n" : "  ", runs[0].lr);
     int rc = markdown && figures && n_runs ? figure_links(out, pr->name, sw.id, figures, ctx, err) : 0;
-    if (np) points_table(out, markdown, pr->name, pts, np, figs, n_figs);
+    if (np) points_table(out, markdown, flags & REPORT_LOSS_BEST, pr->name, pts, np, figs, n_figs);
+    if (!rc && n_runs) rc = knobs(s, sw.id, pr->name, markdown, out, err);
     settings_list(out, markdown, figs, n_figs);
     ClaimResult *claims = NULL;
     int n_claims = 0;
@@ -275,15 +335,16 @@ static int one_preset(Store *s, const Preset *pr, int markdown, ReportFigureFn f
     return rc;
 }
 
-int report_build(Store *s, const char *const *presets, int n_presets, int markdown, StrBuf *out, char *err)
+int report_build(Store *s, const char *const *presets, int n_presets, int flags, StrBuf *out, char *err)
 {
-    return report_build_with_figures(s, presets, n_presets, markdown, NULL, NULL, out, err);
+    return report_build_with_figures(s, presets, n_presets, flags, NULL, NULL, out, err);
 }
 
-int report_build_with_figures(Store *s, const char *const *presets, int n_presets, int markdown,
+int report_build_with_figures(Store *s, const char *const *presets, int n_presets, int flags,
                               ReportFigureFn figures, void *ctx, StrBuf *out, char *err)
 {
     assert(err);
+    int markdown = flags & REPORT_MARKDOWN;
     for (int i = 0; i < n_presets; i++)
         if (!preset_find(presets[i])) return err_set(err, "report: unknown preset '%s'", presets[i]);
     sb_append(out, markdown ? "# mixbench: the seed papers' claims, reproduced\n"
@@ -292,6 +353,11 @@ int report_build_with_figures(Store *s, const char *const *presets, int n_preset
                               "\"within noise\" when the difference is under twice its standard error.\n"
                             : "  ours: mean +- standard error over seeds (finished runs); \"within noise\": the "
                               "difference is under twice its standard error\n");
+    if (flags & REPORT_LOSS_BEST)
+        sb_append(out, markdown ? "\nValid loss: each run's lowest evaluation (best_valid_loss) and its step "
+                                  "(best_valid_step), not its last (`--loss best`).\n"
+                                : "  valid loss: each run's lowest evaluation (best_valid_loss) and its step "
+                                  "(best_valid_step), not its last (--loss best)\n");
     int shown = 0;
     for (int i = 0; i < (n_presets ? n_presets : preset_count()); i++) {
         const Preset *pr = n_presets ? preset_find(presets[i]) : preset_at(i);
@@ -301,7 +367,7 @@ int report_build_with_figures(Store *s, const char *const *presets, int n_preset
             if (results_newest_sweep(s, pr->name, &sw, &found, err)) return -1;
             if (!found) continue;
         }
-        if (one_preset(s, pr, markdown, figures, ctx, out, err)) return -1;
+        if (one_preset(s, pr, flags, figures, ctx, out, err)) return -1;
         shown++;
     }
     if (!shown) sb_append(out, "\nno preset has been queued in this store (`mixbench sweep PRESET`)\n");

@@ -20,11 +20,18 @@
 #include "db/store.h"
 #include "engine/io/json.h"
 
+/* How a report is written (flags): Markdown instead of text; the valid
+   loss as each run's lowest evaluation and its step (`--loss best`), not
+   its last one. */
+enum { REPORT_MARKDOWN = 1, REPORT_LOSS_BEST = 2 };
+
 /* Appends the report of presets[0..n_presets) (n_presets 0: every preset
    with a sweep in the store, in the presets' order) to out, from the
-   newest sweep of each.  An unknown preset name is an error; a preset
-   never queued says so in the report. */
-int report_build(Store *s, const char *const *presets, int n_presets, int markdown, StrBuf *out, char *err);
+   newest sweep of each, written as flags say (REPORT_*).  Each preset's
+   section ends with which knob matters (experiments/importance.h) for
+   the metric its paper reports.  An unknown preset name is an error; a
+   preset never queued says so in the report. */
+int report_build(Store *s, const char *const *presets, int n_presets, int flags, StrBuf *out, char *err);
 
 /* A figure of a preset's section: the file (as the Markdown links it,
    relative to the Markdown file) and what it shows. */
@@ -42,7 +49,7 @@ typedef int (*ReportFigureFn)(void *ctx, const char *preset, int64_t sweep_id, R
 
 /* report_build with each Markdown section's figures from figures(ctx)
    (NULL: none), linked under the section's heading. */
-int report_build_with_figures(Store *s, const char *const *presets, int n_presets, int markdown,
+int report_build_with_figures(Store *s, const char *const *presets, int n_presets, int flags,
                               ReportFigureFn figures, void *ctx, StrBuf *out, char *err);
 
 #endif

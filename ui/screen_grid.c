@@ -33,6 +33,8 @@
 #include "ui/claims_view.h"
 #include "ui/draw/heatmap.h"
 #include "ui/figure_key.h"
+#include "ui/grid_knobs.h"
+#include "ui/grid_parallel.h"
 #include "ui/ui.h"
 
 #define PIVOT_MAX_AXES 12
@@ -61,14 +63,18 @@ typedef struct {
 
     int row_axis, col_axis;      /* -1: a single row / column */
     int fixed;                   /* 0..n_combos-1: other axes fixed at a combination; n_combos: averaged */
-    PointMetric metric;          /* one of the first PM_SHOWN (experiments/points.h) */
+    PointMetric metric;          /* one of the first PM_SHOWN (experiments/points.h), or the best valid loss */
+    int loss_best;               /* L: the valid loss is each run's lowest evaluation (with its step) */
+    GridParallel parallel;       /* v: parallel coordinates instead of the heatmap (ui/grid_parallel.h) */
+    GridKnobs knobs;             /* which knob matters, under the heatmap (ui/grid_knobs.h) */
     ClaimsView claims;           /* the verdicts of the sweep's preset */
 
     /* R: the reproduction report of the sweep's preset in place of the table */
     int report_on;
     StrBuf report;               /* report_build's text */
     int64_t report_sweep;        /* built for this sweep ... */
-    int report_done;             /* ... with this many finished runs */
+    int report_done;             /* ... with this many finished runs ... */
+    int report_loss_best;        /* ... and this choice of valid loss (L) */
     UiList report_view;          /* its lines (a text view: scroll, page) */
     char error[ERR_LEN];
 } GridState;
@@ -222,13 +228,14 @@ static void build_report(GridState *st, UiContext *ctx, const char *preset, int6
     sb_init(&st->report);
     char err[ERR_LEN];
     const char *presets[1] = {preset};
-    if (report_build(ctx->store, presets, 1, 0, &st->report, err)) {
+    if (report_build(ctx->store, presets, 1, st->loss_best ? REPORT_LOSS_BEST : 0, &st->report, err)) {
         sb_free(&st->report);
         sb_init(&st->report);
         sb_append(&st->report, err);
     }
     st->report_sweep = sweep_id;
     st->report_done = n_done;
+    st->report_loss_best = st->loss_best;
 }
 
 static void grid_reload(void *state, UiContext *ctx)
@@ -276,7 +283,8 @@ static void grid_reload(void *state, UiContext *ctx)
         int n_done = 0;
         for (int i = 0; i < st->pivot.n_runs; i++) n_done += st->pivot.runs[i].state == RUN_DONE;
         claims_view_update(&st->claims, ctx, s->name, s->id, n_done);
-        if (st->report_on && (st->report_sweep != s->id || st->report_done != n_done))
+        if (st->report_on &&
+            (st->report_sweep != s->id || st->report_done != n_done || st->report_loss_best != st->loss_best))
             build_report(st, ctx, preset, s->id, n_done);
     } else {
         claims_view_free(&st->claims);
@@ -288,8 +296,8 @@ static double cell_value(const PivotCell *c) { return c->n_value ? c->stats.mean
 /* "6.371", "6.371±0.002 n3" over several runs (n left out when every cell
    has the same count: show_n 0), " (paper 1.49)" beside when paper_inline
    (else the paper has rows of its own). */
-static void cell_text(const PivotCell *c, UiContext *ctx, int paper_inline, int show_n, int flag, char *out,
-                      size_t cap)
+static void cell_text(const PivotCell *c, UiContext *ctx, int paper_inline, int show_n, int flag, double step,
+                      char *out, size_t cap)
 {
     const char *more = ctx->utf8 ? "…" : "...";
     char value[64], paper[48] = "";
@@ -311,6 +319,8 @@ static void cell_text(const PivotCell *c, UiContext *ctx, int paper_inline, int 
             snprintf(value + strlen(value), sizeof value - strlen(value), "%s%s", ui_pm(ctx), se);
             if (show_n) snprintf(value + strlen(value), sizeof value - strlen(value), " n%d", c->n_value);
         }
+        /* the best valid loss: at its step (over seeds, their mean step) */
+        if (isfinite(step)) snprintf(value + strlen(value), sizeof value - strlen(value), "@%.0f", step);
         /* '!': runs of the cell that did not learn (its mean is no claim's evidence) */
         snprintf(out, cap, "%s%s%s%s", value, flag && c->n_not_learning ? "!" : "", c->n_pending ? more : "", paper);
     } else if (c->n_pending) {
@@ -418,10 +428,12 @@ static void draw_header(GridState *st, UiContext *ctx, int *y, int width)
     snprintf(name, sizeof name, "Grid: sweep %lld %s", (long long)s->id, s->label);
     ui_text(*y, 0, width, title, "%s", name);
     int x = (int)strlen(name) + 3;
-    if (x < width) ui_text(*y, x, width - x, dim, "(%d of %d, [ ] switch)", st->current + 1, st->n_sweeps);
+    if (x < width) ui_text(*y, x, width - x, dim, "(%d of %d, [ ] switch; R report)", st->current + 1, st->n_sweeps);
     (*y)++;
-    ui_text((*y)++, 0, width, 0, "metric: %s (%s is better)   rows: %s   columns: %s", point_metric_info(st->metric)->label,
-            point_metric_info(st->metric)->higher_better ? "higher" : "lower",
+    const char *which = st->metric == PM_VALID_LOSS ? ", the last (L: best)"
+                        : st->metric == PM_BEST_VALID_LOSS ? "@step, the lowest (L: last)" : "";
+    ui_text((*y)++, 0, width, 0, "metric: %s%s (%s is better)   rows: %s   columns: %s", point_metric_info(st->metric)->label,
+            which, point_metric_info(st->metric)->higher_better ? "higher" : "lower",
             st->row_axis >= 0 ? st->pivot.axis[st->row_axis] : "-", st->col_axis >= 0 ? st->pivot.axis[st->col_axis] : "-");
     int others[PIVOT_MAX_AXES], n = other_axes(st, others);
     if (n > 0) {
@@ -499,6 +511,7 @@ static void draw_report(GridState *st, UiContext *ctx, int top, int height, int 
 /* The table of one draw: the cells, and where and how they are shown. */
 typedef struct {
     PivotCell *cells;            /* [rows * cols] */
+    PivotCell *steps;            /* [rows * cols]: the best valid loss's steps, NULL for another metric */
     int rows, cols;
     char corner[160];            /* "row axis \\ column axis" */
     int label_w, col_w[PIVOT_MAX_VALUES];
@@ -509,6 +522,13 @@ typedef struct {
     double lo, hi;               /* the range of the finished cells' values */
 } GridTable;
 
+/* Cell i's best valid loss's step (the mean over its runs), NAN when the
+   table is of another metric. */
+static double cell_step(const GridTable *tab, int i)
+{
+    return tab->steps && tab->steps[i].n_value ? tab->steps[i].stats.mean : NAN;
+}
+
 /* The cells of the sweep shown and their layout in width columns. */
 static int table_layout(GridState *st, UiContext *ctx, int width, GridTable *tab)
 {
@@ -517,7 +537,12 @@ static int table_layout(GridState *st, UiContext *ctx, int width, GridTable *tab
     tab->cols = st->col_axis >= 0 ? st->pivot.n_values[st->col_axis] : 1;
     int rows = tab->rows, cols = tab->cols;
     tab->cells = calloc((size_t)rows * (size_t)cols, sizeof *tab->cells);
-    if (!tab->cells) return -1;
+    tab->steps = st->metric == PM_BEST_VALID_LOSS ? calloc((size_t)rows * (size_t)cols, sizeof *tab->steps) : NULL;
+    if (!tab->cells || (st->metric == PM_BEST_VALID_LOSS && !tab->steps)) {
+        free(tab->cells);
+        free(tab->steps);
+        return -1;
+    }
     PivotCell *cells = tab->cells;
     char preset[64];
     claims_view_preset(st->sweeps[st->current].name, preset, sizeof preset);
@@ -527,6 +552,8 @@ static int table_layout(GridState *st, UiContext *ctx, int width, GridTable *tab
         for (int a = 0; a < PIVOT_MAX_AXES; a++) fixed_at[a] = -1;
     pivot_cells(&st->pivot, st->row_axis, st->col_axis, fixed_at, st->metric, st->paper, st->n_paper,
                 paper_metric_beside(preset, st->metric), cells);
+    if (tab->steps)
+        pivot_cells(&st->pivot, st->row_axis, st->col_axis, fixed_at, PM_BEST_VALID_STEP, NULL, 0, NULL, tab->steps);
 
     /* column widths: the row labels, then each column's widest text */
     char text[128];
@@ -556,7 +583,8 @@ static int table_layout(GridState *st, UiContext *ctx, int width, GridTable *tab
         for (int c = 0; c < cols; c++) {
             tab->col_w[c] = st->col_axis >= 0 ? text_columns(st->pivot.values[st->col_axis][c]) : 0;
             for (int r = 0; r < rows; r++) {
-                cell_text(&cells[r * cols + c], ctx, tab->paper_inline, tab->show_n, tab->flag, text, sizeof text);
+                cell_text(&cells[r * cols + c], ctx, tab->paper_inline, tab->show_n, tab->flag, cell_step(tab, r * cols + c),
+                          text, sizeof text);
                 tab->col_w[c] = MB_MAX(tab->col_w[c], text_columns(text) + (ctx->colors ? 0 : 2));
             }
             tab->col_w[c] = MB_MAX(tab->col_w[c] + 2, 8);
@@ -602,7 +630,7 @@ static int draw_table_row(GridState *st, UiContext *ctx, const GridTable *tab, i
     int x = tab->label_w;
     for (int c = 0; c < cols && x < width; c++) {
         const PivotCell *cell = &tab->cells[r * cols + c];
-        cell_text(cell, ctx, tab->paper_inline, tab->show_n, tab->flag, text, sizeof text);
+        cell_text(cell, ctx, tab->paper_inline, tab->show_n, tab->flag, cell_step(tab, r * cols + c), text, sizeof text);
         int w = MB_MIN(tab->col_w[c], width - x);
         double v = cell_value(cell);
         int attr = cell_attr(st, ctx, tab, r * cols + c);
@@ -682,6 +710,10 @@ static void grid_draw(void *state, UiContext *ctx, int top, int height, int widt
     }
     draw_header(st, ctx, &y, width);
     y++;
+    if (st->parallel.on) {
+        grid_parallel_draw(&st->parallel, ctx, st->sweeps[st->current].id, &st->pivot, st->metric, y, bottom - y, width);
+        return;
+    }
     int rows = st->row_axis >= 0 ? st->pivot.n_values[st->row_axis] : 1;
     int cols = st->col_axis >= 0 ? st->pivot.n_values[st->col_axis] : 1;
     if (st->pivot.n_runs == 0 || rows == 0 || cols == 0) {
@@ -701,7 +733,12 @@ static void grid_draw(void *state, UiContext *ctx, int top, int height, int widt
     for (int r = 0; r < rows && y < bottom; r++) y += draw_table_row(st, ctx, &tab, r, y, bottom, width);
     y = draw_legend(ctx, &tab, y, bottom, width);
     free(tab.cells);
-    if (y + 1 < bottom) claims_view_draw(&st->claims, ctx, y + 1, width, bottom - y - 1 - (st->error[0] != 0));
+    free(tab.steps);
+    /* the claims' verdicts first; which knob matters where rows remain */
+    int free_end = bottom - (st->error[0] != 0), claims = 0;
+    if (y + 1 < free_end) claims = claims_view_draw(&st->claims, ctx, y + 1, width, free_end - y - 1);
+    if (claims) y += claims + 2;
+    grid_knobs_draw(&st->knobs, ctx, &st->pivot, st->loaded_sweep, st->metric, y, free_end, width);
 }
 
 /* Moves axis *which to the next axis; taking the other one's axis swaps
@@ -735,7 +772,18 @@ static int grid_key(void *state, UiContext *ctx, int ch)
             return 1;
         }
     }
+    int64_t sweep_id = st->current >= 0 ? st->sweeps[st->current].id : 0;
+    if (st->parallel.on && st->current >= 0 && grid_parallel_key(&st->parallel, ctx, sweep_id, &st->pivot, st->metric, ch))
+        return 1;
     switch (ch) {
+    case 'v':
+        st->parallel.on = !st->parallel.on;
+        return 1;
+    case 'L':
+        st->loss_best = !st->loss_best;
+        st->metric = st->loss_best ? PM_BEST_VALID_LOSS : PM_VALID_LOSS;
+        ui_say(ctx, "valid loss: %s", st->loss_best ? "each run's lowest evaluation, at its step" : "the last evaluation");
+        return 1;
     case 'R':
         if (st->current < 0) return 1;
         st->report_on = 1;
@@ -744,9 +792,11 @@ static int grid_key(void *state, UiContext *ctx, int ch)
         return 1;
     case '[': switch_sweep(st, ctx, -1); return 1;
     case ']': switch_sweep(st, ctx, +1); return 1;
-    case 'm':
-        st->metric = (PointMetric)((st->metric + 1) % PM_SHOWN);
+    case 'm': {
+        int next = ((st->metric == PM_BEST_VALID_LOSS ? PM_VALID_LOSS : st->metric) + 1) % PM_SHOWN;
+        st->metric = next == PM_VALID_LOSS && st->loss_best ? PM_BEST_VALID_LOSS : (PointMetric)next;
         return 1;
+    }
     case 'a':
         if (st->n_axes < 2) ui_say(ctx, "this sweep has %d axis: one row", st->n_axes);
         cycle_axis(st, &st->row_axis, &st->col_axis);
@@ -765,6 +815,10 @@ static int grid_key(void *state, UiContext *ctx, int ch)
         return 1;
     }
     case UI_FIGURE_KEY: {
+        if (st->parallel.on) {
+            grid_parallel_figure(&st->parallel, ctx, sweep_id, &st->pivot, st->metric);
+            return 1;
+        }
         int fixed_at[PIVOT_MAX_AXES];
         fixed_values(st, fixed_at);
         ui_figure_grid(ctx, st->current >= 0 ? st->sweeps[st->current].id : 0, (int)st->metric, &st->pivot,
@@ -778,23 +832,24 @@ static int grid_key(void *state, UiContext *ctx, int ch)
 
 const UiScreen ui_screen_grid = {
     "Grid",
-    "[ ] sweep  m metric  a/b axes  f fix  R report",
+    "[ ] sweep  m/L metric  a/b/f axes  v parallel",
     "[ / ]           previous / next sweep\n"
     "m               metric: test/valid/train loss, test perplexity and\n"
-    "                accuracy, tokens/s, test/valid loss_all (mlm, every\n"
-    "                position), samples/s (batch-1 inference); a preset\n"
-    "                opens on its paper's (loss_all for PairConnect)\n"
+    "                accuracy, tokens/s, test/valid loss_all (mlm), samples/s;\n"
+    "                a preset opens on its paper's (loss_all for PairConnect)\n"
+    "L               valid loss: the last evaluation, or the lowest @ its step\n"
     "a / b           next row / column axis (the other's: swap)\n"
     "f               other axes: next fixed value, then averaged\n"
+    "v               parallel coordinates: a line per run (g: seed group);\n"
+    "                left/right axis, up/down its range's top, PgUp/PgDn its\n"
+    "                bottom, x / X clear one / all (lines outside: dim)\n"
     "P               write this figure as SVG beside the store (mixbench plot)\n"
-    "R               the preset's reproduction report (mixbench report):\n"
-    "                up/down, PgUp/PgDn, Home/End scroll; R or Esc: back\n"
-    "                cells: shaded worst to best, the best highlighted,\n"
-    "                ... pending; over seeds mean +- standard error;\n"
-    "                (paper X) or a paper row: the paper's figure, with\n"
-    "                its setting against ours above; numeric axes by value;\n"
-    "                below: the paper's claims, judged on this sweep\n"
-    "                (holds, does not hold, within noise, not run)",
+    "R               the preset's report (mixbench report): scroll; R/Esc back\n"
+    "                cells: shaded worst to best, the best highlighted, ...\n"
+    "                pending; over seeds mean +- se; (paper X) or a paper row:\n"
+    "                the paper's figure, its setting against ours above;\n"
+    "                below: the claims judged on this sweep, then which knob\n"
+    "                matters (each axis's and pair's share of the variance)",
     grid_create,
     grid_destroy,
     grid_reload,

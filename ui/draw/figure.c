@@ -45,6 +45,12 @@ void figure_free(Figure *f)
         free(f->heatmap->cells);
         free(f->heatmap);
     }
+    if (f->parallel) {
+        free(f->parallel->pos);
+        free(f->parallel->shade);
+        free(f->parallel->kept);
+        free(f->parallel);
+    }
     memset(f, 0, sizeof *f);
 }
 
@@ -150,6 +156,28 @@ FigHeatmap *figure_set_heatmap(Figure *f, int rows, int cols)
     for (int i = 0; i < rows * cols; i++) h->cells[i].shade = NAN;
     f->heatmap = h;
     return h;
+}
+
+FigParallel *figure_set_parallel(Figure *f, int n_axes, int n_lines)
+{
+    assert(f && !f->parallel && n_axes > 0 && n_axes <= FIG_PAR_MAX_AXES && n_lines >= 0);
+    FigParallel *par = calloc(1, sizeof *par);
+    if (!par) return NULL;
+    size_t n = (size_t)(n_lines ? n_lines : 1);
+    par->pos = malloc(n * (size_t)n_axes * sizeof *par->pos);
+    par->shade = malloc(n * sizeof *par->shade);
+    par->kept = malloc(n);
+    if (!par->pos || !par->shade || !par->kept) {
+        free(par->pos), free(par->shade), free(par->kept), free(par);
+        return NULL;
+    }
+    par->n_axes = n_axes;
+    par->n_lines = n_lines;
+    for (size_t i = 0; i < n * (size_t)n_axes; i++) par->pos[i] = NAN;
+    for (size_t i = 0; i < n; i++) par->shade[i] = NAN, par->kept[i] = 1;
+    for (int a = 0; a < n_axes; a++) par->axes[a].brush_lo = par->axes[a].brush_hi = NAN;
+    f->parallel = par;
+    return par;
 }
 
 int figure_format_of(const char *path, FigFormat *format, char *err)

@@ -7,7 +7,8 @@
  * y, lines, markers, shaded bands, dashed reference levels, one legend
  * under them) or a heatmap (each cell's value and a second line such as
  * the paper's figure, shaded worse to better, the best cell outlined, a
- * colour scale); and lines under everything (the claims' verdicts, in
+ * colour scale) or parallel coordinates (an axis per knob, a line per run,
+ * coloured worse to better); and lines under everything (the claims' verdicts, in
  * their colours).  Long lines are word-wrapped; a wide heatmap widens the
  * page.
  *
@@ -16,7 +17,7 @@
  * every piece of text as an invisible <text> element at its place, in one
  * group (id "figure-text"), each with a class saying what it is: title,
  * note, panel, xtick, ytick, xlabel, ylabel, legend, row, col, cell,
- * detail, scale, footer.
+ * detail, scale, footer (parallel coordinates: axis, ytick).
  *
  * Not for: reading the store (ui/draw/figure_build.h makes figures from
  * it) or terminals (ui/draw/plot.h).  No global state of our own; cairo's
@@ -74,6 +75,31 @@ typedef struct {
     FigCell *cells;          /* [rows * cols], row-major */
 } FigHeatmap;
 
+/* Parallel coordinates: vertical axes side by side, each named on top with
+   its tick labels beside it; a polyline per line through its places (0
+   bottom .. 1 top), coloured worse to better by its shade, or faint gray
+   when brushed out; a brushed span shaded on its axis; a colour scale. */
+enum { FIG_PAR_MAX_AXES = 16, FIG_PAR_MAX_TICKS = 64 };
+
+typedef struct {
+    char name[64];
+    int n_ticks;
+    char tick[FIG_PAR_MAX_TICKS][FIG_LABEL_LEN];
+    double tick_pos[FIG_PAR_MAX_TICKS];   /* 0 bottom .. 1 top */
+    double brush_lo, brush_hi;            /* the span kept (0..1); NAN: the whole axis */
+} FigParAxis;
+
+typedef struct {
+    int n_axes;
+    FigParAxis axes[FIG_PAR_MAX_AXES];
+    int n_lines;
+    double *pos;             /* [n_lines * n_axes]; NAN: the line skips that axis */
+    double *shade;           /* [n_lines]: the value it is coloured by */
+    unsigned char *kept;     /* [n_lines]: 0 drawn faint gray (brushed out) */
+    char scale_label[96];
+    int higher_better;
+} FigParallel;
+
 typedef struct {
     char *text;              /* owned */
     FigTone tone;
@@ -86,6 +112,7 @@ typedef struct {
     FigPlot *plots;          /* side by side */
     int n_plots, cap_plots;
     FigHeatmap *heatmap;     /* NULL: none */
+    FigParallel *parallel;   /* NULL: none */
     FigLine *footer;         /* under everything */
     int n_footer, cap_footer;
 } Figure;
@@ -105,6 +132,10 @@ FigSeries *fig_plot_series(FigPlot *p, FigMark mark, int color, const double *x,
 
 /* The heatmap of rows x cols empty cells (shade NAN); NULL when out of memory. */
 FigHeatmap *figure_set_heatmap(Figure *f, int rows, int cols);
+
+/* Parallel coordinates of n_axes (<= FIG_PAR_MAX_AXES) empty axes and
+   n_lines lines (every line kept, places NAN); NULL when out of memory. */
+FigParallel *figure_set_parallel(Figure *f, int n_axes, int n_lines);
 
 typedef enum { FIG_SVG, FIG_PDF, FIG_PNG } FigFormat;
 

@@ -55,6 +55,23 @@ typedef struct {
 
 int figure_grid(Store *s, const GridView *v, Figure *f, char *err);
 
+/* What the parallel coordinates figure shows of a sweep
+   (experiments/parallel.h). */
+typedef struct {
+    int64_t sweep_id;
+    int metric;               /* a PointMetric; -1: as GridView's */
+    int groups;               /* 1: a line per seed group (its mean), 0: per run */
+    const char *ranges;       /* brushes, "KEY=LO..HI ..." (parallel_parse_ranges); NULL: none */
+} ParallelView;
+
+/* The sweep's axes that vary and the metric as vertical axes, a line per
+   finished run or seed group coloured by the metric, the lines outside the
+   brushes faint. */
+int figure_parallel(Store *s, const ParallelView *v, Figure *f, char *err);
+
+/* The unit of a PointMetric, for axis and scale labels ("nats per token"). */
+const char *figure_metric_unit(int m);
+
 /* A sweep's points (runs equal apart from seed) as mean curves with +- se
    bands, a panel per architecture (masked mixer, attention, the others):
    the smoothed train loss, or the valid loss. */

@@ -529,21 +529,33 @@ static void heat_layout(Pen *pen, const FigHeatmap *h, HeatLayout *l)
     free(shades);
 }
 
-/* The colour scale under the table: worst to best with their values. */
-static double draw_scale(Pen *pen, const FigHeatmap *h, const HeatLayout *l, double x, double top)
+/* Lines: worst (red) through orange to best (green), dark enough on white. */
+static Rgb line_rgb(double goodness)
 {
-    if (!l->shaded) return 0;
+    static const Rgb STOPS[3] = {{0.84, 0.15, 0.16}, {0.93, 0.57, 0.08}, {0.17, 0.60, 0.17}};
+    double t = fmin(fmax(goodness, 0), 1) * 2;
+    int i = t >= 1 ? 1 : 0;
+    double u = t - i;
+    return (Rgb){STOPS[i].r + (STOPS[i + 1].r - STOPS[i].r) * u, STOPS[i].g + (STOPS[i + 1].g - STOPS[i].g) * u,
+                 STOPS[i].b + (STOPS[i + 1].b - STOPS[i].b) * u};
+}
+
+/* The colour scale of values lo..hi in ramp's colours, worst to best with
+   their values, label under it. */
+static double draw_scale(Pen *pen, double lo_v, double hi_v, int higher_better, const char *label,
+                         Rgb (*ramp_rgb)(double), double x, double top)
+{
     double w = 220, bar = 10;
     char lo[32], hi[32], worst[48], best[48];
-    heat_format(l->lo, 4, lo, sizeof lo);
-    heat_format(l->hi, 4, hi, sizeof hi);
-    snprintf(worst, sizeof worst, "worst %s", h->higher_better ? lo : hi);
-    snprintf(best, sizeof best, "best %s", h->higher_better ? hi : lo);
+    heat_format(lo_v, 4, lo, sizeof lo);
+    heat_format(hi_v, 4, hi, sizeof hi);
+    snprintf(worst, sizeof worst, "worst %s", higher_better ? lo : hi);
+    snprintf(best, sizeof best, "best %s", higher_better ? hi : lo);
     double lw = text_width(pen, TICK_SIZE, 0, worst);
     if (pen->draw) {
         cairo_pattern_t *ramp = cairo_pattern_create_linear(x + lw + 6, 0, x + lw + 6 + w, 0);
         for (int k = 0; k <= 4; k++) {
-            Rgb c = heat_rgb(k / 4.0);
+            Rgb c = ramp_rgb(k / 4.0);
             cairo_pattern_add_color_stop_rgb(ramp, k / 4.0, c.r, c.g, c.b);
         }
         cairo_rectangle(pen->cr, x + lw + 6, top, w, bar);
@@ -554,8 +566,7 @@ static double draw_scale(Pen *pen, const FigHeatmap *h, const HeatLayout *l, dou
     double base = top + bar - 1;
     text_at(pen, x, base, TICK_SIZE, 0, ALIGN_LEFT, INK, "scale", worst, 0);
     text_at(pen, x + lw + 12 + w, base, TICK_SIZE, 0, ALIGN_LEFT, INK, "scale", best, 0);
-    text_at(pen, x + lw + 6 + w / 2, top + bar + TICK_SIZE + 4, TICK_SIZE, 0, ALIGN_CENTER, DIM, "scale",
-            h->scale_label, 0);
+    text_at(pen, x + lw + 6 + w / 2, top + bar + TICK_SIZE + 4, TICK_SIZE, 0, ALIGN_CENTER, DIM, "scale", label, 0);
     return bar + TICK_SIZE * LEADING + 6;
 }
 
@@ -614,7 +625,79 @@ static double draw_heatmap(Pen *pen, const FigHeatmap *h, double x, double top)
         y += l.cell_h;
     }
     y += 10;
-    y += draw_scale(pen, h, &l, x + l.label_w, y);
+    if (l.shaded) y += draw_scale(pen, l.lo, l.hi, h->higher_better, h->scale_label, heat_rgb, x + l.label_w, y);
+    return y - top;
+}
+
+/* ---- drawing: parallel coordinates ------------------------------------------ */
+
+#define PAR_HEIGHT 300.0
+
+/* The axes evenly across width, a polyline per line (the brushed-out ones
+   first, faint; the kept ones from worst to best, so the best lie on top),
+   the brushes as bands on their axes, then the scale.  Returns the height. */
+static double draw_parallel(Pen *pen, const FigParallel *par, double x, double top, double width)
+{
+    int k = par->n_axes;
+    /* room for the last axis's name, centred on it */
+    double name_w = text_width(pen, LABEL_SIZE, 1, par->axes[k - 1].name) / 2 + 4;
+    double head = LABEL_SIZE * LEADING + 6, y0 = top + head, h = PAR_HEIGHT, left = x + 70;
+    double right = x + width - fmax(30, name_w);
+    double step = k > 1 ? (right - left) / (k - 1) : 0, lo = NAN, hi = NAN;
+    for (int a = 0; a < k; a++) {
+        double ax = left + a * step;
+        text_at(pen, ax, top + LABEL_SIZE, LABEL_SIZE, 1, ALIGN_CENTER, INK, "axis", par->axes[a].name, 0);
+        for (int t = 0; t < par->axes[a].n_ticks; t++)
+            text_at(pen, ax - 5, y0 + h * (1 - par->axes[a].tick_pos[t]) + TICK_SIZE * 0.35, TICK_SIZE, 0, ALIGN_RIGHT,
+                    INK, "ytick", par->axes[a].tick[t], 0);
+    }
+    heat_range(par->shade, par->n_lines, &lo, &hi);
+    cairo_t *cr = pen->cr;
+    int *order = malloc((size_t)(par->n_lines ? par->n_lines : 1) * sizeof *order);
+    if (pen->draw && order) {
+        for (int a = 0; a < k; a++) {
+            double ax = left + a * step, b0 = par->axes[a].brush_lo, b1 = par->axes[a].brush_hi;
+            if (isfinite(b0) && isfinite(b1)) {
+                set_rgb(cr, PALETTE[0], 0.18);
+                cairo_rectangle(cr, ax - 5, y0 + h * (1 - b1) - 3, 10, h * (b1 - b0) + 6);
+                cairo_fill(cr);
+            }
+            set_rgb(cr, INK, 1);
+            cairo_set_line_width(cr, 1);
+            cairo_move_to(cr, ax, y0);
+            cairo_line_to(cr, ax, y0 + h);
+            cairo_stroke(cr);
+        }
+        int n = 0;   /* brushed out, then kept from worst to best */
+        for (int i = 0; i < par->n_lines; i++)
+            if (!par->kept[i]) order[n++] = i;
+        int out = n;
+        for (int i = 0; i < par->n_lines; i++)
+            if (par->kept[i]) order[n++] = i;
+        for (int i = out + 1; i < n; i++)
+            for (int j = i; j > out && heat_goodness(par->shade[order[j]], lo, hi, par->higher_better) <
+                                           heat_goodness(par->shade[order[j - 1]], lo, hi, par->higher_better); j--) {
+                int t = order[j];
+                order[j] = order[j - 1];
+                order[j - 1] = t;
+            }
+        for (int o = 0; o < n; o++) {
+            int i = order[o], started = 0;
+            set_rgb(cr, par->kept[i] ? line_rgb(heat_goodness(par->shade[i], lo, hi, par->higher_better)) : GRAY,
+                    par->kept[i] ? 0.9 : 0.3);
+            cairo_set_line_width(cr, par->kept[i] ? 1.6 : 0.8);
+            for (int a = 0; a < k; a++) {
+                double v = par->pos[i * k + a];
+                if (!isfinite(v)) continue;
+                if (started++) cairo_line_to(cr, left + a * step, y0 + h * (1 - v));
+                else cairo_move_to(cr, left + a * step, y0 + h * (1 - v));
+            }
+            cairo_stroke(cr);
+        }
+    }
+    free(order);
+    double y = y0 + h + 16;
+    if (isfinite(lo)) y += draw_scale(pen, lo, hi, par->higher_better, par->scale_label, line_rgb, left, y);
     return y - top;
 }
 
@@ -647,6 +730,7 @@ static double render(Pen *pen, const Figure *f, double width)
         y += draw_legend(pen, f, MARGIN, y, inner);
     }
     if (f->heatmap) y += 12 + draw_heatmap(pen, f->heatmap, MARGIN, y + 12);
+    if (f->parallel) y += 12 + draw_parallel(pen, f->parallel, MARGIN, y + 12, inner);
     if (f->n_footer) y += 10 + draw_lines(pen, f->footer, f->n_footer, y + 10, width, "footer");
     return ceil(y + MARGIN);
 }

@@ -56,28 +56,18 @@ int figure_add_verdicts(Figure *f, Store *s, const char *sweep_name, int64_t swe
     return rc ? err_set(err, "figure: out of memory") : 0;
 }
 
-/* The unit a metric is in. */
-static const char *metric_unit(PointMetric m)
+const char *figure_metric_unit(int m)
 {
-    switch (m) {
+    switch ((PointMetric)m) {
     case PM_TEST_PERPLEXITY: return "perplexity";
     case PM_TEST_ACCURACY: return "fraction of tokens";
     case PM_TOKENS_PER_S: return "training tokens/s";
     case PM_SAMPLES_PER_S: return "samples/s, batch 1, one thread";
     case PM_TOKENS: return "tokens";
     case PM_WALL: return "seconds";
+    case PM_BEST_VALID_STEP: return "step";
     default: return "nats per token";
     }
-}
-
-/* 1 when every run's value of axis b follows from its value of axis a
-   (b is zipped with a: "(data,min_count)=..."). */
-static int determined_by(const Pivot *p, int b, int a)
-{
-    for (int i = 0; i < p->n_runs; i++)
-        for (int j = 0; j < i; j++)
-            if (p->coord[i][a] == p->coord[j][a] && p->coord[i][b] != p->coord[j][b]) return 0;
-    return 1;
 }
 
 /* May axis a go on the table beside axis other (-1: none)?  Not seed, not
@@ -85,7 +75,7 @@ static int determined_by(const Pivot *p, int b, int a)
 static int table_axis(const Pivot *p, int a, const int *fixed_at, int other)
 {
     if (!strcmp(p->axis[a], "seed") || a == other || fixed_at[a] >= 0 || p->n_values[a] < 2) return 0;
-    return other < 0 || (!determined_by(p, a, other) && !determined_by(p, other, a));
+    return other < 0 || (!pivot_determined_by(p, a, other) && !pivot_determined_by(p, other, a));
 }
 
 /* The row and column axes: named, else arch across the columns (the
@@ -142,8 +132,9 @@ static int fix_axes(const Pivot *p, const char *at, int *fixed_at, char *err)
 }
 
 /* A cell's text: "5.123", "5.123 ± 0.010" (the se to the mean's decimals),
-   and its second line: the paper's figure, what is pending or stopped. */
-static void cell_text(const PivotCell *c, int show_n, int flag, FigCell *out)
+   and its second line: the best valid loss's step (step: its cell, NULL
+   for another metric), the paper's figure, what is pending or stopped. */
+static void cell_text(const PivotCell *c, const PivotCell *step, int show_n, int flag, FigCell *out)
 {
     if (c->n_value) {
         heat_format(c->stats.mean, 4, out->value, sizeof out->value);
@@ -163,7 +154,9 @@ static void cell_text(const PivotCell *c, int show_n, int flag, FigCell *out)
     char paper[32] = "";
     if (!isnan(c->paper)) heat_format(c->paper, 4, paper, sizeof paper);
     int len = 0;
-    if (show_n && c->n_value) len = snprintf(out->detail, sizeof out->detail, "n%d", c->n_value);
+    if (step && step->n_value) len = snprintf(out->detail, sizeof out->detail, "at step %.0f", step->stats.mean);
+    if (show_n && c->n_value)
+        len += snprintf(out->detail + len, sizeof out->detail - (size_t)len, "%sn%d", len ? ", " : "", c->n_value);
     if (flag && c->n_not_learning) /* its mean is no claim's evidence */
         len += snprintf(out->detail + len, sizeof out->detail - (size_t)len, "%s! %d not learning", len ? ", " : "",
                         c->n_not_learning);
@@ -174,7 +167,8 @@ static void cell_text(const PivotCell *c, int show_n, int flag, FigCell *out)
 }
 
 /* The heatmap of the cells, with its labels. */
-static int fill_heatmap(Figure *f, const Pivot *p, int row, int col, PointMetric m, const PivotCell *cells, char *err)
+static int fill_heatmap(Figure *f, const Pivot *p, int row, int col, PointMetric m, const PivotCell *cells,
+                        const PivotCell *steps, char *err)
 {
     int rows = row >= 0 ? p->n_values[row] : 1, cols = col >= 0 ? p->n_values[col] : 1;
     FigHeatmap *h = figure_set_heatmap(f, rows, cols);
@@ -182,7 +176,7 @@ static int fill_heatmap(Figure *f, const Pivot *p, int row, int col, PointMetric
     const PointMetricInfo *info = point_metric_info(m);
     snprintf(h->row_axis, sizeof h->row_axis, "%s", row >= 0 ? p->axis[row] : "");
     snprintf(h->col_axis, sizeof h->col_axis, "%s", col >= 0 ? p->axis[col] : "");
-    snprintf(h->scale_label, sizeof h->scale_label, "%s (%s; %s is better)", info->label, metric_unit(m),
+    snprintf(h->scale_label, sizeof h->scale_label, "%s (%s; %s is better)", info->label, figure_metric_unit(m),
              info->higher_better ? "higher" : "lower");
     h->higher_better = info->higher_better;
     for (int r = 0; r < rows; r++) snprintf(h->row_labels[r], FIG_LABEL_LEN, "%s", row >= 0 ? p->values[row][r] : info->label);
@@ -196,7 +190,7 @@ static int fill_heatmap(Figure *f, const Pivot *p, int row, int col, PointMetric
     double *means = malloc((size_t)rows * (size_t)cols * sizeof *means);
     if (!means) return err_set(err, "figure: out of memory");
     for (int i = 0; i < rows * cols; i++) {
-        cell_text(&cells[i], show_n, info->learned, &h->cells[i]);
+        cell_text(&cells[i], steps ? &steps[i] : NULL, show_n, info->learned, &h->cells[i]);
         flagged |= info->learned && cells[i].n_not_learning;
         means[i] = cells[i].n_value ? cells[i].stats.mean : NAN;
     }
@@ -239,27 +233,6 @@ static int grid_notes(Figure *f, const Pivot *p, int row, int col, const int *fi
     return rc ? err_set(err, "figure: out of memory") : 0;
 }
 
-/* The sweep's runs on its axes. */
-static int load_pivot(Store *s, int64_t sweep_id, Pivot *p, char *err)
-{
-    SweepAxes axes;
-    if (sweeps_read_axes(s, sweep_id, &axes, err)) return -1;
-    ResultRun *runs = NULL;
-    int n = 0;
-    if (results_sweep_runs(s, sweep_id, 0, &runs, &n, err)) return -1;
-    if (n == 0) {
-        free(runs);
-        return err_set(err, "sweep %lld has no jobs", (long long)sweep_id);
-    }
-    const char *names[SWEEP_MAX_AXES];
-    for (int a = 0; a < axes.n; a++) names[a] = axes.key[a];
-    if (pivot_build(p, names, axes.n, runs, n, NULL, err)) {
-        pivot_free(p);
-        return -1;
-    }
-    return 0;
-}
-
 int figure_grid(Store *s, const GridView *v, Figure *f, char *err)
 {
     assert(s && v && f && err);
@@ -269,7 +242,7 @@ int figure_grid(Store *s, const GridView *v, Figure *f, char *err)
     if (results_sweep(s, v->sweep_id, &sw, &found, err)) return -1;
     if (!found) return err_set(err, "no sweep %lld in the store", (long long)v->sweep_id);
     Pivot p;
-    if (load_pivot(s, v->sweep_id, &p, err)) return -1;
+    if (pivot_load(s, v->sweep_id, &p, err)) return -1;
     char preset[64];
     figure_sweep_preset(sw.name, preset, sizeof preset);
     int is_preset = preset_find(preset) != NULL;
@@ -289,13 +262,17 @@ int figure_grid(Store *s, const GridView *v, Figure *f, char *err)
     int rows = row >= 0 ? p.n_values[row] : 1, cols = col >= 0 ? p.n_values[col] : 1;
     if (!rc && !(cells = calloc((size_t)rows * (size_t)cols, sizeof *cells))) rc = err_set(err, "figure: out of memory");
     if (!rc) pivot_cells(&p, row, col, fixed_at, m, figs, kept, want, cells);
+    /* the best valid loss: each cell's (mean) step under it */
+    PivotCell *steps = !rc && m == PM_BEST_VALID_LOSS ? calloc((size_t)rows * (size_t)cols, sizeof *steps) : NULL;
+    if (steps) pivot_cells(&p, row, col, fixed_at, PM_BEST_VALID_STEP, NULL, 0, NULL, steps);
     snprintf(f->title, sizeof f->title, "Grid: sweep %lld %s, %s", (long long)v->sweep_id, sw.name,
              point_metric_info(m)->label);
     if (!rc) rc = grid_notes(f, &p, row, col, fixed_at, figs, kept, want, err);
-    if (!rc) rc = fill_heatmap(f, &p, row, col, m, cells, err);
+    if (!rc) rc = fill_heatmap(f, &p, row, col, m, cells, steps, err);
     if (!rc && figure_note(f, FIG_TONE_DIM, "made by mixbench sweep %s", sw.spec)) rc = err_set(err, "figure: out of memory");
     if (!rc) rc = figure_add_verdicts(f, s, sw.name, v->sweep_id, err);
     free(cells);
+    free(steps);
     free(figs);
     pivot_free(&p);
     if (rc) figure_free(f);

@@ -17,11 +17,16 @@ CFLAGS  ?= -std=c11 -O3 -march=native -g -Wall -Wextra -pthread
 # mpirun or srun started the process, so the binary does not link it
 MPI_CFLAGS ?= $(shell pkg-config --cflags ompi-c 2>/dev/null || echo -I/usr/lib/x86_64-linux-gnu/openmpi/include)
 CPPFLAGS += -D_GNU_SOURCE -I. -MMD -MP $(MPI_CFLAGS)
-LDLIBS  = -lopenblas -lfftw3f -lsqlite3 -lncursesw -lpthread -lm -ldl
+# cairo draws the figures (ui/draw/figure_draw.c: SVG, PDF, PNG; fontconfig,
+# which cairo's text uses, to free its caches at exit); only that file needs
+# their headers
+CAIRO_CFLAGS ?= $(shell pkg-config --cflags cairo fontconfig 2>/dev/null)
+CAIRO_LIBS   ?= $(shell pkg-config --libs cairo fontconfig 2>/dev/null || echo -lcairo -lfontconfig)
+LDLIBS  = -lopenblas -lfftw3f -lsqlite3 -lncursesw $(CAIRO_LIBS) -lpthread -lm -ldl
 
 DEB_PACKAGES = build-essential libncurses-dev libsqlite3-dev libopenblas-dev \
                libfftw3-dev sqlite3 tmux python3-torch openmpi-bin libopenmpi-dev clang xz-utils \
-               libdnnl-dev
+               libdnnl-dev libcairo2-dev libxml2-utils
 
 LIB_SRC  = $(sort $(wildcard engine/*.c engine/*/*.c db/*.c ui/*.c ui/*/*.c experiments/*.c))
 APP_SRC  = $(sort $(wildcard app/*.c))
@@ -51,6 +56,7 @@ $(BUILD)/%.o: %.c
 # AdamW's square root (engine/optim.c) vectorises only without errno: sqrtf
 # of a negative number, which a moment never is, would have to set it
 $(BUILD)/engine/optim.o: CPPFLAGS += -fno-math-errno
+$(BUILD)/ui/draw/figure_draw.o: CPPFLAGS += $(CAIRO_CFLAGS)
 
 # (a test's dependency file goes to $(BUILD)/deps/: $(BUILD)/tests/ holds
 # only the binaries that tests/run.sh runs; tests/X/test_Y.c builds
@@ -135,8 +141,10 @@ sanitize: deps
 	@ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  MIXBENCH=$(CURDIR)/build/asan/mixbench MIXBENCH_TIMEOUT_SCALE=2 \
 	  MIXBENCH_TESTS="$(SAN_TESTS)" tests/run.sh $(T)
-# which tests `make sanitize` runs: every C unit test and the CLI's
-SAN_TESTS = $(TEST_SRC:tests/%.c=build/asan/tests/%) tests/cli/test_cli.sh tests/db/test_store_cli.sh tests/cli/test_organise_cli.sh
+# which tests `make sanitize` runs: every C unit test and the CLI's (the
+# figures' too: cairo's drawing runs in our process)
+SAN_TESTS = $(TEST_SRC:tests/%.c=build/asan/tests/%) tests/cli/test_cli.sh tests/db/test_store_cli.sh \
+            tests/cli/test_organise_cli.sh tests/cli/test_plot_cli.sh
 
 clean:
 	rm -rf build mixbench

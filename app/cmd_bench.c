@@ -1,7 +1,11 @@
 /*
- * cmd_bench.c — `mixbench bench [--arch A] [--config S|M] [--threads T]
- * [--json]`: training throughput of each architecture on random tokens, and,
- * in the same run on the same threads, the machine's sgemm rate.
+ * cmd_bench.c — `mixbench bench [--arch A] [--config S|P|M] [--threads T]
+ * [--seconds W] [--json]`: training throughput of each architecture on
+ * random tokens, and, in the same run on the same threads, the machine's
+ * sgemm rate.  Each model trains 2 warm-up steps, then at least 3 steps and
+ * W seconds (default 4) are timed; --json adds the tokens per CPU-second
+ * of the process over them (tokens_per_cpu_s: on a machine shared with
+ * other tenants, what their preemption does not move).
  *
  * --inference: batch-1 single-thread forward samples/s of every
  * architecture at the PairConnect paper's setting, and incremental
@@ -40,7 +44,10 @@
  * = that x tokens/s; the ratio divides by the sgemm GFLOP/s measured with
  * 1024^3 single-threaded sgemm calls running on every bench thread at once.
  *   S = {d 256, L 4, h 4, n 64, V 10000, batch 32}
+ *   P = {d 128, L 4, h 4, n 64, V 4096, batch 8}  (the presets' own shape)
  *   M = {d 512, L 8, h 8, n 128, V 10000, batch 16}
+ * tests/crosscheck/bench_torch.py runs these beside PyTorch (the same
+ * models on the same threads) and prints the ratios.
  *
  * The products' share: TrainProgress carries each step's time inside
  * matrix products and their FLOPs, summed over the threads (engine/gemm.h
@@ -61,6 +68,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "app/blas_core.h"
 #include "app/cli.h"
@@ -129,6 +137,7 @@ static double measure_sgemm(int threads, char *err)
 typedef struct {
     double tokens_per_s, gflops, flops_per_token;
     double comm_seconds, step_seconds;   /* per step: gradient exchange, whole step */
+    double cpu_seconds;                  /* the process's CPU time over the timed steps, all threads */
     double product_share;                /* of the threads' time, inside matrix products */
     double product_gflops;               /* the products' own rate, all threads */
     int64_t params;
@@ -136,6 +145,14 @@ typedef struct {
     double base_bytes, peak_bytes;       /* resident before the model; the process's peak during it */
     MemoryNeed need;                     /* engine/memory.h's estimate of the job */
 } BenchResult;
+
+/* The process's CPU time so far, every thread, seconds. */
+static double cpu_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 /* Starts a peak measurement: freed heap back to the system, VmHWM reset to
    the resident set (clear_refs 5: unwritable leaves the process's peak so
@@ -151,14 +168,18 @@ static double peak_reset(void)
     return memory_proc_bytes("/proc/self/status", "VmRSS");
 }
 
-/* The bench's model of arch at size S or M on task into c. */
+/* The timed window of every model, seconds (--seconds). */
+static double bench_window = 4.0;
+
+/* The bench's model of arch at size S, P or M on task into c. */
 static int bench_config(Config *c, const char *arch, const char *size, const char *task, int precision, char *err)
 {
     config_defaults(c);
-    const char *common[] = {"vocab=10000", "warmup=0", "decay=constant", "seed=1", NULL};
-    const char *s[] = {"d=256", "layers=4", "heads=4", "n_ctx=64", "batch=32", NULL};
-    const char *m[] = {"d=512", "layers=8", "heads=8", "n_ctx=128", "batch=16", NULL};
-    const char **sized = strcmp(size, "S") ? m : s;
+    const char *common[] = {"warmup=0", "decay=constant", "seed=1", NULL};
+    const char *s[] = {"vocab=10000", "d=256", "layers=4", "heads=4", "n_ctx=64", "batch=32", NULL};
+    const char *p[] = {"vocab=4096", "d=128", "layers=4", "heads=4", "n_ctx=64", "batch=8", NULL};
+    const char *m[] = {"vocab=10000", "d=512", "layers=8", "heads=8", "n_ctx=128", "batch=16", NULL};
+    const char **sized = !strcmp(size, "S") ? s : !strcmp(size, "P") ? p : m;
     for (int i = 0; common[i]; i++) config_set_arg(c, common[i], err);
     for (int i = 0; sized[i]; i++) config_set_arg(c, sized[i], err);
     if (config_set(c, "arch", arch, err) || config_set(c, "task", task, err)) return -1;
@@ -166,8 +187,9 @@ static int bench_config(Config *c, const char *arch, const char *size, const cha
     return config_validate(c, err);
 }
 
-/* Trains on random tokens for at least 3 steps and 4 s (rank 0's clock,
-   which every rank of dist follows) after 2 warm-up steps. */
+/* Trains on random tokens for at least 3 steps and bench_window seconds
+   (rank 0's clock, which every rank of dist follows) after 2 warm-up
+   steps. */
 static int bench_train(const char *arch, const char *size, const char *task, int threads, int precision, Dist *dist,
                        BenchResult *out, char *err)
 {
@@ -194,9 +216,9 @@ static int bench_train(const char *arch, const char *size, const char *task, int
     TrainProgress p;
     for (int i = 0; i < 2; i++) /* warm-up */
         if (trainer_step(tr, &p, err)) goto done;
-    double t0 = p.train_seconds, elapsed = 0, comm = 0, prod_s = 0, prod_f = 0;
+    double t0 = p.train_seconds, elapsed = 0, comm = 0, prod_s = 0, prod_f = 0, cpu0 = cpu_seconds();
     int steps = 0;
-    while (steps < 3 || elapsed < 4.0) {
+    while (steps < 3 || elapsed < bench_window) {
         if (trainer_step(tr, &p, err)) goto done;
         steps++;
         comm += p.comm_seconds;
@@ -204,6 +226,7 @@ static int bench_train(const char *arch, const char *size, const char *task, int
         prod_f += p.product_flops;
         elapsed = p.train_seconds - t0;
     }
+    out->cpu_seconds = cpu_seconds() - cpu0;
     out->product_share = prod_s / (threads * elapsed);
     out->product_gflops = prod_s > 0 ? prod_f * threads / prod_s / 1e9 : 0.0;
     out->steps = steps;
@@ -364,12 +387,12 @@ typedef struct {
 
 static int bench_cases(const char *arch, const char *size, const char *task, BenchCase *out, int cap)
 {
-    const char *sizes[] = {"S", "M"}, *tasks[] = {"clm", "mlm"};
+    const char *sizes[] = {"S", "P", "M"}, *tasks[] = {"clm", "mlm"};
     int n = 0;
     for (int i = 0; i < mixer_count(); i++) {
         const MixerOps *mx = mixer_at(i);
         if (arch && strcmp(arch, mx->name)) continue;
-        for (int s = 0; s < 2; s++)
+        for (int s = 0; s < 3; s++)
             for (int t = 0; t < 2; t++) {
                 if ((size && strcmp(size, sizes[s])) || (task && strcmp(task, tasks[t]))) continue;
                 if (!(t ? mx->has_bidir : mx->has_causal) || n == cap) continue;
@@ -497,9 +520,10 @@ static int bench_table(Dist *d, const char *arch, const char *size, const char *
             printf("%s{\"arch\": \"%s\", \"config\": \"%s\", \"task\": \"%s\", \"params\": %lld, "
                    "\"tokens_per_s\": %.1f, \"flops_per_token\": %.0f, \"gflops\": %.2f, \"sgemm_gflops\": %.2f, "
                    "\"fraction_of_sgemm\": %.4f, \"product_share\": %.4f, \"product_gflops\": %.2f, "
-                   "\"bound\": %.4f, ",
+                   "\"bound\": %.4f, \"steps\": %d, \"tokens_per_cpu_s\": %.1f, ",
                    i ? ", " : "", bc->arch, bc->size, bc->task, (long long)r.params, r.tokens_per_s,
-                   r.flops_per_token, r.gflops, here, r.gflops / here, r.product_share, r.product_gflops, bound);
+                   r.flops_per_token, r.gflops, here, r.gflops / here, r.product_share, r.product_gflops, bound,
+                   r.steps, r.tokens_per_s * r.step_seconds * r.steps / r.cpu_seconds);
             if (single)
                 printf("\"one_thread_tokens_per_s\": %.1f, \"scaling\": %.4f, ", one.tokens_per_s,
                        r.tokens_per_s / (threads * one.tokens_per_s));
@@ -588,10 +612,11 @@ static int bench_bf16(const char *arch, const char *size, const char *task, int 
 static int bench(Dist *d, int argc, char **argv)
 {
     const char *arch = NULL, *size = NULL, *threads_s = "1", *json = NULL, *inference = NULL;
-    const char *task = NULL, *bf16 = NULL, *repeat_s = "1";
+    const char *task = NULL, *bf16 = NULL, *repeat_s = "1", *seconds_s = NULL;
     CliOpt opts[] = {{"arch", 1, &arch, NULL},  {"config", 1, &size, NULL},          {"threads", 1, &threads_s, NULL},
                      {"json", 0, &json, NULL},  {"inference", 0, &inference, NULL}, {"task", 1, &task, NULL},
-                     {"bf16", 0, &bf16, NULL},  {"repeat", 1, &repeat_s, NULL}, {NULL, 0, NULL, NULL}};
+                     {"bf16", 0, &bf16, NULL},  {"repeat", 1, &repeat_s, NULL},     {"seconds", 1, &seconds_s, NULL},
+                     {NULL, 0, NULL, NULL}};
     char err[ERR_LEN];
     if (cli_parse(argc, argv, opts, NULL, NULL, 0, NULL, err)) return BENCH_FAIL("bench: %s", err);
     int threads;
@@ -602,7 +627,11 @@ static int bench(Dist *d, int argc, char **argv)
         return BENCH_FAIL("bench: --repeat %s is not 1..%d", repeat_s, MAX_REPEAT);
     if (repeat > 1 && (inference || bf16 || d))
         return BENCH_FAIL("bench: --repeat is for the training table in one process (not --inference, --bf16 or mpirun)");
-    if (size && strcmp(size, "S") && strcmp(size, "M")) return BENCH_FAIL("bench: --config must be S or M");
+    if (seconds_s && (text_to_double(seconds_s, &bench_window) || !(bench_window >= 0.1 && bench_window <= 3600)))
+        return BENCH_FAIL("bench: --seconds %s is not 0.1..3600", seconds_s);
+    if (seconds_s && inference) return BENCH_FAIL("bench: --seconds is for training: --inference times its own way");
+    if (size && strcmp(size, "S") && strcmp(size, "P") && strcmp(size, "M"))
+        return BENCH_FAIL("bench: --config must be S, P or M");
     if (task && strcmp(task, "clm") && strcmp(task, "mlm")) return BENCH_FAIL("bench: --task must be clm or mlm");
     if (arch && !mixer_find(arch)) {
         char names[256];

@@ -1,50 +1,158 @@
 /*
- * cmd_report.c — `mixbench report [PRESET ...] [--db FILE] [--md FILE]`:
- * the reproduction report of experiments/report.h, on the terminal, or as
- * Markdown into FILE.  Only argument parsing and printing live here.
+ * cmd_report.c — `mixbench report [PRESET ...] [--db FILE] [--md FILE
+ * [--figures DIR]]`: the reproduction report of experiments/report.h, on
+ * the terminal, or as Markdown into FILE with each preset's figures drawn
+ * as SVG into DIR (relative to FILE's folder, default figures/) and linked
+ * by that relative path: the Grid heatmap of its sweep (PRESET.svg), and
+ * its curves (PRESET-curves.svg): the AE/Bidir figure for the autoencoder,
+ * bidirectional and completion presets, else its points' (a seed group
+ * each) when it has at most 8.  Only
+ * argument parsing, the figures' files and printing live here.
  */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "app/cli.h"
 #include "app/commands.h"
+#include "db/results.h"
 #include "engine/common.h"
+#include "experiments/points.h"
 #include "experiments/report.h"
+#include "ui/draw/figure_build.h"
 
 enum { MAX_PRESETS = 64 };
 
+/* Where the figures go: on disk (dir) and as the Markdown links them (link). */
+typedef struct {
+    Store *store;
+    char dir[1024], link[256];
+} FigureDir;
+
+/* mkdir -p */
+static int make_dirs(const char *path, char *err)
+{
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1;; p++) {
+        if (*p && *p != '/') continue;
+        char was = *p;
+        *p = 0;
+        if (mkdir(buf, 0777) && errno != EEXIST) return err_set(err, "cannot make %s: %s", buf, strerror(errno));
+        if (!(*p = was)) return 0;
+    }
+}
+
+/* One figure: written to DIR/NAME.svg, listed with its caption. */
+static int add_figure(FigureDir *d, Figure *fig, int built, const char *name, ReportFigure *out, int *n, char *err)
+{
+    char path[1536];
+    snprintf(path, sizeof path, "%s/%s.svg", d->dir, name);
+    int rc = built ? -1 : figure_write(fig, path, err);
+    if (!rc) {
+        snprintf(out[*n].path, sizeof out[*n].path, "%s/%s.svg", d->link, name);
+        snprintf(out[*n].caption, sizeof out[*n].caption, "%s", fig->title);
+        (*n)++;
+    }
+    figure_free(fig);
+    return rc;
+}
+
+/* The first run of each point of the sweep (at most FIGURE_MAX_CURVES
+   points: more are left to the heatmap); 0 points when there are more. */
+static int point_runs(Store *s, int64_t sweep_id, int64_t *ids, int *n_ids, char *err)
+{
+    ResultRun *runs = NULL;
+    int n = 0, np = 0;
+    *n_ids = 0;
+    if (results_sweep_runs(s, sweep_id, 1, &runs, &n, err)) return -1;
+    Point *pts = NULL;
+    int *owner = malloc((size_t)(n ? n : 1) * sizeof *owner);
+    int rc = !owner || points_group(runs, n, &pts, &np, owner) ? err_set(err, "report: out of memory") : 0;
+    for (int p = 0; p < np && np <= FIGURE_MAX_CURVES && !rc; p++)
+        for (int i = 0; i < n; i++)
+            if (owner[i] == p) {
+                ids[(*n_ids)++] = runs[i].run_id;
+                break;
+            }
+    free(owner);
+    free(pts);
+    free(runs);
+    return rc;
+}
+
+static int preset_figures(void *ctx, const char *preset, int64_t sweep_id, ReportFigure *out, int *n, char *err)
+{
+    FigureDir *d = ctx;
+    Figure fig;
+    char name[96];
+    *n = 0;
+    GridView v = {sweep_id, -1, NULL, NULL, NULL};
+    snprintf(name, sizeof name, "%s", preset);
+    if (add_figure(d, &fig, figure_grid(d->store, &v, &fig, err), name, out, n, err)) return -1;
+    snprintf(name, sizeof name, "%s-curves", preset);
+    if (figure_ae_preset(preset))
+        return add_figure(d, &fig, figure_ae(d->store, sweep_id, 0, 0, &fig, err), name, out, n, err);
+    int64_t ids[FIGURE_MAX_CURVES];
+    int n_ids;
+    if (point_runs(d->store, sweep_id, ids, &n_ids, err)) return -1;
+    if (n_ids < 2) return 0;
+    return add_figure(d, &fig, figure_compare(d->store, ids, n_ids, COMPARE_GROUPS, CURVE_X_STEPS, 0, &fig, err),
+                      name, out, n, err);
+}
+
+/* The figures' folder: dir relative to md_path's folder (or absolute). */
+static int figure_dir(const char *md_path, const char *dir, FigureDir *d, char *err)
+{
+    const char *slash = strrchr(md_path, '/');
+    struct stat folder;
+    char parent[1024];
+    snprintf(parent, sizeof parent, "%.*s", slash ? (int)(slash - md_path) + 1 : 1, slash ? md_path : ".");
+    if (stat(parent, &folder) || !S_ISDIR(folder.st_mode)) return err_set(err, "cannot write %s: no folder %s", md_path, parent);
+    snprintf(d->link, sizeof d->link, "%s", dir);
+    if (dir[0] == '/' || !slash) snprintf(d->dir, sizeof d->dir, "%s", dir);
+    else snprintf(d->dir, sizeof d->dir, "%.*s/%s", (int)(slash - md_path), md_path, dir);
+    return make_dirs(d->dir, err);
+}
+
+static int write_md(const char *md_path, const StrBuf *out)
+{
+    FILE *f = fopen(md_path, "w");
+    if (!f) return cli_fail("report: cannot write %s", md_path);
+    int bad = fwrite(out->data, 1, out->len, f) != out->len;
+    bad |= fclose(f) != 0;
+    if (bad) return cli_fail("report: writing %s failed", md_path);
+    printf("report written to %s\n", md_path);
+    return 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
-    const char *db_path = "mixbench.db", *md_path = NULL;
+    const char *db_path = "mixbench.db", *md_path = NULL, *fig_dir = "figures";
     const char *presets[MAX_PRESETS];
     int n_presets = 0;
-    CliOpt opts[] = {{"db", 1, &db_path, NULL}, {"md", 1, &md_path, NULL}, {NULL, 0, NULL, NULL}};
+    CliOpt opts[] = {{"db", 1, &db_path, NULL}, {"md", 1, &md_path, NULL}, {"figures", 1, &fig_dir, NULL},
+                     {NULL, 0, NULL, NULL}};
     char err[ERR_LEN];
     if (cli_parse(argc, argv, opts, NULL, presets, MAX_PRESETS, &n_presets, err)) return cli_fail("report: %s", err);
     Store *st;
     if (store_open_existing(db_path, &st, err)) return cli_fail("%s", err);
+    FigureDir dir = {st, "", ""};
+    if (md_path && figure_dir(md_path, fig_dir, &dir, err)) {
+        store_close(st);
+        return cli_fail("report: %s", err);
+    }
     StrBuf out;
     sb_init(&out);
-    int rc = report_build(st, presets, n_presets, md_path != NULL, &out, err);
+    int rc = report_build_with_figures(st, presets, n_presets, md_path != NULL, md_path ? preset_figures : NULL, &dir,
+                                       &out, err);
     store_close(st);
-    if (rc) {
-        sb_free(&out);
-        return cli_fail("%s", err);
-    }
-    if (md_path) {
-        FILE *f = fopen(md_path, "w");
-        if (!f) {
-            sb_free(&out);
-            return cli_fail("report: cannot write %s", md_path);
-        }
-        int bad = fwrite(out.data, 1, out.len, f) != out.len;
-        bad |= fclose(f) != 0;
-        sb_free(&out);
-        if (bad) return cli_fail("report: writing %s failed", md_path);
-        printf("report written to %s\n", md_path);
-        return 0;
-    }
-    fputs(out.data, stdout);
+    figure_cleanup();
+    if (!rc && md_path) rc = write_md(md_path, &out);
+    else if (!rc) fputs(out.data, stdout);
+    else rc = cli_fail("%s", err);
     sb_free(&out);
-    return 0;
+    return rc;
 }

@@ -58,19 +58,21 @@ static const Command COMMANDS[] = {
      "  --stats          tokens/s and the decoding path on stderr\n"
      "  --db FILE        the store of --run (default mixbench.db)",
      "mixbench generate --run 3 --prompt \"once upon a time\" -n 50", 0},
-    {"bench", cmd_bench, "training throughput vs sgemm: [--arch A] [--config S|M] [--task clm|mlm] [--threads T] [--json]",
-     "mixbench bench [--arch A] [--config S|M] [--task clm|mlm] [--threads T] [--repeat R] [--json]\n"
-     "       [--inference] [--bf16]",
+    {"bench", cmd_bench, "training throughput vs sgemm: [--arch A] [--config S|P|M] [--task clm|mlm] [--threads T] [--json]",
+     "mixbench bench [--arch A] [--config S|P|M] [--task clm|mlm] [--threads T] [--repeat R] [--seconds W]\n"
+     "       [--json] [--inference] [--bf16]",
      "the engine's speed: tokens/s of each architecture's training step, and its GFLOP/s as a share\n"
      "of this machine's sgemm rate measured in the same run (README \"Bench\")\n"
      "  --arch A         one architecture (default: every one)\n"
-     "  --config S|M     the model size (default S)\n"
+     "  --config S|P|M   the model size: S (d 256, L 4, n 64, B 32, default), P (the presets'\n"
+     "                   shape: d 128, L 4, h 4, n 64, V 4096, B 8), M (d 512, L 8, n 128, B 16)\n"
      "  --task T         clm (default) or mlm\n"
      "  --threads T      threads (default 1; 0: every core)\n"
      "  --repeat R       repeat the measurement R times (the median)\n"
+     "  --seconds W      the timed window of each model (default 4)\n"
      "  --inference      batch-1 generation speed too\n"
      "  --bf16           each model in float32 and in precision=bf16, side by side\n"
-     "  --json           one JSON object",
+     "  --json           one JSON object (with tokens per CPU-second)",
      "mixbench bench --arch mixer --config M --threads 2", 0},
     {"ls", cmd_ls, "list runs in the store [--where EXPR] [--trash] [--db FILE]",
      "mixbench ls [--db FILE] [--json] [--status S] [--arch A] [--where EXPR] [--trash]",
@@ -144,10 +146,11 @@ static const Command COMMANDS[] = {
      "  --db FILE        the store (default mixbench.db)",
      "mixbench export --sweep 2 --csv > sweep2.csv", 0},
     {"report", cmd_report, "the presets beside their papers, with verdicts: [PRESET ...] [--db FILE] [--md FILE]",
-     "mixbench report [PRESET ...] [--md FILE] [--db FILE]",
+     "mixbench report [PRESET ...] [--md FILE [--figures DIR]] [--db FILE]",
      "for each preset with runs (or the ones named): our points, mean +- standard error over seeds,\n"
      "beside the paper's figures, and a verdict on each of the paper's claims\n"
-     "  --md FILE        write it as Markdown\n"
+     "  --md FILE        write it as Markdown, each preset's figures (SVG) linked\n"
+     "  --figures DIR    where they go, relative to FILE's folder (default figures)\n"
      "  --db FILE        the store (default mixbench.db)",
      "mixbench report autoencoder --md report.md", 1},
     {"gc", cmd_gc, "remove checkpoints no run names: [--dry-run] [--keep last|best|none] [--db FILE]",
@@ -207,6 +210,24 @@ static const Command COMMANDS[] = {
      "  --dry-run        print what would go, delete nothing\n"
      "  --db FILE        the store (default mixbench.db)",
      "mixbench purge --dry-run", 1},
+    {"plot", cmd_plot, "a figure as SVG, PDF or PNG: run RUN | compare RUN... | grid [SWEEP] | ae [SWEEP] -o FILE",
+     "mixbench plot run RUN [-o FILE] [--x steps|tokens|time] [--log] [--db FILE]\n"
+     "       mixbench plot compare RUN... [--seeds pool|groups|runs] [-o FILE] [--x ...] [--log] [--db FILE]\n"
+     "       mixbench plot grid [SWEEP] [--metric M] [--rows KEY] [--cols KEY] [--at \"KEY=V ...\"] [-o FILE]\n"
+     "       mixbench plot ae [SWEEP] [--valid] [--log] [-o FILE] [--db FILE]",
+     "writes a figure as SVG, PDF or PNG (by FILE's extension; default NAME.svg here):\n"
+     "  run      the train loss (raw and smoothed), the valid evaluations, the unigram level\n"
+     "  compare  several runs; the seeds of one point among them drawn as their mean with a\n"
+     "           band of +- standard error (--seeds groups: each run as its whole seed group,\n"
+     "           runs: every run on its own); the legend names the config keys that differ\n"
+     "  grid     a sweep's metric as a heatmap over two axes (default: arch across, the\n"
+     "           first other axis but seed and zipped partners down, the others averaged\n"
+     "           or fixed by --at), the paper's figure in the cells, the verdicts\n"
+     "  ae       an autoencoder, bidirectional or completion sweep: a panel per architecture\n"
+     "SWEEP is a sweep id or a preset name (its newest sweep); default the latest sweep (ae: of\n"
+     "those presets).  M: test_loss, valid_loss, test_perplexity, test_accuracy, train_loss,\n"
+     "tokens_per_s, test_loss_all, valid_loss_all, samples_per_s, ...",
+     "mixbench plot compare 3 4 5 -o cmp.pdf", 1},
 };
 
 int command_count(void)

@@ -35,6 +35,7 @@ int cmd_unstar(int argc, char **argv);
 int cmd_rm(int argc, char **argv);
 int cmd_restore(int argc, char **argv);
 int cmd_purge(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
 
 /* The table of commands (app/commands.c): a new command is one file
    app/cmd_NAME.c, its declaration above and one entry there. */

@@ -199,6 +199,15 @@ static void fill_config(void *item, sqlite3_stmt *st)
     e->scalar = sqlite3_column_int(st, 3);
 }
 
+void runs_config_of(const RunConfigEntry *entries, int n, Config *c)
+{
+    assert(c && (entries || n == 0));
+    config_defaults(c);
+    char err[ERR_LEN];
+    for (int i = 0; i < n; i++)
+        if (entries[i].scalar && config_is_key(entries[i].key)) (void)config_set(c, entries[i].key, entries[i].value, err);
+}
+
 int runs_read_config(Store *s, int64_t run_id, RunConfigEntry **out, int *n, char *err)
 {
     assert(s && err);

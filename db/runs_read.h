@@ -19,6 +19,7 @@
 
 #include "db/status.h"
 #include "db/store.h"
+#include "engine/config.h"
 
 /* A run as the screens list and head it: the runs row, its sweep, and the
    results view's last numbers and unigram facts. */
@@ -74,6 +75,9 @@ typedef struct {
 
 /* Every key of the run's config (*out malloc'd, NULL when *n is 0). */
 int runs_read_config(Store *s, int64_t run_id, RunConfigEntry **out, int *n, char *err);
+/* The config those keys describe (over the defaults; a key that no longer
+   parses keeps its default): what config_key_applies asks. */
+void runs_config_of(const RunConfigEntry *entries, int n, Config *c);
 
 /* An evaluation. */
 typedef struct {

@@ -151,6 +151,8 @@ typedef struct {
     uint64_t step_key;   /* differs per step: dropout streams */
     int zero_block, zero_from;  /* complete: zero positions >= zero_from
                                    before block zero_block (-1: never) */
+    int want_grad;       /* a backward follows the forward: the FFN keeps
+                            GELU's slope for it (bias_act_forward_slope) */
 } StackCall;
 
 /* x0 [B, n, d] = tok_emb[tokens] + pos. */

@@ -268,6 +268,22 @@ static inline __m512 normal_cdf16(__m512 x)
 }
 #endif
 
+/* GELU'(v) = Phi(v) + v phi(v), given cdf = Phi(v). */
+static inline float gelu_slope(float v, float cdf)
+{
+    float pdf = INV_SQRT_2PI * exp_approx(-0.5f * v * v);
+    return cdf + v * pdf;
+}
+
+#ifdef __AVX512F__
+static inline __m512 gelu_slope16(__m512 v, __m512 cdf)
+{
+    __m512 e = exp_approx16(_mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(-0.5f), v), v));
+    __m512 pdf = _mm512_mul_ps(_mm512_set1_ps(INV_SQRT_2PI), e);
+    return _mm512_add_ps(cdf, _mm512_mul_ps(v, pdf));
+}
+#endif
+
 static void gelu_forward(float *y, const float *x, size_t n)
 {
     size_t i = 0;
@@ -280,21 +296,36 @@ static void gelu_forward(float *y, const float *x, size_t n)
     for (; i < n; i++) y[i] = x[i] * normal_cdf(x[i]);
 }
 
+/* y = GELU(x) and slope = GELU'(x) from one Phi (slope may be x). */
+static void gelu_forward_slope(float *y, float *slope, const float *x, size_t n)
+{
+    size_t i = 0;
+#ifdef __AVX512F__
+    for (; i + 16 <= n; i += 16) {
+        __m512 v = _mm512_loadu_ps(x + i), cdf = normal_cdf16(v);
+        _mm512_storeu_ps(y + i, _mm512_mul_ps(v, cdf));
+        _mm512_storeu_ps(slope + i, gelu_slope16(v, cdf));
+    }
+#endif
+    for (; i < n; i++) {
+        float v = x[i], cdf = normal_cdf(v);
+        y[i] = v * cdf;
+        slope[i] = gelu_slope(v, cdf);
+    }
+}
+
 static void gelu_backward(float *dx, const float *dy, const float *x, size_t n, int accumulate)
 {
     size_t i = 0;
 #ifdef __AVX512F__
     for (; i + 16 <= n; i += 16) {
         __m512 v = _mm512_loadu_ps(x + i);
-        __m512 e = exp_approx16(_mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(-0.5f), v), v));
-        __m512 pdf = _mm512_mul_ps(_mm512_set1_ps(INV_SQRT_2PI), e);
-        __m512 g = _mm512_mul_ps(_mm512_loadu_ps(dy + i), _mm512_add_ps(normal_cdf16(v), _mm512_mul_ps(v, pdf)));
+        __m512 g = _mm512_mul_ps(_mm512_loadu_ps(dy + i), gelu_slope16(v, normal_cdf16(v)));
         _mm512_storeu_ps(dx + i, accumulate ? _mm512_add_ps(_mm512_loadu_ps(dx + i), g) : g);
     }
 #endif
     for (; i < n; i++) {
-        float pdf = INV_SQRT_2PI * exp_approx(-0.5f * x[i] * x[i]);
-        float g = dy[i] * (normal_cdf(x[i]) + x[i] * pdf);
+        float g = dy[i] * gelu_slope(x[i], normal_cdf(x[i]));
         dx[i] = accumulate ? dx[i] + g : g;
     }
 }
@@ -341,13 +372,47 @@ void bias_act_forward(float *y, float *h, const float *b, int N, int C, int act)
     }
 }
 
+void bias_act_forward_slope(float *y, float *h, const float *b, int N, int C, int act)
+{
+    if (act != ACT_GELU) {
+        bias_act_forward(y, h, b, N, C, act);
+        return;
+    }
+    for (int i = 0; i < N; i++) {
+        float *hi = h + (size_t)i * C;
+        if (b)
+            for (int c = 0; c < C; c++) hi[c] += b[c];
+        gelu_forward_slope(y + (size_t)i * C, hi, hi, (size_t)C);
+    }
+}
+
+/* db [C] += row [C] (rows summed in order, linear_backward's order). */
+static void bias_grad_row(float *db, const float *row, int C)
+{
+    if (db)
+        for (int c = 0; c < C; c++) db[c] += row[c];
+}
+
 void act_backward_bias(float *dh, const float *h, float *db, int N, int C, int act)
 {
     for (int i = 0; i < N; i++) {
         float *di = dh + (size_t)i * C;
         act_backward(di, di, h + (size_t)i * C, (size_t)C, act, 0);
-        if (db)
-            for (int c = 0; c < C; c++) db[c] += di[c];
+        bias_grad_row(db, di, C);
+    }
+}
+
+void act_backward_slope(float *dh, const float *slope, float *db, int N, int C, int act)
+{
+    if (act != ACT_GELU) {
+        act_backward_bias(dh, slope, db, N, C, act);
+        return;
+    }
+    for (int i = 0; i < N; i++) {
+        float *di = dh + (size_t)i * C;
+        const float *si = slope + (size_t)i * C;
+        for (int c = 0; c < C; c++) di[c] *= si[c];
+        bias_grad_row(db, di, C);
     }
 }
 

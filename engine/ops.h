@@ -52,6 +52,14 @@ void bias_act_forward(float *y, float *h, const float *b, int N, int C, int act)
 /* dh [N, C] <- act'(h) * dh in place, and db [C] += its column sums row
    after row (linear_backward's order; db may be NULL). */
 void act_backward_bias(float *dh, const float *h, float *db, int N, int C, int act);
+/* The two above for a layer whose backward follows its forward (training):
+   bias_act_forward_slope makes the same y and, for ACT_GELU, leaves h
+   holding GELU'(h + b), computed from the same Phi as y; act_backward_slope
+   then multiplies dh by it instead of computing it again.  Together the
+   same bits as bias_act_forward then act_backward_bias (other acts: those
+   two exactly, h holding h + b). */
+void bias_act_forward_slope(float *y, float *h, const float *b, int N, int C, int act);
+void act_backward_slope(float *dh, const float *slope, float *db, int N, int C, int act);
 
 /* Softmax cross-entropy over rows of logits [N, V]; rows whose target is < 0
    are skipped (their dlogits set to 0).  Overwrites logits with

@@ -241,7 +241,9 @@ void stack_forward(const StackCall *c, int s, const int32_t *tokens)
             layernorm_forward(A->b, A->ln2_mean, A->ln2_rstd, A->x1, model_param(m, bp->ln2_w),
                               model_param(m, bp->ln2_b), N, d);
         linear_forward(c->w->gemm, A->h, A->b, model_param(m, bp->w1), NULL, N, d, dff);
-        bias_act_forward(A->ha, A->h, model_param(m, bp->b1), N, dff, A->ha != A->h ? cf->act : ACT_NONE);
+        int act = A->ha != A->h ? cf->act : ACT_NONE;
+        if (c->want_grad) bias_act_forward_slope(A->ha, A->h, model_param(m, bp->b1), N, dff, act);
+        else bias_act_forward(A->ha, A->h, model_param(m, bp->b1), N, dff, act);
         linear_forward(c->w->gemm, A->f, A->ha, model_param(m, bp->w2), model_param(m, bp->b2), N, dff, d);
         maybe_dropout(c, A->f, Nd, s, l, 1);
         vec_add(A->s2, A->x1, A->f, Nd);
@@ -299,8 +301,9 @@ void stack_backward(const StackCall *c, int s, const int32_t *tokens, float *dou
         const float *dy = branch_grad(c, g, t1, Nd, s, l, 1);
         linear_backward(wk->gemm, wk->dh, grads + m->params[bp->w2].offset, grads + m->params[bp->b2].offset,
                         dy, A->ha, model_param(m, bp->w2), N, dff, d, 0);
-        act_backward_bias(wk->dh, A->h, grads + m->params[bp->b1].offset, N, dff,
-                          A->ha != A->h ? cf->act : ACT_NONE);
+        /* A->h holds GELU's slope (stack_forward with want_grad) */
+        act_backward_slope(wk->dh, A->h, grads + m->params[bp->b1].offset, N, dff,
+                           A->ha != A->h ? cf->act : ACT_NONE);
         if (cf->norm == NORM_PRE) {
             linear_backward(wk->gemm, t2, grads + m->params[bp->w1].offset, NULL, wk->dh, A->b,
                             model_param(m, bp->w1), N, d, dff, 0);

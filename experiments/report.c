@@ -182,7 +182,20 @@ static void how_reached(const VerdictRow *h, int n, const ClaimResult *c, char *
                  last->seeds, last->seeds == 1 ? "" : "s", last->action);
 }
 
-static int one_preset(Store *s, const Preset *pr, int markdown, StrBuf *out, char *err)
+/* The preset's figures as Markdown images, one paragraph each. */
+static int figure_links(StrBuf *out, const char *preset, int64_t sweep_id, ReportFigureFn figures, void *ctx,
+                        char *err)
+{
+    ReportFigure figs[REPORT_MAX_FIGURES];
+    int n = 0;
+    if (figures(ctx, preset, sweep_id, figs, &n, err)) return -1;
+    for (int i = 0; i < n && i < REPORT_MAX_FIGURES; i++)
+        sb_printf(out, "\n![%s](%s)\n", figs[i].caption, figs[i].path);
+    return 0;
+}
+
+static int one_preset(Store *s, const Preset *pr, int markdown, ReportFigureFn figures, void *ctx, StrBuf *out,
+                      char *err)
 {
     if (markdown) sb_printf(out, "\n## %s (%s)\n\n%s\n", pr->name, pr->source, pr->what);
     else sb_printf(out, "\n%s (%s)\n  %s\n", pr->name, pr->source, pr->what);
@@ -227,11 +240,12 @@ static int one_preset(Store *s, const Preset *pr, int markdown, StrBuf *out, cha
                             markdown ? "\n" : "  ", tuned);
     else if (n_runs) sb_printf(out, "%slr fixed at %.3g for every run (the preset's own; a paper's lr belongs to its "
                                     "scale, not ours)\n", markdown ? "\n" : "  ", runs[0].lr);
+    int rc = markdown && figures && n_runs ? figure_links(out, pr->name, sw.id, figures, ctx, err) : 0;
     if (np) points_table(out, markdown, pr->name, pts, np, figs, n_figs);
     settings_list(out, markdown, figs, n_figs);
     ClaimResult *claims = NULL;
     int n_claims = 0;
-    int rc = claims_judge(s, pr->name, sw.id, &claims, &n_claims, err);
+    if (!rc) rc = claims_judge(s, pr->name, sw.id, &claims, &n_claims, err);
     VerdictRow *history = NULL;
     int n_history = 0;
     if (!rc) rc = store_verdicts(s, sw.id, &history, &n_history, err);
@@ -263,6 +277,12 @@ static int one_preset(Store *s, const Preset *pr, int markdown, StrBuf *out, cha
 
 int report_build(Store *s, const char *const *presets, int n_presets, int markdown, StrBuf *out, char *err)
 {
+    return report_build_with_figures(s, presets, n_presets, markdown, NULL, NULL, out, err);
+}
+
+int report_build_with_figures(Store *s, const char *const *presets, int n_presets, int markdown,
+                              ReportFigureFn figures, void *ctx, StrBuf *out, char *err)
+{
     assert(err);
     for (int i = 0; i < n_presets; i++)
         if (!preset_find(presets[i])) return err_set(err, "report: unknown preset '%s'", presets[i]);
@@ -281,7 +301,7 @@ int report_build(Store *s, const char *const *presets, int n_presets, int markdo
             if (results_newest_sweep(s, pr->name, &sw, &found, err)) return -1;
             if (!found) continue;
         }
-        if (one_preset(s, pr, markdown, out, err)) return -1;
+        if (one_preset(s, pr, markdown, figures, ctx, out, err)) return -1;
         shown++;
     }
     if (!shown) sb_append(out, "\nno preset has been queued in this store (`mixbench sweep PRESET`)\n");

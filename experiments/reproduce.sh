@@ -49,7 +49,7 @@ mem=$(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo)
   echo "Machine: $cpu, $(nproc) cores, $mem, $(uname -sr)."
   [ -s "$TIMEFILE" ] && echo "Total wall time of the worker: $(cat "$TIMEFILE") minutes (every preset, seeds included)."
   echo
-  report_sections "$DB" "$DISCUSSION"
+  report_sections "$DB" "$DISCUSSION" "$MD"
 } >"$MD.tmp"
 mv "$MD.tmp" "$MD"
 echo "wrote $MD"

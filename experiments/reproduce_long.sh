@@ -96,7 +96,7 @@ hours=$(sqlite3 "$DB" "select printf('%.1f', sum(coalesce(wall_seconds, 0) * max
   echo "$(echo "$CAPS" | tr '\n' ',' | sed 's/,$//; s/,/, /g')."
   echo "Machine: $cpu, $(nproc) cores; $hours CPU hours of training in all."
   echo
-  report_sections "$DB" "$DISCUSSION"
+  report_sections "$DB" "$DISCUSSION" "$MD"
 } >"$MD.tmp"
 mv "$MD.tmp" "$MD"
 echo "wrote $MD"

@@ -23,6 +23,7 @@
 #include "experiments/stats.h"
 #include "ui/draw/heatmap.h"
 #include "ui/draw/run_curve.h"
+#include "ui/figure_key.h"
 #include "ui/ui.h"
 
 #define MAX_HIDDEN 64            /* fallback runs removed with space */
@@ -671,6 +672,16 @@ static int compare_key(void *state, UiContext *ctx, int ch)
         ui_say(ctx, "%s", st->grouped ? "each run as its seed group: the mean curve, min-max shaded (g: runs)"
                                       : "each run on its own (g: seed groups)");
         return 1;
+    case UI_FIGURE_KEY: {
+        Figure fig;
+        char err[ERR_LEN];
+        int64_t ids[UI_MAX_COMPARE];
+        for (int i = 0; i < st->n; i++) ids[i] = st->runs[i].id;
+        int built = figure_compare(ctx->store, ids, st->n, st->grouped ? COMPARE_GROUPS : COMPARE_RUNS, st->align,
+                                   st->log_y, &fig, err);
+        ui_figure_save(ctx, &fig, built, err, "compare");
+        return 1;
+    }
     case '\n': case '\r': case KEY_ENTER: {
         if (st->n == 0) return 1;
         ui_show_screen(ctx, &ui_screen_run);
@@ -693,6 +704,7 @@ const UiScreen ui_screen_compare = {
     "                in seed): the mean curve, the min-max shaded around it,\n"
     "                the table's means, test mean +- se in the legend\n"
     "Enter           open the selected run (Run screen)\n"
+    "P               write this figure as SVG beside the store (mixbench plot)\n"
     "                lines: smoothed train loss; blocks (ASCII or no\n"
     "                colours: markers), or dots past 16 evaluations: valid\n"
     "                table: final numbers, the best of each column\n"

@@ -32,6 +32,7 @@
 #include "experiments/sweep.h"
 #include "ui/claims_view.h"
 #include "ui/draw/heatmap.h"
+#include "ui/figure_key.h"
 #include "ui/ui.h"
 
 #define PIVOT_MAX_AXES 12
@@ -763,6 +764,13 @@ static int grid_key(void *state, UiContext *ctx, int ch)
         st->fixed = (st->fixed + 1) % (combo_count(st) + 1);
         return 1;
     }
+    case UI_FIGURE_KEY: {
+        int fixed_at[PIVOT_MAX_AXES];
+        fixed_values(st, fixed_at);
+        ui_figure_grid(ctx, st->current >= 0 ? st->sweeps[st->current].id : 0, (int)st->metric, &st->pivot,
+                       st->row_axis, st->col_axis, averaging(st) ? NULL : fixed_at);
+        return 1;
+    }
     default:
         return 0;
     }
@@ -778,6 +786,7 @@ const UiScreen ui_screen_grid = {
     "                opens on its paper's (loss_all for PairConnect)\n"
     "a / b           next row / column axis (the other's: swap)\n"
     "f               other axes: next fixed value, then averaged\n"
+    "P               write this figure as SVG beside the store (mixbench plot)\n"
     "R               the preset's reproduction report (mixbench report):\n"
     "                up/down, PgUp/PgDn, Home/End scroll; R or Esc: back\n"
     "                cells: shaded worst to best, the best highlighted,\n"

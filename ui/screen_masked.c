@@ -30,6 +30,7 @@
 #include "ui/claims_view.h"
 #include "ui/draw/heatmap.h"
 #include "ui/draw/run_curve.h"
+#include "ui/figure_key.h"
 #include "ui/ui.h"
 
 #define MAX_MASKED_SWEEPS 64
@@ -542,6 +543,14 @@ static int masked_key(void *state, UiContext *ctx, int ch)
     case 'l':
         st->log_y = !st->log_y;
         return 1;
+    case UI_FIGURE_KEY: {
+        Figure fig;
+        char err[ERR_LEN] = "no autoencoder, bidirectional or completion sweep yet", name[48];
+        int64_t id = st->current >= 0 ? st->sweeps[st->current].id : 0;
+        snprintf(name, sizeof name, "ae-sweep%lld", (long long)id);
+        ui_figure_save(ctx, &fig, id ? figure_ae(ctx->store, id, st->valid_curves, st->log_y, &fig, err) : (figure_init(&fig), -1), err, name);
+        return 1;
+    }
     default:
         return 0;
     }
@@ -554,6 +563,7 @@ const UiScreen ui_screen_masked = {
     "                completion sweep\n"
     "v               curves: smoothed train loss / valid loss\n"
     "l               y axis: log / linear\n"
+    "P               write this figure as SVG beside the store (mixbench plot)\n"
     "                a panel per architecture (masked mixer, attention),\n"
     "                a colour per group of runs (task and the preset's\n"
     "                axes; seeds pooled); the table: each group's final\n"

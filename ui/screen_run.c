@@ -28,6 +28,7 @@
 #include "engine/config.h"
 #include "experiments/format.h"
 #include "ui/organise.h"
+#include "ui/figure_key.h"
 #include "ui/ui.h"
 
 #define MAX_LIVE 64              /* running jobs read from the scheduler */
@@ -605,6 +606,13 @@ static int run_key(void *state, UiContext *ctx, int ch)
         ui_show_screen(ctx, &ui_screen_generate);
         ctx->run_id = st->run_id;
         return 1;
+    case UI_FIGURE_KEY: {
+        Figure fig;
+        char err[ERR_LEN], name[32];
+        snprintf(name, sizeof name, "run%lld", (long long)st->run_id);
+        ui_figure_save(ctx, &fig, figure_run(ctx->store, st->run_id, (CurveAxis)st->xaxis, st->log_y, &fig, err), err, name);
+        return 1;
+    }
     default:
         return 0;
     }
@@ -624,6 +632,7 @@ const UiScreen ui_screen_run = {
     "+ / -           more / less smoothing of the train loss (0 .. 0.99)\n"
     "p / r / X       pause / resume / cancel the job\n"
     "g               generate text from this run (Generate screen)\n"
+    "P               write this figure as SVG beside the store (mixbench plot)\n"
     "D / Delete      delete the run to the trash (after a question; back to\n"
     "                Runs); u undoes the last delete\n"
     "t / n / R       tag (-word untags) / note / rename the run\n"

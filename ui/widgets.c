@@ -213,14 +213,7 @@ void ui_setting_put(UiContext *ctx, const char *key, const char *value)
     if (store_setting_put(ctx->store, key, value, err)) ui_say(ctx, "%s", err);
 }
 
-void ui_config_of(const RunConfigEntry *entries, int n, Config *c)
-{
-    assert(c && (entries || n == 0));
-    config_defaults(c);
-    char err[ERR_LEN];
-    for (int i = 0; i < n; i++)
-        if (entries[i].scalar && config_is_key(entries[i].key)) (void)config_set(c, entries[i].key, entries[i].value, err);
-}
+void ui_config_of(const RunConfigEntry *entries, int n, Config *c) { runs_config_of(entries, n, c); }
 
 int ui_status_pair(RunStatus status)
 {

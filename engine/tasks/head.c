@@ -70,7 +70,7 @@ void task_single_stack_run(TaskCall *t, int zero_block, int zero_from)
 {
     const Model *m = t->m;
     Work *w = t->w;
-    StackCall sc = {m, w, t->B, t->sample0, t->training, t->step_key, zero_block, zero_from};
+    StackCall sc = {m, w, t->B, t->sample0, t->training, t->step_key, zero_block, zero_from, t->want_grad};
     StackActs *sa = &w->stacks[0];
     embed_forward(m, 0, sa->blocks[0].x, w->inputs, t->B);
     stack_forward(&sc, 0, w->inputs);

@@ -146,7 +146,8 @@ PY
 then pass bench_threads_scaling; else fail bench_threads_scaling "$(cat "$T/bench2.json" "$T/bench2.err")"; fi
 # bench's options are refused before anything is measured
 expect_error bench_bad_task '^mixbench: bench: --task must be clm or mlm$' $MB bench --task foo
-expect_error bench_bad_config '^mixbench: bench: --config must be S or M$' $MB bench --config X
+expect_error bench_bad_config '^mixbench: bench: --config must be S, P or M$' $MB bench --config X
+expect_error bench_bad_seconds '^mixbench: bench: --seconds 0 is not 0.1..3600$' $MB bench --seconds 0
 expect_error bench_bad_repeat '^mixbench: bench: --repeat 0 is not 1..9$' $MB bench --repeat 0
 expect_error bench_repeat_bf16 '^mixbench: bench: --repeat is for the training table' $MB bench --repeat 2 --bf16
 expect_error bench_no_causal_fft '^mixbench: bench: fft has no causal mode' $MB bench --arch fft --task clm

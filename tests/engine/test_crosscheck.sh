@@ -3,6 +3,8 @@
 # PyTorch reference (tests/engine/crosscheck/) and compares losses, grad norms,
 # evaluations and final weights to float32 rounding, for every task (clm,
 # mlm, bidir, autoencode, complete) and every mixer the binary knows.
+# Also the side-by-side bench (tests/engine/crosscheck/bench_torch.py): its
+# PyTorch models against the reference, and one tiny line end to end.
 # Skipped (not passed) when PyTorch or the mixbench binary is missing; a
 # case whose arch the binary does not know yet prints SKIP.
 . "$(dirname "$0")/../harness.sh"
@@ -17,5 +19,12 @@ if [ ! -x "$MB" ]; then
 fi
 rc=0
 "$PY" tests/engine/crosscheck/reference.py || rc=1
+"$PY" tests/engine/crosscheck/bench_torch.py --check || rc=1
+if out=$("$PY" tests/engine/crosscheck/bench_torch.py --mixbench "$MB" --arch cumsum --config P --repeats 2 \
+           --seconds 0.2 --json 2>&1) &&
+   "$PY" -c 'import json, sys; r = json.loads(sys.argv[1])["results"]; l = r[0]
+assert len(r) == 1 and (l["arch"], l["task"], l["config"], l["threads"]) == ("cumsum", "clm", "P", 1), r
+assert len(l["ratio_each"]) == 2 and l["ratio_min"] <= l["ratio"] <= l["ratio_max"] and l["ratio"] > 0, l' "$out"
+then echo "PASS bench_torch end to end"; else echo "FAIL bench_torch end to end: $out"; rc=1; fi
 "$PY" tests/engine/crosscheck/crosscheck.py --mixbench "$MB" "$@" || rc=1
 exit $rc

@@ -267,29 +267,42 @@ static void test_xent_head(void)
 }
 
 /* bias_act_forward / act_backward_bias (a layer's bias and activation in
-   one pass over each row) = the separate passes, bit for bit, every act. */
+   one pass over each row) = the separate passes, bit for bit, every act;
+   and the training pair (bias_act_forward_slope keeping GELU's slope,
+   act_backward_slope multiplying by it) = those two, bit for bit, on rows
+   with 16-lane blocks and a tail, large arguments included. */
 static void test_bias_act_fused(void)
 {
     enum { N = 3, C = 21 };
     Rng r;
     rng_seed(&r, 13);
     for (int act = ACT_GELU; act <= ACT_NONE; act++) {
-        float h[N * C], h2[N * C], y[N * C], y2[N * C], b[C], dh[N * C], dh2[N * C], db[C], db2[C];
+        float h[N * C], h2[N * C], h3[N * C], y[N * C], y2[N * C], y3[N * C], b[C], dh[N * C], dh2[N * C];
+        float dh3[N * C], db[C], db2[C], db3[C];
         fill(h, N * C, &r, 2);
+        h[4] = h[C - 1] = -9.5f;
+        h[C + 7] = h[2 * C - 2] = 30.0f;
         fill(b, C, &r, 1);
         fill(dh, N * C, &r, 1);
         memcpy(dh2, dh, sizeof dh);
-        for (int c = 0; c < C; c++) db[c] = db2[c] = 0.125f;
+        memcpy(dh3, dh, sizeof dh);
+        memcpy(h3, h, sizeof h);
+        for (int c = 0; c < C; c++) db[c] = db2[c] = db3[c] = 0.125f;
         for (int i = 0; i < N * C; i++) h2[i] = h[i] + b[i % C];
         act_forward(y2, h2, N * C, act);
         bias_act_forward(act == ACT_NONE ? h : y, h, b, N, C, act);
-        const float *y1 = act == ACT_NONE ? h : y;
+        bias_act_forward_slope(act == ACT_NONE ? h3 : y3, h3, b, N, C, act);
+        const float *y1 = act == ACT_NONE ? h : y, *y1s = act == ACT_NONE ? h3 : y3;
         CHECK(!memcmp(h, h2, sizeof h) && !memcmp(y1, y2, sizeof y), "act %d: forward differs", act);
+        CHECK(!memcmp(y1s, y2, sizeof y), "act %d: the forward keeping the slope differs", act);
         act_backward(dh2, dh2, h2, N * C, act, 0);
         for (int i = 0; i < N; i++)
             for (int c = 0; c < C; c++) db2[c] += dh2[i * C + c];
         act_backward_bias(dh, h, db, N, C, act);
         CHECK(!memcmp(dh, dh2, sizeof dh) && !memcmp(db, db2, sizeof db), "act %d: backward differs", act);
+        act_backward_slope(dh3, h3, db3, N, C, act);
+        CHECK(!memcmp(dh3, dh2, sizeof dh) && !memcmp(db3, db2, sizeof db), "act %d: backward from the slope differs",
+              act);
     }
 }
 

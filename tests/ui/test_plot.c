@@ -194,10 +194,10 @@ static void test_plot_linear(void)
     opt.ascii = 1;
     out = render(&opt, &s, 1);
     const char *want_ascii =
-        "1.0+             ..'\n"
-        "   |        ..:''\n"
-        "0.5+   ..:''\n"
-        "0.0+.''\n"
+        "1.0+             ***\n"
+        "   |        *****\n"
+        "0.5+   *****\n"
+        "0.0+***\n"
         "   ++-------+------+\n"
         "    0       5     10\n";
     CHECK(strcmp(out, want_ascii) == 0, "got\n%s", out);
@@ -240,10 +240,10 @@ static void test_plot_markers_and_color(void)
     PlotOptions opt = {20, 6, 0, 1, 0, 0};
     char *out = render(&opt, s, 2);
     const char *want =
-        "3.0+      ..o...\n"
-        "2.5+    .:'    '''.o\n"
-        "   |  .'\n"
-        "2.0+o'\n"
+        "3.0+      **o***\n"
+        "2.5+    ***    ****o\n"
+        "   |  **\n"
+        "2.0+o*\n"
         "   ++-------+------+\n"
         "    1       2      3\n";
     CHECK(strcmp(out, want) == 0, "got\n%s", out);

@@ -96,6 +96,7 @@ void mean_curve_free(MeanCurve *m)
     for (int a = 0; a < CURVE_X_COUNT; a++) free(m->x[a]);
     free(m->mean);
     free(m->band);
+    free(m->se_band);
     memset(m, 0, sizeof *m);
 }
 
@@ -119,6 +120,9 @@ int mean_curve_build(MeanCurve *m, const CurvePoints *const *curves, int n_curve
         double *band = realloc(m->band, 2 * (size_t)cap * sizeof *band);
         if (!band) return err_set(err, "mean curve: out of memory");
         m->band = band;
+        double *se_band = realloc(m->se_band, 2 * (size_t)cap * sizeof *se_band);
+        if (!se_band) return err_set(err, "mean curve: out of memory");
+        m->se_band = se_band;
         m->cap = cap;
     }
     int n = grid->n;
@@ -137,6 +141,8 @@ int mean_curve_build(MeanCurve *m, const CurvePoints *const *curves, int n_curve
         m->mean[i] = s.mean;
         m->band[i] = s.min;
         m->band[n + i] = s.max;
+        m->se_band[i] = s.mean - s.se;
+        m->se_band[n + i] = s.mean + s.se;
     }
     m->n = n;
     return 0;

@@ -44,12 +44,14 @@ void run_curve_free(RunCurve *c);
 /* The mean of several runs' curves (the seeds of one point) with its
    spread: on the steps of the curve with the most points, the mean over the
    curves that have that step (a shorter, still running one stops counting
-   past its end), its min and max, and the mean of each x axis (steps and
-   tokens agree between seeds; wall seconds do not). */
+   past its end), its min and max, its mean +- standard error, and the mean
+   of each x axis (steps and tokens agree between seeds; wall seconds do
+   not). */
 typedef struct {
     double *x[CURVE_X_COUNT];
     double *mean;
     double *band;                /* [2 * n]: the min at i, the max at n + i (a PLOT_BAND) */
+    double *se_band;             /* [2 * n]: mean - se at i, mean + se at n + i (the figures') */
     int n, cap;
 } MeanCurve;
 

@@ -1,0 +1,185 @@
+#!/usr/bin/env bash
+# tests/cli/test_plot_cli.sh — `mixbench plot` and the figures of `report --md`
+# end to end, on a store made here: a completion preset sweep (tiny: d=32,
+# 1500 tokens a run, 3 seeds of mixer and attention) and a grid sweep
+# (attention and cumsum at 1 and 2 layers, 2 seeds, 12 steps) on the
+# built-in corpus.  Every figure is read back: the SVG parses as XML (its
+# text layer holds the labels), a PDF starts with %PDF and ends with %%EOF,
+# a PNG has its signature and the page's size in IHDR; and it shows the
+# store's numbers: the Run figure has its two train curves and y-axis tick
+# labels that enclose every loss it draws, Compare one curve per seed group
+# (one per run with --seeds runs) and a band per group, the Grid heatmap's
+# cells read the store's mean +- standard error per point, the AE figure a
+# panel per architecture and the claims' verdicts.  P on the Run, Compare,
+# Grid and AE/Bidir screens (tmux) writes its figure beside the store.
+# report --md links figures that exist; REPORT_ONLY=1
+# experiments/reproduce.sh carries them beside the Markdown it writes.  Bad
+# input: one line, non-zero, no file.
+set -u
+. "$(dirname "$0")/../harness.sh"
+
+DB=$T/p.db
+$MB sweep completion tokens=1500 layers=2 d=32 --data builtin:stories --db "$DB" >/dev/null 2>"$T/err" &&
+  $MB sweep arch=attention,cumsum layers=1,2 repeats=2 steps=12 d=32 n_ctx=32 batch=4 eval_every=4 \
+    --data builtin:stories --db "$DB" >/dev/null 2>>"$T/err" &&
+  $MB worker --jobs 2 --threads 1 --db "$DB" >/dev/null 2>>"$T/err"
+n=$(q "$DB" "select count(*) from runs where status = 'done'")
+[ "$n" = 14 ] && pass plot_store_made || { fail plot_store_made "done=$n $(cat "$T/err")"; exit 0; }
+
+# check.py KIND FILE: prints what the test compares, or "bad: why"
+cat >"$T/check.py" <<'EOF'
+import re, struct, sys, xml.etree.ElementTree as ET
+kind, path = sys.argv[1], sys.argv[2]
+def texts(cls):
+    root = ET.parse(path).getroot()
+    return [t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}text") if t.get("class") == cls]
+def curves():
+    # stroked paths in a colour (not gray): one per curve drawn
+    root = ET.parse(path).getroot()
+    n = 0
+    for p in root.iter("{http://www.w3.org/2000/svg}path"):
+        m = re.search(r"stroke:rgb\(([\d.]+)%,([\d.]+)%,([\d.]+)%\)", p.get("style", ""))
+        if m and "fill:none" in p.get("style", "") and len(set(m.groups())) > 1:
+            n += 1
+    return n
+def bands():
+    root = ET.parse(path).getroot()
+    return sum(1 for p in root.iter("{http://www.w3.org/2000/svg}path") if "fill-opacity:0.22" in p.get("style", ""))
+if kind == "pdf":
+    data = open(path, "rb").read()
+    print("ok" if data.startswith(b"%PDF-") and data.rstrip().endswith(b"%%EOF") else "bad: %r ... %r" % (data[:8], data[-8:]))
+elif kind == "png":
+    data = open(path, "rb").read()
+    ok = data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR"
+    print("%d %d" % struct.unpack(">II", data[16:24]) if ok else "bad: not a PNG")
+elif kind == "ticks":   # the y tick labels: min max count
+    v = [float(t) for t in texts("ytick")]
+    print("%g %g %d" % (min(v), max(v), len(v)))
+elif kind == "curves":
+    print(curves(), bands())
+else:                    # the texts of one class, one a line
+    print("\n".join(texts(kind)))
+EOF
+fig() { python3 "$T/check.py" "$@" 2>&1; }   # what figure FILE shows
+
+# --- Run: two train curves (raw, smoothed), ticks around every drawn loss
+first=$(q "$DB" "select min(id) from runs where sweep_id = 2")
+$MB plot run "$first" --db "$DB" -o "$T/run.svg" >"$T/out" 2>&1 && [ "$(fig curves "$T/run.svg")" = "2 0" ] &&
+  grep -q "figure written to $T/run.svg" "$T/out" && pass plot_run_curves ||
+  fail plot_run_curves "$(cat "$T/out"; fig curves "$T/run.svg")"
+read -r lo hi nt < <(fig ticks "$T/run.svg")
+read -r dlo dhi < <(q "$DB" "select min(v), max(v) from (select train_loss v from metrics where run_id = $first
+  union all select train_loss_smooth from metrics where run_id = $first
+  union all select loss from evals where run_id = $first and split = 'valid'
+  union all select unigram_nats from results where id = $first)" | tr '|' ' ')
+python3 -c "import sys; sys.exit(not ($lo <= $dlo and $hi >= $dhi and $nt >= 3 and $hi - $lo < 4 * ($dhi - $dlo) + 0.5))" &&
+  pass plot_run_ticks_span_losses || fail plot_run_ticks_span_losses "ticks $lo..$hi ($nt) losses $dlo..$dhi"
+fig title "$T/run.svg" | grep -q "^Run $first: attention, clm on builtin:stories" && fig legend "$T/run.svg" | grep -q "valid loss (3 evaluations)" &&
+  pass plot_run_labels || fail plot_run_labels "$(fig title "$T/run.svg"; fig legend "$T/run.svg")"
+
+# --- Compare: seeds of one point pooled (2 groups: 2 curves, 2 bands, each
+# band also a swatch in the legend), or each run alone
+ids="$first $((first + 1)) $((first + 2)) $((first + 3))"
+$MB plot compare $ids --db "$DB" -o "$T/cmp.svg" >/dev/null 2>"$T/err" && [ "$(fig curves "$T/cmp.svg")" = "2 4" ] &&
+  fig legend "$T/cmp.svg" | grep -q "layers=1, 2 seeds (#$first #$((first + 1))): test .* ± " &&
+  fig legend "$T/cmp.svg" | grep -q "layers=2, 2 seeds" &&
+  pass plot_compare_seed_bands || fail plot_compare_seed_bands "$(cat "$T/err"; fig curves "$T/cmp.svg"; fig legend "$T/cmp.svg")"
+$MB plot compare $ids --seeds runs --db "$DB" -o "$T/each.svg" >/dev/null 2>&1 && [ "$(fig curves "$T/each.svg")" = "4 0" ] &&
+  pass plot_compare_runs || fail plot_compare_runs "$(fig curves "$T/each.svg")"
+$MB plot compare "$first" --seeds groups --db "$DB" -o "$T/grp.svg" >/dev/null 2>&1 && [ "$(fig curves "$T/grp.svg")" = "1 2" ] &&
+  pass plot_compare_whole_group || fail plot_compare_whole_group "$(fig curves "$T/grp.svg")"
+fig note "$T/cmp.svg" | grep -q "^shared config (where not the defaults): .*d=32" && pass plot_compare_shared_config ||
+  fail plot_compare_shared_config "$(fig note "$T/cmp.svg")"
+
+# --- Grid: each cell is the store's mean ± standard error of its seeds
+$MB plot grid 2 --db "$DB" -o "$T/grid.svg" >/dev/null 2>"$T/err" || fail plot_grid "$(cat "$T/err")"
+want=$(q "$DB" "select json_extract(coords, '$.arch'), json_extract(coords, '$.layers'), group_concat(test_loss)
+                from sweep_results where sweep_id = 2 group by 1, 2 order by 1, 2" |
+  python3 -c "
+import sys, statistics as st
+for line in sys.stdin:
+    arch, layers, vals = line.strip().split('|'); v = [float(x) for x in vals.split(',')]
+    print('%.3f ± %.3f' % (st.mean(v), st.stdev(v) / len(v) ** 0.5))")
+got=$(fig cell "$T/grid.svg")
+[ -n "$want" ] && [ "$(echo "$want" | sort)" = "$(echo "$got" | sort)" ] && [ "$(echo "$got" | wc -l)" = 4 ] &&
+  pass plot_grid_cells_equal_store || fail plot_grid_cells_equal_store "want: $want got: $got"
+[ "$(fig row "$T/grid.svg" | tr '\n' ' ')" = "1 2 " ] && [ "$(fig col "$T/grid.svg" | tr '\n' ' ')" = "attention cumsum " ] &&
+  pass plot_grid_axes || fail plot_grid_axes "$(fig row "$T/grid.svg") / $(fig col "$T/grid.svg")"
+$MB plot grid 2 --rows arch --cols layers --metric valid_loss --db "$DB" -o "$T/g2.svg" >/dev/null 2>&1 &&
+  [ "$(fig row "$T/g2.svg" | tr '\n' ' ')" = "attention cumsum " ] && fig title "$T/g2.svg" | grep -q "valid loss" &&
+  pass plot_grid_options || fail plot_grid_options "$(fig row "$T/g2.svg"; fig title "$T/g2.svg")"
+$MB plot grid 2 --at layers=2 --db "$DB" -o "$T/g3.svg" >/dev/null 2>&1 && [ "$(fig cell "$T/g3.svg" | wc -l)" = 2 ] &&
+  fig note "$T/g3.svg" | grep -q "fixed at: layers=2" && pass plot_grid_fixed || fail plot_grid_fixed "$(fig note "$T/g3.svg")"
+
+# --- AE/Bidir: a panel per architecture, the verdicts; the same figure as PDF and PNG
+$MB plot ae --db "$DB" -o "$T/ae.svg" >/dev/null 2>"$T/err" &&
+  [ "$(fig panel "$T/ae.svg" | tr '\n' '|')" = "masked mixer: smoothed train loss|attention: smoothed train loss|" ] &&
+  fig footer "$T/ae.svg" | grep -Eq "^(holds|does not hold|within noise|inconclusive|not run): " &&
+  pass plot_ae_panels_verdicts || fail plot_ae_panels_verdicts "$(cat "$T/err"; fig panel "$T/ae.svg"; fig footer "$T/ae.svg")"
+$MB plot ae completion --db "$DB" -o "$T/ae.pdf" >/dev/null 2>&1 && [ "$(fig pdf "$T/ae.pdf")" = ok ] &&
+  pass plot_pdf || fail plot_pdf "$(fig pdf "$T/ae.pdf")"
+$MB plot ae 1 --db "$DB" -o "$T/ae.PNG" >/dev/null 2>&1 && read -r w h < <(fig png "$T/ae.PNG") &&
+  [ "$w" = 1440 ] && [ "$h" -gt 400 ] && pass plot_png || fail plot_png "$(fig png "$T/ae.PNG")"
+for f in run cmp grid ae; do xmllint --noout "$T/$f.svg" 2>>"$T/xml" || echo "$f" >>"$T/xml"; done
+command -v xmllint >/dev/null || echo "SKIP plot_svg_xmllint: xmllint not installed (make deps installs libxml2-utils)"
+command -v xmllint >/dev/null && { [ ! -s "$T/xml" ] && pass plot_svg_xmllint || fail plot_svg_xmllint "$(cat "$T/xml")"; }
+
+# --- the screens' P key: the figure of what each shows, beside the store (p.db: p-NAME.svg)
+ui_setup plotui
+launch W "$DB" C.UTF-8
+wait_for W 10 "Runs" || fail screen_launch "$(screen W)"
+for k in 2:run 3:compare 4:grid-sweep 5:ae-sweep; do
+  TM send-keys -t W "${k%%:*}"
+  sleep 0.5
+  TM send-keys -t W P
+  if wait_for W 10 "figure written to .*/p-${k#*:}[0-9]*\.svg"; then
+    f=$(ls "$T"/p-"${k#*:}"*.svg 2>/dev/null | head -1)
+    [ -n "$f" ] && python3 -c "import xml.etree.ElementTree as E; E.parse('$f')" && pass "screen_key_${k#*:}" ||
+      fail "screen_key_${k#*:}" "no SVG $f"
+  else
+    fail "screen_key_${k#*:}" "$(screen W)"
+  fi
+done
+TM send-keys -t W q
+wait_exit W 10 || fail screen_quit "$(screen W)"
+
+# --- bad input: one line, non-zero, no file
+bad() {   # name, expected text, args...
+  local name=$1 want=$2; shift 2
+  $MB plot "$@" >"$T/out" 2>"$T/err"; local rc=$?
+  [ $rc != 0 ] && [ "$(wc -l <"$T/err")" = 1 ] && grep -q "$want" "$T/err" && pass "plot_refuses_$name" ||
+    fail "plot_refuses_$name" "rc=$rc $(cat "$T/err")"
+}
+bad unknown_run "no run 999 in the store" run 999 --db "$DB" -o "$T/x.svg"
+bad run_id "'abc' is not a run id" compare 3 abc --db "$DB" -o "$T/x.svg"
+bad extension "unknown figure format" run 3 --db "$DB" -o "$T/x.jpg"
+bad unwritable "cannot write $T/no/such/x.svg" run 3 --db "$DB" -o "$T/no/such/x.svg"
+bad unknown_sweep "no sweep 77 in the store" grid 77 --db "$DB" -o "$T/x.svg"
+bad unknown_axis "has no axis 'heads'" grid 2 --rows heads --db "$DB" -o "$T/x.svg"
+bad unknown_metric "unknown metric 'loss'" grid 2 --metric loss --db "$DB" -o "$T/x.svg"
+bad missing_store "no such store" run 1 --db "$T/none.db" -o "$T/x.svg"
+bad kind "unknown figure kind" histogram --db "$DB"
+[ ! -e "$T/x.svg" ] && [ ! -e "$T/x.jpg" ] && [ ! -e "$T/none.db" ] && pass plot_refusals_write_nothing ||
+  fail plot_refusals_write_nothing "$(ls "$T")"
+$MB plot --help >"$T/out" 2>&1 && grep -q "^usage: mixbench plot run RUN" "$T/out" && grep -q "^example: " "$T/out" &&
+  pass plot_help || fail plot_help "$(cat "$T/out")"
+
+# --- report --md: figures beside the Markdown, linked by relative paths that exist
+mkdir -p "$T/md"
+$MB report --db "$DB" --md "$T/md/r.md" >/dev/null 2>"$T/err"
+links=$(grep -o '!\[[^]]*\]([^)]*)' "$T/md/r.md" | sed 's/.*](\(.*\))/\1/')
+missing=""
+for l in $links; do [ -s "$T/md/$l" ] && python3 -c "import xml.etree.ElementTree as E; E.parse('$T/md/$l')" || missing="$missing $l"; done
+[ "$(echo $links)" = "figures/completion.svg figures/completion-curves.svg" ] && [ -z "$missing" ] &&
+  grep -q '^!\[Grid: sweep 1 completion, test loss\](figures/completion.svg)$' "$T/md/r.md" &&
+  grep -q '^!\[AE/Bidir: sweep 1 completion\](figures/completion-curves.svg)$' "$T/md/r.md" &&
+  pass report_md_links_figures || fail report_md_links_figures "links: $links missing:$missing $(cat "$T/err")"
+# the reproduction script: figures/NAME/ beside NAME.md, made anew
+R=$T/repro
+mkdir -p "$R/figures/reproduction" && touch "$R/figures/reproduction/stale.svg"
+REPORT_ONLY=1 MIXBENCH=$MB experiments/reproduce.sh "$DB" "$R/reproduction.md" >/dev/null 2>"$T/err"
+grep -q '^!\[AE/Bidir: sweep 1 completion\](figures/reproduction/completion-curves.svg)$' "$R/reproduction.md" &&
+  [ -s "$R/figures/reproduction/completion.svg" ] && [ -s "$R/figures/reproduction/completion-curves.svg" ] && [ ! -e "$R/figures/reproduction/stale.svg" ] &&
+  [ -z "$(ls -A "$R" | grep '^\.report')" ] &&
+  pass reproduce_carries_figures || fail reproduce_carries_figures "$(cat "$T/err"; ls -laR "$R")"
+exit 0

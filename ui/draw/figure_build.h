@@ -1,0 +1,79 @@
+/*
+ * figure_build.h — the workbench's figures made from the store, as
+ * figure.h describes them: the Run figure (a run's loss curves: the raw
+ * and smoothed train loss, the valid evaluations, its data's unigram
+ * level), the Compare figure (several runs, a seed group drawn as its mean
+ * with a band of +- standard error, a legend of the config keys in which
+ * they differ and a note of those they share), the Grid figure (a sweep's
+ * metric as a heatmap over two of its axes: each cell's mean +- standard
+ * error, the paper's figure under it, the claims' verdicts below) and the
+ * AE/Bidir figure (a panel per architecture, a band per point).
+ * `mixbench plot`, the screens' P key and `mixbench report --md` draw them.
+ *
+ * Not for: drawing (figure.h) or the terminal screens' own layouts.  Every
+ * function reads the store only; on failure the figure is left empty (and
+ * freeable) and err says why in one line.
+ */
+#ifndef MIXBENCH_FIGURE_BUILD_H
+#define MIXBENCH_FIGURE_BUILD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "db/store.h"
+#include "ui/draw/figure.h"
+#include "ui/draw/run_curve.h"
+
+/* Run run_id's curves against steps, tokens or training time. */
+int figure_run(Store *s, int64_t run_id, CurveAxis x, int log_y, Figure *f, char *err);
+
+/* How Compare treats seeds. */
+typedef enum {
+    COMPARE_RUNS,     /* each run its own curve */
+    COMPARE_POOL,     /* the runs given that are seeds of one point (one seed
+                         group) are drawn as one mean with its +- se band */
+    COMPARE_GROUPS    /* each run stands for its whole seed group in the store */
+} CompareSeeds;
+
+enum { FIGURE_MAX_CURVES = 8 };   /* runs or groups a Compare figure draws (a colour each) */
+
+int figure_compare(Store *s, const int64_t *ids, int n, CompareSeeds seeds, CurveAxis x, int log_y, Figure *f,
+                   char *err);
+
+/* What the Grid figure shows of a sweep. */
+typedef struct {
+    int64_t sweep_id;
+    int metric;               /* a PointMetric; -1: the one the preset's paper reports
+                                 (experiments/points.h preset_paper_metric), test loss
+                                 outside a preset */
+    const char *rows, *cols;  /* axis keys; NULL: arch across (else the first axis),
+                                 down the first other axis that varies on its own
+                                 (not seed, not zipped with the columns' axis) */
+    const char *at;           /* "key=value ...": the other axes fixed at those values;
+                                 NULL or "": averaged over (seeds pooled) */
+} GridView;
+
+int figure_grid(Store *s, const GridView *v, Figure *f, char *err);
+
+/* A sweep's points (runs equal apart from seed) as mean curves with +- se
+   bands, a panel per architecture (masked mixer, attention, the others):
+   the smoothed train loss, or the valid loss. */
+int figure_ae(Store *s, int64_t sweep_id, int valid_curves, int log_y, Figure *f, char *err);
+
+/* 1 for the presets the AE/Bidir screen and figure are for (autoencoder,
+   bidirectional, completion). */
+int figure_ae_preset(const char *preset);
+
+/* The claims of the sweep's preset (experiments/claims.h) judged on it, a
+   footer line each in the verdict's colour; none for a sweep that is not a
+   preset's. */
+int figure_add_verdicts(Figure *f, Store *s, const char *sweep_name, int64_t sweep_id, char *err);
+
+/* The preset of a sweep name ("pairconnect-grid@paper": "pairconnect-grid"). */
+void figure_sweep_preset(const char *sweep_name, char *out, size_t cap);
+
+/* Where a screen writes its figure: "DIR/STEM-NAME.svg" beside the store
+   at db_path (mixbench.db, run 12: mixbench-run12.svg). */
+void figure_path_beside(const char *db_path, const char *name, char *out, size_t cap);
+
+#endif

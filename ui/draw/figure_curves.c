@@ -1,0 +1,494 @@
+/*
+ * figure_curves.c — the figures of loss curves (figure_build.h): Run,
+ * Compare and AE/Bidir.  Curves come from ui/draw/run_curve.h (a run's
+ * smoothed train and valid losses; a seed group's mean curve, here with
+ * its +- standard error band), runs from db/runs_read.h, a sweep's points
+ * from experiments/points.h.  Labels say what differs between the curves;
+ * a note says what they share.
+ */
+#include "ui/draw/figure_build.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/results.h"
+#include "db/runs_read.h"
+#include "engine/common.h"
+#include "engine/config.h"
+#include "experiments/format.h"
+#include "experiments/points.h"
+#include "experiments/sweep.h"
+
+#define Y_LABEL "loss (nats per token)"
+#define MAX_MEMBERS 64           /* seeds of a group read */
+#define RAW_POINTS 4000          /* the raw train loss, sampled */
+
+static const char *x_label(CurveAxis x)
+{
+    return x == CURVE_X_TOKENS ? "training tokens" : x == CURVE_X_WALL ? "training time (s)" : "steps";
+}
+
+/* Appends " key=value" to out (cap bytes). */
+static void add_pair(char *out, size_t cap, const char *key, const char *value)
+{
+    size_t len = strlen(out);
+    if (len < cap) snprintf(out + len, cap - len, "%s%s=%s", len ? " " : "", key, value[0] ? value : "-");
+}
+
+static const char *config_value(const RunConfigEntry *cfg, int n, const char *key)
+{
+    for (int i = 0; i < n; i++)
+        if (cfg[i].scalar && !strcmp(cfg[i].key, key)) return cfg[i].value;
+    return NULL;
+}
+
+/* Keys that never tell runs apart: bookkeeping (config.h), and those the
+   labels name anyway. */
+static int quiet_key(const char *key, int skip_seed)
+{
+    if (!strcmp(key, "arch") || !strcmp(key, "task") || (skip_seed && !strcmp(key, "seed"))) return 1;
+    for (int k = 0; k < config_key_count(); k++)
+        if (!strcmp(key, config_key_name(k))) return config_key_bookkeeping(k);
+    return 0;
+}
+
+/* 1 when key has its default value in the config. */
+static int is_default(const Config *defaults, const char *key, const char *value)
+{
+    char def[128];
+    return config_get(defaults, key, def, sizeof def) == 0 && !strcmp(def, value);
+}
+
+/* The distinct unigram levels (within 0.005) as dashed gray lines. */
+static int add_levels(FigPlot *p, const double *levels, int n, char *err)
+{
+    for (int i = 0; i < n; i++) {
+        if (!isfinite(levels[i])) continue;
+        int seen = 0;
+        for (int j = 0; j < i; j++) seen |= fabs(levels[j] - levels[i]) < 5e-3;
+        if (seen) continue;
+        FigSeries *s = fig_plot_series(p, FIG_LEVEL, FIG_GRAY, NULL, &levels[i], 1);
+        if (!s) return err_set(err, "figure: out of memory");
+        snprintf(s->label, sizeof s->label, "unigram level %.3f (token frequencies alone)", levels[i]);
+    }
+    return 0;
+}
+
+/* A curve as a series of p on axis x; NULL when out of memory. */
+static FigSeries *curve_series(FigPlot *p, const CurvePoints *c, CurveAxis x, FigMark mark, int color)
+{
+    static const double none[1] = {0};
+    return fig_plot_series(p, mark, color, c->n ? c->x[x] : none, c->n ? c->loss : none, c->n);
+}
+
+/* ---- Run ------------------------------------------------------------------ */
+
+/* The raw train loss, RAW_POINTS of it at most, faint under the smoothed. */
+static int raw_series(Store *s, int64_t run_id, FigPlot *p, CurveAxis x, char *err)
+{
+    RunCurvePoint *rows = NULL;
+    int n = 0;
+    if (runs_read_curve_sampled(s, run_id, RUN_CURVE_TRAIN_RAW, 0, RAW_POINTS, &rows, &n, err)) return -1;
+    double *xs = malloc((size_t)(n ? n : 1) * sizeof *xs), *ys = malloc((size_t)(n ? n : 1) * sizeof *ys);
+    FigSeries *fs = NULL;
+    if (xs && ys) {
+        for (int i = 0; i < n; i++) {
+            xs[i] = x == CURVE_X_TOKENS ? rows[i].tokens : x == CURVE_X_WALL ? rows[i].wall : (double)rows[i].step;
+            ys[i] = rows[i].value;
+        }
+        fs = fig_plot_series(p, FIG_LINE, 0, xs, ys, n);
+    }
+    if (fs) {
+        fs->faint = 1;
+        snprintf(fs->label, sizeof fs->label, "train loss (each step%s)", n == RAW_POINTS ? ", sampled" : "");
+    }
+    free(rows);
+    free(xs);
+    free(ys);
+    return fs ? 0 : err_set(err, "figure: out of memory");
+}
+
+/* "config (not the defaults): d=64 layers=2 ..." of one run. */
+static int config_note(Figure *f, Store *s, int64_t run_id, char *err)
+{
+    RunConfigEntry *cfg = NULL;
+    int n = 0;
+    if (runs_read_config(s, run_id, &cfg, &n, err)) return -1;
+    Config defaults, run;
+    config_defaults(&defaults);
+    runs_config_of(cfg, n, &run);
+    char text[2048] = "";
+    for (int i = 0; i < n; i++)
+        if (cfg[i].scalar && !quiet_key(cfg[i].key, 0) && strcmp(cfg[i].key, "data") &&
+            (!config_is_key(cfg[i].key) || config_key_applies(&run, cfg[i].key)) &&
+            !is_default(&defaults, cfg[i].key, cfg[i].value))
+            add_pair(text, sizeof text, cfg[i].key, cfg[i].value);
+    free(cfg);
+    if (figure_note(f, FIG_TONE_DIM, "config (where not the defaults): %s", text[0] ? text : "the defaults"))
+        return err_set(err, "figure: out of memory");
+    return 0;
+}
+
+static int run_notes(Figure *f, const RunSummary *r, char *err)
+{
+    char tokens[24], wall[24], line[512];
+    fmt_short((double)r->tokens_seen, tokens, sizeof tokens);
+    fmt_duration(r->wall_seconds, wall, sizeof wall);
+    int len = snprintf(line, sizeof line, "%s at step %lld of %lld, %s tokens, %s of training", run_status_name(r->status),
+                       (long long)r->steps_done, (long long)r->total_steps, tokens, wall);
+    if (isfinite(r->valid_loss)) len += snprintf(line + len, sizeof line - len, "; valid loss %.4f", r->valid_loss);
+    if (isfinite(r->test_loss) && len < (int)sizeof line)
+        len += snprintf(line + len, sizeof line - len, ", test loss %.4f (perplexity %.2f)", r->test_loss,
+                        r->test_perplexity);
+    if (isfinite(r->test_loss_all) && len < (int)sizeof line)
+        snprintf(line + len, sizeof line - len, ", test loss_all %.4f", r->test_loss_all);
+    int rc = figure_note(f, FIG_TONE_PLAIN, "%s", line);
+    if (!rc && r->not_learning)
+        rc = figure_note(f, FIG_TONE_BAD, "not learning: its best valid loss %.3f never got 0.1 nat below the "
+                                          "unigram level %.3f", r->best_valid_loss, r->unigram_nats);
+    return rc ? err_set(err, "figure: out of memory") : 0;
+}
+
+int figure_run(Store *s, int64_t run_id, CurveAxis x, int log_y, Figure *f, char *err)
+{
+    assert(s && f && err);
+    figure_init(f);
+    RunSummary r;
+    int found;
+    if (runs_read_one(s, run_id, &r, &found, err)) return -1;
+    if (!found) return err_set(err, "no run %lld in the store", (long long)run_id);
+    RunCurve c;
+    run_curve_init(&c, run_id);
+    int rc = run_curve_update(&c, s, err);
+    snprintf(f->title, sizeof f->title, "Run %lld%s%.60s: %s, %s on %.100s", (long long)run_id, r.name[0] ? " " : "", r.name,
+             r.arch, r.task, r.data);
+    FigPlot *p = rc ? NULL : figure_add_plot(f, "", x_label(x), Y_LABEL, log_y);
+    if (!rc && !p) rc = err_set(err, "figure: out of memory");
+    if (!rc) rc = run_notes(f, &r, err);
+    if (!rc) rc = config_note(f, s, run_id, err);
+    if (!rc) rc = raw_series(s, run_id, p, x, err);
+    FigSeries *smooth = rc ? NULL : curve_series(p, &c.train, x, FIG_LINE, 0);
+    if (smooth) snprintf(smooth->label, sizeof smooth->label, "train loss, smoothed (moving average 0.95)");
+    FigSeries *valid = smooth ? curve_series(p, &c.valid, x, FIG_MARKERS, 1) : NULL;
+    if (valid) snprintf(valid->label, sizeof valid->label, "valid loss (%d evaluation%s)", c.valid.n, c.valid.n == 1 ? "" : "s");
+    if (!rc && !valid) rc = err_set(err, "figure: out of memory");
+    if (!rc) rc = add_levels(p, &r.unigram_nats, 1, err);
+    run_curve_free(&c);
+    if (rc) figure_free(f);
+    return rc;
+}
+
+/* ---- Compare ---------------------------------------------------------------- */
+
+typedef struct {
+    int64_t ids[MAX_MEMBERS];    /* the members, the first stands for the group */
+    int n;
+    RunSummary head;             /* the first member */
+    RunConfigEntry *config;      /* the first member's */
+    int n_config;
+    Config cfg;                  /* what it describes (config_key_applies) */
+    RunCurve curves[MAX_MEMBERS];
+    SeedStats test;              /* over the finished members */
+    char diff[1024];             /* the keys in which it differs from the others */
+} Curves;
+
+static void curves_free(Curves *g, int n)
+{
+    for (int i = 0; i < n; i++) {
+        free(g[i].config);
+        for (int k = 0; k < g[i].n; k++) run_curve_free(&g[i].curves[k]);
+    }
+    free(g);
+}
+
+/* The groups of the runs given: their members' ids. */
+static int group_ids(Store *s, const int64_t *ids, int n, CompareSeeds seeds, Curves *g, int *n_groups, char *err)
+{
+    uint64_t key[FIGURE_MAX_CURVES];
+    *n_groups = 0;
+    for (int i = 0; i < n; i++) {
+        RunSummary r;
+        int found, at = -1;
+        if (runs_read_one(s, ids[i], &r, &found, err)) return -1;
+        if (!found) return err_set(err, "no run %lld in the store", (long long)ids[i]);
+        int64_t members[MAX_MEMBERS];
+        int n_members = 1;
+        members[0] = ids[i];
+        if (seeds == COMPARE_GROUPS && runs_read_seed_group(s, ids[i], members, MAX_MEMBERS, &n_members, err)) return -1;
+        for (int k = 0; k < *n_groups && seeds != COMPARE_RUNS; k++)
+            if (key[k] == r.seed_group) at = k;
+        if (at >= 0 && seeds == COMPARE_GROUPS) continue;
+        if (at >= 0) {
+            if (g[at].n < MAX_MEMBERS) g[at].ids[g[at].n++] = ids[i];
+            continue;
+        }
+        if (*n_groups == FIGURE_MAX_CURVES)
+            return err_set(err, "at most %d runs or seed groups in one figure", FIGURE_MAX_CURVES);
+        Curves *c = &g[(*n_groups)++];
+        key[*n_groups - 1] = r.seed_group;
+        for (int k = 0; k < n_members; k++) c->ids[c->n++] = members[k];
+    }
+    return 0;
+}
+
+/* Each group's first member, config, curves and test statistics. */
+static int load_groups(Store *s, Curves *g, int n, char *err)
+{
+    for (int i = 0; i < n; i++) {
+        int found;
+        double tests[MAX_MEMBERS];
+        int n_tests = 0;
+        for (int k = 0; k < g[i].n; k++) {
+            RunSummary r;
+            if (runs_read_one(s, g[i].ids[k], &r, &found, err)) return -1;
+            if (k == 0) g[i].head = r;
+            if (r.status == RUN_DONE) tests[n_tests++] = r.test_loss;
+            run_curve_init(&g[i].curves[k], g[i].ids[k]);
+            if (run_curve_update(&g[i].curves[k], s, err)) return -1;
+        }
+        g[i].test = seed_stats(tests, n_tests);
+        if (runs_read_config(s, g[i].ids[0], &g[i].config, &g[i].n_config, err)) return -1;
+        runs_config_of(g[i].config, g[i].n_config, &g[i].cfg);
+    }
+    return 0;
+}
+
+/* Group g's value of key, NULL when it has none or the key changes
+   nothing of its runs (another architecture's, a budget it does not use). */
+static const char *applied(const Curves *g, const char *key)
+{
+    const char *v = config_value(g->config, g->n_config, key);
+    return v && (!config_is_key(key) || config_key_applies(&g->cfg, key)) ? v : NULL;
+}
+
+/* Each group's differing keys (diff), and the note of the keys all share
+   that are not the defaults. */
+static int differences(Figure *f, Curves *g, int n, int skip_seed, char *err)
+{
+    Config defaults;
+    config_defaults(&defaults);
+    char shared[2048] = "";
+    for (int owner = 0; owner < n; owner++)
+        for (int k = 0; k < g[owner].n_config; k++) {
+            const RunConfigEntry *e = &g[owner].config[k];
+            int earlier = 0, differs = 0;
+            for (int o = 0; o < owner; o++) earlier |= config_value(g[o].config, g[o].n_config, e->key) != NULL;
+            if (!e->scalar || earlier || quiet_key(e->key, skip_seed)) continue;
+            const char *v0 = applied(&g[0], e->key);
+            int anywhere = v0 != NULL;
+            for (int i = 1; i < n; i++) {
+                const char *v = applied(&g[i], e->key);
+                anywhere |= v != NULL;
+                differs |= (!v0 != !v) || (v && strcmp(v, v0));
+            }
+            if (!anywhere) continue;
+            if (differs) {
+                for (int i = 0; i < n; i++) {
+                    const char *v = applied(&g[i], e->key);
+                    add_pair(g[i].diff, sizeof g[i].diff, e->key, v ? v : "");
+                }
+            } else if (!is_default(&defaults, e->key, e->value) && (n > 1 || strcmp(e->key, "seed"))) {
+                add_pair(shared, sizeof shared, e->key, e->value);
+            }
+        }
+    if (figure_note(f, FIG_TONE_DIM, "%s: %s", n > 1 ? "shared config (where not the defaults)" : "config (where not the defaults)",
+                    shared[0] ? shared : "the defaults"))
+        return err_set(err, "figure: out of memory");
+    return 0;
+}
+
+/* Group i's series in colour `color`: the train curve (a mean with its
+   +- se band over several seeds) and the valid points; labelled when
+   label is not NULL. */
+static int group_series(FigPlot *p, const Curves *g, CurveAxis x, int valid, int color, const char *label, char *err)
+{
+    FigSeries *line = NULL, *points = NULL;
+    if (g->n == 1) {
+        line = curve_series(p, valid ? &g->curves[0].valid : &g->curves[0].train, x, FIG_LINE, color);
+        points = line && !valid ? curve_series(p, &g->curves[0].valid, x, FIG_MARKERS, color) : line;
+    } else {
+        const CurvePoints *train[MAX_MEMBERS], *valids[MAX_MEMBERS];
+        for (int k = 0; k < g->n; k++) train[k] = &g->curves[k].train, valids[k] = &g->curves[k].valid;
+        MeanCurve mean, mean_valid;
+        memset(&mean, 0, sizeof mean);
+        memset(&mean_valid, 0, sizeof mean_valid);
+        if (mean_curve_build(&mean, valid ? valids : train, g->n, err) ||
+            mean_curve_build(&mean_valid, valids, g->n, err)) {
+            mean_curve_free(&mean);
+            mean_curve_free(&mean_valid);
+            return -1;
+        }
+        static const double none[1] = {0};
+        int n = mean.n;
+        FigSeries *band = fig_plot_series(p, FIG_BAND, color, n ? mean.x[x] : none, n ? mean.se_band : none, n);
+        line = band ? fig_plot_series(p, FIG_LINE, color, n ? mean.x[x] : none, n ? mean.mean : none, n) : NULL;
+        points = line && !valid ? fig_plot_series(p, FIG_MARKERS, color, mean_valid.n ? mean_valid.x[x] : none,
+                                                   mean_valid.n ? mean_valid.mean : none, mean_valid.n)
+                                : line;
+        mean_curve_free(&mean);
+        mean_curve_free(&mean_valid);
+    }
+    if (!line || !points) return err_set(err, "figure: out of memory");
+    /* the line is last but the markers (adding those may have moved it) */
+    line = &p->series[p->n_series - (valid ? 1 : 2)];
+    if (label) snprintf(line->label, sizeof line->label, "%s", label);
+    return 0;
+}
+
+/* "#3 attention/clm layers=2: test 5.123", "#3 attention/clm layers=2, 3 seeds (#3 #4 #5): test 5.12 ± 0.01". */
+static void group_label(const Curves *g, char *out, size_t cap)
+{
+    int len = snprintf(out, cap, "#%lld %s/%s%s%s", (long long)g->ids[0], g->head.arch, g->head.task,
+                       g->diff[0] ? " " : "", g->diff);
+    if (g->n > 1) {
+        len += snprintf(out + len, cap - (size_t)MB_MIN(len, (int)cap), ", %d seeds (", g->n);
+        for (int k = 0; k < g->n && len < (int)cap; k++)
+            len += snprintf(out + len, cap - (size_t)len, "%s#%lld", k ? " " : "", (long long)g->ids[k]);
+        if (len < (int)cap) len += snprintf(out + len, cap - (size_t)len, ")");
+    }
+    if (len >= (int)cap) return;
+    if (g->test.n > 1) snprintf(out + len, cap - (size_t)len, ": test %.3f ± %.3f", g->test.mean, g->test.se);
+    else if (g->test.n == 1) snprintf(out + len, cap - (size_t)len, ": test %.4f", g->test.mean);
+}
+
+int figure_compare(Store *s, const int64_t *ids, int n, CompareSeeds seeds, CurveAxis x, int log_y, Figure *f,
+                   char *err)
+{
+    assert(s && f && err && n >= 0);
+    figure_init(f);
+    if (n == 0) return err_set(err, "no runs to compare");
+    Curves *g = calloc(FIGURE_MAX_CURVES, sizeof *g);
+    if (!g) return err_set(err, "figure: out of memory");
+    int n_groups = 0, banded = 0;
+    int rc = group_ids(s, ids, n, seeds, g, &n_groups, err);
+    if (!rc) rc = load_groups(s, g, n_groups, err);
+    for (int i = 0; i < n_groups; i++) banded |= g[i].n > 1;
+    int len = snprintf(f->title, sizeof f->title, "Compare: %d %s%s", n_groups, banded ? "seed group" : "run",
+                       n_groups == 1 ? "" : "s");
+    for (int i = 0; i < n_groups && len < (int)sizeof f->title; i++)
+        len += snprintf(f->title + len, sizeof f->title - (size_t)len, "%s#%lld", i ? ", " : " (", (long long)g[i].ids[0]);
+    if (n_groups && len < (int)sizeof f->title) snprintf(f->title + len, sizeof f->title - (size_t)len, ")");
+    if (!rc) rc = differences(f, g, n_groups, seeds != COMPARE_RUNS, err);
+    if (!rc && figure_note(f, FIG_TONE_DIM, "lines: the smoothed train loss; dots: the valid loss%s",
+                           banded ? "; a seed group: the mean over its seeds, shaded +- standard error" : ""))
+        rc = err_set(err, "figure: out of memory");
+    FigPlot *p = rc ? NULL : figure_add_plot(f, "", x_label(x), Y_LABEL, log_y);
+    if (!rc && !p) rc = err_set(err, "figure: out of memory");
+    double levels[FIGURE_MAX_CURVES];
+    for (int i = 0; i < n_groups && !rc; i++) {
+        char label[512];
+        group_label(&g[i], label, sizeof label);
+        rc = group_series(p, &g[i], x, 0, i, label, err);
+        levels[i] = g[i].head.unigram_nats;
+    }
+    if (!rc) rc = add_levels(p, levels, n_groups, err);
+    curves_free(g, FIGURE_MAX_CURVES);
+    if (rc) figure_free(f);
+    return rc;
+}
+
+/* ---- AE/Bidir ------------------------------------------------------------- */
+
+int figure_ae_preset(const char *preset)
+{
+    return !strcmp(preset, "autoencoder") || !strcmp(preset, "bidirectional") || !strcmp(preset, "completion");
+}
+
+/* Mixer first, attention second, the others after: the paper's order. */
+static int arch_rank(const char *arch) { return !strcmp(arch, "mixer") ? 0 : !strcmp(arch, "attention") ? 1 : 2; }
+
+/* "mixer/bidir d=160, 3 seeds: test 4.912 ± 0.020" */
+static void point_label(const Point *p, char *out, size_t cap)
+{
+    int len = snprintf(out, cap, "%s/%s", p->arch, p->task);
+    for (int k = 0; k < p->n_coords && len < (int)cap; k++)
+        if (strcmp(p->coords[k].key, "arch") && strcmp(p->coords[k].key, "task"))
+            len += snprintf(out + len, cap - (size_t)len, " %s=%s", p->coords[k].key, p->coords[k].value);
+    if (len < (int)cap) len += snprintf(out + len, cap - (size_t)len, ", %d seed%s", p->n_runs, p->n_runs == 1 ? "" : "s");
+    const SeedStats *t = &p->stat[PM_TEST_LOSS];
+    if (len >= (int)cap || t->n == 0) return;
+    if (t->n > 1) snprintf(out + len, cap - (size_t)len, ": test %.3f ± %.3f", t->mean, t->se);
+    else snprintf(out + len, cap - (size_t)len, ": test %.4f", t->mean);
+}
+
+/* The points' curves, a panel per architecture when there are 2 or 3. */
+static int ae_panels(Figure *f, Store *s, const ResultRun *jobs, int n_jobs, const Point *pts, int np,
+                     const int *owner, int valid, int log_y, char *err)
+{
+    const char *archs[FIGURE_MAX_CURVES];
+    int n_archs = 0;
+    for (int rank = 0; rank < 3; rank++)
+        for (int g = 0; g < np && g < FIGURE_MAX_CURVES; g++) {
+            int seen = arch_rank(pts[g].arch) != rank;
+            for (int a = 0; a < n_archs; a++) seen |= !strcmp(archs[a], pts[g].arch);
+            if (!seen) archs[n_archs++] = pts[g].arch;
+        }
+    int panels = n_archs >= 2 && n_archs <= 3 ? n_archs : 1;
+    const char *what = valid ? "valid loss" : "smoothed train loss";
+    Curves *g = calloc(1, sizeof *g);
+    if (!g) return err_set(err, "figure: out of memory");
+    int rc = 0;
+    for (int a = 0; a < panels && !rc; a++) {
+        const char *arch = panels > 1 ? archs[a] : NULL;
+        char title[96];
+        snprintf(title, sizeof title, "%s: %s", arch ? (!strcmp(arch, "mixer") ? "masked mixer" : arch) : "every architecture", what);
+        FigPlot *p = figure_add_plot(f, title, "steps", Y_LABEL, log_y);
+        if (!p) rc = err_set(err, "figure: out of memory");
+        for (int pt = 0; pt < np && pt < FIGURE_MAX_CURVES && !rc; pt++) {
+            if (arch && strcmp(pts[pt].arch, arch)) continue;
+            memset(g, 0, sizeof *g);
+            for (int j = 0; j < n_jobs && !rc; j++) {
+                if (owner[j] != pt || g->n == MAX_MEMBERS) continue;
+                g->ids[g->n] = jobs[j].run_id;
+                run_curve_init(&g->curves[g->n], jobs[j].run_id);
+                rc = run_curve_update(&g->curves[g->n++], s, err);
+            }
+            char label[512];
+            point_label(&pts[pt], label, sizeof label);
+            if (!rc && g->n) rc = group_series(p, g, CURVE_X_STEPS, valid, pt, label, err);
+            for (int k = 0; k < g->n; k++) run_curve_free(&g->curves[k]);
+        }
+    }
+    free(g);
+    return rc;
+}
+
+int figure_ae(Store *s, int64_t sweep_id, int valid_curves, int log_y, Figure *f, char *err)
+{
+    assert(s && f && err);
+    figure_init(f);
+    SweepRow sw;
+    int found;
+    if (results_sweep(s, sweep_id, &sw, &found, err)) return -1;
+    if (!found) return err_set(err, "no sweep %lld in the store", (long long)sweep_id);
+    ResultRun *jobs = NULL;
+    int n_jobs = 0, np = 0;
+    if (results_sweep_runs(s, sweep_id, 0, &jobs, &n_jobs, err)) return -1;
+    if (n_jobs == 0) {
+        free(jobs);
+        return err_set(err, "sweep %lld has no jobs", (long long)sweep_id);
+    }
+    Point *pts = NULL;
+    int *owner = malloc((size_t)n_jobs * sizeof *owner);
+    int rc = !owner || points_group(jobs, n_jobs, &pts, &np, owner) ? err_set(err, "figure: out of memory") : 0;
+    char preset[64];
+    figure_sweep_preset(sw.name, preset, sizeof preset);
+    const Preset *pr = preset_find(preset);
+    snprintf(f->title, sizeof f->title, "AE/Bidir: sweep %lld %s", (long long)sweep_id, sw.name);
+    if (!rc && pr && figure_note(f, FIG_TONE_PLAIN, "%s: %s", pr->source, pr->what)) rc = err_set(err, "figure: out of memory");
+    if (!rc && figure_note(f, FIG_TONE_DIM, "each colour a point of the sweep (its runs equal apart from seed): the mean "
+                                            "over its seeds, shaded +- standard error%s%s; made by mixbench sweep %s",
+                           valid_curves ? "" : "; dots: the valid loss", np > FIGURE_MAX_CURVES ? " (the first 8 points)" : "",
+                           sw.spec))
+        rc = err_set(err, "figure: out of memory");
+    if (!rc) rc = ae_panels(f, s, jobs, n_jobs, pts, np, owner, valid_curves, log_y, err);
+    if (!rc) rc = figure_add_verdicts(f, s, sw.name, sweep_id, err);
+    free(owner);
+    free(pts);
+    free(jobs);
+    if (rc) figure_free(f);
+    return rc;
+}

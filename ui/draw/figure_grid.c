@@ -1,0 +1,303 @@
+/*
+ * figure_grid.c — the Grid figure (figure_build.h): a sweep laid out on two
+ * of its axes by experiments/pivot.h, each cell the seed statistics of one
+ * metric (experiments/points.h's table) with the paper's figure where the
+ * store has one, shaded worse to better, the best outlined; the claims'
+ * verdicts (experiments/claims.h) under it.  Also what the figures share:
+ * a sweep name's preset, the verdict lines, and where a screen's figure
+ * goes.
+ */
+#include "ui/draw/figure_build.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/results.h"
+#include "db/sweeps_read.h"
+#include "engine/common.h"
+#include "experiments/claims.h"
+#include "experiments/pivot.h"
+#include "experiments/points.h"
+#include "experiments/sweep.h"
+#include "ui/draw/heatmap.h"
+
+void figure_sweep_preset(const char *sweep_name, char *out, size_t cap)
+{
+    snprintf(out, cap, "%.*s", (int)strcspn(sweep_name, "@"), sweep_name);
+}
+
+void figure_path_beside(const char *db_path, const char *name, char *out, size_t cap)
+{
+    const char *slash = strrchr(db_path, '/'), *base = slash ? slash + 1 : db_path;
+    const char *dot = strrchr(base, '.');
+    int stem = dot && dot > base ? (int)(dot - base) : (int)strlen(base);
+    snprintf(out, cap, "%.*s%.*s-%s.svg", slash ? (int)(base - db_path) : 0, db_path, stem, base, name);
+}
+
+int figure_add_verdicts(Figure *f, Store *s, const char *sweep_name, int64_t sweep_id, char *err)
+{
+    char preset[64];
+    figure_sweep_preset(sweep_name, preset, sizeof preset);
+    if (!preset_find(preset)) return 0;
+    ClaimResult *claims = NULL;
+    int n = 0;
+    if (claims_judge(s, preset, sweep_id, &claims, &n, err)) return -1;
+    int rc = n && figure_footer(f, FIG_TONE_PLAIN, "The papers' claims, judged on this sweep:");
+    for (int i = 0; i < n && !rc; i++) {
+        Verdict v = claims[i].verdict;
+        FigTone tone = v == VERDICT_HOLDS ? FIG_TONE_GOOD : v == VERDICT_FAILS ? FIG_TONE_BAD
+                       : v == VERDICT_NOT_RUN ? FIG_TONE_DIM : FIG_TONE_WARN;
+        rc = figure_footer(f, tone, "%s: %s (%s)", verdict_name(v), claims[i].claim, claims[i].numbers);
+    }
+    free(claims);
+    return rc ? err_set(err, "figure: out of memory") : 0;
+}
+
+/* The unit a metric is in. */
+static const char *metric_unit(PointMetric m)
+{
+    switch (m) {
+    case PM_TEST_PERPLEXITY: return "perplexity";
+    case PM_TEST_ACCURACY: return "fraction of tokens";
+    case PM_TOKENS_PER_S: return "training tokens/s";
+    case PM_SAMPLES_PER_S: return "samples/s, batch 1, one thread";
+    case PM_TOKENS: return "tokens";
+    case PM_WALL: return "seconds";
+    default: return "nats per token";
+    }
+}
+
+/* 1 when every run's value of axis b follows from its value of axis a
+   (b is zipped with a: "(data,min_count)=..."). */
+static int determined_by(const Pivot *p, int b, int a)
+{
+    for (int i = 0; i < p->n_runs; i++)
+        for (int j = 0; j < i; j++)
+            if (p->coord[i][a] == p->coord[j][a] && p->coord[i][b] != p->coord[j][b]) return 0;
+    return 1;
+}
+
+/* May axis a go on the table beside axis other (-1: none)?  Not seed, not
+   fixed, with two values or more, and not a zipped partner of other. */
+static int table_axis(const Pivot *p, int a, const int *fixed_at, int other)
+{
+    if (!strcmp(p->axis[a], "seed") || a == other || fixed_at[a] >= 0 || p->n_values[a] < 2) return 0;
+    return other < 0 || (!determined_by(p, a, other) && !determined_by(p, other, a));
+}
+
+/* The row and column axes: named, else arch across the columns (the
+   papers' comparison) or the first axis that may go on the table, and
+   down the rows the next one that is not its zipped partner. */
+static int choose_axes(const Pivot *p, const GridView *v, const int *fixed_at, int *row, int *col, char *err)
+{
+    const char *names[2] = {v->rows, v->cols};
+    int *which[2] = {row, col};
+    for (int k = 0; k < 2; k++) {
+        *which[k] = -1;
+        if (!names[k]) continue;
+        *which[k] = pivot_axis(p, names[k]);
+        if (*which[k] < 0) {
+            char axes[512] = "";
+            for (int a = 0; a < p->n_axes; a++)
+                snprintf(axes + strlen(axes), sizeof axes - strlen(axes), "%s%s", a ? " " : "", p->axis[a]);
+            return err_set(err, "sweep %lld has no axis '%s' (its axes: %s)", (long long)v->sweep_id, names[k], axes);
+        }
+        if (fixed_at[*which[k]] >= 0) return err_set(err, "axis %s is fixed at a value: it cannot be a %s", names[k], k ? "column" : "row");
+    }
+    int arch = pivot_axis(p, "arch");
+    if (!v->cols && arch >= 0 && table_axis(p, arch, fixed_at, *row)) *col = arch;
+    for (int a = 0; a < p->n_axes && *col < 0 && !v->cols; a++)
+        if (table_axis(p, a, fixed_at, *row)) *col = a;
+    for (int a = 0; a < p->n_axes && *row < 0 && !v->rows; a++)
+        if (table_axis(p, a, fixed_at, *col)) *row = a;
+    if (*col < 0 && *row < 0 && p->n_axes > 0) *col = 0;
+    if (*row >= 0 && *row == *col) return err_set(err, "rows and columns are the same axis '%s'", p->axis[*row]);
+    return 0;
+}
+
+/* fixed_at of the words "key=value" of at; the other axes stay averaged (-1). */
+static int fix_axes(const Pivot *p, const char *at, int *fixed_at, char *err)
+{
+    for (int a = 0; a < PIVOT_MAX_AXES; a++) fixed_at[a] = -1;
+    for (const char *w = at ? at : ""; *w;) {
+        w += strspn(w, " ");
+        size_t len = strcspn(w, " ");
+        if (!len) break;
+        char word[256], *eq;
+        snprintf(word, sizeof word, "%.*s", (int)len, w);
+        w += len;
+        if (!(eq = strchr(word, '='))) return err_set(err, "'%s': fix an axis as key=value", word);
+        *eq = 0;
+        int a = pivot_axis(p, word), found = -1;
+        if (a < 0) return err_set(err, "the sweep has no axis '%s'", word);
+        for (int i = 0; i < p->n_values[a] && found < 0; i++)
+            if (heat_same_value(p->values[a][i], eq + 1)) found = i;
+        if (found < 0) return err_set(err, "axis %s has no value '%s'", word, eq + 1);
+        fixed_at[a] = found;
+    }
+    return 0;
+}
+
+/* A cell's text: "5.123", "5.123 ± 0.010" (the se to the mean's decimals),
+   and its second line: the paper's figure, what is pending or stopped. */
+static void cell_text(const PivotCell *c, int show_n, int flag, FigCell *out)
+{
+    if (c->n_value) {
+        heat_format(c->stats.mean, 4, out->value, sizeof out->value);
+        const char *dot = strchr(out->value, '.');
+        int decimals = dot && strspn(dot + 1, "0123456789") == strlen(dot + 1) ? (int)strlen(dot + 1) : -1;
+        size_t len = strlen(out->value);
+        if (c->n_value > 1 && decimals >= 0)
+            snprintf(out->value + len, sizeof out->value - len, " ± %.*f", decimals, c->stats.se);
+        else if (c->n_value > 1)
+            snprintf(out->value + len, sizeof out->value - len, " ± %.2g", c->stats.se);
+        out->shade = c->stats.mean;
+    } else if (c->n_pending) {
+        snprintf(out->value, sizeof out->value, "… %s", c->pending);
+    } else if (c->n_runs) {
+        snprintf(out->value, sizeof out->value, "%s", c->stopped);
+    }
+    char paper[32] = "";
+    if (!isnan(c->paper)) heat_format(c->paper, 4, paper, sizeof paper);
+    int len = 0;
+    if (show_n && c->n_value) len = snprintf(out->detail, sizeof out->detail, "n%d", c->n_value);
+    if (flag && c->n_not_learning) /* its mean is no claim's evidence */
+        len += snprintf(out->detail + len, sizeof out->detail - (size_t)len, "%s! %d not learning", len ? ", " : "",
+                        c->n_not_learning);
+    if (c->n_value && c->n_pending)
+        len += snprintf(out->detail + len, sizeof out->detail - (size_t)len, "%s%d pending", len ? ", " : "",
+                        c->n_pending);
+    if (paper[0]) snprintf(out->detail + len, sizeof out->detail - (size_t)len, "%spaper %s", len ? ", " : "", paper);
+}
+
+/* The heatmap of the cells, with its labels. */
+static int fill_heatmap(Figure *f, const Pivot *p, int row, int col, PointMetric m, const PivotCell *cells, char *err)
+{
+    int rows = row >= 0 ? p->n_values[row] : 1, cols = col >= 0 ? p->n_values[col] : 1;
+    FigHeatmap *h = figure_set_heatmap(f, rows, cols);
+    if (!h) return err_set(err, "figure: out of memory");
+    const PointMetricInfo *info = point_metric_info(m);
+    snprintf(h->row_axis, sizeof h->row_axis, "%s", row >= 0 ? p->axis[row] : "");
+    snprintf(h->col_axis, sizeof h->col_axis, "%s", col >= 0 ? p->axis[col] : "");
+    snprintf(h->scale_label, sizeof h->scale_label, "%s (%s; %s is better)", info->label, metric_unit(m),
+             info->higher_better ? "higher" : "lower");
+    h->higher_better = info->higher_better;
+    for (int r = 0; r < rows; r++) snprintf(h->row_labels[r], FIG_LABEL_LEN, "%s", row >= 0 ? p->values[row][r] : info->label);
+    for (int c = 0; c < cols; c++) snprintf(h->col_labels[c], FIG_LABEL_LEN, "%s", col >= 0 ? p->values[col][c] : "");
+    int common = -1, show_n = 0, flagged = 0;
+    for (int i = 0; i < rows * cols; i++) {
+        if (!cells[i].n_value) continue;
+        if (common < 0) common = cells[i].n_value;
+        show_n |= common != cells[i].n_value;
+    }
+    double *means = malloc((size_t)rows * (size_t)cols * sizeof *means);
+    if (!means) return err_set(err, "figure: out of memory");
+    for (int i = 0; i < rows * cols; i++) {
+        cell_text(&cells[i], show_n, info->learned, &h->cells[i]);
+        flagged |= info->learned && cells[i].n_not_learning;
+        means[i] = cells[i].n_value ? cells[i].stats.mean : NAN;
+    }
+    int best = heat_best(means, rows * cols, info->higher_better);
+    if (best >= 0) h->cells[best].best = 1;
+    free(means);
+    if (common > 1 && !show_n && figure_note(f, FIG_TONE_DIM, "each cell: the mean ± standard error of its %d runs (seeds)", common))
+        return err_set(err, "figure: out of memory");
+    if (flagged && figure_note(f, FIG_TONE_BAD, "! not learning: runs that ended less than 0.1 nat below their data's "
+                                                 "unigram entropy (a mean of theirs is no claim's evidence)"))
+        return err_set(err, "figure: out of memory");
+    return 0;
+}
+
+/* "rows: layers, columns: heads; averaged over: seed" and the paper's setting. */
+static int grid_notes(Figure *f, const Pivot *p, int row, int col, const int *fixed_at, const FigureRow *figs,
+                      int n_figs, const char *want, char *err)
+{
+    char text[1024];
+    int len = snprintf(text, sizeof text, "%s%s%s%s", row >= 0 ? "rows: " : "", row >= 0 ? p->axis[row] : "",
+                       row >= 0 ? ", columns: " : "columns: ", col >= 0 ? p->axis[col] : "-");
+    for (int pass = 0; pass < 2; pass++) {
+        int first = 1;
+        for (int a = 0; a < p->n_axes && len < (int)sizeof text; a++) {
+            if (a == row || a == col || (fixed_at[a] >= 0) != (pass == 1)) continue;
+            len += snprintf(text + len, sizeof text - (size_t)len, "%s%s%s%s",
+                            first ? (pass ? "; fixed at: " : "; averaged over: ") : ", ", p->axis[a], pass ? "=" : "",
+                            pass ? p->values[a][fixed_at[a]] : "");
+            first = 0;
+        }
+    }
+    int rc = figure_note(f, FIG_TONE_PLAIN, "%s", text);
+    for (int i = 0; i < n_figs && !rc && want; i++) {
+        int seen = strcmp(figs[i].metric, want) != 0;
+        for (int j = 0; j < i && !seen; j++) seen = !strcmp(figs[j].metric, want) && !strcmp(figs[j].setting, figs[i].setting);
+        if (!seen)
+            rc = figure_note(f, FIG_TONE_DIM, "paper %s (a cell's second line): %s", figs[i].setting[0] ? figs[i].setting : "-",
+                             figs[i].setting_text[0] ? figs[i].setting_text : figs[i].note);
+    }
+    return rc ? err_set(err, "figure: out of memory") : 0;
+}
+
+/* The sweep's runs on its axes. */
+static int load_pivot(Store *s, int64_t sweep_id, Pivot *p, char *err)
+{
+    SweepAxes axes;
+    if (sweeps_read_axes(s, sweep_id, &axes, err)) return -1;
+    ResultRun *runs = NULL;
+    int n = 0;
+    if (results_sweep_runs(s, sweep_id, 0, &runs, &n, err)) return -1;
+    if (n == 0) {
+        free(runs);
+        return err_set(err, "sweep %lld has no jobs", (long long)sweep_id);
+    }
+    const char *names[SWEEP_MAX_AXES];
+    for (int a = 0; a < axes.n; a++) names[a] = axes.key[a];
+    if (pivot_build(p, names, axes.n, runs, n, NULL, err)) {
+        pivot_free(p);
+        return -1;
+    }
+    return 0;
+}
+
+int figure_grid(Store *s, const GridView *v, Figure *f, char *err)
+{
+    assert(s && v && f && err);
+    figure_init(f);
+    SweepRow sw;
+    int found;
+    if (results_sweep(s, v->sweep_id, &sw, &found, err)) return -1;
+    if (!found) return err_set(err, "no sweep %lld in the store", (long long)v->sweep_id);
+    Pivot p;
+    if (load_pivot(s, v->sweep_id, &p, err)) return -1;
+    char preset[64];
+    figure_sweep_preset(sw.name, preset, sizeof preset);
+    int is_preset = preset_find(preset) != NULL;
+    PointMetric m = v->metric >= 0 && v->metric < PM_COUNT ? (PointMetric)v->metric
+                    : is_preset ? preset_paper_metric(preset) : PM_TEST_LOSS;
+    int row = -1, col = -1, fixed_at[PIVOT_MAX_AXES];
+    FigureRow *figs = NULL;
+    int n_figs = 0;
+    PivotCell *cells = NULL;
+    int rc = fix_axes(&p, v->at, fixed_at, err);
+    if (!rc) rc = choose_axes(&p, v, fixed_at, &row, &col, err);
+    if (!rc && is_preset) rc = results_paper_figures(s, preset, &figs, &n_figs, err);
+    int kept = 0;   /* a figure without a value says nothing */
+    for (int i = 0; i < n_figs; i++)
+        if (!isnan(figs[i].value)) figs[kept++] = figs[i];
+    const char *want = is_preset ? paper_metric_beside(preset, m) : NULL;
+    int rows = row >= 0 ? p.n_values[row] : 1, cols = col >= 0 ? p.n_values[col] : 1;
+    if (!rc && !(cells = calloc((size_t)rows * (size_t)cols, sizeof *cells))) rc = err_set(err, "figure: out of memory");
+    if (!rc) pivot_cells(&p, row, col, fixed_at, m, figs, kept, want, cells);
+    snprintf(f->title, sizeof f->title, "Grid: sweep %lld %s, %s", (long long)v->sweep_id, sw.name,
+             point_metric_info(m)->label);
+    if (!rc) rc = grid_notes(f, &p, row, col, fixed_at, figs, kept, want, err);
+    if (!rc) rc = fill_heatmap(f, &p, row, col, m, cells, err);
+    if (!rc && figure_note(f, FIG_TONE_DIM, "made by mixbench sweep %s", sw.spec)) rc = err_set(err, "figure: out of memory");
+    if (!rc) rc = figure_add_verdicts(f, s, sw.name, v->sweep_id, err);
+    free(cells);
+    free(figs);
+    pivot_free(&p);
+    if (rc) figure_free(f);
+    return rc;
+}

@@ -222,6 +222,45 @@ int store_run_pruning_sweep(Store *s, int64_t run_id, int64_t *sweep_id, char *e
     return store_finish(s, st, rc, what, err);
 }
 
+int store_rung_put(Store *s, int64_t run_id, int rung, int64_t steps, double loss, char *err)
+{
+    assert(s && run_id > 0 && rung >= 0 && err);
+    const char *what = "record a rung";
+    sqlite3_stmt *st;
+    int64_t ints[3] = {run_id, rung, steps};
+    if (store_prepare_ints(s, "INSERT OR IGNORE INTO rungs (run_id, rung, steps, valid_loss) VALUES (?1, ?2, ?3, ?4)",
+                           ints, 3, &st, what, err))
+        return -1;
+    int rc = isfinite(loss) ? store_bind_real(st, 4, loss) : sqlite3_bind_null(st, 4);
+    if (rc != SQLITE_OK) {
+        store_fail(s, err, what);
+        (void)sqlite3_finalize(st);
+        return -1;
+    }
+    return store_step_done(s, st, what, err);
+}
+
+static void fill_rung(void *item, sqlite3_stmt *st)
+{
+    RungRow *r = item;
+    r->run_id = sqlite3_column_int64(st, 0);
+    r->rung = sqlite3_column_int(st, 1);
+    r->loss = sqlite3_column_type(st, 2) == SQLITE_NULL ? INFINITY : sqlite3_column_double(st, 2);
+}
+
+int store_sweep_rungs(Store *s, int64_t sweep_id, RungRow **out, int *n, char *err)
+{
+    assert(s && sweep_id > 0 && out && n && err);
+    const char *what = "read a sweep's rungs";
+    sqlite3_stmt *st;
+    if (store_prepare_ints(s,
+                           "SELECT g.run_id, g.rung, g.valid_loss FROM rungs g JOIN runs r ON r.id = g.run_id"
+                           " WHERE r.sweep_id = ?1 ORDER BY g.run_id, g.rung",
+                           &sweep_id, 1, &st, what, err))
+        return -1;
+    return store_read_all(s, st, what, sizeof **out, fill_rung, (void **)out, n, err);
+}
+
 static void fill_tuned(void *item, sqlite3_stmt *st)
 {
     TunedLr *t = item;

@@ -79,6 +79,18 @@ int store_sweep_valid_evals(Store *s, int64_t sweep_id, ValidEval **out, int *n,
    read: a worker asks after every evaluation. */
 int store_run_pruning_sweep(Store *s, int64_t run_id, int64_t *sweep_id, char *err);
 
+/* A run's result at a rung of --prune asha (table rungs). */
+typedef struct {
+    int64_t run_id;
+    int rung;
+    double loss;            /* INFINITY: it failed, diverged or was cancelled there */
+} RungRow;
+/* Records run_id's result at rung (steps: its budget there); a rung already
+   recorded is kept as it is. */
+int store_rung_put(Store *s, int64_t run_id, int rung, int64_t steps, double loss, char *err);
+/* Every rung result of the sweep's runs.  *out malloc'd (NULL when *n is 0). */
+int store_sweep_rungs(Store *s, int64_t sweep_id, RungRow **out, int *n, char *err);
+
 /* The lr each point's search chose. */
 typedef struct {
     char point[512];

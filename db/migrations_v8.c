@@ -28,6 +28,12 @@
  *           at its next check like 'pause' and 'cancel' (it ends 'pruned'
  *           after its last evaluation).
  *
+ *   rungs   (new) a trial's result at each rung of --prune asha, written
+ *           when it finishes the rung and before it continues (the
+ *           continuation drops its evaluations after its cool-down's
+ *           checkpoint, so the rung's own loss would otherwise be lost):
+ *           experiments/prune.c decides from them.
+ *
  *     -- a random search's trials, the pruned ones with where they stopped
  *     SELECT id, status, valid_loss, tokens_seen, error FROM results
  *      WHERE id IN (SELECT run_id FROM sweep_results WHERE sweep_id = 3);
@@ -121,4 +127,12 @@ const char STORE_MIGRATION_8[] =
     "CREATE INDEX runs_arch_task ON runs(arch, task);\n"
     "CREATE INDEX runs_claim ON runs(status, priority DESC, id);\n"
     "CREATE INDEX runs_sweep ON runs(sweep_id);\n"
-    "CREATE INDEX runs_deleted ON runs(deleted_at);\n";
+    "CREATE INDEX runs_deleted ON runs(deleted_at);\n"
+    "CREATE TABLE rungs (\n"
+    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,\n"
+    "  rung INTEGER NOT NULL CHECK (rung >= 0),  -- 0: the first (the smallest budget)\n"
+    "  steps INTEGER NOT NULL,                   -- the run's budget at that rung, in steps\n"
+    "  valid_loss REAL,                          -- its final valid loss there; NULL: it failed, diverged\n"
+    "                                            -- or was cancelled (the worst of its rung)\n"
+    "  PRIMARY KEY (run_id, rung)\n"
+    ");\n";

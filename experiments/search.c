@@ -18,6 +18,7 @@
 #include "engine/config.h"
 #include "engine/io/json.h"
 #include "engine/text.h"
+#include "experiments/prune.h"
 
 static const struct {
     const char *prefix;
@@ -217,6 +218,10 @@ int search_plan_finish(SweepPlan *plan, int n_dists, char *err)
     if (!(plan->prune_eta > 0)) plan->prune_eta = 3;
     if (!(plan->prune_grace > 0)) plan->prune_grace = 0.1;
     if (!plan->prune_startup) plan->prune_startup = 3;
+    if (plan->prune == PRUNE_ASHA && !prune_top_rung(plan))
+        return err_set(err, "sweep: prune_grace=%g with prune_eta=%g leaves asha one rung (the first is at 1/eta^K of "
+                            "the budget, K >= 1, and not below the grace): lower prune_grace", plan->prune_grace,
+                       plan->prune_eta);
     return 0;
 }
 

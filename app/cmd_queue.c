@@ -404,9 +404,7 @@ static int queue_table(Store *st, char *err)
         fmt_count(j->total_steps, total, sizeof total);
         if (j->total_steps > 0) snprintf(step, sizeof step, "%s/%s", done, total);   /* known once it starts */
         else snprintf(step, sizeof step, "%s", done);
-        const char *status = j->status == RUN_RUNNING && j->control == JOB_CONTROL_PAUSE    ? "pausing"
-                             : j->status == RUN_RUNNING && j->control == JOB_CONTROL_CANCEL ? "stopping"
-                                                                                            : run_status_name(j->status);
+        const char *status = job_shown_status(j->status, j->control);
         printf("%4s %6lld  %-8s %4d  %-11.11s %-9.9s %-16.16s %13s  %s\n", pos, (long long)j->id, status, j->priority,
                j->arch, j->task, j->sweep[0] ? j->sweep : "-", step, j->point[0] ? j->point : "-");
     }

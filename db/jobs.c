@@ -47,6 +47,14 @@ const char *job_control_name(JobControl c)
     return c == JOB_CONTROL_PAUSE ? "pause" : c == JOB_CONTROL_CANCEL ? "cancel" : c == JOB_CONTROL_PRUNE ? "prune" : "";
 }
 
+const char *job_shown_status(RunStatus status, JobControl control)
+{
+    if (status == RUN_RUNNING && control == JOB_CONTROL_PAUSE) return "pausing";
+    if (status == RUN_RUNNING && control == JOB_CONTROL_CANCEL) return "stopping";
+    if (status == RUN_RUNNING && control == JOB_CONTROL_PRUNE) return "pruning";
+    return run_status_name(status);
+}
+
 JobControl job_control_parse(const char *text)
 {
     if (text && strcmp(text, "pause") == 0)

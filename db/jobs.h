@@ -33,6 +33,9 @@ typedef enum {
 const char *job_control_name(JobControl c);
 /* The request named by text; JOB_CONTROL_NONE for NULL, "" or anything else. */
 JobControl job_control_parse(const char *text);
+/* A job's status as the queue shows it: a running job with a request
+   pending is "pausing", "stopping" or "pruning". */
+const char *job_shown_status(RunStatus status, JobControl control);
 
 /* A sweeps row: name (the preset, or "grid"; also its preset, which stays
    when db/organise.h renames it), spec, axes_json (a JSON array of the axis

@@ -2,7 +2,10 @@
  * screen_sweep.c — the New sweep screen: a form that queues a sweep, either
  * one of the seeds' presets (experiments/presets.c) or a grid built from
  * fields: architectures (the registered mixers), task, dataset, axes,
- * budget and extra keys.  Every change re-parses the composed spec with
+ * budget and extra keys; the Search field's words (trials=N search_seed=S
+ * prune=asha|median) make the grid a random search over the axes'
+ * distributions (lr=log:1e-4..1e-2), on the row a preset's Conclusive
+ * checkbox takes.  Every change re-parses the composed spec with
  * sweep_parse, so the form always shows the job count (or the parser's
  * error line) and an estimate of the training time; "Queue" hands the
  * sweep to sweep_enqueue, exactly as `mixbench sweep` does, and switches to
@@ -49,7 +52,7 @@
 #define UNTIL_WIDTH 35
 
 enum {
-    F_PRESET, F_ARCH, F_TASK, F_DATA, F_AXES, F_SEARCH, F_BUDGET, F_EXTRA, F_PRIORITY, F_UNTIL, F_HOURS, F_QUEUE,
+    F_PRESET, F_ARCH, F_TASK, F_DATA, F_AXES, F_BUDGET, F_EXTRA, F_PRIORITY, F_SEARCH, F_UNTIL, F_HOURS, F_QUEUE,
     N_FIELDS
 };
 enum { MAX_MIXERS = 16, MAX_PRESETS = 64, LABEL_WIDTH = 11 };
@@ -62,8 +65,8 @@ enum { MAX_MIXERS = 16, MAX_PRESETS = 64, LABEL_WIDTH = 11 };
 static const char *const TASKS[] = {"clm", "mlm", "bidir", "autoencode", "complete"};
 #define N_TASKS ((int)(sizeof TASKS / sizeof TASKS[0]))
 
-static const char *const LABELS[N_FIELDS] = {"Preset", "Archs", "Task", "Dataset", "Axes", "Search", "Budget",
-                                              "Extra keys", "Priority", "Conclusive", "Cap hours", ""};
+static const char *const LABELS[N_FIELDS] = {"Preset", "Archs", "Task", "Dataset", "Axes", "Budget", "Extra keys",
+                                              "Priority", "Search", "Conclusive", "Cap hours", ""};
 
 typedef struct {
     int field;                   /* the focused field */
@@ -102,7 +105,7 @@ typedef struct {
 
 static int is_text_field(int f)
 {
-    return (f >= F_DATA && f <= F_PRIORITY) || f == F_HOURS;
+    return (f >= F_DATA && f <= F_PRIORITY) || f == F_SEARCH || f == F_HOURS;
 }
 
 /* Fields a preset fixes are skipped in preset mode; until-conclusive and
@@ -421,7 +424,7 @@ static void draw_text_field(SweepScreen *s, UiContext *ctx, int f, int y, int x,
     }
     if (!editing && f == F_SEARCH && !s->text[f].text[0]) {
         ui_text(y, x, width, ui_attr(ctx, UI_PAIR_DIM) | A_UNDERLINE, "%s",
-                "(a grid; random: trials=N [search_seed=S] [prune=asha|median], Axes lr=log:1e-4..1e-2)");
+                "(a grid; random: trials=N search_seed=S prune=asha|median)");
         return;
     }
     ui_field_draw(&s->text[f], editing, y, x, width);
@@ -543,6 +546,8 @@ static void sweep_draw(void *state, UiContext *ctx, int top, int height, int wid
     int y = top + 2, bottom = top + height;
     int x = LABEL_WIDTH + 2, fw = width - x - 1;
     for (int f = 0; f < N_FIELDS && y < bottom; f++) {
+        /* a grid's Search and a preset's Conclusive share a row */
+        if (s->preset >= 0 ? f == F_SEARCH : f == F_UNTIL || f == F_HOURS) continue;
         int focused = s->field == f, enabled = field_enabled(s, f);
         int label_attr = focused ? ui_attr(ctx, UI_PAIR_SELECTED) | (int)A_BOLD : enabled ? (int)A_BOLD : dim;
         if (f != F_QUEUE && f != F_HOURS) ui_text(y, 1, LABEL_WIDTH, label_attr, "%-*s", LABEL_WIDTH, LABELS[f]);
@@ -576,10 +581,9 @@ static void sweep_draw(void *state, UiContext *ctx, int top, int height, int wid
             y++;
             break;
         }
-        case F_UNTIL:   /* one row with F_HOURS, which ends it */
-            if (!enabled) ui_text(y, x, fw, dim, "(a preset's claims decide when to stop: pick a preset)");
-            else ui_text(y, x, fw, focused ? ui_attr(ctx, UI_PAIR_SELECTED) : (s->until ? (int)A_BOLD : 0),
-                         "[%c] until every claim is decided", s->until ? 'x' : ' ');
+        case F_UNTIL:   /* one row with F_HOURS, which ends it (a preset's only) */
+            ui_text(y, x, fw, focused ? ui_attr(ctx, UI_PAIR_SELECTED) : (s->until ? (int)A_BOLD : 0),
+                    "[%c] until every claim is decided", s->until ? 'x' : ' ');
             break;
         case F_HOURS: {
             int hx = x + UNTIL_WIDTH;   /* beside the checkbox */

@@ -19,7 +19,10 @@
 #                        leave them out
 #   median_workers       --prune median the same way: same decisions with 1
 #                        and 2 workers, the startup trials never pruned
-#   pruned_shown         the Runs screen shows the status pruned and why
+#   pruned_shown         the Runs screen shows the status pruned
+#   form_search          the New sweep form: a distribution in Axes, the
+#                        Search field's trials and pruner, the Time line's
+#                        asha share, queued with its plan at the first rung
 #
 # Run from the repository root by tests/run.sh; prints PASS/FAIL lines.
 . "$(dirname "$0")/../harness.sh"
@@ -106,3 +109,25 @@ fi
 ui_setup pr
 launch ui a1.db "$UTF8"
 check pruned_shown ui 5 "pruned"
+
+# ---- the New sweep form: Axes takes the distribution, Search the trials and
+# the pruner; the Time line says asha's share; queued at the first rung
+TM kill-session -t ui 2>/dev/null
+launch form form.db "$UTF8"
+sleep 1
+keys() { TM send-keys -t form "$@"; sleep 0.2; }
+keys "$(tab form "New sweep")"
+keys Down Down Down Down Enter C-u          # Archs, Task, Dataset, Axes
+TM send-keys -t form -l "lr=log:1e-4..1e-2"; sleep 0.2
+keys Enter Down Down Down Down Enter         # Budget, Extra keys, Priority, Search
+TM send-keys -t form -l "trials=9 search_seed=2 prune=asha"; sleep 0.2
+keys Enter
+if wait_for form 5 "Queue 9 jobs" && screen form | grep -q "with asha (about 27% of"; then
+  keys Down Enter
+  sleep 1.5
+  plan=$(q form.db "select json_extract(plan_json, '\$.prune.kind') || ' ' || json_extract(plan_json, '\$.search.seed') from sweeps")
+  first=$(q form.db "select group_concat(distinct json_extract(config_json, '\$.steps')) from runs")
+  [ "$plan" = "asha 2" ] && [ "$first" = 33 ] && pass form_search || fail form_search "plan '$plan' steps '$first'"
+else
+  fail form_search "$(screen form)"
+fi

@@ -112,7 +112,6 @@ check pruned_shown ui 5 "pruned"
 
 # ---- the New sweep form: Axes takes the distribution, Search the trials and
 # the pruner; the Time line says asha's share; queued at the first rung
-TM kill-session -t ui 2>/dev/null
 launch form form.db "$UTF8"
 sleep 1
 keys() { TM send-keys -t form "$@"; sleep 0.2; }
@@ -122,12 +121,17 @@ TM send-keys -t form -l "lr=log:1e-4..1e-2"; sleep 0.2
 keys Enter Down Down Down Down Enter         # Budget, Extra keys, Priority, Search
 TM send-keys -t form -l "trials=9 search_seed=2 prune=asha"; sleep 0.2
 keys Enter
-if wait_for form 5 "Queue 9 jobs" && screen form | grep -q "with asha (about 27% of"; then
+if wait_for form 5 "Queue 9 jobs" && wait_for form 5 "with asha \(about 27%"; then
   keys Down Enter
-  sleep 1.5
-  plan=$(q form.db "select json_extract(plan_json, '\$.prune.kind') || ' ' || json_extract(plan_json, '\$.search.seed') from sweeps")
+  plan=""
+  for _ in $(seq 50); do
+    plan=$(q form.db "select json_extract(plan_json, '\$.prune.kind') || ' ' || json_extract(plan_json, '\$.search.seed') from sweeps" 2>/dev/null)
+    [ -n "$plan" ] && break
+    sleep 0.2
+  done
   first=$(q form.db "select group_concat(distinct json_extract(config_json, '\$.steps')) from runs")
-  [ "$plan" = "asha 2" ] && [ "$first" = 33 ] && pass form_search || fail form_search "plan '$plan' steps '$first'"
+  [ "$plan" = "asha 2" ] && [ "$first" = 33 ] && pass form_search || fail form_search "plan '$plan' steps '$first'
+$(screen form)"
 else
   fail form_search "$(screen form)"
 fi

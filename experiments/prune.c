@@ -108,7 +108,7 @@ double prune_asha_share(const SweepPlan *p, double cooldown)
 typedef struct {
     char bracket[512];
     int trial;
-    int *runs, n;
+    int *runs, n, cap;
     int64_t full;           /* the full budget */
     int tokens;             /* in tokens (else steps) */
     int64_t step_tokens;    /* batch x n_ctx */
@@ -123,8 +123,25 @@ typedef struct {
     int n_runs;
     Trial *trials;
     int n_trials;
+    int *first, *count;     /* run i's rows (evaluations or rungs): [first[i], first[i] + count[i]) */
     int acted;
 } Ctx;
+
+/* first and count of every run (both sorted by run id) in items, whose
+   struct starts with its run id. */
+static int index_by_run(Ctx *x, const void *items, size_t size, int n, char *err)
+{
+    x->first = calloc((size_t)x->n_runs + 1, sizeof *x->first);
+    x->count = calloc((size_t)x->n_runs + 1, sizeof *x->count);
+    if (!x->first || !x->count) return err_set(err, "out of memory");
+    for (int i = 0, k = 0; i < x->n_runs; i++) {
+        int64_t id = x->runs[i].id;
+        while (k < n && *(const int64_t *)((const char *)items + (size_t)k * size) < id) k++;
+        x->first[i] = k;
+        while (k < n && *(const int64_t *)((const char *)items + (size_t)k * size) == id) k++, x->count[i]++;
+    }
+    return 0;
+}
 
 /* " key=value" of every coordinate of coords but seed, trial and the drawn
    keys (space-separated in drawn), in its order; *trial its trial. */
@@ -152,14 +169,18 @@ static int bracket_of(const char *coords, const char *drawn, char *out, size_t c
 }
 
 /* The full budget of the job at coords (the spec's jobs, parsed again):
-   from the job whose coordinates are equal apart from seed. */
-static int full_budget(const Sweep *sw, const char *coords, Config *out)
+   from the job whose coordinates are equal apart from seed, job `hint`
+   first (the runs were queued in the jobs' order). */
+static int full_budget(const Sweep *sw, int hint, const char *coords, Config *out)
 {
     char want[512], have[512];
     int t, u;
     if (bracket_of(coords, "", want, sizeof want, &t)) return -1;
-    for (int j = 0; j < sw->n_jobs; j++) {
-        if (bracket_of(sw->jobs[j].coords, "", have, sizeof have, &u) || u != t || strcmp(have, want)) continue;
+    for (int k = -1; k < sw->n_jobs; k++) {
+        int j = k < 0 ? hint : k;
+        if (j < 0 || j >= sw->n_jobs || bracket_of(sw->jobs[j].coords, "", have, sizeof have, &u) || u != t ||
+            strcmp(have, want))
+            continue;
         *out = sw->jobs[j].config;
         return 0;
     }
@@ -193,17 +214,23 @@ static int load_trials(Ctx *x, const char *spec, char *err)
     int rc = 0;
     x->trials = calloc((size_t)x->n_runs + 1, sizeof *x->trials);
     if (!x->trials) rc = err_set(err, "out of memory");
-    for (int i = 0; rc == 0 && i < x->n_runs; i++) {
+    for (int i = 0, own = 0; rc == 0 && i < x->n_runs; i++) {
         const AdaptiveRun *r = &x->runs[i];
         char bracket[512];
         int trial;
         Config full;
         if (r->is_search || bracket_of(r->coords, x->plan->search_keys, bracket, sizeof bracket, &trial) ||
-            full_budget(&sw, r->coords, &full))
+            full_budget(&sw, own++, r->coords, &full))
             continue;
+        /* a trial's seeds come one after another: the last trial first */
         Trial *t = NULL;
-        for (int k = 0; k < x->n_trials && !t; k++)
+        for (int k = x->n_trials - 1; k >= 0 && !t; k--)
             if (x->trials[k].trial == trial && !strcmp(x->trials[k].bracket, bracket)) t = &x->trials[k];
+        if (t && t->n == t->cap) {
+            int *more = realloc(t->runs, sizeof *more * (size_t)(2 * t->cap));
+            if (!more) rc = err_set(err, "out of memory");
+            else t->runs = more, t->cap *= 2;
+        }
         if (!t) {
             t = &x->trials[x->n_trials++];
             snprintf(t->bracket, sizeof t->bracket, "%s", bracket);
@@ -211,7 +238,8 @@ static int load_trials(Ctx *x, const char *spec, char *err)
             t->full = budget_of(&full, &t->tokens);
             t->step_tokens = (int64_t)full.batch * full.n_ctx;
             t->full_steps = config_total_steps(&full);
-            t->runs = malloc(sizeof *t->runs * (size_t)x->n_runs);
+            t->cap = 4;
+            t->runs = malloc(sizeof *t->runs * (size_t)t->cap);
             if (!t->runs) rc = err_set(err, "out of memory");
         }
         if (rc == 0) t->runs[t->n++] = i;
@@ -285,13 +313,13 @@ static int record_rungs(Ctx *x, char *err)
 }
 
 /* t's loss at rung k, the mean over its seeds; 0 when not every seed has it. */
-static int rung_loss(const Ctx *x, const Trial *t, const RungRow *rows, int n_rows, int k, double *loss)
+static int rung_loss(const Ctx *x, const Trial *t, const RungRow *rows, int k, double *loss)
 {
     double sum = 0;
     for (int i = 0; i < t->n; i++) {
-        int found = 0;
-        for (int j = 0; j < n_rows && !found; j++)
-            if (rows[j].run_id == x->runs[t->runs[i]].id && rows[j].rung == k) found = 1, sum += rows[j].loss;
+        int found = 0, r = t->runs[i];
+        for (int j = x->first[r]; j < x->first[r] + x->count[r] && !found; j++)
+            if (rows[j].rung == k) found = 1, sum += rows[j].loss;
         if (!found) return 0;
     }
     *loss = sum / t->n;
@@ -302,7 +330,7 @@ enum { NO, YES, UNKNOWN };
 
 /* Rung k of the n trials of a bracket (tr): arrive[i] says whether trial i
    reached it, next[i] gets whether it reaches rung k+1. */
-static int asha_rung(Ctx *x, Trial *tr, int n, int k, const RungRow *rows, int n_rows, const int *arrive, int *next,
+static int asha_rung(Ctx *x, Trial *tr, int n, int k, const RungRow *rows, const int *arrive, int *next,
                      RungEntry *seen, RungEntry *ranked, char *err)
 {
     double eta = x->plan->prune_eta;
@@ -311,7 +339,7 @@ static int asha_rung(Ctx *x, Trial *tr, int n, int k, const RungRow *rows, int n
     for (int i = 0; i < n; i++) {
         if (arrive[i] == NO) continue;
         double loss;
-        if (arrive[i] == UNKNOWN || !rung_loss(x, &tr[i], rows, n_rows, k, &loss)) {
+        if (arrive[i] == UNKNOWN || !rung_loss(x, &tr[i], rows, k, &loss)) {
             blocked = i;
             break;
         }
@@ -356,6 +384,10 @@ static int asha(Ctx *x, const SweepPlanRow *row, char *err)
     RungRow *rows = NULL;
     int n_rows = 0, top = prune_top_rung(x->plan), rc = 0;
     if (store_sweep_rungs(x->s, row->id, &rows, &n_rows, err)) return -1;
+    if (index_by_run(x, rows, sizeof *rows, n_rows, err)) {
+        free(rows);
+        return -1;
+    }
     int n = x->n_trials;
     int *arrive = malloc(sizeof *arrive * (size_t)(n + 1)), *next = malloc(sizeof *next * (size_t)(n + 1));
     RungEntry *seen = malloc(sizeof *seen * (size_t)(n + 1)), *ranked = malloc(sizeof *ranked * (size_t)(n + 1));
@@ -365,7 +397,7 @@ static int asha(Ctx *x, const SweepPlanRow *row, char *err)
         while (e < n && !strcmp(x->trials[e].bracket, x->trials[b].bracket)) e++;
         for (int i = 0; i < e - b; i++) arrive[i] = x->trials[b + i].level < 0 ? NO : YES;
         for (int k = 0; rc == 0 && k < top; k++) {
-            rc = asha_rung(x, &x->trials[b], e - b, k, rows, n_rows, arrive, next, seen, ranked, err);
+            rc = asha_rung(x, &x->trials[b], e - b, k, rows, arrive, next, seen, ranked, err);
             memcpy(arrive, next, sizeof *arrive * (size_t)(e - b));
         }
         b = e;
@@ -379,14 +411,15 @@ static int asha(Ctx *x, const SweepPlanRow *row, char *err)
 /* t's value at step (the mean of its seeds' valid losses there); 0 when a
    seed has none.  exact: at that step; else at each seed's latest at or
    before it. */
-static int value_at(const Ctx *x, const Trial *t, const ValidEval *ev, int n_ev, int64_t step, int exact, double *v)
+static int value_at(const Ctx *x, const Trial *t, const ValidEval *ev, int64_t step, int exact, double *v)
 {
     double sum = 0;
     for (int i = 0; i < t->n; i++) {
-        int64_t id = x->runs[t->runs[i]].id, at = -1;
+        int r = t->runs[i];
+        int64_t at = -1;
         double loss = NAN;
-        for (int j = 0; j < n_ev; j++)
-            if (ev[j].run_id == id && ev[j].step <= step && ev[j].step > at) at = ev[j].step, loss = ev[j].loss;
+        for (int j = x->first[r]; j < x->first[r] + x->count[r]; j++)
+            if (ev[j].step <= step && ev[j].step > at) at = ev[j].step, loss = ev[j].loss;
         if (at < 0 || (exact && at != step)) return 0;
         sum += isfinite(loss) ? loss : INFINITY;
     }
@@ -403,18 +436,18 @@ static int by_value(const void *a, const void *b)
 /* Trial t against the completed trials before it (done[0..n_done)): the
    first evaluation past the grace whose value is above their median prunes
    it (*pruned 1). */
-static int median_judge(Ctx *x, const Trial *t, Trial *const *done, int n_done, const ValidEval *ev, int n_ev,
+static int median_judge(Ctx *x, const Trial *t, Trial *const *done, int n_done, const ValidEval *ev,
                         double *values, int *pruned, char *err)
 {
     *pruned = 0;
     int64_t grace = (int64_t)ceil(x->plan->prune_grace * (double)t->full_steps);
-    const AdaptiveRun *first = &x->runs[t->runs[0]];
-    for (int j = 0; j < n_ev; j++) {
-        if (ev[j].run_id != first->id || ev[j].step < grace || ev[j].step >= t->full_steps) continue;
+    int r = t->runs[0];   /* the steps of its first seed's evaluations */
+    for (int j = x->first[r]; j < x->first[r] + x->count[r]; j++) {
+        if (ev[j].step < grace || ev[j].step >= t->full_steps) continue;
         double v;
-        if (!value_at(x, t, ev, n_ev, ev[j].step, 1, &v)) continue;
+        if (!value_at(x, t, ev, ev[j].step, 1, &v)) continue;
         int n = 0;
-        for (int k = 0; k < n_done; k++) n += value_at(x, done[k], ev, n_ev, ev[j].step, 0, &values[n]);
+        for (int k = 0; k < n_done; k++) n += value_at(x, done[k], ev, ev[j].step, 0, &values[n]);
         if (n == 0) continue;
         qsort(values, (size_t)n, sizeof *values, by_value);
         double median = n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
@@ -433,6 +466,10 @@ static int median(Ctx *x, const SweepPlanRow *row, char *err)
     ValidEval *ev = NULL;
     int n_ev = 0, rc = 0;
     if (store_sweep_valid_evals(x->s, row->id, &ev, &n_ev, err)) return -1;
+    if (index_by_run(x, ev, sizeof *ev, n_ev, err)) {
+        free(ev);
+        return -1;
+    }
     Trial **done = malloc(sizeof *done * (size_t)(x->n_trials + 1));
     double *values = malloc(sizeof *values * (size_t)(x->n_trials + 1));
     if (!done || !values) rc = err_set(err, "out of memory");
@@ -443,7 +480,7 @@ static int median(Ctx *x, const SweepPlanRow *row, char *err)
             Trial *t = &x->trials[i];
             int pruned = count_status(x, t, RUN_PRUNED) > 0;
             if (!pruned && n_done >= x->plan->prune_startup)
-                rc = median_judge(x, t, done, n_done, ev, n_ev, values, &pruned, err);
+                rc = median_judge(x, t, done, n_done, ev, values, &pruned, err);
             /* the trials after it wait until it has ended, completed or not */
             if (!resolved(x, t)) break;
             if (!pruned && count_status(x, t, RUN_DONE) == t->n) done[n_done++] = t;
@@ -459,10 +496,11 @@ int prune_step(Store *s, const SweepPlanRow *row, const SweepPlan *plan, const A
 {
     assert(s && row && plan && err);
     if (plan->prune == PRUNE_NONE) return 0;
-    Ctx x = {s, plan, runs, n_runs, NULL, 0, 0};
+    Ctx x = {s, plan, runs, n_runs, NULL, 0, NULL, NULL, 0};
     int rc = load_trials(&x, row->spec, err);
     if (rc == 0) rc = plan->prune == PRUNE_ASHA ? asha(&x, row, err) : median(&x, row, err);
     trials_free(&x);
+    free(x.first), free(x.count);
     if (acted) *acted |= x.acted;
     return rc;
 }

@@ -19,7 +19,8 @@
 #                        leave them out
 #   median_workers       --prune median the same way: same decisions with 1
 #                        and 2 workers, the startup trials never pruned
-#   pruned_shown         the Runs screen shows the status pruned
+#   pruned_shown         the Runs screen shows a pruned run and, under the
+#                        table, why
 #   form_search          the New sweep form: a distribution in Axes, the
 #                        Search field's trials and pruner, the Time line's
 #                        asha share, queued with its plan at the first rung
@@ -108,7 +109,7 @@ fi
 # ---- the Runs screen
 ui_setup pr
 launch ui a1.db "$UTF8"
-check pruned_shown ui 5 "pruned"
+check pruned_shown ui 5 "pruned by asha at rung"   # the first run is pruned: its why under the table
 
 # ---- the New sweep form: Axes takes the distribution, Search the trials and
 # the pruner; the Time line says asha's share; queued at the first rung

@@ -331,7 +331,7 @@ enum { NO, YES, UNKNOWN };
 /* Rung k of the n trials of a bracket (tr): arrive[i] says whether trial i
    reached it, next[i] gets whether it reaches rung k+1. */
 static int asha_rung(Ctx *x, Trial *tr, int n, int k, const RungRow *rows, const int *arrive, int *next,
-                     RungEntry *seen, RungEntry *ranked, char *err)
+                     RungEntry *ranked, char *err)
 {
     double eta = x->plan->prune_eta;
     int n_seen = 0, blocked = n;
@@ -343,9 +343,13 @@ static int asha_rung(Ctx *x, Trial *tr, int n, int k, const RungRow *rows, const
             blocked = i;
             break;
         }
-        seen[n_seen++] = (RungEntry){i, loss};
-        memcpy(ranked, seen, sizeof *seen * (size_t)n_seen);
-        prune_rank(ranked, n_seen);
+        /* ranked stays sorted: the new trial goes in at its place */
+        RungEntry e = {i, loss};
+        int at = n_seen;
+        while (at > 0 && by_loss(&ranked[at - 1], &e) > 0) at--;
+        memmove(&ranked[at + 1], &ranked[at], sizeof *ranked * (size_t)(n_seen - at));
+        ranked[at] = e;
+        n_seen++;
         for (int r = 0; r < prune_keep_async(n_seen, eta); r++)
             if (isfinite(ranked[r].loss)) next[ranked[r].order] = YES;
     }
@@ -354,8 +358,6 @@ static int asha_rung(Ctx *x, Trial *tr, int n, int k, const RungRow *rows, const
     int potential = n_seen;
     for (int i = blocked; i < n; i++) potential += arrive[i] != NO;
     int cap = prune_keep_async(potential, eta);
-    memcpy(ranked, seen, sizeof *seen * (size_t)n_seen);
-    prune_rank(ranked, n_seen);
     for (int r = 0; r < n_seen; r++) {
         int i = ranked[r].order;
         if (next[i] == YES) {
@@ -390,19 +392,19 @@ static int asha(Ctx *x, const SweepPlanRow *row, char *err)
     }
     int n = x->n_trials;
     int *arrive = malloc(sizeof *arrive * (size_t)(n + 1)), *next = malloc(sizeof *next * (size_t)(n + 1));
-    RungEntry *seen = malloc(sizeof *seen * (size_t)(n + 1)), *ranked = malloc(sizeof *ranked * (size_t)(n + 1));
-    if (!arrive || !next || !seen || !ranked) rc = err_set(err, "out of memory");
+    RungEntry *ranked = malloc(sizeof *ranked * (size_t)(n + 1));
+    if (!arrive || !next || !ranked) rc = err_set(err, "out of memory");
     for (int b = 0; rc == 0 && b < n;) {
         int e = b;   /* the bracket's trials: [b, e) */
         while (e < n && !strcmp(x->trials[e].bracket, x->trials[b].bracket)) e++;
         for (int i = 0; i < e - b; i++) arrive[i] = x->trials[b + i].level < 0 ? NO : YES;
         for (int k = 0; rc == 0 && k < top; k++) {
-            rc = asha_rung(x, &x->trials[b], e - b, k, rows, arrive, next, seen, ranked, err);
+            rc = asha_rung(x, &x->trials[b], e - b, k, rows, arrive, next, ranked, err);
             memcpy(arrive, next, sizeof *arrive * (size_t)(e - b));
         }
         b = e;
     }
-    free(arrive), free(next), free(seen), free(ranked), free(rows);
+    free(arrive), free(next), free(ranked), free(rows);
     return rc;
 }
 

@@ -15,6 +15,7 @@
 #include "db/ckpt_owner.h"
 #include "db/cli_read.h"
 #include "db/organise.h"
+#include "db/results.h"
 #include "db/runs_read.h"
 #include "db/store.h"
 #include "engine/common.h"
@@ -384,6 +385,34 @@ static int64_t resolve_run(Store *s, const char *run, const char *db)
     return id;
 }
 
+/* show's lines for the run's sweep (its point and note), tags, star and
+   note: those that it has. */
+static int show_organised(Store *s, int64_t id)
+{
+    char err[ERR_LEN] = "";
+    RunSummary r;
+    int found = 0;
+    if (runs_read_one(s, id, &r, &found, err))
+        return cli_fail("%s", err);
+    if (!found)
+        return 0;
+    if (r.sweep_id) {
+        SweepRow sw;
+        int have = 0;
+        if (results_sweep(s, r.sweep_id, &sw, &have, err))
+            return cli_fail("%s", err);
+        printf("  sweep %lld %s%s%s\n", (long long)r.sweep_id, r.sweep, r.coords[0] ? "  at " : "", r.coords);
+        if (have && sw.note[0])
+            printf("  sweep note: %s\n", sw.note);
+    }
+    if (r.tags[0] || r.starred)
+        printf("  %s%s%s%s\n", r.starred ? "starred (protected)" : "", r.starred && r.tags[0] ? "  " : "",
+               r.tags[0] ? "tags " : "", r.tags);
+    if (r.note[0])
+        printf("  note: %s\n", r.note);
+    return 0;
+}
+
 static int show_header(Store *s, int64_t id)
 {
     char err[ERR_LEN] = "";
@@ -418,7 +447,7 @@ static int show_header(Store *s, int64_t id)
            format_count(r.n_params_nonembedding, params_ne, sizeof params_ne));
     if (r.error[0])
         printf("  error: %s\n", r.error);
-    return 0;
+    return show_organised(s, id);
 }
 
 /* The config as "key value" cells in columns, filled top to bottom. */

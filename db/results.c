@@ -45,6 +45,7 @@ static int read_sweep(Store *s, const char *sql, const char *text_param, int64_t
         store_column_copy(out->axes_json, sizeof out->axes_json, st, 3);
         store_column_copy(out->created_at, sizeof out->created_at, st, 4);
         store_column_copy(out->preset, sizeof out->preset, st, 5);
+        store_column_copy(out->note, sizeof out->note, st, 6);
         *found = 1;
     } else if (rc != SQLITE_DONE) {
         store_fail(s, err, what);
@@ -59,7 +60,7 @@ int results_newest_sweep(Store *s, const char *preset, SweepRow *out, int *found
 {
     assert(s && err);
     return read_sweep(s,
-                      "SELECT id, name, spec, axes_json, created_at, coalesce(preset, name) FROM sweeps"
+                      "SELECT id, name, spec, axes_json, created_at, coalesce(preset, name), note FROM sweeps"
                       " WHERE coalesce(preset, name) = ?1 AND deleted_at IS NULL ORDER BY id DESC LIMIT 1",
                       preset, 0, out, found, err);
 }
@@ -68,7 +69,8 @@ int results_sweep(Store *s, int64_t sweep_id, SweepRow *out, int *found, char *e
 {
     assert(s && err);
     return read_sweep(s,
-                      "SELECT id, name, spec, axes_json, created_at, coalesce(preset, name) FROM sweeps WHERE id = ?1",
+                      "SELECT id, name, spec, axes_json, created_at, coalesce(preset, name), note FROM sweeps"
+                      " WHERE id = ?1",
                       NULL, sweep_id, out, found, err);
 }
 

@@ -34,6 +34,7 @@ typedef struct {
     char spec[2048];        /* as expanded when queued: `mixbench sweep <spec>` repeats it */
     char axes_json[512];
     char created_at[32];
+    char note[1024];        /* its note (`note sweep:S`, N on Runs and Run), "" when none */
 } SweepRow;
 
 /* The newest sweep (highest id) queued from preset, not in the trash;

@@ -39,7 +39,7 @@ int sweeps_read_latest(Store *s, const char *const *names, int n_names, int limi
     if (n_names) snprintf(where + len, sizeof where - len, ")");
     char sql[512];
     snprintf(sql, sizeof sql,
-             "SELECT id, name, spec, axes_json, created_at, coalesce(preset, name) FROM"
+             "SELECT id, name, spec, axes_json, created_at, coalesce(preset, name), note FROM"
              " (SELECT * FROM sweeps WHERE deleted_at IS NULL%s ORDER BY id DESC LIMIT ?1) ORDER BY id",
              where);
     sqlite3_stmt *st;
@@ -62,6 +62,7 @@ int sweeps_read_latest(Store *s, const char *const *names, int n_names, int limi
         store_column_copy(r->axes_json, sizeof r->axes_json, st, 3);
         store_column_copy(r->created_at, sizeof r->created_at, st, 4);
         store_column_copy(r->preset, sizeof r->preset, st, 5);
+        store_column_copy(r->note, sizeof r->note, st, 6);
     }
     if (rc != SQLITE_DONE) {
         free(rows);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "db/organise.h"
+#include "db/results.h"
 #include "engine/common.h"
 #include "experiments/format.h"
 
@@ -145,6 +146,37 @@ static void apply_tags(UiOrganise *o, UiContext *ctx, char *err)
     else ui_say(ctx, "no tag typed: %s left as %s", who, o->n == 1 ? "it is" : "they are");
 }
 
+/* N / M: the prompt for the name or the note of the run's sweep, filled
+   with what it has. */
+static void start_sweep_prompt(UiOrganise *o, UiContext *ctx, int ch, const RunSummary *first)
+{
+    if (!first->sweep_id) {
+        ui_say(ctx, "run %lld is in no sweep", (long long)first->id);
+        return;
+    }
+    SweepRow sw;
+    int found;
+    char err[ERR_LEN];
+    if (results_sweep(ctx->store, first->sweep_id, &sw, &found, err) || !found) {
+        ui_say(ctx, "%s", found ? err : "its sweep is not in the store (any more)");
+        return;
+    }
+    start_prompt(o, ch == 'N' ? UI_ORG_SWEEP_NAME : UI_ORG_SWEEP_NOTE, &first->id, 1, ch == 'N' ? sw.name : sw.note);
+    o->sweep_id = sw.id;
+}
+
+/* Enter on a sweep's prompt. */
+static void apply_sweep(UiOrganise *o, UiContext *ctx)
+{
+    char err[ERR_LEN];
+    int rename = o->prompt == UI_ORG_SWEEP_NAME;
+    int rc = rename ? store_sweep_rename(ctx->store, o->sweep_id, o->field.text, err)
+                    : store_sweep_note(ctx->store, o->sweep_id, o->field.text, err);
+    if (rc) ui_say(ctx, "%s", err);
+    else if (rename) ui_say(ctx, "sweep %lld renamed %s", (long long)o->sweep_id, o->field.text);
+    else ui_say(ctx, "sweep %lld: note %s", (long long)o->sweep_id, o->field.text[0] ? "set" : "cleared");
+}
+
 /* Enter or Esc while typing; any other key edits the field. */
 static void prompt_key(UiOrganise *o, UiContext *ctx, int ch)
 {
@@ -160,6 +192,7 @@ static void prompt_key(UiOrganise *o, UiContext *ctx, int ch)
     char err[ERR_LEN], who[160];
     name_runs(o->ids, o->n, who, sizeof who);
     int rc = 0;
+    if (o->prompt == UI_ORG_SWEEP_NAME || o->prompt == UI_ORG_SWEEP_NOTE) apply_sweep(o, ctx);
     if (o->prompt == UI_ORG_TAG) apply_tags(o, ctx, err);
     for (int i = 0; o->prompt == UI_ORG_NOTE && i < o->n && !rc; i++)
         rc = store_run_note(ctx->store, o->ids[i], o->field.text, err);
@@ -181,7 +214,7 @@ int ui_organise_key(UiOrganise *o, UiContext *ctx, int ch, const int64_t *ids, i
         prompt_key(o, ctx, ch);
         return 1;
     }
-    if (ch != 'D' && ch != KEY_DC && ch != 'u' && ch != 't' && ch != 'n' && ch != 'R' && ch != '*') return 0;
+    if (ch != KEY_DC && (ch <= 0 || ch >= 128 || !strchr("DutnRNM*", ch))) return 0;
     if (ch == 'u') {
         undo_delete(ctx);
         return 1;
@@ -195,6 +228,7 @@ int ui_organise_key(UiOrganise *o, UiContext *ctx, int ch, const int64_t *ids, i
     else if (ch == '*') toggle_star(ctx, ids, n, first);
     else if (ch == 't') start_prompt(o, UI_ORG_TAG, ids, n, "");
     else if (ch == 'n') start_prompt(o, UI_ORG_NOTE, ids, n, first->note);
+    else if (ch == 'N' || ch == 'M') start_sweep_prompt(o, ctx, ch, first);
     else if (n > 1) ui_say(ctx, "rename one run at a time (g lists every run)");
     else start_prompt(o, UI_ORG_RENAME, ids, n, first->name);
     return 1;
@@ -209,9 +243,11 @@ void ui_organise_draw(const UiOrganise *o, UiContext *ctx, int y, int x, int wid
 {
     if (o->prompt == UI_ORG_NONE || width < 12) return;
     char who[160], label[200];
-    name_runs(o->ids, o->n, who, sizeof who);
-    snprintf(label, sizeof label, "%s %s: ",
-             o->prompt == UI_ORG_TAG ? "tag" : o->prompt == UI_ORG_NOTE ? "note of" : "rename", who);
+    if (o->prompt == UI_ORG_SWEEP_NAME || o->prompt == UI_ORG_SWEEP_NOTE)
+        snprintf(who, sizeof who, "sweep %lld", (long long)o->sweep_id);
+    else name_runs(o->ids, o->n, who, sizeof who);
+    int note = o->prompt == UI_ORG_NOTE || o->prompt == UI_ORG_SWEEP_NOTE;
+    snprintf(label, sizeof label, "%s %s: ", o->prompt == UI_ORG_TAG ? "tag" : note ? "note of" : "rename", who);
     ui_text(y, x, width, 0, "%*s", width, "");
     int lw = MB_MIN((int)strlen(label), width / 2);
     ui_text(y, x, lw, A_BOLD, "%s", label);

@@ -8,6 +8,7 @@
  *   t            tag: words typed add tags, "-word" removes one
  *   n            note: the run's note, to edit
  *   R            rename: the run's name, to edit
+ *   N / M        the run's sweep: its name / its note, to edit
  *   *            star / unstar (a starred run is protected from D)
  *
  * A screen keeps one UiOrganise (what is being typed), hands it the keys
@@ -26,12 +27,13 @@
 #include "db/runs_read.h"
 #include "ui/ui.h"
 
-typedef enum { UI_ORG_NONE, UI_ORG_TAG, UI_ORG_NOTE, UI_ORG_RENAME } UiOrgPrompt;
+typedef enum { UI_ORG_NONE, UI_ORG_TAG, UI_ORG_NOTE, UI_ORG_RENAME, UI_ORG_SWEEP_NAME, UI_ORG_SWEEP_NOTE } UiOrgPrompt;
 
 typedef struct {
     UiOrgPrompt prompt;          /* what is being typed; UI_ORG_NONE: nothing */
     int64_t ids[UI_UNDO_MAX];    /* the runs it is for */
     int n;
+    int64_t sweep_id;            /* UI_ORG_SWEEP_*: the sweep */
     UiTextField field;
 } UiOrganise;
 

@@ -27,6 +27,7 @@
 #include "engine/common.h"
 #include "engine/config.h"
 #include "experiments/format.h"
+#include "db/organise.h"
 #include "ui/organise.h"
 #include "ui/figure_key.h"
 #include "ui/ui.h"
@@ -61,6 +62,7 @@ typedef struct {
 typedef struct {
     int64_t run_id;              /* the run shown (0: none) */
     int found;                   /* the run is in the store */
+    int trashed;                 /* not found: it is in the trash */
 
     /* header, from the store (and the scheduler while it runs): its
        steps_done, total_steps, tokens_seen, run_tokens_per_s and threads
@@ -278,7 +280,10 @@ static void load(RunState *st, UiContext *ctx)
         ui_say(ctx, "run %lld: %s", (long long)st->run_id, err);
         return;
     }
-    if (!st->found) return;
+    if (!st->found) {
+        if (st->run_id && store_run_trashed(ctx->store, st->run_id, &st->trashed, err)) st->trashed = 0;
+        return;
+    }
     st->eta = NAN;
 
     int before = st->n;
@@ -540,9 +545,11 @@ static void run_draw(void *state, UiContext *ctx, int top, int height, int width
     RunState *st = state;
     if (!st) return;
     if (!st->run_id || !st->found) {
-        ui_text(top + height / 2, 2, width - 2, ui_attr(ctx, UI_PAIR_DIM), "%s",
-                st->run_id ? "this run is not in the store (any more)"
-                           : "no runs yet: the Runs screen (1) queues the demo with d");
+        char line[ERR_LEN];
+        if (!st->run_id) snprintf(line, sizeof line, "no runs yet: the Runs screen (1) queues the demo with d");
+        else if (st->trashed) store_err_trashed(st->run_id, line);
+        else snprintf(line, sizeof line, "run %lld is not in the store (any more)", (long long)st->run_id);
+        ui_text(top + height / 2, 2, width - 2, ui_attr(ctx, UI_PAIR_DIM), "%s", line);
         return;
     }
     int header = draw_header(st, ctx, top, width, MB_MIN(8, height - 6));
@@ -636,6 +643,7 @@ const UiScreen ui_screen_run = {
     "D / Delete      delete the run to the trash (after a question; back to\n"
     "                Runs); u undoes the last delete\n"
     "t / n / R       tag (-word untags) / note / rename the run\n"
+    "N / M           rename the run's sweep / its note\n"
     "*               star / unstar: a starred run is protected from D\n"
     "                the curve: raw loss (dots), smoothed (line), valid\n"
     "                (markers), the dataset's unigram entropy (dashed:\n"

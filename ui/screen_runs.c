@@ -578,6 +578,7 @@ const UiScreen ui_screen_runs = {
     "D / Delete      delete the run (a group: its runs) to the trash, asked\n"
     "u               undo the last delete\n"
     "t / n / R / *   tag (-tag untags) / note / rename / star (protects from D)\n"
+    "N / M           the run's sweep: rename it / its note\n"
     "!               after the status: not learning (unigram level)\n"
     "d               queue the demo sweep (on an empty store)",
     runs_create,

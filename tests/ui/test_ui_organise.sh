@@ -11,7 +11,9 @@
 # with Ctrl-U, and a bad key said; t, n, R and * on Runs; D asking with
 # what will go (n keeps, y deletes), a starred run refused, u undoing, a
 # seed group deleted whole; D on the Run screen going back to Runs, and u
-# there restoring; the help listing the keys.
+# there restoring; the help listing the keys; N and M naming and noting
+# the run's sweep (from Runs and Run, stored, shown by `show`); the Run
+# screen of a run put in the trash from the command line saying so.
 #
 # The store is made without training (`mixbench sweep` queues, sqlite3
 # marks the jobs done) and the workbench runs no jobs (--jobs 0).
@@ -154,3 +156,32 @@ keys G '?'
 check help_keys G 3 "D / Delete +delete the run"
 screen G | grep -Eq "t / n / R / \* +tag" && pass help_keys_organise || fail help_keys_organise "$(screen G)"
 quit G
+
+# --- the run's sweep: N renames it, M notes it (Runs and Run); a run put in
+# the trash from the command line while the Run screen shows it says so
+at V "$S" 80 24
+wait_for V 10 "^ +5 mixer" || fail sweep_keys_table "$(screen V)"
+keys V N
+check sweep_rename_prompt V 3 "rename sweep 1: "
+keys V C-u
+keys V -l "layer sizes"
+keys V Enter
+check sweep_rename_said V 3 "sweep 1 renamed layer sizes"
+[ "$(q "$S" "select name from sweeps where id = 1")" = "layer sizes" ] && pass sweep_rename_stored ||
+  fail sweep_rename_stored "$(q "$S" "select name from sweeps where id = 1")"
+keys V End Enter
+wait_for V 5 "^ run 5 " || fail sweep_keys_run_screen "$(screen V)"
+keys V M
+check sweep_note_prompt V 3 "note of sweep 1: "
+keys V -l "first try"
+keys V Enter
+check sweep_note_said V 3 "sweep 1: note set"
+[ "$(q "$S" "select note from sweeps where id = 1")" = "first try" ] && pass sweep_note_stored ||
+  fail sweep_note_stored "$(q "$S" "select note from sweeps where id = 1")"
+$MB show 5 --db "$S" | grep -q "^  sweep note: first try$" && pass sweep_note_shown ||
+  fail sweep_note_shown "$($MB show 5 --db "$S" 2>&1 | head -12)"
+$MB rm 5 --db "$S" >/dev/null
+check run_trashed_said V 5 "run 5 is in the trash \(.mixbench restore 5. takes it back\)"
+keys V '?'
+check help_sweep_keys V 3 "N / M +rename the run's sweep / its note"
+quit V

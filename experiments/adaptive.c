@@ -165,7 +165,7 @@ static int search_step(Step *st, const SweepJob *first, const char *point, doubl
     for (int k = keep <= 1; k < n; k++) {
         const AdaptiveRun *r = at[e[k].order];
         char why[160];
-        snprintf(why, sizeof why, "pruned by lr=tune's search at %lld steps: valid %.4f is not in the better half",
+        snprintf(why, sizeof why, "pruned by lr=tune's search at %lld steps: valid %.4f, not in the better half",
                  (long long)r->total_steps, r->valid_loss);
         if (k < keep ? extend_run(st, r, err) : store_run_prune(st->s, r->id, why, err)) return -1;
     }

@@ -12,8 +12,8 @@
  * table dropped, the new one renamed, its indexes made again.  db/store.c
  * runs every migration with foreign keys off (the drop would otherwise
  * delete every run's metrics, evaluations, checkpoints and tags through
- * ON DELETE CASCADE) and checks them with PRAGMA foreign_key_check before
- * it commits.  The views (results_all, results, sweep_results, queue,
+ * ON DELETE CASCADE) and checks with PRAGMA foreign_key_check before it
+ * commits that the migration broke none.  The views (results_all, results, sweep_results, queue,
  * curves, trash) name runs and are kept as they are: the rename is made
  * with legacy_alter_table on, which leaves views alone (without it SQLite
  * refuses to rename while a view names the dropped table), and they read

@@ -223,16 +223,13 @@ static int newer_error(Store *s, int64_t version, char *err)
                    STORE_MIGRATION_COUNT);
 }
 
-/* Every foreign key holds after a migration (PRAGMA foreign_key_check
-   finds no row), inside its transaction. */
-static int foreign_keys_hold(Store *s, const char *what, char *err)
+/* The rows whose foreign key does not hold (PRAGMA foreign_key_check).  A
+   migration (run with foreign keys off) may not add any; rows a store
+   already had (say, deleted from the sqlite3 shell, whose foreign keys are
+   off) do not stop its upgrade. */
+static int broken_keys(Store *s, int64_t *broken, const char *what, char *err)
 {
-    int64_t broken = 0;
-    if (store_query_int(s, "SELECT count(*) FROM pragma_foreign_key_check", &broken, what, err))
-        return -1;
-    if (broken)
-        return err_set(err, "store: %s: %lld rows would break a foreign key", what, (long long)broken);
-    return 0;
+    return store_query_int(s, "SELECT count(*) FROM pragma_foreign_key_check", broken, what, err);
 }
 
 /* Applies the missing migrations, one transaction each.  The version is read
@@ -266,8 +263,15 @@ static int migrate_all(Store *s, char *err)
             snprintf(what, sizeof what, "migration to schema version %lld", (long long)version + 1);
             snprintf(set_version, sizeof set_version, "PRAGMA user_version = %lld",
                      (long long)version + 1);
-            if (store_exec(s, STORE_MIGRATIONS[version], what, err) ||
-                foreign_keys_hold(s, what, err) || store_exec(s, set_version, what, err))
+            int64_t before = 0, after = 0;
+            if (broken_keys(s, &before, what, err) || store_exec(s, STORE_MIGRATIONS[version], what, err) ||
+                broken_keys(s, &after, what, err))
+                goto failed;
+            if (after > before) {
+                err_set(err, "store: %s: %lld rows would break a foreign key", what, (long long)(after - before));
+                goto failed;
+            }
+            if (store_exec(s, set_version, what, err))
                 goto failed;
             version++;
         }
@@ -284,7 +288,7 @@ failed:
 
 /* migrate_all with foreign keys off (SQLite's procedure for rebuilding a
    table: version 8 rebuilds runs, whose drop would otherwise cascade to its
-   metrics); each migration checks them before it commits, and they are on
+   metrics); each migration checks before it commits that it broke none, and they are on
    again after. */
 static int migrate(Store *s, char *err)
 {

@@ -1,6 +1,7 @@
 /*
  * cmd_queue.c — the experiment engine's commands:
  *   mixbench sweep PRESET|GRID... [--data D] [--dry-run] [--priority P] [--name NAME]   queue (or list) a sweep's jobs
+ *                  [--search random --trials N [--search-seed S]] [--prune asha|median]
  *   mixbench worker [--jobs N] [--threads T]     run queued jobs headless until the queue is empty
  *                                                (under mpirun: over the launch's ranks, mpi_sweep.h)
  *   mixbench queue                               queued, running and paused jobs
@@ -35,6 +36,7 @@
 #include "experiments/format.h"
 #include "experiments/adaptive.h"
 #include "experiments/mpi_sweep.h"
+#include "experiments/prune.h"
 #include "experiments/run_filter.h"
 #include "experiments/scheduler.h"
 #include "experiments/sweep.h"
@@ -57,6 +59,25 @@ static void print_plan(const Sweep *sw, const SweepEstimate *est)
                "%.3g of its budget): about %.2f runs' training a point, ~%s more\n",
                sw->plan.tune_points, sw->plan.tune_lo, sw->plan.tune_hi, sw->plan.tune_share, runs, when);
     }
+    const SweepPlan *p = &sw->plan;
+    if (p->random_search)
+        printf("random search: %d trials of %s drawn with search seed %lld (the same seed draws the same trials), "
+               "each with its seeds\n", p->trials, p->search_keys, (long long)p->search_seed);
+    if (p->prune == PRUNE_ASHA) {
+        int top = prune_top_rung(p);
+        double share = prune_asha_share(p, sw->jobs[0].config.cooldown);
+        char when[32];
+        fmt_duration(est->seconds * share, when, sizeof when);
+        printf("--prune asha: rungs at");
+        for (int k = 0; k <= top; k++) printf("%s %.3g", k ? "," : "", pow(p->prune_eta, k - top));
+        printf(" of each budget (prune_eta %g, prune_grace %g); a trial goes on while among the best 1/%g of its "
+               "rung: about %.0f%% of the trials' full training, ~%s\n",
+               p->prune_eta, p->prune_grace, p->prune_eta, 100 * share, when);
+    }
+    if (p->prune == PRUNE_MEDIAN)
+        printf("--prune median: a trial above the median of the earlier trials' valid loss at the same step (past "
+               "%g of its budget, once %d have completed) stops there: at most the time above\n",
+               p->prune_grace, p->prune_startup);
     if (sw->plan.until_conclusive) {
         if (sw->plan.max_hours > 0)
             printf("until conclusive: rounds of extensions and seeds until every claim is decided; at most %.1f CPU "
@@ -115,19 +136,33 @@ static int list_presets(const char *db_path)
 int cmd_sweep(int argc, char **argv)
 {
     const char *db_path = "mixbench.db", *priority_s = "0", *data = NULL, *tokenizer = NULL, *dry = NULL,
-               *until = NULL, *hours_s = NULL, *name = NULL;
+               *until = NULL, *hours_s = NULL, *name = NULL, *search = NULL, *trials = NULL, *search_seed = NULL,
+               *prune = NULL;
     const CliOpt opts[] = {{"db", 1, &db_path, NULL},     {"priority", 1, &priority_s, NULL},
                            {"data", 1, &data, NULL},      {"tokenizer", 1, &tokenizer, NULL},
                            {"dry-run", 0, &dry, NULL},    {"until-conclusive", 0, &until, NULL},
                            {"max-hours", 1, &hours_s, NULL}, {"name", 1, &name, NULL},
+                           {"search", 1, &search, NULL},  {"trials", 1, &trials, NULL},
+                           {"search-seed", 1, &search_seed, NULL}, {"prune", 1, &prune, NULL},
                            {NULL, 0, NULL, NULL}};
     /* every word but the options is the grid (or a preset name) */
     const char *grid[MAX_GRID_WORDS + 1];
     int n_grid = 0;
     char err[ERR_LEN];
     if (cli_parse(argc, argv, opts, NULL, grid, MAX_GRID_WORDS + 1, &n_grid, err)) return cli_fail("sweep: %s", err);
+    if (n_grid == 0 && !(search || trials || search_seed || prune)) return list_presets(db_path);
+    /* the search's options are words of the spec (search=random trials=N
+       search_seed=S prune=P), so the stored spec makes the same trials */
+    char words[4][96];
+    const char *const keys[4] = {"search", "trials", "search_seed", "prune"}, *values[4] = {search, trials,
+                                                                                          search_seed, prune};
+    for (int i = 0; i < 4; i++) {
+        if (!values[i]) continue;
+        if (n_grid >= MAX_GRID_WORDS) break;
+        snprintf(words[i], sizeof words[i], "%s=%.80s", keys[i], values[i]);
+        grid[n_grid++] = words[i];
+    }
     if (n_grid > MAX_GRID_WORDS) return cli_fail("sweep: more than %d grid words", MAX_GRID_WORDS);
-    if (n_grid == 0) return list_presets(db_path);
     Config base;
     config_defaults(&base);
     if ((tokenizer && config_set(&base, "tokenizer", tokenizer, err)) || (data && config_set(&base, "data", data, err)))
@@ -369,9 +404,7 @@ static int queue_table(Store *st, char *err)
         fmt_count(j->total_steps, total, sizeof total);
         if (j->total_steps > 0) snprintf(step, sizeof step, "%s/%s", done, total);   /* known once it starts */
         else snprintf(step, sizeof step, "%s", done);
-        const char *status = j->status == RUN_RUNNING && j->control == JOB_CONTROL_PAUSE    ? "pausing"
-                             : j->status == RUN_RUNNING && j->control == JOB_CONTROL_CANCEL ? "stopping"
-                                                                                            : run_status_name(j->status);
+        const char *status = job_shown_status(j->status, j->control);
         printf("%4s %6lld  %-8s %4d  %-11.11s %-9.9s %-16.16s %13s  %s\n", pos, (long long)j->id, status, j->priority,
                j->arch, j->task, j->sweep[0] ? j->sweep : "-", step, j->point[0] ? j->point : "-");
     }

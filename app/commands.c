@@ -96,13 +96,23 @@ static const Command COMMANDS[] = {
      "  --json           one JSON object\n"
      "  --db FILE        the store (default mixbench.db)",
      "mixbench show 3 --log", 0},
-    {"sweep", cmd_sweep, "queue a preset or a grid: PRESET[@paper]|key=v1,v2 ... [--data D] [--dry-run] [--priority P]",
+    {"sweep", cmd_sweep, "queue a preset, a grid or a random search: PRESET[@paper]|key=v1,v2 ... [--data D] [--dry-run]",
      "mixbench sweep PRESET[@paper] [key=value ...] [options]\n"
-     "       mixbench sweep key=v1,v2 ... [(k1,k2)=(a,b),(c,d)] [repeats=N] [options]",
-     "queues the jobs of a preset (the seed papers' experiments, SPEC section 8) or of a grid\n"
-     "(every combination of the values; a (k1,k2) tuple zips its keys) after checking that their\n"
-     "data loads and that they fit in memory; prints them with the time they take.  Alone, it lists\n"
-     "the presets.\n"
+     "       mixbench sweep key=v1,v2 ... [(k1,k2)=(a,b),(c,d)] [repeats=N] [options]\n"
+     "       mixbench sweep key=log:LO..HI|uniform:LO..HI|choice:a,b ... --search random --trials N [options]",
+     "queues the jobs of a preset (the seed papers' experiments, SPEC section 8), of a grid\n"
+     "(every combination of the values; a (k1,k2) tuple zips its keys) or of a random search (each\n"
+     "trial draws every key=log:|uniform:|choice: value; crossed with the grid axes, repeats seeds per\n"
+     "trial) after checking that their data loads and that they fit in memory; prints them with the\n"
+     "time they take.  Alone, it lists the presets.\n"
+     "  --search random  draw the distributions: a random search (search=random in the spec)\n"
+     "  --trials N       its number of trials (trials=N)\n"
+     "  --search-seed S  draws the trials (default 0; the same seed, the same trials; seed stays\n"
+     "                   the training key)\n"
+     "  --prune asha|median   stop hopeless trials: asha (keys prune_eta=E, default 3, prune_grace=F,\n"
+     "                   default 0.1: rungs at 1/E^K..1 of the budget, the best 1/E go on) or median\n"
+     "                   (prune_grace=F, prune_startup=N, default 3: above the earlier trials' median\n"
+     "                   at the same step); a pruned run ends 'pruned', left out of verdicts\n"
      "  --data D         the dataset (replaces a preset's own corpus)\n"
      "  --tokenizer K    word, char, bpe or ids\n"
      "  --priority P     higher runs first (default 0)\n"
@@ -111,7 +121,7 @@ static const Command COMMANDS[] = {
      "  --until-conclusive   rounds of extensions and seeds until every claim is decided\n"
      "  --max-hours H    the cap of --until-conclusive, in CPU hours\n"
      "  --db FILE        the store (default mixbench.db)",
-     "mixbench sweep arch=mixer,attention layers=1,2 steps=500 --data builtin:stories", 1},
+     "mixbench sweep arch=mixer lr=log:1e-4..1e-2 steps=900 --search random --trials 9 --prune asha", 1},
     {"worker", cmd_worker, "run queued jobs until the queue is empty [--jobs N] [--threads T]",
      "mixbench worker [--jobs N] [--threads T] [--verbose] [--db FILE]",
      "runs the store's queued jobs, N at a time, until the queue is empty; Ctrl-C checkpoints the\n"

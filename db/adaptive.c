@@ -159,6 +159,108 @@ int store_run_set_role(Store *s, int64_t run_id, const char *role, char *err)
     return store_update_run(s, st, run_id, what, err);
 }
 
+int store_run_prune(Store *s, int64_t run_id, const char *why, char *err)
+{
+    assert(s && run_id > 0 && why && err);
+    const char *what = "prune a run";
+    sqlite3_stmt *st;
+    if (store_prepare(s,
+                      "UPDATE runs SET error = ?2,"
+                      " control = CASE WHEN status = 'running' AND control IS NULL THEN 'prune' ELSE control END,"
+                      " finished_at = CASE WHEN status IN ('queued', 'paused', 'interrupted') THEN " STORE_NOW_SQL
+                      "                    ELSE finished_at END,"
+                      " owner_pid = CASE WHEN status = 'running' THEN owner_pid END,"
+                      " status = CASE WHEN status IN ('queued', 'paused', 'interrupted', 'done') THEN 'pruned'"
+                      "               ELSE status END"
+                      " WHERE id = ?1 AND status IN ('queued', 'paused', 'interrupted', 'done', 'running')",
+                      &st, what, err))
+        return -1;
+    if (sqlite3_bind_int64(st, 1, run_id) != SQLITE_OK || store_bind_text(st, 2, why) != SQLITE_OK) {
+        store_fail(s, err, what);
+        (void)sqlite3_finalize(st);
+        return -1;
+    }
+    return store_step_done(s, st, what, err);
+}
+
+static void fill_eval(void *item, sqlite3_stmt *st)
+{
+    ValidEval *e = item;
+    e->run_id = sqlite3_column_int64(st, 0);
+    e->step = sqlite3_column_int64(st, 1);
+    e->loss = store_column_real(st, 2);
+}
+
+int store_sweep_valid_evals(Store *s, int64_t sweep_id, ValidEval **out, int *n, char *err)
+{
+    assert(s && sweep_id > 0 && out && n && err);
+    const char *what = "read a sweep's valid evaluations";
+    sqlite3_stmt *st;
+    if (store_prepare_ints(s,
+                           "SELECT e.run_id, e.step, e.loss FROM evals e JOIN runs r ON r.id = e.run_id"
+                           " WHERE r.sweep_id = ?1 AND r.deleted_at IS NULL AND e.split = 'valid'"
+                           " ORDER BY e.run_id, e.step",
+                           &sweep_id, 1, &st, what, err))
+        return -1;
+    return store_read_all(s, st, what, sizeof **out, fill_eval, (void **)out, n, err);
+}
+
+int store_run_pruning_sweep(Store *s, int64_t run_id, int64_t *sweep_id, char *err)
+{
+    assert(s && run_id > 0 && sweep_id && err);
+    const char *what = "read a run's pruning sweep";
+    sqlite3_stmt *st;
+    *sweep_id = 0;
+    if (store_prepare_ints(s,
+                           "SELECT w.id FROM runs r JOIN sweeps w ON w.id = r.sweep_id"
+                           " WHERE r.id = ?1 AND w.concluded IS NULL AND w.deleted_at IS NULL"
+                           "   AND json_extract(w.plan_json, '$.prune.kind') = 'median'",
+                           &run_id, 1, &st, what, err))
+        return -1;
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) *sweep_id = sqlite3_column_int64(st, 0);
+    return store_finish(s, st, rc, what, err);
+}
+
+int store_rung_put(Store *s, int64_t run_id, int rung, int64_t steps, double loss, char *err)
+{
+    assert(s && run_id > 0 && rung >= 0 && err);
+    const char *what = "record a rung";
+    sqlite3_stmt *st;
+    int64_t ints[3] = {run_id, rung, steps};
+    if (store_prepare_ints(s, "INSERT OR IGNORE INTO rungs (run_id, rung, steps, valid_loss) VALUES (?1, ?2, ?3, ?4)",
+                           ints, 3, &st, what, err))
+        return -1;
+    int rc = isfinite(loss) ? store_bind_real(st, 4, loss) : sqlite3_bind_null(st, 4);
+    if (rc != SQLITE_OK) {
+        store_fail(s, err, what);
+        (void)sqlite3_finalize(st);
+        return -1;
+    }
+    return store_step_done(s, st, what, err);
+}
+
+static void fill_rung(void *item, sqlite3_stmt *st)
+{
+    RungRow *r = item;
+    r->run_id = sqlite3_column_int64(st, 0);
+    r->rung = sqlite3_column_int(st, 1);
+    r->loss = sqlite3_column_type(st, 2) == SQLITE_NULL ? INFINITY : sqlite3_column_double(st, 2);
+}
+
+int store_sweep_rungs(Store *s, int64_t sweep_id, RungRow **out, int *n, char *err)
+{
+    assert(s && sweep_id > 0 && out && n && err);
+    const char *what = "read a sweep's rungs";
+    sqlite3_stmt *st;
+    if (store_prepare_ints(s,
+                           "SELECT g.run_id, g.rung, g.valid_loss FROM rungs g JOIN runs r ON r.id = g.run_id"
+                           " WHERE r.sweep_id = ?1 ORDER BY g.run_id, g.rung",
+                           &sweep_id, 1, &st, what, err))
+        return -1;
+    return store_read_all(s, st, what, sizeof **out, fill_rung, (void **)out, n, err);
+}
+
 static void fill_tuned(void *item, sqlite3_stmt *st)
 {
     TunedLr *t = item;

@@ -58,6 +58,39 @@ int store_json_with(Store *s, const char *point, const char *key, const char *va
 /* runs.role ('lr-search' or NULL). */
 int store_run_set_role(Store *s, int64_t run_id, const char *role, char *err);
 
+/* The pruner stops run_id (inside the caller's transaction), why going to
+   runs.error: a running job gets the request 'prune' (its worker ends it
+   'pruned' after its last evaluation: experiments/job.c); a queued, paused
+   or interrupted one, and a done one (a rung that waited for the others),
+   becomes 'pruned' at once.  A run that failed, diverged, was cancelled or
+   is pruned already is left as it is. */
+int store_run_prune(Store *s, int64_t run_id, const char *why, char *err);
+
+/* One valid evaluation of a run of a sweep (median pruning's curves). */
+typedef struct {
+    int64_t run_id, step;
+    double loss;
+} ValidEval;
+/* Every valid evaluation of the sweep's runs, by run then step.  *out
+   malloc'd (NULL when *n is 0). */
+int store_sweep_valid_evals(Store *s, int64_t sweep_id, ValidEval **out, int *n, char *err);
+/* The sweep of run_id when that sweep's plan prunes runs while they train
+   (--prune median) and is still going; *sweep_id 0 otherwise.  A plain
+   read: a worker asks after every evaluation. */
+int store_run_pruning_sweep(Store *s, int64_t run_id, int64_t *sweep_id, char *err);
+
+/* A run's result at a rung of --prune asha (table rungs). */
+typedef struct {
+    int64_t run_id;
+    int rung;
+    double loss;            /* INFINITY: it failed, diverged or was cancelled there */
+} RungRow;
+/* Records run_id's result at rung (steps: its budget there); a rung already
+   recorded is kept as it is. */
+int store_rung_put(Store *s, int64_t run_id, int rung, int64_t steps, double loss, char *err);
+/* Every rung result of the sweep's runs.  *out malloc'd (NULL when *n is 0). */
+int store_sweep_rungs(Store *s, int64_t sweep_id, RungRow **out, int *n, char *err);
+
 /* The lr each point's search chose. */
 typedef struct {
     char point[512];

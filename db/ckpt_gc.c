@@ -220,7 +220,8 @@ static int plan_older(Store *s, GcKeep keep, Scan *sc, char *err)
                       "          ORDER BY e.loss, k.step DESC LIMIT 1),"
                       "       json_extract(r.config_json, '$.decay') = 'wsd'"
                       "  FROM checkpoints c JOIN runs r ON r.id = c.run_id"
-                      " WHERE r.status IN ('done', 'failed', 'diverged', 'cancelled') ORDER BY c.run_id, c.step",
+                      " WHERE r.status IN ('done', 'failed', 'diverged', 'cancelled', 'pruned')"
+                      " ORDER BY c.run_id, c.step",
                       &st, what, err))
         return -1;
     int rc;

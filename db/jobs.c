@@ -44,7 +44,15 @@ static int no_such_run(int64_t run_id, char *err)
 
 const char *job_control_name(JobControl c)
 {
-    return c == JOB_CONTROL_PAUSE ? "pause" : c == JOB_CONTROL_CANCEL ? "cancel" : "";
+    return c == JOB_CONTROL_PAUSE ? "pause" : c == JOB_CONTROL_CANCEL ? "cancel" : c == JOB_CONTROL_PRUNE ? "prune" : "";
+}
+
+const char *job_shown_status(RunStatus status, JobControl control)
+{
+    if (status == RUN_RUNNING && control == JOB_CONTROL_PAUSE) return "pausing";
+    if (status == RUN_RUNNING && control == JOB_CONTROL_CANCEL) return "stopping";
+    if (status == RUN_RUNNING && control == JOB_CONTROL_PRUNE) return "pruning";
+    return run_status_name(status);
 }
 
 JobControl job_control_parse(const char *text)
@@ -53,6 +61,8 @@ JobControl job_control_parse(const char *text)
         return JOB_CONTROL_PAUSE;
     if (text && strcmp(text, "cancel") == 0)
         return JOB_CONTROL_CANCEL;
+    if (text && strcmp(text, "prune") == 0)
+        return JOB_CONTROL_PRUNE;
     return JOB_CONTROL_NONE;
 }
 
@@ -358,7 +368,7 @@ int store_job_request(Store *s, int64_t run_id, const char *control, char *err)
 {
     assert(s && run_id > 0 && err);
     JobControl want = job_control_parse(control);
-    if (want == JOB_CONTROL_NONE)
+    if (want == JOB_CONTROL_NONE || want == JOB_CONTROL_PRUNE)
         return err_set(err, "store: a job request is pause or cancel, not %s",
                        control ? control : "(none)");
     char what[64];

@@ -24,12 +24,18 @@ typedef enum {
     JOB_CONTROL_NONE,     /* keep going */
     JOB_CONTROL_PAUSE,    /* checkpoint, then stop as 'paused' */
     JOB_CONTROL_CANCEL,   /* stop as 'cancelled' */
+    JOB_CONTROL_PRUNE,    /* stop as 'pruned' after the last evaluation: its sweep's
+                             pruner decided (store_run_prune, db/adaptive.h) */
 } JobControl;
 
-/* "", "pause", "cancel": the store's text for c (runs.control, NULL for none). */
+/* "", "pause", "cancel", "prune": the store's text for c (runs.control, NULL
+   for none). */
 const char *job_control_name(JobControl c);
 /* The request named by text; JOB_CONTROL_NONE for NULL, "" or anything else. */
 JobControl job_control_parse(const char *text);
+/* A job's status as the queue shows it: a running job with a request
+   pending is "pausing", "stopping" or "pruning". */
+const char *job_shown_status(RunStatus status, JobControl control);
 
 /* A sweeps row: name (the preset, or "grid"; also its preset, which stays
    when db/organise.h renames it), spec, axes_json (a JSON array of the axis
@@ -87,7 +93,7 @@ int store_job_claim_run(Store *s, int64_t run_id, int pid, ClaimedJob *job, char
 
 /* The pending control request of a job (a worker polls this between steps). */
 int store_job_control(Store *s, int64_t run_id, JobControl *control, char *err);
-/* Requests "pause" or "cancel" (CLI/UI).  A queued job is paused or
+/* Requests "pause" or "cancel" (CLI/UI; "prune" is the pruner's alone).  A queued job is paused or
    cancelled at once (a paused or interrupted one can be cancelled at once
    too; pausing a paused job does nothing); a running one gets the request
    in its control column and stops when its worker next checks (a pending

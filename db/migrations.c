@@ -11,7 +11,8 @@
  * unigram entropy, the papers' settings, version 4 the owner identity and
  * lease of a running job, version 5 an index for big stores, version 6 the
  * store's identity and whose each checkpoint is, version 7 tags, notes,
- * stars, sweep names, the trash and the workbench's settings).
+ * stars, sweep names, the trash and the workbench's settings, version 8
+ * the status 'pruned': db/migrations_v8.c, a file of its own for size).
  */
 #include "db/migrations.h"
 
@@ -780,6 +781,7 @@ const char *const STORE_MIGRATIONS[] = {
     MIGRATION_5,
     MIGRATION_6,
     MIGRATION_7,
+    STORE_MIGRATION_8,
 };
 
 const int STORE_MIGRATION_COUNT = (int)(sizeof STORE_MIGRATIONS / sizeof STORE_MIGRATIONS[0]);

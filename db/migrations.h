@@ -12,6 +12,8 @@
 #define MIXBENCH_MIGRATIONS_H
 
 extern const char *const STORE_MIGRATIONS[];
+/* Version 8 (db/migrations_v8.c), listed in STORE_MIGRATIONS with the others. */
+extern const char STORE_MIGRATION_8[];
 extern const int STORE_MIGRATION_COUNT;
 
 #endif

@@ -222,21 +222,23 @@ static void owner_gone(const OwnedJob *j, const JobOwner *me, char *why, size_t 
 }
 
 /* A job whose worker died: a pending request is honoured (cancel ->
-   'cancelled', pause -> 'paused'); otherwise it goes back to the queue, to
+   'cancelled', pause -> 'paused', prune -> 'pruned', keeping the pruner's
+   why); otherwise it goes back to the queue, to
    resume from its last checkpoint.  The error column says what happened
    (?2: why the owner is gone). */
 static const char RECOVER_SQL[] =
     "UPDATE runs SET"
     " status = CASE control WHEN 'cancel' THEN 'cancelled' WHEN 'pause' THEN 'paused'"
-    "          ELSE 'queued' END,"
-    " finished_at = CASE WHEN control = 'cancel' THEN " STORE_NOW_SQL " END,"
+    "          WHEN 'prune' THEN 'pruned' ELSE 'queued' END,"
+    " finished_at = CASE WHEN control IN ('cancel', 'prune') THEN " STORE_NOW_SQL " END,"
     " queued_at = CASE WHEN control IS NULL THEN " STORE_NOW_SQL " ELSE queued_at END,"
-    " error = printf('interrupted: %s at %s; %s', ?2, " STORE_NOW_SQL ","
+    " error = CASE WHEN control = 'prune' THEN error ELSE"  /* the pruner's why */
+    " printf('interrupted: %s at %s; %s', ?2, " STORE_NOW_SQL ","
     "   CASE control WHEN 'cancel' THEN 'cancelled as requested'"
     "                WHEN 'pause' THEN 'paused as requested'"
     "                ELSE 'queued again to resume from '"
     "                     || CASE WHEN resume_ckpt IS NULL THEN 'the start'"
-    "                             ELSE 'step ' || resume_step END END),"
+    "                             ELSE 'step ' || resume_step END END) END,"
     " control = NULL, owner_pid = NULL, lease_until = NULL"
     " WHERE id = ?1";
 

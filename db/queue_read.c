@@ -198,7 +198,7 @@ int queue_read_clm_runs(Store *s, CkptRun *out, int cap, int *n, char *err)
     sqlite3_stmt *st;
     if (prepare_with(s,
                       "SELECT " CKPT_RUN_COLUMNS
-                      " WHERE r.task = 'clm' AND r.status IN ('done', 'interrupted', 'paused', 'cancelled')"
+                      " WHERE r.task = 'clm' AND r.status IN ('done', 'interrupted', 'paused', 'cancelled', 'pruned')"
                       "   AND r.deleted_at IS NULL"
                       "   AND EXISTS (SELECT 1 FROM checkpoints c WHERE c.run_id = r.id)"
                       " ORDER BY r.id DESC LIMIT ?1",

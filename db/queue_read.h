@@ -70,7 +70,7 @@ typedef struct {
     char ckpt[1024];           /* its path, "" when none */
 } CkptRun;
 
-/* The clm runs that stopped (done, interrupted, paused, cancelled) with a
+/* The clm runs that stopped (done, interrupted, paused, cancelled, pruned) with a
    checkpoint, newest first, at most cap; *n gets how many. */
 int queue_read_clm_runs(Store *s, CkptRun *out, int cap, int *n, char *err);
 /* Run run_id whatever its task and status; *found 0 when there is none. */

@@ -9,7 +9,7 @@
 static const char *const NAMES[RUN_STATUS_COUNT] = {
     [RUN_QUEUED] = "queued",   [RUN_RUNNING] = "running",   [RUN_PAUSED] = "paused",
     [RUN_INTERRUPTED] = "interrupted", [RUN_DONE] = "done", [RUN_FAILED] = "failed",
-    [RUN_DIVERGED] = "diverged", [RUN_CANCELLED] = "cancelled",
+    [RUN_DIVERGED] = "diverged", [RUN_CANCELLED] = "cancelled", [RUN_PRUNED] = "pruned",
 };
 
 const char *run_status_name(RunStatus s)
@@ -26,7 +26,7 @@ RunStatus run_status_parse(const char *text)
 
 int run_status_final(RunStatus s)
 {
-    return s == RUN_DONE || s == RUN_FAILED || s == RUN_DIVERGED || s == RUN_CANCELLED;
+    return s == RUN_DONE || s == RUN_FAILED || s == RUN_DIVERGED || s == RUN_CANCELLED || s == RUN_PRUNED;
 }
 
 int run_status_error(RunStatus s)

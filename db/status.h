@@ -15,6 +15,8 @@ typedef enum {
     RUN_FAILED,       /* an error ended it (runs.error says which) */
     RUN_DIVERGED,     /* the loss or a gradient became NaN / infinite */
     RUN_CANCELLED,    /* ended by the user */
+    RUN_PRUNED,       /* stopped by its sweep's pruner (experiments/prune.h): kept and
+                         shown, but in no point, claim or verdict; runs.error says why */
     RUN_STATUS_COUNT
 } RunStatus;
 
@@ -22,7 +24,8 @@ typedef enum {
 const char *run_status_name(RunStatus s);
 /* The status named by text; RUN_STATUS_COUNT when text names none (or is NULL). */
 RunStatus run_status_parse(const char *text);
-/* done, failed, diverged, cancelled: nothing more will happen to the run. */
+/* done, failed, diverged, cancelled, pruned: nothing more will happen to the
+   run (unless someone extends it). */
 int run_status_final(RunStatus s);
 /* failed or diverged: the run ended with an error. */
 int run_status_error(RunStatus s);

@@ -223,17 +223,22 @@ static int newer_error(Store *s, int64_t version, char *err)
                    STORE_MIGRATION_COUNT);
 }
 
+/* The rows whose foreign key does not hold (PRAGMA foreign_key_check).  A
+   migration (run with foreign keys off) may not add any; rows a store
+   already had (say, deleted from the sqlite3 shell, whose foreign keys are
+   off) do not stop its upgrade. */
+static int broken_keys(Store *s, int64_t *broken, const char *what, char *err)
+{
+    return store_query_int(s, "SELECT count(*) FROM pragma_foreign_key_check", broken, what, err);
+}
+
 /* Applies the missing migrations, one transaction each.  The version is read
    again under the write lock because another process (a sweep starting jobs
    on a new file) may have migrated it between our first look and our lock. */
-static int migrate(Store *s, char *err)
+static int migrate_all(Store *s, char *err)
 {
-    int64_t version;
-    if (store_query_int(s, "PRAGMA user_version", &version, "read schema version", err))
-        return -1;
-    if (version > STORE_MIGRATION_COUNT)
-        return newer_error(s, version, err);
-    while (version < STORE_MIGRATION_COUNT) {
+    int64_t version = 0;
+    for (;;) {
         if (store_exec(s, "BEGIN IMMEDIATE", "begin migration", err))
             return -1;
         if (store_query_int(s, "PRAGMA user_version", &version, "read schema version", err))
@@ -258,19 +263,50 @@ static int migrate(Store *s, char *err)
             snprintf(what, sizeof what, "migration to schema version %lld", (long long)version + 1);
             snprintf(set_version, sizeof set_version, "PRAGMA user_version = %lld",
                      (long long)version + 1);
-            if (store_exec(s, STORE_MIGRATIONS[version], what, err) ||
-                store_exec(s, set_version, what, err))
+            int64_t before = 0, after = 0;
+            if (broken_keys(s, &before, what, err) || store_exec(s, STORE_MIGRATIONS[version], what, err) ||
+                broken_keys(s, &after, what, err))
+                goto failed;
+            if (after > before) {
+                err_set(err, "store: %s: %lld rows would break a foreign key", what, (long long)(after - before));
+                goto failed;
+            }
+            if (store_exec(s, set_version, what, err))
                 goto failed;
             version++;
         }
         if (store_exec(s, "COMMIT", "commit migration", err))
             goto failed;
+        if (version >= STORE_MIGRATION_COUNT)
+            return 0;
     }
-    return 0;
 
 failed:
     store_rollback_after_error(s);
     return -1;
+}
+
+/* migrate_all with foreign keys off (SQLite's procedure for rebuilding a
+   table: version 8 rebuilds runs, whose drop would otherwise cascade to its
+   metrics); each migration checks before it commits that it broke none, and they are on
+   again after. */
+static int migrate(Store *s, char *err)
+{
+    int64_t version;
+    if (store_query_int(s, "PRAGMA user_version", &version, "read schema version", err))
+        return -1;
+    if (version > STORE_MIGRATION_COUNT)
+        return newer_error(s, version, err);
+    if (version == STORE_MIGRATION_COUNT)
+        return 0;
+    /* no effect inside a transaction: set between them */
+    if (store_exec(s, "PRAGMA foreign_keys = OFF", "foreign keys off for a migration", err))
+        return -1;
+    int rc = migrate_all(s, err);
+    char on_err[ERR_LEN];
+    if (store_exec(s, "PRAGMA foreign_keys = ON", "foreign keys", rc ? on_err : err) && rc == 0)
+        rc = -1;
+    return rc;
 }
 
 /* ---- read-only stores ---------------------------------------------------- */

@@ -261,13 +261,15 @@ int store_run_finish(Store *s, int64_t run_id, const RunEnd *end, char *err)
     assert(run_id > 0 && err);
     RunStatus k = run_status_parse(end ? end->status : NULL);
     if (!run_status_final(k) && k != RUN_INTERRUPTED)
-        return err_set(err, "store: a run ends as done, failed, diverged, cancelled or "
+        return err_set(err, "store: a run ends as done, failed, diverged, cancelled, pruned or "
                             "interrupted, not %s", end && end->status ? end->status : "(none)");
     char what[80];
     snprintf(what, sizeof what, "finish run %lld", (long long)run_id);
     sqlite3_stmt *st;
     if (store_prepare(s,
-                      "UPDATE runs SET status = ?2, error = ?3, steps_done = ?4, tokens_seen = ?5,"
+                      /* a pruned run keeps the pruner's why unless it has its own */
+                      "UPDATE runs SET status = ?2, steps_done = ?4, tokens_seen = ?5,"
+                      " error = CASE WHEN ?2 = 'pruned' THEN coalesce(?3, error) ELSE ?3 END,"
                       " wall_seconds = coalesce(?6, wall_seconds),"
                       " tokens_per_s = coalesce(?7, tokens_per_s),"
                       " peak_mem_mb = coalesce(?8, peak_mem_mb),"
@@ -304,7 +306,7 @@ int store_run_set_status(Store *s, int64_t run_id, const char *status, char *err
                       "                   THEN coalesce(started_at, " STORE_NOW_SQL ")"
                       "                   ELSE started_at END,"
                       " finished_at = CASE WHEN ?2 IN ('done', 'failed', 'diverged',"
-                      "                                'cancelled', 'interrupted')"
+                      "                                'cancelled', 'interrupted', 'pruned')"
                       "                    THEN " STORE_NOW_SQL " ELSE NULL END,"
                       /* a job leaving 'running' has no worker and no request left */
                       " control = CASE WHEN ?2 = 'running' THEN control END,"

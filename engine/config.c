@@ -182,6 +182,14 @@ KeyGroup config_key_group(int i) { return KEYS[i].group; }
 int config_key_bookkeeping(int i) { return KEYS[i].bookkeeping; }
 int config_is_key(const char *key) { return find_key(key) != NULL; }
 
+ConfigNumber config_key_number(const char *key)
+{
+    const Key *k = find_key(key);
+    if (!k) return CONFIG_NOT_NUMBER;
+    if (k->type == T_INT || k->type == T_INT64) return CONFIG_WHOLE;
+    return k->type == T_FLOAT ? CONFIG_REAL : CONFIG_NOT_NUMBER;
+}
+
 /* Index of word in "a|b|c", or -1. */
 static int choice_index(const char *choices, const char *word)
 {

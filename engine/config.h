@@ -89,6 +89,11 @@ KeyGroup config_key_group(int i);
    and Compare does not name these as differences. */
 int config_key_bookkeeping(int i);
 int config_is_key(const char *key);
+/* What kind of number a key holds: whole (d, layers, batch, steps, seed,
+   ...), real (lr, dropout, cooldown, ...) or none (arch, task, data, the
+   enums and booleans): a sweep's random search draws values by it. */
+typedef enum { CONFIG_NOT_NUMBER, CONFIG_WHOLE, CONFIG_REAL } ConfigNumber;
+ConfigNumber config_key_number(const char *key);
 /* 0 for a key that changes nothing of a run of c: another architecture's
    (hash_size for attention), a schedule's or task's it does not use
    (cooldown without decay=wsd, mlm_loss outside mlm), or a budget that is

@@ -18,8 +18,8 @@
 #include "engine/io/json.h"
 #include "engine/optim.h"
 #include "experiments/claims.h"
-#include "experiments/extend.h"
 #include "experiments/points.h"
+#include "experiments/prune.h"
 #include "experiments/sweep.h"
 
 /* Everything one step of a sweep's plan reads. */
@@ -44,11 +44,6 @@ double adaptive_search_runs(int points, double share, double cooldown)
 double adaptive_grid_lr(double lo, double hi, int k, int n)
 {
     return n < 2 ? lo : lo * pow(hi / lo, (double)k / (n - 1));
-}
-
-static int finished(RunStatus st)
-{
-    return st == RUN_DONE || st == RUN_FAILED || st == RUN_DIVERGED || st == RUN_CANCELLED;
 }
 
 static int pending(RunStatus st)
@@ -102,22 +97,14 @@ static int load_runs(Step *st, char *err)
 
 /* ---- lr=tune -------------------------------------------------------------- */
 
-/* "steps=N" or "tokens=N": twice run r's budget (its trials and its
-   extensions keep the budget's kind). */
-static int doubled_budget(const AdaptiveRun *r, char *out, size_t cap, char *err)
+/* Run r continued to twice its budget (its trials and its extensions keep
+   the budget's kind). */
+static int extend_run(Step *st, const AdaptiveRun *r, char *err)
 {
     Config c;
     if (config_of(r->config_json, &c, err)) return -1;
-    if (c.tokens > 0) snprintf(out, cap, "tokens=%lld", (long long)(2 * c.tokens));
-    else snprintf(out, cap, "steps=%lld", (long long)(2 * config_total_steps(&c)));
-    return 0;
-}
-
-static int extend_run(Step *st, const AdaptiveRun *r, char *err)
-{
-    char budget[64];
-    Extension x;
-    if (doubled_budget(r, budget, sizeof budget, err) || run_extend(st->s, r->id, budget, &x, err)) return -1;
+    int tokens = c.tokens > 0;
+    if (prune_continue(st->s, r->id, tokens, 2 * (tokens ? c.tokens : config_total_steps(&c)), err)) return -1;
     st->acted = 1;
     return 0;
 }
@@ -144,16 +131,10 @@ static int queue_trials(Step *st, const SweepJob *job, const char *point, char *
     return 0;
 }
 
-static int by_loss(const void *a, const void *b)
-{
-    const AdaptiveRun *x = *(AdaptiveRun *const *)a, *y = *(AdaptiveRun *const *)b;
-    double lx = isfinite(x->valid_loss) ? x->valid_loss : INFINITY, ly = isfinite(y->valid_loss) ? y->valid_loss : INFINITY;
-    if (lx != ly) return lx < ly ? -1 : 1;
-    return x->lr < y->lr ? -1 : x->lr > y->lr;
-}
-
-/* One step of point's search: 0 with *lr set once it has a winner, 0 with
-   *lr NAN while its trials train (or were just queued or extended). */
+/* One step of point's search (prune.h's synchronous successive halving,
+   eta 2): 0 with *lr set once it has a winner, 0 with *lr NAN while its
+   trials train (or were just queued or extended).  The trials that do not
+   continue are pruned. */
 static int search_step(Step *st, const SweepJob *first, const char *point, double *lr, int *trials, char *err)
 {
     *lr = NAN;
@@ -171,17 +152,23 @@ static int search_step(Step *st, const SweepJob *first, const char *point, doubl
     for (int i = 0; i < st->n_runs && n < 64; i++) {
         AdaptiveRun *r = &st->runs[i];
         if (!r->is_search || strcmp(r->point, point) || r->total_steps != budget) continue;
-        if (!finished(r->status)) return 0;   /* the rung still trains */
+        if (!run_status_final(r->status)) return 0;   /* the rung still trains */
         at[n++] = r;
     }
-    qsort(at, (size_t)n, sizeof at[0], by_loss);
-    int keep = (n + 1) / 2;
-    if (keep <= 1) {
-        *lr = at[0]->lr;
-        return 0;
+    /* at holds the rung in lr order (the trials were queued so): ties go to
+       the lower lr */
+    RungEntry e[64];
+    for (int k = 0; k < n; k++) e[k] = (RungEntry){k, at[k]->valid_loss};
+    prune_rank(e, n);
+    int keep = prune_keep_sync(n, 2);
+    if (keep <= 1) *lr = at[e[0].order]->lr;   /* the winner stays done */
+    for (int k = keep <= 1; k < n; k++) {
+        const AdaptiveRun *r = at[e[k].order];
+        char why[160];
+        snprintf(why, sizeof why, "pruned by lr=tune's search at %lld steps: valid %.4f, not in the better half",
+                 (long long)r->total_steps, r->valid_loss);
+        if (k < keep ? extend_run(st, r, err) : store_run_prune(st->s, r->id, why, err)) return -1;
     }
-    for (int k = 0; k < keep; k++)
-        if (extend_run(st, at[k], err)) return -1;
     return 0;
 }
 
@@ -422,6 +409,7 @@ static int conclude_round(Step *st, char *err)
 static int step_body(Step *st, char *err)
 {
     if (load_runs(st, err)) return -1;
+    if (st->plan.prune) return prune_step(st->s, &st->row, &st->plan, st->runs, st->n_runs, &st->acted, err);
     int waiting = 0;
     if (st->plan.lr_tune && tune(st, &waiting, err)) return -1;
     if (waiting || !st->plan.until_conclusive) return 0;
@@ -447,6 +435,14 @@ int adaptive_advance(Store *s, int64_t sweep_id, int *acted, char *err)
     if (store_end(s, rc, what, err)) return -1;
     if (acted) *acted |= st.acted;
     return 0;
+}
+
+int adaptive_advance_run(Store *s, int64_t run_id, int *acted, char *err)
+{
+    assert(s && run_id > 0 && err);
+    int64_t sweep_id = 0;
+    if (store_run_pruning_sweep(s, run_id, &sweep_id, err)) return -1;
+    return sweep_id ? adaptive_advance(s, sweep_id, acted, err) : 0;
 }
 
 int adaptive_advance_all(Store *s, int *acted, char *err)

@@ -9,7 +9,9 @@
  *                       each rung, ranked by final valid loss at the same
  *                       tokens, continues to twice the budget (a wsd
  *                       extension), until one is left: 5 -> 3 -> 2 -> 1
- *                       at 1x, 2x and 4x the first budget.  The trials are
+ *                       at 1x, 2x and 4x the first budget (prune.h's
+ *                       successive halving, synchronous), the others
+ *                       pruned.  The trials are
  *                       runs of the sweep with role 'lr-search' (not in
  *                       sweep_results, verdicts or points); the winner is
  *                       stored in tuned_lrs and the point's seeds are then
@@ -27,6 +29,8 @@
  *                       max_hours of training (CPU hours: training
  *                       seconds x threads of every run of the sweep, the
  *                       search included).  sweeps.concluded says which.
+ *
+ *   --prune asha|median a random search's trials stopped early (prune.h).
  *
  * Every decision is made from the store alone, inside one write
  * transaction (so two workers never act twice, and the number of workers
@@ -49,6 +53,10 @@
 /* One step of sweep_id's plan, as far as the store allows now.  *acted
    is set when something was queued, extended or concluded. */
 int adaptive_advance(Store *s, int64_t sweep_id, int *acted, char *err);
+/* adaptive_advance for run_id's sweep when it prunes runs while they train
+   (--prune median), after each of the run's valid evaluations (a worker's
+   JobSpec.evaluated); nothing otherwise. */
+int adaptive_advance_run(Store *s, int64_t run_id, int *acted, char *err);
 /* adaptive_advance for every sweep whose plan is still going. */
 int adaptive_advance_all(Store *s, int *acted, char *err);
 

@@ -106,9 +106,9 @@ int run_extend(Store *s, int64_t run_id, const char *budget, Extension *out, cha
     Config c, c2;
     int rc = store_run_for_extend(s, run_id, r, err);
     if (rc == 0 && r->status != RUN_DONE && r->status != RUN_PAUSED && r->status != RUN_INTERRUPTED &&
-        r->status != RUN_CANCELLED)
-        rc = err_set(err, "run %lld is %s; only a run that is done, paused, interrupted or cancelled can be extended",
-                     (long long)run_id, run_status_name(r->status));
+        r->status != RUN_CANCELLED && r->status != RUN_PRUNED)
+        rc = err_set(err, "run %lld is %s; only a run that is done, paused, interrupted, cancelled or pruned can be "
+                          "extended", (long long)run_id, run_status_name(r->status));
     if (rc == 0) rc = stored_config(r, run_id, &c, err);
     free(r);
     if (rc) return -1;

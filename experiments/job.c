@@ -591,18 +591,26 @@ static int step_train(Job *j, char *err)
     return 0;
 }
 
-/* A pause or cancel request, read every CONTROL_SECONDS; else a heartbeat. */
+/* A pending request ends the job (pause, cancel, prune); returns 1 then. */
+static int obey_control(Job *j, char *err)
+{
+    JobControl control;
+    if (j->sink.ops->control(j->sink.ctx, j->prog.run_id, &control, err) || control == JOB_CONTROL_NONE) return 0;
+    end_with(j, control == JOB_CONTROL_PAUSE    ? RUN_PAUSED
+                : control == JOB_CONTROL_PRUNE ? RUN_PRUNED
+                                               : RUN_CANCELLED, NULL);
+    return 1;
+}
+
+/* A pause, cancel or prune request, read every CONTROL_SECONDS; else a
+   heartbeat. */
 static void step_control(Job *j, int last, char *err)
 {
     double now = now_seconds();
     if (j->ending || !(now - j->last_control >= CONTROL_SECONDS || last)) return;
     j->last_control = now;
     if (!j->js->check_control) return;
-    JobControl control;
-    if (j->sink.ops->control(j->sink.ctx, j->prog.run_id, &control, err) == 0 && control != JOB_CONTROL_NONE)
-        end_with(j, control == JOB_CONTROL_PAUSE ? RUN_PAUSED : RUN_CANCELLED, NULL);
-    else
-        j->sink.ops->heartbeat(j->sink.ctx, j->prog.run_id, err);
+    if (!obey_control(j, err)) j->sink.ops->heartbeat(j->sink.ctx, j->prog.run_id, err);
 }
 
 /* The valid evaluation every eval_every steps (collective: over ranks it
@@ -623,6 +631,14 @@ static void step_evaluate(Job *j, int last, char *err)
         return;
     }
     j->prog.valid_loss = r.loss;
+    /* its sweep may prune it on this evaluation (--prune median): asked now,
+       it ends here, after its last evaluation; a failed decision is the
+       sweep's, not this run's (the next evaluation asks again) */
+    if (j->js->evaluated && j->writer) {
+        char why[ERR_LEN];
+        j->js->evaluated(j->js->evaluated_ctx, j->prog.run_id, why);
+    }
+    if (j->js->check_control && obey_control(j, err)) return;
     if (r.loss < j->best_valid) {
         j->best_valid = r.loss;
         j->evals_without_gain = 0;

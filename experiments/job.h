@@ -119,7 +119,13 @@ typedef struct {
     const char *init_ckpt;     /* --init weights, or NULL */
     const char *save_path;     /* final checkpoint, or NULL for the default */
     const JobObserver *observer;   /* who is told of the job's progress; NULL: nobody */
-    int check_control;         /* poll the store for pause / cancel */
+    int check_control;         /* poll the store for pause / cancel / prune */
+    /* Called after each valid evaluation is recorded (NULL: never): the
+       scheduler lets the run's sweep decide on it there (--prune median,
+       experiments/prune.h); with check_control the request is read right
+       after, so a pruned run ends at the evaluation that decided it. */
+    int (*evaluated)(void *ctx, int64_t run_id, char *err);
+    void *evaluated_ctx;
     atomic_int *stop;          /* non-zero: checkpoint and end as 'interrupted'
                                   (may be NULL) */
     JobMonitor *monitor;       /* may be NULL */
@@ -141,7 +147,7 @@ typedef struct {
 #define JOB_MEMORY_WAIT 3
 
 /* Runs the job.  Returns 0 once the run row holds its final state (written
-   into *status: done, paused, cancelled, interrupted, diverged or failed;
+   into *status: done, paused, cancelled, pruned, interrupted, diverged or failed;
    queued when memory_admit said JOB_MEMORY_WAIT;
    for the last two err says why); -1 when the job could not start (bad
    input: err says why, *status is failed; with run_id 0 nothing was

@@ -179,7 +179,16 @@ static int apply_op(Coordinator *c, Op op, int rank, const OpArgs *a, WireReply 
     case OP_RUN_CREATE: return err_set(err, "rank %d: a sweep job creates no run", rank);
     case OP_JOB_STARTED: return ops->job_started(ctx, run_id, &a->info, err);
     case OP_METRICS: return ops->metrics(ctx, run_id, a->rows, a->n_rows, err);
-    case OP_EVAL: return ops->eval(ctx, run_id, &a->eval, err);
+    case OP_EVAL: {
+        int rc = ops->eval(ctx, run_id, &a->eval, err);
+        /* its sweep may prune it on this evaluation (--prune median): the
+           rank reads the request right after */
+        char why[ERR_LEN];
+        if (rc == 0 && a->eval.split && !strcmp(a->eval.split, "valid") &&
+            adaptive_advance_run(c->st, run_id, NULL, why))
+            note(c, why);
+        return rc;
+    }
     case OP_CKPT_FORGET: return apply_forget(c, rank, a, err);
     case OP_CONTROL: {
         JobControl control = JOB_CONTROL_NONE;

@@ -223,12 +223,12 @@ void pivot_cells(const Pivot *p, int row_axis, int col_axis, const int *fixed_at
 }
 
 /* Statuses from the livest: running, queued, paused, interrupted, then
-   the ends that are not done (failed, diverged, cancelled). */
+   the ends that are not done (failed, diverged, cancelled, pruned). */
 static int liveness(RunStatus s)
 {
     static const int rank[RUN_STATUS_COUNT] = {
         [RUN_RUNNING] = 0, [RUN_QUEUED] = 1, [RUN_PAUSED] = 2, [RUN_INTERRUPTED] = 3,
-        [RUN_DONE] = 4,    [RUN_FAILED] = 5, [RUN_DIVERGED] = 6, [RUN_CANCELLED] = 7,
+        [RUN_DONE] = 4,    [RUN_FAILED] = 5, [RUN_DIVERGED] = 6, [RUN_CANCELLED] = 7, [RUN_PRUNED] = 8,
     };
     return s >= 0 && s < RUN_STATUS_COUNT ? rank[s] : RUN_STATUS_COUNT;
 }

@@ -138,6 +138,13 @@ static void warn(Scheduler *s, const char *who, const char *err)
     o->warn(o->ctx, line);
 }
 
+/* JobSpec.evaluated: the run's sweep decides on its new evaluation
+   (--prune median, experiments/prune.h); ctx is the worker's store. */
+static int sweep_decides(void *ctx, int64_t run_id, char *err)
+{
+    return adaptive_advance_run(ctx, run_id, NULL, err);
+}
+
 static void *worker_main(void *p)
 {
     WorkerArg *wa = p;
@@ -192,6 +199,8 @@ static void *worker_main(void *p)
             js.resume_ckpt = job->resume_ckpt[0] ? job->resume_ckpt : NULL;
             js.observer = s->o.quiet ? NULL : s->o.observer;
             js.check_control = 1;
+            js.evaluated = sweep_decides;
+            js.evaluated_ctx = st;
             js.stop = &s->stop;
             js.monitor = mon;
             js.memory_admit = memory_admit;

@@ -7,9 +7,16 @@
  *   (k1,k2)=(a1,a2),(b1,b2)    a zipped axis: one tuple per point
  *   repeats=R                  every point over seeds seed .. seed+R-1
  *   variant=NAME               config_apply_variant before the keys
+ *   key=log:LO..HI, key=uniform:LO..HI, key=choice:a,b,c
+ *                              a distribution, drawn per trial of a random
+ *                              search (search=random trials=N search_seed=S;
+ *                              experiments/search.h), which may name a
+ *                              pruner (prune=asha|median, experiments/prune.h)
  *
  * Axes multiply in the order given (the first varies slowest; repeats
- * fastest).  A job's config is base, then the variant, then every item in
+ * fastest; a random search's trials just above repeats: every point of the
+ * grid axes gets every trial, whose drawn keys and number are coordinates,
+ * "trial" counting from 1).  A job's config is base, then the variant, then every item in
  * spec order (a later fixed key overrides an earlier one, so a preset's
  * keys can be overridden after its name: `recall steps=100`; a fixed budget
  * key (steps, tokens, seconds) clears the budget keys set before it).  Whitespace
@@ -32,8 +39,9 @@
 #include "engine/common.h"
 #include "engine/io/json.h"
 #include "engine/text.h"
+#include "experiments/search.h"
 
-enum { MAX_ITEMS = 64, MAX_ZIP = 16, MAX_JOBS = 10000, MAX_REPEATS = 10000 };
+enum { MAX_ITEMS = 64, MAX_ZIP = 16, MAX_JOBS = 10000, MAX_REPEATS = 10000, MAX_DISTS = 16 };
 
 #define DATA_VAR "$MIXBENCH_DATA"
 #define DATA_DEFAULT "../shared/data"
@@ -46,7 +54,14 @@ typedef struct {
     char *keys[MAX_ZIP];
     char **values;          /* [n_tuples * n_keys], pointers into the text */
     char *source;           /* the item as written, for messages */
+    Distribution *dist;     /* key=log:..|uniform:..|choice:..: drawn per trial (one key, one tuple) */
 } Item;
+
+/* An item that varies from job to job: a grid axis or a distribution. */
+static int varies(const Item *it)
+{
+    return it->n_tuples > 1 || it->dist;
+}
 
 typedef struct {
     char *text;             /* mutable copy of the spec; items point into it */
@@ -55,7 +70,9 @@ typedef struct {
     int n_items;
     const char *variant;    /* NULL or the variant's name */
     int repeats;
-    SweepPlan plan;         /* lr=tune and its tune_* keys */
+    SweepPlan plan;         /* lr=tune and its tune_* keys, the search and the pruner */
+    Distribution dists[MAX_DISTS];
+    int n_dists;
 } Parsed;
 
 /* 1 when an item of the spec sets key. */
@@ -97,15 +114,15 @@ static int edit_distance(const char *a, const char *b)
     return row[lb];
 }
 
-/* The known key nearest to key (config keys, repeats, variant), or NULL
-   when none is within edit distance 2. */
+/* The known key nearest to key (config keys, repeats, variant, the search
+   words), or NULL when none is within edit distance 2. */
 static const char *nearest_key(const char *key)
 {
     const char *best = NULL;
     int best_d = 3;
     int n = config_key_count();
-    for (int i = 0; i < n + 2; i++) {
-        const char *name = i < n ? config_key_name(i) : i == n ? "repeats" : "variant";
+    for (int i = 0; i < n + 2 || search_word(i - n - 2); i++) {
+        const char *name = i < n ? config_key_name(i) : i == n ? "repeats" : i == n + 1 ? "variant" : search_word(i - n - 2);
         int d = edit_distance(key, name);
         if (d < best_d) best_d = d, best = name;
     }
@@ -205,11 +222,11 @@ static int split_commas(char *s, char **out, int cap)
 static int special_key(const char *key)
 {
     return !strcmp(key, "repeats") || !strcmp(key, "variant") || !strcmp(key, "tune_lr") ||
-           !strcmp(key, "tune_points") || !strcmp(key, "tune_share");
+           !strcmp(key, "tune_points") || !strcmp(key, "tune_share") || search_is_word(key);
 }
 
 /* A key of the grammar: a config key, or (when allow_special) repeats,
-   variant or a tune_* key. */
+   variant, a tune_* key or a search word. */
 static int check_key(const char *key, int allow_special, const char *source, char *err)
 {
     if (!*key) return err_set(err, "sweep: '%s' has an empty key", source);
@@ -263,6 +280,15 @@ static int parse_plain(Parsed *p, Item *it, char *word, char *err)
     char *key = word, *list = eq + 1;
     if (check_key(key, 1, it->source, err)) return -1;
     if (!*list) return err_set(err, "sweep: %s= has no value", key);
+    if (search_is_distribution(list) && !special_key(key)) {
+        /* drawn per trial: one key, one "tuple" (experiments/search.h) */
+        if (p->n_dists == MAX_DISTS) return err_set(err, "sweep: more than %d distributions", MAX_DISTS);
+        it->dist = &p->dists[p->n_dists++];
+        it->n_keys = 1;
+        it->keys[0] = key;
+        it->n_tuples = 1;
+        return search_parse_distribution(key, list, it->source, it->dist, err);
+    }
     int cap = 1;
     for (const char *c = list; *c; c++) cap += *c == ',';
     it->values = calloc((size_t)cap, sizeof *it->values);
@@ -282,6 +308,11 @@ static int parse_plain(Parsed *p, Item *it, char *word, char *err)
         if (n > 1) return err_set(err, "sweep: %s takes one value ('%s')", key, it->source);
         it->n_keys = 0;
         return parse_tune_key(p, key, list, err);
+    }
+    if (search_is_word(key)) {
+        if (n > 1) return err_set(err, "sweep: %s takes one value ('%s')", key, it->source);
+        it->n_keys = 0;
+        return search_set_word(&p->plan, key, list, err);
     }
     if (!strcmp(key, "repeats") || !strcmp(key, "variant")) {
         if (n > 1) return err_set(err, "sweep: %s takes one value ('%s')", key, it->source);
@@ -351,6 +382,8 @@ static int parse_zip(Item *it, char *word, char *err)
             if (!*vals[v])
                 return err_set(err, "sweep: tuple %d of '%s' has an empty value for %s", t + 1, it->source,
                                it->keys[v]);
+            if (search_is_distribution(vals[v]))
+                return err_set(err, "sweep: a distribution cannot be zipped ('%s')", it->source);
             if (check_value(it->keys[v], vals[v], err)) return -1;
             it->values[t * nk + v] = vals[v];
         }
@@ -396,19 +429,20 @@ static int parse_items(Parsed *p, const char *spec, char *err)
     if (!p->plan.tune_points) p->plan.tune_points = 5;
     if (!(p->plan.tune_share > 0)) p->plan.tune_share = 0.125;
     if (!(p->plan.tune_lo > 0)) p->plan.tune_lo = 3e-4, p->plan.tune_hi = 1e-2;
+    if (search_plan_finish(&p->plan, p->n_dists, err)) return -1;
     /* an axis key may appear once; a fixed key may be repeated (last wins) */
     for (int a = 0; a < p->n_items; a++)
         for (int ka = 0; ka < p->items[a].n_keys; ka++)
             for (int b = a + 1; b < p->n_items; b++)
                 for (int kb = 0; kb < p->items[b].n_keys; kb++) {
                     if (strcmp(p->items[a].keys[ka], p->items[b].keys[kb])) continue;
-                    if (p->items[a].n_tuples > 1 || p->items[b].n_tuples > 1)
+                    if (varies(&p->items[a]) || varies(&p->items[b]))
                         return err_set(err, "sweep: duplicate axis key '%s'", p->items[a].keys[ka]);
                 }
     if (p->repeats > 1)
         for (int a = 0; a < p->n_items; a++)
             for (int k = 0; k < p->items[a].n_keys; k++)
-                if (p->items[a].n_tuples > 1 && !strcmp(p->items[a].keys[k], "seed"))
+                if (varies(&p->items[a]) && !strcmp(p->items[a].keys[k], "seed"))
                     return err_set(err, "sweep: seed is an axis, so repeats cannot set it");
     return 0;
 }
@@ -475,9 +509,37 @@ int preset_data(const Preset *p, char *out, size_t cap)
     return 1;
 }
 
+/* 1 when spec sets data (data=..., or data among a zipped item's keys). */
+static int spec_names_data(const char *spec)
+{
+    for (const char *p = spec; (p = strstr(p, "data")) != NULL; p += 4)
+        if ((p == spec || strchr(" (,", p[-1])) && p[4] && strchr("=,)", p[4])) return 1;
+    return 0;
+}
+
+/* A grid run on the base config's dataset (`sweep ... --data D`, the New
+   sweep form's Dataset) says so in its spec, "data=D" first, when the spec
+   does not name its own: the stored spec then makes the same jobs again
+   (lr=tune and the pruner parse it again to queue and extend). */
+static void grid_data_first(StrBuf *sb, const Config *base)
+{
+    Config defaults;
+    config_defaults(&defaults);
+    if (!strcmp(base->data, defaults.data) || strpbrk(base->data, " ,\t") || spec_names_data(sb->data)) return;
+    StrBuf full;
+    sb_init(&full);
+    sb_append(&full, "data=");
+    sb_append(&full, base->data);
+    sb_append(&full, " ");
+    sb_append(&full, sb->data);
+    sb_free(sb);
+    *sb = full;
+}
+
 /* Joins argv, resolves a leading preset name (data: the caller's dataset,
    which replaces the preset's; NULL: none), normalizes and expands. */
-static int build_spec(int argc, char **argv, const char *data, Sweep *out, char **spec, char *err)
+static int build_spec(int argc, char **argv, const Config *base, const char *data, Sweep *out, char **spec,
+                      char *err)
 {
     StrBuf sb;
     sb_init(&sb);
@@ -535,6 +597,9 @@ static int build_spec(int argc, char **argv, const char *data, Sweep *out, char 
         normalize(full.data);
         sb = full;
         snprintf(out->name, sizeof out->name, "%s%s", pr->name, at_paper ? PAPER_SUFFIX : "");
+    } else {
+        grid_data_first(&sb, base);
+        if (!sb_ok(&sb)) return err_set(err, "sweep: out of memory");
     }
     *spec = sweep_expand_data_var(sb.data);
     sb_free(&sb);
@@ -550,119 +615,166 @@ static int build_spec(int argc, char **argv, const char *data, Sweep *out, char 
 
 int sweep_parse(int argc, char **argv, const Config *base, Sweep *out, char *err)
 {
-    assert(out && err);
+    assert(base && out && err);
     return sweep_parse_data(argc, argv, base, NULL, out, err);
+}
+
+/* How many jobs: the product of the axes' lengths, times the trials of a
+   random search, times repeats; more than MAX_JOBS is refused. */
+static int count_jobs(const Parsed *p, long *n_jobs, char *err)
+{
+    double total = (double)p->repeats * (p->plan.random_search ? p->plan.trials : 1);
+    for (int i = 0; i < p->n_items; i++)
+        if (p->items[i].n_keys && p->items[i].n_tuples > 1) total *= p->items[i].n_tuples;
+    if (total > MAX_JOBS) return err_set(err, "sweep: %.0f jobs is more than the limit of %d", total, MAX_JOBS);
+    *n_jobs = (long)total;
+    return 0;
+}
+
+/* The axes as a JSON array: the varying keys in spec order, then trial,
+   then seed; the drawn keys into the plan's search_keys. */
+static int axes_json(Parsed *p, Sweep *out, char *err)
+{
+    StrBuf sb;
+    sb_init(&sb);
+    sb_append(&sb, "[");
+    int n_axis_keys = 0;
+    size_t keys_len = 0;
+    for (int i = 0; i < p->n_items; i++)
+        for (int k = 0; varies(&p->items[i]) && k < p->items[i].n_keys; k++) {
+            if (n_axis_keys++) sb_append(&sb, ", ");
+            sb_json_string(&sb, p->items[i].keys[k]);
+            if (p->items[i].dist && keys_len < sizeof p->plan.search_keys)
+                keys_len += (size_t)snprintf(p->plan.search_keys + keys_len, sizeof p->plan.search_keys - keys_len,
+                                             "%s%s", keys_len ? " " : "", p->items[i].keys[k]);
+        }
+    if (p->plan.random_search) sb_append(&sb, n_axis_keys++ ? ", \"trial\"" : "\"trial\"");
+    if (p->repeats > 1) sb_append(&sb, n_axis_keys ? ", \"seed\"" : "\"seed\"");
+    sb_append(&sb, "]");
+    int rc = 0;
+    if (!sb_ok(&sb) || sb.len >= sizeof out->axes || keys_len >= sizeof p->plan.search_keys)
+        rc = err_set(err, "sweep: the list of axes is longer than %zu characters", sizeof out->axes - 1);
+    else
+        memcpy(out->axes, sb.data, sb.len + 1);
+    sb_free(&sb);
+    return rc;
+}
+
+/* ", "key": "value"" (the comma after the first) onto a job's coordinates. */
+static void add_coord(StrBuf *sb, int *n_coords, const char *key, const char *value)
+{
+    if ((*n_coords)++) sb_append(sb, ", ");
+    sb_json_string(sb, key);
+    sb_append(sb, ": ");
+    sb_json_string(sb, value);
+}
+
+/* Job j of n_jobs: its config from base, the variant and the items at its
+   point (its axes' tuples, its trial's draws, its seed), its coordinates,
+   and the whole config validated. */
+static int build_job(const Parsed *p, const Config *base, long j, long n_jobs, SweepJob *job, char *err)
+{
+    Config *c = &job->config;
+    *c = *base;
+    if (p->variant && config_apply_variant(c, p->variant, err)) return -1;
+    /* tuple index of every axis: mixed radix, the last axis fastest, then
+       the trial, then the seed */
+    int tuple[MAX_ITEMS];
+    long point = j / p->repeats;
+    int trial = p->plan.random_search ? (int)(point % p->plan.trials) : 0;
+    if (p->plan.random_search) point /= p->plan.trials;
+    for (int i = p->n_items - 1; i >= 0; i--) {
+        int n = p->items[i].n_keys ? p->items[i].n_tuples : 1;
+        tuple[i] = (int)(point % n);
+        point /= n;
+    }
+    StrBuf sb;
+    sb_init(&sb);
+    sb_append(&sb, "{");
+    int n_coords = 0, rc = 0;
+    for (int i = 0; rc == 0 && i < p->n_items; i++) {
+        const Item *it = &p->items[i];
+        for (int k = 0; rc == 0 && k < it->n_keys; k++) {
+            char drawn[256];
+            if (it->dist) search_sample(it->dist, p->plan.search_seed, trial, drawn, sizeof drawn);
+            const char *value = it->dist ? drawn : it->values[tuple[i] * it->n_keys + k];
+            rc = config_set(c, it->keys[k], value, err);
+            if (!varies(it)) clear_other_budgets(c, it->keys[k]);
+            else add_coord(&sb, &n_coords, it->keys[k], value);
+        }
+    }
+    if (p->plan.random_search) {
+        char number[16];
+        snprintf(number, sizeof number, "%d", trial + 1);
+        add_coord(&sb, &n_coords, "trial", number);
+    }
+    if (p->repeats > 1) {
+        c->seed += j % p->repeats;
+        sb_printf(&sb, "%s\"seed\": \"%lld\"", n_coords ? ", " : "", (long long)c->seed);
+    }
+    sb_append(&sb, "}");
+    if (rc == 0 && (!sb_ok(&sb) || sb.len >= sizeof job->coords))
+        rc = err_set(err, "sweep: the coordinates of job %ld are longer than %zu characters", j + 1,
+                     sizeof job->coords - 1);
+    if (rc == 0) memcpy(job->coords, sb.data, sb.len + 1);
+    sb_free(&sb);
+    if (rc) return -1;
+    /* a sweep shows validation curves while it trains: eval_every=auto
+       (about 20 evaluations a run, experiments/estimate.h) unless the
+       spec or the base keys name an eval_every */
+    if (c->eval_every == 0 && !names_key(p, "eval_every")) c->eval_every = -1;
+    /* the dataset fixes vocab later: validate with a placeholder */
+    Config check = *c;
+    if (check.vocab == 0) check.vocab = 1000;
+    char why[ERR_LEN];
+    if (config_validate(&check, why)) return err_set(err, "sweep: job %ld of %ld %s: %s", j + 1, n_jobs, job->coords, why);
+    return 0;
+}
+
+/* What the plan needs of the jobs: lr=tune and --prune asha continue runs
+   (decay=wsd); --prune median judges evaluations made while they train;
+   both measure budgets in steps or tokens. */
+static int plan_jobs(const Parsed *p, Sweep *out, char *err)
+{
+    int decay = names_key(p, "decay");
+    if (p->plan.lr_tune && sweep_require_wsd(out, "lr=tune", decay, err)) return -1;
+    if (p->plan.prune == PRUNE_ASHA && sweep_require_wsd(out, "--prune asha", decay, err)) return -1;
+    for (int j = 0; p->plan.prune == PRUNE_MEDIAN && j < out->n_jobs; j++) {
+        const Config *c = &out->jobs[j].config;
+        if (c->seconds > 0 && c->tokens <= 0)
+            return err_set(err, "sweep: --prune median compares trials at equal tokens: give budgets in steps or "
+                                "tokens, not seconds");
+        if (c->eval_every == 0)
+            return err_set(err, "sweep: --prune median judges the evaluations a trial makes while it trains: "
+                                "eval_every=0 leaves it only the last");
+    }
+    return 0;
 }
 
 int sweep_parse_data(int argc, char **argv, const Config *base, const char *data, Sweep *out, char *err)
 {
-    assert(out && err);
+    assert(base && out && err);
     memset(out, 0, sizeof *out);
     Parsed p;
     memset(&p, 0, sizeof p);
     char *spec = NULL;
-    if (build_spec(argc, argv, data, out, &spec, err)) return -1;
+    if (build_spec(argc, argv, base, data, out, &spec, err)) return -1;
     int rc = -1;
-    StrBuf sb;
-    sb_init(&sb);
-    if (parse_items(&p, spec, err)) goto done;
-
-    /* job count: the product of the axes' lengths, times repeats */
-    long n_jobs = p.repeats;
-    for (int i = 0; i < p.n_items; i++) {
-        if (p.items[i].n_keys && p.items[i].n_tuples > 1) n_jobs *= p.items[i].n_tuples;
-        if (n_jobs > MAX_JOBS) {
-            /* finish the product for the message, saturating */
-            double total = p.repeats;
-            for (int j = 0; j < p.n_items; j++)
-                if (p.items[j].n_keys && p.items[j].n_tuples > 1) total *= p.items[j].n_tuples;
-            err_set(err, "sweep: %.0f jobs is more than the limit of %d", total, MAX_JOBS);
-            goto done;
-        }
-    }
-
-    sb_append(&sb, "[");
-    int n_axis_keys = 0;
-    for (int i = 0; i < p.n_items; i++)
-        for (int k = 0; p.items[i].n_tuples > 1 && k < p.items[i].n_keys; k++) {
-            if (n_axis_keys++) sb_append(&sb, ", ");
-            sb_json_string(&sb, p.items[i].keys[k]);
-        }
-    if (p.repeats > 1) sb_append(&sb, n_axis_keys ? ", \"seed\"" : "\"seed\"");
-    sb_append(&sb, "]");
-    if (!sb_ok(&sb) || sb.len >= sizeof out->axes) {
-        err_set(err, "sweep: the list of axes is longer than %zu characters", sizeof out->axes - 1);
-        goto done;
-    }
-    memcpy(out->axes, sb.data, sb.len + 1);
-
+    long n_jobs = 0;
+    if (parse_items(&p, spec, err) || count_jobs(&p, &n_jobs, err) || axes_json(&p, out, err)) goto done;
     out->jobs = calloc((size_t)n_jobs, sizeof *out->jobs);
     if (!out->jobs) {
         err_set(err, "sweep: out of memory for %ld jobs", n_jobs);
         goto done;
     }
-    for (long j = 0; j < n_jobs; j++) {
-        SweepJob *job = &out->jobs[j];
-        Config *c = &job->config;
-        *c = *base;
-        if (p.variant && config_apply_variant(c, p.variant, err)) goto done;
-        /* tuple index of every axis: mixed radix, the last axis fastest */
-        int tuple[MAX_ITEMS];
-        long point = j / p.repeats;
-        for (int i = p.n_items - 1; i >= 0; i--) {
-            int n = p.items[i].n_keys ? p.items[i].n_tuples : 1;
-            tuple[i] = (int)(point % n);
-            point /= n;
-        }
-        sb_free(&sb);
-        sb_init(&sb);
-        sb_append(&sb, "{");
-        int n_coords = 0;
-        for (int i = 0; i < p.n_items; i++) {
-            const Item *it = &p.items[i];
-            for (int k = 0; k < it->n_keys; k++) {
-                const char *value = it->values[tuple[i] * it->n_keys + k];
-                if (config_set(c, it->keys[k], value, err)) goto done;
-                if (it->n_tuples == 1) clear_other_budgets(c, it->keys[k]);
-                if (it->n_tuples > 1) {
-                    if (n_coords++) sb_append(&sb, ", ");
-                    sb_json_string(&sb, it->keys[k]);
-                    sb_append(&sb, ": ");
-                    sb_json_string(&sb, value);
-                }
-            }
-        }
-        if (p.repeats > 1) {
-            c->seed += j % p.repeats;
-            sb_printf(&sb, "%s\"seed\": \"%lld\"", n_coords ? ", " : "", (long long)c->seed);
-        }
-        sb_append(&sb, "}");
-        if (!sb_ok(&sb) || sb.len >= sizeof job->coords) {
-            err_set(err, "sweep: the coordinates of job %ld are longer than %zu characters", j + 1,
-                    sizeof job->coords - 1);
-            goto done;
-        }
-        memcpy(job->coords, sb.data, sb.len + 1);
-        /* a sweep shows validation curves while it trains: eval_every=auto
-           (about 20 evaluations a run, experiments/estimate.h) unless the
-           spec or the base keys name an eval_every */
-        if (c->eval_every == 0 && !names_key(&p, "eval_every")) c->eval_every = -1;
-        /* the dataset fixes vocab later: validate with a placeholder */
-        Config check = *c;
-        if (check.vocab == 0) check.vocab = 1000;
-        char why[ERR_LEN];
-        if (config_validate(&check, why)) {
-            err_set(err, "sweep: job %ld of %ld %s: %s", j + 1, n_jobs, job->coords, why);
-            goto done;
-        }
-    }
+    for (long j = 0; j < n_jobs; j++)
+        if (build_job(&p, base, j, n_jobs, &out->jobs[j], err)) goto done;
     out->n_jobs = (int)n_jobs;
     out->plan = p.plan;
     out->names_decay = names_key(&p, "decay");
-    if (p.plan.lr_tune && sweep_require_wsd(out, "lr=tune", names_key(&p, "decay"), err)) goto done;
+    if (plan_jobs(&p, out, err)) goto done;
     rc = 0;
 done:
-    sb_free(&sb);
     parsed_free(&p);
     free(spec);
     if (rc) {
@@ -680,47 +792,12 @@ int sweep_until_conclusive(Sweep *sw, double max_hours, char *err)
         return err_set(err, "sweep: --until-conclusive needs a preset: its claims decide when to stop (%s has none)",
                        sw->name);
     if (max_hours < 0 || max_hours > 1e6) return err_set(err, "sweep: the cap of %g hours is out of range", max_hours);
+    if (sw->plan.random_search)
+        return err_set(err, "sweep: --until-conclusive judges a preset's points; a random search's trials are not "
+                            "its points");
     sw->plan.until_conclusive = 1;
     sw->plan.max_hours = max_hours;
     return sweep_require_wsd(sw, "--until-conclusive", sw->names_decay, err);
-}
-
-void sweep_plan_json(const SweepPlan *p, StrBuf *sb)
-{
-    assert(p);
-    sb_printf(sb, "{\"until_conclusive\": %s, \"max_hours\": %.9g", p->until_conclusive ? "true" : "false",
-              p->max_hours);
-    if (p->lr_tune)
-        sb_printf(sb, ", \"lr_tune\": {\"lo\": %.9g, \"hi\": %.9g, \"points\": %d, \"share\": %.9g}", p->tune_lo,
-                  p->tune_hi, p->tune_points, p->tune_share);
-    sb_append(sb, "}");
-}
-
-int sweep_plan_parse(const char *json, SweepPlan *p, char *err)
-{
-    assert(p && err);
-    memset(p, 0, sizeof *p);
-    JsonValue *o = json_parse(json, strlen(json), err);
-    if (!o || o->type != JSON_OBJECT) {
-        json_free(o);
-        return err_set(err, "sweep plan: not a JSON object");
-    }
-    const JsonValue *v = json_get(o, "until_conclusive"), *h = json_get(o, "max_hours"), *t = json_get(o, "lr_tune");
-    p->until_conclusive = v && v->type == JSON_BOOL && v->number != 0;
-    p->max_hours = h && h->type == JSON_NUMBER ? h->number : 0;
-    if (t && t->type == JSON_OBJECT) {
-        const JsonValue *lo = json_get(t, "lo"), *hi = json_get(t, "hi"), *n = json_get(t, "points"),
-                        *sh = json_get(t, "share");
-        p->lr_tune = 1;
-        p->tune_lo = lo && lo->type == JSON_NUMBER ? lo->number : 3e-4;
-        p->tune_hi = hi && hi->type == JSON_NUMBER ? hi->number : 1e-2;
-        p->tune_points = n && n->type == JSON_NUMBER ? (int)n->number : 5;
-        p->tune_share = sh && sh->type == JSON_NUMBER ? sh->number : 0.125;
-    }
-    json_free(o);
-    if (p->lr_tune && (p->tune_points < 2 || !(p->tune_lo > 0) || !(p->tune_hi > p->tune_lo) || !(p->tune_share > 0)))
-        return err_set(err, "sweep plan: lr_tune out of range");
-    return 0;
 }
 
 int sweep_require_wsd(Sweep *sw, const char *why, int decay_named, char *err)

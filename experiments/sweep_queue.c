@@ -13,6 +13,7 @@
 #include "db/organise.h"
 #include "engine/common.h"
 #include "engine/io/json.h"
+#include "experiments/prune.h"
 
 /* One transaction: a sweep is queued whole or not at all. */
 int sweep_enqueue(Store *st, const Sweep *sw, int priority, int64_t *sweep_id, char *err)
@@ -35,7 +36,7 @@ int sweep_enqueue(Store *st, const Sweep *sw, int priority, int64_t *sweep_id, c
     }
     /* what it does beyond its grid; with lr=tune its jobs wait for their
        points' searches, which experiments/adaptive.c queues */
-    if (!rc && (sw->plan.lr_tune || sw->plan.until_conclusive)) {
+    if (!rc && (sw->plan.lr_tune || sw->plan.until_conclusive || sw->plan.random_search || sw->plan.prune)) {
         StrBuf plan;
         sb_init(&plan);
         sweep_plan_json(&sw->plan, &plan);
@@ -43,7 +44,10 @@ int sweep_enqueue(Store *st, const Sweep *sw, int priority, int64_t *sweep_id, c
         sb_free(&plan);
     }
     for (int i = 0; !rc && !sw->plan.lr_tune && i < sw->n_jobs; i++) {
-        const Config *c = &sw->jobs[i].config;
+        /* --prune asha: every trial starts at its first rung (prune.h) */
+        Config first = sw->jobs[i].config;
+        prune_first_rung(&sw->plan, &first);
+        const Config *c = &first;
         StrBuf cfg;
         sb_init(&cfg);
         config_to_json(c, &cfg);

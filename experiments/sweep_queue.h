@@ -14,7 +14,8 @@
 /* One transaction: the sweep is queued whole, or nothing is (err says why).
    A sweep with a plan (lr=tune, --until-conclusive) records it; with
    lr=tune no job is queued here: adaptive_advance (experiments/adaptive.h)
-   queues each point's search, then its seeds. */
+   queues each point's search, then its seeds; with --prune asha each job
+   is queued at its first rung's budget (experiments/prune.h). */
 int sweep_enqueue(Store *st, const Sweep *sw, int priority, int64_t *sweep_id, char *err);
 
 /* The demo a first launch offers: a few architectures on builtin:stories,

@@ -178,14 +178,17 @@ static int not_learning_text(const RunSummary *r, char *out, size_t cap)
                     r->unigram_nats);
 }
 
-/* The line under the table for a run: its flag or error, data, sweep,
-   coordinates, name, tags and note. */
+/* The line under the table for a run: its flag or error (a pruned run's
+   why), data, sweep, coordinates, name, tags and note. */
 static int run_line(const RunSummary *r, char *line, size_t cap)
 {
     int failed = r->error[0] && run_status_error(r->status);
     int len = snprintf(line, cap, "run %lld", (long long)r->id);
     if (failed) len += snprintf(line + len, cap - len, " %s: %s", run_status_name(r->status), r->error);
-    if (r->not_learning) {
+    /* a pruned run's why says how it compared; it stands for the unigram flag */
+    int why = r->status == RUN_PRUNED && r->error[0];
+    if (why) len += snprintf(line + len, cap - len, " %s", r->error);
+    if (r->not_learning && !why) {
         len += snprintf(line + len, cap - len, "  ");
         len += not_learning_text(r, line + len, cap - len);
     }

@@ -117,9 +117,7 @@ static void format_bar(double fraction, int cells, int utf8, char *out, size_t c
 
 static const char *shown_status(const QueueJob *r)
 {
-    if (r->status == RUN_RUNNING && r->control == JOB_CONTROL_PAUSE) return "pausing";
-    if (r->status == RUN_RUNNING && r->control == JOB_CONTROL_CANCEL) return "stopping";
-    return run_status_name(r->status);
+    return job_shown_status(r->status, r->control);
 }
 
 static int status_attr(UiContext *ctx, const QueueJob *r)

@@ -56,7 +56,7 @@ static int status_rank(const RunRow *r)
 {
     static const int rank[RUN_STATUS_COUNT] = {
         [RUN_RUNNING] = 0, [RUN_QUEUED] = 1, [RUN_PAUSED] = 2, [RUN_INTERRUPTED] = 3,
-        [RUN_DONE] = 4,    [RUN_FAILED] = 5, [RUN_DIVERGED] = 6, [RUN_CANCELLED] = 7,
+        [RUN_DONE] = 4,    [RUN_FAILED] = 5, [RUN_DIVERGED] = 6, [RUN_CANCELLED] = 7, [RUN_PRUNED] = 8,
     };
     return r->n_seeds || r->run.status >= RUN_STATUS_COUNT ? RUN_STATUS_COUNT : rank[r->run.status];
 }

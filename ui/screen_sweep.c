@@ -2,7 +2,10 @@
  * screen_sweep.c — the New sweep screen: a form that queues a sweep, either
  * one of the seeds' presets (experiments/presets.c) or a grid built from
  * fields: architectures (the registered mixers), task, dataset, axes,
- * budget and extra keys.  Every change re-parses the composed spec with
+ * budget and extra keys; the Search field's words (trials=N search_seed=S
+ * prune=asha|median) make the grid a random search over the axes'
+ * distributions (lr=log:1e-4..1e-2), on the row a preset's Conclusive
+ * checkbox takes.  Every change re-parses the composed spec with
  * sweep_parse, so the form always shows the job count (or the parser's
  * error line) and an estimate of the training time; "Queue" hands the
  * sweep to sweep_enqueue, exactly as `mixbench sweep` does, and switches to
@@ -37,6 +40,7 @@
 #include "experiments/adaptive.h"
 #include "experiments/estimate.h"
 #include "experiments/format.h"
+#include "experiments/prune.h"
 #include "engine/memory.h"
 #include "experiments/sweep.h"
 #include "experiments/sweep_check.h"
@@ -47,7 +51,10 @@
    its row (an 80x24 terminal shows the whole form and its estimate). */
 #define UNTIL_WIDTH 35
 
-enum { F_PRESET, F_ARCH, F_TASK, F_DATA, F_AXES, F_BUDGET, F_EXTRA, F_PRIORITY, F_UNTIL, F_HOURS, F_QUEUE, N_FIELDS };
+enum {
+    F_PRESET, F_ARCH, F_TASK, F_DATA, F_AXES, F_BUDGET, F_EXTRA, F_PRIORITY, F_SEARCH, F_UNTIL, F_HOURS, F_QUEUE,
+    N_FIELDS
+};
 enum { MAX_MIXERS = 16, MAX_PRESETS = 64, LABEL_WIDTH = 11 };
 
 /* How often the measured speeds are read again. */
@@ -58,8 +65,8 @@ enum { MAX_MIXERS = 16, MAX_PRESETS = 64, LABEL_WIDTH = 11 };
 static const char *const TASKS[] = {"clm", "mlm", "bidir", "autoencode", "complete"};
 #define N_TASKS ((int)(sizeof TASKS / sizeof TASKS[0]))
 
-static const char *const LABELS[N_FIELDS] = {"Preset", "Archs", "Task", "Dataset", "Axes", "Budget",
-                                              "Extra keys", "Priority", "Conclusive", "Cap hours", ""};
+static const char *const LABELS[N_FIELDS] = {"Preset", "Archs", "Task", "Dataset", "Axes", "Budget", "Extra keys",
+                                              "Priority", "Search", "Conclusive", "Cap hours", ""};
 
 typedef struct {
     int field;                   /* the focused field */
@@ -84,6 +91,7 @@ typedef struct {
     char warning[ERR_LEN];       /* e.g. a dataset path that does not exist */
     double estimate_seconds;
     char estimate_basis[512];    /* each architecture's tokens/s and where it comes from */
+    char estimate_prune[160];    /* what --prune makes of it ("" without) */
     /* what the jobs would find when they start (sweep_check): their data
        loads and their memory; checked again only when spec or data change,
        and not while a field is edited (loading data takes a moment) */
@@ -97,7 +105,7 @@ typedef struct {
 
 static int is_text_field(int f)
 {
-    return (f >= F_DATA && f <= F_PRIORITY) || f == F_HOURS;
+    return (f >= F_DATA && f <= F_PRIORITY) || f == F_SEARCH || f == F_HOURS;
 }
 
 /* Fields a preset fixes are skipped in preset mode; until-conclusive and
@@ -109,7 +117,7 @@ static int field_enabled(const SweepScreen *s, int f)
     if (s->preset < 0) return 1;
     char data[UI_FIELD_CAP];
     if (f == F_DATA) return preset_data(preset_at(s->preset), data, sizeof data) != 0;   /* corpora as an axis */
-    return f != F_ARCH && f != F_TASK && f != F_AXES && f != F_BUDGET;
+    return f != F_ARCH && f != F_TASK && f != F_AXES && f != F_SEARCH && f != F_BUDGET;
 }
 
 /* The dataset that replaces a preset's own (`--data`): the Dataset field
@@ -154,6 +162,17 @@ static void estimate(SweepScreen *s, const Sweep *sw)
     SweepEstimate e = sweep_estimate(sw, 1, &s->book);
     s->estimate_seconds = e.seconds;
     estimate_describe(&e, s->estimate_basis, sizeof s->estimate_basis);
+    /* --prune: what it makes of the time, first on the Time line */
+    s->estimate_prune[0] = 0;
+    char full[32], when[32];
+    double share = prune_asha_share(&sw->plan, sw->jobs[0].config.cooldown);
+    fmt_duration(e.seconds, full, sizeof full);
+    fmt_duration(e.seconds * share, when, sizeof when);
+    if (sw->plan.prune == PRUNE_ASHA)
+        snprintf(s->estimate_prune, sizeof s->estimate_prune, "~%s with asha (about %.0f%% of ~%s in full)", when,
+                 100 * share, full);
+    else if (sw->plan.prune == PRUNE_MEDIAN)
+        snprintf(s->estimate_prune, sizeof s->estimate_prune, "at most ~%s (median pruning stops some trials)", full);
 }
 
 static void append_word(StrBuf *sb, const char *text)
@@ -179,6 +198,10 @@ static void compose(SweepScreen *s, StrBuf *sb)
         sb_append(sb, sb->len ? " task=" : "task=");
         sb_append(sb, TASKS[s->task]);
         append_word(sb, s->text[F_AXES].text);
+        /* the Search field's words make it a random search (trials=N
+           search_seed=S prune=asha|median) */
+        if (s->text[F_SEARCH].text[0]) append_word(sb, "search=random");
+        append_word(sb, s->text[F_SEARCH].text);
         append_word(sb, s->text[F_BUDGET].text);
     }
     append_word(sb, s->text[F_EXTRA].text);
@@ -257,7 +280,7 @@ static void recompute(SweepScreen *s)
     s->error[0] = s->warning[0] = 0;
     s->n_jobs = 0;
     s->estimate_seconds = 0;
-    s->estimate_basis[0] = 0;
+    s->estimate_basis[0] = s->estimate_prune[0] = 0;
     Sweep sw;
     if (parse_form(s, &sw, s->error) == 0) {
         s->n_jobs = sw.n_jobs;
@@ -282,7 +305,7 @@ static void recompute(SweepScreen *s)
 static const struct {
     const char *key;
     int field;
-} FORM_TEXT[] = {{"data", F_DATA},   {"axes", F_AXES},         {"budget", F_BUDGET},
+} FORM_TEXT[] = {{"data", F_DATA},   {"axes", F_AXES},         {"search", F_SEARCH}, {"budget", F_BUDGET},
                  {"extra", F_EXTRA}, {"priority", F_PRIORITY}, {"hours", F_HOURS}};
 #define N_FORM_TEXT ((int)(sizeof FORM_TEXT / sizeof FORM_TEXT[0]))
 
@@ -397,6 +420,11 @@ static void draw_text_field(SweepScreen *s, UiContext *ctx, int f, int y, int x,
     int editing = s->editing && s->field == f;
     if (!editing && !field_enabled(s, f)) {
         ui_text(y, x, width, ui_attr(ctx, UI_PAIR_DIM) | A_UNDERLINE, "%s", "(from the preset)");
+        return;
+    }
+    if (!editing && f == F_SEARCH && !s->text[f].text[0]) {
+        ui_text(y, x, width, ui_attr(ctx, UI_PAIR_DIM) | A_UNDERLINE, "%s",
+                "(a grid; random: trials=N search_seed=S prune=asha|median)");
         return;
     }
     ui_field_draw(&s->text[f], editing, y, x, width);
@@ -518,6 +546,8 @@ static void sweep_draw(void *state, UiContext *ctx, int top, int height, int wid
     int y = top + 2, bottom = top + height;
     int x = LABEL_WIDTH + 2, fw = width - x - 1;
     for (int f = 0; f < N_FIELDS && y < bottom; f++) {
+        /* a grid's Search and a preset's Conclusive share a row */
+        if (s->preset >= 0 ? f == F_SEARCH : f == F_UNTIL || f == F_HOURS) continue;
         int focused = s->field == f, enabled = field_enabled(s, f);
         int label_attr = focused ? ui_attr(ctx, UI_PAIR_SELECTED) | (int)A_BOLD : enabled ? (int)A_BOLD : dim;
         if (f != F_QUEUE && f != F_HOURS) ui_text(y, 1, LABEL_WIDTH, label_attr, "%-*s", LABEL_WIDTH, LABELS[f]);
@@ -551,10 +581,9 @@ static void sweep_draw(void *state, UiContext *ctx, int top, int height, int wid
             y++;
             break;
         }
-        case F_UNTIL:   /* one row with F_HOURS, which ends it */
-            if (!enabled) ui_text(y, x, fw, dim, "(a preset's claims decide when to stop: pick a preset)");
-            else ui_text(y, x, fw, focused ? ui_attr(ctx, UI_PAIR_SELECTED) : (s->until ? (int)A_BOLD : 0),
-                         "[%c] until every claim is decided", s->until ? 'x' : ' ');
+        case F_UNTIL:   /* one row with F_HOURS, which ends it (a preset's only) */
+            ui_text(y, x, fw, focused ? ui_attr(ctx, UI_PAIR_SELECTED) : (s->until ? (int)A_BOLD : 0),
+                    "[%c] until every claim is decided", s->until ? 'x' : ' ');
             break;
         case F_HOURS: {
             int hx = x + UNTIL_WIDTH;   /* beside the checkbox */
@@ -611,8 +640,9 @@ static void sweep_draw(void *state, UiContext *ctx, int top, int height, int wid
         char when[32];
         fmt_duration(s->estimate_seconds, when, sizeof when);
         char line[512];
-        int len = snprintf(line, sizeof line, "~%s, one job after another (an estimate; tokens/s: %s)",
-                           when, s->estimate_basis);
+        int len = snprintf(line, sizeof line, "%s%s, one job after another (an estimate; tokens/s: %s)",
+                           s->estimate_prune[0] ? "" : "~", s->estimate_prune[0] ? s->estimate_prune : when,
+                           s->estimate_basis);
         if (s->until && s->preset >= 0 && len < (int)sizeof line)
             snprintf(line + len, sizeof line - (size_t)len, "; until conclusive: at most %s CPU hours in all (the cap)",
                      s->text[F_HOURS].text);

@@ -44,7 +44,7 @@ keys Up Enter C-u
 TM send-keys -t ui -l "$T/one"; sleep 0.2
 keys Enter
 check form_data_error ui 5 "has no recognisable splits"
-keys Down Down Down Down Down Enter
+keys Down Down Down Down Down Down Enter   # Axes, Search, Budget, Extra, Priority, Queue
 sleep 0.5
 n=$(q "$DB" "select count(*) from runs")
 [ "$n" = 1 ] && pass form_data_not_queued || fail form_data_not_queued "$n runs; $(screen ui)"

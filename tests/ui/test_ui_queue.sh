@@ -104,7 +104,7 @@ keys Enter; wait_screen "editing:" 5 || { fail bad_grid "not editing"; shown; ex
 keys C-u; text "layers=1,2 heads=q,4"
 if wait_screen "heads=q is not a whole number" 5 && grep -q "does not parse" "$T/screen"; then pass bad_grid_error
 else fail bad_grid_error "no parse error shown"; shown; fi
-keys Enter; keys Down; keys Down; keys Down; keys Down; keys Enter   # Budget, Extra, Priority, Queue
+keys Enter; keys Down; keys Down; keys Down; keys Down; keys Down; keys Enter   # Search, Budget, Extra, Priority, Queue
 sleep 0.5
 if wait_screen "not queued" 3 && [ "$(q "$DB" "select count(*) from runs")" = "$runs_before" ]; then pass bad_grid_queues_nothing
 else fail bad_grid_queues_nothing "runs $runs_before -> $(q "$DB" "select count(*) from runs")"; shown; fi

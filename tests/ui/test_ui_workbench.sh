@@ -38,7 +38,7 @@ TM send-keys -t A Down Enter "d=64 n_ctx=32 batch=8 heads=2 eval_every=50 thread
 check form_jobs A 5 "Queue 4 jobs"
 check form_same_as A 5 "mixbench sweep arch=attention,mixer task=clm layers=1,2 steps=200"
 screen A | grep -q "Time  *~" && pass form_estimate || fail form_estimate "$(screen A)"
-TM send-keys -t A Down Down Enter
+TM send-keys -t A Down Down Down Enter   # Priority, Search, [ Queue ]
 check queued_message A 5 "queued sweep 1 .*4 jobs"
 [ "$(q "$DB" "select count(*) from runs where sweep_id = 1")" = 4 ] && pass queued_in_store ||
   fail queued_in_store "$(q "$DB" "select id, status from runs")"

@@ -1,0 +1,246 @@
+/*
+ * grad_buckets.c — grad_buckets.h: the block ranges of the dense gradient,
+ * the per-block hook of the overlapped exchange, and the blocking one.
+ */
+#include "engine/grad_buckets.h"
+
+#include <assert.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/common.h"
+#include "engine/ops.h"
+
+typedef struct {
+    GradBuckets *b;
+    int thread;
+} Hook;
+
+struct GradBuckets {
+    Dist *dist;
+    Work *works;
+    int n_threads;
+    int layers;
+    int n_blocks;            /* stacks x layers: block s * layers + l */
+    GradRange *blocks;       /* [n_blocks] */
+    GradRange *rest;         /* [n_rest] */
+    int n_rest;
+    DistSums *sums;          /* overlap only */
+    Hook *hooks;             /* [n_threads] */
+    atomic_int *threads_done;   /* [n_blocks] threads past the block's backward */
+    atomic_int *summed;         /* [n_blocks] 1: thread 0's buffer holds the threads' sum */
+    int *order;              /* [n_blocks] the blocks in the order thread 0 finished them */
+    int n_finished, n_started;
+    double mpi_seconds;      /* this step's, thread 0 */
+    int failed;
+    char err[ERR_LEN];       /* the hook's failure, reported by finish */
+};
+
+/* [lo, hi) of block l of stack s: its dense parameters' span. */
+static GradRange block_range(const Model *m, int s, int l)
+{
+    const BlockParams *bp = &m->stacks[s].blocks[l];
+    int idx[MIX_MAX_PARAMS + 8], n = 0;
+    int fixed[] = {bp->ln1_w, bp->ln1_b, bp->ln2_w, bp->ln2_b, bp->w1, bp->b1, bp->w2, bp->b2};
+    for (size_t k = 0; k < sizeof fixed / sizeof fixed[0]; k++)
+        if (fixed[k] >= 0) idx[n++] = fixed[k];
+    for (int k = 0; k < bp->n_mix; k++) idx[n++] = bp->mix0 + k;
+    GradRange r = {(size_t)-1, 0};
+    for (int k = 0; k < n; k++) {
+        const Param *p = &m->params[idx[k]];
+        if (p->sparse_rows) continue;
+        if (p->offset < r.lo) r.lo = p->offset;
+        if (p->offset + p->numel > r.hi) r.hi = p->offset + p->numel;
+    }
+    if (r.hi == 0) r.lo = 0;
+    return r;
+}
+
+static int by_lo(const void *a, const void *b)
+{
+    const GradRange *x = a, *y = b;
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* The blocks' ranges, checked to hold no other block's or the rest's
+   parameters, and the gaps between them as the rest. */
+static int plan(GradBuckets *b, const Model *m, char *err)
+{
+    for (int s = 0; s < m->n_stacks; s++)
+        for (int l = 0; l < b->layers; l++) b->blocks[s * b->layers + l] = block_range(m, s, l);
+    GradRange *sorted = malloc(sizeof *sorted * (size_t)b->n_blocks);
+    if (!sorted) return err_set(err, "out of memory");
+    memcpy(sorted, b->blocks, sizeof *sorted * (size_t)b->n_blocks);
+    qsort(sorted, (size_t)b->n_blocks, sizeof *sorted, by_lo);
+    size_t at = 0;
+    for (int k = 0; k < b->n_blocks; k++) {
+        if (sorted[k].lo < at) {
+            free(sorted);
+            return err_set(err, "internal error: two blocks' gradients overlap");
+        }
+        if (sorted[k].lo > at) b->rest[b->n_rest++] = (GradRange){at, sorted[k].lo};
+        at = sorted[k].hi > at ? sorted[k].hi : at;
+    }
+    if (at < m->n_dense_floats) b->rest[b->n_rest++] = (GradRange){at, m->n_dense_floats};
+    free(sorted);
+    /* every dense parameter lies whole in exactly one range, blocks or rest */
+    for (int i = 0; i < m->n_params; i++) {
+        const Param *p = &m->params[i];
+        if (p->sparse_rows) continue;
+        int whole = 0, cut = 0;
+        for (int k = 0; k < b->n_blocks + b->n_rest; k++) {
+            const GradRange *r = k < b->n_blocks ? &b->blocks[k] : &b->rest[k - b->n_blocks];
+            int in = p->offset >= r->lo && p->offset + p->numel <= r->hi;
+            whole += in;
+            cut += !in && p->offset < r->hi && p->offset + p->numel > r->lo;
+        }
+        if (whole != 1 || cut) return err_set(err, "internal error: parameter %s straddles gradient buckets", p->name);
+    }
+    return 0;
+}
+
+static void on_block_done(void *arg, int stack, int block);
+
+int grad_buckets_create(GradBuckets **out, const Model *m, Work *works, int n_threads, Dist *d, int overlap,
+                        char *err)
+{
+    assert(out && m && works && n_threads > 0 && dist_size(d) > 1);
+    *out = NULL;
+    GradBuckets *b = calloc(1, sizeof *b);
+    if (!b) return err_set(err, "out of memory");
+    b->dist = d;
+    b->works = works;
+    b->n_threads = n_threads;
+    b->layers = m->cfg.layers;
+    b->n_blocks = m->n_stacks * m->cfg.layers;
+    b->blocks = calloc((size_t)b->n_blocks, sizeof *b->blocks);
+    b->rest = calloc((size_t)b->n_blocks + 1, sizeof *b->rest);
+    b->hooks = calloc((size_t)n_threads, sizeof *b->hooks);
+    b->threads_done = calloc((size_t)b->n_blocks, sizeof *b->threads_done);
+    b->summed = calloc((size_t)b->n_blocks, sizeof *b->summed);
+    b->order = calloc((size_t)b->n_blocks, sizeof *b->order);
+    if (!b->blocks || !b->rest || !b->hooks || !b->threads_done || !b->summed || !b->order) {
+        grad_buckets_free(b);
+        return err_set(err, "out of memory for the gradient buckets");
+    }
+    if (plan(b, m, err) || (overlap && dist_sums_create(&b->sums, d, b->n_blocks + b->n_rest, err))) {
+        grad_buckets_free(b);
+        return -1;
+    }
+    if (overlap)
+        for (int i = 0; i < n_threads; i++) {
+            b->hooks[i] = (Hook){b, i};
+            works[i].block_done = on_block_done;
+            works[i].block_done_arg = &b->hooks[i];
+        }
+    *out = b;
+    return 0;
+}
+
+void grad_buckets_free(GradBuckets *b)
+{
+    if (!b) return;
+    if (b->sums)
+        for (int i = 0; i < b->n_threads; i++) b->works[i].block_done = NULL;
+    dist_sums_free(b->sums);
+    free(b->blocks);
+    free(b->rest);
+    free(b->hooks);
+    free(b->threads_done);
+    free(b->summed);
+    free(b->order);
+    free(b);
+}
+
+const GradRange *grad_buckets_rest(const GradBuckets *b, int *count)
+{
+    *count = b->n_rest;
+    return b->rest;
+}
+
+double grad_buckets_seconds(const GradBuckets *b) { return b->mpi_seconds; }
+
+void grad_buckets_begin(GradBuckets *b)
+{
+    assert(b && b->sums);
+    for (int k = 0; k < b->n_blocks; k++) {
+        atomic_store(&b->threads_done[k], 0);
+        atomic_store(&b->summed[k], 0);
+    }
+    b->n_finished = b->n_started = 0;
+    b->mpi_seconds = 0.0;
+    b->failed = 0;
+}
+
+/* Thread 0's buffer over r += every other thread's, in thread order. */
+static void sum_threads(GradBuckets *b, GradRange r)
+{
+    float *sum = b->works[0].grads;
+    for (int k = 1; k < b->n_threads; k++) vec_acc(sum + r.lo, b->works[k].grads + r.lo, r.hi - r.lo);
+}
+
+/* Thread 0: starts, in its own finishing order, the blocks whose sum over
+   threads is ready, then lets the sums in flight progress. */
+static int start_ready(GradBuckets *b, char *err)
+{
+    double start = now_seconds();
+    int rc = 0;
+    while (!rc && b->n_started < b->n_finished && atomic_load(&b->summed[b->order[b->n_started]])) {
+        GradRange r = b->blocks[b->order[b->n_started++]];
+        rc = dist_sums_start(b->sums, b->works[0].grads + r.lo, r.hi - r.lo, err);
+    }
+    if (!rc) rc = dist_sums_progress(b->sums, err);
+    b->mpi_seconds += now_seconds() - start;
+    return rc;
+}
+
+static void on_block_done(void *arg, int stack, int block)
+{
+    Hook *h = arg;
+    GradBuckets *b = h->b;
+    int k = stack * b->layers + block;
+    assert(k >= 0 && k < b->n_blocks);
+    if (atomic_fetch_add(&b->threads_done[k], 1) == b->n_threads - 1) {
+        sum_threads(b, b->blocks[k]);
+        atomic_store(&b->summed[k], 1);
+    }
+    if (h->thread != 0 || b->failed) return;
+    b->order[b->n_finished++] = k;
+    if (start_ready(b, b->err)) b->failed = 1;
+}
+
+int grad_buckets_start_blocks(GradBuckets *b, char *err)
+{
+    assert(b && b->sums);
+    if (b->failed) return err_set(err, "%s", b->err);
+    if (b->n_finished != b->n_blocks) return err_set(err, "internal error: %d of %d blocks ran backward",
+                                                     b->n_finished, b->n_blocks);
+    return start_ready(b, err);   /* every thread is past backward: every block is summed */
+}
+
+int grad_buckets_finish(GradBuckets *b, char *err)
+{
+    assert(b && b->sums && b->n_started == b->n_blocks);
+    double start = now_seconds();
+    int rc = 0;
+    for (int k = 0; k < b->n_rest && !rc; k++)
+        rc = dist_sums_start(b->sums, b->works[0].grads + b->rest[k].lo, b->rest[k].hi - b->rest[k].lo, err);
+    if (!rc) rc = dist_sums_wait(b->sums, err);
+    b->mpi_seconds += now_seconds() - start;
+    return rc;
+}
+
+int grad_buckets_allreduce(GradBuckets *b, char *err)
+{
+    assert(b);
+    double start = now_seconds();
+    float *grads = b->works[0].grads;
+    int rc = 0;
+    for (int k = 0; k < b->n_blocks && !rc; k++)
+        rc = dist_allreduce_floats(b->dist, grads + b->blocks[k].lo, b->blocks[k].hi - b->blocks[k].lo, err);
+    for (int k = 0; k < b->n_rest && !rc; k++)
+        rc = dist_allreduce_floats(b->dist, grads + b->rest[k].lo, b->rest[k].hi - b->rest[k].lo, err);
+    b->mpi_seconds = now_seconds() - start;
+    return rc;
+}

@@ -137,6 +137,12 @@ int dist_init(Dist **out, char *err)
         free(d);
         return -1;
     }
+    /* Open MPI 4.1's non-blocking all-reduce picks a binomial tree (reduce
+       to rank 0, then broadcast: 2 log2(N) x the bytes through rank 0's
+       link) whenever the sum is in place; Rabenseifner's reduce-scatter +
+       all-gather moves 2 (N-1)/N x, as a ring does.  A value the user set
+       (mpirun --mca, the environment) stays. */
+    setenv("OMPI_MCA_coll_libnbc_iallreduce_algorithm", "3", 0);
     int provided = 0;
     if (d->f.init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
         free(d);

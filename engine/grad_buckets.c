@@ -15,6 +15,7 @@
 typedef struct {
     GradBuckets *b;
     int thread;
+    int past_head;   /* this step's first block is done: the head's gradient came before */
 } Hook;
 
 struct GradBuckets {
@@ -23,14 +24,16 @@ struct GradBuckets {
     int n_threads;
     int layers;
     int n_blocks;            /* stacks x layers: block s * layers + l */
-    GradRange *blocks;       /* [n_blocks] */
+    GradRange *blocks;       /* [n_blocks + 1]: the blocks, then the head */
+    int n_early;             /* buckets ready during backward: blocks, and the
+                                head (lm_head, not tied) when it has one */
     GradRange *rest;         /* [n_rest] */
     int n_rest;
     DistSums *sums;          /* overlap only */
     Hook *hooks;             /* [n_threads] */
-    atomic_int *threads_done;   /* [n_blocks] threads past the block's backward */
-    atomic_int *summed;         /* [n_blocks] 1: thread 0's buffer holds the threads' sum */
-    int *order;              /* [n_blocks] the blocks in the order thread 0 finished them */
+    atomic_int *threads_done;   /* [n_early] threads past the bucket's backward */
+    atomic_int *summed;         /* [n_early] 1: thread 0's buffer holds the threads' sum */
+    int *order;              /* [n_early] the buckets in the order thread 0 finished them */
     int n_finished, n_started;
     double mpi_seconds;      /* this step's, thread 0 */
     int failed;
@@ -63,21 +66,35 @@ static int by_lo(const void *a, const void *b)
     return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
-/* The blocks' ranges, checked to hold no other block's or the rest's
-   parameters, and the gaps between them as the rest. */
+/* The head's range: lm_head.w and .b, added last by model.c, whose
+   gradient every task computes before any block's (the loss comes first);
+   tied to tok_emb, the weight's gradient is final only after the
+   embeddings' backward and stays in the rest. */
+static GradRange head_range(const Model *m)
+{
+    const Param *w = &m->params[m->head_w], *bias = &m->params[m->head_b];
+    if (bias->sparse_rows || (!m->cfg.tie && w->sparse_rows)) return (GradRange){0, 0};
+    return (GradRange){m->cfg.tie ? bias->offset : w->offset, bias->offset + bias->numel};
+}
+
+/* The blocks' and the head's ranges, checked to hold no other one's or
+   the rest's parameters, and the gaps between them as the rest. */
 static int plan(GradBuckets *b, const Model *m, char *err)
 {
     for (int s = 0; s < m->n_stacks; s++)
         for (int l = 0; l < b->layers; l++) b->blocks[s * b->layers + l] = block_range(m, s, l);
-    GradRange *sorted = malloc(sizeof *sorted * (size_t)b->n_blocks);
+    GradRange head = head_range(m);
+    b->n_early = b->n_blocks + (head.hi > head.lo);
+    b->blocks[b->n_blocks] = head;
+    GradRange *sorted = malloc(sizeof *sorted * (size_t)b->n_early);
     if (!sorted) return err_set(err, "out of memory");
-    memcpy(sorted, b->blocks, sizeof *sorted * (size_t)b->n_blocks);
-    qsort(sorted, (size_t)b->n_blocks, sizeof *sorted, by_lo);
+    memcpy(sorted, b->blocks, sizeof *sorted * (size_t)b->n_early);
+    qsort(sorted, (size_t)b->n_early, sizeof *sorted, by_lo);
     size_t at = 0;
-    for (int k = 0; k < b->n_blocks; k++) {
+    for (int k = 0; k < b->n_early; k++) {
         if (sorted[k].lo < at) {
             free(sorted);
-            return err_set(err, "internal error: two blocks' gradients overlap");
+            return err_set(err, "internal error: two buckets of the gradient overlap");
         }
         if (sorted[k].lo > at) b->rest[b->n_rest++] = (GradRange){at, sorted[k].lo};
         at = sorted[k].hi > at ? sorted[k].hi : at;
@@ -89,8 +106,8 @@ static int plan(GradBuckets *b, const Model *m, char *err)
         const Param *p = &m->params[i];
         if (p->sparse_rows) continue;
         int whole = 0, cut = 0;
-        for (int k = 0; k < b->n_blocks + b->n_rest; k++) {
-            const GradRange *r = k < b->n_blocks ? &b->blocks[k] : &b->rest[k - b->n_blocks];
+        for (int k = 0; k < b->n_early + b->n_rest; k++) {
+            const GradRange *r = k < b->n_early ? &b->blocks[k] : &b->rest[k - b->n_early];
             int in = p->offset >= r->lo && p->offset + p->numel <= r->hi;
             whole += in;
             cut += !in && p->offset < r->hi && p->offset + p->numel > r->lo;
@@ -114,23 +131,24 @@ int grad_buckets_create(GradBuckets **out, const Model *m, Work *works, int n_th
     b->n_threads = n_threads;
     b->layers = m->cfg.layers;
     b->n_blocks = m->n_stacks * m->cfg.layers;
-    b->blocks = calloc((size_t)b->n_blocks, sizeof *b->blocks);
-    b->rest = calloc((size_t)b->n_blocks + 1, sizeof *b->rest);
+    size_t n_early = (size_t)b->n_blocks + 1;   /* at most: the head too */
+    b->blocks = calloc(n_early, sizeof *b->blocks);
+    b->rest = calloc(n_early + 1, sizeof *b->rest);
     b->hooks = calloc((size_t)n_threads, sizeof *b->hooks);
-    b->threads_done = calloc((size_t)b->n_blocks, sizeof *b->threads_done);
-    b->summed = calloc((size_t)b->n_blocks, sizeof *b->summed);
-    b->order = calloc((size_t)b->n_blocks, sizeof *b->order);
+    b->threads_done = calloc(n_early, sizeof *b->threads_done);
+    b->summed = calloc(n_early, sizeof *b->summed);
+    b->order = calloc(n_early, sizeof *b->order);
     if (!b->blocks || !b->rest || !b->hooks || !b->threads_done || !b->summed || !b->order) {
         grad_buckets_free(b);
         return err_set(err, "out of memory for the gradient buckets");
     }
-    if (plan(b, m, err) || (overlap && dist_sums_create(&b->sums, d, b->n_blocks + b->n_rest, err))) {
+    if (plan(b, m, err) || (overlap && dist_sums_create(&b->sums, d, b->n_early + b->n_rest, err))) {
         grad_buckets_free(b);
         return -1;
     }
     if (overlap)
         for (int i = 0; i < n_threads; i++) {
-            b->hooks[i] = (Hook){b, i};
+            b->hooks[i] = (Hook){b, i, 0};
             works[i].block_done = on_block_done;
             works[i].block_done_arg = &b->hooks[i];
         }
@@ -164,10 +182,11 @@ double grad_buckets_seconds(const GradBuckets *b) { return b->mpi_seconds; }
 void grad_buckets_begin(GradBuckets *b)
 {
     assert(b && b->sums);
-    for (int k = 0; k < b->n_blocks; k++) {
+    for (int k = 0; k < b->n_early; k++) {
         atomic_store(&b->threads_done[k], 0);
         atomic_store(&b->summed[k], 0);
     }
+    for (int i = 0; i < b->n_threads; i++) b->hooks[i].past_head = 0;
     b->n_finished = b->n_started = 0;
     b->mpi_seconds = 0.0;
     b->failed = 0;
@@ -195,18 +214,28 @@ static int start_ready(GradBuckets *b, char *err)
     return rc;
 }
 
+/* Bucket k is final on thread h: the last thread there sums the threads'
+   buffers over it; thread 0 notes its order. */
+static void bucket_done(Hook *h, int k)
+{
+    GradBuckets *b = h->b;
+    if (atomic_fetch_add(&b->threads_done[k], 1) == b->n_threads - 1) {
+        sum_threads(b, b->blocks[k]);
+        atomic_store(&b->summed[k], 1);
+    }
+    if (h->thread == 0) b->order[b->n_finished++] = k;
+}
+
 static void on_block_done(void *arg, int stack, int block)
 {
     Hook *h = arg;
     GradBuckets *b = h->b;
     int k = stack * b->layers + block;
     assert(k >= 0 && k < b->n_blocks);
-    if (atomic_fetch_add(&b->threads_done[k], 1) == b->n_threads - 1) {
-        sum_threads(b, b->blocks[k]);
-        atomic_store(&b->summed[k], 1);
-    }
+    if (!h->past_head && b->n_early > b->n_blocks) bucket_done(h, b->n_blocks);
+    h->past_head = 1;
+    bucket_done(h, k);
     if (h->thread != 0 || b->failed) return;
-    b->order[b->n_finished++] = k;
     if (start_ready(b, b->err)) b->failed = 1;
 }
 
@@ -214,14 +243,14 @@ int grad_buckets_start_blocks(GradBuckets *b, char *err)
 {
     assert(b && b->sums);
     if (b->failed) return err_set(err, "%s", b->err);
-    if (b->n_finished != b->n_blocks) return err_set(err, "internal error: %d of %d blocks ran backward",
-                                                     b->n_finished, b->n_blocks);
-    return start_ready(b, err);   /* every thread is past backward: every block is summed */
+    if (b->n_finished != b->n_early)
+        return err_set(err, "internal error: backward finished %d of %d gradient buckets", b->n_finished, b->n_early);
+    return start_ready(b, err);   /* every thread is past backward: every bucket is summed */
 }
 
 int grad_buckets_finish(GradBuckets *b, char *err)
 {
-    assert(b && b->sums && b->n_started == b->n_blocks);
+    assert(b && b->sums && b->n_started == b->n_early);
     double start = now_seconds();
     int rc = 0;
     for (int k = 0; k < b->n_rest && !rc; k++)
@@ -237,7 +266,7 @@ int grad_buckets_allreduce(GradBuckets *b, char *err)
     double start = now_seconds();
     float *grads = b->works[0].grads;
     int rc = 0;
-    for (int k = 0; k < b->n_blocks && !rc; k++)
+    for (int k = 0; k < b->n_early && !rc; k++)
         rc = dist_allreduce_floats(b->dist, grads + b->blocks[k].lo, b->blocks[k].hi - b->blocks[k].lo, err);
     for (int k = 0; k < b->n_rest && !rc; k++)
         rc = dist_allreduce_floats(b->dist, grads + b->rest[k].lo, b->rest[k].hi - b->rest[k].lo, err);

@@ -4,16 +4,17 @@
  * below it (PyTorch DDP's gradient buckets, Horovod's fusion buffer).
  *
  * A bucket per block (model.c adds a block's parameters together, so they
- * are one range of the gradient), and the ranges between them (embeddings,
- * final norms, head) as "the rest".  Overlapping (MIXBENCH_ALLREDUCE=
- * overlap), every thread's Work calls the hook after each block's backward:
- * the last thread to finish a block sums the threads' buffers over its
- * range into thread 0's, in thread order (the trainer's own order, so the
- * bits do not change), and thread 0 (the only thread that calls MPI)
- * starts its MPI_Iallreduce at its next block boundary, in the order it
- * finished the blocks itself (the same on every rank), and lets Open MPI
- * progress the sums in flight.  Blocking (mpi): every bucket in turn after
- * backward.
+ * are one range of the gradient), one for the head (lm_head, final before
+ * any block's: the loss comes first), and the ranges between them
+ * (embeddings, final norms) as "the rest", final only after backward.
+ * Overlapping (MIXBENCH_ALLREDUCE=overlap), every thread's Work calls the
+ * hook after each block's backward: the last thread to finish a bucket
+ * sums the threads' buffers over its range into thread 0's, in thread
+ * order (the trainer's own order, so the bits do not change), and thread 0
+ * (the only thread that calls MPI) starts its MPI_Iallreduce at its next
+ * block boundary, in the order it finished the buckets itself (the same on
+ * every rank), and lets Open MPI progress the sums in flight.  Blocking
+ * (mpi): every bucket in turn after backward.
  *
  * Not for: the threads' sum of the rest, the sparse rows, the norm, the
  * update (trainer.c); what a bucket is summed with (engine/dist.h).
@@ -38,7 +39,7 @@ int grad_buckets_create(GradBuckets **out, const Model *m, Work *works, int n_th
                         char *err);
 void grad_buckets_free(GradBuckets *b);
 
-/* The ranges outside every block, for the trainer's threads' sum. */
+/* The ranges outside every block and the head, for the trainer's threads' sum. */
 const GradRange *grad_buckets_rest(const GradBuckets *b, int *count);
 
 /* Overlap, before a step's backward: no block done, nothing in flight. */

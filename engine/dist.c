@@ -103,7 +103,8 @@ static int load(Dist *d, char *err)
     d->byte = (MPI_Datatype)dlsym(d->lib, "ompi_mpi_byte");
     d->flt = (MPI_Datatype)dlsym(d->lib, "ompi_mpi_float");
     d->sum = (MPI_Op)dlsym(d->lib, "ompi_mpi_op_sum");
-    if (!d->world || !d->byte || !d->flt || !d->sum) return err_set(err, "libmpi is not Open MPI's (no ompi_mpi_comm_world)");
+    if (!d->world || !d->byte || !d->flt || !d->sum)
+        return err_set(err, "libmpi is not Open MPI's (no ompi_mpi_comm_world)");
     return 0;
 }
 

@@ -40,6 +40,14 @@ struct GradBuckets {
     char err[ERR_LEN];       /* the hook's failure, reported by finish */
 };
 
+/* The end of p's slot: model.c pads every tensor to 16 floats, and the
+   padding goes with it (not a bucket of its own between two blocks). */
+static size_t slot_end(const Model *m, const Param *p)
+{
+    size_t end = p->offset + ((p->numel + 15) & ~(size_t)15);
+    return end < m->n_dense_floats ? end : m->n_dense_floats;
+}
+
 /* [lo, hi) of block l of stack s: its dense parameters' span. */
 static GradRange block_range(const Model *m, int s, int l)
 {
@@ -54,7 +62,7 @@ static GradRange block_range(const Model *m, int s, int l)
         const Param *p = &m->params[idx[k]];
         if (p->sparse_rows) continue;
         if (p->offset < r.lo) r.lo = p->offset;
-        if (p->offset + p->numel > r.hi) r.hi = p->offset + p->numel;
+        if (slot_end(m, p) > r.hi) r.hi = slot_end(m, p);
     }
     if (r.hi == 0) r.lo = 0;
     return r;
@@ -74,7 +82,7 @@ static GradRange head_range(const Model *m)
 {
     const Param *w = &m->params[m->head_w], *bias = &m->params[m->head_b];
     if (bias->sparse_rows || (!m->cfg.tie && w->sparse_rows)) return (GradRange){0, 0};
-    return (GradRange){m->cfg.tie ? bias->offset : w->offset, bias->offset + bias->numel};
+    return (GradRange){m->cfg.tie ? bias->offset : w->offset, slot_end(m, bias)};
 }
 
 /* The blocks' and the head's ranges, checked to hold no other one's or

@@ -15,7 +15,7 @@ MB=${MB:-./mixbench}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 out=$(mktemp -d)
 for c in $CONFIGS; do
-  secs=10; [ "$c" = M ] && secs=25
+  secs=20; [ "$c" = M ] && secs=40
   for r in $(seq "$R"); do
     for m in ring mpi overlap; do
       MIXBENCH_ALLREDUCE=$m mpirun -q --oversubscribe -np 2 "$MB" bench --arch "$ARCH" --task clm --config "$c" \

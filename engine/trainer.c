@@ -23,8 +23,8 @@
  * the same gradient and applies the same AdamW update: N ranks x 1 thread
  * computes what 1 process x N threads does (bit for bit at 2 ranks; at 3 or
  * more, Open MPI's order of the sum may differ from the threads', to
- * float32 rounding).  Rank 0's wall time of each step is broadcast, so a seconds budget
- * ends on the same step everywhere.
+ * float32 rounding).  Rank 0's wall time of each step is broadcast, so a
+ * seconds budget ends on the same step everywhere.
  *
  * Resumable checkpoints (trainer_save / trainer_resume) hold the weights,
  * the AdamW moments and a "train_state" metadata entry: a JSON object of
@@ -390,21 +390,20 @@ static int exchange_sparse(Trainer *t, char *err)
    step (overlapping: the MPI calls on thread 0, during backward and here). */
 static int exchange_grads(Trainer *t, char *err)
 {
-    double start = now_seconds(), dense = 0.0;
+    double dense = 0.0;   /* overlap: the buckets' MPI time, during backward and here */
     if (t->sum_mode == DIST_SUM_OVERLAP) {
         if (grad_buckets_start_blocks(t->buckets, err)) return -1;
         pool_run(t->pool, reduce_rest, t);
         if (grad_buckets_finish(t->buckets, err)) return -1;
         dense = grad_buckets_seconds(t->buckets);
-        start = now_seconds();
     } else {
         pool_run(t->pool, reduce_grads, t);
-        start = now_seconds();
-        if (t->sum_mode == DIST_SUM_MPI ? grad_buckets_allreduce(t->buckets, err)
-                                        : dist_sum_floats(t->dist, t->works[0].grads, t->m->n_dense_floats,
-                                                          t->ring_scratch, err))
-            return -1;
     }
+    double start = now_seconds();
+    if (t->sum_mode == DIST_SUM_MPI && grad_buckets_allreduce(t->buckets, err)) return -1;
+    if (t->sum_mode == DIST_SUM_RING &&
+        dist_sum_floats(t->dist, t->works[0].grads, t->m->n_dense_floats, t->ring_scratch, err))
+        return -1;
     if (t->m->n_sparse && exchange_sparse(t, err)) return -1;
     t->comm_seconds = dense + now_seconds() - start;
     return 0;

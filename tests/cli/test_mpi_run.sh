@@ -63,6 +63,14 @@ for m in mpi ring; do
     pass "two_ranks_every_sum_same_bits[$m]"
   else fail "two_ranks_every_sum_same_bits[$m]" "$(diff <(metrics "sum-$m.db") <(metrics dispatcher-r.db) | head -4)"; fi
 done
+# 2 ranks x 2 threads: the hook's path, where the last thread done with a
+# block sums the threads' buffers over it while others still run backward;
+# the overlapped sum gives the ring's bits (the ring sums after backward)
+T2_RUN="run --arch pairconnect --task clm --d 36 --heads 2 --n_ctx 16 --batch 12 --steps 8 --quiet --threads 2"
+for m in overlap ring; do MIXBENCH_ALLREDUCE=$m $MPI -np 2 "$MB" $T2_RUN --db "t2-$m.db" >/dev/null 2>&1; done
+if [ -n "$(metrics t2-ring.db)" ] && [ "$(metrics t2-overlap.db)" = "$(metrics t2-ring.db)" ]; then
+  pass two_threads_a_rank_overlap_same_bits
+else fail two_threads_a_rank_overlap_same_bits "$(diff <(metrics t2-overlap.db) <(metrics t2-ring.db) | head -4)"; fi
 # 3 ranks: Open MPI's order of the sum is its algorithm's (by message size,
 # ranks, tuning), equal to the threads' to float32 rounding (mixer_3 above);
 # a launch is still bit-identical to the same launch again

@@ -22,7 +22,8 @@
  * values and add them in rank order.
  *
  * Threads: MPI is initialised MPI_THREAD_FUNNELED; only the thread that
- * called dist_init calls the functions below.
+ * called dist_init calls the functions below (the overlapped gradient sum
+ * calls them from pool thread 0, which is that thread: engine/pool.h).
  *
  * Not for: deciding what to send (the trainer, experiments/mpi_sweep.c).
  */

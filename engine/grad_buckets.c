@@ -181,11 +181,16 @@ void grad_buckets_free(GradBuckets *b)
 
 const GradRange *grad_buckets_rest(const GradBuckets *b, int *count)
 {
+    assert(b && count);
     *count = b->n_rest;
     return b->rest;
 }
 
-double grad_buckets_seconds(const GradBuckets *b) { return b->mpi_seconds; }
+double grad_buckets_seconds(const GradBuckets *b)
+{
+    assert(b);
+    return b->mpi_seconds;
+}
 
 void grad_buckets_begin(GradBuckets *b)
 {

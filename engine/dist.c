@@ -7,10 +7,18 @@
  * (MPI_COMM_WORLD, MPI_BYTE) are addresses of libmpi globals, taken here
  * with dlsym too, so the binary has no link-time reference to libmpi.
  * Every transfer is in MPI_BYTE pieces of at most 1 GiB (MPI counts are
- * int).
+ * int); gradient sums go as MPI_FLOAT with MPI_SUM, in place.
+ *
+ * How gradients are summed is the launch's MIXBENCH_ALLREDUCE (read in
+ * dist_init, the same on every rank or refused): overlap (the default,
+ * MPI_Iallreduce per bucket while backward runs on), mpi (a blocking
+ * MPI_Allreduce per bucket after backward) or ring (our own ring over
+ * MPI_Sendrecv, whose bits do not depend on Open MPI's choice of
+ * algorithm: docs/scale.md).
  */
 #include "engine/dist.h"
 
+#include <assert.h>
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -42,13 +50,22 @@ typedef struct {
     int (*bcast)(void *, int, MPI_Datatype, int, MPI_Comm);
     int (*allgather)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm);
     int (*allgatherv)(const void *, int, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, MPI_Comm);
+    int (*allreduce)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm);
+    int (*iallreduce)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Request *);
+    int (*testall)(int, MPI_Request *, int *, MPI_Status *);
+    int (*waitall)(int, MPI_Request *, MPI_Status *);
+    int (*comm_dup)(MPI_Comm, MPI_Comm *);
 } MpiFns;
 
 struct Dist {
     void *lib;
     MpiFns f;
     MPI_Comm world;
-    MPI_Datatype byte;
+    MPI_Comm sums_world;    /* world's copy for DistSums: sums in flight never
+                               meet the trainer's other collectives */
+    MPI_Datatype byte, flt;
+    MPI_Op sum;
+    DistSum sum_mode;       /* MIXBENCH_ALLREDUCE */
     int rank, size;
     int *counts, *displs;   /* [size] for allgatherv */
     double *gathered;       /* [64 * size] for dist_sum_doubles */
@@ -76,27 +93,57 @@ static int load(Dist *d, char *err)
         {"MPI_Recv", (void **)&d->f.recv},               {"MPI_Sendrecv", (void **)&d->f.sendrecv},
         {"MPI_Iprobe", (void **)&d->f.iprobe},           {"MPI_Get_count", (void **)&d->f.get_count},
         {"MPI_Bcast", (void **)&d->f.bcast},             {"MPI_Allgather", (void **)&d->f.allgather},
-        {"MPI_Allgatherv", (void **)&d->f.allgatherv},
+        {"MPI_Allgatherv", (void **)&d->f.allgatherv},   {"MPI_Allreduce", (void **)&d->f.allreduce},
+        {"MPI_Iallreduce", (void **)&d->f.iallreduce},   {"MPI_Testall", (void **)&d->f.testall},
+        {"MPI_Waitall", (void **)&d->f.waitall},         {"MPI_Comm_dup", (void **)&d->f.comm_dup},
     };
     const char *missing = dl_bind(d->lib, syms, sizeof syms / sizeof syms[0]);
     if (missing) return err_set(err, "libmpi has no %s: not an MPI library", missing);
     d->world = (MPI_Comm)dlsym(d->lib, "ompi_mpi_comm_world");
     d->byte = (MPI_Datatype)dlsym(d->lib, "ompi_mpi_byte");
-    if (!d->world || !d->byte) return err_set(err, "libmpi is not Open MPI's (no ompi_mpi_comm_world)");
+    d->flt = (MPI_Datatype)dlsym(d->lib, "ompi_mpi_float");
+    d->sum = (MPI_Op)dlsym(d->lib, "ompi_mpi_op_sum");
+    if (!d->world || !d->byte || !d->flt || !d->sum)
+        return err_set(err, "libmpi is not Open MPI's (no ompi_mpi_comm_world)");
     return 0;
+}
+
+static const char *const SUM_NAMES[] = {"overlap", "mpi", "ring"};
+
+/* MIXBENCH_ALLREDUCE: unset or empty is overlap. */
+static int parse_sum_mode(DistSum *mode, char *err)
+{
+    const char *v = getenv("MIXBENCH_ALLREDUCE");
+    *mode = DIST_SUM_OVERLAP;
+    if (!v || !*v) return 0;
+    for (int k = 0; k < 3; k++)
+        if (!strcmp(v, SUM_NAMES[k])) {
+            *mode = (DistSum)k;
+            return 0;
+        }
+    return err_set(err, "MIXBENCH_ALLREDUCE=%s: expected overlap, mpi or ring", v);
 }
 
 int dist_init(Dist **out, char *err)
 {
     *out = NULL;
     if (!dist_launched()) return 0;
+    DistSum mode;
+    if (parse_sum_mode(&mode, err)) return -1;
     Dist *d = calloc(1, sizeof *d);
     if (!d) return err_set(err, "out of memory");
+    d->sum_mode = mode;
     if (load(d, err)) {
         if (d->lib) dlclose(d->lib);
         free(d);
         return -1;
     }
+    /* Open MPI 4.1's non-blocking all-reduce picks a binomial tree (reduce
+       to rank 0, then broadcast: 2 log2(N) x the bytes through rank 0's
+       link) whenever the sum is in place; Rabenseifner's reduce-scatter +
+       all-gather moves 2 (N-1)/N x, as a ring does.  A value the user set
+       (mpirun --mca, the environment) stays. */
+    setenv("OMPI_MCA_coll_libnbc_iallreduce_algorithm", "3", 0);
     int provided = 0;
     if (d->f.init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
         free(d);
@@ -104,6 +151,10 @@ int dist_init(Dist **out, char *err)
     }
     d->f.comm_rank(d->world, &d->rank);
     d->f.comm_size(d->world, &d->size);
+    if (d->f.comm_dup(d->world, &d->sums_world) != MPI_SUCCESS) {
+        free(d);
+        return err_set(err, "MPI_Comm_dup failed");
+    }
     d->counts = calloc((size_t)d->size, sizeof(int));
     d->displs = calloc((size_t)d->size, sizeof(int));
     d->gathered = calloc((size_t)d->size * 64, sizeof(double));
@@ -111,9 +162,16 @@ int dist_init(Dist **out, char *err)
         dist_finalize(d);
         return err_set(err, "out of memory");
     }
+    if (dist_same(d, (uint64_t)mode, "has another MIXBENCH_ALLREDUCE than rank 0", err)) {
+        dist_finalize(d);
+        return -1;
+    }
     *out = d;
     return 0;
 }
+
+DistSum dist_sum_mode(const Dist *d) { return d ? d->sum_mode : DIST_SUM_OVERLAP; }
+const char *dist_sum_name(DistSum mode) { return SUM_NAMES[mode]; }
 
 void dist_finalize(Dist *d)
 {
@@ -182,6 +240,79 @@ int dist_sum_floats(Dist *d, float *x, size_t n, float *scratch, char *err)
         if (exchange(d, x + slo, shi - slo, x + rlo, rhi - rlo, err)) return -1;
     }
     return 0;
+}
+
+/* One MPI_FLOAT count: gradient buckets are far below 2^31 floats. */
+static int float_count(size_t n, char *err)
+{
+    if (n > (size_t)PIECE * 2 - 1) return err_set(err, "MPI: a gradient bucket of over 2^31 floats");
+    return 0;
+}
+
+int dist_allreduce_floats(Dist *d, float *x, size_t n, char *err)
+{
+    if (!d || d->size == 1 || n == 0) return 0;
+    if (float_count(n, err)) return -1;
+    return mpi_failed(d->f.allreduce(MPI_IN_PLACE, x, (int)n, d->flt, d->sum, d->world), "MPI_Allreduce", err);
+}
+
+struct DistSums {
+    Dist *d;
+    MPI_Request *requests;   /* [cap] */
+    int count, cap;
+};
+
+int dist_sums_create(DistSums **out, Dist *d, int cap, char *err)
+{
+    assert(d && cap > 0);
+    *out = NULL;
+    DistSums *s = calloc(1, sizeof *s);
+    if (s) s->requests = calloc((size_t)cap, sizeof(MPI_Request));
+    if (!s || !s->requests) {
+        free(s);
+        return err_set(err, "out of memory");
+    }
+    s->d = d;
+    s->cap = cap;
+    *out = s;
+    return 0;
+}
+
+void dist_sums_free(DistSums *s)
+{
+    if (!s) return;
+    free(s->requests);
+    free(s);
+}
+
+int dist_sums_start(DistSums *s, float *x, size_t n, char *err)
+{
+    assert(s && s->count < s->cap);
+    if (float_count(n, err)) return -1;
+    Dist *d = s->d;
+    return mpi_failed(d->f.iallreduce(MPI_IN_PLACE, x, (int)n, d->flt, d->sum, d->sums_world,
+                                      &s->requests[s->count++]),
+                      "MPI_Iallreduce", err);
+}
+
+int dist_sums_progress(DistSums *s, char *err)
+{
+    assert(s);
+    if (s->count == 0) return 0;
+    int all_done = 0;
+    if (mpi_failed(s->d->f.testall(s->count, s->requests, &all_done, MPI_STATUSES_IGNORE), "MPI_Testall", err))
+        return -1;
+    if (all_done) s->count = 0;   /* MPI_Testall freed them */
+    return 0;
+}
+
+int dist_sums_wait(DistSums *s, char *err)
+{
+    assert(s);
+    int n = s->count;
+    s->count = 0;
+    if (n == 0) return 0;
+    return mpi_failed(s->d->f.waitall(n, s->requests, MPI_STATUSES_IGNORE), "MPI_Waitall", err);
 }
 
 int dist_sum_doubles(Dist *d, double *x, int n, char *err)

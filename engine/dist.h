@@ -10,15 +10,20 @@
  * Dist means one process: rank 0 of 1, and every collective below is a
  * no-op on it.
  *
- * Reductions are ours, not MPI_Allreduce's: dist_sum_floats is a ring
- * (reduce-scatter, then all-gather; 2(N-1)/N of the bytes each way per rank),
- * each chunk summed by one rank in ring order and then copied to the
- * others, so every rank holds the same bits and a given N gives the same
- * numbers on every launch.  Small sums (dist_sum_doubles) gather every
- * rank's values and add them in rank order.
+ * Gradient sums: Open MPI's own collective by default, in place on
+ * buckets (dist_allreduce_floats, blocking; DistSums, MPI_Iallreduce, so a
+ * bucket is summed while backward computes the next), tuned by Open MPI per
+ * message size and network.  dist_sum_floats is our own ring
+ * (reduce-scatter, then all-gather over MPI_Sendrecv), kept for
+ * MIXBENCH_ALLREDUCE=ring: each chunk is summed by one rank in ring order,
+ * so its bits do not depend on which algorithm Open MPI picks (at 3 or more
+ * ranks the library's are equal only to float32 rounding; at 2 every
+ * algorithm adds a + b).  Small sums (dist_sum_doubles) gather every rank's
+ * values and add them in rank order.
  *
  * Threads: MPI is initialised MPI_THREAD_FUNNELED; only the thread that
- * called dist_init calls the functions below.
+ * called dist_init calls the functions below (the overlapped gradient sum
+ * calls them from pool thread 0, which is that thread: engine/pool.h).
  *
  * Not for: deciding what to send (the trainer, experiments/mpi_sweep.c).
  */
@@ -46,8 +51,29 @@ int dist_size(const Dist *d);   /* 1 for NULL */
 
 /* ---- collectives: every rank calls them, in the same order ---- */
 
-/* x[0, n) = the sum over ranks, the same bits on every rank; scratch holds
-   dist_sum_scratch(d, n) floats. */
+/* How this launch sums gradients (MIXBENCH_ALLREDUCE, the same on every
+   rank: dist_init refuses otherwise).  DIST_SUM_OVERLAP for NULL. */
+typedef enum { DIST_SUM_OVERLAP, DIST_SUM_MPI, DIST_SUM_RING } DistSum;
+DistSum dist_sum_mode(const Dist *d);
+const char *dist_sum_name(DistSum mode);   /* "overlap", "mpi", "ring" */
+
+/* x[0, n) = the sum over ranks: MPI_Allreduce in place (MPI_SUM). */
+int dist_allreduce_floats(Dist *d, float *x, size_t n, char *err);
+
+/* Sums in flight (MPI_Iallreduce in place), at most cap at once; started
+   in the same order on every rank, on a copy of the world communicator, so
+   the collectives above may run while they are in flight.  Open MPI moves them on only inside MPI
+   calls: dist_sums_progress (MPI_Testall) lets it, dist_sums_wait ends them
+   all.  A buffer may not be touched between its start and the wait. */
+typedef struct DistSums DistSums;
+int dist_sums_create(DistSums **out, Dist *d, int cap, char *err);
+void dist_sums_free(DistSums *s);
+int dist_sums_start(DistSums *s, float *x, size_t n, char *err);
+int dist_sums_progress(DistSums *s, char *err);
+int dist_sums_wait(DistSums *s, char *err);
+
+/* Our ring: x[0, n) = the sum over ranks, the same bits on every rank and
+   under any Open MPI tuning; scratch holds dist_sum_scratch(d, n) floats. */
 size_t dist_sum_scratch(const Dist *d, size_t n);
 int dist_sum_floats(Dist *d, float *x, size_t n, float *scratch, char *err);
 /* x[0, n) = the sum over ranks in rank order (n small: at most 64). */

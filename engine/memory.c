@@ -94,8 +94,10 @@ int job_memory_bytes_rank(const Config *c, int threads, int rank, int ranks, dou
         double width = (double)(p->numel / (size_t)p->shape[0]);
         exchange += 8.0 + (double)sparse_row_cap(p, B) * (4.0 + 4.0 * width);
     }
-    /* over ranks: the ring's scratch and the sparse rows sent and received */
-    if (ranks > 1) need->gradients += 4.0 * ((double)m.n_dense_floats / ranks + 1) + exchange * (1 + ranks);
+    /* over ranks: Open MPI's temporary copy of each gradient bucket in
+       flight (with overlap every one can be: the dense gradient once; the
+       ring needs 1/ranks of it) and the sparse rows sent and received */
+    if (ranks > 1) need->gradients += 4.0 * (double)m.n_dense_floats + exchange * (1 + ranks);
     need->data = data_bytes;
     int wl = m.task->window_len(&sized);
     need->other = (double)B * wl * 5.0 + 8.0 * B * sized.n_ctx + 8.0 * B + METRIC_BUFFER_BYTES +

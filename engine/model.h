@@ -129,6 +129,10 @@ typedef struct {
     int n_row_grads;                   /* sparse-row gradients (engine/sparse.h) */
     struct Gemm *gemm;                 /* this thread's product context:
                                           precision and counts (engine/gemm.h) */
+    /* called on this thread after each block's backward (stack, block):
+       that block's gradient is final (engine/grad_buckets.h); NULL: none */
+    void (*block_done)(void *arg, int stack, int block);
+    void *block_done_arg;
     void *arena;
     size_t arena_bytes;
 } Work;

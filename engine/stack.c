@@ -327,6 +327,7 @@ void stack_backward(const StackCall *c, int s, const int32_t *tokens, float *dou
             vec_acc(g, t2, Nd);
         /* g = dL/dx */
         if (l == c->zero_block) zero_positions(g, B, n, d, c->zero_from);
+        if (wk->block_done) wk->block_done(wk->block_done_arg, s, l);   /* block l's gradient is final */
     }
     memcpy(dx0, g, sizeof(float) * Nd);
 }

@@ -14,13 +14,17 @@
  * Over MPI ranks (trainer_create_dist): every rank draws the same B windows
  * (same seed, same generator) and takes its contiguous share of them, the
  * share it would have as one of that many threads; its threads split that
- * share.  After the threads' sum, the dense gradient is summed over ranks
- * with dist_sum_floats (a fixed-order ring), the sparse rows are gathered
- * from every rank and merged in rank order, and the batch's loss sums are
- * added in rank order, so every rank holds the same gradient and applies the
- * same AdamW update: N ranks x 1 thread computes what 1 process x N threads
- * does.  Rank 0's wall time of each step is broadcast, so a seconds budget
- * ends on the same step everywhere.
+ * share.  The dense gradient is summed over ranks by Open MPI in buckets
+ * (engine/grad_buckets.h), each block's started while backward computes
+ * the blocks below it (MIXBENCH_ALLREDUCE=overlap, the default), or after
+ * backward (mpi), or by our own fixed-order ring (ring: dist_sum_floats);
+ * the sparse rows are gathered from every rank and merged in rank order,
+ * and the batch's loss sums are added in rank order, so every rank holds
+ * the same gradient and applies the same AdamW update: N ranks x 1 thread
+ * computes what 1 process x N threads does (bit for bit at 2 ranks; at 3 or
+ * more, Open MPI's order of the sum may differ from the threads', to
+ * float32 rounding).  Rank 0's wall time of each step is broadcast, so a
+ * seconds budget ends on the same step everywhere.
  *
  * Resumable checkpoints (trainer_save / trainer_resume) hold the weights,
  * the AdamW moments and a "train_state" metadata entry: a JSON object of
@@ -41,6 +45,7 @@
 #include "engine/common.h"
 #include "engine/dist.h"
 #include "engine/gemm.h"
+#include "engine/grad_buckets.h"
 #include "engine/io/json.h"
 #include "engine/io/safetensors.h"
 #include "engine/ops.h"
@@ -71,7 +76,9 @@ struct Trainer {
     double loss_ema, ema_weight, train_seconds;
     /* data parallelism over MPI ranks (NULL: this process alone) */
     Dist *dist;
-    float *ring_scratch;         /* dist_sum_scratch floats */
+    DistSum sum_mode;            /* how the dense gradient is summed */
+    GradBuckets *buckets;        /* overlap, mpi */
+    float *ring_scratch;         /* ring: dist_sum_scratch floats */
     unsigned char *sparse_out;   /* this rank's merged sparse rows, packed */
     unsigned char *sparse_in;    /* every rank's, packed, rank order */
     size_t sparse_cap;           /* bytes of one rank's packed rows at most */
@@ -101,7 +108,14 @@ static int alloc_dist(Trainer *t, char *err)
 {
     const Model *m = t->m;
     int N = dist_size(t->dist);
-    t->ring_scratch = malloc(sizeof(float) * dist_sum_scratch(t->dist, m->n_dense_floats));
+    t->sum_mode = dist_sum_mode(t->dist);
+    if (t->sum_mode == DIST_SUM_RING) {
+        t->ring_scratch = malloc(sizeof(float) * dist_sum_scratch(t->dist, m->n_dense_floats));
+        if (!t->ring_scratch) return err_set(err, "out of memory for the gradient exchange");
+    } else if (grad_buckets_create(&t->buckets, m, t->works, t->n_threads, t->dist,
+                                   t->sum_mode == DIST_SUM_OVERLAP, err)) {
+        return -1;
+    }
     t->sparse_len = calloc((size_t)N, sizeof(size_t));
     for (int s = 0; s < m->n_sparse; s++) {
         const RowGrad *g = &t->merged[s];
@@ -111,7 +125,7 @@ static int alloc_dist(Trainer *t, char *err)
         t->sparse_out = malloc(t->sparse_cap);
         t->sparse_in = malloc(t->sparse_cap * (size_t)N);
     }
-    if (!t->ring_scratch || !t->sparse_len || (m->n_sparse && (!t->sparse_out || !t->sparse_in)))
+    if (!t->sparse_len || (m->n_sparse && (!t->sparse_out || !t->sparse_in)))
         return err_set(err, "out of memory for the gradient exchange");
     return 0;
 }
@@ -199,6 +213,7 @@ int trainer_create_dist(Trainer **out, Model *m, const Dataset *ds, int threads,
 void trainer_free(Trainer *t)
 {
     if (!t) return;
+    grad_buckets_free(t->buckets);   /* before the works whose hooks it set */
     pool_destroy(t->pool);
     if (t->works)
         for (int i = 0; i < t->n_threads; i++) work_free(&t->works[i]);
@@ -255,6 +270,24 @@ static void run_slice(void *arg, int i, int n)
     t->m->task->run(call);
 }
 
+/* The threads' sparse rows merged into t->merged, each param by one
+   thread, the threads' rows in thread order; alone, also their squares and
+   the sparse update's start. */
+static void merge_sparse(Trainer *t, int i, int n)
+{
+    long lo, hi;
+    pool_share(t->m->n_sparse, i, n, &lo, &hi);
+    for (long s = lo; s < hi; s++) {
+        RowGrad *g = &t->merged[s];
+        rowgrad_clear(g);
+        for (int k = 0; k < t->n_threads; k++) rowgrad_merge(g, &t->works[k].row_grads[s]);
+        if (!t->dist) {
+            t->partials[i] += rowgrad_sumsq(g);
+            adamw_sparse_begin(&t->opt, (int)s, g);
+        }
+    }
+}
+
 /* The threads' gradients summed into works[0] (dense) and t->merged
    (sparse rows, each merged by one thread, the threads' rows in thread
    order).  Alone, the same pass adds up the squares for the norm (chunk by
@@ -276,16 +309,25 @@ static void reduce_grads(void *arg, int i, int n)
     }
     long full = lo + ((hi - lo) & ~7L);
     if (!t->dist) t->partials[i] = sumsq_finish(lane, sum + full, (size_t)(hi - full));
-    pool_share(t->m->n_sparse, i, n, &lo, &hi);
-    for (long s = lo; s < hi; s++) {
-        RowGrad *g = &t->merged[s];
-        rowgrad_clear(g);
-        for (int k = 0; k < t->n_threads; k++) rowgrad_merge(g, &t->works[k].row_grads[s]);
-        if (!t->dist) {
-            t->partials[i] += rowgrad_sumsq(g);
-            adamw_sparse_begin(&t->opt, (int)s, g);
-        }
+    merge_sparse(t, i, n);
+}
+
+/* Overlapping the exchange: the blocks were summed over threads as backward
+   finished them (engine/grad_buckets.h); the rest of the dense gradient
+   here, in the same thread order, and the sparse rows. */
+static void reduce_rest(void *arg, int i, int n)
+{
+    Trainer *t = arg;
+    int n_rest;
+    const GradRange *rest = grad_buckets_rest(t->buckets, &n_rest);
+    float *sum = t->works[0].grads;
+    for (int r = 0; r < n_rest; r++) {
+        long lo, hi;
+        pool_share((long)(rest[r].hi - rest[r].lo), i, n, &lo, &hi);
+        for (int k = 1; k < t->n_threads; k++)
+            vec_acc(sum + rest[r].lo + lo, t->works[k].grads + rest[r].lo + lo, (size_t)(hi - lo));
     }
+    merge_sparse(t, i, n);
 }
 
 /* Over ranks, after the exchange: the squares for the norm, and the
@@ -343,13 +385,27 @@ static int exchange_sparse(Trainer *t, char *err)
     return 0;
 }
 
-/* Over ranks: the gradient summed over every rank (the same bits on each). */
+/* Over ranks, after backward: the gradient summed over every rank (the
+   same bits on each).  comm_seconds: the time the exchange added to the
+   step (overlapping: the MPI calls on thread 0, during backward and here). */
 static int exchange_grads(Trainer *t, char *err)
 {
+    double dense = 0.0;   /* overlap: the buckets' MPI time, during backward and here */
+    if (t->sum_mode == DIST_SUM_OVERLAP) {
+        if (grad_buckets_start_blocks(t->buckets, err)) return -1;
+        pool_run(t->pool, reduce_rest, t);
+        if (grad_buckets_finish(t->buckets, err)) return -1;
+        dense = grad_buckets_seconds(t->buckets);
+    } else {
+        pool_run(t->pool, reduce_grads, t);
+    }
     double start = now_seconds();
-    if (dist_sum_floats(t->dist, t->works[0].grads, t->m->n_dense_floats, t->ring_scratch, err)) return -1;
+    if (t->sum_mode == DIST_SUM_MPI && grad_buckets_allreduce(t->buckets, err)) return -1;
+    if (t->sum_mode == DIST_SUM_RING &&
+        dist_sum_floats(t->dist, t->works[0].grads, t->m->n_dense_floats, t->ring_scratch, err))
+        return -1;
     if (t->m->n_sparse && exchange_sparse(t, err)) return -1;
-    t->comm_seconds = now_seconds() - start;
+    t->comm_seconds = dense + now_seconds() - start;
     return 0;
 }
 
@@ -474,10 +530,12 @@ int trainer_step(Trainer *t, TrainProgress *p, char *err)
     const uint8_t *scored = t->ds->split[SPLIT_TRAIN].scored ? t->scored : NULL;
     t->m->task->prepare(c, B, t->windows, scored, t->inputs, t->targets, 1, &t->rng, t->window_index);
     BatchSums sums;
+    if (t->sum_mode == DIST_SUM_OVERLAP && t->buckets) grad_buckets_begin(t->buckets);
     if (run_batch(t, B, 1, 1, 0, &sums, err)) return -1;
     double loss = sums.n_targets ? sums.loss_sum / (double)sums.n_targets : 0.0;
-    pool_run(t->pool, reduce_grads, t);
-    if (t->dist) {
+    if (!t->dist) {
+        pool_run(t->pool, reduce_grads, t);
+    } else {
         if (exchange_grads(t, err)) return -1;
         pool_run(t->pool, norm_grads, t);
     }

@@ -2,7 +2,10 @@
 # tests/cli/test_mpi_run.sh — one run over MPI ranks (engine/dist.h, the
 # data-parallel trainer, app/cmd_run.c) driven through mpirun: 2 ranks x 1
 # thread compute what 1 process x 2 threads does, step by step (dense,
-# sparse-row and mlm models); a run checkpointed under one N resumes under
+# sparse-row, mlm and two-stack models), whichever way the gradient is
+# summed (MIXBENCH_ALLREDUCE), and at 3 ranks to float32 rounding, the same
+# launch giving the same bits again, the ring alone the same bits under any
+# Open MPI algorithm; a run checkpointed under one N resumes under
 # another to the numbers of an undisturbed run; bench prints its ranks'
 # columns; every refusal (batch < ranks, a different binary or config on a
 # rank, a data file missing on one rank, a store rank 0 cannot open) is one
@@ -48,6 +51,55 @@ same_run dispatcher 2 --arch dispatcher --task clm $SMALL
 same_run pairconnect 2 --arch pairconnect --task clm $SMALL
 same_run fft_mlm 2 --arch fft --task mlm $SMALL
 same_run mixer_3 3 --arch mixer --task clm $SMALL
+same_run bidir 2 --arch cumsum --task bidir $SMALL   # two stacks: their blocks' buckets interleave
+
+# --- the gradient sum (MIXBENCH_ALLREDUCE, engine/grad_buckets.h).  2 ranks:
+# every way (overlap, the default; mpi; our ring) adds a + b, the same bits
+metrics() { q "$1" "select step, printf('%.17g %.17g %.17g', train_loss, grad_norm, lr) from metrics order by step"; }
+SUM_RUN="run --arch dispatcher --task clm $SMALL --threads 1 --quiet"
+for m in mpi ring; do
+  MIXBENCH_ALLREDUCE=$m $MPI -np 2 "$MB" $SUM_RUN --db "sum-$m.db" >/dev/null 2>&1
+  if [ -n "$(metrics "sum-$m.db")" ] && [ "$(metrics "sum-$m.db")" = "$(metrics dispatcher-r.db)" ]; then
+    pass "two_ranks_every_sum_same_bits[$m]"
+  else fail "two_ranks_every_sum_same_bits[$m]" "$(diff <(metrics "sum-$m.db") <(metrics dispatcher-r.db) | head -4)"; fi
+done
+# 2 ranks x 2 threads: the hook's path, where the last thread done with a
+# block sums the threads' buffers over it while others still run backward;
+# the overlapped sum gives the ring's bits (the ring sums after backward)
+T2_RUN="run --arch pairconnect --task clm --d 36 --heads 2 --n_ctx 16 --batch 12 --steps 8 --quiet --threads 2"
+for m in overlap ring; do MIXBENCH_ALLREDUCE=$m $MPI -np 2 "$MB" $T2_RUN --db "t2-$m.db" >/dev/null 2>&1; done
+if [ -n "$(metrics t2-ring.db)" ] && [ "$(metrics t2-overlap.db)" = "$(metrics t2-ring.db)" ]; then
+  pass two_threads_a_rank_overlap_same_bits
+else fail two_threads_a_rank_overlap_same_bits "$(diff <(metrics t2-overlap.db) <(metrics t2-ring.db) | head -4)"; fi
+# 3 ranks: Open MPI's order of the sum is its algorithm's (by message size,
+# ranks, tuning), equal to the threads' to float32 rounding (mixer_3 above);
+# a launch is still bit-identical to the same launch again
+$MPI -np 3 "$MB" run --arch mixer --task clm $SMALL --threads 1 --quiet --db mixer_3-again.db >/dev/null 2>&1
+if [ -n "$(metrics mixer_3-again.db)" ] && [ "$(metrics mixer_3-again.db)" = "$(metrics mixer_3-r.db)" ]; then
+  pass three_ranks_same_launch_same_bits
+else fail three_ranks_same_launch_same_bits "$(diff <(metrics mixer_3-again.db) <(metrics mixer_3-r.db) | head -4)"; fi
+# what the ring alone gives (why MIXBENCH_ALLREDUCE=ring stays): its bits do
+# not depend on the algorithm Open MPI picks (forced here through its MCA
+# parameters, as a cluster's tuning or a message size would pick one); the
+# library's own sums do
+algo_run() { # mode algorithm db
+  MIXBENCH_ALLREDUCE=$1 OMPI_MCA_coll_libnbc_iallreduce_algorithm=$2 OMPI_MCA_coll_tuned_use_dynamic_rules=1 \
+    OMPI_MCA_coll_tuned_allreduce_algorithm=$2 $MPI -np 3 "$MB" $SUM_RUN --db "$3" >/dev/null 2>&1
+}
+algo_run ring 1 ring-a1.db; algo_run ring 2 ring-a2.db
+algo_run overlap 1 lib-a1.db; algo_run overlap 2 lib-a2.db
+if [ -n "$(metrics ring-a1.db)" ] && [ "$(metrics ring-a1.db)" = "$(metrics ring-a2.db)" ]; then
+  pass ring_same_bits_under_any_mpi_algorithm
+else fail ring_same_bits_under_any_mpi_algorithm "$(diff <(metrics ring-a1.db) <(metrics ring-a2.db) | head -4)"; fi
+if [ -n "$(metrics lib-a1.db)" ] && [ -n "$(metrics lib-a2.db)" ] && [ "$(metrics lib-a1.db)" != "$(metrics lib-a2.db)" ]; then
+  pass library_sum_follows_its_algorithm
+else fail library_sum_follows_its_algorithm "ring (1) and binomial (2) gave the same bits, or a run failed"; fi
+out=$(MIXBENCH_ALLREDUCE=fast $MPI -np 2 "$MB" $SUM_RUN --db bad-sum.db 2>&1); rc=$?
+[ $rc -ne 0 ] && echo "$out" | grep -q "MIXBENCH_ALLREDUCE=fast: expected overlap, mpi or ring" && [ ! -e bad-sum.db ] &&
+  pass unknown_sum_refused || fail unknown_sum_refused "rc=$rc $out"
+out=$($MPI -np 1 -x MIXBENCH_ALLREDUCE=ring "$MB" $SUM_RUN --db bad-sum.db : -np 1 -x MIXBENCH_ALLREDUCE=mpi "$MB" $SUM_RUN --db bad-sum.db 2>&1); rc=$?
+[ $rc -ne 0 ] && echo "$out" | grep -q "rank 1 has another MIXBENCH_ALLREDUCE than rank 0" && [ ! -e bad-sum.db ] &&
+  pass sum_differing_between_ranks_refused || fail sum_differing_between_ranks_refused "rc=$rc $out"
 
 # --- a checkpoint written under N ranks resumes under another N.  The
 # stop: SIGUSR1 to mpirun (forwarded to every rank) once a resumable

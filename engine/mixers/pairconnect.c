@@ -202,11 +202,9 @@ static void rows_add(float *acc, const float *const *rows, int count, int d, int
 #ifdef __AVX512F__
     if (ahead) {
         for (; f + 256 <= d; f += 256) rows_add_block(acc, rows, count, f, 16, PAIR_AHEAD);
-        for (; f + 128 <= d; f += 128) rows_add_block(acc, rows, count, f, 8, PAIR_AHEAD);
         for (; f + 16 <= d; f += 16) rows_add_block(acc, rows, count, f, 1, PAIR_AHEAD);
     } else {
         for (; f + 256 <= d; f += 256) rows_add_block(acc, rows, count, f, 16, 0);
-        for (; f + 128 <= d; f += 128) rows_add_block(acc, rows, count, f, 8, 0);
         for (; f + 16 <= d; f += 16) rows_add_block(acc, rows, count, f, 1, 0);
     }
 #endif
@@ -231,71 +229,14 @@ static void gather_rows(const MixArgs *a, const int32_t *ids, int i, int causal,
     }
 }
 
-/* gather_table's slot lists, on the stack: rows of a window at a time while
-   their partners fit, and its column blocks sized to half of a 1 MB L2. */
-#define SLOT_LIST 4096
-#define TABLE_BLOCK_BYTES ((size_t)512 << 10)
-
-/* acc row r (at acc + r * acc_stride) += the rows table[slot_k(i, j)] over
-   j in N(i), in j order, for i = first + r, r < N (`width` floats a row).
-   The slots of a group of rows are hashed once, then the table is read in
-   column blocks of at most TABLE_BLOCK_BYTES (K x cols floats): a block
-   stays in L2 while every row of the group gathers from it, where whole
-   rows (1 MB for K = 1000, d = 256) would not.  Each float still sums its
-   rows in j order: the same bits as gather_rows. */
-static void gather_table(const MixArgs *a, const int32_t *ids, int first, int N, int causal, int k,
-                         const float *table, int width, float *acc, size_t acc_stride)
-{
-    uint32_t K = (uint32_t)a->cfg->hash_size, seed = table_seed(a, k);
-    size_t cols = TABLE_BLOCK_BYTES / (sizeof(float) * K) / 16 * 16;
-    if (cols < 128) cols = 128;   /* narrower blocks cost more in the loop than the cache gives */
-    if (cols >= (size_t)width || a->n > SLOT_LIST) {
-        for (int r = 0; r < N; r++) gather_rows(a, ids, first + r, causal, k, table, width, acc + r * acc_stride);
-        return;
-    }
-    uint32_t slots[SLOT_LIST];
-    int group = SLOT_LIST / a->n;
-    for (int r0 = 0; r0 < N; r0 += group) {
-        int rows_in = N - r0 < group ? N - r0 : group;
-        for (int r = 0; r < rows_in; r++) {
-            int i = first + r0 + r, end = causal ? i : a->n, count = 0;
-            uint32_t *list = slots + (size_t)r * a->n;
-            for (int j = 0; j < end; j++)
-                if (j != i) list[count++] = pair_slot(ids[i], ids[j], seed, K);
-        }
-        for (size_t f0 = 0; f0 < (size_t)width; f0 += cols) {
-            int bw = (int)((size_t)width - f0 < cols ? (size_t)width - f0 : cols);
-            for (int r = 0; r < rows_in; r++) {
-                int i = first + r0 + r, count = partners(a, i, causal);
-                const uint32_t *list = slots + (size_t)r * a->n;
-                for (int c0 = 0; c0 < count; c0 += PAIR_CHUNK) {
-                    const float *rows[PAIR_CHUNK];
-                    int m = count - c0 < PAIR_CHUNK ? count - c0 : PAIR_CHUNK;
-                    for (int c = 0; c < m; c++) rows[c] = table + (size_t)list[c0 + c] * width + f0;
-                    rows_add(acc + (size_t)(r0 + r) * acc_stride + f0, rows, m, bw, PAIR_AHEAD);
-                }
-            }
-        }
-    }
-}
-
-/* Rows i = first .. first+N-1 of a sample: p [N, h*d], p_i = concat_k of
-   the reduced T_k[slot_k(i, j)] over j in N(i).  Table by table, every row
-   from one table before the next: a table (K x d floats, 1 MB at K = 1000,
-   d = 256) stays in L2 over the rows instead of the h tables taking turns
-   (1.3x faster batch-1 inference at K = 1000, docs/speed.md).  Each float
-   of p_i still sums its own table's rows in j order: the same bits. */
-static void pair_features(const MixArgs *a, const int32_t *ids, int first, int N, int causal, float *p)
+static void pair_features(const MixArgs *a, const int32_t *ids, int i, int causal, float *p_i)
 {
     int d = a->d, h = a->heads;
-    size_t row = (size_t)h * d;
-    memset(p, 0, sizeof(float) * row * N);
-    for (int k = 0; k < h; k++) gather_table(a, ids, first, N, causal, k, a->w[k], d, p + (size_t)k * d, row);
-    for (int r = 0; r < N; r++) {
-        float scale = reduce_scale(a->cfg, partners(a, first + r, causal)), *p_i = p + r * row;
-        if (scale != 1.0f)
-            for (size_t f = 0; f < row; f++) p_i[f] *= scale;
-    }
+    memset(p_i, 0, sizeof(float) * (size_t)h * d);
+    for (int k = 0; k < h; k++) gather_rows(a, ids, i, causal, k, a->w[k], d, p_i + (size_t)k * d);
+    float scale = reduce_scale(a->cfg, partners(a, i, causal));
+    if (scale != 1.0f)
+        for (int f = 0; f < h * d; f++) p_i[f] *= scale;
 }
 
 /* The grouping's arrays, laid out in scratch (group_scratch). */
@@ -419,7 +360,8 @@ static void pairconnect_forward(const MixArgs *a, const float *x, float *y)
     int n = a->n, d = a->d, h = a->heads, dp = pair_width(a->cfg), N = a->B * n;
     Saved s = saved_split(a);
     for (int b = 0; b < a->B; b++)
-        pair_features(a, a->tokens + (size_t)b * n, 0, n, a->causal, s.pair + (size_t)b * n * h * d);
+        for (int i = 0; i < n; i++)
+            pair_features(a, a->tokens + (size_t)b * n, i, a->causal, s.pair + ((size_t)b * n + i) * h * d);
     float *y_pair = a->scratch;
     mlp_forward(a->gemm, a->w + MLPX(h), x, N, d, dp, d, s.hx, s.ax, y);
     mlp_forward(a->gemm, a->w + MLPP(h), s.pair, N, h * d, dp, d, s.hp, s.ap, y_pair);
@@ -459,7 +401,7 @@ static void pairconnect_step(const MixArgs *a, int t, const float *x_t, float *y
     (void)cache;
     int d = a->d, h = a->heads, dp = pair_width(a->cfg);
     float *pair = a->scratch, *hid = pair + (size_t)h * d, *act = hid + dp, *y_pair = act + dp;
-    pair_features(a, a->tokens, t, 1, 1, pair);
+    pair_features(a, a->tokens, t, 1, pair);
     mlp_row(a->w + MLPX(h), x_t, d, dp, d, hid, act, y_t);
     mlp_row(a->w + MLPP(h), pair, h * d, dp, d, hid, act, y_pair);
     vec_acc(y_t, y_pair, (size_t)d);
@@ -535,22 +477,18 @@ static double pair_infer_bytes(const Config *c)
     return 4.0 * (out_dp * d + 2.0 * out_d * dp + mlpp1);
 }
 
-/* Rows first .. first+N-1 of MLPp's hidden layer from the folded tables:
-   hid [N, d_p], hid_i = b1 + scale * sum_k sum_j U_k[slot_k(i, j)], j in
-   N(i); table by table over the rows, as pair_features (each hid_i sums
-   k-major, j in order: the same bits as row by row). */
-static void pair_hidden_folded(const MixArgs *a, const PairInfer *pi, const int32_t *ids, int first, int N,
-                               int causal, float *hid)
+/* Row i of MLPp's hidden layer from the folded tables: hid_i [d_p] =
+   b1 + scale * sum_k sum_j U_k[slot_k(i, j)], j in N(i). */
+static void pair_hidden_folded(const MixArgs *a, const PairInfer *pi, const int32_t *ids, int i, int causal,
+                               float *hid_i)
 {
     int h = a->heads, dp = pair_width(a->cfg);
     size_t K = (size_t)a->cfg->hash_size;
-    memset(hid, 0, sizeof(float) * dp * N);
-    for (int k = 0; k < h; k++) gather_table(a, ids, first, N, causal, k, pi->folded + (size_t)k * K * dp, dp, hid, dp);
+    memset(hid_i, 0, sizeof(float) * dp);
+    for (int k = 0; k < h; k++) gather_rows(a, ids, i, causal, k, pi->folded + (size_t)k * K * dp, dp, hid_i);
+    float scale = reduce_scale(a->cfg, partners(a, i, causal));
     const float *b1 = a->w[MLPP(h) + B1];
-    for (int r = 0; r < N; r++) {
-        float scale = reduce_scale(a->cfg, partners(a, first + r, causal)), *hid_i = hid + (size_t)r * dp;
-        for (int f = 0; f < dp; f++) hid_i[f] = b1[f] + scale * hid_i[f];
-    }
+    for (int f = 0; f < dp; f++) hid_i[f] = b1[f] + scale * hid_i[f];
 }
 
 /* mlp_forward from the hidden layer on, with W2 packed: out = W2 GELU(hid) + b2. */
@@ -566,10 +504,12 @@ static void mlp_packed_out(const PackedLinear *w2, const float *b2, const float 
 static void mlpp_rows(const MixArgs *a, const PairInfer *pi, int first, int N, int causal, float *pair, float *hid,
                       float *act, float *y_pair)
 {
-    int h = a->heads, dp = pair_width(a->cfg);
+    int d = a->d, h = a->heads, dp = pair_width(a->cfg);
     const float *const *w = a->w + MLPP(h);
-    if (pi->folded) pair_hidden_folded(a, pi, a->tokens, first, N, causal, hid);
-    else pair_features(a, a->tokens, first, N, causal, pair);
+    for (int r = 0; r < N; r++) {
+        if (pi->folded) pair_hidden_folded(a, pi, a->tokens, first + r, causal, hid + (size_t)r * dp);
+        else pair_features(a, a->tokens, first + r, causal, pair + (size_t)r * h * d);
+    }
     if (!pi->folded) packed_linear_forward(&pi->layer[PP1], hid, pair, w[B1], N);
     mlp_packed_out(&pi->layer[PP2], w[B2], hid, N, dp, act, y_pair);
 }

@@ -165,8 +165,8 @@ static void reference_forward(const MixArgs *a, const float *x, double *y)
 static void test_forward_reference(void)
 {
     const char *reduce[] = {"pair_reduce=mean", "pair_reduce=sum"};
-    /* the second shape's tables (4000 x 160 floats) are gathered in column
-       blocks (128 + 32: the 8-vector and 1-vector sums) */
+    /* the second shape's rows (160 floats) take both the 16-lane blocks and
+       a tail of the gathers' sums */
     const char *shapes[][4] = {{"hash_size=11", "heads=3", "d=6", "d_pair=5"},
                                {"hash_size=4000", "heads=2", "d=160", "d_pair=24"}};
     for (int shape = 0; shape < 2; shape++)

@@ -3,8 +3,8 @@
  * (MixerInfer: MLPs packed once, MLPp's first layer folded into the tables
  * while they are small) gives its training forward's outputs block by block,
  * causal and bidirectional, mean and sum reductions, a d_pair that is not a
- * multiple of the vector width, tables gathered in column blocks, and at a
- * table size too large to fold; its
+ * multiple of the vector width, rows wider than 128 and not a multiple of
+ * 256 floats, and at a table size too large to fold; its
  * incremental step gives forward_step's rows.  All to float32 rounding.
  */
 #include <math.h>
@@ -109,9 +109,9 @@ static void test_odd_width_sum(void)
 
 /* 2 tables x 140000 rows x d_pair 16 is past the folding limit (4 Mi
    floats per block): MLPp's first layer runs packed instead */
-/* tables read in column blocks (engine/mixers/pairconnect.c gather_table):
-   4000 x 160 floats, folded 4000 x 144 */
-static void test_column_blocks(void)
+/* wider rows than the vector blocks of the gathers' 256-float sums:
+   tables 4000 x 160 floats, folded 4000 x 144 */
+static void test_wide_rows(void)
 {
     compare_blocks("task=mlm", "hash_size=4000", "d=160", "d_pair=144", "pair_reduce=mean", "layers=1");
     compare_blocks("task=clm", "hash_size=4000", "d=160", "d_pair=144", "pair_reduce=sum", "layers=1");
@@ -130,7 +130,7 @@ int main(int argc, char **argv)
     RUN(test_causal_k100);
     RUN(test_bidirectional_k100);
     RUN(test_odd_width_sum);
-    RUN(test_column_blocks);
+    RUN(test_wide_rows);
     RUN(test_unfolded);
     CHECK_EXIT();
 }

@@ -84,8 +84,10 @@ static const Key KEYS[] = {
        max(1, N / n_ctx) windows, in order (trainer_eval_windows) */
     {"eval_tokens", T_INT64, KEY_TRAIN, F(eval_tokens), "0", NULL, 0, 1e18, 0},
     {"log_every", T_INT, KEY_TRAIN, F(log_every), "10", NULL, 1, 1 << 30, 1},
-    /* bf16: dense products with bfloat16 operands (engine/gemm.h) */
-    {"precision", T_ENUM, KEY_TRAIN, F(precision), "f32", "f32|bf16", 0, 0, 0},
+    /* bf16: dense products with bfloat16 operands (engine/gemm.h); auto:
+       bf16 where the CPU and oneDNN can, f32 elsewhere, resolved when a job
+       starts (experiments/job.c), so a started run's config says which */
+    {"precision", T_ENUM, KEY_TRAIN, F(precision), "f32", "f32|bf16|auto", 0, 0, 0},
     {"threads", T_INT, KEY_TRAIN, F(threads), "0", NULL, 0, 1024, 1},
     {"ckpt_every", T_INT, KEY_TRAIN, F(ckpt_every), "0", NULL, 0, 1 << 30, 1},
     /* a kill loses at most this much training; fractions too (tests) */

@@ -47,7 +47,7 @@ typedef struct Config {
     int eval_every;      /* valid evaluation every N steps; 0 none but the
                             final one; -1 "auto" (experiments/estimate.h) */
     int log_every, threads;
-    int precision;       /* PRECISION_F32 | PRECISION_BF16 (engine/gemm.h) */
+    int precision;       /* PRECISION_F32 | PRECISION_BF16 | PRECISION_AUTO (engine/gemm.h) */
     int64_t eval_tokens;     /* 0: every window; else a prefix of each split */
     int ckpt_every;      /* resumable checkpoint every N steps (0: at the end) */
     double ckpt_minutes; /* and at least every M minutes of training wall time

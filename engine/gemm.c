@@ -16,10 +16,12 @@
  */
 #include "engine/gemm.h"
 
+#include <assert.h>
 #include <cblas.h>
 #include <dlfcn.h>
 #include <oneapi/dnnl/dnnl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -133,9 +135,19 @@ int gemm_bf16_available(char *err)
     return 1;
 }
 
+int gemm_precision_resolve(int precision, char *why)
+{
+    assert(precision == PRECISION_F32 || precision == PRECISION_BF16 || precision == PRECISION_AUTO);
+    char reason[ERR_LEN] = "";
+    if (precision == PRECISION_AUTO) precision = gemm_bf16_available(reason) ? PRECISION_BF16 : PRECISION_F32;
+    if (why) snprintf(why, ERR_LEN, "%s", reason);
+    return precision;
+}
+
 int gemm_create(Gemm **out, int precision, char *err)
 {
     *out = NULL;
+    precision = gemm_precision_resolve(precision, NULL);
     if (precision == PRECISION_F32) {
         Gemm *g = calloc(1, sizeof *g);   /* counters only: the products are sgemm */
         if (!g) return err_set(err, "out of memory");

@@ -29,20 +29,32 @@
 #ifndef MIXBENCH_GEMM_H
 #define MIXBENCH_GEMM_H
 
-enum { PRECISION_F32, PRECISION_BF16 };
+/* PRECISION_AUTO (`precision=auto`) is a request, not a precision: bf16
+   where it can run, float32 elsewhere (gemm_precision_resolve).  A job
+   resolves it before it records its start, so the store's config_json and
+   checkpoint metadata say which one ran. */
+enum { PRECISION_F32, PRECISION_BF16, PRECISION_AUTO };
 
 typedef struct Gemm Gemm;
 
 /* A context for `precision`, one per thread.  A PRECISION_F32 context only
    counts (its products are sgemm, as with no context at all: NULL is
    accepted everywhere and counts nothing).  PRECISION_BF16 fails with one
-   line when the CPU lacks AVX512-BF16 or libdnnl.so.2 cannot be loaded. */
+   line when the CPU lacks AVX512-BF16 or libdnnl.so.2 cannot be loaded.
+   PRECISION_AUTO is resolved first (gemm_precision_resolve). */
 int gemm_create(Gemm **out, int precision, char *err);
 void gemm_free(Gemm *g);
 
 /* 1 when precision=bf16 can run here (CPU and oneDNN), else 0 with the
    reason in err. */
 int gemm_bf16_available(char *err);
+
+/* The precision `precision` runs in here: PRECISION_AUTO gives
+   PRECISION_BF16 when gemm_bf16_available (a CPU with AVX512-BF16, which
+   every AMX CPU also has, and libdnnl.so.2) and PRECISION_F32 otherwise;
+   f32 and bf16 are returned as they are.  When auto falls back to float32
+   and why is non-NULL, the reason goes there (else it is set to ""). */
+int gemm_precision_resolve(int precision, char *why);
 
 /* Row-major C = alpha op(A) op(B) + beta C, op(A) [M, K], op(B) [K, N],
    C [M, N], in float32 (OpenBLAS sgemm). */

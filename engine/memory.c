@@ -83,7 +83,8 @@ int job_memory_bytes_rank(const Config *c, int threads, int rank, int ranks, dou
     /* + infer_bench at the end of a run: its window and the packed copies */
     need->activations = threads * acts_arena + (double)work_arena_bytes(&m, 1, 0) + infer_bytes(&m, sized.n_ctx);
     need->gradients = threads * (grads_arena - acts_arena);
-    if (sized.precision == PRECISION_BF16) need->activations += threads * bf16_operand_bytes(&sized, per_thread);
+    /* auto may still become bf16: counted as bf16 (at most tens of MB over) */
+    if (sized.precision != PRECISION_F32) need->activations += threads * bf16_operand_bytes(&sized, per_thread);
     double exchange = 0;   /* alloc_dist's sparse-row exchange, one rank's rows */
     for (int i = 0; i < m.n_params; i++) {
         const Param *p = &m.params[i];

@@ -49,6 +49,21 @@ void linear_forward(Gemm *g, float *y, const float *x, const float *w, const flo
     matmul(g, 0, 1, N, n_out, n_in, 1.0f, x, n_in, w, n_in, b ? 1.0f : 0.0f, y, n_out);
 }
 
+void linear_forward_residual(Gemm *g, float *y, const float *x, const float *w, const float *b, const float *r,
+                             int N, int n_in, int n_out)
+{
+    assert(y && x && w && r && N >= 0 && n_in > 0 && n_out > 0);
+    for (int i = 0; i < N; i++) {
+        float *yi = y + (size_t)i * n_out;
+        const float *ri = r + (size_t)i * n_out;
+        if (b)
+            for (int o = 0; o < n_out; o++) yi[o] = ri[o] + b[o];
+        else if (yi != ri)
+            memcpy(yi, ri, sizeof(float) * n_out);
+    }
+    matmul(g, 0, 1, N, n_out, n_in, 1.0f, x, n_in, w, n_in, 1.0f, y, n_out);
+}
+
 void linear_backward(Gemm *g, float *dx, float *dw, float *db, const float *dy, const float *x,
                      const float *w, int N, int n_in, int n_out, int accumulate)
 {

@@ -26,6 +26,12 @@ void trmm_lower(struct Gemm *g, int trans, int n, int w, const float *T, float *
 
 /* x [N, n_in] -> y [N, n_out] = x w^T + b;  w [n_out, n_in], b [n_out] or NULL. */
 void linear_forward(struct Gemm *g, float *y, const float *x, const float *w, const float *b, int N, int n_in, int n_out);
+/* y [N, n_out] = r + (x w^T + b) as one pass over y before the product
+   (y_i = r_i + b, then sgemm with beta = 1) instead of linear_forward and a
+   residual add: the same value up to float32 rounding (r + b is summed
+   first).  r [N, n_out] may be y itself; b may be NULL. */
+void linear_forward_residual(struct Gemm *g, float *y, const float *x, const float *w, const float *b, const float *r,
+                             int N, int n_in, int n_out);
 /* dy [N, n_out] -> dx [N, n_in] (NULL to skip), dw [n_out, n_in] +=,
    db [n_out] += (NULL to skip). */
 void linear_backward(struct Gemm *g, float *dx, float *dw, float *db, const float *dy, const float *x,

@@ -244,9 +244,14 @@ void stack_forward(const StackCall *c, int s, const int32_t *tokens)
         int act = A->ha != A->h ? cf->act : ACT_NONE;
         if (c->want_grad) bias_act_forward_slope(A->ha, A->h, model_param(m, bp->b1), N, dff, act);
         else bias_act_forward(A->ha, A->h, model_param(m, bp->b1), N, dff, act);
-        linear_forward(c->w->gemm, A->f, A->ha, model_param(m, bp->w2), model_param(m, bp->b2), N, dff, d);
-        maybe_dropout(c, A->f, Nd, s, l, 1);
-        vec_add(A->s2, A->x1, A->f, Nd);
+        if (c->training && cf->dropout > 0) {
+            linear_forward(c->w->gemm, A->f, A->ha, model_param(m, bp->w2), model_param(m, bp->b2), N, dff, d);
+            maybe_dropout(c, A->f, Nd, s, l, 1);
+            vec_add(A->s2, A->x1, A->f, Nd);
+        } else { /* s2 = x1 + FFN: the residual goes in before the product, no pass over f */
+            linear_forward_residual(c->w->gemm, A->s2, A->ha, model_param(m, bp->w2), model_param(m, bp->b2), A->x1,
+                                    N, dff, d);
+        }
         if (cf->norm == NORM_POST) {
             float *next = l + 1 < cf->layers ? sa->blocks[l + 1].x : sa->xL;
             layernorm_forward(next, A->ln2_mean, A->ln2_rstd, A->s2, model_param(m, bp->ln2_w),

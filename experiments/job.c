@@ -39,6 +39,7 @@
 #include "engine/infer_bench.h"
 #include "engine/memory.h"
 #include "engine/dist.h"
+#include "engine/gemm.h"
 #include "engine/optim.h"
 #include "engine/task.h"
 #include "engine/trainer.h"
@@ -390,6 +391,10 @@ static int job_setup(Job *j, char *err)
     int rc = dataset_load_config(&j->c, init_tok, &j->ds, err);
     tokenizer_free(init_tok);
     if (rc || config_validate(&j->c, err)) return -1;
+    /* precision=auto becomes the precision this machine runs (bf16 where
+       it can), before anything is sized or recorded: the run's stored
+       config and checkpoints say which one ran */
+    j->c.precision = gemm_precision_resolve(j->c.precision, NULL);
     /* the memory it needs, against what the process may use, before the
        model, optimizer and activations are allocated (engine/memory.h) */
     const MemoryNeed *need = &j->need;
@@ -498,6 +503,14 @@ static int job_start(Job *j, int *own_store, char *err)
 {
     Dist *d = j->js->dist;
     int rc = job_setup(j, err);
+    if (d) {
+        /* precision=auto resolved on each rank's own CPU: ranks that differ
+           would sum bf16 and float32 gradients, so they refuse */
+        int rank0 = j->c.precision;
+        if (dist_bcast(d, &rank0, sizeof rank0, err)) return -1;
+        if (!rc && rank0 != j->c.precision && rank0 != PRECISION_AUTO)
+            rc = err_set(err, "precision=auto is bf16 on rank 0 and f32 here (or the other way): name the precision");
+    }
     if (d && dist_agree(d, rc != 0, err)) return -1;
     if (rc) return -1;
     rc = open_sink(j, own_store, err) || job_place(j, err) || record_unigram(j, err) || record_start(j, err);

@@ -12,18 +12,40 @@ set -u
 TINY="data=builtin:stories d=32 heads=2 n_ctx=16 batch=8 log_every=1000 warmup=5 layers=1"
 
 out=$($MB run --arch attention precision=fp16 steps=2 $TINY --db "$T/bad.db" 2>&1); rc=$?
-if [ $rc -ne 0 ] && [ "$(echo "$out" | wc -l)" = 1 ] && echo "$out" | grep -q "precision=fp16 is not one of f32|bf16"; then
+if [ $rc -ne 0 ] && [ "$(echo "$out" | wc -l)" = 1 ] && echo "$out" | grep -q "precision=fp16 is not one of f32|bf16|auto"; then
   pass bad_precision_one_line
 else
   fail bad_precision_one_line "rc=$rc: $out"
 fi
 
+have_bf16=1
 if ! $MB run --arch attention precision=bf16 steps=2 $TINY --db "$T/probe.db" --quiet >"$T/probe" 2>&1; then
-  if grep -q "precision=bf16 needs" "$T/probe"; then
-    echo "SKIP bf16_cli: $(head -1 "$T/probe")"
-    exit 0
-  fi
-  fail bf16_run "$(tail -2 "$T/probe")"
+  grep -q "precision=bf16 needs" "$T/probe" || { fail bf16_run "$(tail -2 "$T/probe")"; exit 0; }
+  have_bf16=0
+fi
+
+# precision=auto runs on any CPU: bf16 where bf16 runs, f32 elsewhere, and
+# the stored config (what `show` prints) says which one ran; the queued row
+# keeps "auto" until a worker starts it
+want=f32; [ $have_bf16 = 1 ] && want=bf16
+$MB run --arch attention precision=auto steps=2 $TINY --db "$T/auto.db" --quiet >"$T/auto" 2>&1
+c=$(q "$T/auto.db" "select json_extract(config_json, '\$.precision') from runs where id = 1")
+$MB show 1 --db "$T/auto.db" | grep -qE "precision +$want" && [ "$c" = $want ] && pass auto_stores_what_ran ||
+  fail auto_stores_what_ran "config_json precision='$c', want $want: $(tail -2 "$T/auto")"
+$MB sweep arch=attention precision=auto steps=2 $TINY --db "$T/autoq.db" >/dev/null 2>&1
+queued=$(q "$T/autoq.db" "select json_extract(config_json, '\$.precision') from runs where id = 1")
+$MB worker --db "$T/autoq.db" --jobs 1 >/dev/null 2>&1
+ran=$(q "$T/autoq.db" "select json_extract(config_json, '\$.precision') from runs where id = 1")
+[ "$queued" = auto ] && [ "$ran" = $want ] && pass auto_queued_then_resolved ||
+  fail auto_queued_then_resolved "queued '$queued', after the worker '$ran', want $want"
+if [ $have_bf16 = 1 ]; then
+  a=$(q "$T/auto.db" "select printf('%.17g', test_loss) from results")
+  b=$(q "$T/probe.db" "select printf('%.17g', test_loss) from results")
+  [ -n "$a" ] && [ "$a" = "$b" ] && pass auto_is_bf16_here || fail auto_is_bf16_here "auto $a, bf16 $b"
+fi
+
+if [ $have_bf16 = 0 ]; then
+  echo "SKIP bf16_cli: $(head -1 "$T/probe")"
   exit 0
 fi
 c=$(q "$T/probe.db" "select json_extract(config_json, '\$.precision') from runs where id = 1")

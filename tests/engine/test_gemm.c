@@ -10,7 +10,7 @@
  * relative per product).  No product may fall back to float32.  Skipped
  * when precision=bf16 cannot run here (no AVX512-BF16, or no oneDNN).
  * Also, on every machine: the counts every context keeps of its products'
- * time and FLOPs, and trmm_lower.
+ * time and FLOPs, trmm_lower, and what precision=auto resolves to.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -181,11 +181,29 @@ static void products_are_counted(void)
     gemm_free(g);
 }
 
+/* precision=auto (engine/gemm.h): bf16 exactly where bf16 can run (on
+   every machine: the fallback's reason is the bf16 refusal's), f32 and
+   bf16 unchanged; a context asked for auto is one of the resolved kind. */
+static void precision_auto_resolves(void)
+{
+    char why[ERR_LEN], reason[ERR_LEN] = "";
+    int bf16 = gemm_bf16_available(reason);
+    int p = gemm_precision_resolve(PRECISION_AUTO, why);
+    CHECK(p == (bf16 ? PRECISION_BF16 : PRECISION_F32), "auto gave %d with bf16 %s", p, bf16 ? "here" : "absent");
+    CHECK(!strcmp(why, reason), "auto's reason '%s', bf16's refusal '%s'", why, reason);
+    CHECK(gemm_precision_resolve(PRECISION_F32, NULL) == PRECISION_F32, "f32 changed");
+    CHECK(gemm_precision_resolve(PRECISION_BF16, NULL) == PRECISION_BF16, "bf16 changed");
+    Gemm *g = NULL;
+    CHECK(gemm_create(&g, PRECISION_AUTO, why) == 0 && g, "an auto context: %s", why);
+    gemm_free(g);
+}
+
 int main(int argc, char **argv)
 {
     CHECK_ARGS(argc, argv);
     RUN(rounding_is_to_nearest_even);
     RUN(products_are_counted);
+    RUN(precision_auto_resolves);
     char why[ERR_LEN] = "";
     int bf16 = gemm_bf16_available(why);
     RUN_IF(bf16, why, products_match_the_references);

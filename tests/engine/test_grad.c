@@ -61,6 +61,30 @@ static void test_linear_grad(void)
     }
 }
 
+/* linear_forward_residual is linear_forward plus the residual, to float32
+   rounding, with and without a bias, in place (r = y) too. */
+static void test_linear_residual(void)
+{
+    enum { N = 5, I = 7, O = 4 };
+    Rng r;
+    rng_seed(&r, 2);
+    float x[N * I], w[O * I], b[O], res[N * O], y[N * O], want[N * O];
+    fill(x, N * I, &r, 1);
+    fill(w, O * I, &r, 1);
+    fill(b, O, &r, 1);
+    fill(res, N * O, &r, 1);
+    for (int with_bias = 0; with_bias <= 1; with_bias++)
+        for (int in_place = 0; in_place <= 1; in_place++) {
+            linear_forward(NULL, want, x, w, with_bias ? b : NULL, N, I, O);
+            for (int i = 0; i < N * O; i++) want[i] += res[i];
+            memcpy(y, res, sizeof y);
+            linear_forward_residual(NULL, y, x, w, with_bias ? b : NULL, in_place ? y : res, N, I, O);
+            for (int i = 0; i < N * O; i++)
+                CHECK(close_to(y[i], want[i], 1e-6, 1e-6), "bias %d in place %d: y[%d] %g vs %g", with_bias, in_place,
+                      i, y[i], want[i]);
+        }
+}
+
 /* C = 9 runs the scalar loops only, C = 41 the 16-lane ones and a tail;
    accumulate = 1 adds dx to what is there. */
 static void test_layernorm_grad(void)
@@ -614,6 +638,7 @@ int main(int argc, char **argv)
 {
     CHECK_ARGS(argc, argv);
     RUN(test_linear_grad);
+    RUN(test_linear_residual);
     RUN(test_layernorm_grad);
     RUN(test_activation_grad);
     RUN(test_xent_grad);

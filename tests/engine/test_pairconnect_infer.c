@@ -3,7 +3,8 @@
  * (MixerInfer: MLPs packed once, MLPp's first layer folded into the tables
  * while they are small) gives its training forward's outputs block by block,
  * causal and bidirectional, mean and sum reductions, a d_pair that is not a
- * multiple of the vector width, and at a table size too large to fold; its
+ * multiple of the vector width, rows wider than 128 and not a multiple of
+ * 256 floats, and at a table size too large to fold; its
  * incremental step gives forward_step's rows.  All to float32 rounding.
  */
 #include <math.h>
@@ -74,7 +75,7 @@ static void compare_blocks(const char *task, const char *hash, const char *d, co
         if (!a.causal) continue;
         double step_worst = 0, step_scale = 0;
         for (int t = 0; t < n; t++) {
-            float row[64], row_ref[64];
+            float row[256], row_ref[256];   /* d <= 256 */
             mx->forward_step(&a, t, x + (size_t)t * dm, row_ref, NULL);
             mx->infer->step(&a, state, t, x + (size_t)t * dm, row, NULL);
             step_worst = fmax(step_worst, max_abs_diff(row, row_ref, (size_t)dm, &step_scale));
@@ -108,6 +109,14 @@ static void test_odd_width_sum(void)
 
 /* 2 tables x 140000 rows x d_pair 16 is past the folding limit (4 Mi
    floats per block): MLPp's first layer runs packed instead */
+/* wider rows than the vector blocks of the gathers' 256-float sums:
+   tables 4000 x 160 floats, folded 4000 x 144 */
+static void test_wide_rows(void)
+{
+    compare_blocks("task=mlm", "hash_size=4000", "d=160", "d_pair=144", "pair_reduce=mean", "layers=1");
+    compare_blocks("task=clm", "hash_size=4000", "d=160", "d_pair=144", "pair_reduce=sum", "layers=1");
+}
+
 static void test_unfolded(void)
 {
     compare_blocks("task=mlm", "hash_size=140000", "d=16", "d_pair=16", "pair_reduce=mean", "layers=1");
@@ -121,6 +130,7 @@ int main(int argc, char **argv)
     RUN(test_causal_k100);
     RUN(test_bidirectional_k100);
     RUN(test_odd_width_sum);
+    RUN(test_wide_rows);
     RUN(test_unfolded);
     CHECK_EXIT();
 }

@@ -376,7 +376,7 @@ REFERENCE_MIXERS = dict(R.MIXERS)  # before use_fast_mixers
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[1])
     ap.add_argument("--mixbench", default=os.environ.get(
-        "MIXBENCH", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "mixbench")))
+        "MIXBENCH", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "mixbench")))
     ap.add_argument("--arch", default="")
     ap.add_argument("--task", default="clm,mlm")
     ap.add_argument("--config", default="S,P,M")

@@ -1,5 +1,5 @@
 /*
- * tools/gemm_libs.c — a standalone measurement, not part of the build: the
+ * tests/engine/bench_gemm_libs.c — a standalone measurement, not part of the build: the
  * float32 products of mixbench's training step (configs P, S, M of `mixbench
  * bench`) through OpenBLAS sgemm as the engine calls it, oneDNN's matmul
  * with post-ops, libxsmm's JIT kernels and BLIS's sgemm (no epilogues: the
@@ -19,9 +19,9 @@
  *                                transposed)
  *
  * Build and run (needs libdnnl-dev, libxsmm-dev and libblis-dev):
- *   cc -O2 -march=native -o /tmp/gemm_libs tools/gemm_libs.c -lopenblas -ldnnl \
+ *   cc -O2 -march=native -o /tmp/bench_gemm_libs tests/engine/bench_gemm_libs.c -lopenblas -ldnnl \
  *      -lxsmm -lxsmmnoblas -lblis -lpthread -lrt -ldl -lm
- *   env -u OPENBLAS_CORETYPE OMP_NUM_THREADS=1 BLIS_NUM_THREADS=1 /tmp/gemm_libs
+ *   env -u OPENBLAS_CORETYPE OMP_NUM_THREADS=1 BLIS_NUM_THREADS=1 /tmp/bench_gemm_libs
  */
 #include <cblas.h>
 #include <libxsmm.h>
@@ -32,7 +32,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-void openblas_set_num_threads(int);
 /* BLIS's typed API (libblis-dev ships no header): general strides, so a
    transposed operand is its strides swapped; trans_t 0 = no transpose */
 void bli_sgemm(int transa, int transb, int64_t m, int64_t n, int64_t k, const float *alpha, const float *a,

@@ -120,6 +120,13 @@ $MB plot ae completion --db "$DB" -o "$T/ae.pdf" >/dev/null 2>&1 && [ "$(fig pdf
   pass plot_pdf || fail plot_pdf "$(fig pdf "$T/ae.pdf")"
 $MB plot ae 1 --db "$DB" -o "$T/ae.PNG" >/dev/null 2>&1 && read -r w h < <(fig png "$T/ae.PNG") &&
   [ "$w" = 1440 ] && [ "$h" -gt 400 ] && pass plot_png || fail plot_png "$(fig png "$T/ae.PNG")"
+# a renamed preset sweep keeps its paper: the same verdicts under its new name
+$MB rename sweep:1 "my completion" --db "$DB" >/dev/null &&
+  $MB plot ae 1 --db "$DB" -o "$T/ae-renamed.svg" >/dev/null 2>"$T/err" &&
+  [ "$(fig footer "$T/ae-renamed.svg")" = "$(fig footer "$T/ae.svg")" ] &&
+  fig title "$T/ae-renamed.svg" | grep -q "my completion" && pass plot_renamed_preset_keeps_paper ||
+  fail plot_renamed_preset_keeps_paper "$(cat "$T/err"; fig title "$T/ae-renamed.svg"; fig footer "$T/ae-renamed.svg")"
+$MB rename sweep:1 completion --db "$DB" >/dev/null
 for f in run cmp grid ae; do xmllint --noout "$T/$f.svg" 2>>"$T/xml" || echo "$f" >>"$T/xml"; done
 command -v xmllint >/dev/null || echo "SKIP plot_svg_xmllint: xmllint not installed (make deps installs libxml2-utils)"
 command -v xmllint >/dev/null && { [ ! -s "$T/xml" ] && pass plot_svg_xmllint || fail plot_svg_xmllint "$(cat "$T/xml")"; }

@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "db/results.h"
 #include "db/store.h"
 #include "ui/draw/figure.h"
 #include "ui/draw/run_curve.h"
@@ -88,6 +89,11 @@ int figure_add_verdicts(Figure *f, Store *s, const char *sweep_name, int64_t swe
 
 /* The preset of a sweep name ("pairconnect-grid@paper": "pairconnect-grid"). */
 void figure_sweep_preset(const char *sweep_name, char *out, size_t cap);
+
+/* The sweep (an error naming it when it is not in the store) and its
+   preset (figure_sweep_preset of what it was queued from: a renamed
+   preset sweep keeps its paper). */
+int figure_load_sweep(Store *s, int64_t sweep_id, SweepRow *sw, char preset[64], char *err);
 
 /* Where a screen writes its figure: "DIR/STEM-NAME.svg" beside the store
    at db_path (mixbench.db, run 12: mixbench-run12.svg). */

@@ -461,9 +461,8 @@ int figure_ae(Store *s, int64_t sweep_id, int valid_curves, int log_y, Figure *f
     assert(s && f && err);
     figure_init(f);
     SweepRow sw;
-    int found;
-    if (results_sweep(s, sweep_id, &sw, &found, err)) return -1;
-    if (!found) return err_set(err, "no sweep %lld in the store", (long long)sweep_id);
+    char preset[64];
+    if (figure_load_sweep(s, sweep_id, &sw, preset, err)) return -1;
     ResultRun *jobs = NULL;
     int n_jobs = 0, np = 0;
     if (results_sweep_runs(s, sweep_id, 0, &jobs, &n_jobs, err)) return -1;
@@ -474,8 +473,6 @@ int figure_ae(Store *s, int64_t sweep_id, int valid_curves, int log_y, Figure *f
     Point *pts = NULL;
     int *owner = malloc((size_t)n_jobs * sizeof *owner);
     int rc = !owner || points_group(jobs, n_jobs, &pts, &np, owner) ? err_set(err, "figure: out of memory") : 0;
-    char preset[64];
-    figure_sweep_preset(sw.name, preset, sizeof preset);
     const Preset *pr = preset_find(preset);
     snprintf(f->title, sizeof f->title, "AE/Bidir: sweep %lld %s", (long long)sweep_id, sw.name);
     if (!rc && pr && figure_note(f, FIG_TONE_PLAIN, "%s: %s", pr->source, pr->what)) rc = err_set(err, "figure: out of memory");
@@ -485,7 +482,7 @@ int figure_ae(Store *s, int64_t sweep_id, int valid_curves, int log_y, Figure *f
                            sw.spec))
         rc = err_set(err, "figure: out of memory");
     if (!rc) rc = ae_panels(f, s, jobs, n_jobs, pts, np, owner, valid_curves, log_y, err);
-    if (!rc) rc = figure_add_verdicts(f, s, sw.name, sweep_id, err);
+    if (!rc) rc = figure_add_verdicts(f, s, sw.preset, sweep_id, err);
     free(owner);
     free(pts);
     free(jobs);

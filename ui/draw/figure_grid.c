@@ -29,6 +29,16 @@ void figure_sweep_preset(const char *sweep_name, char *out, size_t cap)
     snprintf(out, cap, "%.*s", (int)strcspn(sweep_name, "@"), sweep_name);
 }
 
+int figure_load_sweep(Store *s, int64_t sweep_id, SweepRow *sw, char preset[64], char *err)
+{
+    assert(s && sw && preset && err);
+    int found;
+    if (results_sweep(s, sweep_id, sw, &found, err)) return -1;
+    if (!found) return err_set(err, "no sweep %lld in the store", (long long)sweep_id);
+    figure_sweep_preset(sw->preset, preset, 64);
+    return 0;
+}
+
 void figure_path_beside(const char *db_path, const char *name, char *out, size_t cap)
 {
     const char *slash = strrchr(db_path, '/'), *base = slash ? slash + 1 : db_path;
@@ -238,13 +248,9 @@ int figure_grid(Store *s, const GridView *v, Figure *f, char *err)
     assert(s && v && f && err);
     figure_init(f);
     SweepRow sw;
-    int found;
-    if (results_sweep(s, v->sweep_id, &sw, &found, err)) return -1;
-    if (!found) return err_set(err, "no sweep %lld in the store", (long long)v->sweep_id);
     Pivot p;
-    if (pivot_load(s, v->sweep_id, &p, err)) return -1;
     char preset[64];
-    figure_sweep_preset(sw.name, preset, sizeof preset);
+    if (figure_load_sweep(s, v->sweep_id, &sw, preset, err) || pivot_load(s, v->sweep_id, &p, err)) return -1;
     int is_preset = preset_find(preset) != NULL;
     PointMetric m = v->metric >= 0 && v->metric < PM_COUNT ? (PointMetric)v->metric
                     : is_preset ? preset_paper_metric(preset) : PM_TEST_LOSS;
@@ -270,7 +276,7 @@ int figure_grid(Store *s, const GridView *v, Figure *f, char *err)
     if (!rc) rc = grid_notes(f, &p, row, col, fixed_at, figs, kept, want, err);
     if (!rc) rc = fill_heatmap(f, &p, row, col, m, cells, steps, err);
     if (!rc && figure_note(f, FIG_TONE_DIM, "made by mixbench sweep %s", sw.spec)) rc = err_set(err, "figure: out of memory");
-    if (!rc) rc = figure_add_verdicts(f, s, sw.name, v->sweep_id, err);
+    if (!rc) rc = figure_add_verdicts(f, s, sw.preset, v->sweep_id, err);
     free(cells);
     free(steps);
     free(figs);

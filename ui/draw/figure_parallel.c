@@ -51,13 +51,9 @@ int figure_parallel(Store *s, const ParallelView *v, Figure *f, char *err)
     assert(s && v && f && err);
     figure_init(f);
     SweepRow sw;
-    int found;
-    if (results_sweep(s, v->sweep_id, &sw, &found, err)) return -1;
-    if (!found) return err_set(err, "no sweep %lld in the store", (long long)v->sweep_id);
     Pivot p;
-    if (pivot_load(s, v->sweep_id, &p, err)) return -1;
     char preset[64];
-    figure_sweep_preset(sw.name, preset, sizeof preset);
+    if (figure_load_sweep(s, v->sweep_id, &sw, preset, err) || pivot_load(s, v->sweep_id, &p, err)) return -1;
     PointMetric m = v->metric >= 0 && v->metric < PM_COUNT ? (PointMetric)v->metric : preset_paper_metric(preset);
     ParBrush brush[PAR_MAX_AXES];
     Parallel par;

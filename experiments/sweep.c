@@ -771,6 +771,8 @@ int sweep_parse_data(int argc, char **argv, const Config *base, const char *data
         if (build_job(&p, base, j, n_jobs, &out->jobs[j], err)) goto done;
     out->n_jobs = (int)n_jobs;
     out->plan = p.plan;
+    /* a random search over a grid is named for what it is */
+    if (out->plan.random_search && !strcmp(out->name, "grid")) snprintf(out->name, sizeof out->name, "search");
     out->names_decay = names_key(&p, "decay");
     if (plan_jobs(&p, out, err)) goto done;
     rc = 0;

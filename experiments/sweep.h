@@ -52,7 +52,7 @@ typedef struct {
 } SweepPlan;
 
 typedef struct {
-    char name[64];          /* the preset's name, or "grid" */
+    char name[64];          /* the preset's name, "grid", or "search" (a random search) */
     char label[64];         /* what to call it (`sweep --name`); "": name */
     char spec[2048];        /* the full spec as given / expanded from a preset */
     char axes[512];         /* JSON array of the axis keys, in order */

@@ -10,6 +10,7 @@
 #                        from 0, an empty choice, --prune on a grid, asha
 #                        with one rung, trials out of range: one line each,
 #                        nothing queued
+#   search_named         a random search's sweep is called `search`, not `grid`
 #   asha_workers         --prune asha trained by 1 worker and by 2 workers
 #                        from the same queued store: every run ends with the
 #                        same status, budget and why; at least one trial
@@ -72,6 +73,8 @@ bad "act is not a number" "act=log:1..2" --search random --trials 3
 # ---- asha and median: 1 worker and 2 workers from the same queued store
 decisions() { q "$1" "select id || ' ' || status || ' ' || total_steps || ' ' || coalesce(error, '') from runs order by id"; }
 $MB sweep $TINY "lr=log:1e-5..0.3" --search random --trials 9 --search-seed 1 --prune asha --db a1.db >asha.out 2>&1
+[ "$(q a1.db "select name || ' ' || coalesce(preset, '') from sweeps")" = "search search" ] && pass search_named ||
+  fail search_named "$(q a1.db "select name, preset from sweeps")"
 cp a1.db a2.db
 $MB worker --db a1.db --jobs 1 --threads 1 >/dev/null 2>&1
 $MB worker --db a2.db --jobs 2 --threads 1 >/dev/null 2>&1

@@ -14,9 +14,9 @@
  *
  * Each mixer trains on every task it has of clm (causal) and mlm
  * (bidirectional), one line each (--task picks one), so clm and mlm compare
- * per FLOP on the same architecture.  mlm's head runs on the chosen
- * positions only (0.9 x (0.15 + 0.85^n / n) of them on average) and is
- * counted so.
+ * per FLOP on the same architecture.  mlm's head and its last block's FFN
+ * run on the chosen positions only (0.9 x (0.15 + 0.85^n / n) of them on
+ * average) and are counted so.
  *
  * Memory: around each model the peak resident set is reset (glibc's free
  * lists trimmed, `5` written to /proc/self/clear_refs) and VmHWM read from
@@ -234,9 +234,12 @@ static int bench_train(const char *arch, const char *size, const char *task, int
     out->step_seconds = elapsed / steps;
     out->tokens_per_s = (double)steps * c.batch * c.n_ctx / elapsed;
     out->flops_per_token = model_train_flops_per_token(&m);
-    if (mlm) { /* the head runs on the chosen positions only (mlm.c: 90% of windows, 15% and at least one) */
+    if (mlm) { /* the head and the last block's FFN run on the chosen positions only
+                  (mlm.c: 90% of windows, 15% and at least one; stack.c's StackCall.rows) */
         double chosen = 0.9 * (0.15 + pow(0.85, c.n_ctx) / c.n_ctx);
-        out->flops_per_token -= 6.0 * (double)m.params[m.head_w].numel * (1.0 - chosen);
+        const BlockParams *last = &m.stacks[0].blocks[c.layers - 1];
+        double tail = (double)(m.params[m.head_w].numel + m.params[last->w1].numel + m.params[last->w2].numel);
+        out->flops_per_token -= 6.0 * tail * (1.0 - chosen);
     }
     out->gflops = out->tokens_per_s * out->flops_per_token / 1e9;
     out->params = model_count_params(&m, NULL);

@@ -157,6 +157,13 @@ typedef struct {
                                    before block zero_block (-1: never) */
     int want_grad;       /* a backward follows the forward: the FFN keeps
                             GELU's slope for it (bias_act_forward_slope) */
+    /* Rows the loss reads (ascending, n_rows of B*n), or NULL for all.  Given,
+       the last block's position-wise part after its mixer (residual sum,
+       LayerNorms, FFN) and LN_f run on these rows only: out holds them
+       compacted, n_rows x d, and stack_backward takes dout the same way.
+       Not with dropout in training (its mask is indexed by position). */
+    const int32_t *rows;
+    int n_rows;
 } StackCall;
 
 /* x0 [B, n, d] = tok_emb[tokens] + pos. */
@@ -165,10 +172,11 @@ void embed_forward(const Model *m, int stack, float *x0, const int32_t *tokens, 
 void embed_backward(const Model *m, int stack, float *grads, const float *dx0,
                     const int32_t *tokens, int B);
 /* Runs stack s on w->stacks[s].blocks[0].x (already embedded) and leaves the
-   result in w->stacks[s].out. */
+   result in w->stacks[s].out (only c->rows, compacted, when given). */
 void stack_forward(const StackCall *c, int s, const int32_t *tokens);
-/* dout [B, n, d] -> dx0 [B, n, d] (overwritten), parameter grads accumulate
-   into w->grads.  dout may be clobbered. */
+/* dout [B, n, d] (or [n_rows, d] with c->rows) -> dx0 [B, n, d]
+   (overwritten), parameter grads accumulate into w->grads.  dout may be
+   clobbered. */
 void stack_backward(const StackCall *c, int s, const int32_t *tokens, float *dout, float *dx0);
 /* logits [N, V] = rows [N, d] W^T + b (+ b only with_bias: the training
    loss adds it itself, xent_head). */

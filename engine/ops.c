@@ -594,6 +594,30 @@ void vec_acc(float *y, const float *a, size_t n)
     for (size_t i = 0; i < n; i++) y[i] += a[i];
 }
 
+void rows_pick_add(float *y, const float *a, const float *b, const int32_t *rows, int M, int d)
+{
+    for (int r = 0; r < M; r++)
+        vec_add(y + (size_t)r * d, a + (size_t)rows[r] * d, b + (size_t)rows[r] * d, (size_t)d);
+}
+
+void rows_spread(float *x, const int32_t *rows, int M, int N, int d)
+{
+    /* from the end: row r moves to rows[r] >= r, so every source not yet
+       moved lies below the row being written */
+    int r = M - 1;
+    for (int i = N - 1; i >= 0; i--) {
+        float *dst = x + (size_t)i * d;
+        if (r >= 0 && rows[r] == i) {
+            assert(rows[r] >= r);
+            if (i != r) memcpy(dst, x + (size_t)r * d, sizeof(float) * (size_t)d);
+            r--;
+        } else {
+            memset(dst, 0, sizeof(float) * (size_t)d);
+        }
+    }
+    assert(r < 0);
+}
+
 void sumsq_blocks(double lane[8], const float *x, size_t n)
 {
     assert(n % 8 == 0);

@@ -88,6 +88,11 @@ void softmax_rows(float *x, int N, int C, int causal);
 void vec_add(float *y, const float *a, const float *b, size_t n);
 /* y [n] += a [n] */
 void vec_acc(float *y, const float *a, size_t n);
+/* y [M, d] = a[rows] + b[rows]: the rows of a, b [*, d] that rows lists. */
+void rows_pick_add(float *y, const float *a, const float *b, const int32_t *rows, int M, int d);
+/* In place, x [M, d] (row r for row rows[r]; rows ascending) -> x [N, d]
+   with zeros in the rows not listed. */
+void rows_spread(float *x, const int32_t *rows, int M, int N, int d);
 
 /* Sum of x[i]^2 in double, in 8 interleaved partial sums (vectorises). */
 double vec_sumsq(const float *x, size_t n);

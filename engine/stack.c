@@ -9,6 +9,7 @@
  *
  * Not for: embeddings or the head (model.c), task wiring (engine/tasks/).
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -219,13 +220,16 @@ void stack_forward(const StackCall *c, int s, const int32_t *tokens)
     const Config *cf = &m->cfg;
     StackActs *sa = &c->w->stacks[s];
     int B = c->B, n = cf->n_ctx, d = cf->d, dff = cf->ffn_mult * cf->d, N = B * n;
-    size_t Nd = (size_t)N * d;
     const float *w[MIX_MAX_PARAMS];
     float *dw[MIX_MAX_PARAMS];
     MixArgs ma;
+    assert(!c->rows || !c->training || cf->dropout <= 0);
     for (int l = 0; l < cf->layers; l++) {
         const BlockParams *bp = &m->stacks[s].blocks[l];
         BlockActs *A = &sa->blocks[l];
+        /* the last block's tail may run on the loss's rows only (c->rows) */
+        int tail = c->rows && l == cf->layers - 1, Nt = tail ? c->n_rows : N;
+        size_t Nd = (size_t)N * d;
         if (l == c->zero_block) zero_positions(A->x, B, n, d, c->zero_from);
         mix_args(c, s, l, tokens, &ma, w, dw);
         if (cf->norm == NORM_PRE)
@@ -233,34 +237,36 @@ void stack_forward(const StackCall *c, int s, const int32_t *tokens)
                               model_param(m, bp->ln1_b), N, d);
         m->mixer->forward(&ma, A->a, A->m);
         maybe_dropout(c, A->m, Nd, s, l, 0);
-        vec_add(A->s1, A->x, A->m, Nd);
+        if (tail) rows_pick_add(A->s1, A->x, A->m, c->rows, Nt, d);
+        else vec_add(A->s1, A->x, A->m, Nd);
         if (cf->norm == NORM_POST)
             layernorm_forward(A->x1, A->ln1_mean, A->ln1_rstd, A->s1, model_param(m, bp->ln1_w),
-                              model_param(m, bp->ln1_b), N, d);
+                              model_param(m, bp->ln1_b), Nt, d);
         if (cf->norm == NORM_PRE)
             layernorm_forward(A->b, A->ln2_mean, A->ln2_rstd, A->x1, model_param(m, bp->ln2_w),
-                              model_param(m, bp->ln2_b), N, d);
-        linear_forward(c->w->gemm, A->h, A->b, model_param(m, bp->w1), NULL, N, d, dff);
+                              model_param(m, bp->ln2_b), Nt, d);
+        linear_forward(c->w->gemm, A->h, A->b, model_param(m, bp->w1), NULL, Nt, d, dff);
         int act = A->ha != A->h ? cf->act : ACT_NONE;
-        if (c->want_grad) bias_act_forward_slope(A->ha, A->h, model_param(m, bp->b1), N, dff, act);
-        else bias_act_forward(A->ha, A->h, model_param(m, bp->b1), N, dff, act);
+        if (c->want_grad) bias_act_forward_slope(A->ha, A->h, model_param(m, bp->b1), Nt, dff, act);
+        else bias_act_forward(A->ha, A->h, model_param(m, bp->b1), Nt, dff, act);
         if (c->training && cf->dropout > 0) {
             linear_forward(c->w->gemm, A->f, A->ha, model_param(m, bp->w2), model_param(m, bp->b2), N, dff, d);
             maybe_dropout(c, A->f, Nd, s, l, 1);
             vec_add(A->s2, A->x1, A->f, Nd);
         } else { /* s2 = x1 + FFN: the residual goes in before the product, no pass over f */
             linear_forward_residual(c->w->gemm, A->s2, A->ha, model_param(m, bp->w2), model_param(m, bp->b2), A->x1,
-                                    N, dff, d);
+                                    Nt, dff, d);
         }
         if (cf->norm == NORM_POST) {
             float *next = l + 1 < cf->layers ? sa->blocks[l + 1].x : sa->xL;
             layernorm_forward(next, A->ln2_mean, A->ln2_rstd, A->s2, model_param(m, bp->ln2_w),
-                              model_param(m, bp->ln2_b), N, d);
+                              model_param(m, bp->ln2_b), Nt, d);
         }
     }
     if (cf->norm != NORM_NONE)
         layernorm_forward(sa->out, sa->lnf_mean, sa->lnf_rstd, sa->xL,
-                          model_param(m, m->stacks[s].lnf_w), model_param(m, m->stacks[s].lnf_b), N, d);
+                          model_param(m, m->stacks[s].lnf_w), model_param(m, m->stacks[s].lnf_b),
+                          c->rows ? c->n_rows : N, d);
 }
 
 /* Gradient of a LayerNorm with parameters (wi, bi). */
@@ -281,48 +287,51 @@ void stack_backward(const StackCall *c, int s, const int32_t *tokens, float *dou
     StackActs *sa = &wk->stacks[s];
     float *grads = wk->grads;
     int B = c->B, n = cf->n_ctx, d = cf->d, dff = cf->ffn_mult * cf->d, N = B * n;
-    size_t Nd = (size_t)N * d;
     const float *w[MIX_MAX_PARAMS];
     float *dw[MIX_MAX_PARAMS];
     MixArgs ma;
     float *g = wk->g, *t1 = wk->t1, *t2 = wk->t2;
+    int Nout = c->rows ? c->n_rows : N;
 
     /* g = dL/d(xL) */
     if (cf->norm != NORM_NONE)
         ln_backward(c, m->stacks[s].lnf_w, m->stacks[s].lnf_b, g, dout, sa->xL, sa->lnf_mean,
-                    sa->lnf_rstd, N, 0);
+                    sa->lnf_rstd, Nout, 0);
     else
-        memcpy(g, dout, sizeof(float) * Nd);
+        memcpy(g, dout, sizeof(float) * (size_t)Nout * d);
 
     for (int l = cf->layers - 1; l >= 0; l--) {
         const BlockParams *bp = &m->stacks[s].blocks[l];
         BlockActs *A = &sa->blocks[l];
-        /* g holds dL/d(block output) */
+        int tail = c->rows && l == cf->layers - 1, Nt = tail ? c->n_rows : N;
+        size_t Nd = (size_t)N * d, Ntd = (size_t)Nt * d;
+        /* g holds dL/d(block output): Nt rows */
         if (cf->norm == NORM_POST) { /* output = LN2(s2): g <- dL/ds2 */
-            ln_backward(c, bp->ln2_w, bp->ln2_b, t1, g, A->s2, A->ln2_mean, A->ln2_rstd, N, 0);
-            memcpy(g, t1, sizeof(float) * Nd);
+            ln_backward(c, bp->ln2_w, bp->ln2_b, t1, g, A->s2, A->ln2_mean, A->ln2_rstd, Nt, 0);
+            memcpy(g, t1, sizeof(float) * Ntd);
         }
         /* s2 = x1 + drop(f): g is dL/ds2 = dL/dx1 (residual) + path through f */
-        const float *dy = branch_grad(c, g, t1, Nd, s, l, 1);
+        const float *dy = branch_grad(c, g, t1, Ntd, s, l, 1);
         linear_backward(wk->gemm, wk->dh, grads + m->params[bp->w2].offset, grads + m->params[bp->b2].offset,
-                        dy, A->ha, model_param(m, bp->w2), N, dff, d, 0);
+                        dy, A->ha, model_param(m, bp->w2), Nt, dff, d, 0);
         /* A->h holds GELU's slope (stack_forward with want_grad) */
-        act_backward_slope(wk->dh, A->h, grads + m->params[bp->b1].offset, N, dff,
+        act_backward_slope(wk->dh, A->h, grads + m->params[bp->b1].offset, Nt, dff,
                            A->ha != A->h ? cf->act : ACT_NONE);
         if (cf->norm == NORM_PRE) {
             linear_backward(wk->gemm, t2, grads + m->params[bp->w1].offset, NULL, wk->dh, A->b,
-                            model_param(m, bp->w1), N, d, dff, 0);
-            ln_backward(c, bp->ln2_w, bp->ln2_b, g, t2, A->x1, A->ln2_mean, A->ln2_rstd, N, 1);
+                            model_param(m, bp->w1), Nt, d, dff, 0);
+            ln_backward(c, bp->ln2_w, bp->ln2_b, g, t2, A->x1, A->ln2_mean, A->ln2_rstd, Nt, 1);
         } else {
             linear_backward(wk->gemm, g, grads + m->params[bp->w1].offset, NULL, wk->dh, A->b,
-                            model_param(m, bp->w1), N, d, dff, 1);
+                            model_param(m, bp->w1), Nt, d, dff, 1);
         }
         /* g = dL/dx1 */
         if (cf->norm == NORM_POST) { /* x1 = LN1(s1) */
-            ln_backward(c, bp->ln1_w, bp->ln1_b, t1, g, A->s1, A->ln1_mean, A->ln1_rstd, N, 0);
-            memcpy(g, t1, sizeof(float) * Nd);
+            ln_backward(c, bp->ln1_w, bp->ln1_b, t1, g, A->s1, A->ln1_mean, A->ln1_rstd, Nt, 0);
+            memcpy(g, t1, sizeof(float) * Ntd);
         }
-        /* s1 = x + drop(m): g = dL/ds1 */
+        /* s1 = x + drop(m): g = dL/ds1, on every row from here (0 off the loss's rows) */
+        if (tail) rows_spread(g, c->rows, Nt, N, d);
         dy = branch_grad(c, g, t1, Nd, s, l, 0);
         mix_args(c, s, l, tokens, &ma, w, dw);
         m->mixer->backward(&ma, A->a, dy, t2);
@@ -334,5 +343,5 @@ void stack_backward(const StackCall *c, int s, const int32_t *tokens, float *dou
         if (l == c->zero_block) zero_positions(g, B, n, d, c->zero_from);
         if (wk->block_done) wk->block_done(wk->block_done_arg, s, l);   /* block l's gradient is final */
     }
-    memcpy(dx0, g, sizeof(float) * Nd);
+    memcpy(dx0, g, sizeof(float) * (size_t)N * d);
 }

@@ -53,7 +53,7 @@ static void autoencode_run(TaskCall *t)
     Work *w = t->w;
     int B = t->B, n = m->cfg.n_ctx, d = m->cfg.d;
     size_t row = sizeof(float) * d;
-    StackCall sc = {m, w, B, t->sample0, t->training, t->step_key, -1, 0, t->want_grad};
+    StackCall sc = {m, w, B, t->sample0, t->training, t->step_key, -1, 0, t->want_grad, NULL, 0};
     embed_forward(m, 0, w->stacks[0].blocks[0].x, w->inputs, B);
     stack_forward(&sc, 0, w->inputs);
     const float *enc = w->stacks[0].out, *pos = decoder_pos(m);

@@ -66,7 +66,7 @@ static void bidir_run(TaskCall *t)
     Work *w = t->w;
     int B = t->B, n = m->cfg.n_ctx, d = m->cfg.d;
     size_t row = sizeof(float) * d;
-    StackCall sc = {m, w, B, t->sample0, t->training, t->step_key, -1, 0, t->want_grad};
+    StackCall sc = {m, w, B, t->sample0, t->training, t->step_key, -1, 0, t->want_grad, NULL, 0};
     flip_rows(w->inputs_rev, w->inputs, B, n, sizeof(int32_t));
     embed_forward(m, 0, w->stacks[0].blocks[0].x, w->inputs, B);
     embed_forward(m, 1, w->stacks[1].blocks[0].x, w->inputs_rev, B);

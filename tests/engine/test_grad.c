@@ -1,7 +1,8 @@
 /*
  * test_grad.c — finite-difference checks of every op's backward pass and of
  * whole models (each mixer, each mode, every norm and act option, every
- * task, mlm with mlm_loss=all), and the causality of causal mixers (in
+ * task, mlm with mlm_loss=all, the loss's rows alone through the last block
+ * against all rows), and the causality of causal mixers (in
  * float32 and, where it can run, with precision=bf16).
  */
 #include <math.h>
@@ -83,6 +84,36 @@ static void test_linear_residual(void)
                 CHECK(close_to(y[i], want[i], 1e-6, 1e-6), "bias %d in place %d: y[%d] %g vs %g", with_bias, in_place,
                       i, y[i], want[i]);
         }
+}
+
+/* rows_pick_add gathers a[rows] + b[rows]; rows_spread scatters in place, zeros
+   elsewhere: every row subset of a small N, the first and last row in and
+   out of it included. */
+static void test_rows_ops(void)
+{
+    enum { N = 6, D = 3 };
+    float a[N * D], b[N * D], y[N * D], x[N * D];
+    for (int i = 0; i < N * D; i++) {
+        a[i] = (float)i;
+        b[i] = 100.0f * (float)i;
+    }
+    int bad = 0;
+    for (unsigned set = 0; set < (1u << N); set++) {
+        int32_t rows[N];
+        int M = 0;
+        for (int i = 0; i < N; i++)
+            if (set >> i & 1) rows[M++] = i;
+        rows_pick_add(y, a, b, rows, M, D);
+        for (int r = 0; r < M; r++)
+            for (int k = 0; k < D; k++) bad += y[r * D + k] != 101.0f * (float)(rows[r] * D + k);
+        for (int i = 0; i < N * D; i++) x[i] = -1.0f;
+        for (int r = 0; r < M; r++)
+            for (int k = 0; k < D; k++) x[r * D + k] = (float)(rows[r] * D + k);
+        rows_spread(x, rows, M, N, D);
+        for (int i = 0; i < N; i++)
+            for (int k = 0; k < D; k++) bad += x[i * D + k] != ((set >> i & 1) ? (float)(i * D + k) : 0.0f);
+    }
+    CHECK(bad == 0, "%d elements wrong over the 64 row sets", bad);
 }
 
 /* C = 9 runs the scalar loops only, C = 41 the 16-lane ones and a tail;
@@ -527,6 +558,69 @@ static void check_model_task(const char *task, const char *arch, const char *nor
     model_free(&m);
 }
 
+/* A task whose loss reads some rows only (mlm's chosen positions) runs its
+   last block's tail on those rows (StackCall.rows): its loss and every
+   gradient equal the all-rows path's (the stack on every row, then
+   task_head_loss's gather) to float32 rounding, for each bidirectional
+   mixer and norm. */
+static void test_tail_rows(void)
+{
+    const char *norms[] = {"pre", "post", "none"};
+    for (int i = 0; i < mixer_count(); i++) {
+        const MixerOps *ops = mixer_at(i);
+        if (!ops->has_bidir) continue;
+        for (int k = 0; k < 3; k++) {
+            Model m;
+            Config c;
+            char a1[48], a2[48], err[512];
+            snprintf(a1, sizeof a1, "arch=%s", ops->name);
+            snprintf(a2, sizeof a2, "norm=%s", norms[k]);
+            if (tm_build(&m, &c, a1, a2, "task=mlm", "n_ctx=16", "seed=7", NULL)) { CHECK(0, "build"); continue; }
+            Rng r;
+            rng_seed(&r, 3);
+            tm_randomize(&m, &r, 0.3f);
+            Work w;
+            int B = 4, N = B * m.cfg.n_ctx, M = 0;
+            if (work_alloc(&w, &m, B, 1, err)) { CHECK(0, "%s", err); model_free(&m); continue; }
+            training_batch(&m, &w, B, 21);
+            for (int j = 0; j < N; j++) M += w.targets[j] >= 0;
+            CHECK(M > 0 && M < N, "%s: %d of %d rows targets", ops->name, M, N);
+            double fast = tm_run(&m, &w, B, 1, 1);
+            float *g_fast = malloc(sizeof(float) * m.n_floats), *g_all = malloc(sizeof(float) * m.n_floats);
+            work_dense_grads(&w, &m, g_fast);
+            /* the all-rows path, by hand */
+            TaskCall t;
+            memset(&t, 0, sizeof t);
+            t.m = &m;
+            t.w = &w;
+            t.B = B;
+            t.training = 1;
+            t.want_grad = 1;
+            t.step_key = 12345;
+            t.loss_scale = 1.0f / (float)M;
+            work_zero_grads(&w, &m);
+            StackCall sc = {&m, &w, B, 0, 1, 12345, -1, 0, 1, NULL, 0};
+            embed_forward(&m, 0, w.stacks[0].blocks[0].x, w.inputs, B);
+            stack_forward(&sc, 0, w.inputs);
+            task_head_loss(&t, w.stacks[0].out, w.targets, w.dout);
+            stack_backward(&sc, 0, w.inputs, w.dout, w.t1);
+            embed_backward(&m, 0, w.grads, w.t1, w.inputs, B);
+            work_dense_grads(&w, &m, g_all);
+            double all = t.loss_sum / M, gmax = 0, off = 0;
+            for (size_t j = 0; j < m.n_floats; j++) {
+                gmax = fmax(gmax, fabs(g_all[j]));
+                off = fmax(off, fabs(g_all[j] - g_fast[j]));
+            }
+            CHECK(close_to(fast, all, 1e-6, 0) && gmax > 0 && off <= 1e-5 * gmax,
+                  "%s norm=%s: loss %.9g vs %.9g, gradients off by %g of %g", ops->name, norms[k], fast, all, off, gmax);
+            free(g_fast);
+            free(g_all);
+            work_free(&w);
+            model_free(&m);
+        }
+    }
+}
+
 /* The task a mixer's whole-model checks use: clm when it is causal, else mlm. */
 static const char *home_task(const MixerOps *ops) { return ops->has_causal ? "clm" : "mlm"; }
 
@@ -639,6 +733,7 @@ int main(int argc, char **argv)
     CHECK_ARGS(argc, argv);
     RUN(test_linear_grad);
     RUN(test_linear_residual);
+    RUN(test_rows_ops);
     RUN(test_layernorm_grad);
     RUN(test_activation_grad);
     RUN(test_xent_grad);
@@ -651,6 +746,7 @@ int main(int argc, char **argv)
     RUN(test_model_grads);
     RUN(test_task_grads);
     RUN(test_mlm_all_grads);
+    RUN(test_tail_rows);
     RUN(test_causality);
     char why[512] = "";
     RUN_IF(gemm_bf16_available(why), why, test_causality_bf16);

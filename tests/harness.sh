@@ -25,8 +25,8 @@
 #                                  memory at once (running, started), then
 #                                  CMD's exit code
 # The workbench driven in tmux (after ui_setup):
-#   ui_setup NAME                  a private tmux server (SOCK=NAME$$) and a
-#                                  UTF-8 locale
+#   ui_setup NAME                  a private tmux server (SOCK=NAME$$, kept up
+#                                  by a session of its own) and a UTF-8 locale
 #   TM ARGS...                     tmux on that server
 #   launch NAME DB LOCALE [TERM]   the workbench at 80x24 in a tmux session
 #   screen NAME                    the captured screen text
@@ -135,6 +135,10 @@ pause_midway() {
 ui_setup() {
   SOCK=$1$$
   export LANG=C.UTF-8 LC_ALL=C.UTF-8
+  # A server ends with its last session, and a new-session sent while it is
+  # going away dies with it ("server exited unexpectedly"): a session that
+  # lives as long as the test keeps the server up between workbenches
+  tmux -u -L "$SOCK" new-session -d -s __harness_keep -x 20 -y 5 "sleep 86400"
 }
 TM() { tmux -u -L "$SOCK" "$@"; }
 launch() {

@@ -24,8 +24,6 @@ at() {   # NAME DB WIDTH HEIGHT
   TM new-session -d -s "$1" -x "$3" -y "$4" "env LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=xterm-256color $MB --db $2 --jobs 0"
 }
 keys() { TM send-keys -t "$@"; sleep 0.3; }
-# one session for the whole test: the server outlives the workbenches it runs
-TM new-session -d -s keep -x 20 -y 5 "sleep 3600"
 quit() { TM send-keys -t "$1" q; wait_exit "$1" 10 || TM kill-session -t "$1"; }
 
 S=$T/s.db

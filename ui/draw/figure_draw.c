@@ -477,15 +477,21 @@ static double draw_legend(Pen *pen, const Figure *f, double x, double top, doubl
 
 /* ---- drawing: the heatmap ------------------------------------------------- */
 
+/* goodness in [0, 1] along three colour stops, linearly between them */
+static Rgb ramp3(const Rgb stops[3], double goodness)
+{
+    double t = fmin(fmax(goodness, 0), 1) * 2;
+    int i = t >= 1 ? 1 : 0;
+    double u = t - i;
+    return (Rgb){stops[i].r + (stops[i + 1].r - stops[i].r) * u, stops[i].g + (stops[i + 1].g - stops[i].g) * u,
+                 stops[i].b + (stops[i + 1].b - stops[i].b) * u};
+}
+
 /* Worst (red) through yellow to best (green), light enough for black text. */
 static Rgb heat_rgb(double goodness)
 {
     static const Rgb STOPS[3] = {{0.96, 0.60, 0.55}, {0.99, 0.91, 0.60}, {0.60, 0.83, 0.58}};
-    double t = fmin(fmax(goodness, 0), 1) * 2;
-    int i = t >= 1 ? 1 : 0;
-    double u = t - i;
-    return (Rgb){STOPS[i].r + (STOPS[i + 1].r - STOPS[i].r) * u, STOPS[i].g + (STOPS[i + 1].g - STOPS[i].g) * u,
-                 STOPS[i].b + (STOPS[i + 1].b - STOPS[i].b) * u};
+    return ramp3(STOPS, goodness);
 }
 
 typedef struct {
@@ -533,11 +539,7 @@ static void heat_layout(Pen *pen, const FigHeatmap *h, HeatLayout *l)
 static Rgb line_rgb(double goodness)
 {
     static const Rgb STOPS[3] = {{0.84, 0.15, 0.16}, {0.93, 0.57, 0.08}, {0.17, 0.60, 0.17}};
-    double t = fmin(fmax(goodness, 0), 1) * 2;
-    int i = t >= 1 ? 1 : 0;
-    double u = t - i;
-    return (Rgb){STOPS[i].r + (STOPS[i + 1].r - STOPS[i].r) * u, STOPS[i].g + (STOPS[i + 1].g - STOPS[i].g) * u,
-                 STOPS[i].b + (STOPS[i + 1].b - STOPS[i].b) * u};
+    return ramp3(STOPS, goodness);
 }
 
 /* The colour scale of values lo..hi in ramp's colours, worst to best with

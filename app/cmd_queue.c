@@ -133,23 +133,49 @@ static int list_presets(const char *db_path)
     return 0;
 }
 
+/* `mixbench sweep --continue ID --max-hours H`: a larger cap for an
+   --until-conclusive sweep (experiments/adaptive.h adaptive_continue). */
+static int continue_sweep(const char *id_s, const char *hours_s, int n_grid, const char *db_path)
+{
+    int64_t id;
+    double hours;
+    char err[ERR_LEN];
+    if (n_grid) return cli_fail("sweep: --continue takes a sweep's id and --max-hours, not a grid");
+    if (text_to_int64(id_s, &id) || id < 1) return cli_fail("sweep: --continue %s is not a sweep id", id_s);
+    if (!hours_s) return cli_fail("sweep: --continue %lld needs --max-hours H, the new cap", (long long)id);
+    if (text_to_double(hours_s, &hours) || !(hours > 0) || hours > 1e6)
+        return cli_fail("sweep: --max-hours %s is not a number of hours > 0", hours_s);
+    Store *st;
+    if (store_open_existing(db_path, &st, err)) return cli_fail("%s", err);
+    double old_cap = 0;
+    int rc = adaptive_continue(st, id, hours, &old_cap, err);
+    /* the round it stopped in acts now (extensions, seeds) */
+    if (rc == 0) rc = adaptive_advance(st, id, NULL, err);
+    store_close(st);
+    if (rc) return cli_fail("%s", err);
+    printf("sweep %lld: cap raised from %g to %g CPU hours; run its jobs with `mixbench worker`\n", (long long)id,
+           old_cap, hours);
+    return 0;
+}
+
 int cmd_sweep(int argc, char **argv)
 {
     const char *db_path = "mixbench.db", *priority_s = "0", *data = NULL, *tokenizer = NULL, *dry = NULL,
                *until = NULL, *hours_s = NULL, *name = NULL, *search = NULL, *trials = NULL, *search_seed = NULL,
-               *prune = NULL;
+               *prune = NULL, *cont = NULL;
     const CliOpt opts[] = {{"db", 1, &db_path, NULL},     {"priority", 1, &priority_s, NULL},
                            {"data", 1, &data, NULL},      {"tokenizer", 1, &tokenizer, NULL},
                            {"dry-run", 0, &dry, NULL},    {"until-conclusive", 0, &until, NULL},
                            {"max-hours", 1, &hours_s, NULL}, {"name", 1, &name, NULL},
                            {"search", 1, &search, NULL},  {"trials", 1, &trials, NULL},
                            {"search-seed", 1, &search_seed, NULL}, {"prune", 1, &prune, NULL},
-                           {NULL, 0, NULL, NULL}};
+                           {"continue", 1, &cont, NULL},  {NULL, 0, NULL, NULL}};
     /* every word but the options is the grid (or a preset name) */
     const char *grid[MAX_GRID_WORDS + 1];
     int n_grid = 0;
     char err[ERR_LEN];
     if (cli_parse(argc, argv, opts, NULL, grid, MAX_GRID_WORDS + 1, &n_grid, err)) return cli_fail("sweep: %s", err);
+    if (cont) return continue_sweep(cont, hours_s, n_grid, db_path);
     if (n_grid == 0 && !(search || trials || search_seed || prune)) return list_presets(db_path);
     /* the search's options are words of the spec (search=random trials=N
        search_seed=S prune=P), so the stored spec makes the same trials */

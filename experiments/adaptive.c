@@ -22,6 +22,10 @@
 #include "experiments/prune.h"
 #include "experiments/sweep.h"
 
+/* How sweeps.concluded starts when the cap stopped the rounds (the one
+   conclusion adaptive_continue reopens). */
+#define CAP_STOP "cap: "
+
 /* Everything one step of a sweep's plan reads. */
 typedef struct {
     Store *s;
@@ -363,8 +367,8 @@ static int conclude_round(Step *st, char *err)
     int act = extend.n + seeds.n > 0, over = act && cap > 0 && spent + cost > cap;
     char why[512] = "";
     if (over)
-        snprintf(why, sizeof why, "cap: %.1f of %.1f CPU hours spent; the next round needs about %.1f more", spent / 3600,
-                 cap / 3600, cost / 3600);
+        snprintf(why, sizeof why, CAP_STOP "%.2f of %.2f CPU hours spent; the next round needs about %.2f more",
+                 spent / 3600, cap / 3600, cost / 3600);
     else if (!act)
         snprintf(why, sizeof why, undecided ? "%d claim%s that more budget or seeds cannot decide" : "every claim decided",
                  undecided, undecided == 1 ? "" : "s");
@@ -434,6 +438,43 @@ int adaptive_advance(Store *s, int64_t sweep_id, int *acted, char *err)
     adaptive_runs_free(st.runs, st.n_runs);
     if (store_end(s, rc, what, err)) return -1;
     if (acted) *acted |= st.acted;
+    return 0;
+}
+
+int adaptive_continue(Store *s, int64_t sweep_id, double max_hours, double *old_cap, char *err)
+{
+    assert(s && sweep_id > 0 && old_cap && err);
+    SweepPlanRow row;
+    SweepPlan plan;
+    int found = 0;
+    const char *what = "continue a sweep";
+    if (store_begin(s, what, err)) return -1;
+    int rc = store_sweep_plan(s, sweep_id, &row, &found, err);
+    if (rc == 0 && !found) rc = err_set(err, "sweep: no sweep %lld in this store", (long long)sweep_id);
+    if (rc == 0 && row.plan_json[0]) rc = sweep_plan_parse(row.plan_json, &plan, err);
+    if (rc == 0 && (!row.plan_json[0] || !plan.until_conclusive))
+        rc = err_set(err, "sweep: sweep %lld was not queued with --until-conclusive: it has no cap to raise",
+                     (long long)sweep_id);
+    if (rc == 0 && row.concluded[0] && strncmp(row.concluded, CAP_STOP, strlen(CAP_STOP)))
+        rc = err_set(err, "sweep: sweep %lld stopped with %s: a larger cap changes nothing", (long long)sweep_id,
+                     row.concluded);
+    if (rc == 0 && (plan.max_hours <= 0 || max_hours <= plan.max_hours))
+        rc = plan.max_hours <= 0
+                 ? err_set(err, "sweep: sweep %lld has no cap: there is nothing to raise", (long long)sweep_id)
+                 : err_set(err, "sweep: --max-hours %g does not raise sweep %lld's cap of %g CPU hours", max_hours,
+                           (long long)sweep_id, plan.max_hours);
+    if (rc == 0) {
+        *old_cap = plan.max_hours;
+        plan.max_hours = max_hours;
+        StrBuf json;
+        sb_init(&json);
+        sweep_plan_json(&plan, &json);
+        rc = sb_ok(&json) ? store_sweep_set_plan(s, sweep_id, json.data, err) : err_set(err, "out of memory");
+        sb_free(&json);
+        /* the round the cap stopped is judged again, and acts */
+        if (rc == 0 && row.concluded[0]) rc = store_sweep_set_round(s, sweep_id, row.round, NULL, err);
+    }
+    if (store_end(s, rc, what, err)) return -1;
     return 0;
 }
 

@@ -60,6 +60,15 @@ int adaptive_advance_run(Store *s, int64_t run_id, int *acted, char *err);
 /* adaptive_advance for every sweep whose plan is still going. */
 int adaptive_advance_all(Store *s, int *acted, char *err);
 
+/* `mixbench sweep --continue`: sweep_id (--until-conclusive) gets the cap
+   max_hours, larger than its own (*old_cap); a sweep its cap stopped goes
+   on from the round it stopped in (judged again, then extended or given
+   seeds), one still going keeps going under the new cap.  Refused, with
+   the store untouched: a sweep that does not exist, has no cap, or
+   stopped for another reason (every claim decided, nothing more decides
+   one), and a cap that is not larger. */
+int adaptive_continue(Store *s, int64_t sweep_id, double max_hours, double *old_cap, char *err);
+
 /* The learning rates tuned so far, "lr tuned per architecture: attention
    2e-3, mixer 4e-3" (several points of one architecture: "mixer 4e-3 to
    8e-3"); "" when the sweep tuned none. */

@@ -252,6 +252,23 @@ static int knobs(Store *s, int64_t sweep_id, const char *preset, int markdown, S
     return 0;
 }
 
+/* " --until-conclusive --max-hours H" when the sweep was queued so (its cap
+   as it is now: `sweep --continue` raises it), else "". */
+static int until_option(Store *s, int64_t sweep_id, char *out, size_t cap, char *err)
+{
+    SweepPlanRow row;
+    SweepPlan plan;
+    int found = 0;
+    out[0] = 0;
+    if (store_sweep_plan(s, sweep_id, &row, &found, err)) return -1;
+    if (!found || !row.plan_json[0]) return 0;
+    if (sweep_plan_parse(row.plan_json, &plan, err)) return -1;
+    if (plan.until_conclusive)
+        snprintf(out, cap, plan.max_hours > 0 ? " --until-conclusive --max-hours %g" : " --until-conclusive",
+                 plan.max_hours);
+    return 0;
+}
+
 static int one_preset(Store *s, const Preset *pr, int flags, ReportFigureFn figures, void *ctx, StrBuf *out,
                       char *err)
 {
@@ -287,7 +304,14 @@ static int one_preset(Store *s, const Preset *pr, int flags, ReportFigureFn figu
     }
     sb_printf(out, "%ssweep %lld (%s): %d of %d jobs finished; made by\n", markdown ? "\n" : "  ", (long long)sw.id,
               sw.created_at, n_runs, n_all);
-    sb_printf(out, markdown ? "\n    mixbench sweep %s\n" : "    mixbench sweep %s\n", sw.spec);
+    char until[96];
+    if (until_option(s, sw.id, until, sizeof until, err)) {
+        free(runs);
+        free(figs);
+        free(pts);
+        return -1;
+    }
+    sb_printf(out, markdown ? "\n    mixbench sweep %s%s\n" : "    mixbench sweep %s%s\n", sw.spec, until);
     char tuned[512];
     if (adaptive_tuned_summary(s, sw.id, tuned, sizeof tuned, err)) {
         free(runs);

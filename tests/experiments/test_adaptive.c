@@ -9,6 +9,8 @@
  *   - a claim within noise gets 2 more seeds per compared point;
  *   - a round that would pass the cap is not run: the sweep concludes
  *     saying so, and the history says what it would still need;
+ *   - --continue raises the cap: the stopped round acts; refusals change
+ *     nothing;
  *   - lr=tune's grid, search cost and summary line.
  *
  * Not for: lr=tune with real training (tests/experiments/test_adaptive.sh).
@@ -135,7 +137,8 @@ static void test_extend_until_decided(void)
     char err[ERR_LEN] = "";
     CHECK(report_build(s, presets, 1, 1, &out, err) == 0, "%s", err);
     CHECK(out.data && strstr(out.data, "decided in round 2 at") && strstr(out.data, "3 seeds") &&
-              strstr(out.data, "decided in round 1 at") && strstr(out.data, "lr fixed at"),
+              strstr(out.data, "decided in round 1 at") && strstr(out.data, "lr fixed at") &&
+              strstr(out.data, " --until-conclusive\n"),
           "report:\n%s", out.data ? out.data : "");
     sb_free(&out);
     store_close(s);
@@ -173,10 +176,48 @@ static void test_cap(void)
     finish_runs(s, "\"attention\"", 5.0, 0.01);
     CHECK(advance(s, sw), "nothing done");
     CHECK(query_num(s, "SELECT count(*) FROM runs WHERE status = 'queued'") == 0, "queued past the cap");
-    CHECK(strstr(query1(s, "SELECT concluded FROM sweeps").text, "cap: 0.2 of 0.3 CPU hours spent"), "concluded %s",
+    CHECK(strstr(query1(s, "SELECT concluded FROM sweeps").text, "cap: 0.25 of 0.30 CPU hours spent"), "concluded %s",
           query1(s, "SELECT concluded FROM sweeps").text);
     CHECK(strstr(query1(s, "SELECT action FROM verdicts WHERE verdict = 'inconclusive'").text, "would extend x2"),
           "action %s", query1(s, "SELECT action FROM verdicts WHERE verdict = 'inconclusive'").text);
+    store_close(s);
+}
+
+/* --continue: a larger cap reopens the round the cap stopped, which then
+   extends; a cap that is not larger, a sweep without a plan or one that
+   decided everything are refused and leave the store as it was */
+static void test_continue(void)
+{
+    int64_t sw = 0;
+    Store *s = queued_store("continue.db", 0.3, &sw);
+    if (!s) return;
+    char err[ERR_LEN] = "";
+    double old = 0;
+    CHECK(adaptive_continue(s, sw, 0.5, &old, err) == 0 && old == 0.3, "raise while going: %s", err);
+    CHECK(query_num(s, "SELECT json_extract(plan_json, '$.max_hours') FROM sweeps") == 0.5, "cap not raised");
+    CHECK(exec_sql(s, "UPDATE sweeps SET plan_json = json_set(plan_json, '$.max_hours', 0.3)") == 0, "reset");
+    finish_runs(s, "\"mixer\",\"d\":\"128\"", 4.0, 0.01);
+    finish_runs(s, "\"mixer\",\"d\":\"160\"", 3.8, 0.01);
+    finish_runs(s, "\"attention\"", 5.0, 0.01);
+    CHECK(advance(s, sw), "nothing done");
+    CHECK(strstr(query1(s, "SELECT concluded FROM sweeps").text, "cap: "), "not stopped by the cap");
+    err[0] = 0;
+    CHECK(adaptive_continue(s, sw, 0.3, &old, err) != 0 && strstr(err, "does not raise"), "same cap: %s", err);
+    CHECK(adaptive_continue(s, sw + 7, 1, &old, err) != 0 && strstr(err, "no sweep"), "missing: %s", err);
+    CHECK(strstr(query1(s, "SELECT concluded FROM sweeps").text, "cap: "), "a refusal changed the sweep");
+    CHECK(adaptive_continue(s, sw, 0.6, &old, err) == 0 && old == 0.3, "%s", err);
+    CHECK(query_num(s, "SELECT concluded IS NULL AND round = 1 FROM sweeps") == 1, "not reopened");
+    CHECK(advance(s, sw), "the reopened round did nothing");
+    CHECK(query_num(s, "SELECT count(*) FROM runs WHERE status = 'queued' AND arch = 'attention'") == 3,
+          "attention not extended: %s", query1(s, "SELECT group_concat(status) FROM runs").text);
+    CHECK(query_num(s, "SELECT round FROM sweeps") == 2, "round %s", query1(s, "SELECT round FROM sweeps").text);
+    CHECK(strstr(query1(s, "SELECT action FROM verdicts WHERE round = 1 AND verdict = 'inconclusive'").text,
+                 "extend x2: arch=attention"), "history of round 1");
+    finish_runs(s, "\"attention\"", 4.5, 0.01);
+    CHECK(advance(s, sw), "round 2 did nothing");
+    CHECK(adaptive_continue(s, sw, 2, &old, err) != 0 && strstr(err, "every claim decided"), "decided: %s", err);
+    CHECK(exec_sql(s, "UPDATE sweeps SET plan_json = NULL") == 0, "plain");
+    CHECK(adaptive_continue(s, sw, 2, &old, err) != 0 && strstr(err, "--until-conclusive"), "plain: %s", err);
     store_close(s);
 }
 
@@ -215,6 +256,7 @@ int main(int argc, char **argv)
     RUN(test_extend_until_decided);
     RUN(test_more_seeds);
     RUN(test_cap);
+    RUN(test_continue);
     RUN(test_tune_numbers);
     tmp_dir_remove();
     CHECK_EXIT();

@@ -12,6 +12,9 @@
 #   adaptive_refused     --max-hours 0, junk or without --until-conclusive,
 #                        --until-conclusive on a grid, lr=tune with
 #                        decay=cosine: one line each, nothing queued
+#   continue_raises_cap  sweep --continue ID --max-hours H reopens a sweep
+#                        its cap stopped; a cap not larger, a missing
+#                        sweep or store, junk: one line, store unchanged
 #
 # Run from the repository root by tests/run.sh; prints PASS/FAIL lines.
 . "$(dirname "$0")/../harness.sh"
@@ -56,6 +59,29 @@ for args in "completion --until-conclusive --max-hours 0" "completion --until-co
   if [ $rc -eq 0 ] || ! one_line "$T/err" || [ -e r.db ]; then ok=0; bad="$bad [$args: rc $rc $(cat "$T/err")]"; fi
 done
 [ $ok = 1 ] && pass adaptive_refused || fail adaptive_refused "$bad"
+
+# --continue: a sweep its cap stopped (made so by hand: its jobs stay queued)
+# gets a larger cap and goes on; bad input is one line and leaves the store
+$MB sweep recall --until-conclusive --max-hours 0.5 --db c.db >/dev/null 2>&1
+q c.db "update sweeps set concluded = 'cap: 0.40 of 0.50 CPU hours spent; the next round needs about 0.20 more'"
+ok=1; bad=""
+before=$(dump c.db)
+for args in "--continue 1 --max-hours 0.5" "--continue 1 --max-hours 0.2" "--continue 9 --max-hours 2" \
+            "--continue one --max-hours 2" "--continue 1" "--continue 1 --max-hours lots" \
+            "--continue 1 --max-hours 2 arch=mixer"; do
+  $MB sweep $args --db c.db >"$T/out" 2>"$T/err"; rc=$?
+  if [ $rc -eq 0 ] || ! one_line "$T/err"; then ok=0; bad="$bad [$args: rc $rc $(cat "$T/err")]"; fi
+done
+$MB sweep --continue 1 --max-hours 2 --db nothere.db >"$T/out" 2>"$T/err"; rc=$?
+{ [ $rc -ne 0 ] && one_line "$T/err" && [ ! -e nothere.db ]; } || { ok=0; bad="$bad [missing store: $(cat "$T/err")]"; }
+[ "$(dump c.db)" = "$before" ] || { ok=0; bad="$bad [a refusal changed the store]"; }
+$MB sweep --continue 1 --max-hours 2 --db c.db >"$T/out" 2>&1; rc=$?
+state=$(q c.db "select coalesce(concluded, 'going') || ' ' || json_extract(plan_json, '\$.max_hours') from sweeps")
+if [ $ok = 1 ] && [ $rc = 0 ] && [ "$state" = "going 2" ] && grep -q "cap raised from 0.5 to 2 CPU hours" "$T/out"; then
+  pass continue_raises_cap
+else
+  fail continue_raises_cap "rc $rc state '$state' $(cat "$T/out")$bad"
+fi
 
 # the New sweep form's checkbox and cap (recall: built-in data, no corpora needed)
 SOCK=ns$$

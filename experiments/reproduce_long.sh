@@ -39,6 +39,10 @@ linear-mixer 0.5
 fft-mlm 0.6
 prefix-models 0.8
 recall 0.7"
+# what was changed by hand while it ran, and why (the discussion has the numbers)
+ADJUSTED="two steps were taken by hand while it ran, each after its numbers showed why (discussion):
+pairconnect-hash's cap was raised to 1.8 after round 2 (\`mixbench sweep --continue 3 --max-hours 1.8\`),
+and dispatcher-vs-msa was queued again with \`tune_share=0.5\` (its report section is that second sweep's)."
 # a metrics row every 25 steps keeps the store small enough to commit
 KEYS="metrics_every=25"
 
@@ -92,8 +96,9 @@ hours=$(sqlite3 "$DB" "select printf('%.1f', sum(coalesce(wall_seconds, 0) * max
   echo "The 90-minute tier (fixed budgets and learning rates) is docs/reproduction-quick.md."
   echo
   echo "Each preset ran as \`mixbench sweep PRESET lr=tune $KEYS --until-conclusive --max-hours CAP\`"
-  echo "(pairconnect-speed without lr=tune), one job and one thread at a time: caps (CPU hours)"
+  echo "(pairconnect-speed without lr=tune), one job and one thread at a time: caps (CPU hours, as queued)"
   echo "$(echo "$CAPS" | tr '\n' ',' | sed 's/,$//; s/,/, /g')."
+  echo "Each section's \"made by\" line gives its sweep's cap as it ended; $ADJUSTED"
   echo "Machine: $cpu, $(nproc) cores; $hours CPU hours of training in all."
   echo
   report_sections "$DB" "$DISCUSSION" "$MD"

@@ -283,6 +283,9 @@ static int one_preset(Store *s, const Preset *pr, int flags, ReportFigureFn figu
                   pr->name, pr->name);
         return 0;
     }
+    char until[96], tuned[512];
+    if (until_option(s, sw.id, until, sizeof until, err) || adaptive_tuned_summary(s, sw.id, tuned, sizeof tuned, err))
+        return -1;
     ResultRun *runs = NULL;
     int n_runs = 0, n_all = 0;
     ResultRun *all = NULL;
@@ -304,21 +307,7 @@ static int one_preset(Store *s, const Preset *pr, int flags, ReportFigureFn figu
     }
     sb_printf(out, "%ssweep %lld (%s): %d of %d jobs finished; made by\n", markdown ? "\n" : "  ", (long long)sw.id,
               sw.created_at, n_runs, n_all);
-    char until[96];
-    if (until_option(s, sw.id, until, sizeof until, err)) {
-        free(runs);
-        free(figs);
-        free(pts);
-        return -1;
-    }
     sb_printf(out, markdown ? "\n    mixbench sweep %s%s\n" : "    mixbench sweep %s%s\n", sw.spec, until);
-    char tuned[512];
-    if (adaptive_tuned_summary(s, sw.id, tuned, sizeof tuned, err)) {
-        free(runs);
-        free(figs);
-        free(pts);
-        return -1;
-    }
     if (tuned[0]) sb_printf(out, "%s%s (lr=tune: successive halving on a log grid, experiments/adaptive.h)\n",
                             markdown ? "\n" : "  ", tuned);
     else if (n_runs) sb_printf(out, "%slr fixed at %.3g for every run (the preset's own; a paper's lr belongs to its "

@@ -125,7 +125,7 @@ static void points_table(StrBuf *out, int markdown, int loss_best, const char *p
 {
     PointMetric cols[PM_COUNT];
     int n_cols = columns(preset, figs, n_figs, pts, np, loss_best, cols);
-    int n_cells = 5 + n_cols;
+    int n_cells = 5 + n_cols, all_scale = preset_paper_metric(preset) == PM_TEST_LOSS_ALL;
     char(*cells)[MAX_COLS][160] = calloc((size_t)np + 1, sizeof *cells);
     if (!cells) return;
     snprintf(cells[0][0], 160, "point");
@@ -137,7 +137,10 @@ static void points_table(StrBuf *out, int markdown, int loss_best, const char *p
     for (int p = 0; p < np; p++) {
         char(*row)[160] = cells[p + 1];
         fmt_point(row[0], 160, &pts[p]);
-        snprintf(row[1], 160, "%d%s", pts[p].n_runs, pts[p].n_not_learning ? " (not learning: unigram level)" : "");
+        /* the claims' gate on the preset's own scale (points.h result_learned) */
+        int unlearned = all_scale ? pts[p].n_unlearned_all : pts[p].n_unlearned;
+        if (unlearned) snprintf(row[1], 160, "%d (%d not learned)", pts[p].n_runs, unlearned);
+        else snprintf(row[1], 160, "%d", pts[p].n_runs);
         for (int c = 0; c < n_cols; c++) fmt_stat(row[2 + c], 160, &pts[p].stat[cols[c]], cols[c]);
         snprintf(row[2 + n_cols], 160, "%.0f", pts[p].stat[PM_TOKENS].mean);
         snprintf(row[3 + n_cols], 160, "%.1f", pts[p].stat[PM_WALL].mean);
@@ -363,9 +366,13 @@ int report_build_with_figures(Store *s, const char *const *presets, int n_preset
     sb_append(out, markdown ? "# mixbench: the seed papers' claims, reproduced\n"
                             : "mixbench: the seed papers' claims, reproduced\n");
     sb_append(out, markdown ? "\nOurs: mean +- standard error over seeds (runs that finished).  A verdict is "
-                              "\"within noise\" when the difference is under twice its standard error.\n"
+                              "\"within noise\" when the difference is under twice its standard error.  \"N not "
+                              "learned\" beside the seeds: N finished runs did not learn enough to judge a claim "
+                              "on (best valid loss less than 0.3 nat below the unigram entropy; on the PairConnect "
+                              "presets' scale, valid loss_all not below 2 p H).\n"
                             : "  ours: mean +- standard error over seeds (finished runs); \"within noise\": the "
-                              "difference is under twice its standard error\n");
+                              "difference is under twice its standard error; \"N not learned\": N runs short of "
+                              "the claims' gate (0.3 nat under the unigram entropy; loss_all under 2 p H)\n");
     if (flags & REPORT_LOSS_BEST)
         sb_append(out, markdown ? "\nValid loss: each run's lowest evaluation (best_valid_loss) and its step "
                                   "(best_valid_step), not its last (`--loss best`).\n"

@@ -180,6 +180,15 @@ static void test_cap(void)
           query1(s, "SELECT concluded FROM sweeps").text);
     CHECK(strstr(query1(s, "SELECT action FROM verdicts WHERE verdict = 'inconclusive'").text, "would extend x2"),
           "action %s", query1(s, "SELECT action FROM verdicts WHERE verdict = 'inconclusive'").text);
+    /* the report's seeds column counts the runs short of the claims' gate */
+    StrBuf out;
+    sb_init(&out);
+    const char *presets[1] = {"autoencoder"};
+    char err[ERR_LEN] = "";
+    CHECK(report_build(s, presets, 1, 1, &out, err) == 0, "%s", err);
+    CHECK(out.data && strstr(out.data, "| arch=attention d=128 | 3 (3 not learned) |") &&
+              strstr(out.data, "| arch=mixer d=128 | 3 |"), "report:\n%s", out.data ? out.data : "");
+    sb_free(&out);
     store_close(s);
 }
 

@@ -58,6 +58,11 @@ void adaptive_runs_free(AdaptiveRun *runs, int n)
     free(runs);
 }
 
+/* A run is ranked (lr=tune's search, the pruners) by the loss it trains
+   on: a masked LM with mlm_loss=all by its loss over every position, not
+   by the masked positions' alone (which it barely moves at first). */
+#define RANKS_ALL "r.task = 'mlm' AND json_extract(r.config_json, '$.mlm_loss') = 'all'"
+
 int store_adaptive_runs(Store *s, int64_t sweep_id, AdaptiveRun **out, int *n, char *err)
 {
     assert(s && err);
@@ -70,7 +75,8 @@ int store_adaptive_runs(Store *s, int64_t sweep_id, AdaptiveRun **out, int *n, c
                            "       CASE WHEN r.role IS NULL THEN json_remove(r.coords_json, '$.seed')"
                            "            ELSE json_remove(r.coords_json, '$.seed', '$.lr') END,"
                            "       r.coords_json, r.config_json, json_extract(r.config_json, '$.lr'), r.seed,"
-                           "       r.total_steps, x.tokens_seen, x.valid_loss,"
+                           "       r.total_steps, x.tokens_seen,"
+                           "       CASE WHEN " RANKS_ALL " THEN x.valid_loss_all ELSE x.valid_loss END,"
                            "       coalesce(x.wall_seconds, 0) * max(coalesce(r.threads, 1), 1)"
                            "  FROM runs r JOIN results x ON x.id = r.id WHERE r.sweep_id = ?1 ORDER BY r.id",
                            &sweep_id, 1, &st, what, err))
@@ -197,7 +203,8 @@ int store_sweep_valid_evals(Store *s, int64_t sweep_id, ValidEval **out, int *n,
     const char *what = "read a sweep's valid evaluations";
     sqlite3_stmt *st;
     if (store_prepare_ints(s,
-                           "SELECT e.run_id, e.step, e.loss FROM evals e JOIN runs r ON r.id = e.run_id"
+                           "SELECT e.run_id, e.step, CASE WHEN " RANKS_ALL " THEN e.loss_all ELSE e.loss END"
+                           "  FROM evals e JOIN runs r ON r.id = e.run_id"
                            " WHERE r.sweep_id = ?1 AND r.deleted_at IS NULL AND e.split = 'valid'"
                            " ORDER BY e.run_id, e.step",
                            &sweep_id, 1, &st, what, err))

@@ -42,7 +42,8 @@ typedef struct {
     double lr;
     int64_t seed, total_steps;  /* runs.total_steps (the controller puts its config's budget there) */
     double tokens;              /* training tokens seen */
-    double valid_loss;          /* the last valid evaluation; NAN none */
+    double valid_loss;          /* the last valid evaluation of the loss it trains on (a masked LM
+                                   with mlm_loss=all: loss_all); NAN none */
     double cpu_seconds;         /* training seconds x threads */
 } AdaptiveRun;
 
@@ -66,7 +67,8 @@ int store_run_set_role(Store *s, int64_t run_id, const char *role, char *err);
    is pruned already is left as it is. */
 int store_run_prune(Store *s, int64_t run_id, const char *why, char *err);
 
-/* One valid evaluation of a run of a sweep (median pruning's curves). */
+/* One valid evaluation of a run of a sweep (median pruning's curves; the
+   loss as AdaptiveRun.valid_loss). */
 typedef struct {
     int64_t run_id, step;
     double loss;

@@ -11,6 +11,7 @@
  *     saying so, and the history says what it would still need;
  *   - --continue raises the cap: the stopped round acts; refusals change
  *     nothing;
+ *   - lr=tune ranks an mlm_loss=all masked LM by its valid loss_all;
  *   - lr=tune's grid, search cost and summary line.
  *
  * Not for: lr=tune with real training (tests/experiments/test_adaptive.sh).
@@ -27,6 +28,7 @@
 #include "tests/test_util.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define UNIGRAM 5.05
@@ -230,6 +232,42 @@ static void test_continue(void)
     store_close(s);
 }
 
+/* lr=tune ranks a masked LM trained with mlm_loss=all by its valid
+   loss_all: here the lower lr is worse on the masked positions (6.70 vs
+   6.69, both at the unigram level) but far better over every position */
+static void test_tune_ranks_loss_all(void)
+{
+    char err[ERR_LEN] = "";
+    Store *s = NULL;
+    CHECK(store_open(db_path("all.db"), &s, err) == 0, "%s", err);
+    if (!s) return;
+    Sweep sw;
+    char *argv[1] = {"arch=attention task=mlm mlm_loss=all data=builtin:stories steps=100 lr=tune tune_points=2 "
+                     "tune_lr=1e-3..4e-3 tune_share=0.5"};
+    Config base;
+    config_defaults(&base);
+    int64_t id = 0;
+    CHECK(sweep_parse(1, argv, &base, &sw, err) == 0 && sweep_enqueue(s, &sw, 0, &id, err) == 0, "%s", err);
+    sweep_free(&sw);
+    CHECK(advance(s, id), "no trials queued");
+    Rows rows = {{{0}}, 0};
+    CHECK(store_query(s, "SELECT id FROM runs WHERE role = 'lr-search' ORDER BY id", add_row, &rows, err) == 0 &&
+              rows.n == 2, "%d trials: %s", rows.n, err);
+    for (int i = 0; i < rows.n; i++) {
+        long long run = atoll(rows.rows[i]);
+        double masked = i == 0 ? 6.70 : 6.69, all = i == 0 ? 2.5 : 3.5;
+        CHECK(store_run_set_status(s, run, "running", err) == 0, "%s", err);
+        EvalRow valid = {50, "valid", masked, 0.1, NAN, 1000, all};
+        CHECK(store_eval_add(s, run, &valid, err) == 0, "%s", err);
+        RunEnd end = {"done", NULL, 50, 50 * 512, 10.0, 5000, NAN};
+        CHECK(store_run_finish(s, run, &end, err) == 0, "%s", err);
+    }
+    advance(s, id);
+    CHECK(fabs(query_num(s, "SELECT lr FROM tuned_lrs") - 1e-3) < 1e-12, "tuned %s",
+          query1(s, "SELECT lr FROM tuned_lrs").text);
+    store_close(s);
+}
+
 static void test_tune_numbers(void)
 {
     CHECK(fabs(adaptive_grid_lr(3e-4, 1e-2, 0, 5) - 3e-4) < 1e-15 && fabs(adaptive_grid_lr(3e-4, 1e-2, 4, 5) - 1e-2) < 1e-15,
@@ -266,6 +304,7 @@ int main(int argc, char **argv)
     RUN(test_more_seeds);
     RUN(test_cap);
     RUN(test_continue);
+    RUN(test_tune_ranks_loss_all);
     RUN(test_tune_numbers);
     tmp_dir_remove();
     CHECK_EXIT();

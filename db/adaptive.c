@@ -275,6 +275,10 @@ static void fill_tuned(void *item, sqlite3_stmt *st)
     store_column_copy(t->arch, sizeof t->arch, st, 1);
     t->lr = sqlite3_column_double(st, 2);
     t->trials = sqlite3_column_int(st, 3);
+    t->best_valid_loss = store_column_real(st, 4);
+    t->valid_loss_all = store_column_real(st, 5);
+    t->unigram_nats = store_column_real(st, 6);
+    t->not_learning = sqlite3_column_int(st, 7);
 }
 
 int store_tuned_lrs(Store *s, int64_t sweep_id, TunedLr **out, int *n, char *err)
@@ -282,7 +286,16 @@ int store_tuned_lrs(Store *s, int64_t sweep_id, TunedLr **out, int *n, char *err
     assert(s && err);
     const char *what = "read tuned learning rates";
     sqlite3_stmt *st;
-    if (store_prepare_ints(s, "SELECT point, arch, lr, trials FROM tuned_lrs WHERE sweep_id = ?1 ORDER BY created_at",
+    /* the winner: the point's trial (coords: the point and its lr) at the lr chosen */
+    if (store_prepare_ints(s,
+                           "SELECT t.point, t.arch, t.lr, t.trials, x.best_valid_loss, x.valid_loss_all,"
+                           "       x.unigram_nats, coalesce(x.not_learning, 0)"
+                           "  FROM tuned_lrs t"
+                           "  LEFT JOIN runs r ON r.sweep_id = t.sweep_id AND r.role = 'lr-search' AND r.arch = t.arch"
+                           "       AND json_remove(r.coords_json, '$.lr') = json(t.point)"
+                           "       AND abs(CAST(json_extract(r.config_json, '$.lr') AS REAL) - t.lr) <= 1e-9 * t.lr"
+                           "  LEFT JOIN results x ON x.id = r.id"
+                           " WHERE t.sweep_id = ?1 ORDER BY t.created_at",
                            &sweep_id, 1, &st, what, err))
         return -1;
     return store_read_all(s, st, what, sizeof **out, fill_tuned, (void **)out, n, err);

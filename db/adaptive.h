@@ -93,12 +93,15 @@ int store_rung_put(Store *s, int64_t run_id, int rung, int64_t steps, double los
 /* Every rung result of the sweep's runs.  *out malloc'd (NULL when *n is 0). */
 int store_sweep_rungs(Store *s, int64_t sweep_id, RungRow **out, int *n, char *err);
 
-/* The lr each point's search chose. */
+/* The lr each point's search chose, and what its winning trial had
+   learned when it won (results; NAN when not known: read only). */
 typedef struct {
     char point[512];
     char arch[32];
     double lr;
     int trials;
+    double best_valid_loss, valid_loss_all, unigram_nats;
+    int not_learning;
 } TunedLr;
 int store_tuned_lrs(Store *s, int64_t sweep_id, TunedLr **out, int *n, char *err);
 int store_tuned_lr_put(Store *s, int64_t sweep_id, const TunedLr *t, char *err);

@@ -218,7 +218,7 @@ static int tune(Step *st, int *waiting, char *err)
             *waiting = 1;
             continue;
         }
-        TunedLr t = {"", "", lr, trials};
+        TunedLr t = {"", "", lr, trials, NAN, NAN, NAN, 0};
         snprintf(t.point, sizeof t.point, "%s", point);
         snprintf(t.arch, sizeof t.arch, "%s", sw.jobs[j].config.arch);
         rc = store_tuned_lr_put(st->s, st->row.id, &t, err) || queue_point(st, &sw, point, lr, err);
@@ -499,13 +499,29 @@ int adaptive_advance_all(Store *s, int *acted, char *err)
     return rc;
 }
 
+/* 1 when t's winning trial had learned enough for a claim on m (unknown:
+   1, nothing to say). */
+static int winner_learned(const TunedLr *t, PointMetric m)
+{
+    ResultRun r;
+    memset(&r, 0, sizeof r);
+    r.best_valid_loss = t->best_valid_loss, r.train_loss = NAN;
+    r.valid_loss_all = t->valid_loss_all, r.test_loss_all = NAN;
+    r.unigram_nats = t->unigram_nats, r.not_learning = t->not_learning;
+    if (!isfinite(r.best_valid_loss) && !isfinite(r.valid_loss_all)) return 1;
+    return result_learned(&r, m);
+}
+
 int adaptive_tuned_summary(Store *s, int64_t sweep_id, char *out, int cap, char *err)
 {
     assert(s && err);
     TunedLr *t = NULL;
     int n = 0;
     out[0] = 0;
-    if (store_tuned_lrs(s, sweep_id, &t, &n, err)) return -1;
+    SweepPlanRow row;
+    int found = 0;
+    if (store_sweep_plan(s, sweep_id, &row, &found, err) || store_tuned_lrs(s, sweep_id, &t, &n, err)) return -1;
+    PointMetric gate = preset_paper_metric(found ? row.name : NULL);
     int len = 0;
     for (int i = 0; i < n && len < cap; i++) {
         int first = 1;
@@ -521,6 +537,17 @@ int adaptive_tuned_summary(Store *s, int64_t sweep_id, char *out, int cap, char 
                                       t[i].arch, lo);
         else len += snprintf(out + len, (size_t)(cap - len), "%s%s %.2g to %.2g", len ? ", " : "lr tuned per architecture: ",
                              t[i].arch, lo, hi);
+    }
+    /* a search whose winner had not learned ranked its trials on the
+       unigram plateau: which lr leaves it first was not yet seen */
+    int plateau = 0;
+    for (int i = 0; i < n && len < cap; i++) {
+        if (winner_learned(&t[i], gate)) continue;
+        int named = 0;   /* each architecture once */
+        for (int j = 0; j < i; j++) named |= !strcmp(t[j].arch, t[i].arch) && !winner_learned(&t[j], gate);
+        if (!named)
+            len += snprintf(out + len, (size_t)(cap - len), "%s%s", plateau++ ? ", " : "; chosen on the unigram plateau "
+                            "(no trial had learned yet): ", t[i].arch);
     }
     free(t);
     return 0;

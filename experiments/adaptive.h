@@ -71,7 +71,10 @@ int adaptive_continue(Store *s, int64_t sweep_id, double max_hours, double *old_
 
 /* The learning rates tuned so far, "lr tuned per architecture: attention
    2e-3, mixer 4e-3" (several points of one architecture: "mixer 4e-3 to
-   8e-3"); "" when the sweep tuned none. */
+   8e-3"), then the architectures whose search chose while no trial had
+   learned enough for the preset's claims (points.h result_learned), whose
+   ranking is weak: "; chosen on the unigram plateau (no trial had learned
+   yet): mixer"; "" when the sweep tuned none. */
 int adaptive_tuned_summary(Store *s, int64_t sweep_id, char *out, int cap, char *err);
 
 /* What one point's lr search trains, in runs of the point's budget: the

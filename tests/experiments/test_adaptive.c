@@ -11,7 +11,8 @@
  *     saying so, and the history says what it would still need;
  *   - --continue raises the cap: the stopped round acts; refusals change
  *     nothing;
- *   - lr=tune ranks an mlm_loss=all masked LM by its valid loss_all;
+ *   - lr=tune ranks an mlm_loss=all masked LM by its valid loss_all, and
+ *     its summary names a search whose winner had not learned;
  *   - lr=tune's grid, search cost and summary line.
  *
  * Not for: lr=tune with real training (tests/experiments/test_adaptive.sh).
@@ -265,6 +266,18 @@ static void test_tune_ranks_loss_all(void)
     advance(s, id);
     CHECK(fabs(query_num(s, "SELECT lr FROM tuned_lrs") - 1e-3) < 1e-12, "tuned %s",
           query1(s, "SELECT lr FROM tuned_lrs").text);
+    /* the summary says when the winner had not learned (loss_all 2.5 over
+       the gate 2 p H = 1.76 at H = 6.5), and only then (H = 20: 5.4) */
+    CHECK(exec_sql(s, "UPDATE runs SET tokenizer = 'word', vocab = 4096") == 0, "tokenizer");
+    char summary[512];
+    for (int k = 0; k < 2; k++) {
+        double h = k == 0 ? 6.5 : 20;
+        CHECK(store_dataset_unigram_put(s, "builtin:stories", "word", 4096, 100000, h, err) == 0, "%s", err);
+        CHECK(adaptive_tuned_summary(s, id, summary, sizeof summary, err) == 0, "%s", err);
+        const char *flag = strstr(summary, "; chosen on the unigram plateau (no trial had learned yet): attention");
+        CHECK(strstr(summary, "lr tuned per architecture: attention 0.001") && (k == 0 ? flag != NULL : flag == NULL),
+              "H %g: %s", h, summary);
+    }
     store_close(s);
 }
 

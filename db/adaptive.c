@@ -279,6 +279,7 @@ static void fill_tuned(void *item, sqlite3_stmt *st)
     t->valid_loss_all = store_column_real(st, 5);
     t->unigram_nats = store_column_real(st, 6);
     t->not_learning = sqlite3_column_int(st, 7);
+    t->ranks_all = sqlite3_column_int(st, 8);
 }
 
 int store_tuned_lrs(Store *s, int64_t sweep_id, TunedLr **out, int *n, char *err)
@@ -289,7 +290,7 @@ int store_tuned_lrs(Store *s, int64_t sweep_id, TunedLr **out, int *n, char *err
     /* the winner: the point's trial (coords: the point and its lr) at the lr chosen */
     if (store_prepare_ints(s,
                            "SELECT t.point, t.arch, t.lr, t.trials, x.best_valid_loss, x.valid_loss_all,"
-                           "       x.unigram_nats, coalesce(x.not_learning, 0)"
+                           "       x.unigram_nats, coalesce(x.not_learning, 0), coalesce(" RANKS_ALL ", 0)"
                            "  FROM tuned_lrs t"
                            "  LEFT JOIN runs r ON r.sweep_id = t.sweep_id AND r.role = 'lr-search' AND r.arch = t.arch"
                            "       AND json_remove(r.coords_json, '$.lr') = json(t.point)"

@@ -102,6 +102,7 @@ typedef struct {
     int trials;
     double best_valid_loss, valid_loss_all, unigram_nats;
     int not_learning;
+    int ranks_all;          /* 1: a masked LM trained with mlm_loss=all (judged on loss_all) */
 } TunedLr;
 int store_tuned_lrs(Store *s, int64_t sweep_id, TunedLr **out, int *n, char *err);
 int store_tuned_lr_put(Store *s, int64_t sweep_id, const TunedLr *t, char *err);

@@ -218,7 +218,7 @@ static int tune(Step *st, int *waiting, char *err)
             *waiting = 1;
             continue;
         }
-        TunedLr t = {"", "", lr, trials, NAN, NAN, NAN, 0};
+        TunedLr t = {"", "", lr, trials, NAN, NAN, NAN, 0, 0};
         snprintf(t.point, sizeof t.point, "%s", point);
         snprintf(t.arch, sizeof t.arch, "%s", sw.jobs[j].config.arch);
         rc = store_tuned_lr_put(st->s, st->row.id, &t, err) || queue_point(st, &sw, point, lr, err);
@@ -499,10 +499,11 @@ int adaptive_advance_all(Store *s, int *acted, char *err)
     return rc;
 }
 
-/* 1 when t's winning trial had learned enough for a claim on m (unknown:
-   1, nothing to say). */
-static int winner_learned(const TunedLr *t, PointMetric m)
+/* 1 when t's winning trial had learned enough to judge a claim on the
+   loss it trains on (points.h result_learned; unknown: 1, nothing to say). */
+static int winner_learned(const TunedLr *t)
 {
+    PointMetric m = t->ranks_all ? PM_TEST_LOSS_ALL : PM_TEST_LOSS;
     ResultRun r;
     memset(&r, 0, sizeof r);
     r.best_valid_loss = t->best_valid_loss, r.train_loss = NAN;
@@ -518,10 +519,7 @@ int adaptive_tuned_summary(Store *s, int64_t sweep_id, char *out, int cap, char 
     TunedLr *t = NULL;
     int n = 0;
     out[0] = 0;
-    SweepPlanRow row;
-    int found = 0;
-    if (store_sweep_plan(s, sweep_id, &row, &found, err) || store_tuned_lrs(s, sweep_id, &t, &n, err)) return -1;
-    PointMetric gate = preset_paper_metric(found ? row.name : NULL);
+    if (store_tuned_lrs(s, sweep_id, &t, &n, err)) return -1;
     int len = 0;
     for (int i = 0; i < n && len < cap; i++) {
         int first = 1;
@@ -542,12 +540,18 @@ int adaptive_tuned_summary(Store *s, int64_t sweep_id, char *out, int cap, char 
        unigram plateau: which lr leaves it first was not yet seen */
     int plateau = 0;
     for (int i = 0; i < n && len < cap; i++) {
-        if (winner_learned(&t[i], gate)) continue;
-        int named = 0;   /* each architecture once */
-        for (int j = 0; j < i; j++) named |= !strcmp(t[j].arch, t[i].arch) && !winner_learned(&t[j], gate);
-        if (!named)
-            len += snprintf(out + len, (size_t)(cap - len), "%s%s", plateau++ ? ", " : "; chosen on the unigram plateau "
-                            "(no trial had learned yet): ", t[i].arch);
+        if (winner_learned(&t[i])) continue;
+        int named = 0, points = 0, flat = 0;   /* each architecture once, with how many of its points */
+        for (int j = 0; j < n; j++) {
+            if (strcmp(t[j].arch, t[i].arch)) continue;
+            named |= j < i && !winner_learned(&t[j]);
+            points++;
+            flat += !winner_learned(&t[j]);
+        }
+        if (named) continue;
+        len += snprintf(out + len, (size_t)(cap - len), "%s%s", plateau++ ? ", " : "; chosen on the unigram plateau "
+                        "(no trial had learned yet): ", t[i].arch);
+        if (flat < points && len < cap) len += snprintf(out + len, (size_t)(cap - len), " (%d of %d points)", flat, points);
     }
     free(t);
     return 0;

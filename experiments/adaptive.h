@@ -72,7 +72,8 @@ int adaptive_continue(Store *s, int64_t sweep_id, double max_hours, double *old_
 /* The learning rates tuned so far, "lr tuned per architecture: attention
    2e-3, mixer 4e-3" (several points of one architecture: "mixer 4e-3 to
    8e-3"), then the architectures whose search chose while no trial had
-   learned enough for the preset's claims (points.h result_learned), whose
+   learned enough to judge a claim on the loss it trains on (points.h
+   result_learned: loss_all for a masked LM with mlm_loss=all), whose
    ranking is weak: "; chosen on the unigram plateau (no trial had learned
    yet): mixer"; "" when the sweep tuned none. */
 int adaptive_tuned_summary(Store *s, int64_t sweep_id, char *out, int cap, char *err);

@@ -243,8 +243,8 @@ static void test_tune_ranks_loss_all(void)
     CHECK(store_open(db_path("all.db"), &s, err) == 0, "%s", err);
     if (!s) return;
     Sweep sw;
-    char *argv[1] = {"arch=attention task=mlm mlm_loss=all data=builtin:stories steps=100 lr=tune tune_points=2 "
-                     "tune_lr=1e-3..4e-3 tune_share=0.5"};
+    char *argv[1] = {"arch=attention task=mlm mlm_loss=all data=builtin:stories d=32,48 steps=100 lr=tune "
+                     "tune_points=2 tune_lr=1e-3..4e-3 tune_share=0.5"};
     Config base;
     config_defaults(&base);
     int64_t id = 0;
@@ -253,10 +253,10 @@ static void test_tune_ranks_loss_all(void)
     CHECK(advance(s, id), "no trials queued");
     Rows rows = {{{0}}, 0};
     CHECK(store_query(s, "SELECT id FROM runs WHERE role = 'lr-search' ORDER BY id", add_row, &rows, err) == 0 &&
-              rows.n == 2, "%d trials: %s", rows.n, err);
-    for (int i = 0; i < rows.n; i++) {
+              rows.n == 4, "%d trials: %s", rows.n, err);
+    for (int i = 0; i < rows.n; i++) {   /* d=32 at 1e-3, 4e-3, then d=48 */
         long long run = atoll(rows.rows[i]);
-        double masked = i == 0 ? 6.70 : 6.69, all = i == 0 ? 2.5 : 3.5;
+        double masked = i % 2 == 0 ? 6.70 : 6.69, all = i % 2 ? 3.5 : i == 0 ? 2.5 : 1.0;
         CHECK(store_run_set_status(s, run, "running", err) == 0, "%s", err);
         EvalRow valid = {50, "valid", masked, 0.1, NAN, 1000, all};
         CHECK(store_eval_add(s, run, &valid, err) == 0, "%s", err);
@@ -264,17 +264,19 @@ static void test_tune_ranks_loss_all(void)
         CHECK(store_run_finish(s, run, &end, err) == 0, "%s", err);
     }
     advance(s, id);
-    CHECK(fabs(query_num(s, "SELECT lr FROM tuned_lrs") - 1e-3) < 1e-12, "tuned %s",
-          query1(s, "SELECT lr FROM tuned_lrs").text);
-    /* the summary says when the winner had not learned (loss_all 2.5 over
-       the gate 2 p H = 1.76 at H = 6.5), and only then (H = 20: 5.4) */
+    CHECK(query_num(s, "SELECT count(*) FROM tuned_lrs WHERE abs(lr - 1e-3) < 1e-12") == 2, "tuned %s",
+          query1(s, "SELECT group_concat(lr) FROM tuned_lrs").text);
+    /* the summary says when a winner had not learned (d=32: loss_all 2.5
+       over the gate 2 p H = 1.76 at H = 6.5; d=48: 1.0 under it), and
+       only then (H = 20: 5.4) */
     CHECK(exec_sql(s, "UPDATE runs SET tokenizer = 'word', vocab = 4096") == 0, "tokenizer");
     char summary[512];
     for (int k = 0; k < 2; k++) {
         double h = k == 0 ? 6.5 : 20;
         CHECK(store_dataset_unigram_put(s, "builtin:stories", "word", 4096, 100000, h, err) == 0, "%s", err);
         CHECK(adaptive_tuned_summary(s, id, summary, sizeof summary, err) == 0, "%s", err);
-        const char *flag = strstr(summary, "; chosen on the unigram plateau (no trial had learned yet): attention");
+        const char *flag =
+            strstr(summary, "; chosen on the unigram plateau (no trial had learned yet): attention (1 of 2 points)");
         CHECK(strstr(summary, "lr tuned per architecture: attention 0.001") && (k == 0 ? flag != NULL : flag == NULL),
               "H %g: %s", h, summary);
     }

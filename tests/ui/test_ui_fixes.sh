@@ -80,7 +80,7 @@ $MB run --db "$C" --arch attention --data builtin:stories d=16 layers=1 n_ctx=16
 for size in 80x24 120x36; do
   launch_at C "$C" "$size"
   TM send-keys -t C " " j " " c
-  wait_for C 5 "Compare" || true
+  wait_for C 5 "Compare: 2 picked runs" || true
   if screen C | grep -q "steps=1000"; then fail "compare_budget_legend[$size]" "$(screen C)"
   elif screen C | grep -q "tokens=1280" && screen C | grep -q "steps=12"; then pass "compare_budget_legend[$size]"
   else fail "compare_budget_legend[$size]" "no tokens=1280 / steps=12: $(screen C)"; fi

@@ -133,17 +133,17 @@ static int list_presets(const char *db_path)
     return 0;
 }
 
-/* `mixbench sweep --continue ID --max-hours H`: a larger cap for an
-   --until-conclusive sweep (experiments/adaptive.h adaptive_continue). */
+/* `mixbench sweep --continue ID [--max-hours H]`: an --until-conclusive
+   sweep judged again and going on, under a larger cap when H is given
+   (experiments/adaptive.h adaptive_continue). */
 static int continue_sweep(const char *id_s, const char *hours_s, int n_grid, const char *db_path)
 {
     int64_t id;
-    double hours;
+    double hours = 0;
     char err[ERR_LEN];
     if (n_grid) return cli_fail("sweep: --continue takes a sweep's id and --max-hours, not a grid");
     if (text_to_int64(id_s, &id) || id < 1) return cli_fail("sweep: --continue %s is not a sweep id", id_s);
-    if (!hours_s) return cli_fail("sweep: --continue %lld needs --max-hours H, the new cap", (long long)id);
-    if (text_to_double(hours_s, &hours) || !(hours > 0) || hours > 1e6)
+    if (hours_s && (text_to_double(hours_s, &hours) || !(hours > 0) || hours > 1e6))
         return cli_fail("sweep: --max-hours %s is not a number of hours > 0", hours_s);
     Store *st;
     if (store_open_existing(db_path, &st, err)) return cli_fail("%s", err);
@@ -153,8 +153,12 @@ static int continue_sweep(const char *id_s, const char *hours_s, int n_grid, con
     if (rc == 0) rc = adaptive_advance(st, id, NULL, err);
     store_close(st);
     if (rc) return cli_fail("%s", err);
-    printf("sweep %lld: cap raised from %g to %g CPU hours; run its jobs with `mixbench worker`\n", (long long)id,
-           old_cap, hours);
+    if (hours > 0)
+        printf("sweep %lld: cap raised from %g to %g CPU hours; run its jobs with `mixbench worker`\n", (long long)id,
+               old_cap, hours);
+    else
+        printf("sweep %lld: judged again under its cap of %g CPU hours; run its jobs with `mixbench worker`\n",
+               (long long)id, old_cap);
     return 0;
 }
 

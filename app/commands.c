@@ -98,7 +98,7 @@ static const Command COMMANDS[] = {
      "mixbench show 3 --log", 0},
     {"sweep", cmd_sweep, "queue a preset, a grid or a random search: PRESET[@paper]|key=v1,v2 ... [--data D] [--dry-run]",
      "mixbench sweep PRESET[@paper] [key=value ...] [options]\n"
-     "       mixbench sweep --continue ID --max-hours H\n"
+     "       mixbench sweep --continue ID [--max-hours H]\n"
      "       mixbench sweep key=v1,v2 ... [(k1,k2)=(a,b),(c,d)] [repeats=N] [options]\n"
      "       mixbench sweep key=log:LO..HI|uniform:LO..HI|choice:a,b ... --search random --trials N [options]",
      "queues the jobs of a preset (the seed papers' experiments, SPEC section 8), of a grid\n"
@@ -121,8 +121,8 @@ static const Command COMMANDS[] = {
      "  --dry-run        list the jobs, queue nothing\n"
      "  --until-conclusive   rounds of extensions and seeds until every claim is decided\n"
      "  --max-hours H    the cap of --until-conclusive, in CPU hours\n"
-     "  --continue ID    raise sweep ID's cap to --max-hours H: a sweep its cap stopped goes on\n"
-     "                   from the round it stopped in\n"
+     "  --continue ID    sweep ID (--until-conclusive) goes on: the round it stopped in is judged\n"
+     "                   again by today's claims and acts; with --max-hours H, under that larger cap\n"
      "  --db FILE        the store (default mixbench.db)",
      "mixbench sweep arch=mixer lr=log:1e-4..1e-2 steps=900 --search random --trials 9 --prune asha", 1},
     {"worker", cmd_worker, "run queued jobs until the queue is empty [--jobs N] [--threads T]",

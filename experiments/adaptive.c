@@ -356,7 +356,7 @@ static int conclude_round(Step *st, char *err)
     for (int i = 0; i < n; i++) {
         const ClaimResult *c = &res[i];
         if (c->verdict == VERDICT_INCONCLUSIVE)
-            for (int k = 0; k < c->n_unlearned; k++) set_add(&extend, c->unlearned[k]);
+            for (int k = 0; k < c->n_extend; k++) set_add(&extend, c->extend[k]);
         if (c->verdict == VERDICT_WITHIN_NOISE && c->min_seeds < ADAPTIVE_MAX_SEEDS)
             for (int k = 0; k < c->n_noisy; k++) set_add(&seeds, c->noisy[k]);
         undecided += c->verdict != VERDICT_HOLDS && c->verdict != VERDICT_FAILS;
@@ -381,7 +381,7 @@ static int conclude_round(Step *st, char *err)
         snprintf(v.numbers, sizeof v.numbers, "%s", c->numbers);
         PointSet own = {.n = 0};
         if (c->verdict == VERDICT_INCONCLUSIVE)
-            for (int k = 0; k < c->n_unlearned; k++) set_add(&own, c->unlearned[k]);
+            for (int k = 0; k < c->n_extend; k++) set_add(&own, c->extend[k]);
         if (c->verdict == VERDICT_WITHIN_NOISE && c->min_seeds < ADAPTIVE_MAX_SEEDS)
             for (int k = 0; k < c->n_noisy; k++) set_add(&own, c->noisy[k]);
         char points[400];
@@ -453,25 +453,30 @@ int adaptive_continue(Store *s, int64_t sweep_id, double max_hours, double *old_
     if (rc == 0 && !found) rc = err_set(err, "sweep: no sweep %lld in this store", (long long)sweep_id);
     if (rc == 0 && row.plan_json[0]) rc = sweep_plan_parse(row.plan_json, &plan, err);
     if (rc == 0 && (!row.plan_json[0] || !plan.until_conclusive))
-        rc = err_set(err, "sweep: sweep %lld was not queued with --until-conclusive: it has no cap to raise",
+        rc = err_set(err, "sweep: sweep %lld was not queued with --until-conclusive: it has no rounds to continue",
                      (long long)sweep_id);
-    if (rc == 0 && row.concluded[0] && strncmp(row.concluded, CAP_STOP, strlen(CAP_STOP)))
-        rc = err_set(err, "sweep: sweep %lld stopped with %s: a larger cap changes nothing", (long long)sweep_id,
-                     row.concluded);
-    if (rc == 0 && (plan.max_hours <= 0 || max_hours <= plan.max_hours))
-        rc = plan.max_hours <= 0
-                 ? err_set(err, "sweep: sweep %lld has no cap: there is nothing to raise", (long long)sweep_id)
-                 : err_set(err, "sweep: --max-hours %g does not raise sweep %lld's cap of %g CPU hours", max_hours,
-                           (long long)sweep_id, plan.max_hours);
+    int capped = rc == 0 && !strncmp(row.concluded, CAP_STOP, strlen(CAP_STOP));
+    if (rc == 0 && max_hours <= 0 && !row.concluded[0])
+        rc = err_set(err, "sweep: sweep %lld is still going: there is nothing to continue", (long long)sweep_id);
+    if (rc == 0 && max_hours <= 0 && capped)
+        rc = err_set(err, "sweep: sweep %lld stopped at its cap of %g CPU hours: continue it with a larger "
+                          "--max-hours", (long long)sweep_id, plan.max_hours);
+    if (rc == 0 && max_hours > 0 && plan.max_hours <= 0)
+        rc = err_set(err, "sweep: sweep %lld has no cap: there is nothing to raise", (long long)sweep_id);
+    if (rc == 0 && max_hours > 0 && max_hours <= plan.max_hours)
+        rc = err_set(err, "sweep: --max-hours %g does not raise sweep %lld's cap of %g CPU hours", max_hours,
+                     (long long)sweep_id, plan.max_hours);
     if (rc == 0) {
         *old_cap = plan.max_hours;
-        plan.max_hours = max_hours;
-        StrBuf json;
-        sb_init(&json);
-        sweep_plan_json(&plan, &json);
-        rc = sb_ok(&json) ? store_sweep_set_plan(s, sweep_id, json.data, err) : err_set(err, "out of memory");
-        sb_free(&json);
-        /* the round the cap stopped is judged again, and acts */
+        if (max_hours > 0) {
+            plan.max_hours = max_hours;
+            StrBuf json;
+            sb_init(&json);
+            sweep_plan_json(&plan, &json);
+            rc = sb_ok(&json) ? store_sweep_set_plan(s, sweep_id, json.data, err) : err_set(err, "out of memory");
+            sb_free(&json);
+        }
+        /* the round it stopped in is judged again (by today's claims), and acts */
         if (rc == 0 && row.concluded[0]) rc = store_sweep_set_round(s, sweep_id, row.round, NULL, err);
     }
     if (store_end(s, rc, what, err)) return -1;

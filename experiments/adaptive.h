@@ -20,8 +20,11 @@
  *                       preset's claims are judged (experiments/claims.h)
  *                       and the round recorded in `verdicts`; a claim that
  *                       is inconclusive because a compared point did not
- *                       learn enough gets that point's runs extended to
- *                       twice their budget (all seeds); a claim within
+ *                       learn enough gets the runs of both points of that
+ *                       comparison extended to twice their budget (all
+ *                       seeds), so that they are compared at equal tokens,
+ *                       and one whose points trained on unequal budgets
+ *                       gets the shorter point's extended; a claim within
  *                       noise whose points have fewer than 5 seeds gets 2
  *                       more seeds per compared point; then the next
  *                       round, until every claim is decided, nothing more
@@ -60,13 +63,15 @@ int adaptive_advance_run(Store *s, int64_t run_id, int *acted, char *err);
 /* adaptive_advance for every sweep whose plan is still going. */
 int adaptive_advance_all(Store *s, int *acted, char *err);
 
-/* `mixbench sweep --continue`: sweep_id (--until-conclusive) gets the cap
-   max_hours, larger than its own (*old_cap); a sweep its cap stopped goes
-   on from the round it stopped in (judged again, then extended or given
-   seeds), one still going keeps going under the new cap.  Refused, with
-   the store untouched: a sweep that does not exist, has no cap, or
-   stopped for another reason (every claim decided, nothing more decides
-   one), and a cap that is not larger. */
+/* `mixbench sweep --continue`: sweep_id (--until-conclusive) goes on.
+   max_hours > 0 raises its cap (*old_cap) to max_hours; <= 0 keeps it.
+   A sweep that stopped (its cap, every claim decided, nothing more
+   decides one) goes on from the round it stopped in: judged again by
+   today's claims code, then extended or given seeds, or concluded again;
+   one still going keeps going under the new cap.  Refused, with the store
+   untouched: a sweep that does not exist or has no plan, a cap that is not
+   larger (or none to raise), no new cap for a sweep its cap stopped, and
+   nothing to do (still going, no new cap). */
 int adaptive_continue(Store *s, int64_t sweep_id, double max_hours, double *old_cap, char *err);
 
 /* The learning rates tuned so far, "lr tuned per architecture: attention

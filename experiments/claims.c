@@ -13,7 +13,10 @@
  * below the unigram entropy; for loss_all, its valid loss_all not below 2 p
  * H, shared/papers/README.md) is "inconclusive": the budget did not reach
  * what the claim is about (the samples/s rules, which do not depend on
- * training, and the rules about the unigram level itself are exempt).  Several comparisons combine as:
+ * training, and the rules about the unigram level itself are exempt).  So
+ * is one whose points trained on unequal numbers of tokens (more than
+ * TOKENS_EQUAL apart): a model that had more data is not compared with one
+ * that had less.  Several comparisons combine as:
  * any "does not hold" -> does not hold; else any "inconclusive" ->
  * inconclusive; else any "within noise" -> within noise; else holds.  A
  * claim whose points were not run (or did not finish: only status 'done'
@@ -40,6 +43,10 @@
 #include "engine/io/json.h"
 #include "experiments/points.h"
 #include "experiments/sweep.h"
+
+/* Budgets this close are equal: a budget in tokens rounds up to whole
+   steps of batch x n_ctx, which differ between shapes. */
+#define TOKENS_EQUAL 0.05
 
 typedef enum {
     R_LOWER,            /* a below b in every pair */
@@ -227,13 +234,13 @@ static int unlearned(const Point *p, PointMetric m)
     return m == PM_TEST_LOSS_ALL ? p->n_unlearned_all : p->n_unlearned;
 }
 
-/* Notes point p in list (unlearned or noisy) of c, once. */
+/* Notes point p in list (to extend or noisy) of c, once. */
 static void note_point(ClaimResult *c, int noisy, const Point *p)
 {
     char sel[CLAIM_SELECTOR_LEN];
     point_selector(p, sel, sizeof sel);
-    char (*list)[CLAIM_SELECTOR_LEN] = noisy ? c->noisy : c->unlearned;
-    int *n = noisy ? &c->n_noisy : &c->n_unlearned;
+    char (*list)[CLAIM_SELECTOR_LEN] = noisy ? c->noisy : c->extend;
+    int *n = noisy ? &c->n_noisy : &c->n_extend;
     for (int i = 0; i < *n; i++)
         if (!strcmp(list[i], sel)) return;
     if (*n < CLAIM_MAX_POINTS) snprintf(list[(*n)++], CLAIM_SELECTOR_LEN, "%s", sel);
@@ -245,6 +252,26 @@ static void note_seeds(ClaimResult *c, const Point *p)
     if (c->min_seeds == 0 || p->n_done < c->min_seeds) c->min_seeds = p->n_done;
     double tokens = p->stat[PM_TOKENS].max;
     if (isfinite(tokens) && tokens > c->max_tokens) c->max_tokens = tokens;
+}
+
+/* Training tokens per run of p: its shortest finished run. */
+static double point_tokens(const Point *p)
+{
+    return p->stat[PM_TOKENS].min;
+}
+
+/* A budget of t tokens per run is smaller than one of `than`: by more than
+   the rounding of a budget to whole steps of different shapes. */
+static int shorter(double t, double than)
+{
+    return isfinite(t) && isfinite(than) && t < (1 - TOKENS_EQUAL) * than;
+}
+
+/* "483k" */
+static void tokens_add(Line *l, double t)
+{
+    if (t >= 1e6) line_add(l, "%.3gM", t / 1e6);
+    else line_add(l, "%.0fk", t / 1e3);
 }
 
 /* A point with a finished value of m. */
@@ -321,13 +348,25 @@ static Verdict judge_pairs(const ClaimRule *r, const Point *pts, int np, Line *l
         }
         note_seeds(c, a);
         note_seeds(c, b);
-        int ua = r->metric != PM_SAMPLES_PER_S && unlearned(a, r->metric);
-        int ub = r->metric != PM_SAMPLES_PER_S && unlearned(b, r->metric);
-        if (ua || ub) {
+        int trained = r->metric != PM_SAMPLES_PER_S;   /* samples/s does not depend on training */
+        int ua = trained && unlearned(a, r->metric);
+        int ub = trained && unlearned(b, r->metric);
+        double ta = point_tokens(a), tb = point_tokens(b);
+        if (trained && (shorter(ta, tb) || shorter(tb, ta))) {
+            /* one model had more data: the shorter one trains on first */
+            pv = VERDICT_INCONCLUSIVE;
+            line_add(l, " [unequal budgets: ");
+            tokens_add(l, ta);
+            line_add(l, " vs ");
+            tokens_add(l, tb);
+            line_add(l, " tokens per run]");
+            note_point(c, 0, shorter(ta, tb) ? a : b);
+        } else if (ua || ub) {
+            /* both train on, so that they are compared at equal budgets again */
             pv = VERDICT_INCONCLUSIVE;
             line_add(l, " [not learned: %s]", ua && ub ? "both points" : ua ? a->arch : b->arch);
-            if (ua) note_point(c, 0, a);
-            if (ub) note_point(c, 0, b);
+            note_point(c, 0, a);
+            note_point(c, 0, b);
         } else if (pv == VERDICT_WITHIN_NOISE) {
             note_point(c, 1, a);
             note_point(c, 1, b);
@@ -356,8 +395,15 @@ static Verdict judge_flat(const ClaimRule *r, const Point *pts, int np, Line *l,
         if (done[i] || !usable(&pts[i], r->metric) || !point_select(&pts[i], r->a)) continue;
         /* the group of points agreeing with point i on pair_on */
         const Point *lo = &pts[i], *hi = &pts[i];
-        double sum = 0;
-        int k = 0, not_learning = 0;
+        double sum = 0, most = 0;
+        int k = 0, not_learning = 0, n_short = 0;
+        for (int j = i; j < np; j++) {
+            const Point *q = &pts[j];
+            if (!done[j] && usable(q, r->metric) && point_select(q, r->a) &&
+                coords_agree(pts[i].coords, pts[i].n_coords, q->coords, q->n_coords, r->pair_on) &&
+                point_tokens(q) > most)
+                most = point_tokens(q);
+        }
         for (int j = i; j < np; j++) {
             const Point *q = &pts[j];
             if (done[j] || !usable(q, r->metric) || !point_select(q, r->a) ||
@@ -365,10 +411,8 @@ static Verdict judge_flat(const ClaimRule *r, const Point *pts, int np, Line *l,
                 continue;
             done[j] = 1;
             note_seeds(c, q);
-            if (unlearned(q, r->metric)) {
-                not_learning++;
-                note_point(c, 0, q);
-            }
+            not_learning += unlearned(q, r->metric) > 0;
+            n_short += shorter(point_tokens(q), most);
             sum += q->stat[r->metric].mean;
             k++;
             if (q->stat[r->metric].mean < lo->stat[r->metric].mean) lo = q;
@@ -383,8 +427,22 @@ static Verdict judge_flat(const ClaimRule *r, const Point *pts, int np, Line *l,
         stat_add(l, &hi->stat[r->metric], r->metric);
         line_add(l, ", range %.1f%% of the mean", 100 * range / mean);
         int flat = within_noise(lo->stat + r->metric, hi->stat + r->metric) || range <= r->param * fabs(mean);
-        if (not_learning) line_add(l, " [not learned: %d of the points]", not_learning);
-        v = combine(v, not_learning ? VERDICT_INCONCLUSIVE : flat ? VERDICT_HOLDS : VERDICT_FAILS);
+        if (n_short) {
+            line_add(l, " [unequal budgets: %d of the points below ", n_short);
+            tokens_add(l, most);
+            line_add(l, " tokens per run]");
+        } else if (not_learning) {
+            line_add(l, " [not learned: %d of the points]", not_learning);
+        }
+        /* the group trains on at equal budgets: the shorter points, or all */
+        for (int j = i; j < np && (n_short || not_learning); j++) {
+            const Point *q = &pts[j];
+            if (usable(q, r->metric) && point_select(q, r->a) &&
+                coords_agree(pts[i].coords, pts[i].n_coords, q->coords, q->n_coords, r->pair_on) &&
+                (!n_short || shorter(point_tokens(q), most)))
+                note_point(c, 0, q);
+        }
+        v = combine(v, n_short || not_learning ? VERDICT_INCONCLUSIVE : flat ? VERDICT_HOLDS : VERDICT_FAILS);
     }
     free(done);
     return v;

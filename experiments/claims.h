@@ -6,7 +6,8 @@
  * run, or inconclusive (a compared point has a run that did not learn
  * enough to judge, points.h result_learned: near the unigram level two
  * models differ by noise about token frequencies, not by what the claim is
- * about), with the numbers behind the verdict.
+ * about; or the compared points trained on different numbers of tokens),
+ * with the numbers behind the verdict.
  *
  * Not for: drawing verdicts (ui/, app/cmd_report.c) or storing runs (db/).
  */
@@ -30,12 +31,14 @@ typedef struct {
     char numbers[2048];     /* the numbers behind the verdict, one line:
                                "mixer 4.91 +- 0.02 (3 seeds) vs attention 5.30 +- 0.04 (3)" */
     long long sweep_id;     /* the sweep the numbers come from; 0 when not run */
-    /* what would decide it (experiments/adaptive.h): the points of its
-       comparisons that did not learn enough to judge (points.h
-       result_learned), and the points of its comparisons within noise,
-       each as a selector of its coordinates ("arch=mixer n_ctx=32") */
-    int n_unlearned, n_noisy;
-    char unlearned[CLAIM_MAX_POINTS][CLAIM_SELECTOR_LEN];
+    /* what would decide it (experiments/adaptive.h), each point as a
+       selector of its coordinates ("arch=mixer n_ctx=32"): the points to
+       train longer -- both points of a comparison in which one did not
+       learn enough to judge (points.h result_learned), so that they stay
+       at equal budgets, and the shorter point of a comparison at unequal
+       budgets -- and the points of its comparisons within noise */
+    int n_extend, n_noisy;
+    char extend[CLAIM_MAX_POINTS][CLAIM_SELECTOR_LEN];
     char noisy[CLAIM_MAX_POINTS][CLAIM_SELECTOR_LEN];
     int min_seeds;          /* the fewest seeds of a point it compared (0: none) */
     double max_tokens;      /* the most training tokens of a run it compared */

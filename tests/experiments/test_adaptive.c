@@ -77,14 +77,15 @@ static void finish_runs(Store *s, const char *sel, double loss, double spread)
 {
     char sql[600], err[ERR_LEN] = "";
     snprintf(sql, sizeof sql,
-             "SELECT id || ' ' || seed || ' ' || total_steps FROM runs WHERE status = 'queued' AND role IS NULL"
+             "SELECT id || ' ' || seed || ' ' || total_steps || ' ' ||"
+             " coalesce(json_extract(config_json, '$.tokens'), 0) FROM runs WHERE status = 'queued' AND role IS NULL"
              " AND ('%s' = '' OR instr(coords_json, '%s') > 0) ORDER BY id", sel, sel);
     Rows rows = {{{0}}, 0};
     CHECK(store_query(s, sql, add_row, &rows, err) == 0, "%s", err);
     for (int i = 0; i < rows.n; i++) {
-        long long id, seed, steps;
-        sscanf(rows.rows[i], "%lld %lld %lld", &id, &seed, &steps);
-        if (steps <= 0) steps = 400;
+        long long id, seed, steps, tokens;
+        sscanf(rows.rows[i], "%lld %lld %lld %lld", &id, &seed, &steps, &tokens);
+        if (steps <= 0) steps = tokens > 0 ? tokens / 512 : 400;
         double v = loss + spread * (double)((seed % 3) - 1);
         CHECK(store_run_set_status(s, id, "running", err) == 0, "%s", err);
         MetricRow m = {steps, steps * 512, 100.0, v, v, 0.001, 1.0, 5000};
@@ -104,8 +105,10 @@ static int advance(Store *s, int64_t sweep)
     return acted;
 }
 
-/* attention d=128 at the unigram level: its runs are extended; once they
-   learn, the claims are decided in round 2 */
+/* attention d=128 at the unigram level: its runs and the mixer's it is
+   compared with are extended (equal budgets); the mixer at d=128 now has
+   twice the tokens of the one at d=160, which is extended next; once every
+   point learned at equal budgets, the claims are decided in round 3 */
 static void test_extend_until_decided(void)
 {
     int64_t sw = 0;
@@ -119,20 +122,32 @@ static void test_extend_until_decided(void)
     CHECK(advance(s, sw), "round 1 did nothing");
     CHECK(query_num(s, "SELECT count(*) FROM runs WHERE status = 'queued' AND arch = 'attention'") == 3,
           "attention's 3 seeds not extended: %s", query1(s, "SELECT group_concat(status) FROM runs").text);
-    CHECK(query_num(s, "SELECT count(*) FROM runs WHERE status = 'queued'") == 3, "others queued");
+    CHECK(query_num(s, "SELECT count(*) FROM runs WHERE status = 'queued' AND instr(coords_json, '\"128\"')") == 6,
+          "the mixer at d=128 not extended with attention: %s",
+          query1(s, "SELECT group_concat(arch || ':' || status) FROM runs").text);
+    CHECK(query_num(s, "SELECT count(*) FROM runs WHERE status = 'queued'") == 6, "others queued");
     CHECK(query_num(s, "SELECT min(json_extract(config_json, '$.tokens')) FROM runs WHERE arch = 'attention'") ==
               2 * before, "budget not doubled");
     CHECK(query_num(s, "SELECT round FROM sweeps") == 2, "round %s", query1(s, "SELECT round FROM sweeps").text);
     CHECK(query_num(s, "SELECT count(*) FROM verdicts WHERE round = 1") == 2, "history of round 1");
     CHECK(strstr(query1(s, "SELECT action FROM verdicts WHERE verdict = 'inconclusive'").text,
-                 "extend x2: arch=attention"), "action %s",
+                 "extend x2: arch=mixer d=128; arch=attention d=128"), "action %s",
           query1(s, "SELECT action FROM verdicts WHERE verdict = 'inconclusive'").text);
     CHECK(!advance(s, sw), "acted while the extension trains");
     finish_runs(s, "\"attention\"", 4.5, 0.01);
+    finish_runs(s, "\"mixer\",\"d\":\"128\"", 4.0, 0.01);
     CHECK(advance(s, sw), "round 2 did nothing");
+    CHECK(query_num(s, "SELECT count(*) FROM runs WHERE status = 'queued' AND instr(coords_json, '\"160\"')") == 3 &&
+              query_num(s, "SELECT count(*) FROM runs WHERE status = 'queued'") == 3,
+          "d=160 not brought to d=128's budget: %s", query1(s, "SELECT group_concat(arch || ':' || status) FROM runs").text);
+    CHECK(strstr(query1(s, "SELECT numbers FROM verdicts WHERE round = 2 AND verdict = 'inconclusive'").text,
+                 "[unequal budgets: "), "round 2: %s",
+          query1(s, "SELECT numbers FROM verdicts WHERE round = 2 AND verdict = 'inconclusive'").text);
+    finish_runs(s, "\"mixer\",\"d\":\"160\"", 3.8, 0.01);
+    CHECK(advance(s, sw), "round 3 did nothing");
     CHECK(!strcmp(query1(s, "SELECT concluded FROM sweeps").text, "every claim decided"), "concluded %s",
           query1(s, "SELECT concluded FROM sweeps").text);
-    CHECK(query_num(s, "SELECT count(*) FROM verdicts WHERE round = 2 AND verdict = 'holds'") == 2, "round 2");
+    CHECK(query_num(s, "SELECT count(*) FROM verdicts WHERE round = 3 AND verdict = 'holds'") == 2, "round 3");
     CHECK(!advance(s, sw), "a concluded sweep acted");
     StrBuf out;
     sb_init(&out);
@@ -140,7 +155,7 @@ static void test_extend_until_decided(void)
     char err[ERR_LEN] = "";
     CHECK(report_build(s, presets, 1, 1, &out, err) == 0, "%s", err);
     CHECK(out.data && strstr(out.data, "decided in round 2 at") && strstr(out.data, "3 seeds") &&
-              strstr(out.data, "decided in round 1 at") && strstr(out.data, "lr fixed at") &&
+              strstr(out.data, "decided in round 3 at") && strstr(out.data, "lr fixed at") &&
               strstr(out.data, " --until-conclusive\n"),
           "report:\n%s", out.data ? out.data : "");
     sb_free(&out);
@@ -196,8 +211,11 @@ static void test_cap(void)
 }
 
 /* --continue: a larger cap reopens the round the cap stopped, which then
-   extends; a cap that is not larger, a sweep without a plan or one that
-   decided everything are refused and leave the store as it was */
+   extends; a sweep that decided everything is judged again by today's
+   claims (and acts if they no longer hold it decided: a store judged by an
+   older mixbench); a cap that is not larger, no new cap for a capped
+   sweep, one still going without a new cap, or a sweep without a plan are
+   refused and leave the store as it was */
 static void test_continue(void)
 {
     int64_t sw = 0;
@@ -205,6 +223,7 @@ static void test_continue(void)
     if (!s) return;
     char err[ERR_LEN] = "";
     double old = 0;
+    CHECK(adaptive_continue(s, sw, 0, &old, err) != 0 && strstr(err, "still going"), "going, no cap: %s", err);
     CHECK(adaptive_continue(s, sw, 0.5, &old, err) == 0 && old == 0.3, "raise while going: %s", err);
     CHECK(query_num(s, "SELECT json_extract(plan_json, '$.max_hours') FROM sweeps") == 0.5, "cap not raised");
     CHECK(exec_sql(s, "UPDATE sweeps SET plan_json = json_set(plan_json, '$.max_hours', 0.3)") == 0, "reset");
@@ -215,6 +234,8 @@ static void test_continue(void)
     CHECK(strstr(query1(s, "SELECT concluded FROM sweeps").text, "cap: "), "not stopped by the cap");
     err[0] = 0;
     CHECK(adaptive_continue(s, sw, 0.3, &old, err) != 0 && strstr(err, "does not raise"), "same cap: %s", err);
+    CHECK(adaptive_continue(s, sw, 0, &old, err) != 0 && strstr(err, "larger --max-hours"), "capped, no cap: %s",
+          err);
     CHECK(adaptive_continue(s, sw + 7, 1, &old, err) != 0 && strstr(err, "no sweep"), "missing: %s", err);
     CHECK(strstr(query1(s, "SELECT concluded FROM sweeps").text, "cap: "), "a refusal changed the sweep");
     CHECK(adaptive_continue(s, sw, 0.6, &old, err) == 0 && old == 0.3, "%s", err);
@@ -224,10 +245,30 @@ static void test_continue(void)
           "attention not extended: %s", query1(s, "SELECT group_concat(status) FROM runs").text);
     CHECK(query_num(s, "SELECT round FROM sweeps") == 2, "round %s", query1(s, "SELECT round FROM sweeps").text);
     CHECK(strstr(query1(s, "SELECT action FROM verdicts WHERE round = 1 AND verdict = 'inconclusive'").text,
-                 "extend x2: arch=attention"), "history of round 1");
+                 "extend x2: arch=mixer d=128; arch=attention d=128"), "history of round 1");
     finish_runs(s, "\"attention\"", 4.5, 0.01);
+    finish_runs(s, "\"mixer\",\"d\":\"128\"", 4.0, 0.01);
     CHECK(advance(s, sw), "round 2 did nothing");
-    CHECK(adaptive_continue(s, sw, 2, &old, err) != 0 && strstr(err, "every claim decided"), "decided: %s", err);
+    finish_runs(s, "\"mixer\",\"d\":\"160\"", 3.8, 0.01);
+    CHECK(advance(s, sw), "round 3 did nothing");
+    CHECK(!strcmp(query1(s, "SELECT concluded FROM sweeps").text, "every claim decided"), "concluded %s",
+          query1(s, "SELECT concluded FROM sweeps").text);
+    /* decided, judged again: nothing changes but the round's rows */
+    CHECK(adaptive_continue(s, sw, 0, &old, err) == 0 && old == 0.6, "decided: %s", err);
+    CHECK(query_num(s, "SELECT concluded IS NULL AND round = 3 FROM sweeps") == 1, "decided sweep not reopened");
+    CHECK(advance(s, sw), "judging again did nothing");
+    CHECK(!strcmp(query1(s, "SELECT concluded FROM sweeps").text, "every claim decided") &&
+              query_num(s, "SELECT count(*) FROM runs WHERE status = 'queued'") == 0 &&
+              query_num(s, "SELECT count(*) FROM verdicts") == 6,
+          "judged again: %s", query1(s, "SELECT concluded FROM sweeps").text);
+    /* decided by an older rule on unequal budgets: judged again, it extends */
+    CHECK(exec_sql(s, "UPDATE runs SET tokens_seen = tokens_seen / 2 WHERE instr(coords_json, '\"160\"')") == 0,
+          "halve");
+    CHECK(adaptive_continue(s, sw, 0, &old, err) == 0, "%s", err);
+    CHECK(advance(s, sw), "judging again did nothing");
+    CHECK(query_num(s, "SELECT count(*) FROM runs WHERE status = 'queued' AND instr(coords_json, '\"160\"')") == 3 &&
+              query_num(s, "SELECT round FROM sweeps") == 4,
+          "the shorter point not extended: round %s", query1(s, "SELECT round FROM sweeps").text);
     CHECK(exec_sql(s, "UPDATE sweeps SET plan_json = NULL") == 0, "plain");
     CHECK(adaptive_continue(s, sw, 2, &old, err) != 0 && strstr(err, "--until-conclusive"), "plain: %s", err);
     store_close(s);

@@ -14,7 +14,8 @@
 #                        decay=cosine: one line each, nothing queued
 #   continue_raises_cap  sweep --continue ID --max-hours H reopens a sweep
 #                        its cap stopped; a cap not larger, a missing
-#                        sweep or store, junk: one line, store unchanged
+#                        sweep or store, junk: one line, store unchanged;
+#                        `--continue ID` alone judges a decided one again
 #
 # Run from the repository root by tests/run.sh; prints PASS/FAIL lines.
 . "$(dirname "$0")/../harness.sh"
@@ -77,6 +78,10 @@ $MB sweep --continue 1 --max-hours 2 --db nothere.db >"$T/out" 2>"$T/err"; rc=$?
 [ "$(dump c.db)" = "$before" ] || { ok=0; bad="$bad [a refusal changed the store]"; }
 $MB sweep --continue 1 --max-hours 2 --db c.db >"$T/out" 2>&1; rc=$?
 state=$(q c.db "select coalesce(concluded, 'going') || ' ' || json_extract(plan_json, '\$.max_hours') from sweeps")
+# one that stopped for another reason is judged again under its cap
+q c.db "update sweeps set concluded = 'every claim decided'"
+$MB sweep --continue 1 --db c.db >"$T/out2" 2>&1 || { ok=0; bad="$bad [decided: $(cat "$T/out2")]"; }
+grep -q "judged again under its cap of 2 CPU hours" "$T/out2" || { ok=0; bad="$bad [decided: $(cat "$T/out2")]"; }
 if [ $ok = 1 ] && [ $rc = 0 ] && [ "$state" = "going 2" ] && grep -q "cap raised from 0.5 to 2 CPU hours" "$T/out"; then
   pass continue_raises_cap
 else

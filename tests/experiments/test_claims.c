@@ -231,10 +231,12 @@ static void test_inconclusive(void)
         char err[ERR_LEN];
         CHECK(claims_judge(s, "autoencoder", 0, &res, &n, err) == 0, "%s", err);
         const ClaimResult *c = n ? &res[0] : NULL;
-        CHECK(c && c->verdict == VERDICT_INCONCLUSIVE && c->n_unlearned == 1 &&
-                  !strcmp(c->unlearned[0], "arch=attention d=128") && c->n_noisy == 0 && c->min_seeds == 3,
-              "%s: %d unlearned '%s'", c ? verdict_name(c->verdict) : "-", c ? c->n_unlearned : -1,
-              c && c->n_unlearned ? c->unlearned[0] : "");
+        /* both points train on, so that they stay at equal budgets */
+        CHECK(c && c->verdict == VERDICT_INCONCLUSIVE && c->n_extend == 2 &&
+                  !strcmp(c->extend[0], "arch=mixer d=128") && !strcmp(c->extend[1], "arch=attention d=128") &&
+                  c->n_noisy == 0 && c->min_seeds == 3,
+              "%s: %d to extend '%s'", c ? verdict_name(c->verdict) : "-", c ? c->n_extend : -1,
+              c && c->n_extend ? c->extend[0] : "");
         CHECK(query_num(s, "SELECT sum(not_learning) FROM results") == 0, "the 0.1 nat flag moved");
         free(res);
         store_close(s);
@@ -250,7 +252,7 @@ static void test_inconclusive(void)
         char err[ERR_LEN];
         CHECK(claims_judge(s, "autoencoder", 0, &res, &n, err) == 0, "%s", err);
         const ClaimResult *c = n ? &res[0] : NULL;
-        CHECK(c && c->verdict == VERDICT_WITHIN_NOISE && c->n_noisy == 2 && c->n_unlearned == 0, "%s: %d noisy",
+        CHECK(c && c->verdict == VERDICT_WITHIN_NOISE && c->n_noisy == 2 && c->n_extend == 0, "%s: %d noisy",
               c ? verdict_name(c->verdict) : "-", c ? c->n_noisy : -1);
         free(res);
         store_close(s);
@@ -284,6 +286,93 @@ static void test_inconclusive(void)
           verdict_name(v), numbers);
     store_close(s);
     CHECK(!strcmp(verdict_name(VERDICT_INCONCLUSIVE), "inconclusive"), "name");
+}
+
+/* The runs at the point whose coords contain fragment trained `tokens`
+   tokens each. */
+static void set_tokens(Store *s, const char *fragment, double tokens)
+{
+    char sql[300];
+    snprintf(sql, sizeof sql, "UPDATE runs SET tokens_seen = %.0f WHERE instr(coords_json, '%s') > 0", tokens,
+             fragment);
+    CHECK(exec_sql(s, sql) == 0, "%s", sql);
+}
+
+/* The first claim of preset in s, judged (free() *res). */
+static const ClaimResult *judge_first(Store *s, const char *preset, ClaimResult **res)
+{
+    int n = 0;
+    char err[ERR_LEN] = "";
+    CHECK(claims_judge(s, preset, 0, res, &n, err) == 0, "%s", err);
+    return n ? &(*res)[0] : NULL;
+}
+
+/* Points are compared at equal budgets: the one that trained on fewer
+   tokens is named to train on, and the comparison is inconclusive however
+   clear it looks; budgets 5% apart (whole steps of other shapes) are equal;
+   a flat rule over K names its shorter points, or every point of the group
+   when one did not learn; samples/s does not depend on the budget. */
+static void test_unequal_budgets(void)
+{
+    for (int apart = 0; apart < 2; apart++) {
+        int64_t sw;
+        Store *s = unigram_store("autoencoder", &sw);
+        add_seeds_eval(s, sw, "mixer", "autoencode", "\"arch\": \"mixer\", \"d\": \"128\"", 4.0, 0.01, NAN, 1);
+        add_seeds_eval(s, sw, "attention", "autoencode", "\"arch\": \"attention\", \"d\": \"128\"", 4.5, 0.01, NAN, 1);
+        set_tokens(s, "\"attention\"", apart ? 10240 : 5300);
+        ClaimResult *res = NULL;
+        const ClaimResult *c = judge_first(s, "autoencoder", &res);
+        if (apart)
+            CHECK(c && c->verdict == VERDICT_INCONCLUSIVE && strstr(c->numbers, "[unequal budgets: 5k vs 10k tokens per run]") &&
+                      c->n_extend == 1 && !strcmp(c->extend[0], "arch=mixer d=128"),
+                  "unequal: %s (%s) %d to extend", c ? verdict_name(c->verdict) : "-", c ? c->numbers : "",
+                  c ? c->n_extend : -1);
+        else
+            CHECK(c && c->verdict == VERDICT_HOLDS && c->n_extend == 0, "4%% apart: %s (%s)",
+                  c ? verdict_name(c->verdict) : "-", c ? c->numbers : "");
+        free(res);
+        store_close(s);
+    }
+    /* pairconnect-hash: flat in K over three points, loss_all */
+    for (int kind = 0; kind < 2; kind++) {
+        int64_t sw;
+        Store *s = unigram_store("pairconnect-hash", &sw);
+        const char *ks[3] = {"100", "1000", "10000"};
+        for (int k = 0; k < 3; k++) {
+            char point[128];
+            snprintf(point, sizeof point, "\"arch\": \"pairconnect\", \"hash_size\": \"%s\"", ks[k]);
+            add_seeds_eval(s, sw, "pairconnect", "mlm", point, 1.0, 0.01, NAN, 1);
+        }
+        if (kind == 0) set_tokens(s, "\"1000\"", 2560);
+        /* kind 1: every run's valid loss_all far above the gate */
+        else CHECK(exec_sql(s, "UPDATE evals SET loss_all = 3.0") == 0, "loss_all");
+        ClaimResult *res = NULL;
+        const ClaimResult *c = judge_first(s, "pairconnect-hash", &res);
+        if (kind == 0)
+            CHECK(c && c->verdict == VERDICT_INCONCLUSIVE && strstr(c->numbers, "[unequal budgets: 1 of the points below 5k") &&
+                      c->n_extend == 1 && !strcmp(c->extend[0], "arch=pairconnect hash_size=1000"),
+                  "flat, one short: %s (%s) %d", c ? verdict_name(c->verdict) : "-", c ? c->numbers : "",
+                  c ? c->n_extend : -1);
+        else
+            CHECK(c && c->verdict == VERDICT_INCONCLUSIVE && strstr(c->numbers, "[not learned: 3 of the points]") &&
+                      c->n_extend == 3,
+                  "flat, not learned: %s (%s) %d", c ? verdict_name(c->verdict) : "-", c ? c->numbers : "",
+                  c ? c->n_extend : -1);
+        free(res);
+        store_close(s);
+    }
+    int64_t sw;
+    Store *s = unigram_store("pairconnect-speed", &sw);
+    add_seeds_eval(s, sw, "pairconnect", "mlm", "\"arch\": \"pairconnect\", \"hash_size\": \"100\"", 5.1, 0.001,
+                   60.0, 1);
+    add_seeds_eval(s, sw, "pairconnect", "mlm", "\"arch\": \"pairconnect\", \"hash_size\": \"10000\"", 5.1, 0.001,
+                   30.0, 1);
+    set_tokens(s, "\"10000\"", 1000);
+    char numbers[2048];
+    Verdict v = verdict_of(s, "pairconnect-speed", "speed falls as K grows", numbers, sizeof numbers);
+    CHECK(v == VERDICT_HOLDS && !strstr(numbers, "unequal"), "speed, unequal budgets: %s (%s)", verdict_name(v),
+          numbers);
+    store_close(s);
 }
 
 /* "PairConnect matches the Transformer at every (L, h)": loss_all, paired
@@ -545,6 +634,7 @@ int main(int argc, char **argv)
     RUN(test_standing_and_table);
     RUN(test_points_and_reads);
     RUN(test_learned_gates);
+    RUN(test_unequal_budgets);
     tmp_dir_remove();
     CHECK_EXIT();
 }

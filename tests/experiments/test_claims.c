@@ -103,6 +103,19 @@ static Store *unigram_store(const char *preset, int64_t *sweep)
     return s;
 }
 
+/* pairconnect-speed at K=100 (60 samples/s) and K=10000 (30), both at
+   the unigram level (5 training steps). */
+static Store *speed_store(void)
+{
+    int64_t sw;
+    Store *s = unigram_store("pairconnect-speed", &sw);
+    add_seeds_eval(s, sw, "pairconnect", "mlm", "\"arch\": \"pairconnect\", \"hash_size\": \"100\"", 5.1, 0.001,
+                   60.0, 1);
+    add_seeds_eval(s, sw, "pairconnect", "mlm", "\"arch\": \"pairconnect\", \"hash_size\": \"10000\"", 5.1, 0.001,
+                   30.0, 1);
+    return s;
+}
+
 /* The verdict of the claim of preset whose text contains fragment. */
 static Verdict verdict_of(Store *s, const char *preset, const char *fragment, char *numbers, int cap)
 {
@@ -274,12 +287,7 @@ static void test_inconclusive(void)
 
     /* speed does not depend on training: the samples/s rules judge runs at
        the unigram level (5 training steps) as they are */
-    int64_t sw;
-    Store *s = unigram_store("pairconnect-speed", &sw);
-    add_seeds_eval(s, sw, "pairconnect", "mlm", "\"arch\": \"pairconnect\", \"hash_size\": \"100\"", 5.1, 0.001,
-                   60.0, 1);
-    add_seeds_eval(s, sw, "pairconnect", "mlm", "\"arch\": \"pairconnect\", \"hash_size\": \"10000\"", 5.1, 0.001,
-                   30.0, 1);
+    Store *s = speed_store();
     char numbers[2048];
     Verdict v = verdict_of(s, "pairconnect-speed", "speed falls as K grows", numbers, sizeof numbers);
     CHECK(v == VERDICT_HOLDS && !strstr(numbers, "not learning"), "speed at the unigram level: %s (%s)",
@@ -361,12 +369,7 @@ static void test_unequal_budgets(void)
         free(res);
         store_close(s);
     }
-    int64_t sw;
-    Store *s = unigram_store("pairconnect-speed", &sw);
-    add_seeds_eval(s, sw, "pairconnect", "mlm", "\"arch\": \"pairconnect\", \"hash_size\": \"100\"", 5.1, 0.001,
-                   60.0, 1);
-    add_seeds_eval(s, sw, "pairconnect", "mlm", "\"arch\": \"pairconnect\", \"hash_size\": \"10000\"", 5.1, 0.001,
-                   30.0, 1);
+    Store *s = speed_store();
     set_tokens(s, "\"10000\"", 1000);
     char numbers[2048];
     Verdict v = verdict_of(s, "pairconnect-speed", "speed falls as K grows", numbers, sizeof numbers);

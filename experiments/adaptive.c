@@ -45,6 +45,14 @@ double adaptive_search_runs(int points, double share, double cooldown)
     return total;
 }
 
+double adaptive_first_share(const SweepPlan *pl, const Config *c)
+{
+    double budget = (double)config_total_steps(c);
+    if (!(budget > 0)) return pl->tune_share;
+    double least = fmin(budget, fmax(ADAPTIVE_TUNE_MIN_STEPS, ADAPTIVE_TUNE_MIN_WARMUPS * (double)c->warmup));
+    return fmin(1.0, fmax(pl->tune_share, least / budget));
+}
+
 double adaptive_grid_lr(double lo, double hi, int k, int n)
 {
     return n < 2 ? lo : lo * pow(hi / lo, (double)k / (n - 1));
@@ -114,16 +122,17 @@ static int extend_run(Step *st, const AdaptiveRun *r, char *err)
 }
 
 /* The first rung of point p: tune_points trials of its first job's config at
-   lr values on the log grid, tune_share of its budget. */
+   lr values on the log grid, adaptive_first_share of its budget. */
 static int queue_trials(Step *st, const SweepJob *job, const char *point, char *err)
 {
     const SweepPlan *pl = &st->plan;
+    double share = adaptive_first_share(pl, &job->config);
     for (int k = 0; k < pl->tune_points; k++) {
         Config c = job->config;
         c.lr = adaptive_grid_lr(pl->tune_lo, pl->tune_hi, k, pl->tune_points);
         int64_t per_step = (int64_t)c.batch * c.n_ctx;
-        if (c.tokens > 0) c.tokens = (int64_t)fmax((double)per_step, round(pl->tune_share * (double)c.tokens));
-        else c.steps = (int64_t)fmax(2, round(pl->tune_share * (double)c.steps));
+        if (c.tokens > 0) c.tokens = (int64_t)fmax((double)per_step, round(share * (double)c.tokens));
+        else c.steps = (int64_t)fmax(2, round(share * (double)c.steps));
         c.decay = DECAY_WSD;
         c.eval_every = 0;   /* the rung ranks the final valid loss */
         char lr[32], coords[600];

@@ -5,7 +5,12 @@
  *   lr=tune             each point (the jobs equal apart from seed) first
  *                       searches its learning rate: tune_points values on a
  *                       log grid (3e-4..1e-2), trained tune_share of the
- *                       point's budget (rung 0); the better half (ceil) of
+ *                       point's budget (rung 0), but at least
+ *                       ADAPTIVE_TUNE_MIN_STEPS steps and
+ *                       ADAPTIVE_TUNE_MIN_WARMUPS warm-ups (a rung that ends
+ *                       while the learning rate still rises ranks the
+ *                       warm-up, not the rate) and at most the whole
+ *                       budget; the better half (ceil) of
  *                       each rung, ranked by final valid loss at the same
  *                       tokens, continues to twice the budget (a wsd
  *                       extension), until one is left: 5 -> 3 -> 2 -> 1
@@ -49,8 +54,12 @@
 #include <stdint.h>
 
 #include "db/store.h"
+#include "engine/config.h"
+#include "experiments/sweep.h"
 
 #define ADAPTIVE_MAX_SEEDS 5       /* a claim within noise gets more seeds below this */
+#define ADAPTIVE_TUNE_MIN_STEPS 50   /* lr=tune's first rung trains at least this many steps */
+#define ADAPTIVE_TUNE_MIN_WARMUPS 5  /* ... and this many warm-ups */
 #define ADAPTIVE_ADD_SEEDS 2       /* ... this many more per compared point */
 
 /* One step of sweep_id's plan, as far as the store allows now.  *acted
@@ -87,6 +96,11 @@ int adaptive_tuned_summary(Store *s, int64_t sweep_id, char *out, int cap, char 
    first rung's trials at `share` of it, then the survivors continued from
    their cool-down's start (1 - cooldown of the budget) to twice it. */
 double adaptive_search_runs(int points, double share, double cooldown);
+
+/* The share of c's budget lr=tune's first rung trains: the plan's
+   tune_share, raised to ADAPTIVE_TUNE_MIN_STEPS steps and
+   ADAPTIVE_TUNE_MIN_WARMUPS warm-ups, at most 1. */
+double adaptive_first_share(const SweepPlan *pl, const Config *c);
 
 /* The learning rates on lr=tune's log grid: value k of n on [lo, hi]. */
 double adaptive_grid_lr(double lo, double hi, int k, int n);

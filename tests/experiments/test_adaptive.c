@@ -350,6 +350,23 @@ static void test_tune_numbers(void)
     CHECK(sweep_parse(1, good, &base, &sw, err) == 0 && sw.plan.lr_tune && sw.plan.tune_points == 3 &&
               sw.jobs[0].config.decay == DECAY_WSD, "%s", err);
     sweep_free(&sw);
+    /* the first rung: tune_share of the budget, but at least 50 steps and 5
+       warm-ups (never ranked while the rate still rises), at most all of it:
+       n=512 at 240k tokens (59 steps) had ranked its rates after 7 */
+    SweepPlan plan = {.tune_share = 0.125};
+    Config c;
+    config_defaults(&c);
+    c.steps = 800, c.warmup = 10;
+    CHECK(adaptive_first_share(&plan, &c) == 0.125, "800 steps: %g", adaptive_first_share(&plan, &c));
+    c.steps = 200;
+    CHECK(adaptive_first_share(&plan, &c) == 0.25, "200 steps: %g", adaptive_first_share(&plan, &c));
+    c.warmup = 20;
+    CHECK(adaptive_first_share(&plan, &c) == 0.5, "warm-up 20: %g", adaptive_first_share(&plan, &c));
+    c.steps = 40;
+    CHECK(adaptive_first_share(&plan, &c) == 1.0, "40 steps: %g", adaptive_first_share(&plan, &c));
+    c.steps = 0, c.tokens = 240000, c.batch = 8, c.n_ctx = 512, c.warmup = 10;
+    CHECK(fabs(adaptive_first_share(&plan, &c) * (double)config_total_steps(&c) - 50) < 1e-9, "n=512: %g of %lld steps",
+          adaptive_first_share(&plan, &c), (long long)config_total_steps(&c));
 }
 
 int main(int argc, char **argv)

@@ -12,6 +12,7 @@
 #   adaptive_refused     --max-hours 0, junk or without --until-conclusive,
 #                        --until-conclusive on a grid, lr=tune with
 #                        decay=cosine: one line each, nothing queued
+#   tune_first_rung      lr=tune's first rung trains at least 50 steps
 #   continue_raises_cap  sweep --continue ID --max-hours H reopens a sweep
 #                        its cap stopped; a cap not larger, a missing
 #                        sweep or store, junk: one line, store unchanged;
@@ -37,6 +38,17 @@ if [ "$tuned" = "0.001 3" ] && [ "$trials" = 3 ] && [ "$seed" = "0.001 done" ] &
   pass tune_picks_best
 else
   fail tune_picks_best "tuned '$tuned' trials $trials seed '$seed' results '$in_results' same '$same'"
+fi
+
+# the first rung is at least 50 steps and 5 warm-ups: 1/8 of 80 steps would
+# rank the rates while they still warm up
+$MB sweep "arch=attention data=builtin:markov d=32 layers=1 heads=2 n_ctx=16 batch=4 steps=80 warmup=10 lr=tune" \
+  --db rung.db >"$T/rung.out" 2>&1
+rung=$(q rung.db "select group_concat(distinct json_extract(config_json, '\$.steps')) from runs where role = 'lr-search'")
+if [ "$rung" = 50 ] && grep -q "successive halving from 0.625 of its budget, at least 50 steps" "$T/rung.out"; then
+  pass tune_first_rung
+else
+  fail tune_first_rung "trial steps '$rung': $(grep lr=tune "$T/rung.out")"
 fi
 
 SOCK=ad$$   # the harness kills its tmux server on exit

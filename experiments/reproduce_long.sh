@@ -40,15 +40,17 @@ fft-mlm 0.6
 prefix-models 0.8
 recall 0.7"
 # what was changed by hand while it ran, and why (the discussion has the numbers)
-ADJUSTED="six steps were taken by hand while it ran, each after its numbers showed why (discussion):
+ADJUSTED="these steps were taken by hand while it ran, each after its numbers showed why (discussion):
 pairconnect-hash's cap was raised to 1.8 after round 2 (\`mixbench sweep --continue 3 --max-hours 1.8\`)
 and fft-mlm's to 0.7 after round 5 (\`mixbench sweep --continue 10 --max-hours 0.7\`);
 dispatcher-vs-msa was queued again with \`tune_share=0.5\`; once lr=tune ranked masked LMs trained
 with mlm_loss=all by their loss_all (it had ranked them by the masked positions' loss), pairconnect-grid
-and pairconnect-hash were queued again with caps of 1.5 each; and once claims compared points only at
-equal budgets, mixer-vs-transformer was judged again (\`mixbench sweep --continue 5\`) and autoencoder's
-cap raised to 2.2 (\`mixbench sweep --continue 6 --max-hours 2.2\`).  A report section is its preset's
-newest sweep."
+and pairconnect-hash were queued again (sweeps 14, 15); once claims compared points only at equal
+budgets, mixer-vs-transformer was judged again (\`mixbench sweep --continue 5\`) and autoencoder's cap
+raised to 2.2 (\`mixbench sweep --continue 6 --max-hours 2.2\`); once lr=tune's first rung trained at
+least 50 steps (it had ranked some searches inside the warm-up), mixer-vs-transformer, pairconnect-grid
+and pairconnect-hash were queued again with caps of 1.2, 2.0 and 2.5 (sweeps 16-18; 14 and 15 were
+cancelled and moved to the trash).  A report section is its preset's newest sweep."
 # a metrics row every 25 steps keeps the store small enough to commit
 KEYS="metrics_every=25"
 

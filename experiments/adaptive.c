@@ -338,6 +338,24 @@ static int add_seeds(Step *st, const char *sel, char *err)
     return 0;
 }
 
+/* Finished seeds of the sweep at the point sel names. */
+static int point_seeds(const Step *st, const char *sel)
+{
+    int k = 0;
+    for (int i = 0; i < st->n_runs; i++) k += at_point(&st->runs[i], sel);
+    return k;
+}
+
+/* The points of claim c that more seeds would help: its noisy points with
+   fewer than ADAPTIVE_MAX_SEEDS (one that has them already adds little to
+   the difference's standard error). */
+static void noisy_points(const Step *st, const ClaimResult *c, PointSet *ps)
+{
+    if (c->verdict != VERDICT_WITHIN_NOISE) return;
+    for (int k = 0; k < c->n_noisy; k++)
+        if (point_seeds(st, c->noisy[k]) < ADAPTIVE_MAX_SEEDS) set_add(ps, c->noisy[k]);
+}
+
 /* "arch=mixer d=128; arch=attention d=128" of a set (at most cap bytes). */
 static void set_text(const PointSet *ps, char *out, size_t cap)
 {
@@ -366,8 +384,7 @@ static int conclude_round(Step *st, char *err)
         const ClaimResult *c = &res[i];
         if (c->verdict == VERDICT_INCONCLUSIVE)
             for (int k = 0; k < c->n_extend; k++) set_add(&extend, c->extend[k]);
-        if (c->verdict == VERDICT_WITHIN_NOISE && c->min_seeds < ADAPTIVE_MAX_SEEDS)
-            for (int k = 0; k < c->n_noisy; k++) set_add(&seeds, c->noisy[k]);
+        noisy_points(st, c, &seeds);
         undecided += c->verdict != VERDICT_HOLDS && c->verdict != VERDICT_FAILS;
     }
     double spent = 0;
@@ -391,8 +408,7 @@ static int conclude_round(Step *st, char *err)
         PointSet own = {.n = 0};
         if (c->verdict == VERDICT_INCONCLUSIVE)
             for (int k = 0; k < c->n_extend; k++) set_add(&own, c->extend[k]);
-        if (c->verdict == VERDICT_WITHIN_NOISE && c->min_seeds < ADAPTIVE_MAX_SEEDS)
-            for (int k = 0; k < c->n_noisy; k++) set_add(&own, c->noisy[k]);
+        noisy_points(st, c, &own);
         char points[400];
         set_text(&own, points, sizeof points);
         if (c->verdict == VERDICT_HOLDS || c->verdict == VERDICT_FAILS) snprintf(v.action, sizeof v.action, "decided");

@@ -30,8 +30,8 @@
  *                       seeds), so that they are compared at equal tokens,
  *                       and one whose points trained on unequal budgets
  *                       gets the shorter point's extended; a claim within
- *                       noise whose points have fewer than 5 seeds gets 2
- *                       more seeds per compared point; then the next
+ *                       noise gets 2 more seeds at each compared point
+ *                       with fewer than 5; then the next
  *                       round, until every claim is decided, nothing more
  *                       can decide one, or the next round would pass
  *                       max_hours of training (CPU hours: training

@@ -6,7 +6,8 @@
  *     their budget, every seed, and the round is recorded in `verdicts`;
  *     once they learn, every claim is decided and the sweep concludes, and
  *     the report says in which round;
- *   - a claim within noise gets 2 more seeds per compared point;
+ *   - a claim within noise gets 2 more seeds per compared point that has
+ *     fewer than 5;
  *   - a round that would pass the cap is not run: the sweep concludes
  *     saying so, and the history says what it would still need;
  *   - --continue raises the cap: the stopped round acts; refusals change
@@ -180,6 +181,35 @@ static void test_more_seeds(void)
     CHECK(strstr(query1(s, "SELECT action FROM verdicts WHERE verdict = 'within noise'").text, "add 2 seeds"),
           "action");
     CHECK(query_num(s, "SELECT count(*) FROM sweep_results WHERE status = 'queued'") == 4, "new seeds are the sweep's");
+    store_close(s);
+}
+
+/* within noise again with one point at 5 seeds: only the other gets more */
+static void test_seeds_where_few(void)
+{
+    int64_t sw = 0;
+    Store *s = queued_store("fewseeds.db", 0, &sw);
+    if (!s) return;
+    finish_runs(s, "\"mixer\",\"d\":\"128\"", 4.00, 0.1);
+    finish_runs(s, "\"mixer\",\"d\":\"160\"", 4.02, 0.1);
+    finish_runs(s, "\"attention\"", 3.0, 0.01);   /* "mixer below attention" does not hold */
+    CHECK(advance(s, sw), "round 1 did nothing");
+    CHECK(query_num(s, "SELECT count(*) FROM runs WHERE status = 'queued' AND arch = 'mixer'") == 4, "%s",
+          query1(s, "SELECT group_concat(arch || ':' || seed || ':' || status) FROM runs").text);
+    finish_runs(s, "\"mixer\",\"d\":\"128\"", 4.00, 0.1);
+    finish_runs(s, "\"mixer\",\"d\":\"160\"", 4.02, 0.1);
+    /* attention now within noise of the mixer at d=128 (5 seeds) */
+    CHECK(exec_sql(s, "UPDATE evals SET loss = 4.01 + 0.1 * ((SELECT seed FROM runs WHERE runs.id = evals.run_id)"
+                      " % 3 - 1) WHERE run_id IN (SELECT id FROM runs WHERE arch = 'attention')") == 0, "attention");
+    CHECK(advance(s, sw), "round 2 did nothing");
+    CHECK(query_num(s, "SELECT count(*) FROM runs WHERE status = 'queued'") == 2 &&
+              query_num(s, "SELECT count(*) FROM runs WHERE status = 'queued' AND arch = 'attention'") == 2,
+          "seeds where there were 5 already: %s",
+          query1(s, "SELECT group_concat(arch || ':' || seed || ':' || status) FROM runs WHERE status = 'queued'").text);
+    CHECK(strstr(query1(s, "SELECT action FROM verdicts WHERE round = 2 AND claim LIKE '%equal d%'").text,
+                 "add 2 seeds: arch=attention d=128") &&
+              !strstr(query1(s, "SELECT action FROM verdicts WHERE round = 2 AND claim LIKE '%equal d%'").text, "mixer"),
+          "action %s", query1(s, "SELECT action FROM verdicts WHERE round = 2 AND claim LIKE '%equal d%'").text);
     store_close(s);
 }
 
@@ -375,6 +405,7 @@ int main(int argc, char **argv)
     if (tmp_dir_make("adaptive")) return 1;
     RUN(test_extend_until_decided);
     RUN(test_more_seeds);
+    RUN(test_seeds_where_few);
     RUN(test_cap);
     RUN(test_continue);
     RUN(test_tune_ranks_loss_all);

@@ -176,13 +176,14 @@ static const Command COMMANDS[] = {
      "  --figures DIR    where they go, relative to FILE's folder (default figures)\n"
      "  --db FILE        the store (default mixbench.db)",
      "mixbench report autoencoder --md report.md", 1},
-    {"gc", cmd_gc, "remove checkpoints no run names: [--dry-run] [--keep last|best|none] [--db FILE]",
-     "mixbench gc [--db FILE] [--dry-run] [--keep last|best|none]",
+    {"gc", cmd_gc, "remove checkpoints no run names: [--dry-run] [--keep last|best|none [--where EXPR]] [--db FILE]",
+     "mixbench gc [--db FILE] [--dry-run] [--keep last|best|none [--where EXPR]]",
      "removes checkpoint files in the store's folder (NAME.ckpt/ beside NAME.db) that no run\n"
      "names; --keep also removes the older checkpoints of finished runs: all but the latest\n"
      "(last), all but the one at the lowest valid loss (best), or every one (none)\n"
+     "  --where EXPR     --keep only for the runs EXPR chooses (the Runs filter; the trash too)\n"
      "  --dry-run        print what would go, remove nothing",
-     "mixbench gc --db runs.db --keep last --dry-run", 1},
+     "mixbench gc --db runs.db --keep none --where \"sweep<4 status=pruned\" --dry-run", 1},
     {"extend", cmd_extend, "continue a done or stopped decay=wsd run to a larger budget: RUN tokens=N|steps=N",
      "mixbench extend RUN tokens=N|steps=N [--db FILE]",
      "continues a done or stopped run with decay=wsd to a larger budget, from its checkpoint\n"

@@ -205,10 +205,17 @@ static int ours(Store *s, const char *path, const char *id)
     return file_id[0] && !strcmp(file_id, id);
 }
 
-/* The checkpoints of finished runs that the keep policy lets go: per run,
-   every row but its keeper (the latest, or the one at the lowest valid
-   loss; none for GC_KEEP_NONE). */
-static int plan_older(Store *s, GcKeep keep, Scan *sc, char *err)
+static int cmp_id(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The checkpoints of finished runs (of only[0..n_only) when only is not
+   NULL, sorted) that the keep policy lets go: per run, every row but its
+   keeper (the latest, or the one at the lowest valid loss; none for
+   GC_KEEP_NONE). */
+static int plan_older(Store *s, GcKeep keep, const int64_t *only, int n_only, Scan *sc, char *err)
 {
     const char *what = "read the checkpoints of finished runs";
     sqlite3_stmt *st;
@@ -227,6 +234,7 @@ static int plan_older(Store *s, GcKeep keep, Scan *sc, char *err)
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t run_id = sqlite3_column_int64(st, 0), step = sqlite3_column_int64(st, 1);
+        if (only && !(n_only && bsearch(&run_id, only, (size_t)n_only, sizeof *only, cmp_id))) continue;
         char path[1024];
         store_column_copy(path, sizeof path, st, 2);
         int64_t last = sqlite3_column_int64(st, 3);
@@ -251,14 +259,20 @@ static int plan_older(Store *s, GcKeep keep, Scan *sc, char *err)
 
 int store_gc_plan(Store *s, GcKeep keep, GcPlan *plan, char *err)
 {
+    return store_gc_plan_runs(s, keep, NULL, 0, plan, err);
+}
+
+int store_gc_plan_runs(Store *s, GcKeep keep, int64_t *only, int n_only, GcPlan *plan, char *err)
+{
     assert(s && err);
+    if (only && n_only > 1) qsort(only, (size_t)n_only, sizeof *only, cmp_id);
     memset(plan, 0, sizeof *plan);
     char id[STORE_ID_LEN];
     Names names;
     if (store_identity(s, id, sizeof id, err) || read_names(s, &names, err)) return -1;
     Scan sc = {s, plan, 0, &names, id, err};
     int rc = each_file(s, scan_orphan, &sc, err);
-    if (rc == 0 && keep != GC_KEEP_ALL) rc = plan_older(s, keep, &sc, err);
+    if (rc == 0 && keep != GC_KEEP_ALL) rc = plan_older(s, keep, only, n_only, &sc, err);
     names_free(&names);
     if (rc) gc_plan_free(plan);
     return rc;

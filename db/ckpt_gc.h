@@ -49,6 +49,10 @@ typedef struct {
 
 /* What gc would remove (nothing is changed). */
 int store_gc_plan(Store *s, GcKeep keep, GcPlan *plan, char *err);
+/* The same with the keep policy applied only to the runs only[0..n_only)
+   (sorted in place; only NULL: every finished run): `gc --keep K --where
+   EXPR`.  Files no run names go either way. */
+int store_gc_plan_runs(Store *s, GcKeep keep, int64_t *only, int n_only, GcPlan *plan, char *err);
 /* Removes plan's rows (one transaction), then its files. */
 int store_gc_apply(Store *s, const GcPlan *plan, char *err);
 void gc_plan_free(GcPlan *plan);

@@ -22,6 +22,9 @@
 #                            undisturbed numbers
 #   gc_orphans               gc --dry-run lists the orphans and removes
 #                            nothing; gc removes exactly them
+#   gc_keep_where            gc --keep none --where id=1 removes run 1's
+#                            checkpoints and no other; --where without
+#                            --keep or with a bad filter: one line, unchanged
 #   missing_refused          export --sweep 99, show 999, pause 999, report
 #                            of an unknown preset, eval/generate --run 999,
 #                            run --resume 999, gc --keep junk: one line,
@@ -189,6 +192,29 @@ if [ "$files_before" = "$files_dry" ] && grep -q "would remove .*stray.safetenso
   pass gc_orphans
 else
   fail gc_orphans "$(cat "$T/gc_dry" "$T/gc")"
+fi
+
+# --- gc --keep with --where: only the chosen runs' checkpoints go
+mkdir keep
+(cd keep && for a in attention mixer; do $MB run --db g.db --arch $a $SMALL --steps 40 decay=wsd; done) >/dev/null 2>&1
+rows_before=$(q keep/g.db "select group_concat(run_id || ':' || n) from (select run_id, count(*) n from checkpoints group by run_id)")
+before=$(dump keep/g.db)
+ok=1; bad=""
+for c in "gc --where id=1" "gc --keep none --where nosuchkey=3" "gc --keep none --where"; do
+  (cd keep && $MB $c --db g.db) >"$T/out" 2>"$T/err"; rc=$?
+  if [ $rc -eq 0 ] || ! one_line "$T/err"; then ok=0; bad="$bad [$c: rc $rc $(cat "$T/err")]"; fi
+done
+[ "$before" = "$(dump keep/g.db)" ] || { ok=0; bad="$bad [a refusal changed the store]"; }
+(cd keep && $MB gc --keep none --where id=1 --db g.db) >"$T/gc_where" 2>&1
+rows_after=$(q keep/g.db "select group_concat(run_id || ':' || n) from (select run_id, count(*) n from checkpoints group by run_id)")
+run2_files=$(q keep/g.db "select count(*) from checkpoints where run_id = 2")
+gone=$(grep -c "^removed .*run 1 step" "$T/gc_where")
+if [ $ok = 1 ] && [ "$rows_after" = "2:$run2_files" ] && [ "$run2_files" -ge 1 ] && [ "$gone" -ge 1 ] &&
+   ! grep -q "run 2 step" "$T/gc_where" && [ -z "$(ls keep/g.ckpt | grep '^run1[.-]')" ] &&
+   (cd keep && $MB generate --run 2 --db g.db -n 3 >/dev/null 2>&1); then
+  pass gc_keep_where
+else
+  fail gc_keep_where "before '$rows_before' after '$rows_after' $bad $(cat "$T/gc_where")"
 fi
 
 # --- commands about what is not there

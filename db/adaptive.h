@@ -112,7 +112,7 @@ typedef struct {
     int round;
     char claim[512];
     char verdict[32];
-    char numbers[2048];
+    char numbers[4096];
     int64_t tokens_per_run;
     int seeds;
     char action[512];

@@ -291,6 +291,40 @@ static const Point *partner(const ClaimRule *r, const Point *pts, int np, const 
     return NULL;
 }
 
+/* Beside a loss_all comparison, the masked positions' loss of the same
+   points (shared/papers/README.md S1: the caveat, not the gate). */
+static void masked_add(Line *l, const ClaimRule *r, const Point *a, const Point *b)
+{
+    if (r->metric != PM_TEST_LOSS_ALL) return;
+    double ma = a->stat[PM_TEST_LOSS].mean, mb = b->stat[PM_TEST_LOSS].mean;
+    if (isfinite(ma) && isfinite(mb)) line_add(l, " (masked positions %.3f %s %.3f)", ma, r->kind == R_FLAT ? "to" : "vs", mb);
+}
+
+/* After a loss_all claim: what copying alone scores on each corpus it
+   compared (p x H, the visible words copied and the unigram distribution
+   at the masked ones), so that the reader sees how much of the loss is
+   copying -- the paper's own figures lie near it (S1). */
+static void copying_add(Line *l, const ClaimRule *r, const Point *pts, int np)
+{
+    if (r->metric != PM_TEST_LOSS_ALL) return;
+    char seen[8][64];
+    int n = 0;
+    for (int i = 0; i < np; i++) {
+        const Point *p = &pts[i];
+        double h = p->stat[PM_UNIGRAM].mean;
+        if (!usable(p, r->metric) || !point_select(p, r->a) || !isfinite(h)) continue;
+        char data[64];
+        coords_label(p->coords, p->n_coords, "data", data, sizeof data);
+        int k = 0;
+        while (k < n && strcmp(seen[k], data)) k++;
+        if (k < n || n == 8) continue;
+        snprintf(seen[n++], sizeof seen[0], "%s", data);
+        line_add(l, "%s%.2f%s%s", n == 1 ? "; copying the visible words alone scores p x H = " : ", ",
+                 LEARNED_MASKED_SHARE * h, data[0] ? " on " : "", data);
+    }
+    if (n) line_add(l, ": loss_all is mostly copying (so are the paper's figures), the masked positions' loss is beside it");
+}
+
 static void label_pair(Line *l, const ClaimRule *r, const Point *a)
 {
     char label[128];
@@ -312,6 +346,7 @@ static Verdict judge_pairs(const ClaimRule *r, const Point *pts, int np, Line *l
         stat_add(l, sa, r->metric);
         line_add(l, " vs ");
         stat_add(l, sb, r->metric);
+        masked_add(l, r, a, b);
         double ratio = sa->mean / sb->mean;
         Verdict pv;
         switch (r->kind) {
@@ -426,6 +461,7 @@ static Verdict judge_flat(const ClaimRule *r, const Point *pts, int np, Line *l,
         line_add(l, " to ");
         stat_add(l, &hi->stat[r->metric], r->metric);
         line_add(l, ", range %.1f%% of the mean", 100 * range / mean);
+        masked_add(l, r, lo, hi);
         int flat = within_noise(lo->stat + r->metric, hi->stat + r->metric) || range <= r->param * fabs(mean);
         if (n_short) {
             line_add(l, " [unequal budgets: %d of the points below ", n_short);
@@ -503,6 +539,7 @@ static void judge_rule(const ClaimRule *r, const Point *pts, int np, ClaimResult
     case R_NEAR_UNIGRAM: out->verdict = judge_unigram(r, pts, np, &l, out); break;
     default: out->verdict = judge_pairs(r, pts, np, &l, out); break;
     }
+    if (out->verdict != VERDICT_NOT_RUN) copying_add(&l, r, pts, np);
     if (out->verdict == VERDICT_NOT_RUN && !out->numbers[0])
         snprintf(out->numbers, sizeof out->numbers, "no finished runs with %s at the points it compares",
                  point_metric_name(r->metric));

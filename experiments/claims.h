@@ -28,7 +28,7 @@ typedef struct {
     const char *preset;     /* the preset whose runs judge it */
     const char *claim;      /* the claim in words, as the paper makes it */
     Verdict verdict;
-    char numbers[2048];     /* the numbers behind the verdict, one line:
+    char numbers[4096];     /* the numbers behind the verdict, one line:
                                "mixer 4.91 +- 0.02 (3 seeds) vs attention 5.30 +- 0.04 (3)" */
     long long sweep_id;     /* the sweep the numbers come from; 0 when not run */
     /* what would decide it (experiments/adaptive.h), each point as a

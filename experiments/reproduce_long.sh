@@ -72,7 +72,10 @@ case "${1:-}" in
   --status)
     sqlite3 "$DB" "select 'jobs: ' || group_concat(status || ' ' || n, ', ') from
                     (select status, count(*) n from runs group by status)"
-    sqlite3 -separator '  ' "$DB" "select id, name, 'round ' || round, coalesce(concluded, 'going') from sweeps"
+    sqlite3 -separator '  ' "$DB" "select s.id, s.name, 'round ' || s.round, coalesce(s.concluded, 'going'),
+        printf('(%.2f of %s CPU hours)', coalesce((select sum(coalesce(wall_seconds, 0) * max(coalesce(threads, 1), 1))
+        from runs where sweep_id = s.id), 0) / 3600, json_extract(s.plan_json, '\$.max_hours'))
+        || case when s.deleted_at is not null then ' in the trash' else '' end from sweeps s"
     exit 0 ;;
 esac
 

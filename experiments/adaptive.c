@@ -543,6 +543,43 @@ static int winner_learned(const TunedLr *t)
     return result_learned(&r, m);
 }
 
+/* 1 when lr is an end of the plan's grid. */
+static int at_edge(const SweepPlan *pl, double lr)
+{
+    return fabs(lr / pl->tune_lo - 1) < 1e-6 || fabs(lr / pl->tune_hi - 1) < 1e-6;
+}
+
+/* Appends to out (at *len) the architectures whose search chose an end of
+   a grid of 3 or more rates, where a better one may lie beyond: "; at the
+   grid's edge (0.0003 to 0.01): fft (0.01)".  Nothing when the sweep's plan
+   cannot be read. */
+static void edge_note(Store *s, int64_t sweep_id, const TunedLr *t, int n, char *out, int cap, int *len)
+{
+    SweepPlanRow row;
+    SweepPlan pl;
+    int found = 0, named = 0;
+    char e[ERR_LEN];
+    if (!n || store_sweep_plan(s, sweep_id, &row, &found, e) || !found || !row.plan_json[0] ||
+        sweep_plan_parse(row.plan_json, &pl, e) || !pl.lr_tune || pl.tune_points < 3)
+        return;
+    for (int i = 0; i < n && *len < cap; i++) {
+        if (!at_edge(&pl, t[i].lr)) continue;
+        int first = 1, points = 0, edge = 0;   /* each architecture once, with how many of its points */
+        for (int j = 0; j < n; j++) {
+            if (strcmp(t[j].arch, t[i].arch)) continue;
+            first &= !(j < i && at_edge(&pl, t[j].lr));
+            points++;
+            edge += at_edge(&pl, t[j].lr);
+        }
+        if (!first) continue;
+        *len += snprintf(out + *len, (size_t)(cap - *len), "%s%s (%.2g", named++ ? ", " : "; at the grid's edge, a better "
+                         "rate may lie beyond it: ", t[i].arch, t[i].lr);
+        if (edge < points && *len < cap) *len += snprintf(out + *len, (size_t)(cap - *len), ", %d of %d points", edge, points);
+        if (*len < cap) *len += snprintf(out + *len, (size_t)(cap - *len), ")");
+    }
+    if (*len > cap - 1) *len = cap - 1;
+}
+
 int adaptive_tuned_summary(Store *s, int64_t sweep_id, char *out, int cap, char *err)
 {
     assert(s && err);
@@ -583,6 +620,7 @@ int adaptive_tuned_summary(Store *s, int64_t sweep_id, char *out, int cap, char 
                         "(no trial had learned yet): ", t[i].arch);
         if (flat < points && len < cap) len += snprintf(out + len, (size_t)(cap - len), " (%d of %d points)", flat, points);
     }
+    edge_note(s, sweep_id, t, n, out, cap, &len);
     free(t);
     return 0;
 }

@@ -89,7 +89,9 @@ int adaptive_continue(Store *s, int64_t sweep_id, double max_hours, double *old_
    learned enough to judge a claim on the loss it trains on (points.h
    result_learned: loss_all for a masked LM with mlm_loss=all), whose
    ranking is weak: "; chosen on the unigram plateau (no trial had learned
-   yet): mixer"; "" when the sweep tuned none. */
+   yet): mixer", then those whose search chose an end of a grid of 3 or
+   more rates: "; at the grid's edge, a better rate may lie beyond it: fft
+   (0.01)"; "" when the sweep tuned none. */
 int adaptive_tuned_summary(Store *s, int64_t sweep_id, char *out, int cap, char *err);
 
 /* What one point's lr search trains, in runs of the point's budget: the

@@ -348,9 +348,45 @@ static void test_tune_ranks_loss_all(void)
         CHECK(adaptive_tuned_summary(s, id, summary, sizeof summary, err) == 0, "%s", err);
         const char *flag =
             strstr(summary, "; chosen on the unigram plateau (no trial had learned yet): attention (1 of 2 points)");
-        CHECK(strstr(summary, "lr tuned per architecture: attention 0.001") && (k == 0 ? flag != NULL : flag == NULL),
+        CHECK(strstr(summary, "lr tuned per architecture: attention 0.001") && (k == 0 ? flag != NULL : flag == NULL) &&
+                  !strstr(summary, "grid's edge"),   /* a grid of 2 has no inside */
               "H %g: %s", h, summary);
     }
+    store_close(s);
+}
+
+/* The summary names an architecture whose search chose an end of its grid
+   of 3 or more (a better rate may lie beyond), and only such */
+static void test_tune_edge(void)
+{
+    char err[ERR_LEN] = "";
+    Store *s = NULL;
+    CHECK(store_open(db_path("edge.db"), &s, err) == 0, "%s", err);
+    if (!s) return;
+    Sweep sw;
+    char *argv[1] = {"arch=attention,mixer data=builtin:stories d=32,48 steps=100 lr=tune tune_points=3 tune_lr=1e-3..4e-3"};
+    Config base;
+    config_defaults(&base);
+    int64_t id = 0;
+    CHECK(sweep_parse(1, argv, &base, &sw, err) == 0 && sweep_enqueue(s, &sw, 0, &id, err) == 0, "%s", err);
+    sweep_free(&sw);
+    const struct {
+        const char *point, *arch;
+        double lr;
+    } won[] = {{"{\"arch\":\"attention\",\"d\":\"32\"}", "attention", 4e-3},
+               {"{\"arch\":\"attention\",\"d\":\"48\"}", "attention", 2e-3},
+               {"{\"arch\":\"mixer\",\"d\":\"32\"}", "mixer", 2e-3},
+               {"{\"arch\":\"mixer\",\"d\":\"48\"}", "mixer", 2e-3}};
+    for (int i = 0; i < 4; i++) {
+        TunedLr t = {"", "", won[i].lr, 3, NAN, NAN, NAN, 0, 0};
+        snprintf(t.point, sizeof t.point, "%s", won[i].point);
+        snprintf(t.arch, sizeof t.arch, "%s", won[i].arch);
+        CHECK(store_tuned_lr_put(s, id, &t, err) == 0, "%s", err);
+    }
+    char summary[512];
+    CHECK(adaptive_tuned_summary(s, id, summary, sizeof summary, err) == 0, "%s", err);
+    CHECK(strstr(summary, "; at the grid's edge, a better rate may lie beyond it: attention (0.004, 1 of 2 points)") &&
+              !strstr(summary, "mixer (0.00"), "summary: %s", summary);
     store_close(s);
 }
 
@@ -409,6 +445,7 @@ int main(int argc, char **argv)
     RUN(test_cap);
     RUN(test_continue);
     RUN(test_tune_ranks_loss_all);
+    RUN(test_tune_edge);
     RUN(test_tune_numbers);
     tmp_dir_remove();
     CHECK_EXIT();

@@ -6,8 +6,12 @@
  * A rule compares points picked by selectors ("arch=mixer d=128"), paired
  * on the keys in `pair_on` ("data layers heads": one comparison per
  * (corpus, L, h)).  For a difference, with means a, b and standard errors
- * over seeds se_a, se_b: se = sqrt(se_a^2 + se_b^2), and |a - b| < 2 se is
- * "within noise" (one seed has se 0: then the direction decides).  A
+ * over seeds se_a, se_b: se = sqrt(se_a^2 + se_b^2), and |a - b| < t se is
+ * "within noise", t the 95% quantile of Student's t at the Welch degrees of
+ * freedom (stats.h noise_margin: 4.3 with 3 seeds a side; 2 se, the normal
+ * approximation, would call a difference of 2.1 se with 3 seeds a finding
+ * that a t-test at 5% does not); one seed has se 0: then the direction
+ * decides.  A
  * comparison of losses where either point has a run that did not learn
  * enough to judge (points.h result_learned: its best valid loss not 0.3 nat
  * below the unigram entropy; for loss_all, its valid loss_all not below 2 p
@@ -172,14 +176,14 @@ static void stat_add(Line *l, const SeedStats *st, PointMetric m)
 /* Claim: a below b (sign -1) or above it (sign +1). */
 static Verdict directed(const SeedStats *a, const SeedStats *b, int sign)
 {
-    double d = a->mean - b->mean, se = sqrt(a->se * a->se + b->se * b->se);
-    if (fabs(d) < 2 * se) return VERDICT_WITHIN_NOISE;
+    double d = a->mean - b->mean;
+    if (fabs(d) < noise_margin(a, b)) return VERDICT_WITHIN_NOISE;
     return d * sign > 0 ? VERDICT_HOLDS : VERDICT_FAILS;
 }
 
 static int within_noise(const SeedStats *a, const SeedStats *b)
 {
-    return fabs(a->mean - b->mean) < 2 * sqrt(a->se * a->se + b->se * b->se);
+    return fabs(a->mean - b->mean) < noise_margin(a, b);
 }
 
 static Verdict combine(Verdict so_far, Verdict next)
@@ -365,7 +369,10 @@ static Verdict judge_pairs(const ClaimRule *r, const Point *pts, int np, Line *l
             /* se of a ratio of independent means (first order) */
             double se = fabs(ratio) * sqrt(pow(sa->se / sa->mean, 2) + pow(sb->se / sb->mean, 2));
             if (!isfinite(want)) pv = VERDICT_NOT_RUN;
-            else if (fabs(ratio - want) < 2 * se) pv = VERDICT_WITHIN_NOISE;
+            /* the ratio's margin: the Welch t of its two means, times its se */
+            else if (fabs(ratio - want) < (se > 0 ? noise_margin(sa, sb) / sqrt(sa->se * sa->se + sb->se * sb->se) * se
+                                                  : 0))
+                pv = VERDICT_WITHIN_NOISE;
             else pv = ratio >= want ? VERDICT_HOLDS : VERDICT_FAILS;
             line_add(l, ", ratio %.3f +- %.3f, wanted >= %.3f", ratio, se, want);
             break;
@@ -511,7 +518,7 @@ static Verdict judge_unigram(const ClaimRule *r, const Point *pts, int np, Line 
         double gap = unigram - s->mean;      /* how far below the unigram level */
         line_add(l, " vs unigram %.3f (%.3f %s)", unigram, fabs(gap), gap >= 0 ? "below" : "above");
         Verdict pv;
-        if (fabs(gap - r->param) < 2 * s->se) pv = VERDICT_WITHIN_NOISE;
+        if (fabs(gap - r->param) < noise_margin(s, NULL)) pv = VERDICT_WITHIN_NOISE;
         else if (r->kind == R_BELOW_UNIGRAM) pv = gap > r->param ? VERDICT_HOLDS : VERDICT_FAILS;
         else pv = gap < r->param ? VERDICT_HOLDS : VERDICT_FAILS;
         note_seeds(c, a);

@@ -2,7 +2,8 @@
  * claims.h — the seed papers' claims (shared/papers/README.md: the settings'
  * relations and the table of claims without numbers) as rules in one table,
  * each judged from the store: holds, does not hold, within noise (the
- * difference is smaller than twice its standard error over seeds), not
+ * difference is under Welch's t at 95% times its standard error over
+ * seeds, stats.h noise_margin), not
  * run, or inconclusive (a compared point has a run that did not learn
  * enough to judge, points.h result_learned: near the unigram level two
  * models differ by noise about token frequencies, not by what the claim is

@@ -2,7 +2,8 @@
  * test_claims.c — the verdicts of experiments/claims.c on small hand-made
  * stores (runs, evaluations and inference speeds written through the store
  * API): for rules of each kind, a store where the claim holds, one where it
- * does not, one where the difference is within noise (|diff| < 2 se over
+ * does not, one where the difference is within noise (|diff| under Welch's t
+ * at 95% times its se over
  * seeds) and one where it was not run (no sweep, or runs that did not
  * finish); the seed grouping (mean, se, min-max) and the typed reads of
  * db/results.h.
@@ -177,6 +178,18 @@ static void test_lower_rule(void)
     CHECK(v == VERDICT_WITHIN_NOISE, "verdict %s", verdict_name(v));
     store_close(s);
 
+    /* Welch's t, not 2 se: three seeds a side (df 4, t 2.776), spread 0.1
+       (se of the difference 0.0816): 2.5 se apart is within noise, 3 se
+       apart holds */
+    s = autoencoder_store(4.0, 4.0 + 2.5 * 0.1 * sqrt(2.0 / 3.0), 0.1);
+    v = verdict_of(s, "autoencoder", AE_EQUAL, numbers, sizeof numbers);
+    CHECK(v == VERDICT_WITHIN_NOISE, "2.5 se, 3 seeds: %s (%s)", verdict_name(v), numbers);
+    store_close(s);
+    s = autoencoder_store(4.0, 4.0 + 3.0 * 0.1 * sqrt(2.0 / 3.0), 0.1);
+    v = verdict_of(s, "autoencoder", AE_EQUAL, numbers, sizeof numbers);
+    CHECK(v == VERDICT_HOLDS, "3 se, 3 seeds: %s (%s)", verdict_name(v), numbers);
+    store_close(s);
+
     /* not run: no sweep at all; a sweep whose runs failed or are queued */
     s = fresh_store();
     v = verdict_of(s, "autoencoder", AE_EQUAL, numbers, sizeof numbers);
@@ -294,6 +307,28 @@ static void test_inconclusive(void)
           verdict_name(v), numbers);
     store_close(s);
     CHECK(!strcmp(verdict_name(VERDICT_INCONCLUSIVE), "inconclusive"), "name");
+}
+
+/* Student's t quantiles and the Welch margin (stats.h). */
+static void test_welch(void)
+{
+    CHECK(fabs(t_critical95(1) - 12.706) < 1e-9 && fabs(t_critical95(4) - 2.776) < 1e-9 &&
+              fabs(t_critical95(30) - 2.042) < 1e-9, "table: %g %g %g", t_critical95(1), t_critical95(4),
+          t_critical95(30));
+    double t35 = t_critical95(3.5), big = t_critical95(1e9);
+    CHECK(t35 < 3.182 && t35 > 2.776 && fabs(big - 1.96) < 1e-3 && t_critical95(0.5) == 12.706, "3.5: %g, inf: %g",
+          t35, big);
+    for (double df = 1; df < 200; df += 0.5)
+        CHECK(t_critical95(df + 0.5) <= t_critical95(df), "not falling at %g", df);
+    double x3[3] = {1, 2, 3}, one[1] = {2};
+    SeedStats a = seed_stats(x3, 3), b = seed_stats(x3, 3), s1 = seed_stats(one, 1);
+    /* equal se, 3 a side: df 4 */
+    CHECK(fabs(noise_margin(&a, &b) - 2.776 * sqrt(2.0) * a.se) < 1e-9, "two: %g", noise_margin(&a, &b));
+    /* one sample: df n - 1 = 2 */
+    CHECK(fabs(noise_margin(&a, NULL) - 4.303 * a.se) < 1e-9, "one: %g", noise_margin(&a, NULL));
+    /* a single seed adds no variance: the other's df (2) */
+    CHECK(fabs(noise_margin(&a, &s1) - 4.303 * a.se) < 1e-9, "with one seed: %g", noise_margin(&a, &s1));
+    CHECK(noise_margin(&s1, &s1) == 0 && noise_margin(&s1, NULL) == 0, "single seeds: the direction decides");
 }
 
 /* The runs at the point whose coords contain fragment trained `tokens`
@@ -643,6 +678,7 @@ int main(int argc, char **argv)
     RUN(test_points_and_reads);
     RUN(test_learned_gates);
     RUN(test_unequal_budgets);
+    RUN(test_welch);
     tmp_dir_remove();
     CHECK_EXIT();
 }

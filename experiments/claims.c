@@ -8,7 +8,7 @@
  * (corpus, L, h)).  For a difference, with means a, b and standard errors
  * over seeds se_a, se_b: se = sqrt(se_a^2 + se_b^2), and |a - b| < t se is
  * "within noise", t the 95% quantile of Student's t at the Welch degrees of
- * freedom (stats.h noise_margin: 4.3 with 3 seeds a side; 2 se, the normal
+ * freedom (stats.h noise_margin: 2.78 to 4.30 with 3 seeds a side; 2 se, the normal
  * approximation, would call a difference of 2.1 se with 3 seeds a finding
  * that a t-test at 5% does not); one seed has se 0: then the direction
  * decides.  A

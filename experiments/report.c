@@ -367,7 +367,7 @@ int report_build_with_figures(Store *s, const char *const *presets, int n_preset
                             : "mixbench: the seed papers' claims, reproduced\n");
     sb_append(out, markdown ? "\nOurs: mean +- standard error over seeds (runs that finished).  A verdict is "
                               "\"within noise\" when the difference is under its standard error times Welch's t at 95% "
-                              "(4.3 with 3 seeds a side, 2.3 with 5).  \"N not "
+                              "(2.8 to 4.3 with 3 seeds a side, 2.3 to 2.8 with 5).  \"N not "
                               "learned\" beside the seeds: N finished runs did not learn enough to judge a claim "
                               "on (best valid loss less than 0.3 nat below the unigram entropy; on the PairConnect "
                               "presets' scale, valid loss_all not below 2 p H).\n"

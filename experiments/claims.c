@@ -163,10 +163,15 @@ static const char *number_format(PointMetric m)
     return m == PM_SAMPLES_PER_S || m == PM_TEST_PERPLEXITY ? "%.1f" : "%.3f";
 }
 
-/* "4.912 +- 0.020 (3)" */
+/* "4.912 +- 0.020 (3)"; one seed, which has no spread: "4.912 (1)" */
 static void stat_add(Line *l, const SeedStats *st, PointMetric m)
 {
     char fmt[32];
+    if (st->n == 1) {
+        snprintf(fmt, sizeof fmt, "%s (1)", number_format(m));
+        line_add(l, fmt, st->mean);
+        return;
+    }
     snprintf(fmt, sizeof fmt, "%s +- %s (%%d)", number_format(m), number_format(m));
     line_add(l, fmt, st->mean, st->se, st->n);
 }

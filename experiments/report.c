@@ -78,9 +78,10 @@ static void fmt_stat(char *out, size_t cap, const SeedStats *st, PointMetric m)
         snprintf(out, cap, "-");
         return;
     }
-    const char *f = m == PM_BEST_VALID_STEP ? "%.0f +- %.0f"
-                    : m == PM_SAMPLES_PER_S || m == PM_TEST_PERPLEXITY ? "%.1f +- %.1f" : "%.3f +- %.3f";
-    snprintf(out, cap, f, st->mean, st->se);
+    int places = m == PM_BEST_VALID_STEP ? 0 : m == PM_SAMPLES_PER_S || m == PM_TEST_PERPLEXITY ? 1 : 3;
+    /* one seed has no spread to show: its value alone, not "+- 0.000" */
+    if (st->n == 1) snprintf(out, cap, "%.*f", places, st->mean);
+    else snprintf(out, cap, "%.*f +- %.*f", places, st->mean, places, st->se);
 }
 
 /* "S3 test_loss 4.35, S3 train_loss 4.53" for the figures at point p. */

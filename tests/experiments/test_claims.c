@@ -190,6 +190,17 @@ static void test_lower_rule(void)
     CHECK(v == VERDICT_HOLDS, "3 se, 3 seeds: %s (%s)", verdict_name(v), numbers);
     store_close(s);
 
+    /* one seed a side: the direction decides, and a single seed's numbers
+       carry no spread ("4.000 (1)", not "4.000 +- 0.000 (1)") */
+    s = fresh_store();
+    sw = new_sweep(s, "autoencoder");
+    add_run(s, sw, "mixer", "autoencode", "{\"arch\": \"mixer\", \"d\": \"128\"}", "done", 4.0, NAN, NAN);
+    add_run(s, sw, "attention", "autoencode", "{\"arch\": \"attention\", \"d\": \"128\"}", "done", 5.0, NAN, NAN);
+    v = verdict_of(s, "autoencoder", AE_EQUAL, numbers, sizeof numbers);
+    CHECK(v == VERDICT_HOLDS && strstr(numbers, "4.000 (1) vs 5.000 (1)") && !strstr(numbers, "+-"),
+          "one seed a side: %s (%s)", verdict_name(v), numbers);
+    store_close(s);
+
     /* not run: no sweep at all; a sweep whose runs failed or are queued */
     s = fresh_store();
     v = verdict_of(s, "autoencoder", AE_EQUAL, numbers, sizeof numbers);

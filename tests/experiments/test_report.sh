@@ -36,6 +36,13 @@ grep -q "^| point | seeds | test_loss |" "$T/r.md" && grep -q "^|---|" "$T/r.md"
   grep -Eq "^\| arch=mixer d=128 \| 3( \([^)]*\))? \| $want \+- " "$T/r.md" && grep -Eq '^\| .* \| \*\*(holds|does not hold|within noise|inconclusive)\*\* \|' "$T/r.md" &&
   pass report_markdown || fail report_markdown "$(cat "$T/r.md" "$T/err")"
 
+# one seed left per point: its value alone, no "+- 0.000" (nothing to spread over)
+cp "$DB" "$T/one.db"
+$MB rm --where "seed>1" --db "$T/one.db" >/dev/null 2>"$T/err"
+$MB report autoencoder --db "$T/one.db" --md "$T/one.md" >/dev/null 2>>"$T/err"
+grep -Eq "^\| arch=mixer d=128 \| 1( \([^)]*\))? \| [0-9]+\.[0-9]{3} \|" "$T/one.md" && ! grep -q "+- 0.000" "$T/one.md" &&
+  pass report_one_seed || fail report_one_seed "$(grep "arch=" "$T/one.md" | head -3; cat "$T/err")"
+
 $MB report recall --db "$DB" >"$T/out" 2>&1
 grep -q "not run: no sweep of recall" "$T/out" && pass report_not_run || fail report_not_run "$(cat "$T/out")"
 $MB report no-such --db "$DB" >"$T/out" 2>"$T/err"; rc=$?

@@ -309,8 +309,10 @@ static int one_preset(Store *s, const Preset *pr, int flags, ReportFigureFn figu
         free(figs);
         return err_set(err, "report: out of memory");
     }
-    sb_printf(out, "%ssweep %lld (%s): %d of %d jobs finished; made by\n", markdown ? "\n" : "  ", (long long)sw.id,
-              sw.created_at, n_runs, n_all);
+    if (n_all) sb_printf(out, "%ssweep %lld (%s): %d of %d jobs finished; made by\n", markdown ? "\n" : "  ",
+                         (long long)sw.id, sw.created_at, n_runs, n_all);
+    else sb_printf(out, "%ssweep %lld (%s): no jobs yet; made by\n", markdown ? "\n" : "  ", (long long)sw.id,
+                   sw.created_at);
     sb_printf(out, markdown ? "\n    mixbench sweep %s%s\n" : "    mixbench sweep %s%s\n", sw.spec, until);
     if (tuned[0]) sb_printf(out, "%s%s (lr=tune: successive halving on a log grid, experiments/adaptive.h)\n",
                             markdown ? "\n" : "  ", tuned);

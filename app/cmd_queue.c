@@ -491,6 +491,10 @@ static int control_command(const char *what, int argc, char **argv)
             failures++;
         } else {
             printf("run %lld: %s requested\n", (long long)id, what);
+            int64_t sweep = 0;
+            if (!strcmp(what, "cancel") && store_job_stopped_sweep(st, id, &sweep, err) == 0 && sweep)
+                printf("sweep %lld: its rounds stop here, or the next would queue this job's like again "
+                       "(`mixbench sweep --continue %lld` goes on)\n", (long long)sweep, (long long)sweep);
         }
     }
     store_close(st);

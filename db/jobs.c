@@ -331,6 +331,26 @@ int store_job_control(Store *s, int64_t run_id, JobControl *control, char *err)
 }
 
 /* The body of store_job_request, inside its transaction. */
+/* sweeps.concluded of a sweep stopped so (a printf format for SQLite) */
+#define STOPPED_BY_CANCEL "'stopped: run %d was cancelled by hand (mixbench sweep --continue %d goes on)'"
+
+/* A job cancelled by hand stops the rounds of its sweep when that sweep
+   has them (--until-conclusive): otherwise the next round would queue its
+   like again.  `mixbench sweep --continue` goes on from there.  (An lr=tune
+   search alone queues nothing again: a cancelled trial ranks last.) */
+static int stop_rounds(Store *s, int64_t run_id, const char *what, char *err)
+{
+    sqlite3_stmt *st;
+    int64_t id[1] = {run_id};
+    if (store_prepare_ints(s,
+                           "UPDATE sweeps SET concluded = printf(" STOPPED_BY_CANCEL ", ?1, id)"
+                           " WHERE id = (SELECT sweep_id FROM runs WHERE id = ?1) AND concluded IS NULL"
+                           "   AND json_extract(plan_json, '$.until_conclusive')",
+                           id, 1, &st, what, err))
+        return -1;
+    return store_step_done(s, st, what, err);
+}
+
 static int apply_request(Store *s, int64_t run_id, JobControl control, const char *what,
                          char *err)
 {
@@ -364,6 +384,23 @@ static int apply_request(Store *s, int64_t run_id, JobControl control, const cha
                    (long long)run_id, run_status_name(status));
 }
 
+int store_job_stopped_sweep(Store *s, int64_t run_id, int64_t *sweep_id, char *err)
+{
+    assert(s && run_id > 0 && sweep_id && err);
+    const char *what = "read a cancelled job's sweep";
+    *sweep_id = 0;
+    sqlite3_stmt *st;
+    int64_t id[1] = {run_id};
+    if (store_prepare_ints(s,
+                           "SELECT w.id FROM runs r JOIN sweeps w ON w.id = r.sweep_id WHERE r.id = ?1"
+                           "   AND w.concluded = printf(" STOPPED_BY_CANCEL ", ?1, w.id)",
+                           id, 1, &st, what, err))
+        return -1;
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) *sweep_id = sqlite3_column_int64(st, 0);
+    return store_finish(s, st, rc, what, err);
+}
+
 int store_job_request(Store *s, int64_t run_id, const char *control, char *err)
 {
     assert(s && run_id > 0 && err);
@@ -375,7 +412,9 @@ int store_job_request(Store *s, int64_t run_id, const char *control, char *err)
     snprintf(what, sizeof what, "%s run %lld", control, (long long)run_id);
     if (store_begin(s, what, err))
         return -1;
-    return store_end(s, apply_request(s, run_id, want, what, err), what, err);
+    int rc = apply_request(s, run_id, want, what, err);
+    if (rc == 0 && want == JOB_CONTROL_CANCEL) rc = stop_rounds(s, run_id, what, err);
+    return store_end(s, rc, what, err);
 }
 
 /* The body of store_job_resume, inside its transaction. */

@@ -98,8 +98,14 @@ int store_job_control(Store *s, int64_t run_id, JobControl *control, char *err);
    too; pausing a paused job does nothing); a running one gets the request
    in its control column and stops when its worker next checks (a pending
    cancel is not replaced by a pause).  A finished job is an error: "run 7
-   is done; nothing to pause". */
+   is done; nothing to pause".  Cancelling a job of a --until-conclusive
+   sweep also stops the sweep's rounds (sweeps.concluded "stopped: run 7 was
+   cancelled by hand ..."), or its next round would queue the job's like
+   again; `mixbench sweep --continue` goes on. */
 int store_job_request(Store *s, int64_t run_id, const char *control, char *err);
+/* The sweep whose rounds the cancel of run_id stopped (store_job_request);
+   *sweep_id 0 when none. */
+int store_job_stopped_sweep(Store *s, int64_t run_id, int64_t *sweep_id, char *err);
 /* paused / interrupted -> queued again (it resumes from its checkpoint),
    control cleared.  A queued job stays queued; a running job with a
    pending pause has the request withdrawn; anything else is an error. */

@@ -274,6 +274,7 @@ static int queue_key(void *state, UiContext *ctx, int ch)
         int64_t id = r->id;
         int running = r->status == RUN_RUNNING;
         const char *done;
+        char stopped[160];
         int rc;
         if (ch == 'x') {
             char question[200];
@@ -285,6 +286,12 @@ static int queue_key(void *state, UiContext *ctx, int ch)
             }
             rc = store_job_request(ctx->store, id, "cancel", err);
             done = running ? "cancel requested (it stops within a second)" : "cancelled";
+            int64_t sweep = 0;
+            if (rc == 0 && store_job_stopped_sweep(ctx->store, id, &sweep, err) == 0 && sweep) {
+                snprintf(stopped, sizeof stopped, "%s; sweep %lld's rounds stop (:sweep --continue %lld goes on)", done,
+                         (long long)sweep, (long long)sweep);
+                done = stopped;
+            }
         } else if (ch == 'p') {
             rc = store_job_request(ctx->store, id, "pause", err);
             done = running ? "pause requested (it checkpoints, then stops)" : "paused";

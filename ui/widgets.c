@@ -191,7 +191,11 @@ void ui_control_run(UiContext *ctx, int64_t run_id, const char *arch, RunStatus 
     const char *done = action == 'x'   ? "cancelled"
                      : action == 'p' ? "paused (a running job checkpoints first)"
                                      : "queued to resume";
+    int64_t sweep = 0;
     if (rc) ui_say(ctx, "%s", err);
+    else if (action == 'x' && store_job_stopped_sweep(ctx->store, run_id, &sweep, err) == 0 && sweep)
+        ui_say(ctx, "run %lld: %s; sweep %lld's rounds stop (:sweep --continue %lld goes on)", (long long)run_id, done,
+               (long long)sweep, (long long)sweep);
     else ui_say(ctx, "run %lld: %s", (long long)run_id, done);
 }
 

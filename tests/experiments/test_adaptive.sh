@@ -17,6 +17,8 @@
 #                        its cap stopped; a cap not larger, a missing
 #                        sweep or store, junk: one line, store unchanged;
 #                        `--continue ID` alone judges a decided one again
+#   cancel_stops_rounds  cancelling a job of an until-conclusive sweep
+#                        stops its rounds and says so; --continue goes on
 #
 # Run from the repository root by tests/run.sh; prints PASS/FAIL lines.
 . "$(dirname "$0")/../harness.sh"
@@ -98,6 +100,25 @@ if [ $ok = 1 ] && [ $rc = 0 ] && [ "$state" = "going 2" ] && grep -q "cap raised
   pass continue_raises_cap
 else
   fail continue_raises_cap "rc $rc state '$state' $(cat "$T/out")$bad"
+fi
+
+# cancelling a job of an until-conclusive sweep stops its rounds (the next
+# would queue the job's like again) and says so; --continue goes on; a
+# sweep without rounds is left alone
+$MB sweep recall --until-conclusive --max-hours 0.5 --db x.db >/dev/null 2>&1
+$MB sweep recall --db x.db >/dev/null 2>&1
+$MB cancel 3 --db x.db >"$T/c1" 2>&1
+stopped=$(q x.db "select coalesce(concluded, 'going') from sweeps where id = 1")
+$MB cancel 30 --db x.db >"$T/c2" 2>&1
+plain=$(q x.db "select coalesce(concluded, 'going') from sweeps where id = 2")
+$MB sweep --continue 1 --db x.db >"$T/c3" 2>&1
+reopened=$(q x.db "select coalesce(concluded, 'going') from sweeps where id = 1")
+if [ "$stopped" = "stopped: run 3 was cancelled by hand (mixbench sweep --continue 1 goes on)" ] &&
+   grep -q "^sweep 1: its rounds stop here" "$T/c1" && [ "$plain" = going ] && ! grep -q "rounds" "$T/c2" &&
+   [ "$reopened" = going ]; then
+  pass cancel_stops_rounds
+else
+  fail cancel_stops_rounds "stopped '$stopped' plain '$plain' reopened '$reopened' $(cat "$T/c1" "$T/c2" "$T/c3")"
 fi
 
 # the New sweep form's checkbox and cap (recall: built-in data, no corpora needed)

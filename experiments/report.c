@@ -273,8 +273,9 @@ static int until_option(Store *s, int64_t sweep_id, char *out, size_t cap, char 
     return 0;
 }
 
-static int one_preset(Store *s, const Preset *pr, int flags, ReportFigureFn figures, void *ctx, StrBuf *out,
-                      char *err)
+/* tally[v]: how many claims got verdict v (VERDICT_INCONCLUSIVE + 1 entries) */
+static int one_preset(Store *s, const Preset *pr, int flags, ReportFigureFn figures, void *ctx, int *tally,
+                      StrBuf *out, char *err)
 {
     int markdown = flags & REPORT_MARKDOWN;
     if (markdown) sb_printf(out, "\n## %s (%s)\n\n%s\n", pr->name, pr->source, pr->what);
@@ -333,6 +334,7 @@ static int one_preset(Store *s, const Preset *pr, int flags, ReportFigureFn figu
                                              : "\n| claim | verdict | numbers |\n|---|---|---|\n")
                                 : "\n  Claims:\n");
         for (int i = 0; i < n_claims; i++) {
+            tally[claims[i].verdict]++;
             char how[700] = "";
             if (n_history) how_reached(history, n_history, &claims[i], how, sizeof how);
             if (markdown && n_history)
@@ -382,18 +384,46 @@ int report_build_with_figures(Store *s, const char *const *presets, int n_preset
                                   "(best_valid_step), not its last (`--loss best`).\n"
                                 : "  valid loss: each run's lowest evaluation (best_valid_loss) and its step "
                                   "(best_valid_step), not its last (--loss best)\n");
-    int shown = 0;
+    int shown = 0, tally[VERDICT_INCONCLUSIVE + 1] = {0};
+    StrBuf body;
+    sb_init(&body);
     for (int i = 0; i < (n_presets ? n_presets : preset_count()); i++) {
         const Preset *pr = n_presets ? preset_find(presets[i]) : preset_at(i);
         if (!n_presets) {
             SweepRow sw;
             int found;
-            if (results_newest_sweep(s, pr->name, &sw, &found, err)) return -1;
+            if (results_newest_sweep(s, pr->name, &sw, &found, err)) {
+                sb_free(&body);
+                return -1;
+            }
             if (!found) continue;
         }
-        if (one_preset(s, pr, flags, figures, ctx, out, err)) return -1;
+        if (one_preset(s, pr, flags, figures, ctx, tally, &body, err)) {
+            sb_free(&body);
+            return -1;
+        }
         shown++;
     }
+    /* the verdicts at a glance, before the sections */
+    int claims = 0;
+    for (int v = 0; v <= VERDICT_INCONCLUSIVE; v++) claims += tally[v];
+    if (claims) {
+        static const Verdict order[] = {VERDICT_HOLDS, VERDICT_FAILS, VERDICT_WITHIN_NOISE, VERDICT_INCONCLUSIVE,
+                                        VERDICT_NOT_RUN};
+        sb_printf(out, markdown ? "\n**%d claim%s:** " : "  %d claim%s: ", claims, claims == 1 ? "" : "s");
+        for (int k = 0, said = 0; k < 5; k++) {
+            int n = tally[order[k]];
+            const char *name = order[k] == VERDICT_HOLDS ? (n == 1 ? "holds" : "hold")
+                               : order[k] == VERDICT_FAILS ? (n == 1 ? "does not hold" : "do not hold")
+                                                           : verdict_name(order[k]);
+            if (n) sb_printf(out, "%s%d %s", said++ ? ", " : "", n, name);
+        }
+        sb_append(out, markdown ? ".\n" : "\n");
+    }
+    int body_ok = sb_ok(&body);
+    sb_append_len(out, body.data, body.len);
+    sb_free(&body);
+    if (!body_ok) return err_set(err, "report: out of memory");
     if (!shown) sb_append(out, "\nno preset has been queued in this store (`mixbench sweep PRESET`)\n");
     if (!sb_ok(out)) return err_set(err, "report: out of memory");
     return 0;

@@ -29,6 +29,16 @@ echo "$line" | grep -q " $want +- " && echo "$line" | grep -Eq "^ +arch=mixer d=
 grep -Eq "^  \[(holds|does not hold|within noise|inconclusive)\] the mixer autoencoder's test loss is below attention's" "$T/report.txt" &&
   pass report_verdict || fail report_verdict "$(grep -A1 Claims "$T/report.txt")"
 grep -q "paper 4.35 vs 5.23, ratio 0.832" "$T/report.txt" && pass report_paper_ratio || fail report_paper_ratio "no paper ratio"
+# the tally before the sections counts the verdicts below it
+tally=$(sed -n 's/^  \([0-9]*\) claims: .*/\1/p' "$T/report.txt")
+verdicts=$(grep -Ec "^  \[(holds|does not hold|within noise|inconclusive|not run)\]" "$T/report.txt")
+holds=$(grep -c "^  \[holds\]" "$T/report.txt")
+if [ -n "$tally" ] && [ "$tally" = "$verdicts" ] && [ "$tally" -gt 0 ] &&
+   { [ "$holds" = 0 ] || grep -Eq "^  [0-9]+ claims: (.*, )?$holds holds?(,|$)" "$T/report.txt"; }; then
+  pass report_tally
+else
+  fail report_tally "tally '$tally', $verdicts verdicts, $holds hold: $(grep claims: "$T/report.txt")"
+fi
 grep -q "mixbench sweep task=autoencode .*tokens=30000" "$T/report.txt" && pass report_command || fail report_command "no command"
 
 $MB report autoencoder --db "$DB" --md "$T/r.md" >/dev/null 2>"$T/err"

@@ -77,7 +77,8 @@ int store_adaptive_runs(Store *s, int64_t sweep_id, AdaptiveRun **out, int *n, c
                            "       r.coords_json, r.config_json, json_extract(r.config_json, '$.lr'), r.seed,"
                            "       r.total_steps, x.tokens_seen,"
                            "       CASE WHEN " RANKS_ALL " THEN x.valid_loss_all ELSE x.valid_loss END,"
-                           "       coalesce(x.wall_seconds, 0) * max(coalesce(r.threads, 1), 1)"
+                           "       coalesce(x.wall_seconds, 0) * max(coalesce(r.threads, 1), 1),"
+                           "       (" RANKS_ALL "), x.unigram_nats"
                            "  FROM runs r JOIN results x ON x.id = r.id WHERE r.sweep_id = ?1 ORDER BY r.id",
                            &sweep_id, 1, &st, what, err))
         return -1;
@@ -104,6 +105,8 @@ int store_adaptive_runs(Store *s, int64_t sweep_id, AdaptiveRun **out, int *n, c
         r->tokens = store_column_real(st, 9);
         r->valid_loss = store_column_real(st, 10);
         r->cpu_seconds = store_column_real(st, 11);
+        r->ranks_all = sqlite3_column_int(st, 12);
+        r->unigram_nats = store_column_real(st, 13);
         if (!r->config_json) rc = SQLITE_NOMEM;
         if (rc == SQLITE_NOMEM) break;
     }

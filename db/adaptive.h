@@ -44,6 +44,8 @@ typedef struct {
     double tokens;              /* training tokens seen */
     double valid_loss;          /* the last valid evaluation of the loss it trains on (a masked LM
                                    with mlm_loss=all: loss_all); NAN none */
+    int ranks_all;              /* valid_loss is loss_all (a masked LM with mlm_loss=all) */
+    double unigram_nats;        /* its data's unigram entropy; NAN unknown */
     double cpu_seconds;         /* training seconds x threads */
 } AdaptiveRun;
 

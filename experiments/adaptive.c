@@ -36,13 +36,30 @@ typedef struct {
     int acted;
 } Step;
 
-double adaptive_search_runs(int points, double share, double cooldown)
+/* What the search trains when its first `flat` rungs are on the unigram
+   plateau (every trial continues), as search_step. */
+static double search_runs(int points, double share, double cooldown, int flat)
 {
-    /* as search_step: the better half (ceil) continues while more than one would */
-    double total = points * share, budget = share;
-    for (int n = points, keep; (keep = (n + 1) / 2) > 1; n = keep, budget *= 2)
+    double total = points * share, budget = share, last = share;
+    for (int m = points; m > 2; m = (m + 1) / 2) last *= 2;   /* the plain schedule's last rung */
+    for (int k = 0; k < flat; k++, budget *= 2) total += points * (2 * budget - (1 - cooldown) * budget);
+    /* the better half (ceil) continues while more than one would */
+    for (int n = points, keep; budget < last * (1 - 1e-9) && (keep = (n + 1) / 2) > 1; n = keep, budget *= 2)
         total += keep * (2 * budget - (1 - cooldown) * budget);
     return total;
+}
+
+double adaptive_search_runs(int points, double share, double cooldown)
+{
+    return search_runs(points, share, cooldown, 0);
+}
+
+double adaptive_search_runs_worst(int points, double share, double cooldown)
+{
+    double most = 0;
+    for (int flat = 0; share * (1 << flat) * 2 <= 1 + 1e-9 && flat < 30; flat++)
+        most = fmax(most, search_runs(points, share, cooldown, flat + 1));
+    return fmax(most, search_runs(points, share, cooldown, 0));
 }
 
 double adaptive_first_share(const SweepPlan *pl, const Config *c)
@@ -121,20 +138,27 @@ static int extend_run(Step *st, const AdaptiveRun *r, char *err)
     return 0;
 }
 
-/* The first rung of point p: tune_points trials of its first job's config at
-   lr values on the log grid, adaptive_first_share of its budget. */
+/* Trial k of the first rung of job's point: its config at the k-th lr of
+   the log grid, adaptive_first_share of its budget. */
+static Config trial_config(const SweepPlan *pl, const SweepJob *job, int k)
+{
+    double share = adaptive_first_share(pl, &job->config);
+    Config c = job->config;
+    c.lr = adaptive_grid_lr(pl->tune_lo, pl->tune_hi, k, pl->tune_points);
+    int64_t per_step = (int64_t)c.batch * c.n_ctx;
+    if (c.tokens > 0) c.tokens = (int64_t)fmax((double)per_step, round(share * (double)c.tokens));
+    else c.steps = (int64_t)fmax(2, round(share * (double)c.steps));
+    c.decay = DECAY_WSD;
+    c.eval_every = 0;   /* the rung ranks the final valid loss */
+    return c;
+}
+
+/* The first rung of point p: tune_points trials (trial_config). */
 static int queue_trials(Step *st, const SweepJob *job, const char *point, char *err)
 {
     const SweepPlan *pl = &st->plan;
-    double share = adaptive_first_share(pl, &job->config);
     for (int k = 0; k < pl->tune_points; k++) {
-        Config c = job->config;
-        c.lr = adaptive_grid_lr(pl->tune_lo, pl->tune_hi, k, pl->tune_points);
-        int64_t per_step = (int64_t)c.batch * c.n_ctx;
-        if (c.tokens > 0) c.tokens = (int64_t)fmax((double)per_step, round(share * (double)c.tokens));
-        else c.steps = (int64_t)fmax(2, round(share * (double)c.steps));
-        c.decay = DECAY_WSD;
-        c.eval_every = 0;   /* the rung ranks the final valid loss */
+        Config c = trial_config(pl, job, k);
         char lr[32], coords[600];
         snprintf(lr, sizeof lr, "%.3g", c.lr);
         if (store_json_with(st->s, point, "lr", lr, coords, sizeof coords, err) ||
@@ -144,10 +168,26 @@ static int queue_trials(Step *st, const SweepJob *job, const char *point, char *
     return 0;
 }
 
+/* 1 when valid losses show a run learned enough to judge a claim on
+   (points.h result_learned: 0.3 nat below the unigram entropy; loss_all
+   under 2 p H); with no entropy stored, the store's flag. */
+static int loss_learned(double best_valid, double valid_all, int ranks_all, double unigram, int not_learning)
+{
+    ResultRun r;
+    memset(&r, 0, sizeof r);
+    r.best_valid_loss = best_valid, r.train_loss = NAN;
+    r.valid_loss_all = valid_all, r.test_loss_all = NAN;
+    r.unigram_nats = unigram, r.not_learning = not_learning;
+    return result_learned(&r, ranks_all ? PM_TEST_LOSS_ALL : PM_TEST_LOSS);
+}
+
 /* One step of point's search (prune.h's synchronous successive halving,
    eta 2): 0 with *lr set once it has a winner, 0 with *lr NAN while its
    trials train (or were just queued or extended).  The trials that do not
-   continue are pruned. */
+   continue are pruned.  A rung where no trial has left the unigram plateau
+   ranks noise: its trials all continue to twice the budget instead (at
+   most the point's own), and a rung past the plain schedule's last picks
+   its winner at once. */
 static int search_step(Step *st, const SweepJob *first, const char *point, double *lr, int *trials, char *err)
 {
     *lr = NAN;
@@ -168,12 +208,32 @@ static int search_step(Step *st, const SweepJob *first, const char *point, doubl
         if (!run_status_final(r->status)) return 0;   /* the rung still trains */
         at[n++] = r;
     }
+    int learned = 0, done = 0;
+    for (int k = 0; k < n; k++) {
+        const AdaptiveRun *r = at[k];
+        learned += r->status == RUN_DONE && isfinite(r->valid_loss) &&
+                   loss_learned(r->ranks_all ? NAN : r->valid_loss, r->ranks_all ? r->valid_loss : NAN, r->ranks_all,
+                                r->unigram_nats, 0);
+        done += at[k]->status == RUN_DONE;
+    }
+    int64_t full = config_total_steps(&first->config);
+    if (!learned && done && 2 * budget <= full) {
+        for (int k = 0; k < n; k++)
+            if (at[k]->status == RUN_DONE && extend_run(st, at[k], err)) return -1;
+        return 0;
+    }
     /* at holds the rung in lr order (the trials were queued so): ties go to
        the lower lr */
     RungEntry e[64];
     for (int k = 0; k < n; k++) e[k] = (RungEntry){k, at[k]->valid_loss};
     prune_rank(e, n);
     int keep = prune_keep_sync(n, 2);
+    Config last = trial_config(&st->plan, first, 0);   /* the plain schedule's last rung */
+    for (int m = st->plan.tune_points; m > 2; m = (m + 1) / 2) {
+        if (last.tokens > 0) last.tokens *= 2;
+        else last.steps *= 2;
+    }
+    if (budget >= config_total_steps(&last)) keep = 1;
     if (keep <= 1) *lr = at[e[0].order]->lr;   /* the winner stays done */
     for (int k = keep <= 1; k < n; k++) {
         const AdaptiveRun *r = at[e[k].order];
@@ -533,14 +593,8 @@ int adaptive_advance_all(Store *s, int *acted, char *err)
    loss it trains on (points.h result_learned; unknown: 1, nothing to say). */
 static int winner_learned(const TunedLr *t)
 {
-    PointMetric m = t->ranks_all ? PM_TEST_LOSS_ALL : PM_TEST_LOSS;
-    ResultRun r;
-    memset(&r, 0, sizeof r);
-    r.best_valid_loss = t->best_valid_loss, r.train_loss = NAN;
-    r.valid_loss_all = t->valid_loss_all, r.test_loss_all = NAN;
-    r.unigram_nats = t->unigram_nats, r.not_learning = t->not_learning;
-    if (!isfinite(r.best_valid_loss) && !isfinite(r.valid_loss_all)) return 1;
-    return result_learned(&r, m);
+    if (!isfinite(t->best_valid_loss) && !isfinite(t->valid_loss_all)) return 1;
+    return loss_learned(t->best_valid_loss, t->valid_loss_all, t->ranks_all, t->unigram_nats, t->not_learning);
 }
 
 /* 1 when lr is an end of the plan's grid. */

@@ -98,6 +98,10 @@ int adaptive_tuned_summary(Store *s, int64_t sweep_id, char *out, int cap, char 
    first rung's trials at `share` of it, then the survivors continued from
    their cool-down's start (1 - cooldown of the budget) to twice it. */
 double adaptive_search_runs(int points, double share, double cooldown);
+/* The same at most: while no trial of a rung has left the unigram plateau
+   every trial continues to twice the budget (up to the point's own), and
+   the halving after that stops at the plain schedule's last rung. */
+double adaptive_search_runs_worst(int points, double share, double cooldown);
 
 /* The share of c's budget lr=tune's first rung trains: the plan's
    tune_share, raised to ADAPTIVE_TUNE_MIN_STEPS steps and

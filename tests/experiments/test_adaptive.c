@@ -367,6 +367,70 @@ static void test_tune_ranks_loss_all(void)
     store_close(s);
 }
 
+/* Finishes the queued trials of a search in lr order with valid losses
+   loss[0..], each at its planned steps. */
+static void finish_trials(Store *s, const double *loss)
+{
+    char err[ERR_LEN] = "";
+    Rows rows = {{{0}}, 0};
+    CHECK(store_query(s,
+                      "SELECT id || ' ' || total_steps FROM runs WHERE role = 'lr-search' AND status = 'queued'"
+                      " ORDER BY CAST(json_extract(config_json, '$.lr') AS REAL)",
+                      add_row, &rows, err) == 0, "%s", err);
+    for (int i = 0; i < rows.n; i++) {
+        long long id, steps;
+        sscanf(rows.rows[i], "%lld %lld", &id, &steps);
+        CHECK(store_run_set_status(s, id, "running", err) == 0, "%s", err);
+        EvalRow valid = {steps, "valid", loss[i], 0.1, NAN, 1000, NAN};
+        CHECK(store_eval_add(s, id, &valid, err) == 0, "%s", err);
+        RunEnd end = {"done", NULL, steps, steps * 512, 10.0, 5000, NAN};
+        CHECK(store_run_finish(s, id, &end, err) == 0, "%s", err);
+    }
+}
+
+/* A rung where no trial left the unigram plateau (entropy 6.5: learned is
+   6.2 or below) ranks noise: every trial goes on to twice the budget, none
+   is pruned; once one learned past the plain schedule's last rung (100
+   steps: 3 trials of 50 halve once), the winner is picked at once */
+static void test_tune_plateau(void)
+{
+    char err[ERR_LEN] = "";
+    Store *s = NULL;
+    CHECK(store_open(db_path("plateau.db"), &s, err) == 0, "%s", err);
+    if (!s) return;
+    Sweep sw;
+    char *argv[1] = {"arch=attention data=builtin:stories d=32 steps=400 warmup=10 lr=tune tune_points=3 "
+                     "tune_lr=1e-3..4e-3"};
+    Config base;
+    config_defaults(&base);
+    int64_t id = 0;
+    CHECK(sweep_parse(1, argv, &base, &sw, err) == 0 && sweep_enqueue(s, &sw, 0, &id, err) == 0, "%s", err);
+    sweep_free(&sw);
+    CHECK(advance(s, id), "no trials queued");
+    CHECK(exec_sql(s, "UPDATE runs SET tokenizer = 'word', vocab = 4096") == 0, "tokenizer");
+    CHECK(store_dataset_unigram_put(s, "builtin:stories", "word", 4096, 100000, 6.5, err) == 0, "%s", err);
+    const char *trials = "SELECT group_concat(status || ':' || total_steps, ' ') FROM"
+                         " (SELECT * FROM runs WHERE role = 'lr-search' ORDER BY id)";
+    double flat[3] = {6.40, 6.38, 6.45};
+    finish_trials(s, flat);
+    CHECK(advance(s, id), "the plateau rung did nothing");
+    CHECK(!strcmp(query1(s, trials).text, "queued:100 queued:100 queued:100"), "after a flat rung of 50: %s",
+          query1(s, trials).text);
+    finish_trials(s, flat);   /* flat at 100 too: on to 200 (the plain schedule would have halved here) */
+    advance(s, id);
+    CHECK(!strcmp(query1(s, trials).text, "queued:200 queued:200 queued:200"), "after a flat rung of 100: %s",
+          query1(s, trials).text);
+    double learned[3] = {5.9, 5.2, 6.3};
+    finish_trials(s, learned);
+    advance(s, id);
+    CHECK(!strcmp(query1(s, trials).text, "pruned:200 done:200 pruned:200") &&
+              query_num(s, "SELECT count(*) FROM tuned_lrs WHERE abs(lr - 0.002) < 1e-12") == 1 &&
+              query_num(s, "SELECT count(*) FROM runs WHERE role IS NULL AND status = 'queued'") == 1,
+          "learned at 200: %s, tuned %s", query1(s, trials).text,
+          query1(s, "SELECT group_concat(lr) FROM tuned_lrs").text);
+    store_close(s);
+}
+
 /* The summary names an architecture whose search chose an end of its grid
    of 3 or more (a better rate may lie beyond), and only such */
 static void test_tune_edge(void)
@@ -410,6 +474,11 @@ static void test_tune_numbers(void)
     /* 5 -> 3 -> 2 -> 1: 5 x 1/8, then 3 and 2 continue from 80% of the budget to twice it */
     CHECK(fabs(adaptive_search_runs(5, 0.125, 0.2) - 1.675) < 1e-12, "%g", adaptive_search_runs(5, 0.125, 0.2));
     CHECK(fabs(adaptive_search_runs(2, 0.5, 0.2) - 1.0) < 1e-12, "two points: one rung");
+    /* on the plateau to the end: 5 x 0.125, then 5 trials on to 0.25, 0.5
+       and 1 (each continued from 0.8 of its budget) */
+    CHECK(fabs(adaptive_search_runs_worst(5, 0.125, 0.2) - 5.875) < 1e-12, "%g",
+          adaptive_search_runs_worst(5, 0.125, 0.2));
+    CHECK(fabs(adaptive_search_runs_worst(2, 0.5, 0.2) - 2.2) < 1e-12, "%g", adaptive_search_runs_worst(2, 0.5, 0.2));
     Sweep sw;
     char err[ERR_LEN];
     Config base;
@@ -458,6 +527,7 @@ int main(int argc, char **argv)
     RUN(test_continue);
     RUN(test_tune_ranks_loss_all);
     RUN(test_tune_edge);
+    RUN(test_tune_plateau);
     RUN(test_tune_numbers);
     tmp_dir_remove();
     CHECK_EXIT();

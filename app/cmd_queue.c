@@ -50,29 +50,18 @@ enum { MAX_GRID_WORDS = 512 };
 static void print_plan(const Sweep *sw, const SweepEstimate *est)
 {
     if (sw->plan.lr_tune) {
-        /* one job a point has the first seed; its first rung is at least
-           ADAPTIVE_TUNE_MIN_STEPS steps */
-        double runs = 0, worst = 0, lo = 1, hi = 0;
-        int points = 0;
-        for (int j = 0; j < sw->n_jobs; j++) {
-            const Config *c = &sw->jobs[j].config;
-            if (c->seed != sw->jobs[0].config.seed) continue;
-            double share = adaptive_first_share(&sw->plan, c);
-            runs += adaptive_search_runs(sw->plan.tune_points, share, c->cooldown);
-            worst += adaptive_search_runs_worst(sw->plan.tune_points, share, c->cooldown);
-            lo = fmin(lo, share), hi = fmax(hi, share);
-            points++;
-        }
+        /* its first rung is at least ADAPTIVE_TUNE_MIN_STEPS steps */
+        SearchEstimate se = adaptive_search_estimate(sw);
         char when[32], most[32], from[48];
-        fmt_duration(est->seconds / sw->n_jobs * runs, when, sizeof when);
-        fmt_duration(est->seconds / sw->n_jobs * worst, most, sizeof most);
-        if (hi - lo < 1e-9) snprintf(from, sizeof from, "%.3g", lo);
-        else snprintf(from, sizeof from, "%.3g to %.3g", lo, hi);
+        fmt_duration(est->seconds / sw->n_jobs * se.runs, when, sizeof when);
+        fmt_duration(est->seconds / sw->n_jobs * se.worst, most, sizeof most);
+        if (se.share_hi - se.share_lo < 1e-9) snprintf(from, sizeof from, "%.3g", se.share_lo);
+        else snprintf(from, sizeof from, "%.3g to %.3g", se.share_lo, se.share_hi);
         printf("lr=tune: each point first searches %d learning rates from %.2g to %.2g (successive halving from "
                "%s of its budget, at least %d steps): about %.2f runs' training a point, ~%s more; while no rate "
                "has left the unigram plateau all go on, up to %.2f runs' a point, ~%s\n",
                sw->plan.tune_points, sw->plan.tune_lo, sw->plan.tune_hi, from, ADAPTIVE_TUNE_MIN_STEPS,
-               points ? runs / points : 0, when, points ? worst / points : 0, most);
+               se.points ? se.runs / se.points : 0, when, se.points ? se.worst / se.points : 0, most);
     }
     const SweepPlan *p = &sw->plan;
     if (p->random_search)

@@ -62,6 +62,22 @@ double adaptive_search_runs_worst(int points, double share, double cooldown)
     return fmax(most, search_runs(points, share, cooldown, 0));
 }
 
+SearchEstimate adaptive_search_estimate(const Sweep *sw)
+{
+    SearchEstimate e = {0, 0, 0, 1, 0};
+    if (!sw->plan.lr_tune) return e;
+    for (int j = 0; j < sw->n_jobs; j++) {
+        const Config *c = &sw->jobs[j].config;
+        if (c->seed != sw->jobs[0].config.seed) continue;
+        double share = adaptive_first_share(&sw->plan, c);
+        e.runs += adaptive_search_runs(sw->plan.tune_points, share, c->cooldown);
+        e.worst += adaptive_search_runs_worst(sw->plan.tune_points, share, c->cooldown);
+        e.share_lo = fmin(e.share_lo, share), e.share_hi = fmax(e.share_hi, share);
+        e.points++;
+    }
+    return e;
+}
+
 double adaptive_first_share(const SweepPlan *pl, const Config *c)
 {
     double budget = (double)config_total_steps(c);

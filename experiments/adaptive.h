@@ -103,6 +103,17 @@ double adaptive_search_runs(int points, double share, double cooldown);
    the halving after that stops at the plain schedule's last rung. */
 double adaptive_search_runs_worst(int points, double share, double cooldown);
 
+/* What a sweep's lr=tune searches train, in runs of its points' budgets
+   summed over its points (one job a point: the first seed's), as planned
+   and at most, and the range of their first rungs' shares; all 0 without
+   lr=tune. */
+typedef struct {
+    int points;
+    double runs, worst;         /* summed over the points */
+    double share_lo, share_hi;
+} SearchEstimate;
+SearchEstimate adaptive_search_estimate(const Sweep *sw);
+
 /* The share of c's budget lr=tune's first rung trains: the plan's
    tune_share, raised to ADAPTIVE_TUNE_MIN_STEPS steps and
    ADAPTIVE_TUNE_MIN_WARMUPS warm-ups, at most 1. */

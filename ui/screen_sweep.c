@@ -92,6 +92,7 @@ typedef struct {
     double estimate_seconds;
     char estimate_basis[512];    /* each architecture's tokens/s and where it comes from */
     char estimate_prune[160];    /* what --prune makes of it ("" without) */
+    char estimate_tune[160];     /* what lr=tune's searches add ("" without) */
     /* what the jobs would find when they start (sweep_check): their data
        loads and their memory; checked again only when spec or data change,
        and not while a field is edited (loading data takes a moment) */
@@ -173,6 +174,15 @@ static void estimate(SweepScreen *s, const Sweep *sw)
                  100 * share, full);
     else if (sw->plan.prune == PRUNE_MEDIAN)
         snprintf(s->estimate_prune, sizeof s->estimate_prune, "at most ~%s (median pruning stops some trials)", full);
+    /* lr=tune: its searches train before the seeds */
+    s->estimate_tune[0] = 0;
+    SearchEstimate se = adaptive_search_estimate(sw);
+    if (se.points) {
+        fmt_duration(e.seconds / sw->n_jobs * se.runs, when, sizeof when);
+        fmt_duration(e.seconds / sw->n_jobs * se.worst, full, sizeof full);
+        snprintf(s->estimate_tune, sizeof s->estimate_tune, "; lr=tune's search ~%s more, up to ~%s",
+                 when, full);
+    }
 }
 
 static void append_word(StrBuf *sb, const char *text)
@@ -280,7 +290,7 @@ static void recompute(SweepScreen *s)
     s->error[0] = s->warning[0] = 0;
     s->n_jobs = 0;
     s->estimate_seconds = 0;
-    s->estimate_basis[0] = s->estimate_prune[0] = 0;
+    s->estimate_basis[0] = s->estimate_prune[0] = s->estimate_tune[0] = 0;
     Sweep sw;
     if (parse_form(s, &sw, s->error) == 0) {
         s->n_jobs = sw.n_jobs;
@@ -640,9 +650,9 @@ static void sweep_draw(void *state, UiContext *ctx, int top, int height, int wid
         char when[32];
         fmt_duration(s->estimate_seconds, when, sizeof when);
         char line[512];
-        int len = snprintf(line, sizeof line, "%s%s, one job after another (an estimate; tokens/s: %s)",
+        int len = snprintf(line, sizeof line, "%s%s, one job after another%s (an estimate; tokens/s: %s)",
                            s->estimate_prune[0] ? "" : "~", s->estimate_prune[0] ? s->estimate_prune : when,
-                           s->estimate_basis);
+                           s->estimate_tune, s->estimate_basis);
         if (s->until && s->preset >= 0 && len < (int)sizeof line)
             snprintf(line + len, sizeof line - (size_t)len, "; until conclusive: at most %s CPU hours in all (the cap)",
                      s->text[F_HOURS].text);

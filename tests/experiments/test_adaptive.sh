@@ -17,6 +17,8 @@
 #                        its cap stopped; a cap not larger, a missing
 #                        sweep or store, junk: one line, store unchanged;
 #                        `--continue ID` alone judges a decided one again
+#   tune_form_estimate   the New sweep form's Time line adds lr=tune's
+#                        searches (as planned and at most)
 #   cancel_stops_rounds  cancelling a job of an until-conclusive sweep
 #                        stops its rounds and says so; --continue goes on
 #
@@ -119,6 +121,24 @@ if [ "$stopped" = "stopped: run 3 was cancelled by hand (mixbench sweep --contin
   pass cancel_stops_rounds
 else
   fail cancel_stops_rounds "stopped '$stopped' plain '$plain' reopened '$reopened' $(cat "$T/c1" "$T/c2" "$T/c3")"
+fi
+
+# the New sweep form's Time line counts lr=tune's searches (typed as an extra key)
+SOCK=nt$$
+tmux -L "$SOCK" new-session -d -x 110 -y 40 "cd $T && $MB --db tuneform.db --jobs 0"
+sleep 1
+tmux -L "$SOCK" send-keys 7
+sleep 0.3
+tmux -L "$SOCK" send-keys Enter End Enter      # the preset list: the last one (recall)
+sleep 0.3
+tmux -L "$SOCK" send-keys Down Enter "lr=tune" Enter   # Extra
+sleep 0.5
+form=$(tmux -L "$SOCK" capture-pane -p)
+tmux -L "$SOCK" kill-server 2>/dev/null
+if echo "$form" | grep -q "lr=tune's search ~[0-9].* more, up to ~[0-9]"; then
+  pass tune_form_estimate
+else
+  fail tune_form_estimate "$form"
 fi
 
 # the New sweep form's checkbox and cap (recall: built-in data, no corpora needed)

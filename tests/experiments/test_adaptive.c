@@ -312,23 +312,36 @@ static void test_continue(void)
     store_close(s);
 }
 
+/* A fresh store db_path(file) with the sweep of spec queued (*id); NULL
+   when it cannot be opened. */
+static Store *sweep_store(const char *file, const char *spec, int64_t *id)
+{
+    char err[ERR_LEN] = "";
+    Store *s = NULL;
+    CHECK(store_open(db_path(file), &s, err) == 0, "%s", err);
+    if (!s) return NULL;
+    Sweep sw;
+    char *argv[1] = {(char *)spec};
+    Config base;
+    config_defaults(&base);
+    *id = 0;
+    CHECK(sweep_parse(1, argv, &base, &sw, err) == 0 && sweep_enqueue(s, &sw, 0, id, err) == 0, "%s", err);
+    sweep_free(&sw);
+    return s;
+}
+
 /* lr=tune ranks a masked LM trained with mlm_loss=all by its valid
    loss_all: here the lower lr is worse on the masked positions (6.70 vs
    6.69, both at the unigram level) but far better over every position */
 static void test_tune_ranks_loss_all(void)
 {
     char err[ERR_LEN] = "";
-    Store *s = NULL;
-    CHECK(store_open(db_path("all.db"), &s, err) == 0, "%s", err);
+    int64_t id;
+    Store *s = sweep_store("all.db",
+                           "arch=attention task=mlm mlm_loss=all data=builtin:stories d=32,48 steps=100 lr=tune "
+                           "tune_points=2 tune_lr=1e-3..4e-3 tune_share=0.5",
+                           &id);
     if (!s) return;
-    Sweep sw;
-    char *argv[1] = {"arch=attention task=mlm mlm_loss=all data=builtin:stories d=32,48 steps=100 lr=tune "
-                     "tune_points=2 tune_lr=1e-3..4e-3 tune_share=0.5"};
-    Config base;
-    config_defaults(&base);
-    int64_t id = 0;
-    CHECK(sweep_parse(1, argv, &base, &sw, err) == 0 && sweep_enqueue(s, &sw, 0, &id, err) == 0, "%s", err);
-    sweep_free(&sw);
     CHECK(advance(s, id), "no trials queued");
     Rows rows = {{{0}}, 0};
     CHECK(store_query(s, "SELECT id FROM runs WHERE role = 'lr-search' ORDER BY id", add_row, &rows, err) == 0 &&
@@ -395,17 +408,12 @@ static void finish_trials(Store *s, const double *loss)
 static void test_tune_plateau(void)
 {
     char err[ERR_LEN] = "";
-    Store *s = NULL;
-    CHECK(store_open(db_path("plateau.db"), &s, err) == 0, "%s", err);
+    int64_t id;
+    Store *s = sweep_store("plateau.db",
+                           "arch=attention data=builtin:stories d=32 steps=400 warmup=10 lr=tune tune_points=3 "
+                           "tune_lr=1e-3..4e-3",
+                           &id);
     if (!s) return;
-    Sweep sw;
-    char *argv[1] = {"arch=attention data=builtin:stories d=32 steps=400 warmup=10 lr=tune tune_points=3 "
-                     "tune_lr=1e-3..4e-3"};
-    Config base;
-    config_defaults(&base);
-    int64_t id = 0;
-    CHECK(sweep_parse(1, argv, &base, &sw, err) == 0 && sweep_enqueue(s, &sw, 0, &id, err) == 0, "%s", err);
-    sweep_free(&sw);
     CHECK(advance(s, id), "no trials queued");
     CHECK(exec_sql(s, "UPDATE runs SET tokenizer = 'word', vocab = 4096") == 0, "tokenizer");
     CHECK(store_dataset_unigram_put(s, "builtin:stories", "word", 4096, 100000, 6.5, err) == 0, "%s", err);
@@ -436,16 +444,12 @@ static void test_tune_plateau(void)
 static void test_tune_edge(void)
 {
     char err[ERR_LEN] = "";
-    Store *s = NULL;
-    CHECK(store_open(db_path("edge.db"), &s, err) == 0, "%s", err);
+    int64_t id;
+    Store *s = sweep_store("edge.db",
+                           "arch=attention,mixer data=builtin:stories d=32,48 steps=100 lr=tune tune_points=3 "
+                           "tune_lr=1e-3..4e-3",
+                           &id);
     if (!s) return;
-    Sweep sw;
-    char *argv[1] = {"arch=attention,mixer data=builtin:stories d=32,48 steps=100 lr=tune tune_points=3 tune_lr=1e-3..4e-3"};
-    Config base;
-    config_defaults(&base);
-    int64_t id = 0;
-    CHECK(sweep_parse(1, argv, &base, &sw, err) == 0 && sweep_enqueue(s, &sw, 0, &id, err) == 0, "%s", err);
-    sweep_free(&sw);
     const struct {
         const char *point, *arch;
         double lr;

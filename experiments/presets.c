@@ -8,7 +8,7 @@
  *
  * Sizes: the `what` line's time is the preset's wall time on 2 cores (two
  * jobs at a time, one thread each), measured by experiments/reproduce.sh
- * (docs/reproduction.md).  Evaluation is capped at the first 32768 tokens
+ * (docs/reproduction-quick.md).  Evaluation is capped at the first 32768 tokens
  * of valid and of test (eval_tokens; the same windows for every run, so
  * runs compare on the same text): scoring all of WikiText-2's 460k
  * evaluation tokens through a 14k-word head cost more than the training
@@ -22,7 +22,8 @@
  * the most steps.  Several presets still end near the unigram level at
  * these budgets (masked LM above all: a window carries about 9 masked
  * targets); their claims then read "inconclusive" (claims.c), and
- * docs/reproduction.md says which.
+ * docs/reproduction-quick.md says which (the long reproduction,
+ * docs/reproduction.md, extends them until they are decided).
  *
  * Figures: every row of shared/papers/figures.csv is one PaperFigure line
  * below, with its value, metric, source and the paper's setting (S1..S7 of

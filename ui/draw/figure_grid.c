@@ -21,6 +21,7 @@
 #include "experiments/claims.h"
 #include "experiments/pivot.h"
 #include "experiments/points.h"
+#include "experiments/stats.h"
 #include "experiments/sweep.h"
 #include "ui/draw/heatmap.h"
 
@@ -207,6 +208,17 @@ static int fill_heatmap(Figure *f, const Pivot *p, int row, int col, PointMetric
     int best = heat_best(means, rows * cols, info->higher_better);
     if (best >= 0) h->cells[best].best = 1;
     free(means);
+    /* the colours run from the worst mean to the best whatever their
+       spread: say which cells the seeds cannot tell from the best (the
+       claims' margin, Welch's t at 95%) */
+    int tied = 0;
+    for (int i = 0; best >= 0 && cells[best].n_value > 1 && i < rows * cols; i++)
+        tied += i != best && cells[i].n_value > 1 &&
+                fabs(cells[i].stats.mean - cells[best].stats.mean) < noise_margin(&cells[best].stats, &cells[i].stats);
+    if (tied && figure_note(f, FIG_TONE_DIM, "%d cell%s within seed noise of the best (Welch's t at 95%%, as the claims): "
+                                             "the colours order the means, they do not tell %s apart",
+                            tied, tied == 1 ? "" : "s", tied == 1 ? "the two" : "them"))
+        return err_set(err, "figure: out of memory");
     if (common > 1 && !show_n && figure_note(f, FIG_TONE_DIM, "each cell: the mean ± standard error of its %d runs (seeds)", common))
         return err_set(err, "figure: out of memory");
     if (flagged && figure_note(f, FIG_TONE_BAD, "! not learning: runs that ended less than 0.1 nat below their data's "

@@ -278,3 +278,12 @@ int pivot_seed_groups(const RunSummary *runs, int n_runs, SeedGroup *groups, int
     free(values);
     return 0;
 }
+
+int pivot_tied_with_best(const PivotCell *cells, int n, int best)
+{
+    int tied = 0;
+    for (int i = 0; best >= 0 && cells[best].n_value > 1 && i < n; i++)
+        tied += i != best && cells[i].n_value > 1 &&
+                fabs(cells[i].stats.mean - cells[best].stats.mean) < noise_margin(&cells[best].stats, &cells[i].stats);
+    return tied;
+}

@@ -86,4 +86,9 @@ typedef struct {
    receives run i's group.  -1 when out of memory. */
 int pivot_seed_groups(const RunSummary *runs, int n_runs, SeedGroup *groups, int *n_groups, int *member);
 
+/* How many of cells[n] the seeds cannot tell from cells[best]: a difference
+   of means under the claims' margin (stats.h noise_margin, Welch's t at
+   95%), both cells with 2 or more values.  0 when best < 0. */
+int pivot_tied_with_best(const PivotCell *cells, int n, int best);
+
 #endif

@@ -682,6 +682,10 @@ static int draw_legend(UiContext *ctx, const GridTable *tab, int y, int bottom, 
                     "pending", HEAT_RAMP, ctx->utf8 ? "…" : "...");
         y++;
     }
+    int tied = pivot_tied_with_best(tab->cells, tab->rows * tab->cols, tab->best);
+    if (tied && y < bottom)
+        ui_text(y++, 0, width, dim, "%d cell%s within seed noise of the best (Welch's t at 95%%): the shades do not "
+                "tell %s apart", tied, tied == 1 ? "" : "s", tied == 1 ? "the two" : "them");
     int flagged = 0;
     for (int i = 0; i < tab->rows * tab->cols && tab->flag; i++) flagged += tab->cells[i].n_not_learning > 0;
     if (flagged && y < bottom)

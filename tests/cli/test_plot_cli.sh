@@ -162,6 +162,13 @@ for k in 2:run 3:compare 4:grid-sweep 5:ae-sweep; do
 done
 TM send-keys -t W q
 wait_exit W 10 || fail screen_quit "$(screen W)"
+# the Grid screen says the same of the hand-set store above
+launch G "$T/tie.db" C.UTF-8
+wait_for G 10 "Runs" || fail screen_launch_tie "$(screen G)"
+TM send-keys -t G 4
+wait_for G 10 "1 cell within seed noise of the best" && pass grid_screen_tied || fail grid_screen_tied "$(screen G)"
+TM send-keys -t G q
+wait_exit G 10 || fail screen_quit_tie "$(screen G)"
 
 # --- bad input: one line, non-zero, no file
 bad() {   # name, expected text, args...

@@ -21,7 +21,6 @@
 #include "experiments/claims.h"
 #include "experiments/pivot.h"
 #include "experiments/points.h"
-#include "experiments/stats.h"
 #include "experiments/sweep.h"
 #include "ui/draw/heatmap.h"
 
@@ -211,10 +210,7 @@ static int fill_heatmap(Figure *f, const Pivot *p, int row, int col, PointMetric
     /* the colours run from the worst mean to the best whatever their
        spread: say which cells the seeds cannot tell from the best (the
        claims' margin, Welch's t at 95%) */
-    int tied = 0;
-    for (int i = 0; best >= 0 && cells[best].n_value > 1 && i < rows * cols; i++)
-        tied += i != best && cells[i].n_value > 1 &&
-                fabs(cells[i].stats.mean - cells[best].stats.mean) < noise_margin(&cells[best].stats, &cells[i].stats);
+    int tied = pivot_tied_with_best(cells, rows * cols, best);
     if (tied && figure_note(f, FIG_TONE_DIM, "%d cell%s within seed noise of the best (Welch's t at 95%%, as the claims): "
                                              "the colours order the means, they do not tell %s apart",
                             tied, tied == 1 ? "" : "s", tied == 1 ? "the two" : "them"))

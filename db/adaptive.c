@@ -154,6 +154,25 @@ int store_json_with(Store *s, const char *point, const char *key, const char *va
     return json_value(s, "SELECT json_set(json(?1), ?2, ?3)", p, 3, out, cap, err);
 }
 
+int store_search_progress(Store *s, int64_t sweep_id, int *finished, int *trials, char *err)
+{
+    assert(s && finished && trials && err);
+    const char *what = "count a sweep's lr search";
+    *finished = *trials = 0;
+    sqlite3_stmt *st;
+    if (store_prepare_ints(s,
+                           "SELECT count(*), coalesce(sum(status NOT IN ('queued', 'running', 'paused')), 0)"
+                           "  FROM runs WHERE sweep_id = ?1 AND role = 'lr-search' AND deleted_at IS NULL",
+                           &sweep_id, 1, &st, what, err))
+        return -1;
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        *trials = sqlite3_column_int(st, 0);
+        *finished = sqlite3_column_int(st, 1);
+    }
+    return store_finish(s, st, rc, what, err);
+}
+
 int store_run_set_role(Store *s, int64_t run_id, const char *role, char *err)
 {
     assert(s && run_id > 0 && err);

@@ -58,6 +58,11 @@ int store_json_point(Store *s, const char *coords, char *out, int cap, char *err
 /* point (a JSON object) with "key": "value" set, into out. */
 int store_json_with(Store *s, const char *point, const char *key, const char *value, char *out, int cap, char *err);
 
+/* How far a sweep's lr=tune search has got: its trials (role 'lr-search',
+   not in the trash) and how many of them are no longer queued, running or
+   paused.  One count query: the screens call it on every draw. */
+int store_search_progress(Store *s, int64_t sweep_id, int *finished, int *trials, char *err);
+
 /* runs.role ('lr-search' or NULL). */
 int store_run_set_role(Store *s, int64_t run_id, const char *role, char *err);
 

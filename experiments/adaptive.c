@@ -693,15 +693,8 @@ int adaptive_tuned_summary(Store *s, int64_t sweep_id, char *out, int cap, char 
     edge_note(s, sweep_id, t, n, out, cap, &len);
     free(t);
     /* a search still going: how far (its points' rates are not all chosen) */
-    AdaptiveRun *runs = NULL;
-    int n_runs = 0, trials = 0, finished = 0;
-    if (store_adaptive_runs(s, sweep_id, &runs, &n_runs, err)) return -1;
-    for (int i = 0; i < n_runs; i++)
-        if (runs[i].is_search) {
-            trials++;
-            finished += !pending(runs[i].status);
-        }
-    adaptive_runs_free(runs, n_runs);
+    int trials = 0, finished = 0;
+    if (store_search_progress(s, sweep_id, &finished, &trials, err)) return -1;
     if (finished < trials && len < cap)
         snprintf(out + len, (size_t)(cap - len), "%slr=tune searching: %d of %d trials finished", len ? "; " : "",
                  finished, trials);

@@ -286,10 +286,8 @@ static int queue_key(void *state, UiContext *ctx, int ch)
             }
             rc = store_job_request(ctx->store, id, "cancel", err);
             done = running ? "cancel requested (it stops within a second)" : "cancelled";
-            int64_t sweep = 0;
-            if (rc == 0 && store_job_stopped_sweep(ctx->store, id, &sweep, err) == 0 && sweep) {
-                snprintf(stopped, sizeof stopped, "%s; sweep %lld's rounds stop (:sweep --continue %lld goes on)", done,
-                         (long long)sweep, (long long)sweep);
+            if (rc == 0) {
+                ui_cancel_said(ctx, id, done, stopped, sizeof stopped);
                 done = stopped;
             }
         } else if (ch == 'p') {

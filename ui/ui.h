@@ -133,6 +133,9 @@ void ui_copy_text(char *dst, size_t cap, const char *src);
    one (and the workbench was not started fresh), else 0 ("" in value); put: nothing on a read-only store, an error
    on the message line. */
 int ui_setting_get(UiContext *ctx, const char *key, char *value, size_t cap);
+/* What a cancel of run_id did, into out: done, and when it stopped its
+   sweep's rounds (db/jobs.h store_job_stopped_sweep), that too. */
+void ui_cancel_said(UiContext *ctx, int64_t run_id, const char *done, char *out, size_t cap);
 void ui_setting_put(UiContext *ctx, const char *key, const char *value);
 
 /* The config a run's stored keys describe (db/runs_read.h's entries over

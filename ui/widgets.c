@@ -191,12 +191,22 @@ void ui_control_run(UiContext *ctx, int64_t run_id, const char *arch, RunStatus 
     const char *done = action == 'x'   ? "cancelled"
                      : action == 'p' ? "paused (a running job checkpoints first)"
                                      : "queued to resume";
-    int64_t sweep = 0;
+    char said[200];
     if (rc) ui_say(ctx, "%s", err);
-    else if (action == 'x' && store_job_stopped_sweep(ctx->store, run_id, &sweep, err) == 0 && sweep)
-        ui_say(ctx, "run %lld: %s; sweep %lld's rounds stop (:sweep --continue %lld goes on)", (long long)run_id, done,
-               (long long)sweep, (long long)sweep);
-    else ui_say(ctx, "run %lld: %s", (long long)run_id, done);
+    else if (action == 'x') {
+        ui_cancel_said(ctx, run_id, done, said, sizeof said);
+        ui_say(ctx, "run %lld: %s", (long long)run_id, said);
+    } else ui_say(ctx, "run %lld: %s", (long long)run_id, done);
+}
+
+void ui_cancel_said(UiContext *ctx, int64_t run_id, const char *done, char *out, size_t cap)
+{
+    char err[ERR_LEN];
+    int64_t sweep = 0;
+    if (store_job_stopped_sweep(ctx->store, run_id, &sweep, err) == 0 && sweep)
+        snprintf(out, cap, "%s; sweep %lld's rounds stop (:sweep --continue %lld goes on)", done, (long long)sweep,
+                 (long long)sweep);
+    else snprintf(out, cap, "%s", done);
 }
 
 int ui_setting_get(UiContext *ctx, const char *key, char *value, size_t cap)

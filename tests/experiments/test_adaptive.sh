@@ -20,7 +20,8 @@
 #   tune_form_estimate   the New sweep form's Time line adds lr=tune's
 #                        searches (as planned and at most)
 #   cancel_stops_rounds  cancelling a job of an until-conclusive sweep
-#                        stops its rounds and says so; --continue goes on
+#                        stops its rounds and says so (CLI and the Queue
+#                        screen); --continue goes on
 #
 # Run from the repository root by tests/run.sh; prints PASS/FAIL lines.
 . "$(dirname "$0")/../harness.sh"
@@ -123,18 +124,28 @@ else
   fail cancel_stops_rounds "stopped '$stopped' plain '$plain' reopened '$reopened' $(cat "$T/c1" "$T/c2" "$T/c3")"
 fi
 
-# the New sweep form's Time line counts lr=tune's searches (typed as an extra key)
-SOCK=nt$$
-tmux -L "$SOCK" new-session -d -x 110 -y 40 "cd $T && $MB --db tuneform.db --jobs 0"
-sleep 1
-tmux -L "$SOCK" send-keys 7
-sleep 0.3
-tmux -L "$SOCK" send-keys Enter End Enter      # the preset list: the last one (recall)
-sleep 0.3
-tmux -L "$SOCK" send-keys Down Enter "lr=tune" Enter   # Extra
-sleep 0.5
-form=$(tmux -L "$SOCK" capture-pane -p)
-tmux -L "$SOCK" kill-server 2>/dev/null
+# the Queue screen's x says the same
+$MB sweep recall --until-conclusive --max-hours 0.5 --db qx.db >/dev/null 2>&1
+# after DB "KEYS" ...: the workbench's screen after each group of keys in turn (110x40)
+after() {
+  local db=$1 sock=af$$; shift
+  tmux -L "$sock" new-session -d -x 110 -y 40 "cd $T && $MB --db $db --jobs 0"
+  sleep 1
+  for keys in "$@"; do tmux -L "$sock" send-keys $keys; sleep 0.6; done
+  tmux -L "$sock" capture-pane -p
+  tmux -L "$sock" kill-server 2>/dev/null
+}
+shown=$(after qx.db 6 x y)
+if echo "$shown" | grep -q "job 1: cancelled; sweep 1's rounds stop (:sweep --continue 1 goes on)" &&
+   [ "$(q qx.db "select substr(concluded, 1, 28) from sweeps")" = "stopped: run 1 was cancelled" ]; then
+  pass cancel_stops_rounds_screen
+else
+  fail cancel_stops_rounds_screen "$shown"
+fi
+
+# the New sweep form's Time line counts lr=tune's searches (typed as an extra key):
+# the preset list's last preset (recall), then Extra
+form=$(after tuneform.db 7 "Enter End Enter" "Down Enter lr=tune Enter")
 if echo "$form" | grep -q "lr=tune's search ~[0-9].* more, up to ~[0-9]"; then
   pass tune_form_estimate
 else

@@ -258,3 +258,18 @@ void importance_summary(const Importance *imp, int max, char *out, size_t cap)
     if (!shown)
         snprintf(out, cap, "%s", imp->variance > 0 ? "no effect above 0.5%" : "the metric is the same in every cell");
 }
+
+void importance_noise_text(const Importance *imp, int brief, char *out, size_t cap)
+{
+    assert(imp && out);
+    if (!isfinite(imp->noise)) snprintf(out, cap, "%s", "");
+    else if (imp->noise < 1)
+        snprintf(out, cap, brief ? "seed noise alone %.0f%%" : "seed noise alone would make %.0f%% of this variance",
+                 100 * imp->noise);
+    else
+        snprintf(out, cap,
+                 brief ? "seed noise alone %.1fx this: within noise"
+                       : "seed noise alone would make %.1f times this variance: the cells do not differ beyond "
+                         "seed noise, and the shares above say nothing",
+                 imp->noise);
+}

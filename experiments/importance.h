@@ -62,4 +62,11 @@ int importance_of_pivot(const Pivot *p, PointMetric m, Importance *out, char *er
    items (then "..."). */
 void importance_summary(const Importance *imp, int max, char *out, size_t cap);
 
+/* How much of the cells' variance seed noise alone would make: "seed noise
+   alone would make 12% of this variance" (brief: "seed noise alone 12%");
+   at or above the variance itself, "... 39.0 times this variance: the cells
+   do not differ beyond seed noise, ..." (brief: "seed noise alone 39.0x
+   this: within noise"); "" when no cell has two runs. */
+void importance_noise_text(const Importance *imp, int brief, char *out, size_t cap);
+
 #endif

@@ -235,9 +235,8 @@ static int knobs(Store *s, int64_t sweep_id, const char *preset, int markdown, S
     if (imp.n_imputed)
         snprintf(how + strlen(how), sizeof how - strlen(how), "; %d cells without runs filled additively",
                  imp.n_imputed);
-    char noise[96] = "";
-    if (isfinite(imp.noise))
-        snprintf(noise, sizeof noise, "seed noise alone would make %.0f%% of this variance", 100 * imp.noise);
+    char noise[200];
+    importance_noise_text(&imp, 0, noise, sizeof noise);
     if (!markdown) {
         char text[1024];
         importance_summary(&imp, 12, text, sizeof text);
@@ -252,7 +251,7 @@ static int knobs(Store *s, int64_t sweep_id, const char *preset, int markdown, S
             sb_printf(out, "| %s x %s | %.1f%% |\n", imp.factor[a], imp.factor[b], 100 * imp.pair[a][b]);
     }
     if (imp.n_factors > 2) sb_printf(out, "| three or more together | %.1f%% |\n", 100 * imp.higher);
-    if (noise[0]) sb_printf(out, "\nSeed noise alone would make %.0f%% of this variance.\n", 100 * imp.noise);
+    if (noise[0]) sb_printf(out, "\nS%s.\n", noise + 1);
     return 0;
 }
 

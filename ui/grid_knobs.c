@@ -27,8 +27,9 @@ static void update(GridKnobs *k, const Pivot *p, int64_t sweep_id, PointMetric m
         if (imp.n_imputed) snprintf(filled, sizeof filled, ", %d filled", imp.n_imputed);
         int len = snprintf(k->text, sizeof k->text, "which knob matters (variance over %d cells%s): %s", imp.n_cells,
                            filled, shares);
-        if (isfinite(imp.noise) && len < (int)sizeof k->text)
-            snprintf(k->text + len, sizeof k->text - (size_t)len, "; seed noise alone %.0f%%", 100 * imp.noise);
+        char noise[96];
+        importance_noise_text(&imp, 1, noise, sizeof noise);
+        if (noise[0] && len < (int)sizeof k->text) snprintf(k->text + len, sizeof k->text - (size_t)len, "; %s", noise);
     }
     k->sweep = sweep_id;
     k->metric = (int)m;

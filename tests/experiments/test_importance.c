@@ -240,6 +240,30 @@ static void test_summary(void)
     CHECK(!strcmp(text, "lr 60%, layers 20%, ..."), "%s", text);
 }
 
+/* The noise beside the shares: a share of the variance while it is one,
+   a multiple of it (and a verdict on the shares) once it is more. */
+static void test_noise_text(void)
+{
+    Importance imp;
+    memset(&imp, 0, sizeof imp);
+    char text[200];
+    imp.noise = NAN;
+    importance_noise_text(&imp, 0, text, sizeof text);
+    CHECK(!text[0], "no noise: '%s'", text);
+    imp.noise = 0.12;
+    importance_noise_text(&imp, 0, text, sizeof text);
+    CHECK(!strcmp(text, "seed noise alone would make 12% of this variance"), "%s", text);
+    importance_noise_text(&imp, 1, text, sizeof text);
+    CHECK(!strcmp(text, "seed noise alone 12%"), "%s", text);
+    imp.noise = 39.04; /* dispatcher-vs-msa's two cells: 6.122 +- 0.066 and 6.106 +- 0.025 */
+    importance_noise_text(&imp, 0, text, sizeof text);
+    CHECK(!strncmp(text, "seed noise alone would make 39.0 times this variance: the cells do not differ", 77), "%s",
+          text);
+    CHECK(!strstr(text, "%"), "no percentage once noise exceeds the variance: %s", text);
+    importance_noise_text(&imp, 1, text, sizeof text);
+    CHECK(!strcmp(text, "seed noise alone 39.0x this: within noise"), "%s", text);
+}
+
 int main(int argc, char **argv)
 {
     CHECK_ARGS(argc, argv);
@@ -254,5 +278,6 @@ int main(int argc, char **argv)
     RUN(test_seed_only);
     RUN(test_nested);
     RUN(test_summary);
+    RUN(test_noise_text);
     CHECK_EXIT();
 }

@@ -189,9 +189,11 @@ static void how_reached(const VerdictRow *h, int n, const ClaimResult *c, char *
     }
     out[0] = 0;
     if (!last) return;
-    char tokens[32];
-    fmt_short((double)since->tokens_per_run, tokens, sizeof tokens);
+    /* decided: since the round that first gave the verdict; else as the
+       last round left it (its budget, not the first inconclusive one's) */
     int decided = !strcmp(last->verdict, "holds") || !strcmp(last->verdict, "does not hold");
+    char tokens[32];
+    fmt_short((double)(decided ? since : last)->tokens_per_run, tokens, sizeof tokens);
     if (decided)
         snprintf(out, cap, "decided in round %d at %s tokens per run, %d seed%s", since->round, tokens, since->seeds,
                  since->seeds == 1 ? "" : "s");

@@ -23,6 +23,7 @@
 #include "db/store.h"
 #include "engine/common.h"
 #include "experiments/adaptive.h"
+#include "experiments/format.h"
 #include "experiments/report.h"
 #include "experiments/sweep.h"
 #include "experiments/sweep_queue.h"
@@ -159,6 +160,39 @@ static void test_extend_until_decided(void)
               strstr(out.data, "decided in round 3 at") && strstr(out.data, "lr fixed at") &&
               strstr(out.data, " --until-conclusive\n"),
           "report:\n%s", out.data ? out.data : "");
+    sb_free(&out);
+    store_close(s);
+}
+
+/* An undecided claim is reported as its last round left it: attention
+   stays at the unigram level through two rounds, so the report says round
+   2 at that round's doubled budget (it had said the first round's). */
+static void test_report_last_round(void)
+{
+    int64_t sw = 0;
+    Store *s = queued_store("lastround.db", 0, &sw);
+    if (!s) return;
+    finish_runs(s, "\"mixer\",\"d\":\"128\"", 4.0, 0.01);
+    finish_runs(s, "\"mixer\",\"d\":\"160\"", 3.8, 0.01);
+    finish_runs(s, "\"attention\"", 5.0, 0.01);
+    double before = query_num(s, "SELECT max(json_extract(config_json, '$.tokens')) FROM runs WHERE arch = 'attention'");
+    CHECK(advance(s, sw), "round 1 did nothing");
+    finish_runs(s, "\"attention\"", 5.0, 0.01);
+    finish_runs(s, "\"mixer\",\"d\":\"128\"", 4.0, 0.01);
+    CHECK(advance(s, sw), "round 2 did nothing");
+    CHECK(query_num(s, "SELECT count(*) FROM verdicts WHERE verdict = 'inconclusive' AND claim LIKE '%equal d%'") == 2,
+          "two inconclusive rounds: %s", query1(s, "SELECT group_concat(round || ':' || verdict) FROM verdicts").text);
+    StrBuf out;
+    sb_init(&out);
+    const char *presets[1] = {"autoencoder"};
+    char err[ERR_LEN] = "", want[96], tok[32];
+    CHECK(report_build(s, presets, 1, 1, &out, err) == 0, "%s", err);
+    fmt_short(2 * before, tok, sizeof tok);
+    snprintf(want, sizeof want, "inconclusive after round 2 (%s tokens per run, 3 seeds)", tok);
+    const char *line = out.data ? strstr(out.data, "| the mixer autoencoder's test loss") : NULL;
+    const char *eol = line ? strchr(line, '\n') : NULL;
+    const char *at = line ? strstr(line, want) : NULL;
+    CHECK(at && eol && at < eol, "want '%s' in the equal-d claim's row:\n%s", want, out.data ? out.data : "");
     sb_free(&out);
     store_close(s);
 }
@@ -525,6 +559,7 @@ int main(int argc, char **argv)
     CHECK_ARGS(argc, argv);
     if (tmp_dir_make("adaptive")) return 1;
     RUN(test_extend_until_decided);
+    RUN(test_report_last_round);
     RUN(test_more_seeds);
     RUN(test_seeds_where_few);
     RUN(test_cap);

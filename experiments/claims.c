@@ -572,6 +572,7 @@ int claims_judge(Store *s, const char *preset, long long sweep_id, ClaimResult *
         c->preset = r->preset;
         c->claim = r->claim;
         c->verdict = VERDICT_NOT_RUN;
+        c->gated = r->kind != R_BELOW_UNIGRAM && r->kind != R_NEAR_UNIGRAM && r->metric != PM_SAMPLES_PER_S;
         SweepRow sw;
         int found = 0;
         int rc = sweep_id > 0 ? results_sweep(s, sweep_id, &sw, &found, err)

@@ -43,6 +43,9 @@ typedef struct {
     char noisy[CLAIM_MAX_POINTS][CLAIM_SELECTOR_LEN];
     int min_seeds;          /* the fewest seeds of a point it compared (0: none) */
     double max_tokens;      /* the most training tokens of a run it compared */
+    int gated;              /* 1: a comparison, decided only where every point it
+                               compares learned; 0: a claim about the unigram
+                               level itself or about speed, which no gate fits */
 } ClaimResult;
 
 /* Number of claims in the table, and the preset of claim i. */

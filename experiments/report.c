@@ -274,8 +274,14 @@ static int until_option(Store *s, int64_t sweep_id, char *out, size_t cap, char 
     return 0;
 }
 
-/* tally[v]: how many claims got verdict v (VERDICT_INCONCLUSIVE + 1 entries) */
-static int one_preset(Store *s, const Preset *pr, int flags, ReportFigureFn figures, void *ctx, int *tally,
+/* The verdicts at a glance: how many claims got each, and of those decided
+   (holds, does not hold) how many compared points that all learned. */
+typedef struct {
+    int verdict[VERDICT_INCONCLUSIVE + 1];
+    int decided_gated;
+} Tally;
+
+static int one_preset(Store *s, const Preset *pr, int flags, ReportFigureFn figures, void *ctx, Tally *tally,
                       StrBuf *out, char *err)
 {
     int markdown = flags & REPORT_MARKDOWN;
@@ -335,7 +341,9 @@ static int one_preset(Store *s, const Preset *pr, int flags, ReportFigureFn figu
                                              : "\n| claim | verdict | numbers |\n|---|---|---|\n")
                                 : "\n  Claims:\n");
         for (int i = 0; i < n_claims; i++) {
-            tally[claims[i].verdict]++;
+            tally->verdict[claims[i].verdict]++;
+            tally->decided_gated += claims[i].gated &&
+                                    (claims[i].verdict == VERDICT_HOLDS || claims[i].verdict == VERDICT_FAILS);
             char how[700] = "";
             if (n_history) how_reached(history, n_history, &claims[i], how, sizeof how);
             if (markdown && n_history)
@@ -385,7 +393,8 @@ int report_build_with_figures(Store *s, const char *const *presets, int n_preset
                                   "(best_valid_step), not its last (`--loss best`).\n"
                                 : "  valid loss: each run's lowest evaluation (best_valid_loss) and its step "
                                   "(best_valid_step), not its last (--loss best)\n");
-    int shown = 0, tally[VERDICT_INCONCLUSIVE + 1] = {0};
+    int shown = 0;
+    Tally tally = {{0}, 0};
     StrBuf body;
     sb_init(&body);
     for (int i = 0; i < (n_presets ? n_presets : preset_count()); i++) {
@@ -399,7 +408,7 @@ int report_build_with_figures(Store *s, const char *const *presets, int n_preset
             }
             if (!found) continue;
         }
-        if (one_preset(s, pr, flags, figures, ctx, tally, &body, err)) {
+        if (one_preset(s, pr, flags, figures, ctx, &tally, &body, err)) {
             sb_free(&body);
             return -1;
         }
@@ -407,18 +416,24 @@ int report_build_with_figures(Store *s, const char *const *presets, int n_preset
     }
     /* the verdicts at a glance, before the sections */
     int claims = 0;
-    for (int v = 0; v <= VERDICT_INCONCLUSIVE; v++) claims += tally[v];
+    for (int v = 0; v <= VERDICT_INCONCLUSIVE; v++) claims += tally.verdict[v];
     if (claims) {
         static const Verdict order[] = {VERDICT_HOLDS, VERDICT_FAILS, VERDICT_WITHIN_NOISE, VERDICT_INCONCLUSIVE,
                                         VERDICT_NOT_RUN};
         sb_printf(out, markdown ? "\n**%d claim%s:** " : "  %d claim%s: ", claims, claims == 1 ? "" : "s");
         for (int k = 0, said = 0; k < 5; k++) {
-            int n = tally[order[k]];
+            int n = tally.verdict[order[k]];
             const char *name = order[k] == VERDICT_HOLDS ? (n == 1 ? "holds" : "hold")
                                : order[k] == VERDICT_FAILS ? (n == 1 ? "does not hold" : "do not hold")
                                                            : verdict_name(order[k]);
             if (n) sb_printf(out, "%s%d %s", said++ ? ", " : "", n, name);
         }
+        int decided = tally.verdict[VERDICT_HOLDS] + tally.verdict[VERDICT_FAILS];
+        if (decided)
+            sb_printf(out, "; of the %d decided, %d compare%s points that all learned and %d judge%s the unigram "
+                           "level itself or speed, where no learning gate applies",
+                      decided, tally.decided_gated, tally.decided_gated == 1 ? "s" : "", decided - tally.decided_gated,
+                      decided - tally.decided_gated == 1 ? "s" : "");
         sb_append(out, markdown ? ".\n" : "\n");
     }
     int body_ok = sb_ok(&body);

@@ -158,7 +158,8 @@ static void test_extend_until_decided(void)
     CHECK(report_build(s, presets, 1, 1, &out, err) == 0, "%s", err);
     CHECK(out.data && strstr(out.data, "decided in round 2 at") && strstr(out.data, "3 seeds") &&
               strstr(out.data, "decided in round 3 at") && strstr(out.data, "lr fixed at") &&
-              strstr(out.data, " --until-conclusive\n"),
+              strstr(out.data, " --until-conclusive\n") &&
+              strstr(out.data, "**2 claims:** 2 hold; of the 2 decided, 2 compare points that all learned and 0 judge"),
           "report:\n%s", out.data ? out.data : "");
     sb_free(&out);
     store_close(s);

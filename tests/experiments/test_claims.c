@@ -521,6 +521,27 @@ static void test_flat_and_unigram_rules(void)
     }
 }
 
+/* Which claims are gated on learning: the comparisons; not those about
+   the unigram level itself (trains, trains poorly) nor speed. */
+static void test_gated(void)
+{
+    Store *s = fresh_store();
+    ClaimResult *c = NULL;
+    int n = 0;
+    char err[ERR_LEN] = "";
+    CHECK(claims_judge(s, NULL, 0, &c, &n, err) == 0 && n == claim_count(), "%s", err);
+    int gated = 0;
+    for (int i = 0; i < n; i++) {
+        int about_level = strstr(c[i].claim, "unigram entropy") != NULL;
+        int speed = claim_metric(i) == PM_SAMPLES_PER_S;
+        CHECK(c[i].gated == !(about_level || speed), "%s: gated %d", c[i].claim, c[i].gated);
+        gated += c[i].gated;
+    }
+    CHECK(gated == n - 5, "%d of %d gated (want all but the 3 unigram-level and 2 speed claims)", gated, n);
+    free(c);
+    store_close(s);
+}
+
 /* "both train poorly" speaks of every point: while attention has no
    finished run it is not decided (a mixer alone near the unigram level is
    not "both"), unless the mixer already fails it; a loss above the unigram
@@ -685,6 +706,7 @@ int main(int argc, char **argv)
     RUN(test_ratio_rule);
     RUN(test_flat_and_unigram_rules);
     RUN(test_unigram_every_point);
+    RUN(test_gated);
     RUN(test_standing_and_table);
     RUN(test_points_and_reads);
     RUN(test_learned_gates);

@@ -59,9 +59,11 @@ static void print_plan(const Sweep *sw, const SweepEstimate *est)
         else snprintf(from, sizeof from, "%.3g to %.3g", se.share_lo, se.share_hi);
         printf("lr=tune: each point first searches %d learning rates from %.2g to %.2g (successive halving from "
                "%s of its budget, at least %d steps): about %.2f runs' training a point, ~%s more; while no rate "
-               "has left the unigram plateau all go on, up to %.2f runs' a point, ~%s\n",
+               "has left the unigram plateau all go on, and a winner at the grid's edge meets %d rates beyond it, "
+               "up to %.2f runs' a point, ~%s\n",
                sw->plan.tune_points, sw->plan.tune_lo, sw->plan.tune_hi, from, ADAPTIVE_TUNE_MIN_STEPS,
-               se.points ? se.runs / se.points : 0, when, se.points ? se.worst / se.points : 0, most);
+               se.points ? se.runs / se.points : 0, when, ADAPTIVE_TUNE_EDGE_STEPS,
+               se.points ? se.worst / se.points : 0, most);
     }
     const SweepPlan *p = &sw->plan;
     if (p->random_search)

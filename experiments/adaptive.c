@@ -37,29 +37,36 @@ typedef struct {
 } Step;
 
 /* What the search trains when its first `flat` rungs are on the unigram
-   plateau (every trial continues), as search_step. */
-static double search_runs(int points, double share, double cooldown, int flat)
+   plateau (every trial continues), as search_step: as planned (its trials
+   learn, so the halving stops where the next doubling would pass the
+   point's budget, and the winner is inside the grid) or at worst (no trial
+   learns before the plain schedule's last rung, and the winner lies at the
+   grid's edge: ADAPTIVE_TUNE_EDGE_STEPS more trials there). */
+static double search_runs(int points, double share, double cooldown, int flat, int worst)
 {
     double total = points * share, budget = share, last = share;
     for (int m = points; m > 2; m = (m + 1) / 2) last *= 2;   /* the plain schedule's last rung */
     for (int k = 0; k < flat; k++, budget *= 2) total += points * (2 * budget - (1 - cooldown) * budget);
     /* the better half (ceil) continues while more than one would */
-    for (int n = points, keep; budget < last * (1 - 1e-9) && (keep = (n + 1) / 2) > 1; n = keep, budget *= 2)
+    for (int n = points, keep;
+         budget < last * (1 - 1e-9) && (worst || 2 * budget <= 1 + 1e-9) && (keep = (n + 1) / 2) > 1;
+         n = keep, budget *= 2)
         total += keep * (2 * budget - (1 - cooldown) * budget);
+    if (worst && points >= 3) total += ADAPTIVE_TUNE_EDGE_STEPS * budget;   /* from the start to the last rung */
     return total;
 }
 
 double adaptive_search_runs(int points, double share, double cooldown)
 {
-    return search_runs(points, share, cooldown, 0);
+    return search_runs(points, share, cooldown, 0, 0);
 }
 
 double adaptive_search_runs_worst(int points, double share, double cooldown)
 {
     double most = 0;
     for (int flat = 0; share * (1 << flat) * 2 <= 1 + 1e-9 && flat < 30; flat++)
-        most = fmax(most, search_runs(points, share, cooldown, flat + 1));
-    return fmax(most, search_runs(points, share, cooldown, 0));
+        most = fmax(most, search_runs(points, share, cooldown, flat + 1, 1));
+    return fmax(most, search_runs(points, share, cooldown, 0, 1));
 }
 
 SearchEstimate adaptive_search_estimate(const Sweep *sw)
@@ -197,13 +204,83 @@ static int loss_learned(double best_valid, double valid_all, int ranks_all, doub
     return result_learned(&r, ranks_all ? PM_TEST_LOSS_ALL : PM_TEST_LOSS);
 }
 
+/* The ratio of lr=tune's log grid (NAN with fewer than 3 rates: no edge
+   to search past). */
+static double grid_ratio(const SweepPlan *pl)
+{
+    return pl->tune_points < 3 ? NAN : pow(pl->tune_hi / pl->tune_lo, 1.0 / (pl->tune_points - 1));
+}
+
+/* How many grid steps lr lies past the end of the plan's grid it is beyond
+   (0 inside it); *side +1 above, -1 below. */
+static int steps_past(const SweepPlan *pl, double lr, int *side)
+{
+    double ratio = grid_ratio(pl);
+    *side = lr > pl->tune_hi * (1 + 1e-6) ? 1 : lr < pl->tune_lo * (1 - 1e-6) ? -1 : 0;
+    if (!*side || !isfinite(ratio)) return 0;
+    return (int)lround(fabs(log(lr / (*side > 0 ? pl->tune_hi : pl->tune_lo))) / log(ratio));
+}
+
+/* When the rung's winner w has the highest (lowest) lr of every trial of
+   its point and fewer than ADAPTIVE_TUNE_EDGE_STEPS grid steps past that
+   end of the grid were tried, queues a trial one grid step beyond it,
+   trained from the start to this rung's budget (where an extended trial
+   ends equal to one trained so), prunes the rung's other trials, and sets
+   *grown: the next step ranks the two. */
+static int beyond_edge(Step *st, const char *point, const AdaptiveRun *w, int64_t budget, int *grown, char *err)
+{
+    const SweepPlan *pl = &st->plan;
+    *grown = 0;
+    double ratio = grid_ratio(pl);
+    if (!isfinite(ratio)) return 0;
+    int above = 1, below = 1, past_hi = 0, past_lo = 0;
+    for (int i = 0; i < st->n_runs; i++) {
+        const AdaptiveRun *r = &st->runs[i];
+        if (!r->is_search || strcmp(r->point, point) || r == w) continue;
+        above &= r->lr < w->lr;
+        below &= r->lr > w->lr;
+        int side, k = steps_past(pl, r->lr, &side);
+        if (side > 0 && k > past_hi) past_hi = k;
+        if (side < 0 && k > past_lo) past_lo = k;
+    }
+    int side, k = steps_past(pl, w->lr, &side);
+    if (side > 0 && k > past_hi) past_hi = k;
+    if (side < 0 && k > past_lo) past_lo = k;
+    int dir = above ? 1 : below ? -1 : 0;
+    if (!dir || (dir > 0 ? past_hi : past_lo) >= ADAPTIVE_TUNE_EDGE_STEPS) return 0;
+    Config c;
+    if (config_of(w->config_json, &c, err)) return -1;
+    c.lr = dir > 0 ? w->lr * ratio : w->lr / ratio;
+    if (c.tokens > 0) c.tokens = (int64_t)c.batch * c.n_ctx * budget;
+    else c.steps = budget;
+    char lr[32], coords[600];
+    snprintf(lr, sizeof lr, "%.3g", c.lr);
+    if (store_json_with(st->s, point, "lr", lr, coords, sizeof coords, err) || queue(st, &c, coords, "lr-search", err))
+        return -1;
+    for (int i = 0; i < st->n_runs; i++) {
+        const AdaptiveRun *r = &st->runs[i];
+        if (!r->is_search || strcmp(r->point, point) || r == w || r->total_steps != budget ||
+            r->status == RUN_PRUNED)
+            continue;
+        char why[200];
+        snprintf(why, sizeof why, "pruned by lr=tune's search at %lld steps: valid %.4f, behind %.3g, which goes on "
+                 "to a rate past the grid's edge", (long long)r->total_steps, r->valid_loss, w->lr);
+        if (store_run_prune(st->s, r->id, why, err)) return -1;
+    }
+    *grown = 1;
+    st->acted = 1;
+    return 0;
+}
+
 /* One step of point's search (prune.h's synchronous successive halving,
    eta 2): 0 with *lr set once it has a winner, 0 with *lr NAN while its
    trials train (or were just queued or extended).  The trials that do not
    continue are pruned.  A rung where no trial has left the unigram plateau
    ranks noise: its trials all continue to twice the budget instead (at
    most the point's own), and a rung past the plain schedule's last picks
-   its winner at once. */
+   its winner at once; so does a rung with a learned trial whose next
+   doubling would pass the point's budget.  A winner at the edge of what
+   was searched first meets the rate one grid step beyond (beyond_edge). */
 static int search_step(Step *st, const SweepJob *first, const char *point, double *lr, int *trials, char *err)
 {
     *lr = NAN;
@@ -220,10 +297,19 @@ static int search_step(Step *st, const SweepJob *first, const char *point, doubl
     if (!any) return queue_trials(st, first, point, err);
     for (int i = 0; i < st->n_runs && n < 64; i++) {
         AdaptiveRun *r = &st->runs[i];
-        if (!r->is_search || strcmp(r->point, point) || r->total_steps != budget) continue;
+        /* the rung's trials; those pruned at it lost to a winner that
+           searched past the grid's edge (below) */
+        if (!r->is_search || strcmp(r->point, point) || r->total_steps != budget || r->status == RUN_PRUNED)
+            continue;
         if (!run_status_final(r->status)) return 0;   /* the rung still trains */
         at[n++] = r;
     }
+    for (int i = 1; i < n; i++)   /* in lr order, so that ties go to the lower lr */
+        for (int j = i; j > 0 && at[j]->lr < at[j - 1]->lr; j--) {
+            AdaptiveRun *t = at[j];
+            at[j] = at[j - 1];
+            at[j - 1] = t;
+        }
     int learned = 0, done = 0;
     for (int k = 0; k < n; k++) {
         const AdaptiveRun *r = at[k];
@@ -238,8 +324,6 @@ static int search_step(Step *st, const SweepJob *first, const char *point, doubl
             if (at[k]->status == RUN_DONE && extend_run(st, at[k], err)) return -1;
         return 0;
     }
-    /* at holds the rung in lr order (the trials were queued so): ties go to
-       the lower lr */
     RungEntry e[64];
     for (int k = 0; k < n; k++) e[k] = (RungEntry){k, at[k]->valid_loss};
     prune_rank(e, n);
@@ -249,8 +333,18 @@ static int search_step(Step *st, const SweepJob *first, const char *point, doubl
         if (last.tokens > 0) last.tokens *= 2;
         else last.steps *= 2;
     }
-    if (budget >= config_total_steps(&last)) keep = 1;
-    if (keep <= 1) *lr = at[e[0].order]->lr;   /* the winner stays done */
+    /* the halving stops at the plain schedule's last rung, and once a
+       trial has learned, where the next doubling would pass the point's
+       own budget: the seeds are judged there, not at a longer horizon */
+    if (budget >= config_total_steps(&last) || (learned && 2 * budget > full)) keep = 1;
+    if (keep <= 1) {
+        /* a winner at the edge of what was searched: the next rate beyond
+           it, trained to this rung, before it is chosen */
+        int grown = 0;
+        if (beyond_edge(st, point, at[e[0].order], budget, &grown, err)) return -1;
+        if (grown) return 0;
+        *lr = at[e[0].order]->lr;   /* the winner stays done */
+    }
     for (int k = keep <= 1; k < n; k++) {
         const AdaptiveRun *r = at[e[k].order];
         char why[160];
@@ -613,10 +707,16 @@ static int winner_learned(const TunedLr *t)
     return loss_learned(t->best_valid_loss, t->valid_loss_all, t->ranks_all, t->unigram_nats, t->not_learning);
 }
 
-/* 1 when lr is an end of the plan's grid. */
-static int at_edge(const SweepPlan *pl, double lr)
+/* 1 when t's winner lies at the edge of what its search tried: an end of
+   the plan's grid with no trial past it (a search from before
+   ADAPTIVE_TUNE_EDGE_STEPS, or one that could not go on), or as many grid
+   steps past it as the search goes. */
+static int at_edge(const SweepPlan *pl, const TunedLr *t)
 {
-    return fabs(lr / pl->tune_lo - 1) < 1e-6 || fabs(lr / pl->tune_hi - 1) < 1e-6;
+    int side, k = steps_past(pl, t->lr, &side);
+    if (side) return k >= ADAPTIVE_TUNE_EDGE_STEPS;
+    int end = fabs(t->lr / pl->tune_lo - 1) < 1e-6 || fabs(t->lr / pl->tune_hi - 1) < 1e-6;
+    return end && t->trials <= pl->tune_points;
 }
 
 /* Appends to out (at *len) the architectures whose search chose an end of
@@ -633,13 +733,13 @@ static void edge_note(Store *s, int64_t sweep_id, const TunedLr *t, int n, char 
         sweep_plan_parse(row.plan_json, &pl, e) || !pl.lr_tune || pl.tune_points < 3)
         return;
     for (int i = 0; i < n && *len < cap; i++) {
-        if (!at_edge(&pl, t[i].lr)) continue;
+        if (!at_edge(&pl, &t[i])) continue;
         int first = 1, points = 0, edge = 0;   /* each architecture once, with how many of its points */
         for (int j = 0; j < n; j++) {
             if (strcmp(t[j].arch, t[i].arch)) continue;
-            first &= !(j < i && at_edge(&pl, t[j].lr));
+            first &= !(j < i && at_edge(&pl, &t[j]));
             points++;
-            edge += at_edge(&pl, t[j].lr);
+            edge += at_edge(&pl, &t[j]);
         }
         if (!first) continue;
         *len += snprintf(out + *len, (size_t)(cap - *len), "%s%s (%.2g", named++ ? ", " : "; at the grid's edge, a better "

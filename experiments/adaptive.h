@@ -16,7 +16,13 @@
  *                       extension), until one is left: 5 -> 3 -> 2 -> 1
  *                       at 1x, 2x and 4x the first budget (prune.h's
  *                       successive halving, synchronous), the others
- *                       pruned.  The trials are
+ *                       pruned; once a trial has learned, not past the
+ *                       point's own budget (the best of the rung where
+ *                       the next doubling would pass it wins).  A winner
+ *                       at the edge of what was searched meets the rate
+ *                       a grid step beyond, trained from the start to
+ *                       its rung, up to ADAPTIVE_TUNE_EDGE_STEPS steps
+ *                       past the grid.  The trials are
  *                       runs of the sweep with role 'lr-search' (not in
  *                       sweep_results, verdicts or points); the winner is
  *                       stored in tuned_lrs and the point's seeds are then
@@ -60,6 +66,7 @@
 #define ADAPTIVE_MAX_SEEDS 5       /* a claim within noise gets more seeds below this */
 #define ADAPTIVE_TUNE_MIN_STEPS 50   /* lr=tune's first rung trains at least this many steps */
 #define ADAPTIVE_TUNE_MIN_WARMUPS 5  /* ... and this many warm-ups */
+#define ADAPTIVE_TUNE_EDGE_STEPS 2   /* a winner at the grid's edge: up to this many grid steps past it */
 #define ADAPTIVE_ADD_SEEDS 2       /* ... this many more per compared point */
 
 /* One step of sweep_id's plan, as far as the store allows now.  *acted
@@ -99,8 +106,10 @@ int adaptive_tuned_summary(Store *s, int64_t sweep_id, char *out, int cap, char 
    their cool-down's start (1 - cooldown of the budget) to twice it. */
 double adaptive_search_runs(int points, double share, double cooldown);
 /* The same at most: while no trial of a rung has left the unigram plateau
-   every trial continues to twice the budget (up to the point's own), and
-   the halving after that stops at the plain schedule's last rung. */
+   every trial continues to twice the budget (up to the point's own), the
+   halving after that stops at the plain schedule's last rung, and the
+   winner at the grid's edge meets ADAPTIVE_TUNE_EDGE_STEPS rates beyond it
+   (grids of 3 or more), each trained from the start to that rung. */
 double adaptive_search_runs_worst(int points, double share, double cooldown);
 
 /* What a sweep's lr=tune searches train, in runs of its points' budgets

@@ -474,6 +474,114 @@ static void test_tune_plateau(void)
     store_close(s);
 }
 
+/* The trials of the sweep's searches as "status:steps" in lr order (the
+   steps of its config until a job starts or continues it). */
+static const char *trial_states(Store *s)
+{
+    static char text[512];
+    snprintf(text, sizeof text, "%s",
+             query1(s, "SELECT group_concat(status || ':' || CASE WHEN total_steps > 0 THEN total_steps"
+                       " ELSE json_extract(config_json, '$.steps') END, ' ') FROM (SELECT * FROM runs"
+                       " WHERE role = 'lr-search' ORDER BY CAST(json_extract(config_json, '$.lr') AS REAL))").text);
+    return text;
+}
+
+/* The unigram entropy of the trials' data (6.5: learned is 6.2 or below),
+   for the trials queued so far. */
+static void stories_entropy(Store *s)
+{
+    char err[ERR_LEN] = "";
+    CHECK(exec_sql(s, "UPDATE runs SET tokenizer = 'word', vocab = 4096") == 0, "tokenizer");
+    CHECK(store_dataset_unigram_put(s, "builtin:stories", "word", 4096, 100000, 6.5, err) == 0, "%s", err);
+}
+
+/* The search ranks where the seeds are judged: a 60-step point's first
+   rung is 50 steps (the floor), and once a trial there has learned the
+   halving does not double past the point's budget (it had gone on to 100
+   and 200 steps: mixer-vs-transformer at n=512 was searched at 199 steps
+   for seeds of 59) */
+static void test_tune_horizon(void)
+{
+    int64_t id;
+    Store *s = sweep_store("horizon.db",
+                           "arch=attention data=builtin:stories d=32 steps=60 warmup=10 lr=tune tune_points=3 "
+                           "tune_lr=1e-3..4e-3",
+                           &id);
+    if (!s) return;
+    CHECK(advance(s, id), "no trials queued");
+    stories_entropy(s);
+    CHECK(!strcmp(trial_states(s), "queued:50 queued:50 queued:50"), "first rung: %s", trial_states(s));
+    double rung[3] = {5.9, 5.2, 6.1};
+    finish_trials(s, rung);
+    advance(s, id);
+    CHECK(!strcmp(trial_states(s), "pruned:50 done:50 pruned:50") &&
+              query_num(s, "SELECT count(*) FROM tuned_lrs WHERE abs(lr - 0.002) < 1e-12") == 1 &&
+              query_num(s, "SELECT count(*) FROM runs WHERE role IS NULL AND status = 'queued'"
+                                 " AND CAST(json_extract(config_json, '$.steps') AS INTEGER) = 60") == 1,
+          "picked at 50 steps: %s, tuned %s", trial_states(s), query1(s, "SELECT group_concat(lr) FROM tuned_lrs").text);
+    store_close(s);
+}
+
+/* A winner at the grid's top meets the rate one grid step beyond it,
+   trained from the start to the last rung, then another, up to
+   ADAPTIVE_TUNE_EDGE_STEPS steps; the one that wins is chosen.  Grid
+   1e-3..4e-3 (ratio 2), 400 steps: rungs of 50 and 100 */
+static void test_tune_beyond_edge(void)
+{
+    for (int c = 0; c < 2; c++) {
+        int64_t id;
+        Store *s = sweep_store(c ? "edge_back.db" : "edge_up.db",
+                               "arch=attention data=builtin:stories d=32 steps=400 warmup=10 lr=tune tune_points=3 "
+                               "tune_lr=1e-3..4e-3",
+                               &id);
+        if (!s) return;
+        CHECK(advance(s, id), "no trials queued");
+        stories_entropy(s);
+        double rung0[3] = {6.0, 5.5, 5.0}, rung1[2] = {5.4, 4.9};
+        finish_trials(s, rung0);
+        advance(s, id);
+        finish_trials(s, rung1);
+        advance(s, id);
+        CHECK(!strcmp(trial_states(s), "pruned:50 pruned:100 done:100 queued:100") &&
+                  query_num(s, "SELECT count(*) FROM tuned_lrs") == 0 &&
+                  query_num(s, "SELECT count(*) FROM runs WHERE role = 'lr-search' AND status = 'queued'"
+                               " AND abs(json_extract(config_json, '$.lr') - 0.008) < 1e-12"
+                               " AND json_extract(coords_json, '$.lr') = '0.008'") == 1,
+              "4e-3 won at the top: %s", trial_states(s));
+        stories_entropy(s);
+        if (c == 0) {
+            double up[1] = {4.7}, up2[1] = {4.6};
+            finish_trials(s, up);
+            advance(s, id);
+            CHECK(!strcmp(trial_states(s), "pruned:50 pruned:100 pruned:100 done:100 queued:100"),
+                  "8e-3 won: %s", trial_states(s));
+            stories_entropy(s);
+            finish_trials(s, up2);   /* 1.6e-2 wins too: two steps past, as far as the search goes */
+            advance(s, id);
+            CHECK(!strcmp(trial_states(s), "pruned:50 pruned:100 pruned:100 pruned:100 done:100") &&
+                      query_num(s, "SELECT count(*) FROM tuned_lrs WHERE abs(lr - 0.016) < 1e-12 AND trials = 5") == 1,
+                  "chosen at the limit: %s, tuned %s", trial_states(s),
+                  query1(s, "SELECT group_concat(lr || ' ' || trials) FROM tuned_lrs").text);
+            char summary[512], err[ERR_LEN] = "";
+            CHECK(adaptive_tuned_summary(s, id, summary, sizeof summary, err) == 0 &&
+                      strstr(summary, "at the grid's edge, a better rate may lie beyond it: attention (0.016)"),
+                  "summary: %s", summary);
+        } else {
+            double back[1] = {5.0};   /* worse than 4e-3's 4.9: the winner is inside what was searched */
+            finish_trials(s, back);
+            advance(s, id);
+            CHECK(!strcmp(trial_states(s), "pruned:50 pruned:100 done:100 pruned:100") &&
+                      query_num(s, "SELECT count(*) FROM tuned_lrs WHERE abs(lr - 0.004) < 1e-12 AND trials = 4") == 1,
+                  "back to 4e-3: %s, tuned %s", trial_states(s),
+                  query1(s, "SELECT group_concat(lr || ' ' || trials) FROM tuned_lrs").text);
+            char summary[512], err[ERR_LEN] = "";
+            CHECK(adaptive_tuned_summary(s, id, summary, sizeof summary, err) == 0 && !strstr(summary, "edge"),
+                  "4e-3 beaten from above is no edge: %s", summary);
+        }
+        store_close(s);
+    }
+}
+
 /* The summary names an architecture whose search chose an end of its grid
    of 3 or more (a better rate may lie beyond), and only such */
 static void test_tune_edge(void)
@@ -485,15 +593,18 @@ static void test_tune_edge(void)
                            "tune_lr=1e-3..4e-3",
                            &id);
     if (!s) return;
+    /* attention at d=48 chose the grid's top too, but after a trial past
+       it (4 trials of a 3-rate grid): that one lost, so 4e-3 is no edge */
     const struct {
         const char *point, *arch;
         double lr;
-    } won[] = {{"{\"arch\":\"attention\",\"d\":\"32\"}", "attention", 4e-3},
-               {"{\"arch\":\"attention\",\"d\":\"48\"}", "attention", 2e-3},
-               {"{\"arch\":\"mixer\",\"d\":\"32\"}", "mixer", 2e-3},
-               {"{\"arch\":\"mixer\",\"d\":\"48\"}", "mixer", 2e-3}};
+        int trials;
+    } won[] = {{"{\"arch\":\"attention\",\"d\":\"32\"}", "attention", 4e-3, 3},
+               {"{\"arch\":\"attention\",\"d\":\"48\"}", "attention", 4e-3, 4},
+               {"{\"arch\":\"mixer\",\"d\":\"32\"}", "mixer", 2e-3, 3},
+               {"{\"arch\":\"mixer\",\"d\":\"48\"}", "mixer", 2e-3, 3}};
     for (int i = 0; i < 4; i++) {
-        TunedLr t = {"", "", won[i].lr, 3, NAN, NAN, NAN, 0, 0};
+        TunedLr t = {"", "", won[i].lr, won[i].trials, NAN, NAN, NAN, 0, 0};
         snprintf(t.point, sizeof t.point, "%s", won[i].point);
         snprintf(t.arch, sizeof t.arch, "%s", won[i].arch);
         CHECK(store_tuned_lr_put(s, id, &t, err) == 0, "%s", err);
@@ -514,9 +625,13 @@ static void test_tune_numbers(void)
     CHECK(fabs(adaptive_search_runs(5, 0.125, 0.2) - 1.675) < 1e-12, "%g", adaptive_search_runs(5, 0.125, 0.2));
     CHECK(fabs(adaptive_search_runs(2, 0.5, 0.2) - 1.0) < 1e-12, "two points: one rung");
     /* on the plateau to the end: 5 x 0.125, then 5 trials on to 0.25, 0.5
-       and 1 (each continued from 0.8 of its budget) */
-    CHECK(fabs(adaptive_search_runs_worst(5, 0.125, 0.2) - 5.875) < 1e-12, "%g",
-          adaptive_search_runs_worst(5, 0.125, 0.2));
+       and 1 (each continued from 0.8 of its budget), then the winner at the
+       grid's edge meets 2 rates beyond it, each trained to 1 */
+    CHECK(fabs(adaptive_search_runs_worst(5, 0.125, 0.2) - 7.875) < 1e-12, "%g",
+          adaptive_search_runs_worst(5, 0.125, 0.2));   /* + 2 trials past the grid's edge at the full budget */
+    /* a first rung of 50 steps of 59 (the floor): no doubling past the budget */
+    CHECK(fabs(adaptive_search_runs(5, 50.0 / 59, 0.2) - 5 * 50.0 / 59) < 1e-12, "%g",
+          adaptive_search_runs(5, 50.0 / 59, 0.2));
     CHECK(fabs(adaptive_search_runs_worst(2, 0.5, 0.2) - 2.2) < 1e-12, "%g", adaptive_search_runs_worst(2, 0.5, 0.2));
     Sweep sw;
     char err[ERR_LEN];
@@ -568,6 +683,8 @@ int main(int argc, char **argv)
     RUN(test_tune_ranks_loss_all);
     RUN(test_tune_edge);
     RUN(test_tune_plateau);
+    RUN(test_tune_horizon);
+    RUN(test_tune_beyond_edge);
     RUN(test_tune_numbers);
     tmp_dir_remove();
     CHECK_EXIT();

@@ -42,16 +42,25 @@ typedef struct {
    point's budget, and the winner is inside the grid) or at worst (no trial
    learns before the plain schedule's last rung, and the winner lies at the
    grid's edge: ADAPTIVE_TUNE_EDGE_STEPS more trials there). */
+/* The next rung of a search, in runs of the point's budget: twice b, but
+   the budget itself (1) from below it (next_rung). */
+static double next_share(double b)
+{
+    return b < 1 - 1e-9 ? fmin(2 * b, 1) : 2 * b;
+}
+
 static double search_runs(int points, double share, double cooldown, int flat, int worst)
 {
     double total = points * share, budget = share, last = share;
     for (int m = points; m > 2; m = (m + 1) / 2) last *= 2;   /* the plain schedule's last rung */
-    for (int k = 0; k < flat; k++, budget *= 2) total += points * (2 * budget - (1 - cooldown) * budget);
-    /* the better half (ceil) continues while more than one would */
+    for (int k = 0; k < flat && budget < 1 - 1e-9; k++, budget = next_share(budget))
+        total += points * (next_share(budget) - (1 - cooldown) * budget);
+    /* the better half (ceil) continues while more than one would, as
+       planned up to the point's budget (its trials learned there) */
     for (int n = points, keep;
-         budget < last * (1 - 1e-9) && (worst || 2 * budget <= 1 + 1e-9) && (keep = (n + 1) / 2) > 1;
-         n = keep, budget *= 2)
-        total += keep * (2 * budget - (1 - cooldown) * budget);
+         budget < last * (1 - 1e-9) && (worst || budget < 1 - 1e-9) && (keep = (n + 1) / 2) > 1;
+         n = keep, budget = next_share(budget))
+        total += keep * (next_share(budget) - (1 - cooldown) * budget);
     if (worst && points >= 3) total += ADAPTIVE_TUNE_EDGE_STEPS * budget;   /* from the start to the last rung */
     return total;
 }
@@ -63,10 +72,9 @@ double adaptive_search_runs(int points, double share, double cooldown)
 
 double adaptive_search_runs_worst(int points, double share, double cooldown)
 {
-    double most = 0;
-    for (int flat = 0; share * (1 << flat) * 2 <= 1 + 1e-9 && flat < 30; flat++)
-        most = fmax(most, search_runs(points, share, cooldown, flat + 1, 1));
-    return fmax(most, search_runs(points, share, cooldown, 0, 1));
+    double most = 0;   /* the plateau's rungs stop at the point's budget: at most 30 doublings */
+    for (int flat = 0; flat <= 30; flat++) most = fmax(most, search_runs(points, share, cooldown, flat, 1));
+    return most;
 }
 
 SearchEstimate adaptive_search_estimate(const Sweep *sw)
@@ -157,6 +165,20 @@ static int extend_run(Step *st, const AdaptiveRun *r, char *err)
     if (config_of(r->config_json, &c, err)) return -1;
     int tokens = c.tokens > 0;
     if (prune_continue(st->s, r->id, tokens, 2 * (tokens ? c.tokens : config_total_steps(&c)), err)) return -1;
+    st->acted = 1;
+    return 0;
+}
+
+/* Continues trial r of point's search to its next rung: twice its budget,
+   but not past the point's own (first's) while short of it: the last rung
+   below the budget goes on to the budget itself, where the seeds are
+   judged. */
+static int next_rung(Step *st, const SweepJob *first, const AdaptiveRun *r, char *err)
+{
+    int64_t full = config_total_steps(&first->config);
+    if (r->total_steps >= full || 2 * r->total_steps <= full) return extend_run(st, r, err);
+    int tokens = first->config.tokens > 0;
+    if (prune_continue(st->s, r->id, tokens, tokens ? first->config.tokens : full, err)) return -1;
     st->acted = 1;
     return 0;
 }
@@ -276,11 +298,13 @@ static int beyond_edge(Step *st, const char *point, const AdaptiveRun *w, int64_
    eta 2): 0 with *lr set once it has a winner, 0 with *lr NAN while its
    trials train (or were just queued or extended).  The trials that do not
    continue are pruned.  A rung where no trial has left the unigram plateau
-   ranks noise: its trials all continue to twice the budget instead (at
-   most the point's own), and a rung past the plain schedule's last picks
-   its winner at once; so does a rung with a learned trial whose next
-   doubling would pass the point's budget.  A winner at the edge of what
-   was searched first meets the rate one grid step beyond (beyond_edge). */
+   ranks noise: its trials all continue to the next rung instead, and a
+   rung past the plain schedule's last picks its winner at once.  The rung
+   below the point's budget whose doubling would pass it continues to the
+   budget itself (next_rung), and there a rung with a learned trial picks
+   its winner: the seeds are judged at that budget.  A winner at the edge
+   of what was searched first meets the rate one grid step beyond
+   (beyond_edge). */
 static int search_step(Step *st, const SweepJob *first, const char *point, double *lr, int *trials, char *err)
 {
     *lr = NAN;
@@ -319,9 +343,9 @@ static int search_step(Step *st, const SweepJob *first, const char *point, doubl
         done += at[k]->status == RUN_DONE;
     }
     int64_t full = config_total_steps(&first->config);
-    if (!learned && done && 2 * budget <= full) {
+    if (!learned && done && budget < full) {
         for (int k = 0; k < n; k++)
-            if (at[k]->status == RUN_DONE && extend_run(st, at[k], err)) return -1;
+            if (at[k]->status == RUN_DONE && next_rung(st, first, at[k], err)) return -1;
         return 0;
     }
     RungEntry e[64];
@@ -333,10 +357,10 @@ static int search_step(Step *st, const SweepJob *first, const char *point, doubl
         if (last.tokens > 0) last.tokens *= 2;
         else last.steps *= 2;
     }
-    /* the halving stops at the plain schedule's last rung, and once a
-       trial has learned, where the next doubling would pass the point's
-       own budget: the seeds are judged there, not at a longer horizon */
-    if (budget >= config_total_steps(&last) || (learned && 2 * budget > full)) keep = 1;
+    /* the halving stops at the plain schedule's last rung, and at the
+       point's own budget once a trial has learned there: the seeds are
+       judged at that budget, not at a longer horizon */
+    if (budget >= config_total_steps(&last) || (learned && budget >= full)) keep = 1;
     if (keep <= 1) {
         /* a winner at the edge of what was searched: the next rate beyond
            it, trained to this rung, before it is chosen */
@@ -350,7 +374,7 @@ static int search_step(Step *st, const SweepJob *first, const char *point, doubl
         char why[160];
         snprintf(why, sizeof why, "pruned by lr=tune's search at %lld steps: valid %.4f, not in the better half",
                  (long long)r->total_steps, r->valid_loss);
-        if (k < keep ? extend_run(st, r, err) : store_run_prune(st->s, r->id, why, err)) return -1;
+        if (k < keep ? next_rung(st, first, r, err) : store_run_prune(st->s, r->id, why, err)) return -1;
     }
     return 0;
 }

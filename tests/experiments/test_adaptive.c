@@ -496,10 +496,10 @@ static void stories_entropy(Store *s)
 }
 
 /* The search ranks where the seeds are judged: a 60-step point's first
-   rung is 50 steps (the floor), and once a trial there has learned the
-   halving does not double past the point's budget (it had gone on to 100
-   and 200 steps: mixer-vs-transformer at n=512 was searched at 199 steps
-   for seeds of 59) */
+   rung is 50 steps (the floor); its better half goes on to the point's 60,
+   not to 100, and a trial that learned there ends the search (it had gone
+   on to 100 and 200 steps: mixer-vs-transformer at n=512 was searched at
+   199 steps for seeds of 59) */
 static void test_tune_horizon(void)
 {
     int64_t id;
@@ -514,11 +514,16 @@ static void test_tune_horizon(void)
     double rung[3] = {5.9, 5.2, 6.1};
     finish_trials(s, rung);
     advance(s, id);
-    CHECK(!strcmp(trial_states(s), "pruned:50 done:50 pruned:50") &&
+    CHECK(!strcmp(trial_states(s), "queued:60 queued:60 pruned:50"), "the better two to 60: %s", trial_states(s));
+    stories_entropy(s);
+    double at60[2] = {5.0, 4.8};
+    finish_trials(s, at60);
+    advance(s, id);
+    CHECK(!strcmp(trial_states(s), "pruned:60 done:60 pruned:50") &&
               query_num(s, "SELECT count(*) FROM tuned_lrs WHERE abs(lr - 0.002) < 1e-12") == 1 &&
               query_num(s, "SELECT count(*) FROM runs WHERE role IS NULL AND status = 'queued'"
                                  " AND CAST(json_extract(config_json, '$.steps') AS INTEGER) = 60") == 1,
-          "picked at 50 steps: %s, tuned %s", trial_states(s), query1(s, "SELECT group_concat(lr) FROM tuned_lrs").text);
+          "picked at 60 steps: %s, tuned %s", trial_states(s), query1(s, "SELECT group_concat(lr) FROM tuned_lrs").text);
     store_close(s);
 }
 
@@ -629,8 +634,9 @@ static void test_tune_numbers(void)
        grid's edge meets 2 rates beyond it, each trained to 1 */
     CHECK(fabs(adaptive_search_runs_worst(5, 0.125, 0.2) - 7.875) < 1e-12, "%g",
           adaptive_search_runs_worst(5, 0.125, 0.2));   /* + 2 trials past the grid's edge at the full budget */
-    /* a first rung of 50 steps of 59 (the floor): no doubling past the budget */
-    CHECK(fabs(adaptive_search_runs(5, 50.0 / 59, 0.2) - 5 * 50.0 / 59) < 1e-12, "%g",
+    /* a first rung of 50 steps of 59 (the floor): the better 3 go on to
+       the budget itself (from 40 steps), not past it */
+    CHECK(fabs(adaptive_search_runs(5, 50.0 / 59, 0.2) - (5 * 50.0 / 59 + 3 * (1 - 0.8 * 50.0 / 59))) < 1e-12, "%g",
           adaptive_search_runs(5, 50.0 / 59, 0.2));
     CHECK(fabs(adaptive_search_runs_worst(2, 0.5, 0.2) - 2.2) < 1e-12, "%g", adaptive_search_runs_worst(2, 0.5, 0.2));
     Sweep sw;

@@ -16,9 +16,10 @@
  *                       extension), until one is left: 5 -> 3 -> 2 -> 1
  *                       at 1x, 2x and 4x the first budget (prune.h's
  *                       successive halving, synchronous), the others
- *                       pruned; once a trial has learned, not past the
- *                       point's own budget (the best of the rung where
- *                       the next doubling would pass it wins).  A winner
+ *                       pruned; a rung whose doubling would pass the
+ *                       point's own budget goes on to the budget itself,
+ *                       where a learned rung picks its winner (past it
+ *                       only on the plateau).  A winner
  *                       at the edge of what was searched meets the rate
  *                       a grid step beyond, trained from the start to
  *                       its rung, up to ADAPTIVE_TUNE_EDGE_STEPS steps

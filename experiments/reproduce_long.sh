@@ -52,7 +52,9 @@ least 50 steps (it had ranked some searches inside the warm-up), mixer-vs-transf
 and pairconnect-hash were queued again with caps of 1.2, 2.0 and 2.5 (sweeps 16-18; 14 and 15 were
 cancelled and moved to the trash); sweep 5's last seeds, at its misranked rate, were cancelled, which
 stopped its rounds.  From 16:32 on 2026-11-26 lr=tune continued every trial of a rung on the unigram
-plateau (the searches of sweeps 16-18 still going then).  A report section is its preset's newest sweep."
+plateau (the searches of sweeps 16-18 still going then).  Once lr=tune ranked at the point's own budget
+and searched past its grid's edge (sweep 16's n=512 verdict had rested on both), mixer-vs-transformer
+was queued again with a cap of 1.2 (sweep 19).  A report section is its preset's newest sweep."
 # a metrics row every 25 steps keeps the store small enough to commit
 KEYS="metrics_every=25"
 

@@ -36,12 +36,6 @@ typedef struct {
     int acted;
 } Step;
 
-/* What the search trains when its first `flat` rungs are on the unigram
-   plateau (every trial continues), as search_step: as planned (its trials
-   learn, so the halving stops where the next doubling would pass the
-   point's budget, and the winner is inside the grid) or at worst (no trial
-   learns before the plain schedule's last rung, and the winner lies at the
-   grid's edge: ADAPTIVE_TUNE_EDGE_STEPS more trials there). */
 /* The next rung of a search, in runs of the point's budget: twice b, but
    the budget itself (1) from below it (next_rung). */
 static double next_share(double b)
@@ -49,6 +43,12 @@ static double next_share(double b)
     return b < 1 - 1e-9 ? fmin(2 * b, 1) : 2 * b;
 }
 
+/* What the search trains when its first `flat` rungs are on the unigram
+   plateau (every trial continues), as search_step, in runs of the point's
+   budget: as planned (its trials learn, so the halving ends at the point's
+   budget, and the winner is inside the grid) or at worst (no trial learns
+   before the plain schedule's last rung, and the winner lies at the grid's
+   edge: ADAPTIVE_TUNE_EDGE_STEPS more trials there). */
 static double search_runs(int points, double share, double cooldown, int flat, int worst)
 {
     double total = points * share, budget = share, last = share;

@@ -198,17 +198,24 @@ static Config trial_config(const SweepPlan *pl, const SweepJob *job, int k)
     return c;
 }
 
+/* Queues c as a trial of point's search, its lr among its coordinates. */
+static int queue_trial(Step *st, const char *point, const Config *c, char *err)
+{
+    char lr[32], coords[600];
+    snprintf(lr, sizeof lr, "%.3g", c->lr);
+    return store_json_with(st->s, point, "lr", lr, coords, sizeof coords, err) ||
+                   queue(st, c, coords, "lr-search", err)
+               ? -1
+               : 0;
+}
+
 /* The first rung of point p: tune_points trials (trial_config). */
 static int queue_trials(Step *st, const SweepJob *job, const char *point, char *err)
 {
     const SweepPlan *pl = &st->plan;
     for (int k = 0; k < pl->tune_points; k++) {
         Config c = trial_config(pl, job, k);
-        char lr[32], coords[600];
-        snprintf(lr, sizeof lr, "%.3g", c.lr);
-        if (store_json_with(st->s, point, "lr", lr, coords, sizeof coords, err) ||
-            queue(st, &c, coords, "lr-search", err))
-            return -1;
+        if (queue_trial(st, point, &c, err)) return -1;
     }
     return 0;
 }
@@ -275,10 +282,7 @@ static int beyond_edge(Step *st, const char *point, const AdaptiveRun *w, int64_
     c.lr = dir > 0 ? w->lr * ratio : w->lr / ratio;
     if (c.tokens > 0) c.tokens = (int64_t)c.batch * c.n_ctx * budget;
     else c.steps = budget;
-    char lr[32], coords[600];
-    snprintf(lr, sizeof lr, "%.3g", c.lr);
-    if (store_json_with(st->s, point, "lr", lr, coords, sizeof coords, err) || queue(st, &c, coords, "lr-search", err))
-        return -1;
+    if (queue_trial(st, point, &c, err)) return -1;
     for (int i = 0; i < st->n_runs; i++) {
         const AdaptiveRun *r = &st->runs[i];
         if (!r->is_search || strcmp(r->point, point) || r == w || r->total_steps != budget ||

@@ -12,6 +12,7 @@
  *     saying so, and the history says what it would still need;
  *   - --continue raises the cap: the stopped round acts; refusals change
  *     nothing;
+ *   - while a round trains, the report shows the loop's last verdicts;
  *   - lr=tune ranks an mlm_loss=all masked LM by its valid loss_all, and
  *     its summary names a search whose winner had not learned;
  *   - lr=tune's grid, search cost and summary line.
@@ -23,6 +24,7 @@
 #include "db/store.h"
 #include "engine/common.h"
 #include "experiments/adaptive.h"
+#include "experiments/claims.h"
 #include "experiments/format.h"
 #include "experiments/report.h"
 #include "experiments/sweep.h"
@@ -194,6 +196,51 @@ static void test_report_last_round(void)
     const char *eol = line ? strchr(line, '\n') : NULL;
     const char *at = line ? strstr(line, want) : NULL;
     CHECK(at && eol && at < eol, "want '%s' in the equal-d claim's row:\n%s", want, out.data ? out.data : "");
+    sb_free(&out);
+    store_close(s);
+}
+
+/* The report while a round trains: each claim reads as the loop last judged
+   it, not as the runs finished so far would.  In round 2 attention's
+   extension has finished and the mixer's at d=128 has not, so the finished
+   runs alone leave both claims "not run"; the report keeps round 1's
+   verdicts and numbers and says the round is training.  Before round 1 is
+   judged, a claim has no history: the partial reading stays, said so, and
+   the tally counts it apart. */
+static void test_report_mid_round(void)
+{
+    int64_t sw = 0;
+    Store *s = queued_store("midround.db", 0, &sw);
+    if (!s) return;
+    const char *presets[1] = {"autoencoder"};
+    char err[ERR_LEN] = "";
+    StrBuf out;
+    finish_runs(s, "\"mixer\",\"d\":\"128\"", 4.0, 0.01);
+    finish_runs(s, "\"mixer\",\"d\":\"160\"", 3.8, 0.01);
+    sb_init(&out);
+    CHECK(report_build(s, presets, 1, 1, &out, err) == 0, "%s", err);
+    CHECK(out.data && strstr(out.data, "round 1 training: judged on the 6 of 9 runs finished so far") &&
+              strstr(out.data, "; 1 judged on the finished runs of a first round still training"),
+          "round 1, partly finished:\n%s", out.data ? out.data : "");
+    sb_free(&out);
+    finish_runs(s, "\"attention\"", 5.0, 0.01);
+    CHECK(advance(s, sw), "round 1 did nothing");
+    finish_runs(s, "\"attention\"", 4.5, 0.01);
+    ClaimResult *res = NULL;
+    int n = 0;
+    CHECK(claims_judge(s, "autoencoder", sw, &res, &n, err) == 0 && n == 2 && res[0].verdict == VERDICT_NOT_RUN,
+          "the finished runs alone should leave the claims not run: %s", err);
+    free(res);
+    sb_init(&out);
+    CHECK(report_build(s, presets, 1, 1, &out, err) == 0, "%s", err);
+    const char *row = out.data ? strstr(out.data, "| the mixer autoencoder's test loss") : NULL;
+    const char *eol = row ? strchr(row, '\n') : NULL;
+    const char *at = row ? strstr(row, "| **inconclusive** | ") : NULL, *training = row ? strstr(row, "; round 2 training (6 of 9 runs finished) |") : NULL;
+    CHECK(at && training && eol && at < eol && training < eol && strstr(row, "[not learned: "),
+          "the equal-d claim as round 1 judged it:\n%s", out.data ? out.data : "");
+    CHECK(strstr(out.data ? out.data : "", "**2 claims:** 1 holds, 1 inconclusive; of the 1 decided") &&
+              !strstr(out.data ? out.data : "", "judged on the finished runs"),
+          "tally:\n%s", out.data ? out.data : "");
     sb_free(&out);
     store_close(s);
 }
@@ -682,6 +729,7 @@ int main(int argc, char **argv)
     if (tmp_dir_make("adaptive")) return 1;
     RUN(test_extend_until_decided);
     RUN(test_report_last_round);
+    RUN(test_report_mid_round);
     RUN(test_more_seeds);
     RUN(test_seeds_where_few);
     RUN(test_cap);

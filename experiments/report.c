@@ -22,6 +22,7 @@
 #include "experiments/pivot.h"
 #include "experiments/points.h"
 #include "experiments/sweep.h"
+#include "experiments/verdicts.h"
 
 /* 1 when every coordinate of the figure is the point's. */
 static int figure_at(const FigureRow *f, const Point *p)
@@ -258,61 +259,20 @@ static int knobs(Store *s, int64_t sweep_id, const char *preset, int markdown, S
 }
 
 /* " --until-conclusive --max-hours H" when the sweep was queued so (its cap
-   as it is now: `sweep --continue` raises it), else ""; *round the round
-   its loop is on while it goes (0: not such a sweep, or it has stopped). */
-static int until_option(Store *s, int64_t sweep_id, char *out, size_t cap, int *round, char *err)
+   as it is now: `sweep --continue` raises it), else "". */
+static int until_option(Store *s, int64_t sweep_id, char *out, size_t cap, char *err)
 {
     SweepPlanRow row;
     SweepPlan plan;
     int found = 0;
     out[0] = 0;
-    *round = 0;
     if (store_sweep_plan(s, sweep_id, &row, &found, err)) return -1;
     if (!found || !row.plan_json[0]) return 0;
     if (sweep_plan_parse(row.plan_json, &plan, err)) return -1;
     if (plan.until_conclusive)
         snprintf(out, cap, plan.max_hours > 0 ? " --until-conclusive --max-hours %g" : " --until-conclusive",
                  plan.max_hours);
-    if (plan.until_conclusive && !row.concluded[0]) *round = row.round;
     return 0;
-}
-
-/* The last round's verdict of claim in the history, NULL when none. */
-static const VerdictRow *last_verdict(const VerdictRow *h, int n, const char *claim)
-{
-    const VerdictRow *last = NULL;
-    for (int i = 0; i < n; i++)
-        if (!strcmp(h[i].claim, claim)) last = &h[i];   /* rows come by round */
-    return last;
-}
-
-static Verdict verdict_of_name(const char *name)
-{
-    static const Verdict all[] = {VERDICT_HOLDS, VERDICT_FAILS, VERDICT_WITHIN_NOISE, VERDICT_INCONCLUSIVE};
-    for (int i = 0; i < 4; i++)
-        if (!strcmp(name, verdict_name(all[i]))) return all[i];
-    return VERDICT_NOT_RUN;
-}
-
-/* While a round of --until-conclusive trains, a claim reads as the loop
-   last judged it (its verdict and numbers in the history), not as the runs
-   finished so far would judge it: those may be one seed of a point.  A
-   claim the loop has not judged yet keeps the partial reading, said so;
-   *partial counts those that have a verdict. */
-static void mid_round(ClaimResult *c, const VerdictRow *h, int n_h, int round, int done, int all, char *how,
-                      size_t cap, int *partial)
-{
-    const VerdictRow *last = last_verdict(h, n_h, c->claim);
-    size_t len = strlen(how);
-    if (!last) {
-        snprintf(how + len, cap - len, "%sround %d training: judged on the %d of %d runs finished so far",
-                 len ? "; " : "", round, done, all);
-        *partial += c->verdict != VERDICT_NOT_RUN;
-        return;
-    }
-    c->verdict = verdict_of_name(last->verdict);
-    snprintf(c->numbers, sizeof c->numbers, "%s", last->numbers);
-    snprintf(how + len, cap - len, "; round %d training (%d of %d runs finished)", round, done, all);
 }
 
 /* The verdicts at a glance: how many claims got each, and of those decided
@@ -338,16 +298,12 @@ static int one_preset(Store *s, const Preset *pr, int flags, ReportFigureFn figu
         return 0;
     }
     char until[96], tuned[512];
-    int round = 0;
-    if (until_option(s, sw.id, until, sizeof until, &round, err) ||
-        adaptive_tuned_summary(s, sw.id, tuned, sizeof tuned, err))
+    if (until_option(s, sw.id, until, sizeof until, err) || adaptive_tuned_summary(s, sw.id, tuned, sizeof tuned, err))
         return -1;
     ResultRun *runs = NULL;
-    int n_runs = 0, n_all = 0, n_pending = 0;
+    int n_runs = 0, n_all = 0;
     ResultRun *all = NULL;
     if (results_sweep_runs(s, sw.id, 0, &all, &n_all, err)) return -1;
-    for (int i = 0; i < n_all; i++)
-        n_pending += all[i].state == RUN_QUEUED || all[i].state == RUN_RUNNING || all[i].state == RUN_PAUSED;
     free(all);
     if (results_sweep_runs(s, sw.id, 1, &runs, &n_runs, err)) return -1;
     FigureRow *figs = NULL;
@@ -376,35 +332,36 @@ static int one_preset(Store *s, const Preset *pr, int flags, ReportFigureFn figu
     if (np) points_table(out, markdown, flags & REPORT_LOSS_BEST, pr->name, pts, np, figs, n_figs);
     if (!rc && n_runs) rc = knobs(s, sw.id, pr->name, markdown, out, err);
     settings_list(out, markdown, figs, n_figs);
-    ClaimResult *claims = NULL;
+    ClaimNow *claims = NULL;
     int n_claims = 0;
-    if (!rc) rc = claims_judge(s, pr->name, sw.id, &claims, &n_claims, err);
+    if (!rc) rc = verdicts_now(s, pr->name, sw.id, &claims, &n_claims, err);
     VerdictRow *history = NULL;
     int n_history = 0;
     if (!rc) rc = store_verdicts(s, sw.id, &history, &n_history, err);
-    int with_how = n_history || (round && n_pending);
+    int with_how = n_history > 0;
+    for (int i = 0; i < n_claims; i++) with_how |= claims[i].training[0] != 0;
     if (!rc && n_claims) {
         sb_append(out, markdown ? (with_how ? "\n| claim | verdict | numbers | how it was reached |\n|---|---|---|---|\n"
                                             : "\n| claim | verdict | numbers |\n|---|---|---|\n")
                                 : "\n  Claims:\n");
         for (int i = 0; i < n_claims; i++) {
+            const ClaimResult *c = &claims[i].c;
             char how[700] = "";
-            if (n_history) how_reached(history, n_history, &claims[i], how, sizeof how);
-            if (round && n_pending)
-                mid_round(&claims[i], history, n_history, round, n_runs, n_runs + n_pending, how,
-                          sizeof how, &tally->partial);
-            tally->verdict[claims[i].verdict]++;
-            tally->decided_gated += claims[i].gated &&
-                                    (claims[i].verdict == VERDICT_HOLDS || claims[i].verdict == VERDICT_FAILS);
+            if (n_history) how_reached(history, n_history, c, how, sizeof how);
+            if (claims[i].training[0]) {
+                size_t len = strlen(how);
+                snprintf(how + len, sizeof how - len, "%s%s", len ? "; " : "", claims[i].training);
+            }
+            tally->verdict[c->verdict]++;
+            tally->decided_gated += c->gated && (c->verdict == VERDICT_HOLDS || c->verdict == VERDICT_FAILS);
+            tally->partial += claims[i].partial;
             if (markdown && with_how)
-                sb_printf(out, "| %s | **%s** | %s | %s |\n", claims[i].claim, verdict_name(claims[i].verdict),
-                          claims[i].numbers, how);
+                sb_printf(out, "| %s | **%s** | %s | %s |\n", c->claim, verdict_name(c->verdict), c->numbers, how);
             else if (markdown)
-                sb_printf(out, "| %s | **%s** | %s |\n", claims[i].claim, verdict_name(claims[i].verdict),
-                          claims[i].numbers);
+                sb_printf(out, "| %s | **%s** | %s |\n", c->claim, verdict_name(c->verdict), c->numbers);
             else
-                sb_printf(out, "  [%s] %s\n      %s%s%s\n", verdict_name(claims[i].verdict), claims[i].claim,
-                          claims[i].numbers, how[0] ? "\n      " : "", how);
+                sb_printf(out, "  [%s] %s\n      %s%s%s\n", verdict_name(c->verdict), c->claim, c->numbers,
+                          how[0] ? "\n      " : "", how);
         }
     }
     free(history);

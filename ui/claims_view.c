@@ -32,7 +32,7 @@ void claims_view_update(ClaimsView *v, UiContext *ctx, const char *sweep_name, i
     v->n_done = n_done;
     char preset[64], err[ERR_LEN];
     claims_view_preset(sweep_name, preset, sizeof preset);
-    if (claims_judge(ctx->store, preset, sweep_id, &v->results, &v->n, err)) {
+    if (verdicts_now(ctx->store, preset, sweep_id, &v->results, &v->n, err)) {
         snprintf(v->error, sizeof v->error, "claims: %s", err);
         v->results = NULL;
         v->n = 0;
@@ -64,15 +64,18 @@ int claims_view_draw(const ClaimsView *v, UiContext *ctx, int y, int width, int 
     /* every claim's line first; the numbers where rows are left */
     int rows_left = max_rows - used - v->n;
     for (int i = 0; i < v->n && used < max_rows; i++) {
-        const ClaimResult *c = &v->results[i];
+        const ClaimResult *c = &v->results[i].c;
         const char *word = verdict_name(c->verdict);
         ui_text(y + used, 0, width, ui_attr(ctx, verdict_pair(c->verdict)) | (int)A_BOLD, "%s", word);
         int x = (int)strlen(word) + 2;
         if (x < width) ui_text(y + used, x, width - x, 0, "%s", c->claim);
         used++;
         if (rows_left > 0 && c->numbers[0] && used < max_rows) {
+            char text[sizeof c->numbers + VERDICT_NOTE_LEN + 2];
+            snprintf(text, sizeof text, "%s%s%s", v->results[i].training, v->results[i].training[0] ? ": " : "",
+                     c->numbers);
             int n = ui_wrap(y + used, 2, width - 2, MB_MIN(rows_left, max_rows - used), ui_attr(ctx, UI_PAIR_DIM),
-                            c->numbers);
+                            text);
             used += n;
             rows_left -= n;
         }

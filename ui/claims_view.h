@@ -1,5 +1,6 @@
 /*
- * claims_view.h — the verdicts of a preset's claims (experiments/claims.h)
+ * claims_view.h — the verdicts of a preset's claims (experiments/verdicts.h:
+ * while a round of --until-conclusive trains, as the loop last judged them)
  * as the Grid and AE/Bidir screens show them: judged again only when the
  * sweep shown or its count of finished runs changes (judging reads the
  * whole sweep), then drawn one claim a line, the verdict first in its
@@ -13,13 +14,13 @@
 #define MIXBENCH_CLAIMS_VIEW_H
 
 #include "engine/common.h"
-#include "experiments/claims.h"
+#include "experiments/verdicts.h"
 #include "ui/ui.h"
 
 typedef struct {
     int64_t sweep_id;            /* judged for this sweep (0: nothing yet) */
     int n_done;                  /* with this many finished runs */
-    ClaimResult *results;
+    ClaimNow *results;
     int n;
     char error[ERR_LEN + 16];
 } ClaimsView;

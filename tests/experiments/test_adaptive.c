@@ -29,6 +29,7 @@
 #include "experiments/report.h"
 #include "experiments/sweep.h"
 #include "experiments/sweep_queue.h"
+#include "experiments/verdicts.h"
 #include "tests/check.h"
 #include "tests/test_util.h"
 
@@ -231,6 +232,13 @@ static void test_report_mid_round(void)
     CHECK(claims_judge(s, "autoencoder", sw, &res, &n, err) == 0 && n == 2 && res[0].verdict == VERDICT_NOT_RUN,
           "the finished runs alone should leave the claims not run: %s", err);
     free(res);
+    /* the reading the Grid and AE/Bidir screens and the figures share */
+    ClaimNow *now = NULL;
+    CHECK(verdicts_now(s, "autoencoder", sw, &now, &n, err) == 0 && n == 2, "%s", err);
+    CHECK(now && now[0].c.verdict == VERDICT_INCONCLUSIVE && now[1].c.verdict == VERDICT_HOLDS && !now[0].partial &&
+              !strcmp(now[0].training, "round 2 training (6 of 9 runs finished)"),
+          "verdicts_now: %s / %s", now ? verdict_name(now[0].c.verdict) : "-", now ? now[0].training : "-");
+    free(now);
     sb_init(&out);
     CHECK(report_build(s, presets, 1, 1, &out, err) == 0, "%s", err);
     const char *row = out.data ? strstr(out.data, "| the mixer autoencoder's test loss") : NULL;

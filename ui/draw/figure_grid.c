@@ -3,7 +3,7 @@
  * of its axes by experiments/pivot.h, each cell the seed statistics of one
  * metric (experiments/points.h's table) with the paper's figure where the
  * store has one, shaded worse to better, the best outlined; the claims'
- * verdicts (experiments/claims.h) under it.  Also what the figures share:
+ * verdicts (experiments/verdicts.h) under it.  Also what the figures share:
  * a sweep name's preset, the verdict lines, and where a screen's figure
  * goes.
  */
@@ -22,6 +22,7 @@
 #include "experiments/pivot.h"
 #include "experiments/points.h"
 #include "experiments/sweep.h"
+#include "experiments/verdicts.h"
 #include "ui/draw/heatmap.h"
 
 void figure_sweep_preset(const char *sweep_name, char *out, size_t cap)
@@ -52,15 +53,17 @@ int figure_add_verdicts(Figure *f, Store *s, const char *sweep_name, int64_t swe
     char preset[64];
     figure_sweep_preset(sweep_name, preset, sizeof preset);
     if (!preset_find(preset)) return 0;
-    ClaimResult *claims = NULL;
+    ClaimNow *claims = NULL;
     int n = 0;
-    if (claims_judge(s, preset, sweep_id, &claims, &n, err)) return -1;
+    if (verdicts_now(s, preset, sweep_id, &claims, &n, err)) return -1;
     int rc = n && figure_footer(f, FIG_TONE_PLAIN, "The papers' claims, judged on this sweep:");
     for (int i = 0; i < n && !rc; i++) {
-        Verdict v = claims[i].verdict;
+        const ClaimResult *c = &claims[i].c;
+        Verdict v = c->verdict;
         FigTone tone = v == VERDICT_HOLDS ? FIG_TONE_GOOD : v == VERDICT_FAILS ? FIG_TONE_BAD
                        : v == VERDICT_NOT_RUN ? FIG_TONE_DIM : FIG_TONE_WARN;
-        rc = figure_footer(f, tone, "%s: %s (%s)", verdict_name(v), claims[i].claim, claims[i].numbers);
+        rc = figure_footer(f, tone, "%s: %s (%s%s%s)", verdict_name(v), c->claim, claims[i].training,
+                           claims[i].training[0] ? ": " : "", c->numbers);
     }
     free(claims);
     return rc ? err_set(err, "figure: out of memory") : 0;

@@ -1,0 +1,96 @@
+/*
+ * verdicts.c — a sweep's claims as its reader should see them now
+ * (experiments/verdicts.h).
+ */
+#include "experiments/verdicts.h"
+
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/adaptive.h"
+#include "db/results.h"
+#include "engine/common.h"
+#include "experiments/sweep.h"
+
+Verdict verdict_of_name(const char *name)
+{
+    static const Verdict all[] = {VERDICT_HOLDS, VERDICT_FAILS, VERDICT_WITHIN_NOISE, VERDICT_INCONCLUSIVE};
+    for (int i = 0; i < (int)(sizeof all / sizeof all[0]); i++)
+        if (!strcmp(name, verdict_name(all[i]))) return all[i];
+    return VERDICT_NOT_RUN;
+}
+
+/* The round an --until-conclusive sweep's loop is training: *round 0 when
+   it is not such a sweep, has stopped, or has no job left to train;
+   *done, *all its finished runs and those plus the ones still to train. */
+static int training_round(Store *s, long long sweep_id, int *round, int *done, int *all, char *err)
+{
+    SweepPlanRow row;
+    SweepPlan plan;
+    int found = 0;
+    *round = *done = *all = 0;
+    if (store_sweep_plan(s, sweep_id, &row, &found, err)) return -1;
+    if (!found || !row.plan_json[0] || row.concluded[0]) return 0;
+    if (sweep_plan_parse(row.plan_json, &plan, err)) return -1;
+    if (!plan.until_conclusive) return 0;
+    ResultRun *runs = NULL;
+    int n = 0, pending = 0;
+    if (results_sweep_runs(s, sweep_id, 0, &runs, &n, err)) return -1;
+    for (int i = 0; i < n; i++) {
+        RunStatus st = runs[i].state;
+        pending += st == RUN_QUEUED || st == RUN_RUNNING || st == RUN_PAUSED;
+        *done += st == RUN_DONE;
+    }
+    free(runs);
+    *all = *done + pending;
+    if (pending) *round = row.round;
+    return 0;
+}
+
+int verdicts_now(Store *s, const char *preset, long long sweep_id, ClaimNow **out, int *n, char *err)
+{
+    assert(s && preset && err);
+    *out = NULL;
+    *n = 0;
+    int round = 0, done = 0, all = 0;
+    if (sweep_id > 0 && training_round(s, sweep_id, &round, &done, &all, err)) return -1;
+    ClaimResult *res = NULL;
+    int count = 0;
+    if (claims_judge(s, preset, sweep_id, &res, &count, err)) return -1;
+    VerdictRow *h = NULL;
+    int n_h = 0;
+    if (round && store_verdicts(s, sweep_id, &h, &n_h, err)) {
+        free(res);
+        return -1;
+    }
+    ClaimNow *now = count ? calloc((size_t)count, sizeof *now) : NULL;
+    if (count && !now) {
+        free(res);
+        free(h);
+        return err_set(err, "claims: out of memory");
+    }
+    for (int i = 0; i < count; i++) {
+        ClaimNow *c = &now[i];
+        c->c = res[i];
+        if (!round) continue;
+        const VerdictRow *last = NULL;
+        for (int k = 0; k < n_h; k++)
+            if (!strcmp(h[k].claim, c->c.claim)) last = &h[k];   /* rows come by round */
+        if (last) {
+            c->c.verdict = verdict_of_name(last->verdict);
+            snprintf(c->c.numbers, sizeof c->c.numbers, "%s", last->numbers);
+            snprintf(c->training, sizeof c->training, "round %d training (%d of %d runs finished)", round, done, all);
+        } else {
+            c->partial = c->c.verdict != VERDICT_NOT_RUN;
+            snprintf(c->training, sizeof c->training, "round %d training: judged on the %d of %d runs finished so far",
+                     round, done, all);
+        }
+    }
+    free(res);
+    free(h);
+    *out = now;
+    *n = count;
+    return 0;
+}

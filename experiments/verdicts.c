@@ -78,15 +78,16 @@ int verdicts_now(Store *s, const char *preset, long long sweep_id, ClaimNow **ou
         const VerdictRow *last = NULL;
         for (int k = 0; k < n_h; k++)
             if (!strcmp(h[k].claim, c->c.claim)) last = &h[k];   /* rows come by round */
+        c->partial = !last && c->c.verdict != VERDICT_NOT_RUN;
         if (last) {
             c->c.verdict = verdict_of_name(last->verdict);
             snprintf(c->c.numbers, sizeof c->c.numbers, "%s", last->numbers);
-            snprintf(c->training, sizeof c->training, "round %d training (%d of %d runs finished)", round, done, all);
-        } else {
-            c->partial = c->c.verdict != VERDICT_NOT_RUN;
+        }
+        if (c->partial)
             snprintf(c->training, sizeof c->training, "round %d training: judged on the %d of %d runs finished so far",
                      round, done, all);
-        }
+        else
+            snprintf(c->training, sizeof c->training, "round %d training (%d of %d runs finished)", round, done, all);
     }
     free(res);
     free(h);

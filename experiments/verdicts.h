@@ -20,9 +20,10 @@ enum { VERDICT_NOTE_LEN = 160 };
 
 typedef struct {
     ClaimResult c;
-    /* "" unless a round trains: "round 3 training (13 of 30 runs
-       finished)" for a claim read from the history, "round 1 training:
-       judged on the 6 of 9 runs finished so far" for a partial one */
+    /* "" unless a round trains: "round 1 training: judged on the 6 of 9
+       runs finished so far" for a partial verdict, else "round 3 training
+       (13 of 30 runs finished)" (a claim read from the history, or not run
+       yet) */
     char training[VERDICT_NOTE_LEN];
     int partial;            /* 1: a verdict on a training round's finished runs */
 } ClaimNow;

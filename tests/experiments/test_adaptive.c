@@ -221,6 +221,8 @@ static void test_report_mid_round(void)
     sb_init(&out);
     CHECK(report_build(s, presets, 1, 1, &out, err) == 0, "%s", err);
     CHECK(out.data && strstr(out.data, "round 1 training: judged on the 6 of 9 runs finished so far") &&
+              strstr(out.data, "| **not run** | no finished runs with test_loss at the points it compares | round 1 "
+                               "training (6 of 9 runs finished) |") &&
               strstr(out.data, "; 1 judged on the finished runs of a first round still training"),
           "round 1, partly finished:\n%s", out.data ? out.data : "");
     sb_free(&out);

@@ -137,15 +137,17 @@ void pivot_free(Pivot *p)
 
 /* Does figure f belong to the cell (row value r, column value c) with the
    other axes at fixed_at?  Keys that are not axes of the sweep do not
-   decide; an averaged axis (fixed_at -1) named by the figure does not
-   match. */
+   decide; an averaged axis (fixed_at -1) named by the figure matches only
+   where every run of the cell has one value of it (one[a], -1 else): an
+   axis zipped with the row or column one, as heads with arch in
+   "(arch,heads)=(mixer,1),(attention,4)". */
 static int figure_here(const Pivot *p, const FigureRow *f, int row_axis, int r, int col_axis, int c,
-                       const int *fixed_at)
+                       const int *fixed_at, const int *one)
 {
     for (int k = 0; k < f->n_coords; k++) {
         int a = pivot_axis(p, f->coords[k].key);
         if (a < 0) continue;
-        int want = a == row_axis ? r : a == col_axis ? c : fixed_at[a];
+        int want = a == row_axis ? r : a == col_axis ? c : fixed_at[a] >= 0 ? fixed_at[a] : one[a];
         if (want < 0 || !same_value(p->axis[a], p->values[a][want], f->coords[k].value)) return 0;
     }
     return 1;
@@ -164,12 +166,13 @@ static int cell_of(const Pivot *p, int i, int row_axis, int col_axis, int rows, 
 
 /* Counts run j into its cell: a finished value, or pending (the first
    pending status, or a running one's progress), or stopped. */
-static void count_run(PivotCell *cell, const ResultRun *j, double v)
+static void count_run(PivotCell *cell, const ResultRun *j, PointMetric m)
 {
+    double v = result_metric(j, m);
     cell->n_runs++;
     if (j->state == RUN_DONE && isfinite(v)) {
         cell->n_value++;
-        cell->n_not_learning += j->not_learning;
+        cell->n_unlearned += !result_learned(j, m);
     } else if (!run_status_final(j->state)) {   /* queued, running, paused, interrupted */
         if (cell->n_pending++ == 0 || j->state == RUN_RUNNING) {
             if (j->state == RUN_RUNNING && j->total_steps > 0)
@@ -201,7 +204,7 @@ void pivot_cells(const Pivot *p, int row_axis, int col_axis, const int *fixed_at
     }
     for (int i = 0; i < p->n_runs; i++) {
         where[i] = cell_of(p, i, row_axis, col_axis, rows, cols, fixed_at);
-        if (where[i] >= 0) count_run(&cells[where[i]], &p->runs[i], result_metric(&p->runs[i], m));
+        if (where[i] >= 0) count_run(&cells[where[i]], &p->runs[i], m);
     }
     for (int k = 0; k < rows * cols; k++) {
         int n = 0;
@@ -212,14 +215,22 @@ void pivot_cells(const Pivot *p, int row_axis, int col_axis, const int *fixed_at
         cells[k].stats = seed_stats(values, n);
     }
     free(values);
+    for (int r = 0; r < rows; r++)
+        for (int c = 0; c < cols; c++) {
+            /* each axis's one value over the cell's runs (-1: several or none) */
+            int one[PIVOT_MAX_AXES], k = r * cols + c;
+            for (int a = 0; a < p->n_axes; a++) {
+                one[a] = -2;
+                for (int i = 0; i < p->n_runs && one[a] != -1; i++)
+                    if (where[i] == k) one[a] = one[a] == -2 || one[a] == p->coord[i][a] ? p->coord[i][a] : -1;
+                if (one[a] == -2) one[a] = -1;
+            }
+            for (int f = 0; f < n_figures && paper_metric && isnan(cells[k].paper); f++)
+                if (!strcmp(figures[f].metric, paper_metric) &&
+                    figure_here(p, &figures[f], row_axis, r, col_axis, c, fixed_at, one))
+                    cells[k].paper = figures[f].value;
+        }
     free(where);
-    for (int f = 0; f < n_figures && paper_metric; f++) {
-        if (strcmp(figures[f].metric, paper_metric)) continue;
-        for (int r = 0; r < rows; r++)
-            for (int c = 0; c < cols; c++)
-                if (isnan(cells[r * cols + c].paper) && figure_here(p, &figures[f], row_axis, r, col_axis, c, fixed_at))
-                    cells[r * cols + c].paper = figures[f].value;
-    }
 }
 
 /* Statuses from the livest: running, queued, paused, interrupted, then

@@ -36,7 +36,8 @@ typedef struct {
 typedef struct {
     SeedStats stats;             /* over the finished runs with a value */
     int n_value;                 /* finished runs with a value */
-    int n_not_learning;          /* of those, flagged not learning (less than 0.1 nat below the unigram level) */
+    int n_unlearned;             /* of those, short of the claims' learning gate for the cell's metric
+                                    (experiments/points.h result_learned): no claim's evidence */
     int n_runs;
     int n_pending;               /* queued, running, paused, interrupted */
     char pending[24];            /* "45%" of a running one, else its status */

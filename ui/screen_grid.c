@@ -322,7 +322,7 @@ static void cell_text(const PivotCell *c, UiContext *ctx, int paper_inline, int 
         /* the best valid loss: at its step (over seeds, their mean step) */
         if (isfinite(step)) snprintf(value + strlen(value), sizeof value - strlen(value), "@%.0f", step);
         /* '!': runs of the cell that did not learn (its mean is no claim's evidence) */
-        snprintf(out, cap, "%s%s%s%s", value, flag && c->n_not_learning ? "!" : "", c->n_pending ? more : "", paper);
+        snprintf(out, cap, "%s%s%s%s", value, flag && c->n_unlearned ? "!" : "", c->n_pending ? more : "", paper);
     } else if (c->n_pending) {
         snprintf(out, cap, "%s %s%s", more, c->pending, paper);
     } else if (c->n_runs) {
@@ -687,10 +687,10 @@ static int draw_legend(UiContext *ctx, const GridTable *tab, int y, int bottom, 
         ui_text(y++, 0, width, dim, "%d cell%s within seed noise of the best (Welch's t at 95%%): the shades do not "
                 "tell %s apart", tied, tied == 1 ? "" : "s", tied == 1 ? "the two" : "them");
     int flagged = 0;
-    for (int i = 0; i < tab->rows * tab->cols && tab->flag; i++) flagged += tab->cells[i].n_not_learning > 0;
+    for (int i = 0; i < tab->rows * tab->cols && tab->flag; i++) flagged += tab->cells[i].n_unlearned > 0;
     if (flagged && y < bottom)
-        ui_text(y++, 0, width, ui_attr(ctx, UI_PAIR_BAD), "!: not learning (runs ended less than 0.1 nat below the "
-                "data's unigram entropy)");
+        ui_text(y++, 0, width, ui_attr(ctx, UI_PAIR_BAD), "!: not learned (runs short of the claims' gate: best valid "
+                "loss 0.3 nat below the unigram entropy; loss_all under 2 p H)");
     return y;
 }
 

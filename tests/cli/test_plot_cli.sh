@@ -9,7 +9,8 @@
 # store's numbers: the Run figure has its two train curves and y-axis tick
 # labels that enclose every loss it draws, Compare one curve per seed group
 # (one per run with --seeds runs) and a band per group, the Grid heatmap's
-# cells read the store's mean +- standard error per point, the AE figure a
+# cells read the store's mean +- standard error per point (and a paper's
+# figure whose setting names an axis zipped with a shown one), the AE figure a
 # panel per architecture and the claims' verdicts.  P on the Run, Compare,
 # Grid and AE/Bidir screens (tmux) writes its figure beside the store.
 # report --md links figures that exist; REPORT_ONLY=1
@@ -123,6 +124,19 @@ q "$T/tie.db" "update evals set loss = (select case json_extract(r.coords_json, 
 $MB plot grid 2 --db "$T/tie.db" -o "$T/tie.svg" >/dev/null 2>&1 &&
   fig note "$T/tie.svg" | grep -q "^1 cell within seed noise of the best (Welch's t at 95%, as the claims)" &&
   pass plot_grid_tied || fail plot_grid_tied "$(fig cell "$T/tie.svg"; fig note "$T/tie.svg")"
+
+# a paper's figure names an axis zipped with a shown one: mixer-vs-transformer's
+# (arch,heads)=(mixer,1),(attention,4) puts arch across and averages heads,
+# one value per cell, so its n=512 figures (heads named) still stand in
+# their cells; runs of 2 steps learned nothing: every cell flagged
+$MB sweep mixer-vs-transformer steps=2 d=16 layers=1 repeats=1 eval_tokens=256 batch=2 --data builtin:stories \
+  --db "$T/mvt.db" >/dev/null 2>"$T/err" && $MB worker --jobs 2 --threads 1 --db "$T/mvt.db" >/dev/null 2>>"$T/err" &&
+  $MB plot grid 1 --db "$T/mvt.db" -o "$T/mvt.svg" >/dev/null 2>>"$T/err" || fail plot_grid_zipped "$(cat "$T/err")"
+want=$(q "$T/mvt.db" "select group_concat('! 1 not learned, paper ' || printf('%.3f', value), '|') from
+                      (select value from paper_figures where preset = 'mixer-vs-transformer' order by value desc)")
+[ "$(fig detail "$T/mvt.svg" | grep paper | tr '\n' '|')" = "$want|" ] &&
+  [ "$(fig detail "$T/mvt.svg" | grep -c "^! 1 not learned")" = 6 ] && fig note "$T/mvt.svg" | grep -q "^! not learned: " &&
+  pass plot_grid_zipped_paper || fail plot_grid_zipped_paper "want $want: $(fig detail "$T/mvt.svg")"
 
 # --- AE/Bidir: a panel per architecture, the verdicts; the same figure as PDF and PNG
 $MB plot ae --db "$DB" -o "$T/ae.svg" >/dev/null 2>"$T/err" &&

@@ -3,8 +3,8 @@
 # points, driven for real in tmux: the dataset's unigram entropy as a
 # dashed line on the Run and Compare curves ("unigram 6.50" in the legend),
 # runs that did not get 0.1 nat below it flagged on Runs ("!" and the line
-# under the table) and Run; loss_all on Run (header and evals) and as a Grid
-# metric; seed groups on Runs (g: mean, standard error, min-max), Grid
+# under the table) and Run, and on the Grid those short of the claims'
+# 0.3-nat gate; loss_all on Run (header and evals) and as a Grid metric; seed groups on Runs (g: mean, standard error, min-max), Grid
 # (mean ± se and n per cell, seed averaged) and Compare (g: the mean curve
 # with a shaded min-max band); the Grid opening a preset on its paper's
 # metric with the paper's figure beside ours and its setting against ours,
@@ -132,14 +132,16 @@ check grid_loss_all_metric A 3 "metric: test loss_all"
 a100=$(q "$S" "select printf('%.3f', test_loss_all) from sweep_results where run_id = 8")
 # the short mlm runs did not learn: their cells say so ('!', and the legend)
 check grid_loss_all_cell A 3 "^test loss_all +[0-9.]+! +[0-9.]+! +[0-9.]+!"
-check grid_not_learning_legend A 3 "^!: not learning \(runs ended less than 0.1 nat below"
+check grid_not_learning_legend A 3 "^!: not learned \(runs short of the claims' gate: best valid loss 0.3 nat"
 screen A | grep -E "^test loss_all +$a100! " >/dev/null && pass grid_loss_all_value ||
   fail grid_loss_all_value "$a100 not first in: $(screen A)"
 TM send-keys -t A '['
 check grid_seed_sweep A 5 "Grid: sweep 1 grid"
 check grid_seed_averaged A 3 "other axes averaged over: seed"
-# attention learned (no '!'), the mixers did not ('!')
-check grid_seed_cells A 3 "^test loss +$tse +[0-9.]+±[0-9.]+! *$"
+# the Grid flags runs short of the claims' gate (0.3 nat), not the Runs
+# screen's 0.1: attention, about 0.1 nat below the unigram level, is
+# flagged here ('!') though not on Runs, and the mixers too
+check grid_seed_cells A 3 "^test loss +$tse! +[0-9.]+±[0-9.]+! *$"
 check grid_seed_count A 3 "^each cell: mean ± standard error of 3 runs"
 TM kill-session -t A
 
@@ -161,7 +163,7 @@ n=$(screen M | grep -c "~")
 tse_ascii=${tse/±/\\+-}
 check ascii_group_legend M 3 "#1 attention/clm .*3 seeds test $tse_ascii"
 TM send-keys -t M "$(tab M Grid)" '[' '['
-check mono_grid_seeds M 5 "^test loss +[ .:=+*#%@-] $tse_ascii "
+check mono_grid_seeds M 5 "^test loss +[ .:=+*#%@-] $tse_ascii! "
 n=$(screen M | LC_ALL=C grep -c $'[\x80-\xff]')
 [ "$n" = 0 ] && pass ascii_only || fail ascii_only "$n lines with non-ASCII"
 TM kill-session -t M

@@ -170,9 +170,9 @@ static void cell_text(const PivotCell *c, const PivotCell *step, int show_n, int
     if (step && step->n_value) len = snprintf(out->detail, sizeof out->detail, "at step %.0f", step->stats.mean);
     if (show_n && c->n_value)
         len += snprintf(out->detail + len, sizeof out->detail - (size_t)len, "%sn%d", len ? ", " : "", c->n_value);
-    if (flag && c->n_not_learning) /* its mean is no claim's evidence */
-        len += snprintf(out->detail + len, sizeof out->detail - (size_t)len, "%s! %d not learning", len ? ", " : "",
-                        c->n_not_learning);
+    if (flag && c->n_unlearned) /* its mean is no claim's evidence */
+        len += snprintf(out->detail + len, sizeof out->detail - (size_t)len, "%s! %d not learned", len ? ", " : "",
+                        c->n_unlearned);
     if (c->n_value && c->n_pending)
         len += snprintf(out->detail + len, sizeof out->detail - (size_t)len, "%s%d pending", len ? ", " : "",
                         c->n_pending);
@@ -204,7 +204,7 @@ static int fill_heatmap(Figure *f, const Pivot *p, int row, int col, PointMetric
     if (!means) return err_set(err, "figure: out of memory");
     for (int i = 0; i < rows * cols; i++) {
         cell_text(&cells[i], steps ? &steps[i] : NULL, show_n, info->learned, &h->cells[i]);
-        flagged |= info->learned && cells[i].n_not_learning;
+        flagged |= info->learned && cells[i].n_unlearned;
         means[i] = cells[i].n_value ? cells[i].stats.mean : NAN;
     }
     int best = heat_best(means, rows * cols, info->higher_better);
@@ -220,8 +220,9 @@ static int fill_heatmap(Figure *f, const Pivot *p, int row, int col, PointMetric
         return err_set(err, "figure: out of memory");
     if (common > 1 && !show_n && figure_note(f, FIG_TONE_DIM, "each cell: the mean ± standard error of its %d runs (seeds)", common))
         return err_set(err, "figure: out of memory");
-    if (flagged && figure_note(f, FIG_TONE_BAD, "! not learning: runs that ended less than 0.1 nat below their data's "
-                                                 "unigram entropy (a mean of theirs is no claim's evidence)"))
+    if (flagged && figure_note(f, FIG_TONE_BAD, "! not learned: runs short of the claims' gate, best valid loss 0.3 nat "
+                                                 "below the data's unigram entropy (loss_all: under 2 p H); a mean of "
+                                                 "theirs is no claim's evidence"))
         return err_set(err, "figure: out of memory");
     return 0;
 }

@@ -136,6 +136,7 @@ want=$(q "$T/mvt.db" "select group_concat('! 1 not learned, paper ' || printf('%
                       (select value from paper_figures where preset = 'mixer-vs-transformer' order by value desc)")
 [ "$(fig detail "$T/mvt.svg" | grep paper | tr '\n' '|')" = "$want|" ] &&
   [ "$(fig detail "$T/mvt.svg" | grep -c "^! 1 not learned")" = 6 ] && fig note "$T/mvt.svg" | grep -q "^! not learned: " &&
+  fig note "$T/mvt.svg" | grep -q "^rows: n_ctx, columns: arch; heads with arch$" &&
   pass plot_grid_zipped_paper || fail plot_grid_zipped_paper "want $want: $(fig detail "$T/mvt.svg")"
 
 # --- AE/Bidir: a panel per architecture, the verdicts; the same figure as PDF and PNG

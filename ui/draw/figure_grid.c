@@ -227,20 +227,27 @@ static int fill_heatmap(Figure *f, const Pivot *p, int row, int col, PointMetric
     return 0;
 }
 
-/* "rows: layers, columns: heads; averaged over: seed" and the paper's setting. */
+/* "rows: layers, columns: heads; averaged over: seed" and the paper's
+   setting; an axis zipped with a shown one ("(arch,heads)=...") has one
+   value per cell, so it is "heads with arch", not averaged. */
 static int grid_notes(Figure *f, const Pivot *p, int row, int col, const int *fixed_at, const FigureRow *figs,
                       int n_figs, const char *want, char *err)
 {
     char text[1024];
     int len = snprintf(text, sizeof text, "%s%s%s%s", row >= 0 ? "rows: " : "", row >= 0 ? p->axis[row] : "",
                        row >= 0 ? ", columns: " : "columns: ", col >= 0 ? p->axis[col] : "-");
-    for (int pass = 0; pass < 2; pass++) {
+    static const char *const heads[3] = {"; averaged over: ", "; fixed at: ", "; "};
+    for (int pass = 0; pass < 3; pass++) {
         int first = 1;
         for (int a = 0; a < p->n_axes && len < (int)sizeof text; a++) {
-            if (a == row || a == col || (fixed_at[a] >= 0) != (pass == 1)) continue;
-            len += snprintf(text + len, sizeof text - (size_t)len, "%s%s%s%s",
-                            first ? (pass ? "; fixed at: " : "; averaged over: ") : ", ", p->axis[a], pass ? "=" : "",
-                            pass ? p->values[a][fixed_at[a]] : "");
+            int with = p->n_values[a] < 2 ? -1
+                       : row >= 0 && pivot_determined_by(p, a, row) ? row
+                       : col >= 0 && pivot_determined_by(p, a, col) ? col : -1;
+            int kind = fixed_at[a] >= 0 ? 1 : with >= 0 ? 2 : 0;
+            if (a == row || a == col || kind != pass) continue;
+            len += snprintf(text + len, sizeof text - (size_t)len, "%s%s", first ? heads[pass] : ", ", p->axis[a]);
+            if (pass == 1) len += snprintf(text + len, sizeof text - (size_t)len, "=%s", p->values[a][fixed_at[a]]);
+            if (pass == 2) len += snprintf(text + len, sizeof text - (size_t)len, " with %s", p->axis[with]);
             first = 0;
         }
     }

@@ -127,6 +127,7 @@ going=$(sqlite3 "$DB" "select group_concat(id || ' ' || name || ' (round ' || ro
   echo "$(echo "$CAPS" | tr '\n' ',' | sed 's/,$//; s/,/, /g')."
   echo "Each section's \"made by\" line gives its sweep's cap as it ended; $ADJUSTED"
   echo "Machine: $cpu, $(nproc) cores; $hours CPU hours of training in all."
+  [ -z "$going" ] && echo "How it ended, and why the undecided claims stay so: \"Where it ended\", the discussion's first paragraph (after the sections)."
   echo
   report_sections "$DB" "$DISCUSSION" "$MD"
 } >"$MD.tmp"

@@ -215,7 +215,7 @@ void pivot_cells(const Pivot *p, int row_axis, int col_axis, const int *fixed_at
         cells[k].stats = seed_stats(values, n);
     }
     free(values);
-    for (int r = 0; r < rows; r++)
+    for (int r = 0; r < rows && n_figures && paper_metric; r++)
         for (int c = 0; c < cols; c++) {
             /* each axis's one value over the cell's runs (-1: several or none) */
             int one[PIVOT_MAX_AXES], k = r * cols + c;
@@ -225,7 +225,7 @@ void pivot_cells(const Pivot *p, int row_axis, int col_axis, const int *fixed_at
                     if (where[i] == k) one[a] = one[a] == -2 || one[a] == p->coord[i][a] ? p->coord[i][a] : -1;
                 if (one[a] == -2) one[a] = -1;
             }
-            for (int f = 0; f < n_figures && paper_metric && isnan(cells[k].paper); f++)
+            for (int f = 0; f < n_figures && isnan(cells[k].paper); f++)
                 if (!strcmp(figures[f].metric, paper_metric) &&
                     figure_here(p, &figures[f], row_axis, r, col_axis, c, fixed_at, one))
                     cells[k].paper = figures[f].value;

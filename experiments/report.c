@@ -17,7 +17,6 @@
 #include "engine/common.h"
 #include "experiments/adaptive.h"
 #include "experiments/claims.h"
-#include "experiments/format.h"
 #include "experiments/importance.h"
 #include "experiments/pivot.h"
 #include "experiments/points.h"
@@ -177,32 +176,6 @@ static void settings_list(StrBuf *out, int markdown, const FigureRow *figs, int 
     }
 }
 
-/* How claim c's verdict was reached over the rounds of --until-conclusive
-   (db/adaptive.h verdicts): "decided in round 3 at 1.6M tokens per run, 5
-   seeds"; at the cap, what it would still need; "" without a history. */
-static void how_reached(const VerdictRow *h, int n, const ClaimResult *c, char *out, size_t cap)
-{
-    const VerdictRow *last = NULL, *since = NULL;
-    for (int i = 0; i < n; i++) {
-        if (strcmp(h[i].claim, c->claim)) continue;
-        if (!last || strcmp(h[i].verdict, last->verdict)) since = &h[i];   /* rows come by round */
-        last = &h[i];
-    }
-    out[0] = 0;
-    if (!last) return;
-    /* decided: since the round that first gave the verdict; else as the
-       last round left it (its budget, not the first inconclusive one's) */
-    int decided = !strcmp(last->verdict, "holds") || !strcmp(last->verdict, "does not hold");
-    char tokens[32];
-    fmt_short((double)(decided ? since : last)->tokens_per_run, tokens, sizeof tokens);
-    if (decided)
-        snprintf(out, cap, "decided in round %d at %s tokens per run, %d seed%s", since->round, tokens, since->seeds,
-                 since->seeds == 1 ? "" : "s");
-    else
-        snprintf(out, cap, "%s after round %d (%s tokens per run, %d seed%s): %s", last->verdict, last->round, tokens,
-                 last->seeds, last->seeds == 1 ? "" : "s", last->action);
-}
-
 /* The preset's figures as Markdown images, one paragraph each. */
 static int figure_links(StrBuf *out, const char *preset, int64_t sweep_id, ReportFigureFn figures, void *ctx,
                         char *err)
@@ -335,23 +308,15 @@ static int one_preset(Store *s, const Preset *pr, int flags, ReportFigureFn figu
     ClaimNow *claims = NULL;
     int n_claims = 0;
     if (!rc) rc = verdicts_now(s, pr->name, sw.id, &claims, &n_claims, err);
-    VerdictRow *history = NULL;
-    int n_history = 0;
-    if (!rc) rc = store_verdicts(s, sw.id, &history, &n_history, err);
-    int with_how = n_history > 0;
-    for (int i = 0; i < n_claims; i++) with_how |= claims[i].training[0] != 0;
+    int with_how = 0;
+    for (int i = 0; i < n_claims; i++) with_how |= claims[i].how[0] != 0;
     if (!rc && n_claims) {
         sb_append(out, markdown ? (with_how ? "\n| claim | verdict | numbers | how it was reached |\n|---|---|---|---|\n"
                                             : "\n| claim | verdict | numbers |\n|---|---|---|\n")
                                 : "\n  Claims:\n");
         for (int i = 0; i < n_claims; i++) {
             const ClaimResult *c = &claims[i].c;
-            char how[700] = "";
-            if (n_history) how_reached(history, n_history, c, how, sizeof how);
-            if (claims[i].training[0]) {
-                size_t len = strlen(how);
-                snprintf(how + len, sizeof how - len, "%s%s", len ? "; " : "", claims[i].training);
-            }
+            const char *how = claims[i].how;
             tally->verdict[c->verdict]++;
             tally->decided_gated += c->gated && (c->verdict == VERDICT_HOLDS || c->verdict == VERDICT_FAILS);
             tally->partial += claims[i].partial;
@@ -364,7 +329,6 @@ static int one_preset(Store *s, const Preset *pr, int flags, ReportFigureFn figu
                           how[0] ? "\n      " : "", how);
         }
     }
-    free(history);
     free(claims);
     free(pts);
     free(figs);

@@ -12,6 +12,7 @@
 #include "db/adaptive.h"
 #include "db/results.h"
 #include "engine/common.h"
+#include "experiments/format.h"
 #include "experiments/sweep.h"
 
 Verdict verdict_of_name(const char *name)
@@ -49,6 +50,32 @@ static int training_round(Store *s, long long sweep_id, int *round, int *done, i
     return 0;
 }
 
+/* How claim c's verdict was reached over the rounds of --until-conclusive
+   (db/adaptive.h verdicts): "decided in round 3 at 1.6M tokens per run, 5
+   seeds"; at the cap, what it would still need; "" without a history. */
+static void how_reached(const VerdictRow *h, int n, const ClaimResult *c, char *out, size_t cap)
+{
+    const VerdictRow *last = NULL, *since = NULL;
+    for (int i = 0; i < n; i++) {
+        if (strcmp(h[i].claim, c->claim)) continue;
+        if (!last || strcmp(h[i].verdict, last->verdict)) since = &h[i];   /* rows come by round */
+        last = &h[i];
+    }
+    out[0] = 0;
+    if (!last) return;
+    /* decided: since the round that first gave the verdict; else as the
+       last round left it (its budget, not the first inconclusive one's) */
+    int decided = !strcmp(last->verdict, "holds") || !strcmp(last->verdict, "does not hold");
+    char tokens[32];
+    fmt_short((double)(decided ? since : last)->tokens_per_run, tokens, sizeof tokens);
+    if (decided)
+        snprintf(out, cap, "decided in round %d at %s tokens per run, %d seed%s", since->round, tokens, since->seeds,
+                 since->seeds == 1 ? "" : "s");
+    else
+        snprintf(out, cap, "%s after round %d (%s tokens per run, %d seed%s): %s", last->verdict, last->round, tokens,
+                 last->seeds, last->seeds == 1 ? "" : "s", last->action);
+}
+
 int verdicts_now(Store *s, const char *preset, long long sweep_id, ClaimNow **out, int *n, char *err)
 {
     assert(s && preset && err);
@@ -61,7 +88,7 @@ int verdicts_now(Store *s, const char *preset, long long sweep_id, ClaimNow **ou
     if (claims_judge(s, preset, sweep_id, &res, &count, err)) return -1;
     VerdictRow *h = NULL;
     int n_h = 0;
-    if (round && store_verdicts(s, sweep_id, &h, &n_h, err)) {
+    if (sweep_id > 0 && store_verdicts(s, sweep_id, &h, &n_h, err)) {
         free(res);
         return -1;
     }
@@ -74,6 +101,7 @@ int verdicts_now(Store *s, const char *preset, long long sweep_id, ClaimNow **ou
     for (int i = 0; i < count; i++) {
         ClaimNow *c = &now[i];
         c->c = res[i];
+        if (n_h) how_reached(h, n_h, &c->c, c->how, sizeof c->how);
         if (!round) continue;
         const VerdictRow *last = NULL;
         for (int k = 0; k < n_h; k++)
@@ -88,6 +116,8 @@ int verdicts_now(Store *s, const char *preset, long long sweep_id, ClaimNow **ou
                      round, done, all);
         else
             snprintf(c->training, sizeof c->training, "round %d training (%d of %d runs finished)", round, done, all);
+        size_t len = strlen(c->how);
+        snprintf(c->how + len, sizeof c->how - len, "%s%s", len ? "; " : "", c->training);
     }
     free(res);
     free(h);

@@ -8,7 +8,8 @@
  * never gave; so a claim the loop has judged reads as it last judged it
  * (verdict and numbers from its history, db/adaptive.h `verdicts`), and a
  * first round's claim, which has no history yet, keeps the partial reading
- * and is marked so.
+ * and is marked so.  Each claim also says how the loop reached its verdict
+ * (the report's "how it was reached" column).
  */
 #ifndef MIXBENCH_EXPERIMENTS_VERDICTS_H
 #define MIXBENCH_EXPERIMENTS_VERDICTS_H
@@ -26,6 +27,10 @@ typedef struct {
        yet) */
     char training[VERDICT_NOTE_LEN];
     int partial;            /* 1: a verdict on a training round's finished runs */
+    /* how the loop reached it (its history): "decided in round 3 at 1.6M
+       tokens per run, 5 seeds", or as the last round left it and what it
+       would still need; then the training note; "" without either */
+    char how[700];
 } ClaimNow;
 
 /* The claims of preset on sweep_id, read as above (sweep_id <= 0: on the

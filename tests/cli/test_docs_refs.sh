@@ -12,7 +12,7 @@
 #                     \"Budgets\"", "README's lr=tune"): README.md is one
 #                     page now; other READMEs (experiments/README.md,
 #                     shared/papers/README.md) are named by their path
-#   help_names_docs   every docs/X.md that `mixbench help` and each
+#   help_names_docs   every docs/NAME.md that `mixbench help` and each
 #                     command's --help name exists
 set -u
 . "$(dirname "$0")/../harness.sh"

@@ -71,6 +71,9 @@ int cmd_complete(int argc, char **argv)
         print_options(c->usage, seen, sizeof seen);
         print_options(c->text, seen, sizeof seen);
         if (!strstr(seen, " --help ")) printf("--help\n");
+    } else if (!strcmp(what, "commands") || !strcmp(what, "presets") || !strcmp(what, "keys") ||
+               !strcmp(what, "options")) {
+        return cli_fail("complete: too many words after '%s'", what);
     } else {
         return cli_fail("complete: expected commands, presets, keys or options [COMMAND], not '%s'", what);
     }

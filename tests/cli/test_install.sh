@@ -11,6 +11,8 @@
 #   completion_keys      `sweep lay<TAB>` / `run lay<TAB>` layers= and no
 #                        space after it; `run --<TAB>` run's options
 #   completion_files     `--db <TAB>` files
+#   complete_refused     `mixbench complete` of an unknown list or command,
+#                        or with words too many: one line, exit 1
 #   install              make install DESTDIR=... PREFIX=/usr puts
 #                        bin/mixbench, share/man/man1/mixbench.1 and
 #                        share/bash-completion/completions/mixbench there;
@@ -59,6 +61,14 @@ run_opts=$(complete_words run --)
 mkdir -p "$T/c" && touch "$T/c/runs.db" "$T/c/other.txt"
 [ "$(complete_words ls --db "$T/c/r")" = "$T/c/runs.db" ] && pass completion_files ||
   fail completion_files "$(complete_words ls --db "$T/c/r")"
+
+# `mixbench complete` with a word it does not know: one line, exit 1
+bad=""
+for words in "" "frob" "keys extra" "options frob" "options run x"; do
+  (cd "$T/c" && $MB complete $words >"$T/out" 2>"$T/err"); rc=$?
+  [ $rc = 1 ] && one_line "$T/err" && [ ! -s "$T/out" ] || bad="$bad [$words: rc $rc $(cat "$T/err")]"
+done
+[ -z "$bad" ] && pass complete_refused || fail complete_refused "$bad"
 
 # ---- make install / uninstall into a staging root
 D=$T/stage

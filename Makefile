@@ -1,6 +1,6 @@
 # mixbench — build, set-up and test entry points.
 #   make deps   installs the Debian packages the project needs (idempotent)
-#   make        builds ./mixbench
+#   make        builds ./mixbench and its man page build/mixbench.1
 #   make run    deps + build + the interactive workbench on the built-in corpus
 #   make test   deps + build + the whole test suite (ends with "N passed, N failed");
 #               make test T=test_jobs runs some (tests/run.sh NAME[:CHECK]...)

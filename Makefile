@@ -1,12 +1,15 @@
 # mixbench — build, set-up and test entry points.
 #   make deps   installs the Debian packages the project needs (idempotent)
-#   make        builds ./mixbench
+#   make        builds ./mixbench and its man page build/mixbench.1
 #   make run    deps + build + the interactive workbench on the built-in corpus
 #   make test   deps + build + the whole test suite (ends with "N passed, N failed");
 #               make test T=test_jobs runs some (tests/run.sh NAME[:CHECK]...)
 #   make sanitize  the unit and CLI tests again, built with AddressSanitizer +
 #               UndefinedBehaviorSanitizer into build/asan/ (CI runs it too;
 #               T= picks some as for make test)
+#   make install   ./mixbench, its man page and its bash completion under
+#               $(DESTDIR)$(PREFIX) (PREFIX default /usr/local); make uninstall
+#               removes them
 #   make fuzz   builds the libFuzzer harnesses of tests/fuzz/ with clang and runs
 #               each for FUZZ_SECONDS (default 60) on a copy of its seed corpus;
 #               fails naming the harness and the crashing input (tests/fuzz/run.sh)
@@ -26,7 +29,7 @@ LDLIBS  = -lopenblas -lfftw3f -lsqlite3 -lncursesw $(CAIRO_LIBS) -lpthread -lm -
 
 DEB_PACKAGES = build-essential libncurses-dev libsqlite3-dev libopenblas-dev \
                libfftw3-dev sqlite3 tmux python3-torch openmpi-bin libopenmpi-dev clang xz-utils \
-               libdnnl-dev libcairo2-dev libxml2-utils
+               libdnnl-dev libcairo2-dev libxml2-utils man-db
 
 LIB_SRC  = $(sort $(wildcard engine/*.c engine/*/*.c db/*.c ui/*.c ui/*/*.c experiments/*.c))
 APP_SRC  = $(sort $(wildcard app/*.c))
@@ -39,7 +42,22 @@ LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 APP_OBJ  = $(APP_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN = $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 
-all: $(BIN)
+all: $(BIN) $(BUILD)/mixbench.1
+
+# ---- the version: the file VERSION, and `git describe` of the checkout when
+# there is one.  $(BUILD)/version changes only when the text does, and
+# app/version.c (mixbench --version, the man page's header) is rebuilt then.
+VERSION_TEXT := $(shell cat VERSION)$(shell git describe --always --dirty 2>/dev/null | sed 's/.*/ (git &)/')
+$(BUILD)/version: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(VERSION_TEXT)' | cmp -s - $@ || echo '$(VERSION_TEXT)' >$@
+$(BUILD)/app/version.o: $(BUILD)/version
+$(BUILD)/app/version.o: CPPFLAGS += -DMIXBENCH_VERSION='"$(VERSION_TEXT)"'
+
+# ---- the man page mixbench(1), written by the binary from the texts of
+# `mixbench help` (app/man.c)
+$(BUILD)/mixbench.1: $(BIN)
+	./$(BIN) help --man >$@.tmp && mv $@.tmp $@
 
 $(BIN): $(APP_OBJ) $(BUILD)/libmixbench.a
 	$(CC) $(CFLAGS) -o $@ $(APP_OBJ) $(BUILD)/libmixbench.a $(LDLIBS)
@@ -149,7 +167,21 @@ SAN_TESTS = $(TEST_SRC:tests/%.c=build/asan/tests/%) tests/cli/test_cli.sh tests
 clean:
 	rm -rf build mixbench
 
-.PHONY: all deps run test tests sanitize clean fuzz fuzz-build fuzz-cc fuzz-regress
+# ---- install: PREFIX (default /usr/local) and DESTDIR (a staging root)
+PREFIX  ?= /usr/local
+COMPLETION = share/bash-completion/completions/mixbench
+INSTALLED  = $(DESTDIR)$(PREFIX)/bin/mixbench $(DESTDIR)$(PREFIX)/share/man/man1/mixbench.1 \
+             $(DESTDIR)$(PREFIX)/$(COMPLETION)
+install: $(BIN) $(BUILD)/mixbench.1
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(dir $(DESTDIR)$(PREFIX)/$(COMPLETION))
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/mixbench
+	install -m 644 $(BUILD)/mixbench.1 $(DESTDIR)$(PREFIX)/share/man/man1/mixbench.1
+	install -m 644 $(COMPLETION) $(DESTDIR)$(PREFIX)/$(COMPLETION)
+
+uninstall:
+	rm -f $(INSTALLED)
+
+.PHONY: all deps run test tests sanitize clean fuzz fuzz-build fuzz-cc fuzz-regress install uninstall FORCE
 
 -include $(LIB_OBJ:.o=.d) $(APP_OBJ:.o=.d) $(TEST_SRC:tests/%.c=$(BUILD)/deps/tests/%.d)
 -include $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_BIN:%=%.d)

@@ -14,7 +14,7 @@
 /* the --where paragraph of the organising commands */
 #define WHERE_TEXT                                                                                         \
     "  RUN: a run id or name; --where EXPR picks the runs instead (the Runs screen's filter:\n"            \
-    "  words, key=value, key>value, tag:NAME or #NAME, !term; README \"The filter expression\")\n"         \
+    "  words, key=value, key>value, tag:NAME or #NAME, !term; docs/organising.md)\n"                      \
     "  --db FILE        the store (default mixbench.db)"
 
 static const Command COMMANDS[] = {
@@ -62,7 +62,8 @@ static const Command COMMANDS[] = {
      "mixbench bench [--arch A] [--config S|P|M] [--task clm|mlm] [--threads T] [--repeat R] [--seconds W]\n"
      "       [--json] [--inference] [--bf16]",
      "the engine's speed: tokens/s of each architecture's training step, and its GFLOP/s as a share\n"
-     "of this machine's sgemm rate measured in the same run (README \"Bench\")\n"
+     "of this machine's sgemm rate measured in the same run (docs/speed.md; the FLOP count:\n"
+     "docs/spec-choices.md, \"Bench FLOP rule\")\n"
      "  --arch A         one architecture (default: every one)\n"
      "  --config S|P|M   the model size: S (d 256, L 4, n 64, B 32, default), P (the presets'\n"
      "                   shape: d 128, L 4, h 4, n 64, V 4096, B 8), M (d 512, L 8, n 128, B 16)\n"
@@ -83,7 +84,7 @@ static const Command COMMANDS[] = {
      "                   --json always has valid_loss, best_valid_loss and best_valid_step\n"
      "  --status S       only runs with this status (done, running, queued, failed, ...)\n"
      "  --arch A         only this architecture\n"
-     "  --where EXPR     the runs the filter expression picks (README \"The filter expression\")\n"
+     "  --where EXPR     the runs the filter expression picks (docs/organising.md)\n"
      "  --trash          the runs in the trash instead\n"
      "  --json           one JSON array\n"
      "  --db FILE        the store (default mixbench.db)",
@@ -169,7 +170,7 @@ static const Command COMMANDS[] = {
      "for each preset with runs (or the ones named): our points, mean +- standard error over seeds,\n"
      "beside the paper's figures, a verdict on each of the paper's claims, and which knob\n"
      "matters: the share of the paper metric's variance over the sweep's grid that each axis\n"
-     "and each pair of axes explains (functional ANOVA; README \"Which knob matters\")\n"
+     "and each pair of axes explains (functional ANOVA; docs/experiments.md, \"Which knob matters\")\n"
      "  --loss best|last best: the points' best_valid_loss and best_valid_step (each run's\n"
      "                   lowest valid evaluation and its step) in place of valid_loss (last)\n"
      "  --md FILE        write it as Markdown, each preset's figures (SVG) linked\n"
@@ -284,13 +285,25 @@ void command_help(const Command *c, FILE *f)
     fprintf(f, "usage: %s\n%s\nexample: %s\n", c->usage, c->text, c->example);
 }
 
+const char WORKBENCH_USAGE[] = "mixbench [--db FILE] [--jobs N] [--threads T] [--no-mouse] [--fresh]";
+const char WORKBENCH_TEXT[] =
+    "  --db FILE        the store (default mixbench.db; made when it does not exist)\n"
+    "  --jobs N         jobs trained at once in this process (default: one a core); 0 only\n"
+    "                   watches a store that other processes train into\n"
+    "  --threads T      the cores the jobs share (default: every core)\n"
+    "  --no-mouse       leave clicks to the terminal (its own selection)\n"
+    "  --fresh          open without the screen, picks, sort, filter and New sweep form the store\n"
+    "                   remembers of the last launch (MIXBENCH_UI_FRESH set does the same)";
+const char COMMANDS_NOTES[] = "  (run, worker and bench also run over MPI ranks under mpirun or srun: docs/scale.md)\n"
+                              "Every model and training key of the SPEC is accepted as key=value or --key value.\n";
+
 void commands_usage(FILE *f)
 {
-    fputs("usage: mixbench [--db FILE] [--jobs N] [--threads T] [--no-mouse] [--fresh]   the workbench\n"
-          "       mixbench <command> [options]      (mixbench <command> --help: its options and an example)\n",
-          f);
+    fprintf(f,
+            "usage: %s   the workbench\n"
+            "       mixbench <command> [options]      (mixbench <command> --help: its options and an example)\n"
+            "       mixbench --version\n",
+            WORKBENCH_USAGE);
     for (int i = 0; i < command_count(); i++) fprintf(f, "  %-9s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
-    fputs("  (run, worker and bench also run over MPI ranks under mpirun or srun: docs/scale.md)\n"
-          "Every model and training key of the SPEC is accepted as key=value or --key value.\n",
-          f);
+    fputs(COMMANDS_NOTES, f);
 }

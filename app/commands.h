@@ -58,4 +58,22 @@ void command_help(const Command *c, FILE *f);
 /* `mixbench help`: the workbench's line and every command's summary. */
 void commands_usage(FILE *f);
 
+/* The workbench (mixbench with no command, or options only): its usage
+   line and its options, one a line; and what `mixbench help` says after
+   the commands.  The man page is made of these and the table. */
+extern const char WORKBENCH_USAGE[];
+extern const char WORKBENCH_TEXT[];
+extern const char COMMANDS_NOTES[];
+
+/* "1.0.0 (git a327a5c)": VERSION, and `git describe` of the checkout it
+   was built from when there was one (app/version.c; the Makefile passes
+   it). */
+const char *mixbench_version(void);
+/* `mixbench help --man`: the manual page mixbench(1) in troff, from the
+   table and the texts above (app/man.c; `make` writes build/mixbench.1). */
+void commands_man(FILE *f);
+/* `mixbench complete commands|presets|keys|options CMD`: the words of the
+   bash completion (app/complete.c; not in the table: no one types it). */
+int cmd_complete(int argc, char **argv);
+
 #endif

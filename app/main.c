@@ -1,6 +1,8 @@
 /*
  * main.c — the mixbench binary: dispatches subcommands (the table of
- * app/commands.c) and answers `--help` from it.  OpenBLAS is pinned
+ * app/commands.c) and answers `--help` from it, `--version` (or -V),
+ * `help --man` (the man page, app/man.c) and `complete` (the bash
+ * completion's words, app/complete.c).  OpenBLAS is pinned
  * to one thread here, once, because the engine owns its threads: each job
  * splits its batch over its own pool, and each sgemm runs on the thread
  * that calls it.
@@ -23,6 +25,10 @@ static int asks_help(int argc, char **argv)
 int main(int argc, char **argv)
 {
     openblas_set_num_threads(1);
+    if (argc == 2 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))) {
+        printf("mixbench %s\n", mixbench_version());
+        return 0;
+    }
     if (argc < 2 || (argv[1][0] == '-' && strcmp(argv[1], "--help") && strcmp(argv[1], "-h")))
         return cmd_workbench(argc - 1, argv + 1);
     const char *name = argv[1];
@@ -32,6 +38,11 @@ int main(int argc, char **argv)
         return 0;
     }
     if (c) return c->run(argc - 2, argv + 2);
+    if (!strcmp(name, "complete")) return cmd_complete(argc - 2, argv + 2);
+    if (!strcmp(name, "help") && argc == 3 && !strcmp(argv[2], "--man")) {
+        commands_man(stdout);
+        return 0;
+    }
     if (!strcmp(name, "help") || !strcmp(name, "--help") || !strcmp(name, "-h")) {
         const Command *about = argc > 2 ? command_find(argv[2]) : NULL;
         if (argc > 2 && !about) {

@@ -111,7 +111,7 @@ int config_pos(const Config *c);
    when it is 0 the architecture's default (1.0 for mixer, 2 sqrt(n_ctx) for
    cumsum, else 0.02). */
 double config_emb_std(const Config *c);
-/* The steps a budget means (README "Budgets"): ceil(tokens / (batch *
+/* The steps a budget means (docs/spec-choices.md, "Budgets"): ceil(tokens / (batch *
    n_ctx)) when tokens > 0, else 0 (unknown) for a seconds budget, else
    steps. */
 int64_t config_total_steps(const Config *c);

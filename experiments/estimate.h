@@ -1,7 +1,7 @@
 /*
  * estimate.h — how long a sweep will take on this machine, before anything
  * is queued (`mixbench sweep --dry-run`, the queue output, @paper
- * variants): each job's FLOPs (the bench's FLOP rule, README "Bench FLOP
+ * variants): each job's FLOPs (the bench's FLOP rule, docs/spec-choices.md, "Bench FLOP
  * rule", counted from the config without building the model) for its
  * training tokens and for evaluating valid and test (forward only: a third
  * of a training token), over a per-thread rate, with `parallel` jobs at a

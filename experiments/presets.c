@@ -190,8 +190,8 @@ static const PaperFigure FIG_PREFIX_MODELS[] = {
    modelling, the Dispatcher layer in place of masked self-attention (MSA)
    in an otherwise identical nn.TransformerEncoder stack: post-norm, ReLU,
    sinusoidal positions, 6 layers, d=512, 1 head, feed-forward width 512
-   (ffn_mult=1), dropout 0.2, gradient clipping 0.5, n=512.  The seed
-   README gives no table (papers/README.md): the claim is only that its
+   (ffn_mult=1), dropout 0.2, gradient clipping 0.5, n=512.
+   shared/papers/README.md gives no table: the claim is only that its
    perplexity is close to MSA's.  Scaled: d=128, n=128, 60k tokens. */
 static const char DISPATCHER[] =
     "variant=dispatcher-block data=" WT2 " min_count=10 arch=dispatcher,attention task=clm d=128 layers=6 "

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/test_layers.sh — the direction through the code (README "Layout"):
+# tests/test_layers.sh — the direction through the code (docs/layout.md):
 # engine <- db <- experiments <- ui/draw <- ui screens and app commands,
 # checked on the #include lines of every source file, plus the rules that
 # keep it honest: SQL only in db/, no weak symbols, no hand-declared

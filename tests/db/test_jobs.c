@@ -780,7 +780,7 @@ static void test_sweep_results(void)
              " CAST(json_extract(s.coords, '$.layers') AS INTEGER) = r.layers", (long long)sweep);
     CHECK(query_num(s, sql) == 4, "coords disagree with the runs");
 
-    /* The README's queries run. */
+    /* docs/store.md's queries run (tests/cli/test_docs_sql.sh runs them as written). */
     snprintf(sql, sizeof sql, "SELECT group_concat(arch || '=' || best, ',') FROM (SELECT arch,"
              " min(test_loss) AS best FROM sweep_results WHERE sweep_id = %lld AND status ="
              " 'done' GROUP BY arch ORDER BY arch)", (long long)sweep);

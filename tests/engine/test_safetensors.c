@@ -720,7 +720,7 @@ static void test_emb_std_init(void)
    same double (cumsum's 2 sqrt(6) needs 16), a checkpoint loads back with
    it, and a checkpoint written before the key existed loads with its
    architecture's default (today's: a cumsum file from before emb_std was
-   initialised with 0.02, README "Choices where the SPEC is silent"). */
+   initialised with 0.02, docs/spec-choices.md). */
 static void test_emb_std_checkpoint(void)
 {
     static const struct {

@@ -281,8 +281,8 @@ static void test_data_variable(void)
     if (rc == 0) sweep_free(&s);
 }
 
-/* The job count of a preset as the README's presets table gives it (the
-   number in the "jobs" column of the row naming it), or -1. */
+/* The job count of a preset as experiments/README.md's presets table gives
+   it (the number in the "jobs" column of the row naming it), or -1. */
 static int readme_jobs(const char *readme, const char *name)
 {
     char needle[96];
@@ -342,8 +342,9 @@ static void test_presets(void)
         char count[32];
         snprintf(count, sizeof count, "%d jobs", s.n_jobs);
         CHECK(strstr(p->what, count) != NULL, "%s: 'what' does not say %s", p->name, count);
-        if (readme) CHECK(readme_jobs(readme, p->name) == s.n_jobs, "%s: README says %d jobs, parse gives %d", p->name,
-                          readme_jobs(readme, p->name), s.n_jobs);
+        if (readme)
+            CHECK(readme_jobs(readme, p->name) == s.n_jobs, "%s: experiments/README.md says %d jobs, parse gives %d",
+                  p->name, readme_jobs(readme, p->name), s.n_jobs);
         for (int j = 0; j < s.n_jobs; j++) {
             Config c = s.jobs[j].config;
             if (c.vocab == 0) c.vocab = 1000;

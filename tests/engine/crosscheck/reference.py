@@ -34,7 +34,7 @@ choice and says so at the place (search for "SPEC is silent"):
   - fft_mode: the SPEC names only "fnet"; the default mode's name is
     mixbench's "nd" (engine/config.c).
   - wsd when S - C < W: the SPEC says only that the cool-down never starts
-    before the warm-up has ended.  mixbench's reading (README, "Choices
+    before the warm-up has ended.  mixbench's reading (docs/spec-choices.md, "Choices
     where the SPEC is silent"): the cool-down is then the S - W steps after
     the warm-up, lr*(S-1-s)/(S-W), still 0 at the last step.
 

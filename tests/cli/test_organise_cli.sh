@@ -163,17 +163,17 @@ has tag_limit "$($MB tag 1 "$(head -c 32 /dev/zero | tr '\0' t)" --db "$N" 2>&1)
 ok limits_nothing_stored "$(q "$N" "select name || '|' || ifnull(note, '-') from runs where id = 1")" "attn-base|-"
 has name_control "$($MB rename 1 "$(printf 'a\033[31mred')" --db "$N" 2>&1)" "a run's name cannot hold control characters"
 has note_control "$($MB note 1 "$(printf 'x\033]0;title\a')" --db "$N" 2>&1)" "a note cannot hold control characters"
-q "$N" "update runs set name = char(27) || '[31mred' || char(10) || 'x' where id = 3;
-  update runs set note = char(27) || ']0;title' || char(7) || char(27) || '[2J' where id = 3;
-  insert into run_tags (run_id, tag) values (3, 'a' || char(27) || 'b')"
+q "$N" "update runs set name = char(27) || '[31mred' || char(10) || 'x' where id = 4;
+  update runs set note = char(27) || ']0;title' || char(7) || char(27) || '[2J' where id = 4;
+  insert into run_tags (run_id, tag) values (4, 'a' || char(27) || 'b')"
 out=$($MB ls --db "$N")
 esc=$(printf '%s' "$out" | tr -dc '\000-\011\013-\037\177' | wc -c)
 ok ls_no_control "$esc" 0
-has ls_shown "$out" "^ +3 .*a\\^\\[b +\\^\\[\\[31mred\\^Jx$"
+has ls_shown "$out" "^ +4 .*a\\^\\[b +\\^\\[\\[31mred\\^Jx$"
 ok ls_rows "$(printf '%s\n' "$out" | wc -l)" 5
-out=$($MB show 3 --db "$N")
+out=$($MB show 4 --db "$N")
 ok show_no_control "$(printf '%s' "$out" | tr -dc '\000-\011\013-\037\177' | wc -c)" 0
 has show_note_shown "$out" "note: \\^\\[\\]0;title\\^G\\^\\[\\[2J"
-has show_name_shown "$out" "^run 3  \\^\\[\\[31mred\\^Jx"
+has show_name_shown "$out" "^run 4  \\^\\[\\[31mred\\^Jx"
 has json_keeps "$($MB ls --json --db "$N")" '"name":"\\u001b\[31mred\\nx"'
-has rm_line_shown "$($MB rm 3 --dry-run --db "$N")" "\\^\\[\\[31mred\\^Jx\\) to the trash"
+has rm_line_shown "$($MB rm 4 --dry-run --db "$N")" "\\^\\[\\[31mred\\^Jx\\) to the trash"

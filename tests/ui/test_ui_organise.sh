@@ -197,22 +197,23 @@ wait_for P 10 "^ +8 mixer" || fail paste_table "$(screen P)"
 head -c 800 /dev/zero | tr '\0' a >"$T/n800"
 head -c 100000 /dev/zero | tr '\0' b >"$T/n100k"
 paste() { TM load-buffer -b "$2" "$3" && TM paste-buffer -d -b "$2" -t "$1"; sleep 0.3; }
+note_is_800() {   # NAME: run 1's note is the 800 bytes typed
+  local len; len=$(q "$P" "select length(note) from runs where id = 1")
+  [ "$len" = 800 ] && pass "$1" || fail "$1" "the note has $len bytes"
+}
 keys P n C-u
 paste P n800 "$T/n800"
 keys P Enter
 check note_800_said P 30 "run 1: note set"
-[ "$(q "$P" "select length(note) from runs where id = 1")" = 800 ] && pass note_800_stored ||
-  fail note_800_stored "$(q "$P" "select length(note) from runs where id = 1")"
+note_is_800 note_800_stored
 keys P n Enter
 check note_800_again P 30 "run 1: note set"
-[ "$(q "$P" "select length(note) from runs where id = 1")" = 800 ] && pass note_800_edited_whole ||
-  fail note_800_edited_whole "$(q "$P" "select length(note) from runs where id = 1")"
+note_is_800 note_800_edited_whole
 keys P n C-u
 paste P big "$T/n100k"
 keys P Enter
 check note_paste_refused P 60 "a note is at most 999 bytes \(this one has 100000\): nothing stored"
-[ "$(q "$P" "select length(note) from runs where id = 1")" = 800 ] && pass note_paste_nothing_stored ||
-  fail note_paste_nothing_stored "$(q "$P" "select length(note) from runs where id = 1")"
+note_is_800 note_paste_nothing_stored
 keys P R C-u
 keys P -l "$(head -c 100 /dev/zero | tr '\0' r)"
 keys P Enter

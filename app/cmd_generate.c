@@ -54,7 +54,8 @@ int cmd_generate(int argc, char **argv)
     /* --run: the run's latest checkpoint, checked to be its own */
     RunRef ref;
     char shown[TEXT_SHOWN_CAP(ERR_LEN)];
-    if (run && run_ref_open(db, run, &ref, NULL, err)) return cli_fail("generate: %s", text_shown(err, shown, sizeof shown));
+    if (run && run_ref_open(db, run, &ref, NULL, err))
+        return cli_fail("generate: %s", text_shown(err, shown, sizeof shown));
     if (run) ckpt = ref.ckpt;
     Config c;
     config_defaults(&c);

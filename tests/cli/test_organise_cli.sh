@@ -149,7 +149,8 @@ ok rm_checks_first_nothing "$(q "$N" "select count(*) from runs where deleted_at
 has plot_by_name "$($MB plot run base2 --db "$N" -o "$T/n.svg" 2>&1)" "figure written to $T/n.svg"
 ok plot_no_run "$($MB plot compare 1 nosuch --db "$N" -o "$T/n.svg" 2>&1)" \
   "mixbench: plot compare: no run nosuch in n.db (see \`mixbench ls\`)"
-ok generate_by_name "$($MB generate --run base2 --db "$N" 2>&1)" "mixbench: generate: run 2 (done) has no checkpoint yet"
+ok generate_by_name "$($MB generate --run base2 --db "$N" 2>&1)" \
+  "mixbench: generate: run 2 (done) has no checkpoint yet"
 ok eval_by_name "$($MB eval --run base2 --db "$N" 2>&1)" "mixbench: eval: run 2 (done) has no checkpoint yet"
 has extend_by_name "$($MB extend base2 steps=20 --db "$N" 2>&1)" "^mixbench: extend: run 2 has decay=cosine"
 has extend_no_run "$($MB extend nosuch steps=20 --db "$N" 2>&1)" "^mixbench: extend: no run nosuch in n.db"
@@ -157,11 +158,14 @@ has extend_no_run "$($MB extend nosuch steps=20 --db "$N" 2>&1)" "^mixbench: ext
 # --- one limit per field, refused whole; control characters refused, and
 # shown (not sent) when an older store holds them
 big=$(head -c 100000 /dev/zero | tr '\0' x)
-has name_limit "$($MB rename 1 "$big" --db "$N" 2>&1)" "a run's name is at most 63 bytes \(this one has 100000\): nothing stored"
-has note_limit "$($MB note 1 "$(head -c 1000 /dev/zero | tr '\0' n)" --db "$N" 2>&1)" "a note is at most 999 bytes \(this one has 1000\)"
+has name_limit "$($MB rename 1 "$big" --db "$N" 2>&1)" \
+  "a run's name is at most 63 bytes \(this one has 100000\): nothing stored"
+has note_limit "$($MB note 1 "$(head -c 1000 /dev/zero | tr '\0' n)" --db "$N" 2>&1)" \
+  "a note is at most 999 bytes \(this one has 1000\)"
 has tag_limit "$($MB tag 1 "$(head -c 32 /dev/zero | tr '\0' t)" --db "$N" 2>&1)" "a tag is at most 31 bytes"
 ok limits_nothing_stored "$(q "$N" "select name || '|' || ifnull(note, '-') from runs where id = 1")" "attn-base|-"
-has name_control "$($MB rename 1 "$(printf 'a\033[31mred')" --db "$N" 2>&1)" "a run's name cannot hold control characters"
+has name_control "$($MB rename 1 "$(printf 'a\033[31mred')" --db "$N" 2>&1)" \
+  "a run's name cannot hold control characters"
 has note_control "$($MB note 1 "$(printf 'x\033]0;title\a')" --db "$N" 2>&1)" "a note cannot hold control characters"
 q "$N" "update runs set name = char(27) || '[31mred' || char(10) || 'x' where id = 4;
   update runs set note = char(27) || ']0;title' || char(7) || char(27) || '[2J' where id = 4;

@@ -196,7 +196,8 @@ static void test_one_name(void)
 
     /* sweeps */
     int64_t s1 = 0, s2 = 0;
-    CHECK(store_sweep_create(s, "grid", "x=1", "[]", &s1, err) == 0 && store_sweep_create(s, "grid", "x=2", "[]", &s2, err) == 0,
+    CHECK(store_sweep_create(s, "grid", "x=1", "[]", &s1, err) == 0 &&
+              store_sweep_create(s, "grid", "x=2", "[]", &s2, err) == 0,
           "%s", err);
     CHECK(store_sweep_lookup(s, "grid", 0, &id, err) != 0 && strstr(err, "sweeps 1 and 2") && strstr(err, "sweep:1"),
           "%s", err);

@@ -267,7 +267,8 @@ static void text_field_full(void)
     for (int i = 0; i < 1200; i++) ui_field_key(&f, 'x');
     CHECK(strlen(f.text) == UI_FIELD_CAP - 1 && f.dropped == 1200 - (UI_FIELD_CAP - 1), "kept %zu, dropped %zu",
           strlen(f.text), f.dropped);
-    CHECK(ui_field_key(&f, KEY_BACKSPACE) == UI_FIELD_EDITED && f.dropped == 1200 - (UI_FIELD_CAP - 1), "still counted");
+    CHECK(ui_field_key(&f, KEY_BACKSPACE) == UI_FIELD_EDITED && f.dropped == 1200 - (UI_FIELD_CAP - 1),
+          "still counted");
     CHECK(ui_field_key(&f, 21) == UI_FIELD_EDITED && f.text[0] == 0 && f.dropped == 0, "Ctrl-U: %zu", f.dropped);
     ui_field_key(&f, 'a');
     ui_field_set(&f, "note");

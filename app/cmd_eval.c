@@ -3,8 +3,8 @@
  * loss, perplexity and accuracy of a checkpoint over every window of a
  * split, with the checkpoint's own tokenizer.  `--run RUN [--db FILE]`
  * instead: the run's latest checkpoint from its store, checked to be its
- * own (app/run_ref.h), on the run's data and eval_tokens unless --data is
- * given.  For mlm also loss_all (every
+ * own (app/run_ref.h; RUN an id or a unique name), on the run's data and
+ * eval_tokens unless --data is given.  For mlm also loss_all (every
  * position a target, SPEC section 3); other tasks have none, and --json then
  * leaves the "loss_all" key out (as "bits_per_byte" outside char data).
  */
@@ -17,6 +17,7 @@
 #include "app/run_ref.h"
 #include "engine/checkpoint.h"
 #include "engine/common.h"
+#include "engine/text.h"
 #include "engine/trainer.h"
 
 int cmd_eval(int argc, char **argv)
@@ -38,7 +39,8 @@ int cmd_eval(int argc, char **argv)
     /* --run: the run's latest checkpoint, checked to be its own, on the data
        (and eval_tokens) it trained with unless --data says otherwise */
     RunRef ref;
-    if (run && run_ref_open(db, run, &ref, &c, err)) return cli_fail("eval: %s", err);
+    char shown[TEXT_SHOWN_CAP(ERR_LEN)];
+    if (run && run_ref_open(db, run, &ref, &c, err)) return cli_fail("eval: %s", text_shown(err, shown, sizeof shown));
     if (run) ckpt = ref.ckpt;
     if (run && !data) data = c.data;
     Model m;

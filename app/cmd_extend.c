@@ -1,5 +1,6 @@
 /*
- * cmd_extend.c — `mixbench extend RUN tokens=N|steps=N [--db FILE]`: a done
+ * cmd_extend.c — `mixbench extend RUN tokens=N|steps=N [--db FILE]` (RUN an id
+ * or a unique name, db/organise.h store_run_lookup): a done
  * or stopped decay=wsd run continues to a larger budget from its checkpoint
  * before the cool-down (experiments/extend.h): it is queued, and `mixbench
  * worker`, the workbench or `mixbench run --resume RUN` trains it.
@@ -9,6 +10,7 @@
 
 #include "app/cli.h"
 #include "app/commands.h"
+#include "db/organise.h"
 #include "db/store.h"
 #include "engine/common.h"
 #include "engine/text.h"
@@ -25,14 +27,15 @@ int cmd_extend(int argc, char **argv)
     char err[ERR_LEN];
     if (cli_parse(argc, argv, opts, NULL, words, 3, &n, err)) return cli_fail("extend: %s", err);
     if (n != 2) return cli_fail("extend: give a run and its new budget: mixbench extend RUN tokens=N|steps=N");
-    int64_t run_id;
-    if (text_to_int64(words[0], &run_id) || run_id < 1) return cli_fail("extend: %s is not a run id", words[0]);
+    int64_t run_id = 0;
     Store *s;
     if (store_open_existing(db, &s, err)) return cli_fail("%s", err);
     Extension x;
-    int rc = run_extend(s, run_id, words[1], &x, err);
+    int rc = store_run_lookup(s, words[0], 0, &run_id, err);
+    if (rc == 0) rc = run_extend(s, run_id, words[1], &x, err);
     store_close(s);
-    if (rc) return cli_fail("%s", err);
+    char shown[TEXT_SHOWN_CAP(ERR_LEN)];
+    if (rc) return cli_fail("extend: %s", text_shown(err, shown, sizeof shown));
     char from[32], to[32];
     fmt_count(x.old_steps, from, sizeof from);
     fmt_count(x.new_steps, to, sizeof to);

@@ -3,7 +3,7 @@
  * [--temperature T] [--top-k K] [--seed S]`: samples text from a causal
  * checkpoint with its stored tokenizer.  `--run RUN [--db FILE]` instead
  * takes the run's latest checkpoint from its store, checked to be its own
- * (app/run_ref.h).
+ * (app/run_ref.h; RUN an id or a unique name).
  *
  * Tokens are fed to a Generator (engine/generate.h): incremental while the
  * sequence fits in n_ctx, then a full pass over the last n_ctx tokens per
@@ -53,7 +53,9 @@ int cmd_generate(int argc, char **argv)
 
     /* --run: the run's latest checkpoint, checked to be its own */
     RunRef ref;
-    if (run && run_ref_open(db, run, &ref, NULL, err)) return cli_fail("generate: %s", err);
+    char shown[TEXT_SHOWN_CAP(ERR_LEN)];
+    if (run && run_ref_open(db, run, &ref, NULL, err))
+        return cli_fail("generate: %s", text_shown(err, shown, sizeof shown));
     if (run) ckpt = ref.ckpt;
     Config c;
     config_defaults(&c);

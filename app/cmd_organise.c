@@ -7,10 +7,15 @@
  *   mixbench rm RUN...|sweep:S... [--dry-run]  to the trash
  *   mixbench restore RUN...|sweep:S...         out of the trash
  *   mixbench purge [--dry-run]                 empties the trash for good, checkpoint files too
- * RUN is a run id or name; every command but rename and purge also takes
- * --where EXPR (experiments/run_filter.h) in place of the runs; all take
- * --db FILE.  Each run acted on gets one line; a refused one gets one line
- * on stderr, the others go ahead, and the exit code is 1.
+ * RUN is a run id or a name one run has (store_run_lookup, the rule of
+ * every command that takes a run); every command but rename and purge also
+ * takes --where EXPR (experiments/run_filter.h) in place of the runs; all
+ * take --db FILE.  Every RUN and sweep:S is looked up before anything
+ * changes: one that names none refuses the whole command in one line
+ * (`rm 2; rm 3` trashes nothing).  Then each run acted on gets one line; a
+ * refused one (starred, running, ...) gets one line on stderr, the others
+ * go ahead, and the exit code is 1.  What a user typed is printed through
+ * text_shown (engine/text.h).
  *
  * Not for: choosing runs by filter (run_filter.c) or the SQL (db/).
  */
@@ -27,6 +32,7 @@
 #include "db/store.h"
 #include "engine/common.h"
 #include "engine/io/json.h"
+#include "engine/text.h"
 #include "experiments/format.h"
 #include "experiments/run_filter.h"
 
@@ -50,9 +56,10 @@ static void describe(Store *s, int64_t id, char *out, size_t cap)
     RunSummary r;
     int found = 0;
     char err[ERR_LEN];
+    char name[TEXT_SHOWN_CAP(sizeof r.name)];
     if (runs_read_one(s, id, &r, &found, err) == 0 && found)
         snprintf(out, cap, "run %lld (%s %s %s%s%s)", (long long)id, r.arch, r.task, run_status_name(r.status),
-                 r.name[0] ? ", " : "", r.name);
+                 r.name[0] ? ", " : "", text_shown(r.name, name, sizeof name));
     else snprintf(out, cap, "run %lld", (long long)id);
 }
 
@@ -178,29 +185,47 @@ static const Organise COMMANDS[] = {
 
 /* ---- running one ------------------------------------------------------------ */
 
-/* The target word (a run, or sweep:S) acted on; 0, or -1 with the line printed. */
-static int act_on(Store *s, const Organise *o, const char *word, const char *arg, int dry)
+/* One target: a run, or a sweep (sweep:S). */
+typedef struct {
+    int64_t id;
+    int is_sweep;
+} Target;
+
+/* The one line of a refusal, err shown (engine/text.h); returns 1. */
+static int refuse(const Organise *o, const char *err)
+{
+    char shown[TEXT_SHOWN_CAP(ERR_LEN)];
+    return cli_fail("%s: %s", o->name, text_shown(err, shown, sizeof shown));
+}
+
+/* The run or sweep:S that word names; -1 with the line in err. */
+static int resolve(Store *s, const Organise *o, const char *word, Target *t, char *err)
+{
+    t->is_sweep = !strncmp(word, "sweep:", 6);
+    if (t->is_sweep && !o->on_sweep)
+        return err_set(err, "%s takes runs, not sweeps (`--where sweep=S` chooses a sweep's runs)", o->name);
+    return t->is_sweep ? store_sweep_lookup(s, word + 6, o->in_trash, &t->id, err)
+                       : store_run_lookup(s, word, o->in_trash, &t->id, err);
+}
+
+/* The target acted on; 0, or 1 with the line printed. */
+static int act_on(Store *s, const Organise *o, const Target *t, const char *arg, int dry)
 {
     char err[ERR_LEN] = "", line[512] = "";
-    int64_t id = 0;
-    int is_sweep = !strncmp(word, "sweep:", 6);
-    int rc;
-    if (is_sweep && !o->on_sweep)
-        rc = err_set(err, "%s takes runs, not sweeps (`--where sweep=S` chooses a sweep's runs)", o->name);
-    else if (is_sweep) rc = store_sweep_lookup(s, word + 6, o->in_trash, &id, err);
-    else rc = store_run_lookup(s, word, o->in_trash, &id, err);
-    if (rc == 0) rc = (is_sweep ? o->on_sweep : o->on_run)(s, id, arg, dry, line, sizeof line, err);
-    if (rc) return cli_fail("%s: %s", o->name, err);
-    puts(line);
+    if ((t->is_sweep ? o->on_sweep : o->on_run)(s, t->id, arg, dry, line, sizeof line, err)) return refuse(o, err);
+    char shown[TEXT_SHOWN_CAP(sizeof line)];
+    puts(text_shown(line, shown, sizeof shown));
     return 0;
 }
 
 /* How many of the words name runs (the rest are TAG, NEW or TEXT, joined
-   into arg); -1 with the line printed when they do not fit the command. */
-static int split_words(const Organise *o, const char **words, int n, int where, char *arg, size_t cap)
+   into *arg, malloc'd: as long as they are); -1 with the line printed
+   when they do not fit the command. */
+static int split_words(const Organise *o, const char **words, int n, int where, char **arg)
 {
     int n_targets = where ? 0 : o->trailing > 0 ? n - o->trailing : o->trailing < 0 ? 1 : n;
     int n_arg = n - n_targets;
+    *arg = NULL;
     if (where && o->trailing == 0 && n) {
         cli_fail("%s: --where chooses the runs: no RUN with it", o->name);
         return -1;
@@ -210,11 +235,49 @@ static int split_words(const Organise *o, const char **words, int n, int where, 
         cli_fail("%s: usage: mixbench %s", o->name, o->usage);
         return -1;
     }
+    size_t cap = 1;
+    for (int i = n_targets; i < n; i++) cap += strlen(words[i]) + 1;
+    if (!(*arg = malloc(cap))) {
+        cli_fail("%s: out of memory", o->name);
+        return -1;
+    }
     size_t len = 0;
-    arg[0] = 0;
-    for (int i = n_targets; i < n && len < cap; i++)
-        len += (size_t)snprintf(arg + len, cap - len, "%s%s", i > n_targets ? " " : "", words[i]);
+    (*arg)[0] = 0;
+    for (int i = n_targets; i < n; i++)
+        len += (size_t)snprintf(*arg + len, cap - len, "%s%s", i > n_targets ? " " : "", words[i]);
     return n_targets;
+}
+
+/* The targets: the runs --where chooses, or every word looked up first (the
+   first that names none refuses the command); *out malloc'd. */
+static int targets_of(Store *s, const Organise *o, const char *where, const char **words, int n, Target **out,
+                      int *n_out)
+{
+    char err[ERR_LEN];
+    *out = NULL;
+    *n_out = 0;
+    if (where) {
+        int64_t *ids = NULL;
+        int n_ids = 0;
+        if (run_filter_select(s, where, o->in_trash, &ids, &n_ids, err)) return refuse(o, err);
+        if (!n_ids) printf("no run %smatches %s\n", o->in_trash ? "in the trash " : "", where);
+        *out = calloc((size_t)n_ids + 1, sizeof **out);
+        for (int i = 0; *out && i < n_ids; i++) (*out)[i].id = ids[i];
+        free(ids);
+        *n_out = *out ? n_ids : 0;
+        return *out ? 0 : cli_fail("%s: out of memory", o->name);
+    }
+    if (!(*out = calloc((size_t)n + 1, sizeof **out))) return cli_fail("%s: out of memory", o->name);
+    for (int i = 0; i < n; i++)
+        if (resolve(s, o, words[i], &(*out)[i], err)) {
+            char line[ERR_LEN + 64];
+            snprintf(line, sizeof line, "%s; nothing done", err);
+            free(*out);
+            *out = NULL;
+            return refuse(o, line);
+        }
+    *n_out = n;
+    return 0;
 }
 
 static int run_organise(const Organise *o, int argc, char **argv)
@@ -228,29 +291,19 @@ static int run_organise(const Organise *o, int argc, char **argv)
         return cli_fail("%s: %s (try `mixbench %s --help`)", o->name, err, o->name);
     if (dry && o->on_run != do_rm) return cli_fail("%s: --dry-run is for rm and purge", o->name);
     if (where && o->one_target && o->on_run == do_rename) return cli_fail("rename: one run at a time, no --where");
-    char arg[STORE_NOTE_MAX + 64];
-    int n_targets = split_words(o, words, n, where != NULL, arg, sizeof arg);
+    char *arg = NULL;
+    int n_targets = split_words(o, words, n, where != NULL, &arg);
     if (n_targets < 0) return 1;
     Store *s;
-    if (store_open_existing(db, &s, err)) return cli_fail("%s", err);
-    int failures = 0;
-    if (where) {
-        int64_t *ids = NULL;
-        int n_ids = 0;
-        if (run_filter_select(s, where, o->in_trash, &ids, &n_ids, err)) {
-            store_close(s);
-            return cli_fail("%s: %s", o->name, err);
-        }
-        if (!n_ids) printf("no run %smatches %s\n", o->in_trash ? "in the trash " : "", where);
-        for (int i = 0; i < n_ids; i++) {
-            char id[24];
-            snprintf(id, sizeof id, "%lld", (long long)ids[i]);
-            failures += act_on(s, o, id, arg, dry != NULL) != 0;
-        }
-        free(ids);
-    } else {
-        for (int i = 0; i < n_targets; i++) failures += act_on(s, o, words[i], arg, dry != NULL) != 0;
+    if (store_open_existing(db, &s, err)) {
+        free(arg);
+        return cli_fail("%s", err);
     }
+    Target *targets = NULL;
+    int n_found = 0, failures = targets_of(s, o, where, words, n_targets, &targets, &n_found);
+    for (int i = 0; i < n_found; i++) failures += act_on(s, o, &targets[i], arg, dry != NULL);
+    free(targets);
+    free(arg);
     store_close(s);
     return failures ? 1 : 0;
 }

@@ -1,8 +1,9 @@
 /*
  * cmd_plot.c — `mixbench plot run|compare|grid|ae|parallel ...`: the workbench's
  * figures (ui/draw/figure_build.h) written as SVG, PDF or PNG by the output
- * file's extension.  Only argument parsing, choosing the runs or the sweep,
- * and printing live here (its help is its entry in app/commands.c).
+ * file's extension.  Only argument parsing, choosing the runs (an id or a
+ * unique name: db/organise.h store_run_lookup) or the sweep, and printing
+ * live here (its help is its entry in app/commands.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 
 #include "app/cli.h"
 #include "app/commands.h"
+#include "db/organise.h"
 #include "db/results.h"
 #include "db/sweeps_read.h"
 #include "engine/common.h"
@@ -19,12 +21,6 @@
 
 enum { MAX_RUNS = 64 };
 
-/* A run id typed by the user: a positive integer. */
-static int parse_run(const char *text, int64_t *id)
-{
-    if (text_to_int64(text, id) == 0 && *id > 0) return 0;
-    return cli_fail("plot: '%s' is not a run id (a positive integer; mixbench ls lists them)", text);
-}
 
 /* The sweep a SWEEP argument names (an id, or a preset's newest sweep); the
    latest of `names` (n_names 0: of every sweep) without one. */
@@ -74,10 +70,10 @@ static int build(Store *st, const PlotArgs *a, Figure *fig, char *name, size_t c
     static const char *const AE[] = {"autoencoder", "bidirectional", "completion"};
     if (!strcmp(a->kind, "run") || !strcmp(a->kind, "compare")) {
         int64_t ids[MAX_RUNS];
-        if (a->n_args == 0) return cli_fail("plot %s: name a run id (mixbench ls lists them)", a->kind);
+        if (a->n_args == 0) return cli_fail("plot %s: name a run (mixbench ls lists them)", a->kind);
         if (!strcmp(a->kind, "run") && a->n_args > 1) return cli_fail("plot run: one run (plot compare takes several)");
-        for (int i = 0; i < a->n_args; i++)
-            if (parse_run(a->args[i], &ids[i])) return 1;
+        for (int i = 0; i < a->n_args; i++)   /* an id or a unique name, as every command takes a run */
+            if (store_run_lookup(st, a->args[i], 0, &ids[i], err)) return -1;
         CompareSeeds seeds = COMPARE_POOL;
         if (a->seeds && !strcmp(a->seeds, "groups")) seeds = COMPARE_GROUPS;
         else if (a->seeds && !strcmp(a->seeds, "runs")) seeds = COMPARE_RUNS;

@@ -5,7 +5,10 @@
  * for people (aligned tables, a sparkline per run, a braille plot of the loss
  * curve; ASCII when the locale is not UTF-8) or for programs (--json, built
  * by SQLite's JSON functions so numbers keep their types).  The reads are
- * db/cli_read.h's; the numbers are written by experiments/format.h.
+ * db/cli_read.h's; the numbers are written by experiments/format.h; every
+ * text a user typed (names, notes, tags, sweep names, config values) is
+ * printed through text_shown (engine/text.h): a control character in it is
+ * shown, never sent to the terminal.
  *
  * Not for: writing runs (cmd_run does) or the interactive workbench (ui/).
  * Reading never creates a store: a missing file is an error.
@@ -133,7 +136,10 @@ static int table_add(Table *t, const char *const *values)
         t->cap = cap;
     }
     for (int c = 0; c < t->ncols; c++) {
-        char *copy = strdup(values[c] ? values[c] : "");
+        const char *value = values[c] ? values[c] : "";
+        size_t cap = TEXT_SHOWN_CAP(strlen(value));
+        char *copy = malloc(cap);
+        if (copy) text_shown(value, copy, cap);
         if (!copy) {
             for (int k = 0; k < c; k++)
                 free(t->cells[(size_t)t->nrows * (size_t)t->ncols + (size_t)k]);
@@ -368,31 +374,16 @@ int cmd_ls(int argc, char **argv)
 /* ---- show ---------------------------------------------------------------------- */
 
 
-/* The run's id from an id or a name; 0 with a message printed when absent. */
-static int64_t resolve_run(Store *s, const char *run, const char *db)
+/* The run's id from an id or a unique name (db/organise.h: the rule of
+   every command); 0 with the line printed when there is none. */
+static int64_t resolve_run(Store *s, const char *run)
 {
-    char err[ERR_LEN] = "";
+    char err[ERR_LEN] = "", shown[TEXT_SHOWN_CAP(ERR_LEN)];
     int64_t id = 0;
-    if (text_to_int64(run, &id) == 0) {
-        int exists = 0;
-        if (store_run_exists(s, id, &exists, err)) {
-            cli_fail("%s", err);
-            return 0;
-        }
-        int trashed = 0;
-        if (exists && store_run_trashed(s, id, &trashed, err) == 0 && trashed) {
-            store_err_trashed(id, err);
-            cli_fail("show: %s", err);
-            return 0;
-        }
-        if (!exists)
-            id = 0;
-    } else if (cli_run_by_name(s, run, &id, err)) {
-        cli_fail("%s", err);
+    if (store_run_lookup(s, run, 0, &id, err)) {
+        cli_fail("show: %s", text_shown(err, shown, sizeof shown));
         return 0;
     }
-    if (!id)
-        cli_fail("show: no run %s in %s (see `mixbench ls`)", run, db);
     return id;
 }
 
@@ -407,20 +398,26 @@ static int show_organised(Store *s, int64_t id)
         return cli_fail("%s", err);
     if (!found)
         return 0;
+    char text[TEXT_SHOWN_CAP(STORE_NOTE_MAX)], text2[TEXT_SHOWN_CAP(sizeof r.coords)];
     if (r.sweep_id) {
         SweepRow sw;
         int have = 0;
         if (results_sweep(s, r.sweep_id, &sw, &have, err))
             return cli_fail("%s", err);
-        printf("  sweep %lld %s%s%s\n", (long long)r.sweep_id, r.sweep, r.coords[0] ? "  at " : "", r.coords);
+        printf("  sweep %lld %s%s%s\n", (long long)r.sweep_id, text_shown(r.sweep, text, sizeof text),
+               r.coords[0] ? "  at " : "", text_shown(r.coords, text2, sizeof text2));
         if (have && sw.note[0])
-            printf("  sweep note: %s\n", sw.note);
+            printf("  sweep note: %s\n", text_shown(sw.note, text, sizeof text));
     }
     if (r.tags[0] || r.starred)
         printf("  %s%s%s%s\n", r.starred ? "starred (protected)" : "", r.starred && r.tags[0] ? "  " : "",
-               r.tags[0] ? "tags " : "", r.tags);
+               r.tags[0] ? "tags " : "", text_shown(r.tags, text, sizeof text));
+    /* the whole note (RunSummary holds its start) */
+    char note[STORE_NOTE_MAX];
+    if (r.note[0] && store_run_note_read(s, id, note, sizeof note, err))
+        return cli_fail("%s", err);
     if (r.note[0])
-        printf("  note: %s\n", r.note);
+        printf("  note: %s\n", text_shown(note, text, sizeof text));
     return 0;
 }
 
@@ -434,10 +431,13 @@ static int show_header(Store *s, int64_t id)
     if (!found)
         return cli_fail("show: run %lld disappeared while reading", (long long)id);
     char when[3][32], tokens[32], params_total[32], params_ne[32], rate[32];
-    printf("run %lld%s%s  [%s]\n", (long long)r.id, r.name[0] ? "  " : "", r.name,
+    char name[TEXT_SHOWN_CAP(sizeof r.name)], data[TEXT_SHOWN_CAP(sizeof r.data)];
+    char tokenizer[TEXT_SHOWN_CAP(sizeof r.tokenizer)], error[TEXT_SHOWN_CAP(sizeof r.error)];
+    printf("run %lld%s%s  [%s]\n", (long long)r.id, r.name[0] ? "  " : "", text_shown(r.name, name, sizeof name),
            run_status_name(r.status));
-    printf("  arch %s  task %s  data %s  tokenizer %s\n", r.arch, r.task, r.data[0] ? r.data : "-",
-           r.tokenizer[0] ? r.tokenizer : "-");
+    printf("  arch %s  task %s  data %s  tokenizer %s\n", r.arch, r.task,
+           r.data[0] ? text_shown(r.data, data, sizeof data) : "-",
+           r.tokenizer[0] ? text_shown(r.tokenizer, tokenizer, sizeof tokenizer) : "-");
     format_time(r.created_at, 1, when[0], sizeof when[0]);
     format_time(r.started_at, 1, when[1], sizeof when[1]);
     format_time(r.finished_at, 1, when[2], sizeof when[2]);
@@ -457,7 +457,7 @@ static int show_header(Store *s, int64_t id)
     printf("  params %s (non-embedding %s)\n", format_count(r.n_params, params_total, sizeof params_total),
            format_count(r.n_params_nonembedding, params_ne, sizeof params_ne));
     if (r.error[0])
-        printf("  error: %s\n", r.error);
+        printf("  error: %s\n", text_shown(r.error, error, sizeof error));
     return show_organised(s, id);
 }
 
@@ -473,6 +473,9 @@ static int show_config(Store *s, int64_t id)
     if (n == 0)
         printf("  (empty)\n");
     int key_w = 0, cell_w = 0;
+    char shown[sizeof items[0].value];
+    for (int i = 0; i < n; i++)   /* the value as shown, in place (cut at its size) */
+        memcpy(items[i].value, text_shown(items[i].value, shown, sizeof shown), sizeof shown);
     for (int i = 0; i < n; i++)
         key_w = MB_MAX(key_w, text_columns(items[i].key));
     for (int i = 0; i < n; i++)
@@ -542,7 +545,8 @@ static int show_checkpoints(Store *s, int64_t id)
     for (int i = 0; i < n; i++) {
         char when[32];
         format_time(ckpts[i].created_at, 1, when, sizeof when);
-        printf("  step %-8lld %s  %s\n", (long long)ckpts[i].step, when, ckpts[i].path);
+        char path[TEXT_SHOWN_CAP(sizeof ckpts[i].path)];
+        printf("  step %-8lld %s  %s\n", (long long)ckpts[i].step, when, text_shown(ckpts[i].path, path, sizeof path));
     }
     free(ckpts);
     return 0;
@@ -605,7 +609,7 @@ int cmd_show(int argc, char **argv)
     if (!s)
         return 1;
     int rc = 0;
-    int64_t run = resolve_run(s, a.run, a.db);
+    int64_t run = resolve_run(s, a.run);
     if (!run) {
         store_close(s);
         return 1;

@@ -91,7 +91,7 @@ static const Command COMMANDS[] = {
      "mixbench ls --status done --arch mixer --loss best", 0},
     {"show", cmd_show, "one run's config, evaluations and loss curve [--db FILE]",
      "mixbench show RUN [--db FILE] [--json] [--log]",
-     "RUN is a run id (or a run name: the latest run with it); prints the config, parameter\n"
+     "RUN is a run id (or a name one run has); prints the config, parameter\n"
      "counts, evaluations, checkpoints and the train loss curve\n"
      "  --log            the curve on a log scale\n"
      "  --json           one JSON object\n"

@@ -1,19 +1,27 @@
 /*
  * job_print.c — the printing observer of job_print.h.  The lines are the
- * command line's interface: tests and users read them.
+ * command line's interface: tests and users read them.  Text a user typed
+ * (the data, the tokenizer, a note's words) is printed through text_shown
+ * (engine/text.h): a control character in it is shown, never sent.
  */
 #include "app/job_print.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/text.h"
 
 #include "experiments/format.h"
 
 static void started(void *ctx, const JobStartInfo *s)
 {
     (void)ctx;
+    char data[TEXT_SHOWN_CAP(1024)], tokenizer[TEXT_SHOWN_CAP(256)];
     printf("run %lld: %s/%s on %s (%s, vocab %d): %lld parameters (%lld non-embedding), ", (long long)s->run_id,
-           s->arch, s->task, s->data, s->tokenizer, s->vocab, (long long)s->n_params,
+           s->arch, s->task, text_shown(s->data, data, sizeof data),
+           text_shown(s->tokenizer, tokenizer, sizeof tokenizer), s->vocab, (long long)s->n_params,
            (long long)s->n_params_nonembedding);
     if (s->ranks > 1) printf("%d ranks x ", s->ranks);
     printf("%d thread%s%s\n", s->threads, s->threads > 1 ? "s" : "", s->resumed ? " (resumed)" : "");
@@ -51,17 +59,27 @@ static void eval(void *ctx, const char *split, int64_t at, const EvalResult *r, 
     fflush(stdout);
 }
 
+/* A line, its control characters shown (malloc'd when it is long). */
+static void print_shown(FILE *f, const char *prefix, const char *text)
+{
+    char small[1024], *big = NULL, *out = small;
+    size_t cap = TEXT_SHOWN_CAP(strlen(text));
+    if (cap > sizeof small && (big = malloc(cap))) out = big;
+    fprintf(f, "%s%s\n", prefix, text_shown(text, out, big ? cap : sizeof small));
+    free(big);
+}
+
 static void note(void *ctx, const char *text)
 {
     (void)ctx;
-    printf("%s\n", text);
+    print_shown(stdout, "", text);
     fflush(stdout);
 }
 
 static void warn(void *ctx, const char *text)
 {
     (void)ctx;
-    fprintf(stderr, "mixbench: %s\n", text);
+    print_shown(stderr, "mixbench: ", text);
 }
 
 static void ended(void *ctx, int64_t run_id, RunStatus status)

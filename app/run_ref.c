@@ -1,6 +1,7 @@
 /*
  * run_ref.c — `--run RUN` for the commands that load a run's checkpoint
- * (run_ref.h).
+ * (run_ref.h); RUN as every command takes it (db/organise.h
+ * store_run_lookup).
  */
 #include "app/run_ref.h"
 
@@ -9,6 +10,7 @@
 #include <string.h>
 
 #include "db/ckpt_owner.h"
+#include "db/organise.h"
 #include "db/runs_read.h"
 #include "db/store.h"
 #include "engine/common.h"
@@ -44,10 +46,10 @@ static int apply_data_keys(Store *s, int64_t run_id, Config *c, char *err)
 int run_ref_open(const char *db_path, const char *run, RunRef *ref, Config *data_cfg, char *err)
 {
     memset(ref, 0, sizeof *ref);
-    if (text_to_int64(run, &ref->run_id) || ref->run_id < 1) return err_set(err, "--run %s is not a run id", run);
     Store *s;
     if (store_open_existing(db_path, &s, err)) return -1;
-    int rc = store_run_checkpoint(s, ref->run_id, ref->ckpt, sizeof ref->ckpt, &ref->step, err);
+    int rc = store_run_lookup(s, run, 0, &ref->run_id, err);
+    if (rc == 0) rc = store_run_checkpoint(s, ref->run_id, ref->ckpt, sizeof ref->ckpt, &ref->step, err);
     if (rc == 0 && data_cfg) rc = apply_data_keys(s, ref->run_id, data_cfg, err);
     store_close(s);
     return rc;

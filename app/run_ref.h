@@ -19,7 +19,9 @@ typedef struct {
     int64_t step;           /* the step that checkpoint holds */
 } RunRef;
 
-/* Looks up run `run` (a run id) in the store at db_path, which must exist.
+/* Looks up run `run` (an id or a unique name: db/organise.h
+   store_run_lookup, not one in the trash) in the store at db_path, which
+   must exist.
    With data_cfg not NULL, the data keys of the run's config (KEY_DATA of
    config.c's table, and eval_tokens) are applied to *data_cfg. */
 int run_ref_open(const char *db_path, const char *run, RunRef *ref, Config *data_cfg, char *err);

@@ -87,45 +87,122 @@ static const char *or_null(const char *text)
     return text && *text ? text : NULL;
 }
 
+/* ---- what a user types ------------------------------------------------- */
+
+static const struct {
+    int max;
+    const char *noun;
+} TEXTS[] = {
+    [STORE_TEXT_NAME] = {STORE_NAME_MAX, "a run's name"},
+    [STORE_TEXT_SWEEP_NAME] = {STORE_SWEEP_NAME_MAX, "a sweep's name"},
+    [STORE_TEXT_TAG] = {STORE_TAG_MAX, "a tag"},
+    [STORE_TEXT_NOTE] = {STORE_NOTE_MAX, "a note"},
+};
+
+int store_text_limit(StoreText kind)
+{
+    return TEXTS[kind].max - 1;
+}
+
+int store_text_fits(StoreText kind, size_t bytes, char *err)
+{
+    if (bytes <= (size_t)store_text_limit(kind)) return 0;
+    return err_set(err, "%s is at most %d bytes (this one has %zu): nothing stored", TEXTS[kind].noun,
+                   store_text_limit(kind), bytes);
+}
+
+/* 1 when text is all digits: an id. */
+static int is_id(const char *text)
+{
+    return *text && text[strspn(text, "0123456789")] == 0;
+}
+
+int store_text_check(StoreText kind, const char *text, char *err)
+{
+    assert(text && err);
+    size_t len = strlen(text);
+    if (store_text_fits(kind, len, err)) return -1;
+    for (size_t at = 0; at < len;) {
+        unsigned char c = (unsigned char)text[at];
+        if (c < 32 || c == 127)
+            return err_set(err, "%s cannot hold control characters (byte %zu is 0x%02x)", TEXTS[kind].noun, at + 1, c);
+        size_t k = text_utf8_seq(text + at, len - at);
+        if (!k) return err_set(err, "%s must be UTF-8 (byte %zu is not)", TEXTS[kind].noun, at + 1);
+        at += k;
+    }
+    int64_t number;
+    int name = kind == STORE_TEXT_NAME || kind == STORE_TEXT_SWEEP_NAME;
+    if (name && (is_id(text) || text_to_int64(text, &number) == 0))
+        return err_set(err, "name %s: a name cannot be a number (that is an id)", text);
+    if (name && !strncmp(text, "sweep:", 6))
+        return err_set(err, "name %s: a name cannot start with sweep: (that names a sweep)", text);
+    return 0;
+}
+
 /* ---- finding runs and sweeps -------------------------------------------- */
 
-/* The id of the newest row of `table` with id or name text, in or out of
-   the trash: *id 0 when none. */
-static int find_in(Store *s, const char *table, const char *text, int in_trash, int64_t *id, char *err)
+#define FOUND_CAP 8 /* ids an ambiguous name lists */
+
+/* The rows of `table` with id (text all digits) or name text, in or out
+   of the trash: *n of them, the first FOUND_CAP in ids. */
+static int find_in(Store *s, const char *table, const char *text, int in_trash, int64_t *ids, int *n, char *err)
 {
-    char sql[256];
-    snprintf(sql, sizeof sql,
-             "SELECT id FROM %s WHERE (?1 <> '' AND ?1 NOT GLOB '*[^0-9]*' AND id = CAST(?1 AS INTEGER) OR name = ?1)"
-             " AND (deleted_at IS NOT NULL) = ?2 ORDER BY id = CAST(?1 AS INTEGER) DESC, id DESC LIMIT 1",
-             table);
+    char sql[200];
+    snprintf(sql, sizeof sql, "SELECT id FROM %s WHERE %s AND (deleted_at IS NOT NULL) = ?2 ORDER BY id", table,
+             is_id(text) ? "id = CAST(?1 AS INTEGER)" : "name = ?1");
     const char *what = "look up";
     sqlite3_stmt *st;
-    *id = 0;
+    *n = 0;
     if (store_prepare(s, sql, &st, what, err)) return -1;
     if (store_bind_text(st, 1, text) != SQLITE_OK || sqlite3_bind_int(st, 2, in_trash != 0) != SQLITE_OK) {
         store_fail(s, err, what);
         sqlite3_finalize(st);
         return -1;
     }
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) *id = sqlite3_column_int64(st, 0);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*n < FOUND_CAP) ids[*n] = sqlite3_column_int64(st, 0);
+        (*n)++;
+    }
     return store_finish(s, st, rc, what, err);
+}
+
+/* "1, 2 and 5" (", ..." past FOUND_CAP) into out. */
+static void list_ids(const int64_t *ids, int n, char *out, size_t cap)
+{
+    size_t len = 0;
+    out[0] = 0;
+    for (int i = 0; i < n && i < FOUND_CAP && len < cap; i++)
+        len += (size_t)snprintf(out + len, cap - len, "%s%lld", i == 0 ? "" : i == n - 1 ? " and " : ", ",
+                                (long long)ids[i]);
+    if (n > FOUND_CAP && len < cap) snprintf(out + len, cap - len, ", ...");
 }
 
 static int lookup(Store *s, const char *table, const char *noun, const char *text, int in_trash, int64_t *id,
                   char *err)
 {
     assert(s && text && id && err);
-    if (find_in(s, table, text, in_trash, id, err)) return -1;
-    if (*id) return 0;
-    int64_t other = 0;
-    if (find_in(s, table, text, !in_trash, &other, err)) return -1;
-    if (other && !in_trash)
-        return err_set(err, "%s %s is in the trash (`mixbench restore %s%s` takes it back)", noun, text,
-                       strcmp(noun, "run") ? "sweep:" : "", text);
-    if (other) return err_set(err, "%s %s is not in the trash", noun, text);
+    int64_t ids[FOUND_CAP];
+    int n = 0;
+    *id = 0;
+    if (find_in(s, table, text, in_trash, ids, &n, err)) return -1;
+    const char *sweep = strcmp(noun, "run") ? "sweep:" : "";
+    if (n > 1) {
+        char list[160];
+        list_ids(ids, n, list, sizeof list);
+        return err_set(err, "%s name %s is ambiguous: %ss %s have it (name one by its id, e.g. %s%lld)", noun, text,
+                       noun, list, sweep, (long long)ids[0]);
+    }
+    if (n == 1) {
+        *id = ids[0];
+        return 0;
+    }
+    if (find_in(s, table, text, !in_trash, ids, &n, err)) return -1;
+    if (n && !in_trash)
+        return err_set(err, "%s %s is in the trash (`mixbench restore %s%s` takes it back)", noun, text, sweep, text);
+    if (n) return err_set(err, "%s %s is not in the trash", noun, text);
     return err_set(err, "no %s %s in %s (see `mixbench %s`)", noun, text, store_file_name(s),
-                   in_trash ? "ls --trash" : strcmp(noun, "run") ? "queue" : "ls");
+                   in_trash ? "ls --trash" : *sweep ? "queue" : "ls");
 }
 
 int store_run_lookup(Store *s, const char *text, int in_trash, int64_t *run_id, char *err)
@@ -154,21 +231,87 @@ int store_run_trashed(Store *s, int64_t run_id, int *trashed, char *err)
     return 0;
 }
 
+/* The line for a sweep an update of `what` left alone: in the trash,
+   absent, or nothing to do. */
+static int sweep_unchanged(Store *s, int64_t sweep_id, const char *what, char *err)
+{
+    char id[24];
+    snprintf(id, sizeof id, "%lld", (long long)sweep_id);
+    int64_t found;
+    return store_sweep_lookup(s, id, 0, &found, err) ? -1 : err_set(err, "sweep %s: nothing to %s", id, what);
+}
+
 /* ---- names, notes, stars ------------------------------------------------ */
+
+/* The line for a name another row of `table` (not `id`) has; 0 when no
+   other has it. */
+static int name_taken(Store *s, const char *table, int64_t id, const char *name, char *err)
+{
+    char sql[160];
+    snprintf(sql, sizeof sql,
+             "SELECT id, deleted_at IS NOT NULL FROM %s WHERE name = ?2 AND id <> ?1 ORDER BY id LIMIT 1", table);
+    const char *what = "read a name";
+    sqlite3_stmt *st;
+    if (store_prepare_ints(s, sql, &id, 1, &st, what, err)) return -1;
+    if (store_bind_text(st, 2, name) != SQLITE_OK) {
+        store_fail(s, err, what);
+        sqlite3_finalize(st);
+        return -1;
+    }
+    int64_t other = 0;
+    int trashed = 0, rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        other = sqlite3_column_int64(st, 0);
+        trashed = sqlite3_column_int(st, 1);
+    }
+    if (store_finish(s, st, rc, what, err)) return -1;
+    if (!other) return 0;
+    const char *noun = strcmp(table, "runs") ? "sweep" : "run";
+    return err_set(err, "name %s is %s %lld's%s: a name means one %s", name, noun, (long long)other,
+                   trashed ? ", in the trash until `mixbench purge`" : "", noun);
+}
+
+/* An update of a name: the text checked, no other row with it (in the
+   same statement, so that no writer slips one in between), or why not. */
+static int rename_row(Store *s, const char *table, int64_t id, const char *name, StoreText kind, char *err)
+{
+    if (name && *name && store_text_check(kind, name, err)) return -1;
+    char sql[200];
+    snprintf(sql, sizeof sql,
+             "UPDATE %s SET name = ?2 WHERE id = ?1 AND deleted_at IS NULL"
+             " AND (?2 IS NULL OR NOT EXISTS (SELECT 1 FROM %s WHERE name = ?2 AND id <> ?1))",
+             table, table);
+    int changed = 0;
+    if (update_one(s, sql, id, or_null(name), &changed, "rename", err)) return -1;
+    if (changed) return 0;
+    if (name && *name && name_taken(s, table, id, name, err)) return -1;
+    return kind == STORE_TEXT_NAME ? explain(s, id, "rename", err) : sweep_unchanged(s, id, "rename", err);
+}
 
 int store_run_rename(Store *s, int64_t run_id, const char *name, char *err)
 {
     assert(s && run_id > 0 && err);
-    return update_run(s, run_id, "UPDATE runs SET name = ?2 WHERE id = ?1 AND deleted_at IS NULL", or_null(name),
-                      "rename", err);
+    return rename_row(s, "runs", run_id, name, STORE_TEXT_NAME, err);
 }
 
 int store_run_note(Store *s, int64_t run_id, const char *note, char *err)
 {
     assert(s && run_id > 0 && err);
-    if (note && strlen(note) >= STORE_NOTE_MAX) return err_set(err, "a note is at most %d bytes", STORE_NOTE_MAX - 1);
+    if (note && store_text_check(STORE_TEXT_NOTE, note, err)) return -1;
     return update_run(s, run_id, "UPDATE runs SET note = ?2 WHERE id = ?1 AND deleted_at IS NULL", or_null(note),
                       "note", err);
+}
+
+int store_run_note_read(Store *s, int64_t run_id, char *out, size_t cap, char *err)
+{
+    assert(s && out && cap && err);
+    out[0] = 0;
+    const char *what = "read a note";
+    sqlite3_stmt *st;
+    if (store_prepare_ints(s, "SELECT note FROM runs WHERE id = ?1", &run_id, 1, &st, what, err)) return -1;
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) store_column_copy(out, cap, st, 0);
+    return store_finish(s, st, rc, what, err);
 }
 
 int store_run_star(Store *s, int64_t run_id, int starred, char *err)
@@ -183,25 +326,20 @@ static int update_sweep(Store *s, int64_t sweep_id, const char *sql, const char 
 {
     int changed = 0;
     if (update_one(s, sql, sweep_id, text, &changed, what, err)) return -1;
-    if (changed) return 0;
-    char id[24];
-    snprintf(id, sizeof id, "%lld", (long long)sweep_id);
-    int64_t found;
-    return store_sweep_lookup(s, id, 0, &found, err) ? -1 : err_set(err, "sweep %s: nothing to %s", id, what);
+    return changed ? 0 : sweep_unchanged(s, sweep_id, what, err);
 }
 
 int store_sweep_rename(Store *s, int64_t sweep_id, const char *name, char *err)
 {
     assert(s && sweep_id > 0 && err);
     if (!name || !*name) return err_set(err, "a sweep's name cannot be empty");
-    return update_sweep(s, sweep_id, "UPDATE sweeps SET name = ?2 WHERE id = ?1 AND deleted_at IS NULL", name,
-                        "rename", err);
+    return rename_row(s, "sweeps", sweep_id, name, STORE_TEXT_SWEEP_NAME, err);
 }
 
 int store_sweep_note(Store *s, int64_t sweep_id, const char *note, char *err)
 {
     assert(s && sweep_id > 0 && err);
-    if (note && strlen(note) >= STORE_NOTE_MAX) return err_set(err, "a note is at most %d bytes", STORE_NOTE_MAX - 1);
+    if (note && store_text_check(STORE_TEXT_NOTE, note, err)) return -1;
     return update_sweep(s, sweep_id, "UPDATE sweeps SET note = ?2 WHERE id = ?1 AND deleted_at IS NULL",
                         or_null(note), "note", err);
 }
@@ -212,16 +350,11 @@ int store_tag_check(const char *tag, char *err)
 {
     assert(err);
     if (!tag || !*tag) return err_set(err, "a tag cannot be empty");
-    if (strlen(tag) >= STORE_TAG_MAX) return err_set(err, "tag %.40s...: at most %d bytes", tag, STORE_TAG_MAX - 1);
+    if (store_text_check(STORE_TEXT_TAG, tag, err)) return -1;
     if (tag[0] == '!' || tag[0] == '-') return err_set(err, "tag %s: a tag cannot start with '%c'", tag, tag[0]);
     for (const unsigned char *p = (const unsigned char *)tag; *p; p++)
         if (*p <= ' ' || *p == 127 || strchr(",\"'#=<>", *p))
             return err_set(err, "tag %s: one word, without spaces or any of , \" ' # = < >", tag);
-    for (size_t at = 0, len = strlen(tag); at < len;) {
-        size_t k = text_utf8_seq(tag + at, len - at);
-        if (!k) return err_set(err, "tag %s: not UTF-8", tag);
-        at += k;
-    }
     return 0;
 }
 
@@ -308,12 +441,7 @@ int store_sweep_trash(Store *s, int64_t sweep_id, int *n_runs, char *err)
     if (rc == 0)
         rc = update_one(s, "UPDATE sweeps SET deleted_at = " STORE_NOW_SQL " WHERE id = ?1 AND deleted_at IS NULL",
                         sweep_id, NULL, &changed, what, err);
-    if (rc == 0 && !changed) {
-        char id[24];
-        int64_t found;
-        snprintf(id, sizeof id, "%lld", (long long)sweep_id);
-        rc = store_sweep_lookup(s, id, 0, &found, err) ? -1 : err_set(err, "sweep %s: nothing to delete", id);
-    }
+    if (rc == 0 && !changed) rc = sweep_unchanged(s, sweep_id, "delete", err);
     if (rc == 0)
         rc = update_one(s,
                         "UPDATE runs SET deleted_at = (SELECT deleted_at FROM sweeps WHERE id = ?1)"

@@ -20,17 +20,41 @@
 #ifndef MIXBENCH_ORGANISE_H
 #define MIXBENCH_ORGANISE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "db/store.h"
 
-#define STORE_TAG_MAX 32   /* bytes of a tag */
-#define STORE_NOTE_MAX 1000 /* bytes of a note */
+/* The limits of what a user types, each the bytes it may hold plus one
+   (its terminating 0): every field is refused over it, in one line, by the
+   store (store_text_check), so the command line and the workbench agree. */
+#define STORE_NAME_MAX 64        /* bytes of a run's name */
+#define STORE_SWEEP_NAME_MAX 64  /* bytes of a sweep's name (as `sweep --name`) */
+#define STORE_TAG_MAX 32         /* bytes of a tag */
+#define STORE_NOTE_MAX 1000      /* bytes of a note (a run's or a sweep's) */
 
-/* The run that text names: an id, or a name (the newest run with it).
-   in_trash 0 looks among the runs not in the trash (a run id in the trash
-   is refused naming restore), 1 among those in it (for restore).  An
-   absent run: "no run X in FILE" (with where to look). */
+/* What a user's text is for, with its limit (STORE_*_MAX). */
+typedef enum { STORE_TEXT_NAME, STORE_TEXT_SWEEP_NAME, STORE_TEXT_TAG, STORE_TEXT_NOTE } StoreText;
+
+/* The limit of kind in bytes (STORE_*_MAX - 1). */
+int store_text_limit(StoreText kind);
+/* 0 when `bytes` bytes fit kind; else -1 and the line "a note is at most
+   999 bytes (this one has 1200)". */
+int store_text_fits(StoreText kind, size_t bytes, char *err);
+/* 0 when text may be stored as kind: within its limit, UTF-8, and no
+   control character (a byte below 32, or 127: a terminal would act on
+   it); else -1 with the one line naming the problem.  Names (of runs and
+   sweeps) also may not be all digits (that is an id) nor start with
+   "sweep:" (that names a sweep). */
+int store_text_check(StoreText kind, const char *text, char *err);
+
+/* The run that text names: an id (all digits), or a name that one run has
+   (a name two runs have, as older stores may hold, is refused as
+   ambiguous, listing their ids: use an id).  in_trash 0 looks among the
+   runs not in the trash (a run id in the trash is refused naming
+   restore), 1 among those in it (for restore).  An absent run: "no run X
+   in FILE" (with where to look).  Every command that takes a run resolves
+   it here. */
 int store_run_lookup(Store *s, const char *text, int in_trash, int64_t *run_id, char *err);
 /* The same for a sweep: an id or a name. */
 int store_sweep_lookup(Store *s, const char *text, int in_trash, int64_t *sweep_id, char *err);
@@ -42,16 +66,22 @@ int store_err_trashed(int64_t run_id, char *err);
 int store_run_trashed(Store *s, int64_t run_id, int *trashed, char *err);
 
 /* runs.name / sweeps.name; "" or NULL clears a run's name (a sweep's name
-   cannot be empty). */
+   cannot be empty).  A name must mean one run (one sweep): a name another
+   run already has -- also one in the trash, until it is purged, restored
+   and renamed -- is refused, naming that run; so is text that
+   store_text_check refuses. */
 int store_run_rename(Store *s, int64_t run_id, const char *name, char *err);
 int store_sweep_rename(Store *s, int64_t sweep_id, const char *name, char *err);
-/* runs.note / sweeps.note; "" or NULL clears it. */
+/* runs.note / sweeps.note; "" or NULL clears it (store_text_check). */
 int store_run_note(Store *s, int64_t run_id, const char *note, char *err);
 int store_sweep_note(Store *s, int64_t sweep_id, const char *note, char *err);
+/* A run's whole note into out ("" when none; cap STORE_NOTE_MAX holds any
+   note stored since the limit), for editing it. */
+int store_run_note_read(Store *s, int64_t run_id, char *out, size_t cap, char *err);
 /* Starred runs are protected from the trash. */
 int store_run_star(Store *s, int64_t run_id, int starred, char *err);
 
-/* 0 when tag is a tag: 1 to STORE_TAG_MAX - 1 bytes, printable, no space,
+/* 0 when tag is a tag: 1 to STORE_TAG_MAX - 1 bytes (store_text_check), printable, no space,
    comma, quote or '#', not starting with '!' (the filter's own characters);
    else -1 with the reason. */
 int store_tag_check(const char *tag, char *err);

@@ -96,6 +96,45 @@ int text_prefix_bytes(const char *s, int width)
     return bytes;
 }
 
+/* Appends the `cat -v` notation of byte b (below 32, 127, or with its
+   high bit set for "M-"; any other byte as it is) to out at *len; 0 when
+   it does not fit whole (nothing appended). */
+static int shown_byte(unsigned char b, char *out, size_t cap, size_t *len)
+{
+    char note[4];
+    size_t n = 0;
+    if (b >= 128) note[n++] = 'M', note[n++] = '-', b &= 127;
+    if (b < 32 || b == 127) note[n++] = '^', note[n++] = b == 127 ? '?' : (char)(b + 64);
+    else note[n++] = (char)b;
+    if (*len + n >= cap) return 0;
+    memcpy(out + *len, note, n);
+    *len += n;
+    return 1;
+}
+
+char *text_shown(const char *text, char *out, size_t cap)
+{
+    if (!cap) return out;
+    size_t len = 0, avail = strlen(text), at = 0;
+    int fits = 1;
+    while (at < avail && fits) {
+        const unsigned char *c = (const unsigned char *)text + at;
+        size_t k = text_utf8_seq(text + at, avail - at);
+        if (k == 2 && c[0] == 0xC2 && c[1] < 0xA0) {    /* C1: U+0080 to U+009F */
+            fits = shown_byte(c[1], out, cap, &len);
+        } else if (k > 1) {
+            fits = len + k < cap;
+            if (fits) memcpy(out + len, c, k), len += k;
+        } else {                                        /* ASCII, or a byte that is not UTF-8 */
+            fits = shown_byte(c[0], out, cap, &len);
+            k = 1;
+        }
+        at += k;
+    }
+    out[len] = 0;
+    return out;
+}
+
 int text_locale_utf8(void)
 {
     if (!setlocale(LC_ALL, "")) setlocale(LC_ALL, "C");

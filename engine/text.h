@@ -1,7 +1,8 @@
 /*
  * text.h — the text rules every layer shares: one number parser (the whole
  * string, C locale, finite), one UTF-8 walk (bytes of a character, columns
- * of a string), and one answer to "does the user's locale speak UTF-8".
+ * of a string), one escaping of control characters for a terminal, and one
+ * answer to "does the user's locale speak UTF-8".
  */
 #ifndef MIXBENCH_TEXT_H
 #define MIXBENCH_TEXT_H
@@ -30,6 +31,17 @@ int text_utf8_len(const char *s);
 int text_columns(const char *s);
 /* Bytes of the first `width` columns of s. */
 int text_prefix_bytes(const char *s, int width);
+
+/* text as a terminal may be given it: every control character shown, not
+   sent, as `cat -v` shows it -- a byte below 32 as ^@ to ^_ (ESC "^[", a
+   newline "^J"), DEL as "^?", a C1 character (U+0080 to U+009F) and a
+   byte that is not UTF-8 as "M-" and the same of its low 7 bits ("M-^["
+   for U+009B); the rest as it is.  Into out (cut at cap, never inside a
+   notation; TEXT_SHOWN_CAP(n) holds any n bytes whole); returns out.  The
+   one escaping of user text (names, notes, tags, ...) the command line
+   prints. */
+#define TEXT_SHOWN_CAP(n) (4 * (size_t)(n) + 1)
+char *text_shown(const char *text, char *out, size_t cap);
 
 /* Sets the user's locale (LC_ALL from the environment, LC_NUMERIC kept at
    "C" so that numbers print and parse with '.') and returns 1 when its

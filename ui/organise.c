@@ -2,7 +2,10 @@
  * organise.c — the organising keys of organise.h: the question before a
  * delete, the undo kept in the UiContext, and the text typed for a tag, a
  * note or a name, each applied through db/organise.h with its outcome on
- * the message line.
+ * the message line.  The store's limits are the only ones: a text over
+ * its field's limit (db/organise.h STORE_*_MAX), also one longer than the
+ * prompt holds, is refused in one line and nothing is stored; a paste is
+ * taken in one go (ui_field_type).
  */
 #define _XOPEN_SOURCE_EXTENDED 1
 #include "ui/organise.h"
@@ -123,6 +126,18 @@ static void start_prompt(UiOrganise *o, UiOrgPrompt what, const int64_t *ids, in
     ui_field_set(&o->field, text);
 }
 
+/* n: the prompt filled with the first run's whole note (RunSummary holds
+   its start only). */
+static void start_note_prompt(UiOrganise *o, UiContext *ctx, const int64_t *ids, int n)
+{
+    char note[STORE_NOTE_MAX], err[ERR_LEN];
+    if (store_run_note_read(ctx->store, ids[0], note, sizeof note, err)) {
+        ui_say(ctx, "%s", err);
+        return;
+    }
+    start_prompt(o, UI_ORG_NOTE, ids, n, note);
+}
+
 /* Enter on a tag prompt: each word tags, "-word" untags. */
 static void apply_tags(UiOrganise *o, UiContext *ctx, char *err)
 {
@@ -186,12 +201,21 @@ static void prompt_key(UiOrganise *o, UiContext *ctx, int ch)
         return;
     }
     if (ch != '\n' && ch != '\r' && ch != KEY_ENTER) {
-        ui_field_key(&o->field, ch);
+        ui_field_type(&o->field, ch);
         return;
     }
     char err[ERR_LEN], who[160];
     name_runs(o->ids, o->n, who, sizeof who);
     int rc = 0;
+    /* more typed than the prompt holds: refused whole, as the store would */
+    static const StoreText KIND[] = {[UI_ORG_TAG] = STORE_TEXT_TAG, [UI_ORG_NOTE] = STORE_TEXT_NOTE,
+                                     [UI_ORG_RENAME] = STORE_TEXT_NAME, [UI_ORG_SWEEP_NAME] = STORE_TEXT_SWEEP_NAME,
+                                     [UI_ORG_SWEEP_NOTE] = STORE_TEXT_NOTE};
+    if (o->field.dropped && store_text_fits(KIND[o->prompt], strlen(o->field.text) + o->field.dropped, err)) {
+        ui_say(ctx, "%s", err);
+        o->prompt = UI_ORG_NONE;
+        return;
+    }
     if (o->prompt == UI_ORG_SWEEP_NAME || o->prompt == UI_ORG_SWEEP_NOTE) apply_sweep(o, ctx);
     if (o->prompt == UI_ORG_TAG) apply_tags(o, ctx, err);
     for (int i = 0; o->prompt == UI_ORG_NOTE && i < o->n && !rc; i++)
@@ -227,7 +251,7 @@ int ui_organise_key(UiOrganise *o, UiContext *ctx, int ch, const int64_t *ids, i
     if (ch == 'D' || ch == KEY_DC) *deleted = delete_runs(ctx, ids, n, first);
     else if (ch == '*') toggle_star(ctx, ids, n, first);
     else if (ch == 't') start_prompt(o, UI_ORG_TAG, ids, n, "");
-    else if (ch == 'n') start_prompt(o, UI_ORG_NOTE, ids, n, first->note);
+    else if (ch == 'n') start_note_prompt(o, ctx, ids, n);
     else if (ch == 'N' || ch == 'M') start_sweep_prompt(o, ctx, ch, first);
     else if (n > 1) ui_say(ctx, "rename one run at a time (g lists every run)");
     else start_prompt(o, UI_ORG_RENAME, ids, n, first->name);

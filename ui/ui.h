@@ -148,10 +148,14 @@ void ui_control_run(UiContext *ctx, int64_t run_id, const char *arch, RunStatus 
 
 /* ---- a one-line text field (UTF-8; the cursor is a byte offset) ---- */
 
-#define UI_FIELD_CAP 512
+/* Holds more than any text the store keeps (db/organise.h: a note is at
+   most STORE_NOTE_MAX - 1 bytes), so that the store, not the field,
+   refuses an over-long one. */
+#define UI_FIELD_CAP 1024
 typedef struct {
     char text[UI_FIELD_CAP];
     int cursor;
+    size_t dropped;         /* bytes typed into the full field, not kept: what was typed is strlen(text) + dropped */
 } UiTextField;
 
 /* What ui_field_key did with a key. */
@@ -166,8 +170,17 @@ void ui_field_set(UiTextField *f, const char *text);
    count), UI_FIELD_MOVED for an editing key that only moved the cursor or
    could do nothing (Backspace at the start, a byte into a full field),
    UI_FIELD_IGNORED for any other key (Enter, Esc, Tab, up/down, ... are the
-   screen's). */
+   screen's).  A byte into a full field is counted in f->dropped (Ctrl-U
+   and ui_field_set start the count again), so that the screen can refuse
+   the text rather than keep its start. */
 int ui_field_key(UiTextField *f, int ch);
+/* ui_field_key of ch, then of every key already waiting that edits the
+   field (a paste arrives as thousands of keys at once: they are taken in
+   one go, not a redraw and a reload each); the first key the field
+   ignores (Enter, Esc, ...) is left waiting for the screen (ungetch).
+   Returns UI_FIELD_EDITED when any key edited the text, else what ch
+   did. */
+int ui_field_type(UiTextField *f, int ch);
 /* Draws the field underlined in [x, x + width) of row y; while editing, in
    bold, scrolled so that the cursor shows, the cursor in reverse. */
 void ui_field_draw(const UiTextField *f, int editing, int y, int x, int width);

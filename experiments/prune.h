@@ -16,8 +16,12 @@
  *                   floor(c/E) of the first c trials that reached rung k,
  *                   for some c (ASHA's rule, Li et al. 2020, with the
  *                   trials taken in their order rather than as they
- *                   happen to finish); it is pruned once no c can make it
- *                   so.  A trial that failed or diverged is the worst.
+ *                   happen to finish), or when it is the best of all the
+ *                   trials that reach rung k (a pruner always lets the
+ *                   best of a rung go on, so something reaches the full
+ *                   budget even when floor(n/E) is 0: 2 trials at a rung
+ *                   of E=3); it is pruned once neither can make it so.
+ *                   A trial that failed or diverged is the worst.
  *   --prune median  prune_grace=F (0.1) prune_startup=N (3): a trial whose
  *                   valid loss at an evaluation past F of its budget (not
  *                   its last) is above the median of the earlier

@@ -250,19 +250,10 @@ int cmd_sweep(int argc, char **argv)
     speed_book_free(&book);
     char when[32];
     fmt_duration(est.seconds, when, sizeof when);
-    int measured = 0;
-    for (int a = 0; a < est.n_archs; a++) measured |= est.arch[a].basis != SPEED_ASSUMED;
-    if (measured) {
-        char basis[512];
-        estimate_describe(&est, basis, sizeof basis);
-        printf("estimated time: ~%s with 2 jobs at a time (%.3g PFLOP training + %.3g evaluation; tokens/s: %s)\n",
-               when, est.train_flops / 1e15, est.eval_flops / 1e15, basis);
-    } else {
-        printf("estimated time: ~%s with 2 jobs at a time (%.3g PFLOP training + %.3g evaluation at %.0f GFLOP/s a "
-               "thread%s)\n",
-               when, est.train_flops / 1e15, est.eval_flops / 1e15, est.gflops,
-               est.rate_from_env ? ", MIXBENCH_GFLOPS" : "; set MIXBENCH_GFLOPS to this machine's rate");
-    }
+    char basis[1024];
+    estimate_describe(&est, basis, sizeof basis);
+    printf("estimated time: ~%s with 2 jobs at a time (%.3g PFLOP training + %.3g evaluation; tokens/s: %s)\n",
+           when, est.train_flops / 1e15, est.eval_flops / 1e15, basis);
     print_plan(&sw, &est);
     if (dry) {
         sweep_free(&sw);

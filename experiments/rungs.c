@@ -46,7 +46,9 @@ double prune_asha_share(const SweepPlan *p, double cooldown)
     double share = 0, reach = 1, before = 0;
     for (int k = 0; k <= top; k++) {
         double b = pow(p->prune_eta, k - top);
-        share += reach * (b - (1 - cooldown) * before);
+        /* the best of a rung always goes on: at least one of the trials */
+        double least = p->trials > 0 ? 1.0 / p->trials : 0;
+        share += (reach > least ? reach : least) * (b - (1 - cooldown) * before);
         before = b;
         reach /= p->prune_eta;
     }

@@ -27,8 +27,9 @@ int64_t prune_rung_budget(const SweepPlan *p, int64_t full, int tokens, int64_t 
 /* c's budget cut to --prune asha's first rung (sweep_queue.c queues it so). */
 void prune_first_rung(const SweepPlan *p, Config *c);
 /* The share of the trials' full training that asha spends if every rung
-   keeps 1 in eta (the estimate's): a continuation trains from its
-   cool-down's start, (1 - cooldown) of the rung before. */
+   keeps 1 in eta, and at least one of the plan's trials (the estimate's):
+   a continuation trains from its cool-down's start, (1 - cooldown) of the
+   rung before. */
 double prune_asha_share(const SweepPlan *p, double cooldown);
 
 #endif

@@ -272,6 +272,11 @@ static void test_rung_numbers(void)
     /* 1 x 1/9 + 1/3 x (1/3 - 0.8/9) + 1/9 x (1 - 0.8/3) */
     double want = 1.0 / 9 + (1.0 / 3) * (1.0 / 3 - 0.8 / 9) + (1.0 / 9) * (1 - 0.8 / 3);
     CHECK(fabs(prune_asha_share(&p, 0.2) - want) < 1e-12, "share %g, want %g", prune_asha_share(&p, 0.2), want);
+    /* 6 trials: rung 2 gets 6/9 of a trial, counted as the one that goes on */
+    p.trials = 6;
+    want = 1.0 / 9 + (1.0 / 3) * (1.0 / 3 - 0.8 / 9) + (1.0 / 6) * (1 - 0.8 / 3);
+    CHECK(fabs(prune_asha_share(&p, 0.2) - want) < 1e-12, "6 trials: share %g, want %g", prune_asha_share(&p, 0.2),
+          want);
     p.prune_grace = 0.5;
     CHECK(prune_top_rung(&p) == 0, "a grace above 1/eta leaves one rung");
     RungEntry e[4] = {{0, 3.0}, {1, NAN}, {2, 1.0}, {3, 1.0}};

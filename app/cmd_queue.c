@@ -252,8 +252,11 @@ int cmd_sweep(int argc, char **argv)
     fmt_duration(est.seconds, when, sizeof when);
     char basis[1024];
     estimate_describe(&est, basis, sizeof basis);
-    printf("estimated time: ~%s with 2 jobs at a time (%.3g PFLOP training + %.3g evaluation; tokens/s: %s)\n",
-           when, est.train_flops / 1e15, est.eval_flops / 1e15, basis);
+    int assumed = 0;
+    for (int a = 0; a < est.n_archs; a++) assumed |= est.arch[a].src.basis == SPEED_ASSUMED;
+    printf("estimated time: ~%s with 2 jobs at a time (%.3g PFLOP training + %.3g evaluation; tokens/s: %s%s)\n",
+           when, est.train_flops / 1e15, est.eval_flops / 1e15, basis,
+           assumed && !est.rate_from_env ? "; set MIXBENCH_GFLOPS to this machine's rate" : "");
     print_plan(&sw, &est);
     if (dry) {
         sweep_free(&sw);

@@ -273,8 +273,8 @@ void estimate_describe(const SweepEstimate *e, char *out, size_t cap)
         else if (src->basis == SPEED_SCALED)
             snprintf(why, sizeof why, "from %s (%s, scaled by FLOPs a token)", ids, src->shape);
         else
-            snprintf(why, sizeof why, "the built-in model's (%.0f GFLOP/s a thread%s; no similar run in the store)",
-                     e->gflops, e->rate_from_env ? ", MIXBENCH_GFLOPS" : ", or MIXBENCH_GFLOPS");
+            snprintf(why, sizeof why, "the built-in model's (%.0f GFLOP/s a thread%s; no similar run)", e->gflops,
+                     e->rate_from_env ? ", MIXBENCH_GFLOPS" : "");
         len += (size_t)snprintf(out + len, cap - len, "%s%s %s tok/s %s", a ? ", " : "", e->arch[a].arch, rate, why);
     }
 }

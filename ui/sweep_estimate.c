@@ -62,5 +62,7 @@ int sweep_draw_time(const SweepScreen *s, int y, int x, int width, int max_lines
         snprintf(line + len, sizeof line - (size_t)len, "; until conclusive: at most %s CPU hours in all (the cap)",
                  s->text[F_HOURS].text);
     ui_text(y, 1, LABEL_WIDTH, A_BOLD, "Time");
-    return ui_wrap(y, x, width, max_lines < 3 ? max_lines : 3, 0, line);
+    /* 3 rows where the form has room (the memory below keeps 3), else 2 */
+    int rows = max_lines >= 6 ? 3 : 2;
+    return ui_wrap(y, x, width, max_lines < rows ? max_lines : rows, 0, line);
 }

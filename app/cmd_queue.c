@@ -77,7 +77,7 @@ static void print_plan(const Sweep *sw, const SweepEstimate *est)
         printf("--prune asha: rungs at");
         for (int k = 0; k <= top; k++) printf("%s %.3g", k ? "," : "", pow(p->prune_eta, k - top));
         printf(" of each budget (prune_eta %g, prune_grace %g); a trial goes on while among the best 1/%g of its "
-               "rung: about %.0f%% of the trials' full training, ~%s\n",
+               "rung (its best always): about %.0f%% of the trials' full training, ~%s\n",
                p->prune_eta, p->prune_grace, p->prune_eta, 100 * share, when);
     }
     if (p->prune == PRUNE_MEDIAN)

@@ -77,7 +77,7 @@ static void print_plan(const Sweep *sw, const SweepEstimate *est)
         printf("--prune asha: rungs at");
         for (int k = 0; k <= top; k++) printf("%s %.3g", k ? "," : "", pow(p->prune_eta, k - top));
         printf(" of each budget (prune_eta %g, prune_grace %g); a trial goes on while among the best 1/%g of its "
-               "rung: about %.0f%% of the trials' full training, ~%s\n",
+               "rung (its best always): about %.0f%% of the trials' full training, ~%s\n",
                p->prune_eta, p->prune_grace, p->prune_eta, 100 * share, when);
     }
     if (p->prune == PRUNE_MEDIAN)
@@ -250,19 +250,13 @@ int cmd_sweep(int argc, char **argv)
     speed_book_free(&book);
     char when[32];
     fmt_duration(est.seconds, when, sizeof when);
-    int measured = 0;
-    for (int a = 0; a < est.n_archs; a++) measured |= est.arch[a].basis != SPEED_ASSUMED;
-    if (measured) {
-        char basis[512];
-        estimate_describe(&est, basis, sizeof basis);
-        printf("estimated time: ~%s with 2 jobs at a time (%.3g PFLOP training + %.3g evaluation; tokens/s: %s)\n",
-               when, est.train_flops / 1e15, est.eval_flops / 1e15, basis);
-    } else {
-        printf("estimated time: ~%s with 2 jobs at a time (%.3g PFLOP training + %.3g evaluation at %.0f GFLOP/s a "
-               "thread%s)\n",
-               when, est.train_flops / 1e15, est.eval_flops / 1e15, est.gflops,
-               est.rate_from_env ? ", MIXBENCH_GFLOPS" : "; set MIXBENCH_GFLOPS to this machine's rate");
-    }
+    char basis[1024];
+    estimate_describe(&est, basis, sizeof basis);
+    int assumed = 0;
+    for (int a = 0; a < est.n_archs; a++) assumed |= est.arch[a].src.basis == SPEED_ASSUMED;
+    printf("estimated time: ~%s with 2 jobs at a time (%.3g PFLOP training + %.3g evaluation; tokens/s: %s%s)\n",
+           when, est.train_flops / 1e15, est.eval_flops / 1e15, basis,
+           assumed && !est.rate_from_env ? "; set MIXBENCH_GFLOPS to this machine's rate" : "");
     print_plan(&sw, &est);
     if (dry) {
         sweep_free(&sw);

@@ -15,7 +15,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "db/jobs.h"
 #include "db/store_internal.h"
 #include "engine/checkpoint.h"
 #include "engine/common.h"
@@ -273,4 +272,36 @@ int store_run_checkpoint(Store *s, int64_t run_id, char *path, size_t cap, int64
     if (!status[0]) return err_set(err, "no run %lld in %s", (long long)run_id, store_file_name(s));
     if (!path[0]) return err_set(err, "run %lld (%s) has no checkpoint yet", (long long)run_id, status);
     return store_checkpoint_verify(s, run_id, path, err);
+}
+
+/* Here rather than in db/jobs.c: recording a resumable checkpoint above
+   needs it, and the jobs need this file (the check before a resume). */
+int store_job_set_resume(Store *s, int64_t run_id, int64_t step, const char *ckpt_path, char *err)
+{
+    assert(s && run_id > 0 && err);
+    if (!ckpt_path || !*ckpt_path)
+        return err_set(err, "store: a job resumes from a checkpoint path, none given");
+    char what[64];
+    snprintf(what, sizeof what, "record resume point of run %lld", (long long)run_id);
+    /* inside a caller's transaction (store_checkpoint_record) it joins it */
+    int own = sqlite3_get_autocommit(store_sqlite(s));
+    if (own && store_begin(s, what, err))
+        return -1;
+    sqlite3_stmt *st;
+    int status = store_prepare(s,
+                               "UPDATE runs SET resume_ckpt = ?2, resume_step = ?3 WHERE id = ?1",
+                               &st, what, err);
+    if (status == 0) {
+        if (sqlite3_bind_int64(st, 1, run_id) != SQLITE_OK ||
+            store_bind_text(st, 2, ckpt_path) != SQLITE_OK ||
+            sqlite3_bind_int64(st, 3, step) != SQLITE_OK) {
+            status = store_fail(s, err, what);
+            (void)sqlite3_finalize(st);
+        } else {
+            status = store_update_run(s, st, run_id, what, err);
+        }
+    }
+    if (status == 0)
+        status = store_checkpoint_add(s, run_id, step, ckpt_path, err);
+    return own ? store_end(s, status, what, err) : status;
 }

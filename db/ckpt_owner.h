@@ -59,4 +59,9 @@ int store_checkpoint_verify(Store *s, int64_t run_id, const char *path, char *er
    path[cap] and *step.  A run without one is an error naming its status. */
 int store_run_checkpoint(Store *s, int64_t run_id, char *path, size_t cap, int64_t *step, char *err);
 
+/* Records where a job can resume from: resume_ckpt, resume_step and the
+   checkpoints row, in one transaction
+   (joining the caller's when one is open). */
+int store_job_set_resume(Store *s, int64_t run_id, int64_t step, const char *ckpt_path, char *err);
+
 #endif

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "db/status.h"
+#include "db/recover.h"
 #include "db/store.h"
 
 /* A request the CLI or UI leaves for a running job's worker. */
@@ -110,9 +111,6 @@ int store_job_stopped_sweep(Store *s, int64_t run_id, int64_t *sweep_id, char *e
    control cleared.  A queued job stays queued; a running job with a
    pending pause has the request withdrawn; anything else is an error. */
 int store_job_resume(Store *s, int64_t run_id, char *err);
-/* Records where a job can resume from: resume_ckpt, resume_step and the
-   checkpoints row, in one transaction. */
-int store_job_set_resume(Store *s, int64_t run_id, int64_t step, const char *ckpt_path, char *err);
 /* A claimed job has started: what only its start knows (n_params,
    n_params_nonembedding, total_steps, threads, vocab, tokenizer and
    config_json of info; the other fields are ignored) joins its run row.
@@ -148,24 +146,6 @@ int store_run_extend(Store *s, int64_t run_id, const char *config_json, int64_t 
 
 /* Higher is claimed first.  A finished job is an error. */
 int store_job_set_priority(Store *s, int64_t run_id, int priority, char *err);
-/* Marks 'running' jobs whose owner is gone as 'interrupted' and queues
-   them again, the error column saying so.  An owner of this host and boot
-   is gone when its pid is (kill(pid, 0) fails with ESRCH), is a zombie, or
-   names a process with another start time (a reused pid); an owner on
-   another host (or boot) is gone when its lease ran out: no heartbeat for
-   JOB_LEASE_SECONDS.  A job claimed before the owner columns existed is
-   judged by its pid alone.  A job whose request was pending ends as asked
-   instead (cancel -> 'cancelled', pause -> 'paused').  A run of `mixbench
-   run` (never queued: queued_at NULL) whose process is gone becomes
-   'interrupted' instead, to be resumed by hand (`run --resume`), not by
-   workers; one from before owners were recorded is judged by its lease.
-   *n receives how many. */
-int store_jobs_recover(Store *s, int *n, char *err);
-/* Only the runs of `mixbench run` whose process is gone, as above: every
-   opening of a writable store does this (db/store.c), so `ls`, `show`, the
-   workbench and the results view read a killed run as 'interrupted'.  A
-   plain read when there is nothing to do. */
-int store_jobs_recover_headless(Store *s, int *n, char *err);
 /* A run of `mixbench run` records its process as its owner, as a claimed
    job does (store_run_create calls it). */
 int store_run_own(Store *s, int64_t run_id, int pid, char *err);

@@ -10,6 +10,7 @@
  * job_owner.
  */
 #include "db/jobs_internal.h"
+#include "db/recover.h"
 
 #include "engine/common.h"
 

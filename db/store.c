@@ -19,8 +19,8 @@
 #include <assert.h>
 #include <time.h>
 
-#include "db/jobs.h"
 #include "db/migrations.h"
+#include "db/recover.h"
 #include "db/store_internal.h"
 #include "engine/common.h"
 

@@ -69,7 +69,7 @@ int store_run_create(Store *s, const RunInfo *info, int64_t *run_id, char *err)
 {
     assert(s && err);
     /* owned by this process from its first row, so that a kill leaves a run
-       that reads as interrupted (db/jobs.h store_jobs_recover_headless) */
+       that reads as interrupted (db/recover.h store_jobs_recover_headless) */
     const char *what = "create a run";
     int own = sqlite3_get_autocommit(store_sqlite(s));   /* else it joins the caller's transaction */
     if (own && store_begin(s, what, err))

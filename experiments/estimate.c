@@ -110,8 +110,9 @@ int speed_book_load(Store *s, SpeedBook *b, char *err)
         json_free(obj);
         double per_token = estimate_train_flops_per_token(&m->config);
         if (bad || !isfinite(per_token)) continue;   /* a config of an older version: not comparable */
+        m->id = rows[i].id;
         m->tokens_per_s = rows[i].tokens_per_s;
-        m->gflops = m->tokens_per_s * per_token / (m->config.threads > 0 ? m->config.threads : 1) / 1e9;
+        m->flops_per_token = per_token;
         b->n++;
     }
     queue_speeds_free(rows, n);
@@ -125,39 +126,81 @@ void speed_book_free(SpeedBook *b)
     b->n = 0;
 }
 
-static int same_shape(const Config *a, const Config *b)
+static int threads_of(const Config *c) { return c->threads > 0 ? c->threads : 1; }
+
+/* The same arch, task, threads and precision: runs whose speed says
+   something of the other's. */
+static int same_setting(const Config *a, const Config *b)
 {
-    return !strcmp(a->arch, b->arch) && !strcmp(a->task, b->task) && a->d == b->d && a->layers == b->layers &&
-           a->heads == b->heads && a->n_ctx == b->n_ctx && a->batch == b->batch &&
-           (a->threads > 0 ? a->threads : 1) == (b->threads > 0 ? b->threads : 1) && a->precision == b->precision;
+    return !strcmp(a->arch, b->arch) && !strcmp(a->task, b->task) && threads_of(a) == threads_of(b) &&
+           a->precision == b->precision;
 }
 
-double estimate_tokens_per_s(const SpeedBook *book, const Config *c, double gflops, SpeedBasis *basis, int *n_runs)
+static int same_shape(const Config *a, const Config *b)
 {
-    assert(c && basis && n_runs);
-    double same = 0, rate = 0;
-    int n_same = 0, n_arch = 0;
-    for (int i = 0; book && i < book->n; i++) {
-        const MeasuredSpeed *m = &book->runs[i];
-        if (strcmp(m->config.arch, c->arch)) continue;
-        if (same_shape(&m->config, c)) same += m->tokens_per_s, n_same++;
-        rate += m->gflops, n_arch++;
+    return same_setting(a, b) && a->d == b->d && a->layers == b->layers && a->heads == b->heads &&
+           a->n_ctx == b->n_ctx && a->batch == b->batch;
+}
+
+/* m is one more run of src. */
+static void source_add(SpeedSource *src, const MeasuredSpeed *m)
+{
+    if (src->n_runs < ESTIMATE_MAX_SOURCES) src->ids[src->n_runs] = m->id;
+    src->n_runs++;
+}
+
+/* The mean tokens/s of the book's runs of c's shape, else of the similar
+   shape nearest c in FLOPs a token (per_token, c's) scaled to c's: *src
+   names them; 0 when none. */
+static double measured_speed(const SpeedBook *book, const Config *c, double per_token, SpeedSource *src)
+{
+    const MeasuredSpeed *nearest = NULL;
+    double best = log(ESTIMATE_SIMILAR_FLOPS) + 1e-9;
+    for (int pass = 0; pass < 2; pass++) {
+        const Config *want = pass == 0 ? c : nearest ? &nearest->config : NULL;
+        double sum = 0;
+        for (int i = 0; want && book && i < book->n; i++) {
+            const MeasuredSpeed *m = &book->runs[i];
+            if (!same_shape(&m->config, want)) continue;
+            sum += pass == 0 ? m->tokens_per_s : m->tokens_per_s * m->flops_per_token / per_token;
+            source_add(src, m);
+        }
+        for (int i = 0; pass == 0 && book && i < book->n; i++) {
+            const MeasuredSpeed *m = &book->runs[i];
+            double far = fabs(log(m->flops_per_token / per_token));
+            if (same_setting(&m->config, c) && far < best) best = far, nearest = m;
+        }
+        if (src->n_runs) {
+            src->basis = pass == 0 ? SPEED_MEASURED : SPEED_SCALED;
+            if (pass == 1)
+                snprintf(src->shape, sizeof src->shape, "d=%d layers=%d heads=%d n_ctx=%d batch=%d", want->d,
+                         want->layers, want->heads, want->n_ctx, want->batch);
+            return sum / src->n_runs;
+        }
     }
-    int threads = c->threads > 0 ? c->threads : 1;
-    double per_token = estimate_train_flops_per_token(c);
-    if (n_same) {
-        *basis = SPEED_MEASURED;
-        *n_runs = n_same;
-        return same / n_same;
+    return 0;
+}
+
+double estimate_tokens_per_s(const SpeedBook *book, const Config *c, double gflops, SpeedSource *src)
+{
+    assert(c && src);
+    memset(src, 0, sizeof *src);
+    src->basis = SPEED_ASSUMED;
+    /* a job's vocab is its data's, known once it loads: a run of the same
+       data and tokenizer knows it */
+    Config known = *c;
+    for (int i = 0; known.vocab <= 0 && book && i < book->n; i++) {
+        const Config *m = &book->runs[i].config;
+        if (!strcmp(m->data, c->data) && !strcmp(m->tokenizer, c->tokenizer)) known.vocab = m->vocab;
     }
-    *basis = n_arch ? SPEED_SCALED : SPEED_ASSUMED;
-    *n_runs = n_arch;
-    double per_thread = n_arch ? rate / n_arch : gflops;
-    return isfinite(per_token) && per_token > 0 ? per_thread * 1e9 * threads / per_token : NAN;
+    double per_token = estimate_train_flops_per_token(&known);
+    if (!isfinite(per_token) || !(per_token > 0)) return NAN;
+    double tps = measured_speed(book, c, per_token, src);
+    return src->basis != SPEED_ASSUMED ? tps : gflops * 1e9 * threads_of(c) / per_token;
 }
 
 /* The job's estimate joins its architecture's line. */
-static void note_arch(SweepEstimate *e, const Config *c, double tps, SpeedBasis basis, int n_runs, int *jobs)
+static void note_arch(SweepEstimate *e, const Config *c, double tps, const SpeedSource *src, int *jobs)
 {
     int a = 0;
     while (a < e->n_archs && strcmp(e->arch[a].arch, c->arch)) a++;
@@ -165,13 +208,11 @@ static void note_arch(SweepEstimate *e, const Config *c, double tps, SpeedBasis 
         if (a == ESTIMATE_MAX_ARCHS) return;
         e->n_archs++;
         snprintf(e->arch[a].arch, sizeof e->arch[a].arch, "%s", c->arch);
-        e->arch[a].basis = basis;
+        e->arch[a].src = *src;
     }
     e->arch[a].tokens_per_s += tps;
-    if (basis > e->arch[a].basis || (basis == e->arch[a].basis && n_runs > e->arch[a].n_runs)) {
-        e->arch[a].basis = basis;
-        e->arch[a].n_runs = n_runs;
-    }
+    const SpeedSource *was = &e->arch[a].src;
+    if (src->basis > was->basis || (src->basis == was->basis && src->n_runs > was->n_runs)) e->arch[a].src = *src;
     jobs[a]++;
 }
 
@@ -189,11 +230,10 @@ SweepEstimate sweep_estimate(const Sweep *sw, int parallel, const SpeedBook *boo
         const Config *c = &sw->jobs[j].config;
         double per_token = estimate_train_flops_per_token(c);
         if (!isfinite(per_token)) continue;
-        SpeedBasis basis;
-        int n_runs;
-        double tps = estimate_tokens_per_s(book, c, e.gflops, &basis, &n_runs);
+        SpeedSource src;
+        double tps = estimate_tokens_per_s(book, c, e.gflops, &src);
         if (!(tps > 0)) continue;
-        note_arch(&e, c, tps, basis, n_runs, jobs);
+        note_arch(&e, c, tps, &src, jobs);
         double tokens = c->tokens > 0 ? (double)c->tokens : (double)c->steps * c->batch * c->n_ctx;
         double train = per_token * tokens, eval = per_token / 3.0 * estimate_eval_tokens(c);
         /* eval_every=auto: at most a tenth of the training more */
@@ -208,22 +248,32 @@ SweepEstimate sweep_estimate(const Sweep *sw, int parallel, const SpeedBook *boo
     return e;
 }
 
+/* "run 4" or "runs 4, 5, 6, 7 and 3 more" into out[cap]. */
+static void run_ids_text(const SpeedSource *src, char *out, size_t cap)
+{
+    size_t len = (size_t)snprintf(out, cap, "run%s ", src->n_runs == 1 ? "" : "s");
+    int shown = src->n_runs < ESTIMATE_MAX_SOURCES ? src->n_runs : ESTIMATE_MAX_SOURCES;
+    for (int i = 0; i < shown && len < cap; i++)
+        len += (size_t)snprintf(out + len, cap - len, "%s%lld", i ? ", " : "", (long long)src->ids[i]);
+    if (src->n_runs > shown && len < cap) snprintf(out + len, cap - len, " and %d more", src->n_runs - shown);
+}
+
 void estimate_describe(const SweepEstimate *e, char *out, size_t cap)
 {
     assert(e && out && cap > 0);
     size_t len = 0;
     out[0] = 0;
     for (int a = 0; a < e->n_archs && len < cap; a++) {
-        char rate[32];
+        const SpeedSource *src = &e->arch[a].src;
+        char rate[32], ids[96], why[256];
         fmt_rate(e->arch[a].tokens_per_s, rate, sizeof rate);
-        char why[96];
-        int n = e->arch[a].n_runs;
-        if (e->arch[a].basis == SPEED_MEASURED)
-            snprintf(why, sizeof why, "measured (%d run%s at this shape)", n, n == 1 ? "" : "s");
-        else if (e->arch[a].basis == SPEED_SCALED)
-            snprintf(why, sizeof why, "scaled from %d run%s at other shapes", n, n == 1 ? "" : "s");
+        run_ids_text(src, ids, sizeof ids);
+        if (src->basis == SPEED_MEASURED)
+            snprintf(why, sizeof why, "measured by %s (this shape)", ids);
+        else if (src->basis == SPEED_SCALED)
+            snprintf(why, sizeof why, "from %s (%s, scaled by FLOPs a token)", ids, src->shape);
         else
-            snprintf(why, sizeof why, "assumed (%.0f GFLOP/s a thread%s)", e->gflops,
+            snprintf(why, sizeof why, "the built-in model's (%.0f GFLOP/s a thread%s; no similar run)", e->gflops,
                      e->rate_from_env ? ", MIXBENCH_GFLOPS" : "");
         len += (size_t)snprintf(out + len, cap - len, "%s%s %s tok/s %s", a ? ", " : "", e->arch[a].arch, rate, why);
     }

@@ -6,13 +6,16 @@
  * training tokens and for evaluating valid and test (forward only: a third
  * of a training token), over a per-thread rate, with `parallel` jobs at a
  * time; with a store's measured speeds, a job's tokens/s is measured
- * (same architecture and shape) or scaled (the architecture's rate at other
- * shapes) before it is assumed, and the estimate says which.
+ * (runs of its shape) or scaled (similar runs, nearest in FLOPs a token)
+ * before the built-in model's is assumed, and the estimate names the runs.
  *
  * Not for: measuring anything (bench) or scheduling (experiments/scheduler.c).
  */
 #ifndef MIXBENCH_ESTIMATE_H
 #define MIXBENCH_ESTIMATE_H
+
+#include <stddef.h>
+#include <stdint.h>
 
 #include "db/store.h"
 #include "engine/config.h"
@@ -48,9 +51,10 @@ int estimate_eval_every(int64_t total_steps, double tokens_per_step, double eval
 /* Training speeds measured in a store, for estimates: each finished run
    with its tokens/s and what it was measured on. */
 typedef struct {
+    int64_t id;              /* the run */
     Config config;
     double tokens_per_s;
-    double gflops;           /* per thread: tokens/s x FLOPs a token / threads / 1e9 */
+    double flops_per_token;  /* estimate_train_flops_per_token(&config) */
 } MeasuredSpeed;
 
 typedef struct {
@@ -61,16 +65,33 @@ typedef struct {
 int speed_book_load(Store *s, SpeedBook *b, char *err);
 void speed_book_free(SpeedBook *b);
 
-/* Where a job's training speed comes from: the store's runs of its
-   architecture, task and shape (d, layers, heads, n_ctx, batch, threads:
-   their mean tokens/s), the architecture's runs at other shapes (their
-   mean GFLOP/s a thread over the job's FLOPs), or the assumed per-thread
-   rate (MIXBENCH_GFLOPS, else ESTIMATE_DEFAULT_GFLOPS). */
+/* Where a job's training speed comes from (docs/experiments.md
+   "Estimates"):
+     SPEED_MEASURED  the store's runs of its shape: the same arch, task, d,
+                     layers, heads, n_ctx, batch, threads and precision
+                     (their mean tokens/s);
+     SPEED_SCALED    else its similar runs: the same arch, task, threads and
+                     precision, of the shape nearest in training FLOPs a
+                     token and within ESTIMATE_SIMILAR_FLOPS of the job's
+                     either way (their tokens/s x their FLOPs a token / the
+                     job's);
+     SPEED_ASSUMED   else the built-in model: MIXBENCH_GFLOPS a thread, else
+                     ESTIMATE_DEFAULT_GFLOPS, over the job's FLOPs a token. */
 typedef enum { SPEED_MEASURED, SPEED_SCALED, SPEED_ASSUMED } SpeedBasis;
 
-/* The tokens/s of a job of c (book NULL: assumed at gflops a thread);
-   *basis and *n_runs (the runs it comes from) say why. */
-double estimate_tokens_per_s(const SpeedBook *book, const Config *c, double gflops, SpeedBasis *basis, int *n_runs);
+#define ESTIMATE_SIMILAR_FLOPS 8.0
+#define ESTIMATE_MAX_SOURCES 4   /* run ids kept to name */
+
+typedef struct {
+    SpeedBasis basis;
+    int n_runs;                  /* the runs it comes from */
+    int64_t ids[ESTIMATE_MAX_SOURCES];   /* the first of them, by id */
+    char shape[96];              /* SPEED_SCALED: theirs, "d=32 layers=1 heads=2 n_ctx=64 batch=8" */
+} SpeedSource;
+
+/* The tokens/s of a job of c (book NULL: the built-in model's at gflops a
+   thread); *src says where it comes from. */
+double estimate_tokens_per_s(const SpeedBook *book, const Config *c, double gflops, SpeedSource *src);
 
 #define ESTIMATE_MAX_ARCHS 8
 
@@ -80,14 +101,13 @@ typedef struct {
     double eval_flops;
     double gflops;           /* the assumed per-thread rate */
     int rate_from_env;       /* 1: MIXBENCH_GFLOPS */
-    /* per architecture: its jobs' mean tokens/s and the basis of their
+    /* per architecture: its jobs' mean tokens/s and the source of their
        estimates (the least measured one: assumed over scaled over measured) */
     int n_archs;
     struct {
         char arch[32];
         double tokens_per_s;
-        SpeedBasis basis;
-        int n_runs;
+        SpeedSource src;
     } arch[ESTIMATE_MAX_ARCHS];
 } SweepEstimate;
 
@@ -95,8 +115,11 @@ typedef struct {
    threads each (0: one, the worker's share on 2 cores at --jobs 2).
    book: the store's measured speeds (NULL: the FLOP model alone). */
 SweepEstimate sweep_estimate(const Sweep *sw, int parallel, const SpeedBook *book);
-/* "mixer 65.2k tok/s measured (3 runs at this shape), attention 5.0k
-   assumed (40 GFLOP/s a thread)" into out[cap]. */
+/* Each architecture's tokens/s and its source into out[cap]: "mixer
+   65.2k tok/s measured by runs 4, 5 (this shape), attention 9.1k tok/s
+   from run 7 (d=64 layers=2 heads=2 n_ctx=64 batch=8, scaled by FLOPs a
+   token), cumsum 5.0k tok/s the built-in model's (40 GFLOP/s a thread; no
+   similar run in the store)". */
 void estimate_describe(const SweepEstimate *e, char *out, size_t cap);
 
 #endif

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "engine/dist.h"
-#include "experiments/mpi_sweep.h"
+#include "experiments/mpi_options.h"
 
 /* Threads for a job that names none: --threads, else this machine's cores
    shared by the training ranks on it (rank 0, which trains nothing, not

@@ -14,6 +14,7 @@
 #include "engine/common.h"
 #include "engine/io/json.h"
 #include "experiments/extend.h"
+#include "experiments/rungs.h"
 
 /* ---- the shared rung ------------------------------------------------------ */
 
@@ -50,56 +51,6 @@ int prune_continue(Store *s, int64_t run_id, int tokens, int64_t budget, char *e
     snprintf(text, sizeof text, "%s=%lld", tokens ? "tokens" : "steps", (long long)budget);
     Extension x;
     return run_extend(s, run_id, text, &x, err);
-}
-
-/* ---- asha's rungs --------------------------------------------------------- */
-
-int prune_top_rung(const SweepPlan *p)
-{
-    assert(p);
-    if (p->prune != PRUNE_ASHA || !(p->prune_eta > 1) || !(p->prune_grace > 0)) return 0;
-    return (int)floor(log(1 / p->prune_grace) / log(p->prune_eta) + 1e-9);
-}
-
-int64_t prune_rung_budget(const SweepPlan *p, int64_t full, int tokens, int64_t step_tokens, int k)
-{
-    assert(p && full > 0 && k >= 0);
-    int top = prune_top_rung(p);
-    if (k >= top) return full;
-    int64_t b = llround((double)full / pow(p->prune_eta, top - k)), least = tokens ? step_tokens : 1;
-    return b > least ? b : least;
-}
-
-/* c's budget: tokens when it has them, else steps. */
-static int64_t budget_of(const Config *c, int *tokens)
-{
-    *tokens = c->tokens > 0;
-    return *tokens ? c->tokens : config_total_steps(c);
-}
-
-void prune_first_rung(const SweepPlan *p, Config *c)
-{
-    assert(p && c);
-    if (!prune_top_rung(p)) return;
-    int tokens;
-    int64_t full = budget_of(c, &tokens), b = prune_rung_budget(p, full, tokens, (int64_t)c->batch * c->n_ctx, 0);
-    if (tokens) c->tokens = b;
-    else c->steps = b;
-}
-
-double prune_asha_share(const SweepPlan *p, double cooldown)
-{
-    assert(p);
-    int top = prune_top_rung(p);
-    if (!top) return 1;
-    double share = 0, reach = 1, before = 0;
-    for (int k = 0; k <= top; k++) {
-        double b = pow(p->prune_eta, k - top);
-        share += reach * (b - (1 - cooldown) * before);
-        before = b;
-        reach /= p->prune_eta;
-    }
-    return share;
 }
 
 /* ---- trials --------------------------------------------------------------- */
@@ -235,7 +186,7 @@ static int load_trials(Ctx *x, const char *spec, char *err)
             t = &x->trials[x->n_trials++];
             snprintf(t->bracket, sizeof t->bracket, "%s", bracket);
             t->trial = trial;
-            t->full = budget_of(&full, &t->tokens);
+            t->full = prune_budget_of(&full, &t->tokens);
             t->step_tokens = (int64_t)full.batch * full.n_ctx;
             t->full_steps = config_total_steps(&full);
             t->cap = 4;
@@ -286,7 +237,7 @@ static int level_of(const Ctx *x, const Trial *t)
     json_free(o);
     if (bad) return -1;
     int tokens;
-    int64_t b = budget_of(&c, &tokens);
+    int64_t b = prune_budget_of(&c, &tokens);
     for (int k = 0; k <= prune_top_rung(x->plan); k++)
         if (b == prune_rung_budget(x->plan, t->full, t->tokens, t->step_tokens, k)) return k;
     return -1;
@@ -354,10 +305,14 @@ static int asha_rung(Ctx *x, Trial *tr, int n, int k, const RungRow *rows, const
             if (isfinite(ranked[r].loss)) next[ranked[r].order] = YES;
     }
     /* at most `potential` trials can reach rung k: one ranked below the
-       best floor(potential/eta) never continues */
+       best floor(potential/eta) never continues -- nor below the best one,
+       which always goes on: once the whole rung is in, its best (finite)
+       trial continues even when floor(n/eta) is 0 */
     int potential = n_seen;
     for (int i = blocked; i < n; i++) potential += arrive[i] != NO;
     int cap = prune_keep_async(potential, eta);
+    if (cap < 1) cap = 1;
+    if (blocked == n && n_seen > 0 && isfinite(ranked[0].loss)) next[ranked[0].order] = YES;
     for (int r = 0; r < n_seen; r++) {
         int i = ranked[r].order;
         if (next[i] == YES) {

@@ -16,8 +16,12 @@
  *                   floor(c/E) of the first c trials that reached rung k,
  *                   for some c (ASHA's rule, Li et al. 2020, with the
  *                   trials taken in their order rather than as they
- *                   happen to finish); it is pruned once no c can make it
- *                   so.  A trial that failed or diverged is the worst.
+ *                   happen to finish), or when it is the best of all the
+ *                   trials that reach rung k (a pruner always lets the
+ *                   best of a rung go on, so something reaches the full
+ *                   budget even when floor(n/E) is 0: 2 trials at a rung
+ *                   of E=3); it is pruned once neither can make it so.
+ *                   A trial that failed or diverged is the worst.
  *   --prune median  prune_grace=F (0.1) prune_startup=N (3): a trial whose
  *                   valid loss at an evaluation past F of its budget (not
  *                   its last) is above the median of the earlier
@@ -45,6 +49,7 @@
 #include "db/adaptive.h"
 #include "db/store.h"
 #include "engine/config.h"
+#include "experiments/rungs.h"
 #include "experiments/sweep.h"
 
 /* One trial at a rung: order breaks ties (trial number, or lr=tune's lr
@@ -63,19 +68,6 @@ int prune_keep_async(int n, double eta);
 /* Continues run_id to budget (tokens when `tokens`, else steps): a wsd
    extension from its cool-down's checkpoint (experiments/extend.h). */
 int prune_continue(Store *s, int64_t run_id, int tokens, int64_t budget, char *err);
-
-/* The last rung's index K of --prune asha (0: a single rung, nothing to
-   prune: prune_grace >= 1/prune_eta); 0 without asha. */
-int prune_top_rung(const SweepPlan *p);
-/* Rung k's budget for a full budget `full` (tokens when `tokens`, with
-   step_tokens a step's), at least one step. */
-int64_t prune_rung_budget(const SweepPlan *p, int64_t full, int tokens, int64_t step_tokens, int k);
-/* c's budget cut to --prune asha's first rung (sweep_queue.c queues it so). */
-void prune_first_rung(const SweepPlan *p, Config *c);
-/* The share of the trials' full training that asha spends if every rung
-   keeps 1 in eta (the estimate's): a continuation trains from its
-   cool-down's start, (1 - cooldown) of the rung before. */
-double prune_asha_share(const SweepPlan *p, double cooldown);
 
 /* One step of the sweep's pruner (inside adaptive_advance's transaction):
    records finished rungs, continues and prunes (asha), prunes (median).

@@ -18,7 +18,7 @@
 #include "engine/config.h"
 #include "engine/io/json.h"
 #include "engine/text.h"
-#include "experiments/prune.h"
+#include "experiments/rungs.h"
 
 static const struct {
     const char *prefix;

@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "experiments/sweep.h"
+#include "experiments/sweep_plan.h"
 
 #define SEARCH_MAX_TRIALS 10000
 #define SEARCH_MAX_CHOICES 64

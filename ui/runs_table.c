@@ -25,7 +25,7 @@
 #include "engine/common.h"
 #include "experiments/adaptive.h"
 #include "experiments/format.h"
-#include "ui/runs_view.h"
+#include "ui/runs_table.h"
 
 #define MAX_AXES 8
 #define AXIS_MAX_WIDTH 12

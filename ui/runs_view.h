@@ -1,7 +1,7 @@
 /*
  * runs_view.h — what the two files of the Runs screen share: its state
  * (the rows, the seed groups, the list, the filter, the sort, what is
- * being typed) and the drawing of its table.  ui/screen_runs.c loads,
+ * being typed); the drawing of its table is ui/runs_table.h.  ui/screen_runs.c loads,
  * filters, sorts and takes the keys; ui/runs_table.c lays the columns out
  * for the width (the sweep's axes and the tags among them) and draws.
  *
@@ -77,7 +77,5 @@ extern const char *const RUNS_SORT_NAMES[N_SORTS];
 RunRow *runs_row_at(RunsState *st, int i);
 /* What the status column says of a row ("done", "3 seeds"). */
 const char *runs_status_text(const RunRow *r, char *buf, size_t cap);
-/* The whole screen: the summary line, the table, the line under it. */
-void runs_view_draw(RunsState *st, UiContext *ctx, int top, int height, int width);
 
 #endif

@@ -32,6 +32,7 @@
 #include "experiments/pivot.h"
 #include "experiments/stats.h"
 #include "experiments/sweep_queue.h"
+#include "ui/runs_table.h"
 #include "ui/runs_view.h"
 
 #define MAX_LIVE 64              /* running jobs overlaid from the scheduler */

@@ -48,6 +48,16 @@ res=$(sqlite3 "$DB" "select printf('%.1f', infer_samples_per_s) from results whe
 if [ -n "$inf" ] && [ "$inf" = "$res" ] && grep -q "^inference $inf samples/s (batch 1, 1 thread" "$T/run.out" \
    && $MB show 1 --db "$DB" | grep -q "inference $inf samples/s"; then pass infer_stored
 else fail infer_stored "runs '$inf', results '$res', printed '$(grep '^inference' "$T/run.out")'"; fi
+# --- the estimate names the runs it comes from (docs/experiments.md "Estimates"): runs 1 and 2 of
+# this shape measured it, d=48 is scaled from them, cumsum has none (the built-in model's)
+$MB sweep arch=attention,cumsum steps=50 $SMALL --data builtin:stories --db "$DB" --dry-run >"$T/est.out" 2>&1
+$MB sweep arch=attention steps=50 d=48 layers=1 heads=2 n_ctx=16 batch=4 --data builtin:stories --db "$DB" --dry-run \
+  >"$T/est2.out" 2>&1
+if grep -Eq "attention [0-9.]+k? tok/s measured by runs? 1(, 2)? \(this shape\)" "$T/est.out" &&
+   grep -q "cumsum .* tok/s the built-in model's (" "$T/est.out" &&
+   grep -Eq "attention [0-9.]+k? tok/s from runs? 1(, 2)? \(d=32 layers=1 heads=2 n_ctx=16 batch=4, scaled by FLOPs a token\)" \
+     "$T/est2.out"; then pass estimate_names_runs
+else fail estimate_names_runs "$(grep estimated "$T/est.out" "$T/est2.out")"; fi
 if $MB sweep arch=attention,cumsum steps=2 $SMALL --data builtin:stories --db "$DB" >"$T/sweep.out" 2>&1 \
    && $MB worker --jobs 1 --threads 2 --db "$DB" >"$T/worker.out" 2>&1; then
   n=$(sqlite3 "$DB" "select count(*) from sweep_results where status='done' and infer_samples_per_s > 0")

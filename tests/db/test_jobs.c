@@ -11,6 +11,7 @@
  * Not for: the version 1 tables and views (tests/db/test_store.c) or running
  * jobs (the scheduler's tests).
  */
+#include "db/ckpt_owner.h"
 #include "db/jobs.h"
 #include "db/migrations.h"
 #include "db/store.h"

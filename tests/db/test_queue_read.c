@@ -7,6 +7,7 @@
  *
  * Not for: the rules of the queue (tests/db/test_jobs.c).
  */
+#include "db/ckpt_owner.h"
 #include "db/jobs.h"
 #include "db/queue_read.h"
 #include "db/store.h"

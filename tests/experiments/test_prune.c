@@ -10,6 +10,7 @@
  *     part of it) and spends less than half the tokens of the same trials
  *     trained in full, even counting a continuation as training from the
  *     start (no checkpoints here);
+ *   - asha lets the best of a rung go on even when floor(n/eta) is 0;
  *   - asha and median decide the same (status, why, budget of every run)
  *     whatever the number of workers and the order they finish in;
  *   - median prunes only after its startup trials, keeps the best one, and
@@ -189,6 +190,25 @@ static void test_asha_keeps_the_good_trials(void)
     store_close(s);
 }
 
+/* 6 trials: rung 0 keeps floor(6/3) = 2, and of those 2 at rung 1 (where
+   floor(2/3) is 0) the better one still goes on to the full budget. */
+static void test_asha_best_of_a_rung_goes_on(void)
+{
+    int64_t sw = 0;
+    Store *s = queued("asha6.db", SPEC "trials=6 prune=asha", &sw);
+    if (!s) return;
+    simulate(s, 2, 3);
+    CHECK(query_num(s, "SELECT count(*) FROM rungs WHERE rung = 1") == 2, "2 trials reach rung 1: %g",
+          query_num(s, "SELECT count(*) FROM rungs WHERE rung = 1"));
+    CHECK(query_num(s, "SELECT count(*) FROM runs WHERE status = 'done' AND total_steps = 270") == 1,
+          "not one trial reached the full budget: %s",
+          query1(s, "SELECT group_concat(id || ':' || status || ':' || total_steps) FROM runs").text);
+    CHECK(query_num(s, "SELECT run_id FROM rungs WHERE rung = 1 ORDER BY valid_loss, run_id LIMIT 1") ==
+              query_num(s, "SELECT id FROM runs WHERE status = 'done'"), "the one done is not rung 1's best");
+    CHECK(query_num(s, "SELECT count(*) FROM runs WHERE status = 'pruned'") == 5, "5 pruned");
+    store_close(s);
+}
+
 /* The same decisions with 1, 2 and 3 workers finishing in other orders. */
 static void same_whatever_the_workers(const char *spec, const char *name)
 {
@@ -252,6 +272,11 @@ static void test_rung_numbers(void)
     /* 1 x 1/9 + 1/3 x (1/3 - 0.8/9) + 1/9 x (1 - 0.8/3) */
     double want = 1.0 / 9 + (1.0 / 3) * (1.0 / 3 - 0.8 / 9) + (1.0 / 9) * (1 - 0.8 / 3);
     CHECK(fabs(prune_asha_share(&p, 0.2) - want) < 1e-12, "share %g, want %g", prune_asha_share(&p, 0.2), want);
+    /* 6 trials: rung 2 gets 6/9 of a trial, counted as the one that goes on */
+    p.trials = 6;
+    want = 1.0 / 9 + (1.0 / 3) * (1.0 / 3 - 0.8 / 9) + (1.0 / 6) * (1 - 0.8 / 3);
+    CHECK(fabs(prune_asha_share(&p, 0.2) - want) < 1e-12, "6 trials: share %g, want %g", prune_asha_share(&p, 0.2),
+          want);
     p.prune_grace = 0.5;
     CHECK(prune_top_rung(&p) == 0, "a grace above 1/eta leaves one rung");
     RungEntry e[4] = {{0, 3.0}, {1, NAN}, {2, 1.0}, {3, 1.0}};
@@ -267,6 +292,7 @@ int main(int argc, char **argv)
     if (tmp_dir_make("prune")) return 1;
     RUN(test_rung_numbers);
     RUN(test_asha_keeps_the_good_trials);
+    RUN(test_asha_best_of_a_rung_goes_on);
     RUN(test_asha_same_decisions);
     RUN(test_median);
     tmp_dir_remove();

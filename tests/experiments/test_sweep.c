@@ -688,9 +688,16 @@ static void test_key_applies(void)
     CHECK(config_key_applies(&c, "not_a_key"), "unknown keys are not hidden");
 }
 
-/* Estimates from measured speeds: the same architecture and shape's
-   tokens/s, else its rate at other shapes scaled by FLOPs, else assumed;
-   and the text that says which. */
+/* A measured speed of run id at c. */
+static MeasuredSpeed measured(int64_t id, Config c, double tokens_per_s)
+{
+    return (MeasuredSpeed){id, c, tokens_per_s, estimate_train_flops_per_token(&c)};
+}
+
+/* Estimates from measured speeds: the same shape's tokens/s, else the
+   similar runs' (same arch, task, threads, precision) nearest in FLOPs a
+   token scaled by FLOPs, else the built-in model's; and the text that
+   names the runs. */
 static void test_measured_estimate(void)
 {
     unsetenv("MIXBENCH_GFLOPS");
@@ -699,41 +706,65 @@ static void test_measured_estimate(void)
     config_defaults(&mixer);
     snprintf(mixer.arch, sizeof mixer.arch, "mixer");
     mixer.d = 16, mixer.layers = 1, mixer.heads = 2, mixer.n_ctx = 16, mixer.vocab = 200, mixer.threads = 1;
-    double per_token = estimate_train_flops_per_token(&mixer);
-    MeasuredSpeed runs[2] = {{mixer, 60000, 60000 * per_token / 1e9}, {mixer, 70000, 70000 * per_token / 1e9}};
-    SpeedBook book = {runs, 2};
-    SpeedBasis basis;
-    int n;
-    double tps = estimate_tokens_per_s(&book, &mixer, 40, &basis, &n);
-    CHECK(basis == SPEED_MEASURED && n == 2 && fabs(tps - 65000) < 1e-6, "same shape: %g from %d (%d)", tps, n, basis);
-    Config wide = mixer;
-    wide.d = 64;
-    tps = estimate_tokens_per_s(&book, &wide, 40, &basis, &n);
-    double want = 65000 * per_token / estimate_train_flops_per_token(&wide);
-    CHECK(basis == SPEED_SCALED && n == 2 && fabs(tps / want - 1) < 1e-9, "scaled: %g vs %g", tps, want);
+    Config big = mixer, other_task = mixer, four_threads = mixer, wide = mixer;
+    big.d = 512, big.layers = 8;
+    snprintf(other_task.task, sizeof other_task.task, "mlm");
+    four_threads.threads = 4;
+    wide.d = 24;
+    MeasuredSpeed runs[] = {measured(3, mixer, 60000), measured(5, mixer, 70000), measured(6, big, 900),
+                            measured(7, other_task, 1000), measured(8, four_threads, 1000)};
+    SpeedBook book = {runs, 5};
+    SpeedSource src;
+    double tps = estimate_tokens_per_s(&book, &mixer, 40, &src);
+    CHECK(src.basis == SPEED_MEASURED && src.n_runs == 2 && src.ids[0] == 3 && src.ids[1] == 5 &&
+              fabs(tps - 65000) < 1e-6, "same shape: %g from %d (%d)", tps, src.n_runs, src.basis);
+    /* d=24: the nearest similar shape in FLOPs is d=16 (not the d=256 run,
+       nor the other task's or thread count's), scaled by FLOPs a token */
+    tps = estimate_tokens_per_s(&book, &wide, 40, &src);
+    double want = 65000 * estimate_train_flops_per_token(&mixer) / estimate_train_flops_per_token(&wide);
+    CHECK(src.basis == SPEED_SCALED && src.n_runs == 2 && src.ids[0] == 3 && fabs(tps / want - 1) < 1e-9 &&
+              !strcmp(src.shape, "d=16 layers=1 heads=2 n_ctx=16 batch=16"),
+          "scaled: %g vs %g from %d runs (%d) at %s", tps, want, src.n_runs, src.basis, src.shape);
+    /* more than ESTIMATE_SIMILAR_FLOPS from every similar run: the built-in model */
+    Config far = mixer;
+    far.d = 128, far.layers = 2;
+    tps = estimate_tokens_per_s(&book, &far, 40, &src);
+    CHECK(src.basis == SPEED_ASSUMED && src.n_runs == 0 &&
+              fabs(tps * estimate_train_flops_per_token(&far) / 40e9 - 1) < 1e-9, "too far: %g (%d)", tps, src.basis);
     Config other = mixer;
     snprintf(other.arch, sizeof other.arch, "cumsum");
-    tps = estimate_tokens_per_s(&book, &other, 40, &basis, &n);
-    CHECK(basis == SPEED_ASSUMED && n == 0 && fabs(tps * estimate_train_flops_per_token(&other) / 40e9 - 1) < 1e-9,
-          "assumed: %g", tps);
-    /* a sweep of the three: its text names each basis */
-    char *words[] = {"arch=mixer,cumsum", "d=16", "layers=1", "heads=2", "n_ctx=16", "vocab=200", "threads=1",
+    tps = estimate_tokens_per_s(&book, &other, 40, &src);
+    CHECK(src.basis == SPEED_ASSUMED && src.n_runs == 0 &&
+              fabs(tps * estimate_train_flops_per_token(&other) / 40e9 - 1) < 1e-9, "assumed: %g", tps);
+    /* a sweep of the three: its text names each basis and the runs */
+    char *words[] = {"arch=mixer,cumsum", "d=16,24", "layers=1", "heads=2", "n_ctx=16", "vocab=200", "threads=1",
                      "steps=100"};
     Sweep s;
     Config base;
     config_defaults(&base);
     int rc = sweep_parse(8, words, &base, &s, err);
-    CHECK(rc == 0 && s.n_jobs == 2, "%s", err);
+    CHECK(rc == 0 && s.n_jobs == 4, "%s", err);
     if (rc) return;
     SweepEstimate e = sweep_estimate(&s, 1, &book);
-    char text[512];
+    char text[1024];
     estimate_describe(&e, text, sizeof text);
-    CHECK(e.n_archs == 2 && strstr(text, "mixer 65.0k tok/s measured (2 runs at this shape)") &&
-              strstr(text, "cumsum") && strstr(text, "assumed (40 GFLOP/s a thread"), "%s", text);
+    CHECK(e.n_archs == 2 && strstr(text, "mixer ") &&
+              strstr(text, " tok/s from runs 3, 5 (d=16 layers=1 heads=2 n_ctx=16 batch=16, scaled by FLOPs a token)") &&
+              strstr(text, "cumsum ") &&
+              strstr(text, " tok/s the built-in model's (40 GFLOP/s a thread; no similar run)"),
+          "%s", text);
+    sweep_free(&s);
+    char *one[] = {"arch=mixer", "d=16", "layers=1", "heads=2", "n_ctx=16", "vocab=200", "threads=1", "steps=100"};
+    rc = sweep_parse(8, one, &base, &s, err);
+    CHECK(rc == 0, "%s", err);
+    if (rc) return;
+    e = sweep_estimate(&s, 1, &book);
+    estimate_describe(&e, text, sizeof text);
+    CHECK(strstr(text, "mixer 65.0k tok/s measured by runs 3, 5 (this shape)"), "%s", text);
     double mixer_seconds = 100.0 * s.jobs[0].config.batch * 16 / 65000;
     CHECK(e.seconds > mixer_seconds, "%g s vs the mixer's %g s of training", e.seconds, mixer_seconds);
     SweepEstimate none = sweep_estimate(&s, 1, NULL);
-    CHECK(none.arch[0].basis == SPEED_ASSUMED && none.arch[1].basis == SPEED_ASSUMED, "no book: assumed");
+    CHECK(none.arch[0].src.basis == SPEED_ASSUMED, "no book: assumed");
     sweep_free(&s);
 }
 

@@ -7,7 +7,7 @@
 # the selected run's data and sweep point under the table, sorting by a
 # column and reversing it,
 # wait for the four to finish, read the Grid (its numbers are the store's
-# test losses), pick two runs and overlay them on Compare, resize to 120x40
+# test losses), see the New sweep form's estimate name them, pick two runs and overlay them on Compare, resize to 120x40
 # (the data column appears) and back, quit, and relaunch to find the same
 # runs, row for row.  The store is checked with the sqlite3 CLI after quit.
 #
@@ -108,6 +108,17 @@ for arch in attention mixer; do
   [ -n "$want" ] && [ "$got" = "$want" ] || { ok=0; fail "grid_$arch" "screen '$got' store '$want'"; }
 done
 [ $ok = 1 ] && pass grid_values
+
+# --- New sweep again: the same form's estimate now comes from the runs it queued
+#     (their shape), and its Time line names them (it may wrap: read as one text)
+TM send-keys -t A "$new"
+form_says() { screen A | tr '\n' ' ' | tr -s ' ' | grep -Eq -- "$1"; }
+said=0
+for _ in $(seq 150); do
+  form_says "tokens/s: attention [0-9.]+k? tok/s measured by run [12] \(this shape\)" && said=1 && break
+  sleep 0.2
+done
+[ $said = 1 ] && pass form_estimate_runs || fail form_estimate_runs "$(screen A)"
 
 # --- Compare: runs 1 and 3 (attention and mixer at layers=1)
 TM send-keys -t A "$runs"

@@ -24,6 +24,7 @@
 #include "app/job_print.h"
 #include "db/cli_read.h"
 #include "db/jobs.h"
+#include "db/organise.h"
 #include "db/queue_read.h"
 #include "db/status.h"
 #include "engine/common.h"
@@ -210,8 +211,9 @@ int cmd_sweep(int argc, char **argv)
     if (hours_s && !until) return cli_fail("sweep: --max-hours caps --until-conclusive; give both");
     if (hours_s && (text_to_double(hours_s, &max_hours) || !(max_hours > 0) || max_hours > 1e6))
         return cli_fail("sweep: --max-hours %s is not a number of hours > 0", hours_s);
-    if (name && strlen(name) >= sizeof ((Sweep *)0)->label)
-        return cli_fail("sweep: --name %s: at most %d bytes", name, (int)sizeof ((Sweep *)0)->label - 1);
+    char shown[256];
+    if (name && store_text_check(STORE_TEXT_SWEEP_NAME, name, err))
+        return cli_fail("sweep: --name %s: %s", text_shown(name, shown, sizeof shown), err);
     Sweep sw;
     if (sweep_parse_data(n_grid, (char **)grid, &base, data, &sw, err)) return cli_fail("%s", err);
     if (name) snprintf(sw.label, sizeof sw.label, "%s", name);
@@ -268,12 +270,13 @@ int cmd_sweep(int argc, char **argv)
         return cli_fail("%s", err);
     }
     int64_t sweep_id;
-    int rc = sweep_enqueue(st, &sw, priority, &sweep_id, err);
+    int rc = name ? store_name_free(st, STORE_TEXT_SWEEP_NAME, name, err) : 0;
+    if (rc == 0) rc = sweep_enqueue(st, &sw, priority, &sweep_id, err);
     /* lr=tune: the points' first rungs */
     if (rc == 0) rc = adaptive_advance(st, sweep_id, NULL, err);
     store_close(st);
     sweep_free(&sw);
-    if (rc) return cli_fail("%s", err);
+    if (rc) return cli_fail("sweep: %s; nothing queued", err);
     printf("queued as sweep %lld; run them with `mixbench worker` (or in the workbench)\n", (long long)sweep_id);
     return 0;
 }
@@ -464,15 +467,23 @@ static int control_command(const char *what, int argc, char **argv)
     int n_ids = 0;
     char err[ERR_LEN];
     if (cli_parse(argc, argv, opts, NULL, ids, 256, &n_ids, err)) return cli_fail("%s: %s", what, err);
-    if (n_ids == 0) return cli_fail("%s: name at least one run id", what);
+    if (n_ids == 0) return cli_fail("%s: name at least one run (an id or its name)", what);
     Store *st;
     if (store_open_existing(db_path, &st, err)) return cli_fail("%s", err);
+    /* every RUN is looked up before anything is asked of one (the rule of
+       db/organise.h store_run_lookup, as rm and tag) */
+    int64_t run_ids[256];
+    for (int i = 0; i < n_ids; i++)
+        if (store_run_lookup(st, ids[i], 0, &run_ids[i], err)) {
+            store_close(st);
+            char shown[ERR_LEN];
+            return cli_fail("%s: %s; nothing done", what, text_shown(err, shown, sizeof shown));
+        }
     int failures = 0;
     for (int i = 0; i < n_ids; i++) {
-        int64_t id = 0;
+        int64_t id = run_ids[i];
         int rc;
-        if (text_to_int64(ids[i], &id) || id <= 0) rc = err_set(err, "'%s' is not a run id", ids[i]);
-        else if (!strcmp(what, "resume")) rc = store_job_resume(st, id, err);
+        if (!strcmp(what, "resume")) rc = store_job_resume(st, id, err);
         else rc = store_job_request(st, id, what, err);
         if (rc) {
             cli_fail("%s: %s", what, err);

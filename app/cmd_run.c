@@ -28,6 +28,7 @@
 #include "app/commands.h"
 #include "app/job_print.h"
 #include "db/jobs.h"
+#include "db/organise.h"
 #include "db/status.h"
 #include "engine/checkpoint.h"
 #include "engine/common.h"
@@ -63,8 +64,6 @@ static int parse_args(int argc, char **argv, RunArgs *a, Config *c, char *err)
     config_defaults(c);
     char e[ERR_LEN];
     if (cli_parse(argc, argv, opts, c, NULL, 0, NULL, e)) return err_set(err, "run: %s", e);
-    if (a->resume && (text_to_int64(a->resume, &a->resume_id) || a->resume_id < 1))
-        return err_set(err, "run: --resume %s is not a run id", a->resume);
     if (a->resume && a->init) return err_set(err, "run: --resume and --init exclude each other");
     if (!a->init) return 0;
     Config stored;
@@ -93,12 +92,20 @@ static int resume_config(Dist *d, int argc, char **argv, RunArgs *a, Config *c, 
         Store *st;
         rc = store_open_existing(a->db_path, &st, err);
         if (!rc) {
-            rc = store_job_claim_run(st, a->resume_id, (int)getpid(), &a->claimed, err);
+            /* RUN: an id or the name one run has (db/organise.h) */
+            rc = store_run_lookup(st, a->resume, 0, &a->resume_id, err);
+            if (rc) {
+                char e[ERR_LEN];
+                snprintf(e, sizeof e, "run: --resume: %s", err);
+                snprintf(err, ERR_LEN, "%s", e);
+            }
+            if (!rc) rc = store_job_claim_run(st, a->resume_id, (int)getpid(), &a->claimed, err);
             store_close(st);
         }
     }
     if (d && dist_agree(d, rc != 0, err)) return -1;
     if (rc) return -1;
+    if (dist_bcast(d, &a->resume_id, sizeof a->resume_id, err)) return -1;
     if (dist_bcast(d, a->claimed.config_json, sizeof a->claimed.config_json, err)) return -1;
     Config stored;
     config_defaults(&stored);
@@ -139,6 +146,28 @@ static int refuse(Dist *d, const char *err)
     return 1;
 }
 
+/* --name: a name no run of the store has yet (db/organise.h: a name means
+   one run), checked by rank 0 before anything trains.  A store that does
+   not exist yet has no names. */
+static int name_free(Dist *d, const RunArgs *a, char *err)
+{
+    int rc = 0;
+    if (dist_rank(d) == 0) {
+        Store *st;
+        if (access(a->db_path, F_OK) != 0) rc = store_text_check(STORE_TEXT_NAME, a->name, err);
+        else if (!(rc = store_open_existing(a->db_path, &st, err))) {
+            rc = store_name_free(st, STORE_TEXT_NAME, a->name, err);
+            store_close(st);
+        }
+        if (rc) {
+            char e[ERR_LEN];
+            snprintf(e, sizeof e, "run: --name: %s", err);
+            snprintf(err, ERR_LEN, "%s", e);
+        }
+    }
+    return d ? dist_agree(d, rc != 0, err) : rc;
+}
+
 static int run(Dist *d, int argc, char **argv)
 {
     RunArgs a = {.db_path = "mixbench.db"};
@@ -149,6 +178,7 @@ static int run(Dist *d, int argc, char **argv)
     if (rc) return refuse(d, err);
     if (d && same_everywhere(d, &a, &c, err)) return refuse(d, err);
     if (a.resume && resume_config(d, argc, argv, &a, &c, err)) return refuse(d, err);
+    if (a.name && !a.resume && name_free(d, &a, err)) return refuse(d, err);
     int rank = dist_rank(d);
     JobSink null_sink = job_sink_null();
     JobSpec js;

@@ -271,6 +271,13 @@ static int name_taken(Store *s, const char *table, int64_t id, const char *name,
                    trashed ? ", in the trash until `mixbench purge`" : "", noun);
 }
 
+int store_name_free(Store *s, StoreText kind, const char *name, char *err)
+{
+    assert(s && name && err && (kind == STORE_TEXT_NAME || kind == STORE_TEXT_SWEEP_NAME));
+    if (store_text_check(kind, name, err)) return -1;
+    return name_taken(s, kind == STORE_TEXT_NAME ? "runs" : "sweeps", 0, name, err);
+}
+
 /* An update of a name: the text checked, no other row with it (in the
    same statement, so that no writer slips one in between), or why not. */
 static int rename_row(Store *s, const char *table, int64_t id, const char *name, StoreText kind, char *err)

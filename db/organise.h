@@ -72,6 +72,11 @@ int store_run_trashed(Store *s, int64_t run_id, int *trashed, char *err);
    store_text_check refuses. */
 int store_run_rename(Store *s, int64_t run_id, const char *name, char *err);
 int store_sweep_rename(Store *s, int64_t sweep_id, const char *name, char *err);
+/* 0 when a new run (kind STORE_TEXT_NAME) or sweep (STORE_TEXT_SWEEP_NAME)
+   may be given name: store_text_check's rules, and no run (sweep) has it,
+   in the trash or not; else -1 with the line naming the problem (`run
+   --name`, `sweep --name`). */
+int store_name_free(Store *s, StoreText kind, const char *name, char *err);
 /* runs.note / sweeps.note; "" or NULL clears it (store_text_check). */
 int store_run_note(Store *s, int64_t run_id, const char *note, char *err);
 int store_sweep_note(Store *s, int64_t sweep_id, const char *note, char *err);

@@ -181,3 +181,21 @@ has show_note_shown "$out" "note: \\^\\[\\]0;title\\^G\\^\\[\\[2J"
 has show_name_shown "$out" "^run 4  \\^\\[\\[31mred\\^Jx"
 has json_keeps "$($MB ls --json --db "$N")" '"name":"\\u001b\[31mred\\nx"'
 has rm_line_shown "$($MB rm 4 --dry-run --db "$N")" "\\^\\[\\[31mred\\^Jx\\) to the trash"
+
+# --- the queue's commands and --name take the same RUN, and the same name rule
+P=$T/p.db
+$MB sweep --db "$P" arch=attention,mixer $tiny --name grid-a >/dev/null 2>&1
+$MB rename 1 first --db "$P" >/dev/null
+ok pause_by_name "$($MB pause first --db "$P" 2>&1)" "run 1: pause requested"
+err=$($MB cancel 2 nosuch --db "$P" 2>&1); rc=$?
+ok cancel_checks_first "$err $rc" "mixbench: cancel: no run nosuch in p.db (see \`mixbench ls\`); nothing done 1"
+ok cancel_checks_first_nothing "$(q "$P" "select count(*) from runs where status = 'cancelled'")" 0
+has resume_by_name "$($MB resume first --db "$P" 2>&1)" "^mixbench: resume: run 1 is queued|run 1: resume requested"
+has sweep_name_taken "$($MB sweep --db "$P" arch=attention $tiny --name grid-a 2>&1)" \
+  "mixbench: sweep: name grid-a is sweep 1's: a name means one sweep; nothing queued"
+has sweep_name_number "$($MB sweep --db "$P" arch=attention $tiny --name 7 2>&1)" "a name cannot be a number"
+ok sweep_name_nothing "$(q "$P" "select count(*) from sweeps")" 1
+has run_name_taken "$($MB run --task clm arch=attention $tiny --name first --db "$P" --quiet 2>&1)" \
+  "^mixbench: run: --name: name first is run 1's: a name means one run$"
+has run_resume_no_run "$($MB run --resume nosuch --db "$P" 2>&1)" "^mixbench: run: --resume: no run nosuch in p.db"
+ok run_name_nothing "$(q "$P" "select count(*) from runs")" 2

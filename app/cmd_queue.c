@@ -405,7 +405,9 @@ static int queue_tsv(Store *st, char *err)
         int n = db_rows_count(rows);
         for (int i = 0; n_rows == 0 && i < n; i++) printf("%s%s", i ? "\t" : "", db_rows_name(rows, i));
         if (n_rows++ == 0) printf("\n");
-        for (int i = 0; i < n; i++) printf("%s%s", i ? "\t" : "", row[i].text ? row[i].text : "");
+        char shown[1024];   /* a name or note of an older store may hold a tab or an escape */
+        for (int i = 0; i < n; i++)
+            printf("%s%s", i ? "\t" : "", row[i].text ? text_shown(row[i].text, shown, sizeof shown) : "");
         printf("\n");
     }
     if (rows) db_rows_close(rows);
@@ -438,8 +440,10 @@ static int queue_table(Store *st, char *err)
         if (j->total_steps > 0) snprintf(step, sizeof step, "%s/%s", done, total);   /* known once it starts */
         else snprintf(step, sizeof step, "%s", done);
         const char *status = job_shown_status(j->status, j->control);
+        char sweep[64];
+        text_shown(j->sweep[0] ? j->sweep : "-", sweep, sizeof sweep);
         printf("%4s %6lld  %-8s %4d  %-11.11s %-9.9s %-16.16s %13s  %s\n", pos, (long long)j->id, status, j->priority,
-               j->arch, j->task, j->sweep[0] ? j->sweep : "-", step, j->point[0] ? j->point : "-");
+               j->arch, j->task, sweep, step, j->point[0] ? j->point : "-");
     }
     free(jobs);
     return 0;

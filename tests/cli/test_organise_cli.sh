@@ -199,3 +199,7 @@ has run_name_taken "$($MB run --task clm arch=attention $tiny --name first --db 
   "^mixbench: run: --name: name first is run 1's: a name means one run$"
 has run_resume_no_run "$($MB run --resume nosuch --db "$P" 2>&1)" "^mixbench: run: --resume: no run nosuch in p.db"
 ok run_name_nothing "$(q "$P" "select count(*) from runs")" 2
+q "$P" "update sweeps set name = char(27) || '[2Jbad' || char(9) || 'x' where id = 1"
+out=$($MB queue --db "$P"; $MB queue --tsv --db "$P")
+ok queue_no_control "$(printf '%s' "$out" | tr -dc '\000-\010\013-\037\177' | wc -c)" 0
+has queue_shown "$out" "\\^\\[\\[2Jbad\\^Ix"

@@ -389,7 +389,8 @@ static void app_key(App *app, UiContext *ctx, int ch)
     }
     app->cmd.output.shown = 0;   /* ':' from the panel: a new command */
     if (app->help) {
-        if (!ui_pager_key(&app->help_text, ch)) app->help = 0;
+        /* space leaves it, as any key did before it scrolled */
+        if (ch == ' ' || !ui_pager_key(&app->help_text, ch)) app->help = 0;
         return;
     }
     const UiScreen *s = app->screens[app->current];

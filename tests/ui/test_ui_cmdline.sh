@@ -64,6 +64,12 @@ check rm_errors_shown A 15 "rm: .*2;"
 key Escape
 check rm_failed_message A 5 "^:rm failed \(O: [0-9]+ lines?\): rm: "
 
+# one line longer than the message line: the panel opens, wrapping it
+colon 'extend 1 tokens=2000000'
+check long_line_panel A 15 "^─ :extend 1 tokens=2000000  failed \(exit 1\)"
+screen A | grep -q "can be extended" && pass long_line_whole || fail long_line_whole "$(screen A)"
+key Escape
+
 # :ls, :show, :help, and Tab knowing them
 colon 'ls'
 check colon_ls A 15 "^ +ID +STATUS +ARCH"

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "engine/common.h"
+#include "engine/text.h"
 
 /* Makes room for n ints in each of the k arrays at arrays[0..k) holding
    *cap; 0, or -1 when out of memory (the arrays as they were). */
@@ -111,7 +112,10 @@ static int wrap_line(UiPager *p, int i, int width)
 {
     const char *s = p->text + p->line_at[i];
     int indent = p->line_indent[i];
-    if ((int)strlen(s) <= width || indent > width / 2) indent = 0;
+    /* an indent in columns: a key column of ASCII only */
+    for (int k = 0; k < indent; k++)
+        if (!s[k] || (unsigned char)s[k] >= 0x80) indent = 0;
+    if (text_columns(s) <= width || indent > width / 2) indent = 0;
     int n = ui_wrap_lines(s + indent, width - indent, NULL, NULL, 0);
     if (n == 0) return add_row(p, i, 0, 0, 0);
     int *starts = malloc((size_t)n * sizeof *starts), *lens = malloc((size_t)n * sizeof *lens);

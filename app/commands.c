@@ -88,7 +88,7 @@ static const Command COMMANDS[] = {
      "  --trash          the runs in the trash instead\n"
      "  --json           one JSON array\n"
      "  --db FILE        the store (default mixbench.db)",
-     "mixbench ls --status done --arch mixer --loss best", 0},
+     "mixbench ls --status done --arch mixer --loss best", 1},
     {"show", cmd_show, "one run's config, evaluations and loss curve [--db FILE]",
      "mixbench show RUN [--db FILE] [--json] [--log]",
      "RUN is a run id (or a name one run has); prints the config, parameter\n"
@@ -96,7 +96,7 @@ static const Command COMMANDS[] = {
      "  --log            the curve on a log scale\n"
      "  --json           one JSON object\n"
      "  --db FILE        the store (default mixbench.db)",
-     "mixbench show 3 --log", 0},
+     "mixbench show 3 --log", 1},
     {"sweep", cmd_sweep, "queue a preset, a grid or a random search: PRESET[@paper]|key=v1,v2 ... [--data D] [--dry-run]",
      "mixbench sweep PRESET[@paper] [key=value ...] [options]\n"
      "       mixbench sweep --continue ID [--max-hours H]\n"

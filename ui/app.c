@@ -1,7 +1,8 @@
 /*
  * app.c — the workbench's main loop: terminal set-up (UTF-8 or ASCII,
  * colours or monochrome), the tab bar, the current screen, the message
- * line and footer, the '?' help overlay, resize, and quitting (running jobs
+ * line and footer, the '?' help overlay (a pager: it scrolls), the `:`
+ * line and its output panel, resize, and quitting (running jobs
  * checkpoint and go back to the queue, to resume on the next launch or
  * under `mixbench worker`).  Input is read with a short timeout so the
  * screen refreshes from the store and the workers' progress while nothing
@@ -22,27 +23,31 @@
 #include "experiments/format.h"
 #include "engine/text.h"
 #include "ui/cmdline.h"
+#include "ui/pager.h"
 #include "ui/ui.h"
 
 #define REFRESH_SECONDS 0.5
 #define USAGE_SECONDS 5.0   /* the store's and its checkpoints' sizes (a folder scan) */
 
 static const char *GLOBAL_HELP =
-    "Tab / Shift-Tab   next / previous screen\n"
-    "1..8              go to a screen (the number in its tab)\n"
+    "Tab / Shift-Tab   next / previous screen (from Runs, Run opens the run\n"
+    "                  under the cursor, as Enter does)\n"
+    "1..8              go to a screen (the number in its tab; 2 from Runs:\n"
+    "                  the run under the cursor)\n"
     "arrows, hjkl      move\n"
     "Enter             open\n"
     "/                 filter (Runs)\n"
-    ":                 a command line: the CLI's commands on this store (:sweep recall,\n"
-    "                  :pause 3, :q); Tab completes command, preset and key names\n"
-    "mouse             click: select, a tab: its screen; double click: open; wheel: scroll\n"
-    "                  (mixbench --no-mouse leaves the mouse to the terminal)\n"
-    "?                 this help\n"
+    ":                 a command line: the CLI's commands on this store\n"
+    "                  (:sweep recall, :pause 3, :ls, :show 3, :help, :q);\n"
+    "                  Tab completes command, preset and key names; the\n"
+    "                  output opens in a panel (j/k, PgUp/PgDn scroll, Esc\n"
+    "                  closes) when it is more than the message line shows\n"
+    "O                 the last : command's whole output again\n"
+    "mouse             click: select, a tab: its screen; double click: open;\n"
+    "                  wheel: scroll (mixbench --no-mouse leaves the mouse\n"
+    "                  to the terminal)\n"
+    "?                 this help (j/k, PgUp/PgDn, Home/End scroll it)\n"
     "q                 quit (running jobs checkpoint and resume next time)\n";
-/* the same in two lines, for a screen whose own keys leave no room */
-static const char *GLOBAL_HELP_SHORT =
-    "Tab/Shift-Tab, 1..8 screens   arrows/hjkl move   Enter open   : command   ? help\n"
-    "q quit (running jobs checkpoint and resume next time)\n";
 
 /* Colours when the terminal has them, unless NO_COLOR is set and not empty
    (no-color.org): then the monochrome look (attributes, shade ramps,
@@ -135,59 +140,36 @@ static void read_usage(UiContext *ctx, char *out, size_t cap)
              fmt_bytes(u.ckpt_bytes, ckpt, sizeof ckpt));
 }
 
-/* Draws one help line in [x, x + width) from row y; a longer line wraps,
-   its continuation indented to its description (after the key column).
-   Returns the rows used. */
-static int help_line(int y, int x, int width, int max_rows, const char *line, int len)
+/* Adds the lines of text to the help pager, each one's wrapped
+   continuation indented to its description (after the key column). */
+static void help_add(UiPager *p, const char *text)
 {
-    char buf[512];
-    snprintf(buf, sizeof buf, "%.*s", len, line);
-    int indent = 0;
-    const char *gap = strstr(buf, "  ");
-    if (gap && gap > buf && buf[0] != ' ') {
-        while (*gap == ' ') gap++;
-        indent = (int)(gap - buf);
+    for (const char *line = text; line && *line;) {
+        const char *nl = strchr(line, '\n');
+        int len = nl ? (int)(nl - line) : (int)strlen(line);
+        ui_pager_add(p, 0, line[0] == ' ' ? 0 : ui_pager_indent(line, (size_t)len), line, (size_t)len);
+        line = nl ? nl + 1 : NULL;
     }
-    if ((int)strlen(buf) <= width || indent == 0 || indent > width / 2)
-        return ui_wrap(y, x, width, max_rows, 0, buf);
-    ui_text(y, x, indent, 0, "%.*s", indent, buf);
-    return ui_wrap(y, x + indent, width - indent, max_rows, 0, buf + indent);
 }
 
-/* Rows the lines of text take at width (a line wraps once at most at the
-   widths the help is read at). */
-static int help_rows(const char *text, int width)
+/* The help of screen s, then "Everywhere" and the loop's keys. */
+static void help_build(UiPager *p, const UiScreen *s, UiContext *ctx)
 {
-    int rows = 0;
-    for (const char *p = text; p && *p;) {
-        const char *nl = strchr(p, '\n');
-        int len = nl ? (int)(nl - p) : (int)strlen(p);
-        rows += len > width ? 2 : 1;
-        p = nl ? nl + 1 : NULL;
-    }
-    return rows;
+    ui_pager_clear(p);
+    help_add(p, s->help);
+    ui_pager_add(p, 0, 0, "", 0);
+    ui_pager_add(p, ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD, 0, "Everywhere", 10);
+    help_add(p, GLOBAL_HELP);
 }
 
-static void draw_help(const UiScreen *s, int rows, int width, UiContext *ctx)
+static void draw_help(UiPager *help, const UiScreen *s, int rows, int width, UiContext *ctx)
 {
-    int y = 2, bottom = rows - 2, text_width = width - 6;
     erase();
-    ui_text(y++, 2, width - 4, ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD, "Keys: %s screen", s->name);
-    const char *global = GLOBAL_HELP;
-    if (y + help_rows(s->help, text_width) + 2 + help_rows(GLOBAL_HELP, text_width) > bottom)
-        global = GLOBAL_HELP_SHORT;
-    const char *texts[2] = {s->help, global};
-    for (int t = 0; t < 2; t++) {
-        const char *p = texts[t];
-        while (p && *p && y < bottom) {
-            const char *nl = strchr(p, '\n');
-            int len = nl ? (int)(nl - p) : (int)strlen(p);
-            y += MB_MAX(1, help_line(y, 4, text_width, bottom - y, p, len));
-            p = nl ? nl + 1 : NULL;
-        }
-        if (t == 0 && y < bottom) ui_text(++y, 2, width - 4, ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD, "Everywhere"), y++;
-    }
-    ui_text(rows - 1, 0, width, A_REVERSE, " any key: back ");
+    ui_text(1, 2, width - 4, ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD, "Keys: %s screen", s->name);
+    ui_pager_draw(help, 2, 4, rows - 3, width - 6);
+    char where[64];
+    ui_pager_where(help, where, sizeof where);
+    ui_text(rows - 1, 0, width, A_REVERSE, " j/k PgUp/PgDn Home/End scroll (%s)  other keys: back ", where);
 }
 
 /* The loop's state: the screens in tab order, theirs, and what shows. */
@@ -197,6 +179,7 @@ typedef struct {
     void *states[UI_MAX_SCREENS];
     int tab_x0[UI_MAX_SCREENS], tab_x1[UI_MAX_SCREENS];   /* each tab's columns in the tab bar */
     UiCmdLine cmd;             /* the `:` line */
+    UiPager help_text;         /* the '?' help while it shows */
     int saved_screen;          /* what the store remembers: the screen, the picks */
     char saved_picks[UI_MAX_COMPARE * 24];
     int n, current, help;
@@ -247,7 +230,7 @@ static void app_draw(App *a, UiContext *ctx)
     getmaxyx(stdscr, rows, cols);
     ctx->animating = 0;
     if (a->help) {
-        draw_help(s, rows, cols, ctx);
+        draw_help(&a->help_text, s, rows, cols, ctx);
         return;
     }
     erase();
@@ -255,6 +238,7 @@ static void app_draw(App *a, UiContext *ctx)
     draw_tabs(a->screens, a->n, a->current, cols, ctx, a->tab_x0, a->tab_x1);
     if (rows > 4) s->draw(a->states[a->current], ctx, 1, rows - 3, cols);
     draw_footer(s, rows, cols, ctx, a->usage);
+    cmd_output_draw(&a->cmd.output, ctx, rows, cols);
     cmdline_draw(&a->cmd, ctx, rows, cols);
     curs_set(0);
 }
@@ -295,6 +279,18 @@ static void terminal_start(UiContext *ctx, int mouse)
 }
 
 static void app_key(App *app, UiContext *ctx, int ch);
+
+/* Goes to screen `to`.  From Runs to Run it is Runs' Enter: the run under
+   the Runs cursor opens (a seed group's row: its first member), not the
+   one opened last or the newest. */
+static void show_screen(App *app, UiContext *ctx, int to)
+{
+    if (app->screens[app->current] == &ui_screen_runs && app->screens[to] == &ui_screen_run) {
+        app->screens[app->current]->key(app->states[app->current], ctx, '\n');
+        if (ctx->switch_to >= 0) return;   /* the loop shows it */
+    }
+    app->current = to;
+}
 
 /* The picks as "3 5 7". */
 static void picks_text(const UiContext *ctx, char *out, size_t cap)
@@ -352,9 +348,10 @@ static void app_mouse(App *app, UiContext *ctx)
         app->help = 0;
         return;
     }
+    if (app->cmd.output.shown) return;   /* the panel takes keys and the wheel only */
     if (ev.y == 0) {
         for (int i = 0; i < app->n; i++)
-            if (ev.x >= app->tab_x0[i] && ev.x < app->tab_x1[i]) app->current = i;
+            if (ev.x >= app->tab_x0[i] && ev.x < app->tab_x1[i]) show_screen(app, ctx, i);
         app_tick(app, ctx, 1);
         return;
     }
@@ -386,8 +383,14 @@ static void app_key(App *app, UiContext *ctx, int ch)
         app_tick(app, ctx, 1);
         return;
     }
+    if (app->cmd.output.shown && ch != ':') {
+        cmd_output_key(&app->cmd.output, ch);
+        return;
+    }
+    app->cmd.output.shown = 0;   /* ':' from the panel: a new command */
     if (app->help) {
-        app->help = 0;
+        /* space leaves it, as any key did before it scrolled */
+        if (ch == ' ' || !ui_pager_key(&app->help_text, ch)) app->help = 0;
         return;
     }
     const UiScreen *s = app->screens[app->current];
@@ -395,15 +398,20 @@ static void app_key(App *app, UiContext *ctx, int ch)
     int handled = s->key(app->states[app->current], ctx, ch);
     if (!handled && !typing) {
         if (ch == 'q') ctx->quit = 1;
-        else if (ch == '?') app->help = 1;
-        else if (ch == ':') {
+        else if (ch == '?') {
+            app->help = 1;
+            help_build(&app->help_text, s, ctx);
+        } else if (ch == 'O') {
+            if (app->cmd.output.ran) app->cmd.output.shown = 1;
+            else ui_say(ctx, "O shows a : command's output: none ran yet");
+        } else if (ch == ':') {
             app->cmd.open = 1;
             app->cmd.hint[0] = 0;
             ui_field_set(&app->cmd.field, "");
         }
-        else if (ch == '\t') app->current = (app->current + 1) % app->n;
-        else if (ch == KEY_BTAB) app->current = (app->current + app->n - 1) % app->n;
-        else if (ch >= '1' && ch < '1' + app->n) app->current = ch - '1';
+        else if (ch == '\t') show_screen(app, ctx, (app->current + 1) % app->n);
+        else if (ch == KEY_BTAB) show_screen(app, ctx, (app->current + app->n - 1) % app->n);
+        else if (ch >= '1' && ch < '1' + app->n) show_screen(app, ctx, ch - '1');
     }
     if (ctx->switch_to >= 0 && ctx->switch_to < app->n) {
         app->current = ctx->switch_to;
@@ -503,6 +511,8 @@ int ui_main(const UiOptions *o)
         scheduler_free(ctx.scheduler);
     }
     for (int i = 0; i < app.n; i++) app.screens[i]->destroy(app.states[i]);
+    cmd_output_free(&app.cmd.output);
+    ui_pager_free(&app.help_text);
     endwin();
     store_close(ctx.store);
     return 0;

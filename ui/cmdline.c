@@ -1,7 +1,8 @@
 /*
  * cmdline.c — the `:` command line of cmdline.h: word splitting, Tab
- * completion, and running a command as a child of this binary (its
- * output through a pipe, at most COMMAND_SECONDS) on the workbench's store.
+ * completion, and running a command as a child of this binary (its stdout
+ * and stderr through two pipes into cmd_output.h, at most COMMAND_SECONDS)
+ * on the workbench's store.
  */
 #define _XOPEN_SOURCE_EXTENDED 1
 #include "ui/cmdline.h"
@@ -20,10 +21,10 @@
 
 #include "engine/common.h"
 #include "engine/config.h"
+#include "engine/text.h"
 #include "experiments/sweep.h"
 
 #define COMMAND_SECONDS 60.0     /* a command still running then is stopped */
-#define OUTPUT_CAP (64 << 10)    /* the output kept (its last line is shown) */
 #define MAX_WORDS 64
 
 int cmdline_split(const char *text, char *out, size_t out_cap, char **words, int cap)
@@ -84,7 +85,10 @@ int cmdline_complete(char *text, size_t text_cap, const char *const *commands, c
     Candidates c = {last, strlen(last), {0}, {{0}}, 0};
     if (first_word) {
         for (int i = 0; commands[i]; i++) offer(&c, commands[i], " ");
+        offer(&c, "help", " ");
         offer(&c, "quit", "");
+    } else if (!strncmp(text, "help ", 5) && !strchr(text + 5, ' ')) {
+        for (int i = 0; commands[i]; i++) offer(&c, commands[i], "");
     } else if (!strncmp(text, "sweep ", 6)) {
         for (int i = 0; i < preset_count(); i++) offer(&c, preset_at(i)->name, " ");
         for (int k = 0; k < config_key_count(); k++) offer(&c, config_key_name(k), "=");
@@ -110,52 +114,55 @@ int cmdline_complete(char *text, size_t text_cap, const char *const *commands, c
     return c.n;
 }
 
-/* Reads the child's output (fd) into buf until it ends or the deadline;
-   0, or -1 when the deadline passed. */
-static int read_output(int fd, char *buf, size_t cap, size_t *len, double deadline)
+/* `:help` alone: the lines of `mixbench help` naming a command here. */
+static int names_command_here(const char *line, size_t len, void *arg)
 {
-    for (;;) {
-        int left = (int)((deadline - now_seconds()) * 1000);
-        if (left <= 0) return -1;
-        struct pollfd p = {fd, POLLIN, 0};
-        int r = poll(&p, 1, left);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) return r == 0 ? -1 : 0;
-        char piece[4096];
-        ssize_t got = read(fd, piece, sizeof piece);
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) return 0;
-        /* keep the end: the last line is what is shown */
-        size_t g = (size_t)got;
-        if (*len + g >= cap) {
-            size_t drop = *len + g - (cap - 1);
-            if (drop > *len) drop = *len;
-            memmove(buf, buf + drop, *len - drop);
-            *len -= drop;
-        }
-        if (g >= cap) g = cap - 1;
-        memcpy(buf + *len, piece, g);
-        *len += g;
-        buf[*len] = 0;
-    }
+    const char *const *commands = arg;
+    if (len < 3 || line[0] != ' ' || line[1] != ' ' || line[2] == ' ') return 0;
+    size_t n = 2;
+    while (n < len && line[n] != ' ') n++;
+    for (int i = 0; commands && commands[i]; i++)
+        if (strlen(commands[i]) == n - 2 && !strncmp(commands[i], line + 2, n - 2)) return 1;
+    return 0;
 }
 
-/* The last non-empty line of out, "mixbench: " taken off. */
-static const char *last_line(char *out)
+/* The line shown of the output: stderr's last when the command failed,
+   else the last, "mixbench: " taken off. */
+static const char *shown_line(const CmdOutput *out, int failed)
 {
-    size_t n = strlen(out);
-    while (n && (out[n - 1] == '\n' || out[n - 1] == ' ')) out[--n] = 0;
-    char *nl = strrchr(out, '\n');
-    char *line = nl ? nl + 1 : out;
+    const char *line = failed && out->last_error[0] ? out->last_error : out->last;
     return !strncmp(line, "mixbench: ", 10) ? line + 10 : line;
 }
 
-/* Runs `exe words... --db DB` (its own --db when it names one) and says
-   how it went on the message line. */
-static void run_command(UiContext *ctx, const UiOptions *o, char **words, int n)
+/* Says how the command went on the message line (its last line, and how
+   many there are to see with O); the panel opens by itself when there is
+   more than that line says there. */
+static void say_outcome(UiCmdLine *c, UiContext *ctx, const char *name, int late, int status)
+{
+    CmdOutput *out = &c->output;
+    int failed = late || !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+    char how[64] = "";
+    if (late) snprintf(how, sizeof how, "stopped after %.0f s", COMMAND_SECONDS);
+    else if (WIFEXITED(status) && WEXITSTATUS(status)) snprintf(how, sizeof how, "failed (exit %d)", WEXITSTATUS(status));
+    else if (!WIFEXITED(status)) snprintf(how, sizeof how, "failed (signal %d)", WTERMSIG(status));
+    if (late) cmd_output_note(out, 1, "stopped: a long command belongs in a shell");
+    cmd_output_end(out, how);
+    const char *line = shown_line(out, failed);
+    char lines[48];
+    snprintf(lines, sizeof lines, "O: %d line%s", out->n_lines, out->n_lines == 1 ? "" : "s");
+    if (late) ui_say(ctx, ":%s stopped after %.0f s (%s): a long command belongs in a shell", name, COMMAND_SECONDS, lines);
+    else if (!failed) ui_say(ctx, ":%s (%s): %s", name, lines, line[0] ? line : "done");
+    else ui_say(ctx, ":%s failed (%s): %s", name, lines, line[0] ? line : "(no message)");
+    /* more than the message line shows: a second line, or one cut at the edge */
+    out->shown = out->n_lines > 1 || text_columns(ctx->message) > COLS;
+}
+
+/* Runs `exe words...` (with `--db DB` unless it names one, or for help)
+   and says how it went. */
+static void run_command(UiCmdLine *c, UiContext *ctx, const UiOptions *o, char **words, int n)
 {
     const char *argv[MAX_WORDS + 4];
-    int k = 0, has_db = 0;
+    int k = 0, has_db = !strcmp(words[0], "help");
     argv[k++] = o->exe;
     for (int i = 0; i < n; i++) {
         has_db |= !strcmp(words[i], "--db") || !strncmp(words[i], "--db=", 5);
@@ -163,9 +170,14 @@ static void run_command(UiContext *ctx, const UiOptions *o, char **words, int n)
     }
     if (!has_db) argv[k++] = "--db", argv[k++] = ctx->db_path;
     argv[k] = NULL;
-    int fds[2];
-    if (pipe(fds)) {
+    int out_fds[2], err_fds[2];
+    if (pipe(out_fds)) {
         ui_say(ctx, ":%s: %s", words[0], strerror(errno));
+        return;
+    }
+    if (pipe(err_fds)) {
+        ui_say(ctx, ":%s: %s", words[0], strerror(errno));
+        close(out_fds[0]), close(out_fds[1]);
         return;
     }
     ui_say(ctx, ":%s: running...", words[0]);
@@ -177,31 +189,35 @@ static void run_command(UiContext *ctx, const UiOptions *o, char **words, int n)
     if (pid == 0) {
         int null = open("/dev/null", O_RDONLY);
         if (null >= 0) dup2(null, STDIN_FILENO);
-        dup2(fds[1], STDOUT_FILENO);
-        dup2(fds[1], STDERR_FILENO);
-        close(fds[0]);
+        dup2(out_fds[1], STDOUT_FILENO);
+        dup2(err_fds[1], STDERR_FILENO);
+        close(out_fds[0]), close(err_fds[0]);
         execv(o->exe, (char *const *)argv);
         _exit(127);
     }
-    close(fds[1]);
+    close(out_fds[1]), close(err_fds[1]);
     if (pid < 0) {
-        close(fds[0]);
+        close(out_fds[0]), close(err_fds[0]);
         ui_say(ctx, ":%s: %s", words[0], strerror(errno));
         return;
     }
-    char *out = malloc(OUTPUT_CAP);
-    size_t len = 0;
-    if (out) out[0] = 0;
-    int late = out ? read_output(fds[0], out, OUTPUT_CAP, &len, now_seconds() + COMMAND_SECONDS) : 0;
-    close(fds[0]);
+    cmd_output_start(&c->output, ctx, c->field.text);
+    if (!strcmp(words[0], "help") && n == 1) {
+        cmd_output_note(&c->output, 0, "The : line runs these on this store (help COMMAND: its options):");
+        c->output.keep = names_command_here;
+        c->output.keep_arg = (void *)o->commands;
+    }
+    int late = cmd_output_read(&c->output, out_fds[0], err_fds[0], now_seconds() + COMMAND_SECONDS);
+    c->output.keep = NULL;
+    if (!strcmp(words[0], "help") && n == 1) {
+        cmd_output_note(&c->output, 0, "  help      this list; help COMMAND: a command's options and an example");
+        cmd_output_note(&c->output, 0, "  q, quit   quit the workbench");
+    }
+    close(out_fds[0]), close(err_fds[0]);
     if (late) kill(pid, SIGTERM);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
-    const char *line = out ? last_line(out) : "";
-    if (late) ui_say(ctx, ":%s: stopped after %.0f s (a long command belongs in a shell)", words[0], COMMAND_SECONDS);
-    else if (WIFEXITED(status) && WEXITSTATUS(status) == 0) ui_say(ctx, ":%s: %s", words[0], line[0] ? line : "done");
-    else ui_say(ctx, ":%s failed: %s", words[0], line[0] ? line : "(no message)");
-    free(out);
+    say_outcome(c, ctx, words[0], late, status);
 }
 
 static void run_line(UiCmdLine *c, UiContext *ctx, const UiOptions *o)
@@ -218,21 +234,17 @@ static void run_line(UiCmdLine *c, UiContext *ctx, const UiOptions *o)
         ctx->quit = 1;
         return;
     }
-    int known = 0;
+    int known = !strcmp(words[0], "help");
     for (int i = 0; o->commands && o->commands[i]; i++) known |= !strcmp(o->commands[i], words[0]);
     if (!known) {
-        char names[400];
-        size_t len = 0;
-        for (int i = 0; o->commands && o->commands[i] && len < sizeof names; i++)
-            len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", i ? " " : "", o->commands[i]);
-        ui_say(ctx, ":%s is not a command here (%s, q)", words[0], names);
+        ui_say(ctx, ":%s is not a command here (:help lists them)", words[0]);
         return;
     }
     if (!o->exe) {
         ui_say(ctx, ":%s: this binary's path is not known", words[0]);
         return;
     }
-    run_command(ctx, o, words, n);
+    run_command(c, ctx, o, words, n);
 }
 
 void cmdline_key(UiCmdLine *c, UiContext *ctx, const UiOptions *o, int ch)

@@ -4,7 +4,8 @@
 # a double click opens it, a click on a tab switches screens, the wheel
 # scrolls; --no-mouse leaves them to the terminal), the `:` command line
 # (Tab completes command and key names, a command runs on this store and
-# its last line is shown, an unknown one is named, :q quits) and NO_COLOR
+# its last line is shown, with the count of lines O shows, an unknown one
+# is named, :q quits; tests/ui/test_ui_cmdline.sh has the output panel) and NO_COLOR
 # (no colour escapes on the screen).
 set -u
 . "$(dirname "$0")/../harness.sh"
@@ -48,13 +49,15 @@ check colon_completes_command A 3 "^:pause *$"
 TM send-keys -t A C-u; TM send-keys -t A -l 'sweep recall lay'; TM send-keys -t A Tab
 check colon_completes_key A 3 "^:sweep recall layers=$"
 TM send-keys -t A C-u; TM send-keys -t A -l 'sweep arch=mixer d=16 n_ctx=8 steps=3 --priority 2'; TM send-keys -t A Enter
-check colon_runs A 15 ":sweep: queued as sweep 2"
+check colon_runs A 15 "queued as sweep 2"
+TM send-keys -t A Escape   # the output panel (more than one line) closes
+check colon_runs_message A 5 ":sweep \(O: [0-9]+ lines\): .*queued as sweep 2"
 [ "$(q "$S" "select count(*) from runs where sweep_id = 2 and priority = 2")" = 1 ] && pass colon_on_this_store ||
   fail colon_on_this_store "$(q "$S" "select id, sweep_id, priority from runs")"
 TM send-keys -t A ':'; TM send-keys -t A -l 'frob 1'; TM send-keys -t A Enter
 check colon_unknown A 3 ":frob is not a command here"
 TM send-keys -t A ':'; TM send-keys -t A -l 'pause 999'; TM send-keys -t A Enter
-check colon_error A 10 ":pause failed: .*999"
+check colon_error A 10 ":pause failed \(O: 1 line\): .*999"
 TM send-keys -t A ':'; TM send-keys -t A -l 'q'; TM send-keys -t A Enter
 wait_exit A 10 && pass colon_quit || fail colon_quit "$(screen A)"
 

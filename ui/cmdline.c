@@ -224,6 +224,11 @@ static void run_line(UiCmdLine *c, UiContext *ctx, const UiOptions *o)
 {
     char buf[UI_FIELD_CAP];
     char *words[MAX_WORDS];
+    if (c->field.dropped) {   /* a paste past the field: refused whole, never its start run */
+        ui_say(ctx, ": a command line is at most %d bytes (this one has %zu): nothing run", UI_FIELD_CAP - 1,
+               strlen(c->field.text) + c->field.dropped);
+        return;
+    }
     int n = cmdline_split(c->field.text, buf, sizeof buf, words, MAX_WORDS);
     if (n < 0) {
         ui_say(ctx, ": an unclosed quote, or more than %d words", MAX_WORDS);
@@ -262,7 +267,7 @@ void cmdline_key(UiCmdLine *c, UiContext *ctx, const UiOptions *o, int ch)
     } else if ((ch == KEY_BACKSPACE || ch == 127 || ch == 8) && !c->field.text[0]) {
         c->open = 0;   /* backspace on an empty line leaves it, as in vi */
     } else {
-        ui_field_key(&c->field, ch);
+        ui_field_type(&c->field, ch);
         c->hint[0] = 0;
     }
 }

@@ -534,7 +534,7 @@ static void edit_key(GenScreen *g, UiContext *ctx, int ch)
         g->text[g->field].cursor = (int)strlen(g->text[g->field].text);
         return;
     default:
-        ui_field_key(&g->text[g->field], ch);
+        ui_field_type(&g->text[g->field], ch);
         return;
     }
 }

@@ -192,7 +192,7 @@ static void edit_key(SweepScreen *s, int ch)
         move_text_field(s, ch == '\t' ? 1 : -1);
         return;
     default:
-        if (ui_field_key(&s->text[s->field], ch) != UI_FIELD_EDITED) return;
+        if (ui_field_type(&s->text[s->field], ch) != UI_FIELD_EDITED) return;
         break;
     }
     sweep_recompute(s);

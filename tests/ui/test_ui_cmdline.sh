@@ -92,4 +92,12 @@ check complete_show A 5 "^:show *$"
 key Escape
 colon 'frob'
 check colon_unknown_names_help A 5 ":frob is not a command here \(:help lists them\)"
+# a 100 KB paste into the : line is taken at once (ui_field_type), not a
+# redraw per byte, and refused whole in one line (its start is not run)
+key Escape
+head -c 100000 /dev/zero | tr '\0' b >"$T/big"
+TM send-keys -t A ':'
+TM load-buffer -b big "$T/big" && TM paste-buffer -d -b big -t A
+key Enter
+check colon_paste_refused A 60 ": a command line is at most 1023 bytes \(this one has 100000\): nothing run"
 exit $failures

@@ -140,7 +140,7 @@ static const Command COMMANDS[] = {
      "the jobs that are queued (in the order workers take them), running or paused, as a table\n"
      "  --tsv            tab-separated, every column, a header line (for scripts)\n"
      "  --db FILE        the store (default mixbench.db)",
-     "mixbench queue --db runs.db", 0},
+     "mixbench queue --db runs.db", 1},
     {"pause", cmd_pause, "pause jobs: RUN...",
      "mixbench pause RUN... [--db FILE]",
      "a running job checkpoints and stops (within a second); a queued one waits; `resume` queues\n"

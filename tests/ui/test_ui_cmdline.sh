@@ -74,6 +74,9 @@ key Escape
 colon 'ls'
 check colon_ls A 15 "^ +ID +STATUS +ARCH"
 key Escape
+colon 'queue'
+check colon_queue A 15 "the queue is empty|^ +POS +ID +STATUS"
+key Escape
 colon 'show 4'
 check colon_show A 15 "^ run 4 +\[done\]"
 key Escape

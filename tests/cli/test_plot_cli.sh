@@ -169,6 +169,18 @@ want=$(q "$T/mvt.db" "select group_concat('! 1 not learned, paper ' || printf('%
   fig note "$T/mvt.svg" | grep -q "^rows: n_ctx, columns: arch; heads with arch$" &&
   pass plot_grid_zipped_paper || fail plot_grid_zipped_paper "want $want: $(fig detail "$T/mvt.svg")"
 
+# --- Parallel coordinates: the metric's axis labelled at its ends, the
+# lowest and the highest seed-group mean test loss (the tick labels last)
+$MB plot parallel 2 --db "$DB" -o "$T/par.svg" >/dev/null 2>"$T/err" || fail plot_parallel "$(cat "$T/err")"
+ends=$(q "$DB" "select min(m), max(m) from (select avg(test_loss) m from sweep_results where sweep_id = 2
+               group by json_extract(coords, '$.arch'), json_extract(coords, '$.layers'))" | tr '|' ' ')
+fig ytick "$T/par.svg" | python3 -c "
+import sys
+lo, hi = map(float, '$ends'.split()); t = [float(x) for x in sys.stdin.read().split() if '.' in x]  # the losses' (layers: 1, 2)
+near = lambda a, b: abs(a - b) <= 5e-4 * max(1, abs(b))
+sys.exit(not (t and near(min(t), lo) and near(max(t), hi) and near(t[-1], hi)))" &&
+  pass plot_parallel_metric_ends || fail plot_parallel_metric_ends "ends $ends ticks $(fig ytick "$T/par.svg" | tr '\n' ' ')"
+
 # --- AE/Bidir: a panel per architecture, the verdicts; the same figure as PDF and PNG
 $MB plot ae --db "$DB" -o "$T/ae.svg" >/dev/null 2>"$T/err" &&
   [ "$(fig panel "$T/ae.svg" | tr '\n' '|')" = "masked mixer: smoothed train loss|attention: smoothed train loss|" ] &&

@@ -190,6 +190,20 @@ static size_t fit_bytes(Pen *pen, double size, int bold, const char *text, size_
     return len;
 }
 
+/* text into out (cap bytes) as it fits in width: whole, or cut at a
+   character and ended with "…" so that a reader knows it was cut. */
+static void fit_text(Pen *pen, double size, int bold, const char *text, double width, char *out, size_t cap)
+{
+    size_t len = strlen(text);
+    if (fit_bytes(pen, size, bold, text, len, width) >= len) {
+        snprintf(out, cap, "%s", text);
+        return;
+    }
+    double dots = text_width(pen, size, bold, "…");
+    size_t cut = MB_MIN(fit_bytes(pen, size, bold, text, len, fmax(width - dots, 0)), cap > 4 ? cap - 4 : 0);
+    snprintf(out, cap, "%.*s…", (int)cut, text);
+}
+
 /* Word-wrapped text in [x, x + width) from top, lines LEADING x size apart
    ('\n' ends a line; a word longer than a line is cut); returns the
    height used. */
@@ -511,13 +525,7 @@ static double draw_legend(Pen *pen, const Figure *f, double x, double top, doubl
                     seen = f->plots[pj].series[sj].color == s->color && !strcmp(f->plots[pj].series[sj].label, s->label);
             if (seen) continue;
             char text[sizeof s->label];
-            snprintf(text, sizeof text, "%s", s->label);
-            double room = width - 24;
-            size_t len = fit_bytes(pen, LEGEND_SIZE, 0, text, strlen(text), room);
-            if (len < strlen(text)) {
-                size_t cut = MB_MIN(fit_bytes(pen, LEGEND_SIZE, 0, text, len, room - 10), sizeof text - 4);
-                memcpy(text + cut, "...", 4);
-            }
+            fit_text(pen, LEGEND_SIZE, 0, s->label, width - 24, text, sizeof text);
             double w = 24 + text_width(pen, LEGEND_SIZE, 0, text);
             if (any && cx + w > x + width) cx = x, cy += lead;
             if (pen->draw) draw_sample(pen, &f->plots[pi], s, cx, cy + lead / 2);
@@ -700,11 +708,17 @@ static double draw_parallel(Pen *pen, const FigParallel *par, double x, double t
     double right = x + width - fmax(30, name_w);
     double step = k > 1 ? (right - left) / (k - 1) : 0, lo = NAN, hi = NAN;
     for (int a = 0; a < k; a++) {
-        double ax = left + a * step;
-        text_at(pen, ax, top + LABEL_SIZE, LABEL_SIZE, 1, ALIGN_CENTER, INK, "axis", par->axes[a].name, 0);
-        for (int t = 0; t < par->axes[a].n_ticks; t++)
+        /* tick labels left of their axis, cut to the room after the axis
+           on their left (so none is drawn over it), names to their share */
+        double ax = left + a * step, room = a ? step - 12 : left - x - 7;
+        char text[FIG_LABEL_LEN + 8];
+        fit_text(pen, LABEL_SIZE, 1, par->axes[a].name, k > 1 ? fmax(step - 6, 20) : width, text, sizeof text);
+        text_at(pen, ax, top + LABEL_SIZE, LABEL_SIZE, 1, ALIGN_CENTER, INK, "axis", text, 0);
+        for (int t = 0; t < par->axes[a].n_ticks; t++) {
+            fit_text(pen, TICK_SIZE, 0, par->axes[a].tick[t], room, text, sizeof text);
             text_at(pen, ax - 5, y0 + h * (1 - par->axes[a].tick_pos[t]) + TICK_SIZE * 0.35, TICK_SIZE, 0, ALIGN_RIGHT,
-                    INK, "ytick", par->axes[a].tick[t], 0);
+                    INK, "ytick", text, 0);
+        }
     }
     heat_range(par->shade, par->n_lines, &lo, &hi);
     cairo_t *cr = pen->cr;

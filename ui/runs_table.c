@@ -335,7 +335,7 @@ static void draw_row(RunsState *st, UiContext *ctx, const Columns *c, int i, int
     if (sel) ui_text(y, 0, width, base, "%*s", width, "");
     int picked = 0;
     for (int k = 0; k < ctx->n_compare; k++) picked |= ctx->compare[k] == r->id;
-    if (picked) ui_text(y, 0, 1, base | A_BOLD, "*");
+    if (picked) ui_text(y, 0, 1, base | A_BOLD, "+"); /* not "*": a starred run's mark (tags_text) */
     char buf[300];
     ui_text(y, c->x[C_ID], c->w[C_ID], base, "%*lld", c->w[C_ID], (long long)r->id);
     ui_text(y, c->x[C_ARCH], c->w[C_ARCH], base, "%s", r->arch);

@@ -48,7 +48,7 @@ compare=$(tab A Compare); grid=$(tab A Grid); masked=$(tab A AE/Bidir); runs=$(t
 if [ -n "$runs" ]; then
   # the Runs screen lists by id: pick runs 1 and 2 (attention, layers 1 and 2)
   TM send-keys -t A "$runs"
-  wait_for A 5 "^ *\*? *1 +attention" || fail runs_screen "$(screen A)"
+  wait_for A 5 "^ *\+? *1 +attention" || fail runs_screen "$(screen A)"
   TM send-keys -t A Home ' ' j ' '
   sleep 0.3
   TM send-keys -t A "$compare"
@@ -167,8 +167,12 @@ TM send-keys -t M "$(tab M Compare)"
 check ascii_compare M 5 "Compare: the last finished runs of sweep 3"
 n=$(screen M | braille)
 [ "$n" = 0 ] && pass ascii_no_braille || fail ascii_no_braille "$n braille cells"
-check ascii_markers M 3 "^-o +#[0-9]+ attention"
-check ascii_curve M 3 "[|+].*[*]{3}"   # lines in ASCII: '*' (dots are a cloud's)
+check ascii_markers M 3 "^1o +#[0-9]+ attention"
+# lines in ASCII: each run's its digit, never '*' (run 4's valid marker)
+check ascii_curve M 3 "[|+].*1{3}"
+check ascii_curve_second M 3 "[|+].*2{3}"
+screen M | grep -q '[*]\{3\}' && fail ascii_curve_not_marker "$(screen M)" || pass ascii_curve_not_marker
+check ascii_curve_legend M 3 "1-8: smoothed train"
 TM send-keys -t M "$(tab M Grid)"
 check mono_shading M 5 "^attention +[ .:=+*#%@-] [0-9]\.[0-9]{3}"
 check mono_shade_legend M 3 "shade: ' \.:-=\+\*#%@' worse to better"

@@ -35,12 +35,14 @@ def texts(cls):
     root = ET.parse(path).getroot()
     return [t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}text") if t.get("class") == cls]
 def curves():
-    # stroked paths in a colour (not gray): one per curve drawn
+    # stroked paths in a colour (not gray) as wide as a curve: one per curve drawn
     root = ET.parse(path).getroot()
     n = 0
     for p in root.iter("{http://www.w3.org/2000/svg}path"):
         m = re.search(r"stroke:rgb\(([\d.]+)%,([\d.]+)%,([\d.]+)%\)", p.get("style", ""))
-        if m and "fill:none" in p.get("style", "") and len(set(m.groups())) > 1:
+        w = re.search(r"stroke-width:([\d.]+)", p.get("style", ""))
+        # the data lines' widths (1.7, faint 0.8), not the legend's samples or hollow markers
+        if m and "fill:none" in p.get("style", "") and len(set(m.groups())) > 1 and w and w.group(1) in ("1.7", "0.8"):
             n += 1
     return n
 def dashes():

@@ -117,6 +117,12 @@ $MB plot compare "$first" $((first + 4)) --db "$DB" -o "$T/arch.svg" >/dev/null 
   fig legend "$T/arch.svg" | grep -q "^#$((first + 4)) cumsum/clm .*emb_std=11.31: test" &&
   ! fig legend "$T/arch.svg" | grep -q "emb_std=11.3137" && pass plot_compare_legend_applies_short ||
   fail plot_compare_legend_applies_short "$(cat "$T/err"; fig legend "$T/arch.svg")"
+# a run on a token budget beside one on steps: each budget key named only
+# for the run it applies to
+$MB plot compare 1 "$first" --seeds runs --db "$DB" -o "$T/budget.svg" >/dev/null 2>"$T/err" &&
+  fig legend "$T/budget.svg" | grep "^#1 " | grep -q " tokens=1500" && ! fig legend "$T/budget.svg" | grep "^#1 " | grep -q " steps=" &&
+  fig legend "$T/budget.svg" | grep "^#$first " | grep -q " steps=12" && ! fig legend "$T/budget.svg" | grep -q "=-" &&
+  pass plot_compare_budget_keys_apply || fail plot_compare_budget_keys_apply "$(cat "$T/err"; fig legend "$T/budget.svg")"
 # a seed group with a cancelled seed: counted and averaged over its finished run, and says so
 cp "$DB" "$T/cancel.db"
 q "$T/cancel.db" "update runs set status = 'cancelled' where id = $((first + 1))"

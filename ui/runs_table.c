@@ -11,7 +11,8 @@
  * fit), the tags (* for a starred run) and the sparkline in what is left.
  * Under 70 columns the ETA, tok/s, train and task columns go, in that
  * order, until the rest fits; a column is drawn whole or not at all, and
- * nothing is written past the last column.
+ * nothing is written past the last column.  A run picked for Compare has
+ * "+" in column 0 (not "*", the tags' mark of a starred run).
  *
  * Not for: loading, filtering, sorting or keys (screen_runs.c).
  */

@@ -387,7 +387,7 @@ int figure_compare(Store *s, const int64_t *ids, int n, CompareSeeds seeds, Curv
         len += snprintf(f->title + len, sizeof f->title - (size_t)len, "%s#%lld", i ? ", " : " (", (long long)g[i].ids[0]);
     if (n_groups && len < (int)sizeof f->title) snprintf(f->title + len, sizeof f->title - (size_t)len, ")");
     if (!rc) rc = differences(f, g, n_groups, seeds != COMPARE_RUNS, err);
-    if (!rc && figure_note(f, FIG_TONE_DIM, "lines: the smoothed train loss; dots: the valid loss%s",
+    if (!rc && figure_note(f, FIG_TONE_DIM, "lines (a dash pattern each): the smoothed train loss; markers (a shape each): the valid loss%s",
                            banded ? "; a seed group: the mean over its seeds, shaded +- standard error" : ""))
         rc = err_set(err, "figure: out of memory");
     FigPlot *p = rc ? NULL : figure_add_plot(f, "", x_label(x), Y_LABEL, log_y);
@@ -540,7 +540,7 @@ int figure_ae(Store *s, int64_t sweep_id, int valid_curves, int log_y, Figure *f
     if (!rc) rc = ae_what_ran(f, s, pr, jobs, n_jobs, pts, np, err);
     if (!rc && figure_note(f, FIG_TONE_DIM, "each colour a point of the sweep (its runs equal apart from seed): the mean "
                                             "over its seeds, shaded +- standard error%s%s; made by mixbench sweep %s",
-                           valid_curves ? "" : "; dots: the valid loss", np > FIGURE_MAX_CURVES ? " (the first 8 points)" : "",
+                           valid_curves ? "" : "; markers: the valid loss", np > FIGURE_MAX_CURVES ? " (the first 8 points)" : "",
                            sw.spec))
         rc = err_set(err, "figure: out of memory");
     if (!rc) rc = ae_panels(f, s, jobs, n_jobs, pts, np, owner, valid_curves, log_y, err);

@@ -11,7 +11,8 @@
  * fit), the tags (* for a starred run) and the sparkline in what is left.
  * Under 70 columns the ETA, tok/s, train and task columns go, in that
  * order, until the rest fits; a column is drawn whole or not at all, and
- * nothing is written past the last column.
+ * nothing is written past the last column.  A run picked for Compare has
+ * "+" in column 0 (not "*", the tags' mark of a starred run).
  *
  * Not for: loading, filtering, sorting or keys (screen_runs.c).
  */
@@ -335,7 +336,7 @@ static void draw_row(RunsState *st, UiContext *ctx, const Columns *c, int i, int
     if (sel) ui_text(y, 0, width, base, "%*s", width, "");
     int picked = 0;
     for (int k = 0; k < ctx->n_compare; k++) picked |= ctx->compare[k] == r->id;
-    if (picked) ui_text(y, 0, 1, base | A_BOLD, "*");
+    if (picked) ui_text(y, 0, 1, base | A_BOLD, "+"); /* not "*": a starred run's mark (tags_text) */
     char buf[300];
     ui_text(y, c->x[C_ID], c->w[C_ID], base, "%*lld", c->w[C_ID], (long long)r->id);
     ui_text(y, c->x[C_ARCH], c->w[C_ARCH], base, "%s", r->arch);

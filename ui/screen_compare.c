@@ -2,8 +2,10 @@
  * screen_compare.c — the Compare screen: the runs picked on the Runs screen
  * (ctx->compare; when none are picked, the last finished runs of the latest
  * sweep) side by side: their smoothed train curves overlaid in one plot, a
- * colour each, with their valid evaluations as markers of the same colour;
- * a legend naming each run with the config keys in which the runs differ;
+ * colour each (in ASCII a digit each), with their valid evaluations as
+ * markers of the same colour (in ASCII or without colours a character each);
+ * a legend naming each run with the config keys in which the runs differ
+ * (where they apply to its architecture and task; reals in 4 digits);
  * and a table of their final numbers with the best of each column
  * highlighted.
  *
@@ -55,8 +57,10 @@ static const char *const NOT_DIFFERENCES[] = {"arch", "task"};
 /* What the legend shows of a run compared with nothing else. */
 static const char *const ALONE_KEYS[] = {"d", "layers", "n_ctx", "data"};
 
-/* A valid-loss marker per run for terminals without colour or UTF-8. */
+/* A valid-loss marker per run for terminals without colour or UTF-8, and
+   the character its train curve is drawn with in ASCII (none a marker). */
 static const char MARKERS[UI_MAX_COMPARE] = {'o', 'x', '+', '*', '#', '@', '%', '&'};
+static const char LINE_GLYPHS[UI_MAX_COMPARE] = {'1', '2', '3', '4', '5', '6', '7', '8'};
 
 typedef struct {
     int64_t id;
@@ -268,12 +272,12 @@ static const char *config_value(const CompareRun *r, const char *key)
     return NULL;
 }
 
-/* "" also for a key that changes nothing of the run (another
+/* NULL also for a key that changes nothing of the run (another
    architecture's, a budget it does not use). */
 static const char *config_text(const CompareRun *r, const char *key)
 {
     const char *v = config_value(r, key);
-    return v && (!config_is_key(key) || config_key_applies(&r->cfg, key)) ? v : "";
+    return v && (!config_is_key(key) || config_key_applies(&r->cfg, key)) ? v : NULL;
 }
 
 static int skip_key(const char *key, int grouped)
@@ -286,21 +290,25 @@ static int skip_key(const char *key, int grouped)
     return 0;
 }
 
+/* " key=value", a real number in 4 digits (figure_config_value). */
 static void append_pair(char *diff, const char *key, const char *value)
 {
     size_t len = strlen(diff);
-    snprintf(diff + len, DIFF_LEN - len, "%s%s=%.*s", len ? " " : "", key, (int)(DIFF_LEN - len), value[0] ? value : "-");
+    char shown[128];
+    figure_config_value(key, value, shown, sizeof shown);
+    snprintf(diff + len, DIFF_LEN - len, "%s%s=%s", len ? " " : "", key, shown);
 }
 
 /* Each run's legend text: the keys whose values are not the same in every
-   run (or, for a run alone, its size and data). */
+   run, each named only for the runs it applies to (or, for a run alone,
+   its size and data). */
 static void compute_diffs(CompareState *st)
 {
     for (int i = 0; i < st->n; i++) st->runs[i].diff[0] = 0;
     if (st->n == 1) {
         CompareRun *r = &st->runs[0];
         for (size_t k = 0; k < sizeof ALONE_KEYS / sizeof ALONE_KEYS[0]; k++)
-            append_pair(r->diff, ALONE_KEYS[k], config_text(r, ALONE_KEYS[k]));
+            if (config_text(r, ALONE_KEYS[k])) append_pair(r->diff, ALONE_KEYS[k], config_text(r, ALONE_KEYS[k]));
         return;
     }
     /* every key of any run, in the order of the first run holding it */
@@ -314,9 +322,13 @@ static void compute_diffs(CompareState *st)
             if (seen_before) continue;
             const char *first = config_text(&st->runs[0], key);
             int differs = 0;
-            for (int i = 1; i < st->n && !differs; i++) differs = strcmp(first, config_text(&st->runs[i], key)) != 0;
+            for (int i = 1; i < st->n && !differs; i++) {
+                const char *v = config_text(&st->runs[i], key);
+                differs = !v != !first || (v && strcmp(first, v));
+            }
             if (!differs) continue;
-            for (int i = 0; i < st->n; i++) append_pair(st->runs[i].diff, key, config_text(&st->runs[i], key));
+            for (int i = 0; i < st->n; i++)
+                if (config_text(&st->runs[i], key)) append_pair(st->runs[i].diff, key, config_text(&st->runs[i], key));
         }
     }
 }
@@ -420,7 +432,7 @@ static void draw_sample(UiContext *ctx, int y, int x, int k)
 {
     int attr = ui_attr(ctx, UI_PAIR_SERIES0 + k % 8) | A_BOLD;
     if (ctx->utf8) ui_text(y, x, 3, attr, "━━%c", ctx->colors ? ' ' : MARKERS[k]);
-    else ui_text(y, x, 3, attr, "-%c ", MARKERS[k]);
+    else ui_text(y, x, 3, attr, "%c%c ", LINE_GLYPHS[k], MARKERS[k]);
 }
 
 /* "  3 seeds test 6.372±0.002 (6.370-6.375)" */
@@ -527,13 +539,13 @@ static void draw_plot(CompareState *st, UiContext *ctx, int top, int height, int
         if (st->grouped) {
             series[k] = (PlotSeries){g->train.x[st->align], g->train.band, g->train.n, PLOT_BAND, 0, 0};
             series[UI_MAX_COMPARE + k] =
-                (PlotSeries){g->train.x[st->align], g->train.mean, g->train.n, PLOT_LINE, 0, 0};
+                (PlotSeries){g->train.x[st->align], g->train.mean, g->train.n, PLOT_LINE, LINE_GLYPHS[k], 0};
             PlotMark mark = g->valid.n > MAX_VALID_MARKERS ? PLOT_DOTS : PLOT_MARKERS;
             series[2 * UI_MAX_COMPARE + k] =
                 (PlotSeries){g->valid.x[st->align], g->valid.mean, g->valid.n, mark, MARKERS[k], 0};
         } else {
             series[UI_MAX_COMPARE + k] =
-                (PlotSeries){c->train.x[st->align], c->train.loss, c->train.n, PLOT_LINE, 0, 0};
+                (PlotSeries){c->train.x[st->align], c->train.loss, c->train.n, PLOT_LINE, LINE_GLYPHS[k], 0};
             series[2 * UI_MAX_COMPARE + k] =
                 (PlotSeries){c->valid.x[st->align], c->valid.loss, c->valid.n, valid_mark(c), MARKERS[k], 0};
         }
@@ -613,7 +625,7 @@ static void compare_draw(void *state, UiContext *ctx, int top, int height, int w
             len += snprintf(line + len, sizeof line - len, "mean of seeds, %s min-max",
                             plot_fill_text(PLOT_FILL_SHADE, !ctx->utf8));
         else
-            len += snprintf(line + len, sizeof line - len, "%s: smoothed train, %s: valid", ctx->utf8 ? "lines" : "*",
+            len += snprintf(line + len, sizeof line - len, "%s: smoothed train, %s: valid", ctx->utf8 ? "lines" : "1-8",
                             valid_look(st, ctx->utf8 && ctx->colors));
         double levels[UI_MAX_COMPARE];
         int n_levels = unigram_levels(st, levels);
@@ -705,8 +717,9 @@ const UiScreen ui_screen_compare = {
     "                the table's means, test mean +- se in the legend\n"
     "Enter           open the selected run (Run screen)\n"
     "P               write this figure as SVG beside the store (mixbench plot)\n"
-    "                lines: smoothed train loss; blocks (ASCII or no\n"
-    "                colours: markers), or dots past 16 evaluations: valid\n"
+    "                lines (ASCII: the run's digit, 1-8): smoothed train\n"
+    "                loss; blocks (ASCII or no colours: the run's marker\n"
+    "                o x + * # @ % &), or dots past 16 evaluations: valid\n"
     "                table: final numbers, the best of each column\n"
     "                highlighted (lowest loss, perplexity and params,\n"
     "                highest accuracy and tokens/s)\n"

@@ -564,7 +564,7 @@ static int runs_typing(void *state)
 
 const UiScreen ui_screen_runs = {
     "Runs",
-    "Enter open  s sort  / filter  space pick  g seeds",
+    "Enter open  / filter  space pick (+)  * star",
     "up/down j/k     move (PgUp/PgDn, Home/End); Enter opens the run\n"
     "s / S           sort by the next column / reverse the order\n"
     "/               filter: words, key=value key>v key<v key!=v (config\n"
@@ -572,6 +572,8 @@ const UiScreen ui_screen_runs = {
     "                tag:NAME or #NAME, !term; all must hold (Enter keeps,\n"
     "                Esc clears; / again edits it, Ctrl-U empties it)\n"
     "space / c       pick the run for Compare (8 at most) / open Compare\n"
+    "                marks: + (first column) picked for Compare, * (tags\n"
+    "                column) starred\n"
     "p / r / x       pause / resume / cancel the job\n"
     "e               extend a done or stopped decay=wsd run (tokens=N|steps=N)\n"
     "g               one row per seed group (runs that differ only in seed):\n"

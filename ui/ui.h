@@ -98,7 +98,8 @@ int ui_main(const UiOptions *o);
 /* ---- drawing helpers shared by the screens (ui/widgets.c) ---- */
 
 /* Text clipped to width columns (UTF-8 aware: engine/text.h) and to the
-   terminal's last column, with attributes. */
+   terminal's last column, with attributes; text cut there (not blanks)
+   ends in "…" (ASCII "~") in the last column. */
 void ui_text(int y, int x, int width, int attr, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* Breaks text into lines of at most width columns at spaces (a longer word
    is cut, '\n' ends a line); writes (start, length) of line i into

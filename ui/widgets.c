@@ -1,5 +1,6 @@
 /*
- * widgets.c — helpers every screen shares: clipped text, plots of
+ * widgets.c — helpers every screen shares: clipped text (ending in "…",
+ * ASCII "~", where it was cut), plots of
  * ui/draw/plot.h drawn cell by cell with a colour per series, colour attributes
  * with a monochrome fallback (and the colour of a run status), a yes/no
  * question, the message line, pausing / resuming / cancelling a run's job,
@@ -52,7 +53,16 @@ void ui_text(int y, int x, int width, int attr, const char *fmt, ...)
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
     attron(attr);
-    mvaddnstr(y, x, buf, text_prefix_bytes(buf, width));
+    int fits = text_prefix_bytes(buf, width);
+    if (buf[fits + strspn(buf + fits, " ")]) {
+        /* cut: the last column says so */
+        static int utf8 = -1;
+        if (utf8 < 0) utf8 = text_locale_utf8();
+        mvaddnstr(y, x, buf, text_prefix_bytes(buf, width - 1));
+        addstr(utf8 ? "…" : "~");
+    } else {
+        mvaddnstr(y, x, buf, fits);
+    }
     attroff(attr);
 }
 

@@ -35,14 +35,27 @@ def texts(cls):
     root = ET.parse(path).getroot()
     return [t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}text") if t.get("class") == cls]
 def curves():
-    # stroked paths in a colour (not gray): one per curve drawn
+    # stroked paths in a colour (not gray) as wide as a curve: one per curve drawn
     root = ET.parse(path).getroot()
     n = 0
     for p in root.iter("{http://www.w3.org/2000/svg}path"):
         m = re.search(r"stroke:rgb\(([\d.]+)%,([\d.]+)%,([\d.]+)%\)", p.get("style", ""))
-        if m and "fill:none" in p.get("style", "") and len(set(m.groups())) > 1:
+        w = re.search(r"stroke-width:([\d.]+)", p.get("style", ""))
+        # the data lines' widths (1.7, faint 0.8), not the legend's samples or hollow markers
+        if m and "fill:none" in p.get("style", "") and len(set(m.groups())) > 1 and w and w.group(1) in ("1.7", "0.8"):
             n += 1
     return n
+def dashes():
+    # the curves' (coloured stroked paths') line patterns, "solid" for none
+    root = ET.parse(path).getroot()
+    out = []
+    for p in root.iter("{http://www.w3.org/2000/svg}path"):
+        st = p.get("style", "")
+        m = re.search(r"stroke:rgb\(([\d.]+)%,([\d.]+)%,([\d.]+)%\)", st)
+        if m and "fill:none" in st and len(set(m.groups())) > 1 and "stroke-width:1.7" in st:
+            d = re.search(r"stroke-dasharray:([^;]+)", st)
+            out.append(d.group(1) if d else "solid")
+    return out
 def bands():
     root = ET.parse(path).getroot()
     return sum(1 for p in root.iter("{http://www.w3.org/2000/svg}path") if "fill-opacity:0.22" in p.get("style", ""))
@@ -58,6 +71,9 @@ elif kind == "ticks":   # the y tick labels: min max count
     print("%g %g %d" % (min(v), max(v), len(v)))
 elif kind == "curves":
     print(curves(), bands())
+elif kind == "dashes":   # how many curves, how many line patterns among them
+    d = dashes()
+    print(len(d), len(set(d)))
 else:                    # the texts of one class, one a line
     print("\n".join(texts(kind)))
 EOF
@@ -91,6 +107,28 @@ $MB plot compare "$first" --seeds groups --db "$DB" -o "$T/grp.svg" >/dev/null 2
   pass plot_compare_whole_group || fail plot_compare_whole_group "$(fig curves "$T/grp.svg")"
 fig note "$T/cmp.svg" | grep -q "^shared config (where not the defaults): .*d=32" && pass plot_compare_shared_config ||
   fail plot_compare_shared_config "$(fig note "$T/cmp.svg")"
+# curves told apart by more than colour: 4 runs, 4 line patterns
+[ "$(fig dashes "$T/each.svg")" = "4 4" ] && pass plot_compare_dash_patterns ||
+  fail plot_compare_dash_patterns "$(fig dashes "$T/each.svg")"
+# attention vs cumsum: the legend names only keys that apply to a run's
+# architecture (no "key=-"), reals in 4 digits (cumsum's emb_std 2 sqrt(32))
+$MB plot compare "$first" $((first + 4)) --db "$DB" -o "$T/arch.svg" >/dev/null 2>"$T/err" &&
+  ! fig legend "$T/arch.svg" | grep -q "=- \|=-:\|=-$" &&
+  fig legend "$T/arch.svg" | grep -q "^#$((first + 4)) cumsum/clm .*emb_std=11.31: test" &&
+  ! fig legend "$T/arch.svg" | grep -q "emb_std=11.3137" && pass plot_compare_legend_applies_short ||
+  fail plot_compare_legend_applies_short "$(cat "$T/err"; fig legend "$T/arch.svg")"
+# a run on a token budget beside one on steps: each budget key named only
+# for the run it applies to
+$MB plot compare 1 "$first" --seeds runs --db "$DB" -o "$T/budget.svg" >/dev/null 2>"$T/err" &&
+  fig legend "$T/budget.svg" | grep "^#1 " | grep -q " tokens=1500" && ! fig legend "$T/budget.svg" | grep "^#1 " | grep -q " steps=" &&
+  fig legend "$T/budget.svg" | grep "^#$first " | grep -q " steps=12" && ! fig legend "$T/budget.svg" | grep -q "=-" &&
+  pass plot_compare_budget_keys_apply || fail plot_compare_budget_keys_apply "$(cat "$T/err"; fig legend "$T/budget.svg")"
+# a seed group with a cancelled seed: counted and averaged over its finished run, and says so
+cp "$DB" "$T/cancel.db"
+q "$T/cancel.db" "update runs set status = 'cancelled' where id = $((first + 1))"
+$MB plot compare "$first" $((first + 1)) --db "$T/cancel.db" -o "$T/cancel.svg" >/dev/null 2>"$T/err" &&
+  fig legend "$T/cancel.svg" | grep -Eq "2 seeds \(#$first #$((first + 1))\), 1 of 2 seeds finished: test [0-9]+\.[0-9]+$" &&
+  pass plot_compare_cancelled_seed || fail plot_compare_cancelled_seed "$(cat "$T/err"; fig legend "$T/cancel.svg")"
 
 # --- Grid: each cell is the store's mean ± standard error of its seeds
 $MB plot grid 2 --db "$DB" -o "$T/grid.svg" >/dev/null 2>"$T/err" || fail plot_grid "$(cat "$T/err")"
@@ -139,11 +177,27 @@ want=$(q "$T/mvt.db" "select group_concat('! 1 not learned, paper ' || printf('%
   fig note "$T/mvt.svg" | grep -q "^rows: n_ctx, columns: arch; heads with arch$" &&
   pass plot_grid_zipped_paper || fail plot_grid_zipped_paper "want $want: $(fig detail "$T/mvt.svg")"
 
+# --- Parallel coordinates: the metric's axis labelled at its ends, the
+# lowest and the highest seed-group mean test loss (the tick labels last)
+$MB plot parallel 2 --db "$DB" -o "$T/par.svg" >/dev/null 2>"$T/err" || fail plot_parallel "$(cat "$T/err")"
+ends=$(q "$DB" "select min(m), max(m) from (select avg(test_loss) m from sweep_results where sweep_id = 2
+               group by json_extract(coords, '$.arch'), json_extract(coords, '$.layers'))" | tr '|' ' ')
+fig ytick "$T/par.svg" | python3 -c "
+import sys
+lo, hi = map(float, '$ends'.split()); t = [float(x) for x in sys.stdin.read().split() if '.' in x]  # the losses' (layers: 1, 2)
+near = lambda a, b: abs(a - b) <= 5e-4 * max(1, abs(b))
+sys.exit(not (t and near(min(t), lo) and near(max(t), hi) and near(t[-1], hi)))" &&
+  pass plot_parallel_metric_ends || fail plot_parallel_metric_ends "ends $ends ticks $(fig ytick "$T/par.svg" | tr '\n' ' ')"
+
 # --- AE/Bidir: a panel per architecture, the verdicts; the same figure as PDF and PNG
 $MB plot ae --db "$DB" -o "$T/ae.svg" >/dev/null 2>"$T/err" &&
   [ "$(fig panel "$T/ae.svg" | tr '\n' '|')" = "masked mixer: smoothed train loss|attention: smoothed train loss|" ] &&
   fig footer "$T/ae.svg" | grep -Eq "^(holds|does not hold|within noise|inconclusive|not run): " &&
   pass plot_ae_panels_verdicts || fail plot_ae_panels_verdicts "$(cat "$T/err"; fig panel "$T/ae.svg"; fig footer "$T/ae.svg")"
+# its note says what the runs are (queued with tokens=1500), not the preset's 200k tokens
+fig note "$T/ae.svg" | grep -q "^Masked Mixers II (preset completion) as queued: 1.5k tokens a run, d=32, layers=2; 2 points x 3 seeds; 6 of 6 runs finished$" &&
+  ! fig note "$T/ae.svg" | grep -q "200k tokens" && pass plot_ae_note_budget_of_runs ||
+  fail plot_ae_note_budget_of_runs "$(fig note "$T/ae.svg")"
 $MB plot ae completion --db "$DB" -o "$T/ae.pdf" >/dev/null 2>&1 && [ "$(fig pdf "$T/ae.pdf")" = ok ] &&
   pass plot_pdf || fail plot_pdf "$(fig pdf "$T/ae.pdf")"
 $MB plot ae 1 --db "$DB" -o "$T/ae.PNG" >/dev/null 2>&1 && read -r w h < <(fig png "$T/ae.PNG") &&

@@ -2,7 +2,9 @@
  * test_plot.c — the terminal plotting library (ui/draw/plot.c): braille dot bits
  * and code points, Bresenham lines, 1-2-5 and log ticks, tick labels, whole
  * figures in braille and ASCII (exact strings), colour escapes, reference
- * lines and shaded bands, sparklines.
+ * lines and shaded bands, sparklines; ASCII curves drawn with their own
+ * glyph; the parallel coordinates figure (ui/draw/figure.h): its tick labels
+ * never over another axis's line.
  *
  * Not for: the commands that print plots (tests/db/test_store_cli.sh runs
  * `ls` and `show`).
@@ -10,9 +12,13 @@
 #include "ui/draw/plot.h"
 #include "engine/common.h"
 #include "tests/check.h"
+#include "ui/draw/figure.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Canvas row r as text, for exact comparisons. */
 static const char *row_text(const PlotCanvas *c, int r, int ascii)
@@ -418,6 +424,78 @@ static void test_sparkline(void)
     CHECK(plot_sparkline(up, 0, 8, 0, out, sizeof out) == 0 && out[0] == 0, "no values");
 }
 
+/* Two curves in ASCII: each drawn with its own glyph (a PLOT_LINE's
+   marker), none with the '*' a valid marker may use; without one, '*'. */
+static void test_ascii_line_glyphs(void)
+{
+    double x[2] = {0, 1}, up[2] = {0, 1}, down[2] = {1, 0};
+    PlotSeries s[2] = {{x, up, 2, PLOT_LINE, '1', 0}, {x, down, 2, PLOT_LINE, '2', 0}};
+    PlotOptions opt = {30, 10, 0, 1, 0, 0};
+    char *out = NULL, err[ERR_LEN];
+    CHECK(plot_render(&opt, s, 2, &out, err) == 0, "%s", err);
+    CHECK(out && strchr(out, '1') && strchr(out, '2') && !strchr(out, '*'), "curves:\n%s", out ? out : "");
+    free(out);
+    s[1].marker = 0;
+    CHECK(plot_render(&opt, s, 2, &out, err) == 0, "%s", err);
+    CHECK(out && strchr(out, '*'), "a line without a glyph is '*':\n%s", out ? out : "");
+    free(out);
+}
+
+/* Eight axes whose tick labels are wider than the gap between two axes:
+   every label is cut ("…") before the axis on its left.  Read back from
+   the SVG: the axes' vertical lines, the labels' left edges. */
+static void test_parallel_labels_clear_axes(void)
+{
+    Figure f;
+    figure_init(&f);
+    FigParallel *par = figure_set_parallel(&f, 8, 2);
+    CHECK(par != NULL, "figure_set_parallel");
+    if (!par) return;
+    for (int a = 0; a < 8; a++) {
+        snprintf(par->axes[a].name, sizeof par->axes[a].name, "axis %d", a);
+        par->axes[a].n_ticks = 2;
+        for (int t = 0; t < 2; t++) {
+            snprintf(par->axes[a].tick[t], FIG_LABEL_LEN, "value-%d-with-a-long-name-of-its-own", t);
+            par->axes[a].tick_pos[t] = t;
+        }
+        for (int l = 0; l < 2; l++) par->pos[l * 8 + a] = l;
+    }
+    par->shade[0] = 1;
+    par->shade[1] = 2;
+    char path[64], err[ERR_LEN];
+    snprintf(path, sizeof path, "/tmp/test_plot_par_%d.svg", (int)getpid());
+    CHECK(figure_write(&f, path, err) == 0, "%s", err);
+    figure_free(&f);
+    FILE *in = fopen(path, "r");
+    CHECK(in != NULL, "no %s", path);
+    if (!in) return;
+    double axes[16], left[64];
+    int n_axes = 0, n_ticks = 0, cut = 0;
+    char line[8192];
+    while (fgets(line, sizeof line, in)) {
+        const char *d = strstr(line, "stroke:rgb(13%,13%,13%)") && strstr(line, "stroke-width:1;") ? strstr(line, " d=\"M ") : NULL;
+        double x0, y0, x1, y1;
+        if (d && sscanf(d, " d=\"M %lf %lf L %lf %lf", &x0, &y0, &x1, &y1) == 4 && x0 == x1 && n_axes < 16)
+            axes[n_axes++] = x0;
+        const char *t = strstr(line, "<text class=\"ytick\" x=\"");
+        if (t && n_ticks < 64) left[n_ticks++] = atof(t + strlen("<text class=\"ytick\" x=\""));
+        cut += t && strstr(line, "…") != NULL;
+    }
+    fclose(in);
+    remove(path);
+    CHECK(n_axes == 8 && n_ticks == 16, "%d axis lines, %d tick labels", n_axes, n_ticks);
+    for (int t = 0; t < n_ticks; t++) {
+        double own = INFINITY;   /* the first axis right of the label */
+        for (int a = 0; a < n_axes; a++)
+            if (axes[a] > left[t]) own = fmin(own, axes[a]);
+        for (int a = 0; a < n_axes; a++)
+            CHECK(!(axes[a] > left[t] && axes[a] < own), "tick label %d (at %.1f) over the axis at %.1f", t, left[t],
+                  axes[a]);
+        CHECK(left[t] > 0, "tick label %d starts off the page (%.1f)", t, left[t]);
+    }
+    CHECK(cut == 16, "%d of 16 labels cut with an ellipsis", cut);
+}
+
 int main(int argc, char **argv)
 {
     CHECK_ARGS(argc, argv);
@@ -432,5 +510,7 @@ int main(int argc, char **argv)
     RUN(test_plot_edge_cases);
     RUN(test_plot_reference_and_band);
     RUN(test_sparkline);
+    RUN(test_ascii_line_glyphs);
+    RUN(test_parallel_labels_clear_axes);
     CHECK_EXIT();
 }

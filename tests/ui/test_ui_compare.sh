@@ -38,6 +38,10 @@ done_runs=$(q "$S" "select count(*) from runs where status = 'done'")
 q "$S" "insert into paper_figures (preset, coords_json, metric, value, note)
         values ('bidirectional', '{\"task\": \"bidir\", \"arch\": \"mixer\"}', 'test_loss', 3.05, 'test')"
 
+# run 2's config as if it had been queued on a token budget (the store's
+# config is what the legend reads): its steps key then applies to run 1
+# only, its tokens to run 2 only
+q "$S" "update runs set config_json = json_set(config_json, '\$.tokens', '640') where id = 2"
 launch A "$S" C.UTF-8 xterm-256color
 wait_for A 10 "Compare" || fail launch "$(screen A)"
 compare=$(tab A Compare); grid=$(tab A Grid); masked=$(tab A AE/Bidir); runs=$(tab A Runs)
@@ -48,13 +52,17 @@ compare=$(tab A Compare); grid=$(tab A Grid); masked=$(tab A AE/Bidir); runs=$(t
 if [ -n "$runs" ]; then
   # the Runs screen lists by id: pick runs 1 and 2 (attention, layers 1 and 2)
   TM send-keys -t A "$runs"
-  wait_for A 5 "^ *\*? *1 +attention" || fail runs_screen "$(screen A)"
+  wait_for A 5 "^ *\+? *1 +attention" || fail runs_screen "$(screen A)"
   TM send-keys -t A Home ' ' j ' '
   sleep 0.3
   TM send-keys -t A "$compare"
   check compare_picked A 5 "Compare: 2 picked runs"
   check compare_legend_differences A 3 "#1 attention/clm layers=1"
   check compare_legend_second A 3 "#2 attention/clm layers=2"
+  # each budget key named only for the run it applies to, not "tokens=-" / "steps=-"
+  check compare_legend_applies A 3 "#1 attention/clm layers=1 steps=40( |$)"
+  check compare_legend_applies_second A 3 "#2 attention/clm layers=2 tokens=640( |$)"
+  screen A | grep -q "=-" && fail compare_legend_no_dash "$(screen A)" || pass compare_legend_no_dash
 else
   TM send-keys -t A "$compare"
   check compare_fallback A 5 "last finished runs of sweep 3"
@@ -167,8 +175,11 @@ TM send-keys -t M "$(tab M Compare)"
 check ascii_compare M 5 "Compare: the last finished runs of sweep 3"
 n=$(screen M | braille)
 [ "$n" = 0 ] && pass ascii_no_braille || fail ascii_no_braille "$n braille cells"
-check ascii_markers M 3 "^-o +#[0-9]+ attention"
-check ascii_curve M 3 "[|+].*[*]{3}"   # lines in ASCII: '*' (dots are a cloud's)
+check ascii_markers M 3 "^1o +#[0-9]+ attention"
+# lines in ASCII: each run's its digit, never '*' (run 4's valid marker)
+check ascii_curve M 3 "^ *([0-9]+\.[0-9]+)?[|+][1-8 .:'~%#@*ox&+-]*[1-8]{3}"
+screen M | grep -q '[*]\{3\}' && fail ascii_curve_not_marker "$(screen M)" || pass ascii_curve_not_marker
+check ascii_curve_legend M 3 "1-8: smoothed train"
 TM send-keys -t M "$(tab M Grid)"
 check mono_shading M 5 "^attention +[ .:=+*#%@-] [0-9]\.[0-9]{3}"
 check mono_shade_legend M 3 "shade: ' \.:-=\+\*#%@' worse to better"

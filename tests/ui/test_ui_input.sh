@@ -88,7 +88,7 @@ TM send-keys -t R 1; sleep 0.3     # (the sessions above left it on the Grid)
 TM send-keys -t R s; sleep 0.2; TM send-keys -t R S; sleep 0.2      # sort by arch, descending
 TM send-keys -t R / ; TM send-keys -t R -l 'layers=2'; TM send-keys -t R Enter; sleep 0.3
 TM send-keys -t R Home " "; sleep 0.2                                 # pick the first row shown
-picked=$(screen R | grep -E "^\* +[0-9]+ " | head -1 | awk '{print $2}')
+picked=$(screen R | grep -E "^\+ +[0-9]+ " | head -1 | awk '{print $2}')
 TM send-keys -t R "$(tab R 'New sweep')"; sleep 0.3
 for k in Down Down Down Down; do TM send-keys -t R $k; sleep 0.1; done   # Archs, Task, Dataset, Axes
 TM send-keys -t R Enter; TM send-keys -t R C-u; TM send-keys -t R -l 'layers=3,4'; TM send-keys -t R Enter; sleep 0.3
@@ -102,7 +102,7 @@ check remember_sort R2 5 "sort: arch desc"
 check remember_filter R2 3 "filter: layers=2"
 screen R2 | grep -qE "^ +[0-9]+ +[a-z]+ +clm .* 1 +[12] " && fail remember_filter_applied "$(screen R2)" ||
   pass remember_filter_applied
-[ -n "$picked" ] && screen R2 | grep -qE "^\* +$picked " && pass remember_picks || fail remember_picks "run '$picked': $(screen R2)"
+[ -n "$picked" ] && screen R2 | grep -qE "^\+ +$picked " && pass remember_picks || fail remember_picks "run '$picked': $(screen R2)"
 TM send-keys -t R2 "$(tab R2 'New sweep')"
 check remember_form R2 5 "Axes +layers=3,4"
 q "$S" "select key || ' ' || value from settings order by key" | grep -q "^runs.sort arch desc" && pass remember_sql ||

@@ -40,7 +40,8 @@ q "$S" "update runs set status = 'done', steps_done = 10, total_steps = 10, toke
 at N "$S" 60 20
 wait_for N 10 "^ +8 mixer" || fail narrow_table "$(screen N)"
 s=$(screen N)
-long=$(printf '%s\n' "$s" | awk 'length > 60')
+# (in characters: a cut text ends in the 3-byte "…")
+long=$(printf '%s\n' "$s" | python3 -c "import sys; print('\n'.join(l for l in sys.stdin.buffer.read().decode().split('\n') if len(l) > 60))")
 rows=$(printf '%s\n' "$s" | sed -n '4,11p')
 bad=$(printf '%s\n' "$rows" | grep -Ev '^[ *] +[0-9]+ (attention|mixer) ')
 [ -z "$long" ] && [ -z "$bad" ] && [ "$(printf '%s\n' "$rows" | wc -l)" = 8 ] && pass narrow_no_wrap ||
@@ -48,7 +49,7 @@ bad=$(printf '%s\n' "$rows" | grep -Ev '^[ *] +[0-9]+ (attention|mixer) ')
 $s"
 head=$(printf '%s\n' "$s" | sed -n 3p)
 extra=$(printf '%s\n' "$head" | tr ' ' '\n' | grep -v '^$' |
-  grep -Evx 'id|arch|task|status|step|train|valid|tok/s|ETA|layers|seed|loss|layers,seed|layers,se[a-z]*|tags|se')
+  grep -Evx 'id|arch|task|status|step|train|valid|tok/s|ETA|layers|seed|loss|layers,seed|layers,se[a-z]*|layers,s?e?[a-z]*…|tags|se')
 [ -z "$extra" ] && pass narrow_whole_columns || fail narrow_whole_columns "a cut heading [$extra] in: $head"
 keys N g
 check narrow_group_point N 3 "^ +3 attention +clm +2 seeds .* 2 *$"

@@ -8,7 +8,8 @@
 # with a resume checkpoint), a relaunch listing the same runs, and the
 # ASCII curve when the locale is not UTF-8; a diverged run says why; the
 # workbench killed with SIGKILL mid-training, then relaunched: the job
-# resumes from its checkpoint.
+# resumes from its checkpoint.  At 80 columns: a picked run's '+' and a
+# starred run's '*' apart, a line cut to fit ending in "…" (ASCII "~").
 #
 # A private tmux server (-L) keeps the test away from other sessions; the
 # workbench runs one job on one thread to leave the machine's cores alone.
@@ -159,3 +160,27 @@ else
 fi
 TM send-keys -t G q
 wait_exit G 15 && pass kill_relaunch_quits || fail kill_relaunch_quits "still running after 15 s"
+
+# --- at 80 columns: a picked run marked '+' (column 0), a starred one '*'
+#     (tags column), and the line under the table cut with an ellipsis
+#     ("…", ASCII "~") where a long note does not fit
+K=$T/k.db
+$MB sweep --db "$K" arch=attention,cumsum data=builtin:stories d=16 layers=1 heads=2 n_ctx=8 batch=2 steps=3 \
+  threads=1 >/dev/null 2>&1 && $MB worker --db "$K" --jobs 1 --threads 1 >/dev/null 2>&1 &&
+  $MB star 1 --db "$K" >/dev/null &&
+  $MB note 1 "a note long enough that the line under the Runs table cannot hold it at eighty columns" --db "$K" >/dev/null ||
+  fail marks_store "mixbench sweep/worker/star/note failed"
+launch K "$K" C.UTF-8
+wait_for K 10 "^ +2 cumsum" || fail marks_launch "$(screen K)"
+TM send-keys -t K Home ' '
+check picked_mark K 5 "^\+ +1 attention .* \* +[^ ]+$"
+screen K | grep -qE "^ +2 cumsum" && pass unpicked_unmarked || fail unpicked_unmarked "$(screen K)"
+check starred_footer K 3 "space pick \(\+\)  \* star"
+check cut_line_ellipsis K 3 "^ run 1 .*…$"
+TM send-keys -t K q
+wait_exit K 10 || fail marks_quit "$(screen K)"
+launch L "$K" C
+wait_for L 10 "^ +2 cumsum" || fail marks_launch_ascii "$(screen L)"
+check cut_line_ascii L 5 "^ run 1 .*~$"
+TM send-keys -t L q
+wait_exit L 10 || fail marks_quit_ascii "$(screen L)"

@@ -5,10 +5,12 @@
  * the runs share and where they differ); then either plots side by side
  * (axes with units and 1-2-5 ticks that enclose the data, a linear or log
  * y, lines, markers, shaded bands, dashed reference levels, one legend
- * under them) or a heatmap (each cell's value and a second line such as
+ * under them; series of different colours differ by dash pattern and
+ * marker shape too) or a heatmap (each cell's value and a second line such as
  * the paper's figure, shaded worse to better, the best cell outlined, a
  * colour scale) or parallel coordinates (an axis per knob, a line per run,
- * coloured worse to better); and lines under everything (the claims' verdicts, in
+ * coloured worse to better, tick labels cut with "…" before the axis on
+ * their left); and lines under everything (the claims' verdicts, in
  * their colours).  Long lines are word-wrapped; a wide heatmap widens the
  * page.
  *
@@ -42,7 +44,8 @@ typedef enum { FIG_TONE_PLAIN, FIG_TONE_DIM, FIG_TONE_GOOD, FIG_TONE_BAD, FIG_TO
 
 typedef struct {
     FigMark mark;
-    int color;               /* palette index, FIG_GRAY */
+    int color;               /* palette index, FIG_GRAY; a line's dash pattern and a
+                                marker's shape go with it (solid and circles for 0) */
     int faint;               /* thin and light: a raw curve under its smoothed one */
     char label[256];         /* the legend's text; "" keeps the series out of it */
     double *x, *y;           /* owned copies: n points (2n y values for a band) */

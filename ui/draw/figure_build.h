@@ -7,7 +7,8 @@
  * they differ and a note of those they share), the Grid figure (a sweep's
  * metric as a heatmap over two of its axes: each cell's mean +- standard
  * error, the paper's figure under it, the claims' verdicts below) and the
- * AE/Bidir figure (a panel per architecture, a band per point).
+ * AE/Bidir figure (a panel per architecture, a band per point; its note
+ * says what the runs are: their budget and sizes from their configs).
  * `mixbench plot`, the screens' P key and `mixbench report --md` draw them.
  *
  * Not for: drawing (figure.h) or the terminal screens' own layouts.  Every
@@ -69,6 +70,11 @@ typedef struct {
    finished run or seed group coloured by the metric, the lines outside the
    brushes faint. */
 int figure_parallel(Store *s, const ParallelView *v, Figure *f, char *err);
+
+/* A config value as a legend or note shows it: a real-valued key's number
+   in 4 significant digits (emb_std 11.313708498984761: "11.31"), any other
+   as stored ("" as "-"). */
+void figure_config_value(const char *key, const char *value, char *out, size_t cap);
 
 /* The unit of a PointMetric, for axis and scale labels ("nats per token"). */
 const char *figure_metric_unit(int m);

@@ -31,11 +31,21 @@ static const char *x_label(CurveAxis x)
     return x == CURVE_X_TOKENS ? "training tokens" : x == CURVE_X_WALL ? "training time (s)" : "steps";
 }
 
-/* Appends " key=value" to out (cap bytes). */
+void figure_config_value(const char *key, const char *value, char *out, size_t cap)
+{
+    char *end;
+    double v = value[0] ? strtod(value, &end) : NAN;
+    if (config_key_number(key) == CONFIG_REAL && isfinite(v) && !*end) snprintf(out, cap, "%.4g", v);
+    else snprintf(out, cap, "%s", value[0] ? value : "-");
+}
+
+/* Appends " key=value" to out (cap bytes), the value as figure_config_value. */
 static void add_pair(char *out, size_t cap, const char *key, const char *value)
 {
     size_t len = strlen(out);
-    if (len < cap) snprintf(out + len, cap - len, "%s%s=%s", len ? " " : "", key, value[0] ? value : "-");
+    char shown[128];
+    figure_config_value(key, value, shown, sizeof shown);
+    if (len < cap) snprintf(out + len, cap - len, "%s%s=%s", len ? " " : "", key, shown);
 }
 
 static const char *config_value(const RunConfigEntry *cfg, int n, const char *key)
@@ -192,6 +202,7 @@ typedef struct {
     Config cfg;                  /* what it describes (config_key_applies) */
     RunCurve curves[MAX_MEMBERS];
     SeedStats test;              /* over the finished members */
+    int n_done;                  /* members finished (status done) */
     char diff[1024];             /* the keys in which it differs from the others */
 } Curves;
 
@@ -246,6 +257,7 @@ static int load_groups(Store *s, Curves *g, int n, char *err)
             if (runs_read_one(s, g[i].ids[k], &r, &found, err)) return -1;
             if (k == 0) g[i].head = r;
             if (r.status == RUN_DONE) tests[n_tests++] = r.test_loss;
+            g[i].n_done += r.status == RUN_DONE;
             run_curve_init(&g[i].curves[k], g[i].ids[k]);
             if (run_curve_update(&g[i].curves[k], s, err)) return -1;
         }
@@ -285,10 +297,10 @@ static int differences(Figure *f, Curves *g, int n, int skip_seed, char *err)
                 differs |= (!v0 != !v) || (v && strcmp(v, v0));
             }
             if (!anywhere) continue;
-            if (differs) {
+            if (differs) {   /* named only where it applies */
                 for (int i = 0; i < n; i++) {
                     const char *v = applied(&g[i], e->key);
-                    add_pair(g[i].diff, sizeof g[i].diff, e->key, v ? v : "");
+                    if (v) add_pair(g[i].diff, sizeof g[i].diff, e->key, v);
                 }
             } else if (!is_default(&defaults, e->key, e->value) && (n > 1 || strcmp(e->key, "seed"))) {
                 add_pair(shared, sizeof shared, e->key, e->value);
@@ -338,7 +350,8 @@ static int group_series(FigPlot *p, const Curves *g, CurveAxis x, int valid, int
     return 0;
 }
 
-/* "#3 attention/clm layers=2: test 5.123", "#3 attention/clm layers=2, 3 seeds (#3 #4 #5): test 5.12 ± 0.01". */
+/* "#3 attention/clm layers=2: test 5.123", "#3 attention/clm layers=2, 3 seeds (#3 #4 #5): test 5.12 ± 0.01",
+   "..., 2 seeds (#3 #4), 1 of 2 seeds finished: test 5.123" (the test loss is its finished runs'). */
 static void group_label(const Curves *g, char *out, size_t cap)
 {
     int len = snprintf(out, cap, "#%lld %s/%s%s%s", (long long)g->ids[0], g->head.arch, g->head.task,
@@ -348,6 +361,8 @@ static void group_label(const Curves *g, char *out, size_t cap)
         for (int k = 0; k < g->n && len < (int)cap; k++)
             len += snprintf(out + len, cap - (size_t)len, "%s#%lld", k ? " " : "", (long long)g->ids[k]);
         if (len < (int)cap) len += snprintf(out + len, cap - (size_t)len, ")");
+        if (g->n_done < g->n && len < (int)cap)
+            len += snprintf(out + len, cap - (size_t)len, ", %d of %d seeds finished", g->n_done, g->n);
     }
     if (len >= (int)cap) return;
     if (g->test.n > 1) snprintf(out + len, cap - (size_t)len, ": test %.3f ± %.3f", g->test.mean, g->test.se);
@@ -372,7 +387,7 @@ int figure_compare(Store *s, const int64_t *ids, int n, CompareSeeds seeds, Curv
         len += snprintf(f->title + len, sizeof f->title - (size_t)len, "%s#%lld", i ? ", " : " (", (long long)g[i].ids[0]);
     if (n_groups && len < (int)sizeof f->title) snprintf(f->title + len, sizeof f->title - (size_t)len, ")");
     if (!rc) rc = differences(f, g, n_groups, seeds != COMPARE_RUNS, err);
-    if (!rc && figure_note(f, FIG_TONE_DIM, "lines: the smoothed train loss; dots: the valid loss%s",
+    if (!rc && figure_note(f, FIG_TONE_DIM, "lines (a dash pattern each): the smoothed train loss; markers (a shape each): the valid loss%s",
                            banded ? "; a seed group: the mean over its seeds, shaded +- standard error" : ""))
         rc = err_set(err, "figure: out of memory");
     FigPlot *p = rc ? NULL : figure_add_plot(f, "", x_label(x), Y_LABEL, log_y);
@@ -400,7 +415,7 @@ int figure_ae_preset(const char *preset)
 /* Mixer first, attention second, the others after: the paper's order. */
 static int arch_rank(const char *arch) { return !strcmp(arch, "mixer") ? 0 : !strcmp(arch, "attention") ? 1 : 2; }
 
-/* "mixer/bidir d=160, 3 seeds: test 4.912 ± 0.020" */
+/* "mixer/bidir d=160, 3 seeds: test 4.912 ± 0.020", "..., 2 seeds, 1 of 2 finished: test 4.912" */
 static void point_label(const Point *p, char *out, size_t cap)
 {
     int len = snprintf(out, cap, "%s/%s", p->arch, p->task);
@@ -408,6 +423,8 @@ static void point_label(const Point *p, char *out, size_t cap)
         if (strcmp(p->coords[k].key, "arch") && strcmp(p->coords[k].key, "task"))
             len += snprintf(out + len, cap - (size_t)len, " %s=%s", p->coords[k].key, p->coords[k].value);
     if (len < (int)cap) len += snprintf(out + len, cap - (size_t)len, ", %d seed%s", p->n_runs, p->n_runs == 1 ? "" : "s");
+    if (p->n_done < p->n_runs && len < (int)cap)   /* the test loss is the finished runs' */
+        len += snprintf(out + len, cap - (size_t)len, ", %d of %d finished", p->n_done, p->n_runs);
     const SeedStats *t = &p->stat[PM_TEST_LOSS];
     if (len >= (int)cap || t->n == 0) return;
     if (t->n > 1) snprintf(out + len, cap - (size_t)len, ": test %.3f ± %.3f", t->mean, t->se);
@@ -456,6 +473,51 @@ static int ae_panels(Figure *f, Store *s, const ResultRun *jobs, int n_jobs, con
     return rc;
 }
 
+/* Appends word to list (cap bytes, ", " between) unless it is there already. */
+static void add_distinct(char *list, size_t cap, const char *word)
+{
+    size_t len = strlen(list), n = strlen(word);
+    for (const char *p = strstr(list, word); p; p = strstr(p + 1, word))
+        if ((p == list || p[-1] == ' ') && (p[n] == ',' || !p[n])) return;
+    if (len < cap) snprintf(list + len, cap - len, "%s%s", len ? ", " : "", word);
+}
+
+/* What the sweep's runs are, from their configs (not the preset's own
+   description, which a sweep queued with tokens=40000 overrides):
+   "Masked Mixers II (preset completion) as queued: 40k tokens a run, d=128,
+   layers=4; 2 points x 3 seeds; 5 of 6 runs finished". */
+static int ae_what_ran(Figure *f, Store *s, const Preset *pr, const ResultRun *jobs, int n_jobs, const Point *pts,
+                       int np, char *err)
+{
+    char budget[256] = "", d[128] = "", layers[128] = "", word[48];
+    int seeds = 0, done = 0;
+    for (int j = 0; j < n_jobs; j++) {
+        RunConfigEntry *cfg = NULL;
+        int n = 0;
+        if (runs_read_config(s, jobs[j].run_id, &cfg, &n, err)) return -1;
+        Config c;
+        runs_config_of(cfg, n, &c);
+        free(cfg);
+        char amount[24];
+        if (c.tokens > 0) snprintf(word, sizeof word, "%s tokens", fmt_short((double)c.tokens, amount, sizeof amount));
+        else if (c.seconds > 0) snprintf(word, sizeof word, "%g s", c.seconds);
+        else snprintf(word, sizeof word, "%lld steps", (long long)c.steps);
+        add_distinct(budget, sizeof budget, word);
+        snprintf(word, sizeof word, "%d", c.d);
+        add_distinct(d, sizeof d, word);
+        snprintf(word, sizeof word, "%d", c.layers);
+        add_distinct(layers, sizeof layers, word);
+        done += jobs[j].state == RUN_DONE;
+    }
+    for (int p = 0; p < np; p++) seeds = MB_MAX(seeds, pts[p].n_runs);
+    char from[160] = "";
+    if (pr) snprintf(from, sizeof from, "%s (preset %s) as queued: ", pr->source, pr->name);
+    if (figure_note(f, FIG_TONE_PLAIN, "%s%s a run, d=%s, layers=%s; %d point%s x %d seed%s; %d of %d runs finished", from,
+                    budget, d, layers, np, np == 1 ? "" : "s", seeds, seeds == 1 ? "" : "s", done, n_jobs))
+        return err_set(err, "figure: out of memory");
+    return 0;
+}
+
 int figure_ae(Store *s, int64_t sweep_id, int valid_curves, int log_y, Figure *f, char *err)
 {
     assert(s && f && err);
@@ -475,10 +537,10 @@ int figure_ae(Store *s, int64_t sweep_id, int valid_curves, int log_y, Figure *f
     int rc = !owner || points_group(jobs, n_jobs, &pts, &np, owner) ? err_set(err, "figure: out of memory") : 0;
     const Preset *pr = preset_find(preset);
     snprintf(f->title, sizeof f->title, "AE/Bidir: sweep %lld %s", (long long)sweep_id, sw.name);
-    if (!rc && pr && figure_note(f, FIG_TONE_PLAIN, "%s: %s", pr->source, pr->what)) rc = err_set(err, "figure: out of memory");
+    if (!rc) rc = ae_what_ran(f, s, pr, jobs, n_jobs, pts, np, err);
     if (!rc && figure_note(f, FIG_TONE_DIM, "each colour a point of the sweep (its runs equal apart from seed): the mean "
                                             "over its seeds, shaded +- standard error%s%s; made by mixbench sweep %s",
-                           valid_curves ? "" : "; dots: the valid loss", np > FIGURE_MAX_CURVES ? " (the first 8 points)" : "",
+                           valid_curves ? "" : "; markers: the valid loss", np > FIGURE_MAX_CURVES ? " (the first 8 points)" : "",
                            sw.spec))
         rc = err_set(err, "figure: out of memory");
     if (!rc) rc = ae_panels(f, s, jobs, n_jobs, pts, np, owner, valid_curves, log_y, err);

@@ -42,6 +42,54 @@ static const Rgb INK = {0.13, 0.13, 0.13}, DIM = {0.40, 0.40, 0.40}, GRAY = {0.5
 
 static Rgb series_rgb(int color) { return color < 0 ? GRAY : PALETTE[color % FIG_COLORS]; }
 
+/* Series of different colours differ by more than colour (print, colour
+   blindness): a line's dash pattern and a marker's shape go with its
+   colour.  Solid for colour 0 (a lone run); the gray levels keep their own
+   dashes. */
+static const struct {
+    double dash[6];
+    int n;
+} DASHES[FIG_COLORS] = {
+    {{0}, 0},          {{7, 3}, 2},          {{2, 2.5}, 2},    {{9, 3, 2, 3}, 4},
+    {{4, 4}, 2},       {{12, 3, 2, 3, 2, 3}, 6}, {{1.5, 4}, 2}, {{14, 4}, 2},
+};
+
+static void set_series_dash(cairo_t *cr, int color)
+{
+    if (color < 0) return;
+    cairo_set_dash(cr, DASHES[color % FIG_COLORS].dash, DASHES[color % FIG_COLORS].n, 0);
+}
+
+/* A marker's shape by its colour: circle, square, triangle, diamond, the
+   next four the same shapes hollow. */
+static void draw_marker(cairo_t *cr, int color, double x, double y)
+{
+    int k = color < 0 ? 0 : color % FIG_COLORS, shape = k % 4;
+    double r = 2.9;
+    cairo_new_path(cr);
+    if (shape == 0) cairo_arc(cr, x, y, r * 0.95, 0, 2 * M_PI);
+    else if (shape == 1) cairo_rectangle(cr, x - r * 0.85, y - r * 0.85, 1.7 * r, 1.7 * r);
+    else if (shape == 2) {
+        cairo_move_to(cr, x, y - r * 1.15);
+        cairo_line_to(cr, x + r * 1.05, y + r * 0.8);
+        cairo_line_to(cr, x - r * 1.05, y + r * 0.8);
+        cairo_close_path(cr);
+    } else {
+        cairo_move_to(cr, x, y - r * 1.2);
+        cairo_line_to(cr, x + r * 1.0, y);
+        cairo_line_to(cr, x, y + r * 1.2);
+        cairo_line_to(cr, x - r * 1.0, y);
+        cairo_close_path(cr);
+    }
+    if (k < 4) {
+        cairo_fill(cr);
+    } else {
+        cairo_set_line_width(cr, 1.2);
+        cairo_set_dash(cr, NULL, 0, 0);
+        cairo_stroke(cr);
+    }
+}
+
 static Rgb tone_rgb(FigTone tone)
 {
     static const Rgb TONES[] = {
@@ -140,6 +188,20 @@ static size_t fit_bytes(Pen *pen, double size, int bold, const char *text, size_
         while (len > 1 && ((unsigned char)text[len] & 0xC0) == 0x80);
     }
     return len;
+}
+
+/* text into out (cap bytes) as it fits in width: whole, or cut at a
+   character and ended with "…" so that a reader knows it was cut. */
+static void fit_text(Pen *pen, double size, int bold, const char *text, double width, char *out, size_t cap)
+{
+    size_t len = strlen(text);
+    if (fit_bytes(pen, size, bold, text, len, width) >= len) {
+        snprintf(out, cap, "%s", text);
+        return;
+    }
+    double dots = text_width(pen, size, bold, "…");
+    size_t cut = MB_MIN(fit_bytes(pen, size, bold, text, len, fmax(width - dots, 0)), cap > 4 ? cap - 4 : 0);
+    snprintf(out, cap, "%.*s…", (int)cut, text);
 }
 
 /* Word-wrapped text in [x, x + width) from top, lines LEADING x size apart
@@ -272,7 +334,9 @@ static void draw_line(cairo_t *cr, const Area *a, const FigSeries *s)
     set_rgb(cr, series_rgb(s->color), s->faint ? 0.35 : 1);
     cairo_set_line_width(cr, s->faint ? 0.8 : 1.7);
     cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
+    if (!s->faint) set_series_dash(cr, s->color);
     cairo_stroke(cr);
+    cairo_set_dash(cr, NULL, 0, 0);
 }
 
 /* The band between its edges, one closed shape per stretch of drawable points. */
@@ -317,14 +381,9 @@ static void draw_series(cairo_t *cr, const Area *a, const FigSeries *s)
         cairo_set_dash(cr, NULL, 0, 0);
         break;
     case FIG_MARKERS:
-        cairo_new_path(cr);
-        for (int i = 0; i < s->n; i++) {
-            if (!point_ok(&a->ay, s->x[i], s->y[i])) continue;
-            cairo_new_sub_path(cr);
-            cairo_arc(cr, to_x(a, s->x[i]), to_y(a, s->y[i]), 2.7, 0, 2 * M_PI);
-        }
         set_rgb(cr, series_rgb(s->color), 1);
-        cairo_fill(cr);
+        for (int i = 0; i < s->n; i++)
+            if (point_ok(&a->ay, s->x[i], s->y[i])) draw_marker(cr, s->color, to_x(a, s->x[i]), to_y(a, s->y[i]));
         break;
     }
 }
@@ -408,16 +467,20 @@ static void draw_plot(Pen *pen, const FigPlot *p, double x, double top, double w
 
 /* ---- drawing: the legend --------------------------------------------------- */
 
-/* The legend's sample of series s of plot p: a bar for a line (over a
-   shaded block when an unlabelled band of its colour goes with it), a dot,
-   a block, or a dash. */
+/* The legend's sample of series s of plot p: a line in its dash pattern
+   (over a shaded block when an unlabelled band of its colour goes with it,
+   its marker on it when unlabelled markers of its colour do), a marker, a
+   block, or a dash. */
 static void draw_sample(Pen *pen, const FigPlot *p, const FigSeries *s, double x, double mid)
 {
     cairo_t *cr = pen->cr;
     Rgb c = series_rgb(s->color);
-    int banded = 0;
-    for (int k = 0; k < p->n_series; k++)
-        banded |= p->series[k].mark == FIG_BAND && p->series[k].color == s->color && !p->series[k].label[0];
+    int banded = 0, marked = 0;
+    for (int k = 0; k < p->n_series; k++) {
+        const FigSeries *o = &p->series[k];
+        banded |= o->mark == FIG_BAND && o->color == s->color && !o->label[0];
+        marked |= o->mark == FIG_MARKERS && o->color == s->color && !o->label[0] && o->n > 0;
+    }
     if (s->mark == FIG_BAND || banded) {
         set_rgb(cr, c, 0.22);
         cairo_rectangle(cr, x, mid - 4.5, 18, 9);
@@ -425,12 +488,16 @@ static void draw_sample(Pen *pen, const FigPlot *p, const FigSeries *s, double x
     }
     if (s->mark == FIG_LINE) {
         set_rgb(cr, c, s->faint ? 0.35 : 1);
-        cairo_rectangle(cr, x, mid - (s->faint ? 0.5 : 1.2), 18, s->faint ? 1.0 : 2.4);
-        cairo_fill(cr);
+        cairo_set_line_width(cr, s->faint ? 1.0 : 2.0);
+        if (!s->faint) set_series_dash(cr, s->color);
+        cairo_move_to(cr, x, mid);
+        cairo_line_to(cr, x + 18, mid);
+        cairo_stroke(cr);
+        cairo_set_dash(cr, NULL, 0, 0);
+        if (marked && !s->faint) draw_marker(cr, s->color, x + 9, mid);
     } else if (s->mark == FIG_MARKERS) {
         set_rgb(cr, c, 1);
-        cairo_arc(cr, x + 9, mid, 2.7, 0, 2 * M_PI);
-        cairo_fill(cr);
+        draw_marker(cr, s->color, x + 9, mid);
     } else if (s->mark == FIG_LEVEL) {
         set_rgb(cr, c, 1);
         cairo_set_line_width(cr, 1.0);
@@ -458,13 +525,7 @@ static double draw_legend(Pen *pen, const Figure *f, double x, double top, doubl
                     seen = f->plots[pj].series[sj].color == s->color && !strcmp(f->plots[pj].series[sj].label, s->label);
             if (seen) continue;
             char text[sizeof s->label];
-            snprintf(text, sizeof text, "%s", s->label);
-            double room = width - 24;
-            size_t len = fit_bytes(pen, LEGEND_SIZE, 0, text, strlen(text), room);
-            if (len < strlen(text)) {
-                size_t cut = MB_MIN(fit_bytes(pen, LEGEND_SIZE, 0, text, len, room - 10), sizeof text - 4);
-                memcpy(text + cut, "...", 4);
-            }
+            fit_text(pen, LEGEND_SIZE, 0, s->label, width - 24, text, sizeof text);
             double w = 24 + text_width(pen, LEGEND_SIZE, 0, text);
             if (any && cx + w > x + width) cx = x, cy += lead;
             if (pen->draw) draw_sample(pen, &f->plots[pi], s, cx, cy + lead / 2);
@@ -647,11 +708,17 @@ static double draw_parallel(Pen *pen, const FigParallel *par, double x, double t
     double right = x + width - fmax(30, name_w);
     double step = k > 1 ? (right - left) / (k - 1) : 0, lo = NAN, hi = NAN;
     for (int a = 0; a < k; a++) {
-        double ax = left + a * step;
-        text_at(pen, ax, top + LABEL_SIZE, LABEL_SIZE, 1, ALIGN_CENTER, INK, "axis", par->axes[a].name, 0);
-        for (int t = 0; t < par->axes[a].n_ticks; t++)
+        /* tick labels left of their axis, cut to the room after the axis
+           on their left (so none is drawn over it), names to their share */
+        double ax = left + a * step, room = a ? step - 12 : left - x - 7;
+        char text[FIG_LABEL_LEN + 8];
+        fit_text(pen, LABEL_SIZE, 1, par->axes[a].name, k > 1 ? fmax(step - 6, 20) : width, text, sizeof text);
+        text_at(pen, ax, top + LABEL_SIZE, LABEL_SIZE, 1, ALIGN_CENTER, INK, "axis", text, 0);
+        for (int t = 0; t < par->axes[a].n_ticks; t++) {
+            fit_text(pen, TICK_SIZE, 0, par->axes[a].tick[t], room, text, sizeof text);
             text_at(pen, ax - 5, y0 + h * (1 - par->axes[a].tick_pos[t]) + TICK_SIZE * 0.35, TICK_SIZE, 0, ALIGN_RIGHT,
-                    INK, "ytick", par->axes[a].tick[t], 0);
+                    INK, "ytick", text, 0);
+        }
     }
     heat_range(par->shade, par->n_lines, &lo, &hi);
     cairo_t *cr = pen->cr;

@@ -2,8 +2,9 @@
  * figure_parallel.c — the parallel coordinates figure (figure_build.h): a
  * sweep's runs laid out by experiments/parallel.h, an axis per axis of the
  * sweep that varies with its values as ticks, the metric's axis last with
- * 1-2-5 ticks, a line per finished run or seed group coloured worse to
- * better, the lines outside the brushes faint.
+ * its ends labelled (the lowest and highest value) and 1-2-5 ticks between,
+ * a line per finished run or seed group coloured worse to better, the lines
+ * outside the brushes faint.
  */
 #include "ui/draw/figure_build.h"
 
@@ -16,7 +17,21 @@
 #include "engine/common.h"
 #include "experiments/parallel.h"
 #include "experiments/points.h"
+#include "ui/draw/heatmap.h"
 #include "ui/draw/plot.h"
+
+/* value as a tick label: whole, or cut at a character and ended with "…". */
+static void fit_label(const char *value, char out[FIG_LABEL_LEN])
+{
+    size_t len = strlen(value);
+    if (len < FIG_LABEL_LEN) {
+        memcpy(out, value, len + 1);
+        return;
+    }
+    size_t cut = FIG_LABEL_LEN - 4;
+    while (cut > 0 && ((unsigned char)value[cut] & 0xC0) == 0x80) cut--;
+    snprintf(out, FIG_LABEL_LEN, "%.*s…", (int)cut, value);
+}
 
 /* Axis x of the figure: its name, ticks and brushed span. */
 static void fill_axis(FigParAxis *ax, const Pivot *p, const Parallel *par, int x, const ParBrush *brush)
@@ -29,19 +44,28 @@ static void fill_axis(FigParAxis *ax, const Pivot *p, const Parallel *par, int x
         snprintf(ax->name, sizeof ax->name, "%s", par->name[x]);
     if (a != PAR_METRIC) {
         for (int i = 0; i < p->n_values[a] && i < FIG_PAR_MAX_TICKS; i++) {
-            snprintf(ax->tick[i], FIG_LABEL_LEN, "%s", p->values[a][i]);
+            fit_label(p->values[a][i], ax->tick[i]);
             ax->tick_pos[i] = parallel_value_pos(p, a, i);
             ax->n_ticks = i + 1;
         }
     } else if (isfinite(par->lo)) {
+        /* its ends labelled with the lowest and highest values, the 1-2-5
+           ticks between them that keep clear of those labels */
         double ticks[16], step = 0;
         int n = par->hi > par->lo ? plot_nice_ticks(par->lo, par->hi, 6, ticks, 16, &step) : 0;
-        if (n == 0) ticks[n++] = par->lo;
-        for (int t = 0; t < n; t++) {
-            plot_format_tick(ticks[t], step, ax->tick[t], FIG_LABEL_LEN);
-            ax->tick_pos[t] = parallel_metric_pos(par, ticks[t]);
+        heat_format(par->lo, 4, ax->tick[0], FIG_LABEL_LEN);
+        ax->tick_pos[0] = parallel_metric_pos(par, par->lo);
+        ax->n_ticks = 1;
+        for (int t = 0; t < n && par->hi > par->lo; t++) {
+            double at = parallel_metric_pos(par, ticks[t]);
+            if (at < 0.08 || at > 0.92) continue;
+            plot_format_tick(ticks[t], step, ax->tick[ax->n_ticks], FIG_LABEL_LEN);
+            ax->tick_pos[ax->n_ticks++] = at;
         }
-        ax->n_ticks = n;
+        if (par->hi > par->lo) {
+            heat_format(par->hi, 4, ax->tick[ax->n_ticks], FIG_LABEL_LEN);
+            ax->tick_pos[ax->n_ticks++] = parallel_metric_pos(par, par->hi);
+        }
     }
     if (brush[a].on) parallel_brush_span(p, par, a, &brush[a], &ax->brush_lo, &ax->brush_hi);
 }

@@ -579,10 +579,10 @@ int plot_render_grid(const PlotOptions *opt, const PlotSeries *series, int n_ser
             int who;
             size_t cell = (size_t)r * (size_t)cols + (size_t)c;
             canvas_cell_text(&canvas, cell, ascii, opt->glyph_markers, text, &who);
-            /* ASCII: a line ('*') apart from a cloud of dots ('.', ':') */
+            /* ASCII: a line (its glyph, '*' by default) apart from a cloud of dots ('.', ':') */
             if (ascii && who > 0 && who <= n_series && series[who - 1].mark == PLOT_LINE && canvas.dots[cell] &&
                 !canvas.glyph[cell])
-                snprintf(text, sizeof text, "*");
+                snprintf(text, sizeof text, "%c", series[who - 1].marker ? series[who - 1].marker : '*');
             set_cell(out, r, label_w + 1 + c, text, who);
         }
     }

@@ -85,7 +85,7 @@ void plot_format_tick(double value, double step, char *out, size_t cap);
 /* ---- figures ------------------------------------------------------------- */
 
 typedef enum {
-    PLOT_LINE,     /* consecutive points joined ('*' in ASCII) */
+    PLOT_LINE,     /* consecutive points joined (in ASCII its marker glyph, '*' when 0) */
     PLOT_DOTS,     /* one dot per point (a noisy raw curve as a cloud) */
     PLOT_MARKERS,  /* a full cell (⣿) per point, the marker glyph in ASCII */
     PLOT_HLINE,    /* a horizontal reference line at y[0] across the whole
@@ -100,7 +100,8 @@ typedef struct {
     const double *x, *y;     /* n points; non-finite values are skipped */
     int n;
     PlotMark mark;
-    char marker;             /* ASCII glyph of PLOT_MARKERS ('o' when 0) */
+    char marker;             /* ASCII glyph of PLOT_MARKERS ('o' when 0) and of
+                                PLOT_LINE ('*' when 0: give curves distinct ones) */
     int color;               /* ANSI SGR colour for coloured text (e.g. 36), 0 = none */
 } PlotSeries;
 

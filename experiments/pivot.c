@@ -135,6 +135,39 @@ void pivot_free(Pivot *p)
     memset(p, 0, sizeof *p);
 }
 
+int pivot_table_axis(const Pivot *p, int a, const int *fixed_at, int other)
+{
+    assert(p && a >= 0 && a < p->n_axes);
+    if (!strcmp(p->axis[a], "seed") || a == other || (fixed_at && fixed_at[a] >= 0) || p->n_values[a] < 2) return 0;
+    return other < 0 || (!pivot_determined_by(p, a, other) && !pivot_determined_by(p, other, a));
+}
+
+void pivot_default_axes(const Pivot *p, const int *fixed_at, int *row, int *col)
+{
+    assert(p && row && col);
+    int named_col = *col >= 0, named_row = *row >= 0;
+    int arch = pivot_axis(p, "arch");
+    if (!named_col && arch >= 0 && pivot_table_axis(p, arch, fixed_at, *row)) *col = arch;
+    for (int a = 0; a < p->n_axes && *col < 0 && !named_col; a++)
+        if (pivot_table_axis(p, a, fixed_at, *row)) *col = a;
+    for (int a = 0; a < p->n_axes && *row < 0 && !named_row; a++)
+        if (pivot_table_axis(p, a, fixed_at, *col)) *row = a;
+    if (*col < 0 && *row < 0 && p->n_axes > 0) *col = 0;
+}
+
+int pivot_axis_free(const Pivot *p, int a, int row, int col)
+{
+    assert(p && a >= 0 && a < p->n_axes);
+    if (a == row || a == col || !strcmp(p->axis[a], "seed") || p->n_values[a] < 2) return 0;
+    return !(row >= 0 && pivot_determined_by(p, a, row)) && !(col >= 0 && pivot_determined_by(p, a, col));
+}
+
+void pivot_default_fixed(const Pivot *p, int row, int col, int *fixed_at)
+{
+    assert(p && fixed_at);
+    for (int a = 0; a < PIVOT_MAX_AXES; a++) fixed_at[a] = a < p->n_axes && pivot_axis_free(p, a, row, col) ? 0 : -1;
+}
+
 /* Does figure f belong to the cell (row value r, column value c) with the
    other axes at fixed_at?  Keys that are not axes of the sweep do not
    decide; an averaged axis (fixed_at -1) named by the figure matches only

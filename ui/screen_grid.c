@@ -81,12 +81,14 @@ typedef struct {
 
 /* ---- helpers ------------------------------------------------------------ */
 
-/* The axes other than the row and column ones. */
+/* The axes the view fixes or averages (experiments/pivot.h
+   pivot_axis_free): not shown, not seed (always averaged), not zipped with
+   a shown axis (it follows that axis). */
 static int other_axes(const GridState *st, int *others)
 {
     int n = 0;
-    for (int a = 0; a < st->n_axes; a++)
-        if (a != st->row_axis && a != st->col_axis) others[n++] = a;
+    for (int a = 0; a < st->pivot.n_axes; a++)
+        if (pivot_axis_free(&st->pivot, a, st->row_axis, st->col_axis)) others[n++] = a;
     return n;
 }
 
@@ -108,40 +110,28 @@ static int averaging(const GridState *st)
     return other_axes(st, others) > 0 && st->fixed >= combo_count(st);
 }
 
-/* The value index each other axis is fixed at (the first varies slowest). */
+/* The value index each other axis is fixed at (the first varies slowest),
+   -1 for the rest (seed, the axes that follow a shown one), and for all
+   when averaging. */
 static void fixed_values(const GridState *st, int *fixed_at)
 {
     int others[PIVOT_MAX_AXES], n = other_axes(st, others);
     int rest = st->fixed;
     for (int a = 0; a < PIVOT_MAX_AXES; a++) fixed_at[a] = -1;
-    for (int i = n - 1; i >= 0; i--) {
+    for (int i = n - 1; i >= 0 && !averaging(st); i--) {
         int count = st->pivot.n_values[others[i]] > 0 ? st->pivot.n_values[others[i]] : 1;
         fixed_at[others[i]] = rest % count;
         rest /= count;
     }
 }
 
-/* Fixed at the first values, except that a lone seed axis (repeats) is
-   averaged: repeats are there to be averaged. */
-static void default_fixed(GridState *st)
-{
-    int others[PIVOT_MAX_AXES], n = other_axes(st, others);
-    int only_seed = n > 0;
-    for (int i = 0; i < n; i++) only_seed &= !strcmp(st->pivot.axis[others[i]], "seed");
-    st->fixed = only_seed ? combo_count(st) : 0;
-}
-
-/* The first two axes but seed on the table (seeds are averaged: mean +-
-   standard error per cell), one axis as a single row. */
+/* The default view (experiments/pivot.h, as `plot grid`'s): arch across
+   the columns, the other axes at their first values, seeds averaged. */
 static void default_axes(GridState *st)
 {
-    int table[2], n = 0;
-    for (int a = 0; a < st->n_axes && n < 2; a++)
-        if (strcmp(st->pivot.axis[a], "seed")) table[n++] = a;
-    if (n == 0 && st->n_axes > 0) table[n++] = 0;
-    st->row_axis = n == 2 ? table[0] : -1;
-    st->col_axis = n == 2 ? table[1] : n == 1 ? table[0] : -1;
-    default_fixed(st);
+    st->row_axis = st->col_axis = -1;
+    pivot_default_axes(&st->pivot, NULL, &st->row_axis, &st->col_axis);
+    st->fixed = 0;
 }
 
 /* ---- loading ------------------------------------------------------------ */
@@ -420,6 +410,39 @@ static void draw_settings(GridState *st, UiContext *ctx, const char *preset, int
     *y += ui_wrap(*y, 0, width, 2, dim, line);
 }
 
+/* "other axes fixed at: lr=1e-3; averaged: seed; heads with arch   (f:
+   next value)", or "other axes averaged over: lr, seed ..." (f: fix them). */
+static void header_axes(GridState *st, UiContext *ctx, int *y, int width)
+{
+    const Pivot *p = &st->pivot;
+    int others[PIVOT_MAX_AXES], n = other_axes(st, others), fixed_at[PIVOT_MAX_AXES];
+    fixed_values(st, fixed_at);
+    char text[512] = "", averaged[256] = "", follow[256] = "";
+    size_t len = 0, alen = 0, flen = 0;
+    for (int a = 0; a < p->n_axes; a++) {
+        if (a == st->row_axis || a == st->col_axis) continue;
+        int with = p->n_values[a] < 2 ? -1
+                   : st->row_axis >= 0 && pivot_determined_by(p, a, st->row_axis) ? st->row_axis
+                   : st->col_axis >= 0 && pivot_determined_by(p, a, st->col_axis) ? st->col_axis : -1;
+        if (fixed_at[a] >= 0 && len < sizeof text)
+            len += (size_t)snprintf(text + len, sizeof text - len, " %s=%s", p->axis[a], p->values[a][fixed_at[a]]);
+        else if (!strcmp(p->axis[a], "seed") || (fixed_at[a] < 0 && pivot_axis_free(p, a, st->row_axis, st->col_axis)))
+            alen += alen < sizeof averaged ? (size_t)snprintf(averaged + alen, sizeof averaged - alen, "%s%s",
+                                                              alen ? ", " : "", p->axis[a]) : 0;
+        else if (with >= 0 && flen < sizeof follow)
+            flen += (size_t)snprintf(follow + flen, sizeof follow - flen, "; %s with %s", p->axis[a], p->axis[with]);
+    }
+    if (!len && !alen && !flen) return;
+    char line[1024];
+    if (len) snprintf(line, sizeof line, "other axes fixed at:%s%s%s%s", text, alen ? "; averaged: " : "", averaged, follow);
+    else if (alen) snprintf(line, sizeof line, "other axes averaged over: %s%s", averaged, follow);
+    else snprintf(line, sizeof line, "other axes: %s", follow + 2);
+    const char *hint = !n ? "" : averaging(st) ? "   (f: fix them)"
+                       : st->fixed + 1 == combo_count(st) ? "   (f: next value, then averaged)" : "   (f: next value)";
+    ui_text((*y)++, 0, width, 0, "%s%s", line, hint);
+    (void)ctx;
+}
+
 static void draw_header(GridState *st, UiContext *ctx, int *y, int width)
 {
     const GridSweep *s = &st->sweeps[st->current];
@@ -435,30 +458,7 @@ static void draw_header(GridState *st, UiContext *ctx, int *y, int width)
     ui_text((*y)++, 0, width, 0, "metric: %s%s (%s is better)   rows: %s   columns: %s", point_metric_info(st->metric)->label,
             which, point_metric_info(st->metric)->higher_better ? "higher" : "lower",
             st->row_axis >= 0 ? st->pivot.axis[st->row_axis] : "-", st->col_axis >= 0 ? st->pivot.axis[st->col_axis] : "-");
-    int others[PIVOT_MAX_AXES], n = other_axes(st, others);
-    if (n > 0) {
-        char text[512] = "";
-        size_t len = 0;
-        if (averaging(st)) {
-            len += (size_t)snprintf(text, sizeof text, "other axes averaged over:");
-            for (int i = 0; i < n && len < sizeof text; i++)
-                len += (size_t)snprintf(text + len, sizeof text - len, " %s", st->pivot.axis[others[i]]);
-            if (len < sizeof text) snprintf(text + len, sizeof text - len, "   (f: fix them)");
-        } else {
-            int fixed_at[PIVOT_MAX_AXES];
-            fixed_values(st, fixed_at);
-            len += (size_t)snprintf(text, sizeof text, "other axes fixed at:");
-            for (int i = 0; i < n && len < sizeof text; i++) {
-                int a = others[i];
-                len += (size_t)snprintf(text + len, sizeof text - len, " %s=%s", st->pivot.axis[a],
-                                        st->pivot.n_values[a] ? st->pivot.values[a][fixed_at[a]] : "?");
-            }
-            if (len < sizeof text)
-                snprintf(text + len, sizeof text - len, "   (f: next value%s)",
-                         st->fixed + 1 == combo_count(st) ? ", then averaged" : "");
-        }
-        ui_text((*y)++, 0, width, 0, "%s", text);
-    }
+    header_axes(st, ctx, y, width);
     /* lr=tune: the learning rate each architecture trained at */
     char tuned[400], err[ERR_LEN];
     if (adaptive_tuned_summary(ctx->store, s->id, tuned, sizeof tuned, err) == 0 && tuned[0])
@@ -548,8 +548,6 @@ static int table_layout(GridState *st, UiContext *ctx, int width, GridTable *tab
     claims_view_preset(st->sweeps[st->current].name, preset, sizeof preset);
     int fixed_at[PIVOT_MAX_AXES];
     fixed_values(st, fixed_at);
-    if (averaging(st))
-        for (int a = 0; a < PIVOT_MAX_AXES; a++) fixed_at[a] = -1;
     pivot_cells(&st->pivot, st->row_axis, st->col_axis, fixed_at, st->metric, st->paper, st->n_paper,
                 paper_metric_beside(preset, st->metric), cells);
     if (tab->steps)
@@ -672,14 +670,16 @@ static int draw_legend(UiContext *ctx, const GridTable *tab, int y, int bottom, 
                 tab->paper_inline ? "" : "; paper: the paper's figure");
     else if (!tab->paper_inline && y < bottom)
         ui_text(y++, 0, width, dim, "paper: the paper's figure for the cell above");
+    int pending = 0;   /* "… pending" only when runs are queued or running */
+    for (int i = 0; i < tab->rows * tab->cols; i++) pending += tab->cells[i].n_pending;
+    char more[32] = "";
+    if (pending) snprintf(more, sizeof more, "; %s pending", ctx->utf8 ? "…" : "...");
     if (y + 1 < bottom) {
         y++;
         if (ctx->colors)
-            ui_text(y, 0, width, dim, "shade: green better, yellow middle, red worse; best "
-                    "cell highlighted; %s pending", ctx->utf8 ? "…" : "...");
+            ui_text(y, 0, width, dim, "shade: green better, yellow middle, red worse; best cell highlighted%s", more);
         else
-            ui_text(y, 0, width, dim, "shade: '%s' worse to better; best cell reversed; %s "
-                    "pending", HEAT_RAMP, ctx->utf8 ? "…" : "...");
+            ui_text(y, 0, width, dim, "shade: '%s' worse to better; best cell reversed%s", HEAT_RAMP, more);
         y++;
     }
     int tied = pivot_tied_with_best(tab->cells, tab->rows * tab->cols, tab->best);
@@ -753,7 +753,7 @@ static void cycle_axis(GridState *st, int *which, int *other)
     int next = (*which + 1) % st->n_axes;
     if (next == *other) *other = *which;
     *which = next;
-    default_fixed(st);
+    st->fixed = 0;
 }
 
 static void switch_sweep(GridState *st, UiContext *ctx, int step)
@@ -812,7 +812,7 @@ static int grid_key(void *state, UiContext *ctx, int ch)
     case 'f': {
         int others[PIVOT_MAX_AXES];
         if (other_axes(st, others) == 0) {
-            ui_say(ctx, "every axis of this sweep is on the table: nothing to fix");
+            ui_say(ctx, "nothing to fix: the other axes are seed (always averaged) or follow a shown axis");
             return 1;
         }
         st->fixed = (st->fixed + 1) % (combo_count(st) + 1);
@@ -843,7 +843,7 @@ const UiScreen ui_screen_grid = {
     "                a preset opens on its paper's (loss_all for PairConnect)\n"
     "L               valid loss: the last evaluation, or the lowest @ its step\n"
     "a / b           next row / column axis (the other's: swap)\n"
-    "f               other axes: next fixed value, then averaged\n"
+    "f               other axes: next fixed value, then averaged (seeds: always)\n"
     "v               parallel coordinates: a line per run (g: seed group);\n"
     "                left/right axis, up/down its range's top, PgUp/PgDn its\n"
     "                bottom, x / X clear one / all (lines outside: dim)\n"

@@ -83,17 +83,8 @@ const char *figure_metric_unit(int m)
     }
 }
 
-/* May axis a go on the table beside axis other (-1: none)?  Not seed, not
-   fixed, with two values or more, and not a zipped partner of other. */
-static int table_axis(const Pivot *p, int a, const int *fixed_at, int other)
-{
-    if (!strcmp(p->axis[a], "seed") || a == other || fixed_at[a] >= 0 || p->n_values[a] < 2) return 0;
-    return other < 0 || (!pivot_determined_by(p, a, other) && !pivot_determined_by(p, other, a));
-}
-
-/* The row and column axes: named, else arch across the columns (the
-   papers' comparison) or the first axis that may go on the table, and
-   down the rows the next one that is not its zipped partner. */
+/* The row and column axes: named, else the default view's
+   (experiments/pivot.h pivot_default_axes: arch across the columns). */
 static int choose_axes(const Pivot *p, const GridView *v, const int *fixed_at, int *row, int *col, char *err)
 {
     const char *names[2] = {v->rows, v->cols};
@@ -110,13 +101,7 @@ static int choose_axes(const Pivot *p, const GridView *v, const int *fixed_at, i
         }
         if (fixed_at[*which[k]] >= 0) return err_set(err, "axis %s is fixed at a value: it cannot be a %s", names[k], k ? "column" : "row");
     }
-    int arch = pivot_axis(p, "arch");
-    if (!v->cols && arch >= 0 && table_axis(p, arch, fixed_at, *row)) *col = arch;
-    for (int a = 0; a < p->n_axes && *col < 0 && !v->cols; a++)
-        if (table_axis(p, a, fixed_at, *row)) *col = a;
-    for (int a = 0; a < p->n_axes && *row < 0 && !v->rows; a++)
-        if (table_axis(p, a, fixed_at, *col)) *row = a;
-    if (*col < 0 && *row < 0 && p->n_axes > 0) *col = 0;
+    pivot_default_axes(p, fixed_at, row, col);
     if (*row >= 0 && *row == *col) return err_set(err, "rows and columns are the same axis '%s'", p->axis[*row]);
     return 0;
 }
@@ -279,6 +264,8 @@ int figure_grid(Store *s, const GridView *v, Figure *f, char *err)
     PivotCell *cells = NULL;
     int rc = fix_axes(&p, v->at, fixed_at, err);
     if (!rc) rc = choose_axes(&p, v, fixed_at, &row, &col, err);
+    /* no --at: the Grid screen's view, each free axis at its first value */
+    if (!rc && !v->at) pivot_default_fixed(&p, row, col, fixed_at);
     if (!rc && is_preset) rc = results_paper_figures(s, preset, &figs, &n_figs, err);
     int kept = 0;   /* a figure without a value says nothing */
     for (int i = 0; i < n_figs; i++)

@@ -80,6 +80,20 @@ void pivot_default_axes(const Pivot *p, const int *fixed_at, int *row, int *col)
 int pivot_axis_free(const Pivot *p, int a, int row, int col);
 void pivot_default_fixed(const Pivot *p, int row, int col, int *fixed_at);
 
+/* 1 when the pivot is a random search's (it has the trial axis that
+   search=random adds, experiments/search.h). */
+int pivot_is_search(const Pivot *p);
+/* A random search's pivot for which knob matters: its axes but trial,
+   each numeric axis with more than `bins` values binned by rank into
+   `bins` ranges of its values ("0.0001..0.0003"), so that trials drawn
+   from a range share cells; the runs are copied (src keeps its own).
+   -1 with err when out of memory. */
+int pivot_bin_search(const Pivot *src, int bins, Pivot *out, char *err);
+/* Orders points (experiments/points.h) by their mean of m, the best
+   first, those without a value last (a random search's trials, best
+   first). */
+void pivot_sort_points(Point *pts, int n, PointMetric m);
+
 /* cells[rows x cols] (rows, cols: the row and column axes' value counts, 1
    for axis -1) of metric m: runs at each row and column value, the other
    axes at fixed_at[a] (a value index; -1: any, i.e. averaged over).  The

@@ -89,6 +89,8 @@ int pivot_is_search(const Pivot *p);
    from a range share cells; the runs are copied (src keeps its own).
    -1 with err when out of memory. */
 int pivot_bin_search(const Pivot *src, int bins, Pivot *out, char *err);
+/* The bins of which knob matters over a search (the report's and the Grid's). */
+enum { PIVOT_SEARCH_BINS = 3 };
 /* Orders points (experiments/points.h) by their mean of m, the best
    first, those without a value last (a random search's trials, best
    first). */

@@ -121,9 +121,8 @@ static void row_out(StrBuf *out, int markdown, char cells[][160], int n, const i
 
 /* point, seeds, the metrics, tokens, wall, paper */
 enum { MAX_COLS = 5 + PM_COUNT };
-/* a random search's drawn axes, for which knob matters: ranges an axis;
-   the sweeps a store of no preset reports */
-enum { SEARCH_BINS = 3, REPORT_MAX_SWEEPS = 256 };
+/* the sweeps a store of no preset reports */
+enum { REPORT_MAX_SWEEPS = 256 };
 
 static void points_table(StrBuf *out, int markdown, int loss_best, const char *preset, const Point *pts, int np,
                          const FigureRow *figs, int n_figs)
@@ -201,9 +200,9 @@ static int knobs(Store *s, int64_t sweep_id, const char *preset, int markdown, S
     Pivot p;
     if (pivot_load(s, sweep_id, &p, err)) return -1;
     int search = pivot_is_search(&p);
-    if (search) {   /* its drawn values binned into SEARCH_BINS ranges an axis */
+    if (search) {   /* its drawn values binned into PIVOT_SEARCH_BINS ranges an axis */
         Pivot binned;
-        int rc = pivot_bin_search(&p, SEARCH_BINS, &binned, err);
+        int rc = pivot_bin_search(&p, PIVOT_SEARCH_BINS, &binned, err);
         pivot_free(&p);
         if (rc) return -1;
         p = binned;
@@ -221,7 +220,7 @@ static int knobs(Store *s, int64_t sweep_id, const char *preset, int markdown, S
     char how[160];
     if (search)
         snprintf(how, sizeof how, "share of the variance of %s over %d cells, each drawn axis in %d ranges of its "
-                 "values, functional ANOVA", label, imp.n_cells, SEARCH_BINS);
+                 "values, functional ANOVA", label, imp.n_cells, PIVOT_SEARCH_BINS);
     else
         snprintf(how, sizeof how, "share of the variance of %s over the grid's %d cells, functional ANOVA", label,
                  imp.n_cells);

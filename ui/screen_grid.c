@@ -7,7 +7,10 @@
  * a point still queued or running shows '…' and its status; where the
  * store's paper_figures table holds the paper's figure for that preset,
  * point and metric, it is printed beside ours.  The sweep's other axes are
- * fixed at one value each (f steps through their values) or averaged.
+ * fixed at one value each (f steps through their values) or averaged;
+ * seeds are always averaged, and an axis zipped with a shown one follows
+ * it (experiments/pivot.h's default view, `plot grid`'s too).  A random
+ * search shows its trials as a table sorted by the metric instead.
  *
  * Not for: curves (Compare, AE/Bidir) or queueing (New sweep).  A refresh
  * reads the sweep list and the jobs of the sweep shown (db/sweeps_read.h);
@@ -211,14 +214,14 @@ static void grid_destroy(void *state)
     free(st);
 }
 
-/* The report of preset (report_build reads its newest sweep). */
-static void build_report(GridState *st, UiContext *ctx, const char *preset, int64_t sweep_id, int n_done)
+/* The report of the sweep shown (report_sweep: a preset's section on
+   this sweep, a grid's points, a random search's trials best first). */
+static void build_report(GridState *st, UiContext *ctx, int64_t sweep_id, int n_done)
 {
     if (st->report.data) sb_free(&st->report);
     sb_init(&st->report);
     char err[ERR_LEN];
-    const char *presets[1] = {preset};
-    if (report_build(ctx->store, presets, 1, st->loss_best ? REPORT_LOSS_BEST : 0, &st->report, err)) {
+    if (report_sweep(ctx->store, sweep_id, st->loss_best ? REPORT_LOSS_BEST : 0, NULL, NULL, &st->report, err)) {
         sb_free(&st->report);
         sb_init(&st->report);
         sb_append(&st->report, err);
@@ -269,16 +272,12 @@ static void grid_reload(void *state, UiContext *ctx)
         default_axes(st);
         st->metric = preset_paper_metric(preset);
     }
-    if (preset_find(preset)) {
-        int n_done = 0;
-        for (int i = 0; i < st->pivot.n_runs; i++) n_done += st->pivot.runs[i].state == RUN_DONE;
-        claims_view_update(&st->claims, ctx, s->name, s->id, n_done);
-        if (st->report_on &&
-            (st->report_sweep != s->id || st->report_done != n_done || st->report_loss_best != st->loss_best))
-            build_report(st, ctx, preset, s->id, n_done);
-    } else {
-        claims_view_free(&st->claims);
-    }
+    int n_done = 0;
+    for (int i = 0; i < st->pivot.n_runs; i++) n_done += st->pivot.runs[i].state == RUN_DONE;
+    if (preset_find(preset)) claims_view_update(&st->claims, ctx, s->name, s->id, n_done);
+    else claims_view_free(&st->claims);
+    if (st->report_on && (st->report_sweep != s->id || st->report_done != n_done || st->report_loss_best != st->loss_best))
+        build_report(st, ctx, s->id, n_done);
 }
 
 static double cell_value(const PivotCell *c) { return c->n_value ? c->stats.mean : NAN; }
@@ -455,10 +454,15 @@ static void draw_header(GridState *st, UiContext *ctx, int *y, int width)
     (*y)++;
     const char *which = st->metric == PM_VALID_LOSS ? ", the last (L: best)"
                         : st->metric == PM_BEST_VALID_LOSS ? "@step, the lowest (L: last)" : "";
-    ui_text((*y)++, 0, width, 0, "metric: %s%s (%s is better)   rows: %s   columns: %s", point_metric_info(st->metric)->label,
-            which, point_metric_info(st->metric)->higher_better ? "higher" : "lower",
-            st->row_axis >= 0 ? st->pivot.axis[st->row_axis] : "-", st->col_axis >= 0 ? st->pivot.axis[st->col_axis] : "-");
-    header_axes(st, ctx, y, width);
+    if (pivot_is_search(&st->pivot)) {
+        ui_text((*y)++, 0, width, 0, "metric: %s%s (%s is better)   the trials sorted by it", point_metric_info(st->metric)->label,
+                which, point_metric_info(st->metric)->higher_better ? "higher" : "lower");
+    } else {
+        ui_text((*y)++, 0, width, 0, "metric: %s%s (%s is better)   rows: %s   columns: %s", point_metric_info(st->metric)->label,
+                which, point_metric_info(st->metric)->higher_better ? "higher" : "lower",
+                st->row_axis >= 0 ? st->pivot.axis[st->row_axis] : "-", st->col_axis >= 0 ? st->pivot.axis[st->col_axis] : "-");
+        header_axes(st, ctx, y, width);
+    }
     /* lr=tune: the learning rate each architecture trained at */
     char tuned[400], err[ERR_LEN];
     if (adaptive_tuned_summary(ctx->store, s->id, tuned, sizeof tuned, err) == 0 && tuned[0])
@@ -478,21 +482,14 @@ static void draw_header(GridState *st, UiContext *ctx, int *y, int width)
 static void draw_report(GridState *st, UiContext *ctx, int top, int height, int width)
 {
     const GridSweep *s = &st->sweeps[st->current];
-    char preset[64];
-    claims_view_preset(s->name, preset, sizeof preset);
     const char *text = st->report.data ? st->report.data : "";
     int n = ui_wrap_lines(text, width - 1, NULL, NULL, 0);
     UiList *v = &st->report_view;
     ui_list_set_rows(v, NULL, n);
     ui_list_fit(v, top + 2, height - 2);
     int title = ui_attr(ctx, UI_PAIR_TITLE) | (int)A_BOLD;
-    if (!preset_find(preset)) {
-        ui_text(top, 0, width, title, "Report: sweep %lld %s is not a preset (R: back to the table)", (long long)s->id,
-                s->name);
-        return;
-    }
-    ui_text(top, 0, width, title, "Report: %s, newest sweep   lines %d-%d of %d   (j/k PgUp/PgDn, R: table)",
-            preset, n ? v->scroll + 1 : 0, MB_MIN(n, v->scroll + v->page), n);
+    ui_text(top, 0, width, title, "Report: sweep %lld %s   lines %d-%d of %d   (j/k PgUp/PgDn, R: table)",
+            (long long)s->id, s->label, n ? v->scroll + 1 : 0, MB_MIN(n, v->scroll + v->page), n);
     int *starts = malloc((size_t)(n ? n : 1) * sizeof *starts), *lens = malloc((size_t)(n ? n : 1) * sizeof *lens);
     if (!starts || !lens) {
         free(starts);
@@ -694,6 +691,56 @@ static int draw_legend(UiContext *ctx, const GridTable *tab, int y, int bottom, 
     return y;
 }
 
+/* A random search (experiments/pivot.h pivot_is_search): its trials (a
+   seed group each) as a table sorted by the metric, the best first, a
+   column per axis but seed; returns the next free line. */
+static int draw_search(GridState *st, UiContext *ctx, int y, int bottom, int width)
+{
+    const Pivot *p = &st->pivot;
+    Point *pts = NULL;
+    int np = 0;
+    if (points_group(p->runs, p->n_runs, &pts, &np, NULL)) return y;
+    pivot_sort_points(pts, np, st->metric);
+    const PointMetricInfo *info = point_metric_info(st->metric);
+    int head = ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD, dim = ui_attr(ctx, UI_PAIR_DIM), pending = 0;
+    for (int i = 0; i < np; i++) pending += pts[i].n_pending;
+    ui_text(y++, 0, width, dim, "a random search: %d trial%s, the best %s first%s   (v: parallel coordinates)", np,
+            np == 1 ? "" : "s", info->label, pending ? ", some pending" : "");
+    /* columns: rank, each axis but seed, the metric, seeds */
+    int axes[PIVOT_MAX_AXES], n_axes = 0, w[PIVOT_MAX_AXES];
+    for (int a = 0; a < p->n_axes; a++)
+        if (strcmp(p->axis[a], "seed")) {
+            axes[n_axes] = a;
+            w[n_axes] = text_columns(p->axis[a]);
+            for (int v = 0; v < p->n_values[a]; v++) w[n_axes] = MB_MAX(w[n_axes], text_columns(p->values[a][v]));
+            n_axes++;
+        }
+    char line[1024], cell[96];
+    int len = snprintf(line, sizeof line, "%4s", "#");
+    for (int k = 0; k < n_axes; k++) len += snprintf(line + len, sizeof line - (size_t)len, "  %-*s", w[k], p->axis[axes[k]]);
+    snprintf(line + len, sizeof line - (size_t)len, "  %-20s  seeds", info->label);
+    ui_text(y++, 0, width, head, "%s", line);
+    for (int i = 0; i < np && y < bottom - 1; i++) {
+        const Point *pt = &pts[i];
+        len = snprintf(line, sizeof line, "%4d", i + 1);
+        for (int k = 0; k < n_axes; k++) {
+            const char *v = coord_value(pt->coords, pt->n_coords, p->axis[axes[k]]);
+            len += snprintf(line + len, sizeof line - (size_t)len, "  %-*s", w[k], v ? v : "-");
+        }
+        const SeedStats *sd = &pt->stat[st->metric];
+        if (sd->n) {
+            heat_format(sd->mean, 4, cell, sizeof cell);
+            if (sd->n > 1) snprintf(cell + strlen(cell), sizeof cell - strlen(cell), "%s%.3g", ui_pm(ctx), sd->se);
+        } else {
+            snprintf(cell, sizeof cell, "%s", pt->n_pending ? (ctx->utf8 ? "… pending" : "... pending") : "-");
+        }
+        snprintf(line + len, sizeof line - (size_t)len, "  %-20s  %d", cell, pt->n_runs);
+        ui_text(y++, 0, width, i == 0 && sd->n ? ui_attr(ctx, UI_PAIR_SELECTED) | A_BOLD : 0, "%s", line);
+    }
+    free(pts);
+    return y;
+}
+
 static void grid_draw(void *state, UiContext *ctx, int top, int height, int width)
 {
     GridState *st = state;
@@ -720,6 +767,12 @@ static void grid_draw(void *state, UiContext *ctx, int top, int height, int widt
     }
     int rows = st->row_axis >= 0 ? st->pivot.n_values[st->row_axis] : 1;
     int cols = st->col_axis >= 0 ? st->pivot.n_values[st->col_axis] : 1;
+    if (st->pivot.n_runs && pivot_is_search(&st->pivot)) {
+        int free_end = bottom - (st->error[0] != 0);
+        y = draw_search(st, ctx, y, free_end, width);
+        grid_knobs_draw(&st->knobs, ctx, &st->pivot, st->loaded_sweep, st->metric, y + 1, free_end, width);
+        return;
+    }
     if (st->pivot.n_runs == 0 || rows == 0 || cols == 0) {
         ui_text(y, 2, width - 2, 0, "this sweep has no jobs");
         return;
@@ -819,7 +872,7 @@ static int grid_key(void *state, UiContext *ctx, int ch)
         return 1;
     }
     case UI_FIGURE_KEY: {
-        if (st->parallel.on) {
+        if (st->parallel.on || pivot_is_search(&st->pivot)) {   /* a search's figure: its parallel coordinates */
             grid_parallel_figure(&st->parallel, ctx, sweep_id, &st->pivot, st->metric);
             return 1;
         }
@@ -848,7 +901,7 @@ const UiScreen ui_screen_grid = {
     "                left/right axis, up/down its range's top, PgUp/PgDn its\n"
     "                bottom, x / X clear one / all (lines outside: dim)\n"
     "P               write this figure as SVG beside the store (mixbench plot)\n"
-    "R               the preset's report (mixbench report): scroll; R/Esc back\n"
+    "R               this sweep's report (mixbench report ID): scroll; R/Esc back\n"
     "                cells: shaded worst to best, the best highlighted, ...\n"
     "                pending; over seeds mean +- se; (paper X) or a paper row:\n"
     "                the paper's figure, its setting against ours above;\n"

@@ -3,7 +3,9 @@
  * of its axes by experiments/pivot.h, each cell the seed statistics of one
  * metric (experiments/points.h's table) with the paper's figure where the
  * store has one, shaded worse to better, the best outlined; the claims'
- * verdicts (experiments/verdicts.h) under it.  Also what the figures share:
+ * verdicts (experiments/verdicts.h) under it; a random search (no grid:
+ * its drawn values) as its parallel coordinates instead
+ * (figure_parallel.c).  Also what the figures share:
  * a sweep name's preset, the verdict lines, and where a screen's figure
  * goes.
  */
@@ -255,6 +257,13 @@ int figure_grid(Store *s, const GridView *v, Figure *f, char *err)
     Pivot p;
     char preset[64];
     if (figure_load_sweep(s, v->sweep_id, &sw, preset, err) || pivot_load(s, v->sweep_id, &p, err)) return -1;
+    if (pivot_is_search(&p) && !v->rows && !v->cols) {
+        /* a random search's drawn values make no grid: its trials as
+           parallel coordinates, a line per seed group coloured by the metric */
+        pivot_free(&p);
+        ParallelView pv = {v->sweep_id, v->metric, 1, NULL};
+        return figure_parallel(s, &pv, f, err);
+    }
     int is_preset = preset_find(preset) != NULL;
     PointMetric m = v->metric >= 0 && v->metric < PM_COUNT ? (PointMetric)v->metric
                     : is_preset ? preset_paper_metric(preset) : PM_TEST_LOSS;

@@ -51,7 +51,7 @@ typedef struct {
                                  pivot_default_axes: arch across, else the first axis,
                                  down the first other axis that varies on its own) */
     const char *at;           /* "key=value ...": those axes fixed at those values, the
-                                 others averaged ("": all averaged); NULL: the Grid
+                                 others averaged ("key=all", "": averaged); NULL: the Grid
                                  screen's view (pivot_default_fixed: each free axis at
                                  its first value); seeds always averaged, an axis zipped
                                  with a shown one follows it */

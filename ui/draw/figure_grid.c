@@ -108,7 +108,8 @@ static int choose_axes(const Pivot *p, const GridView *v, const int *fixed_at, i
     return 0;
 }
 
-/* fixed_at of the words "key=value" of at; the other axes stay averaged (-1). */
+/* fixed_at of the words "key=value" of at ("key=all": averaged); the
+   other axes stay averaged (-1). */
 static int fix_axes(const Pivot *p, const char *at, int *fixed_at, char *err)
 {
     for (int a = 0; a < PIVOT_MAX_AXES; a++) fixed_at[a] = -1;
@@ -123,6 +124,7 @@ static int fix_axes(const Pivot *p, const char *at, int *fixed_at, char *err)
         *eq = 0;
         int a = pivot_axis(p, word), found = -1;
         if (a < 0) return err_set(err, "the sweep has no axis '%s'", word);
+        if (!strcmp(eq + 1, "all")) continue;   /* KEY=all: averaged over */
         for (int i = 0; i < p->n_values[a] && found < 0; i++)
             if (heat_same_value(p->values[a][i], eq + 1)) found = i;
         if (found < 0) return err_set(err, "axis %s has no value '%s'", word, eq + 1);

@@ -146,12 +146,14 @@ void pivot_default_axes(const Pivot *p, const int *fixed_at, int *row, int *col)
 {
     assert(p && row && col);
     int named_col = *col >= 0, named_row = *row >= 0;
-    int arch = pivot_axis(p, "arch");
-    if (!named_col && arch >= 0 && pivot_table_axis(p, arch, fixed_at, *row)) *col = arch;
-    for (int a = 0; a < p->n_axes && *col < 0 && !named_col; a++)
-        if (pivot_table_axis(p, a, fixed_at, *row)) *col = a;
     for (int a = 0; a < p->n_axes && *row < 0 && !named_row; a++)
         if (pivot_table_axis(p, a, fixed_at, *col)) *row = a;
+    for (int a = 0; a < p->n_axes && *col < 0 && !named_col; a++)
+        if (pivot_table_axis(p, a, fixed_at, *row)) *col = a;
+    if (*col < 0 && *row >= 0 && !named_row) {   /* one axis: a single row, its values across */
+        *col = *row;
+        *row = -1;
+    }
     if (*col < 0 && *row < 0 && p->n_axes > 0) *col = 0;
 }
 

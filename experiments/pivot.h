@@ -66,10 +66,10 @@ int pivot_determined_by(const Pivot *p, int b, int a);
    pivot_table_axis: may axis a go on the table beside axis other (-1:
    none)?  Not seed, not fixed (fixed_at[a] >= 0; fixed_at NULL: none is),
    two values or more, not zipped with other.  pivot_default_axes: the
-   row and column axes not given (-1 in *row / *col): arch across the
-   columns when it may go (the papers' comparison), else the first axis
-   that may, and down the rows the next one that is not its zipped
-   partner.  pivot_axis_free: 1 when axis a is one the view fixes at a
+   row and column axes not given (-1 in *row / *col): down the rows the
+   first axis that may go on the table, across the columns the next one
+   that is not its zipped partner (one such axis: a single row, its values
+   across).  pivot_axis_free: 1 when axis a is one the view fixes at a
    value or averages (f on the screen, --at of `plot grid`): not shown, not
    seed (always averaged: a cell is its seed group's mean +- se), not
    zipped with a shown axis (it follows that axis: heads with arch), two

@@ -128,8 +128,9 @@ static void fixed_values(const GridState *st, int *fixed_at)
     }
 }
 
-/* The default view (experiments/pivot.h, as `plot grid`'s): arch across
-   the columns, the other axes at their first values, seeds averaged. */
+/* The default view (experiments/pivot.h, as `plot grid`'s): the first two
+   axes that vary on their own down and across, the other axes at their
+   first values, seeds averaged. */
 static void default_axes(GridState *st)
 {
     st->row_axis = st->col_axis = -1;

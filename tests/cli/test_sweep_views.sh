@@ -3,7 +3,7 @@
 # (issue items 2 and 7), on a store of no preset: a grid (arch x layers x
 # lr, 2 seeds), a random search (6 trials of lr and d), and a sweep with
 # heads zipped to arch.  plot grid opens on the Grid screen's view: arch
-# across, layers down, lr fixed at its first value, seeds averaged (each
+# down, layers across, lr fixed at its first value, seeds averaged (each
 # cell the store's mean of its 2 seeds), heads following arch (every
 # attention cell filled); --at lr=all averages lr; on the search it draws
 # the trials' parallel coordinates, not an empty heatmap.  report ID,
@@ -35,16 +35,16 @@ print('\n'.join(t.text or '' for t in root.iter('{http://www.w3.org/2000/svg}tex
 
 # --- plot grid: the Grid screen's view
 $MB plot grid 1 --db "$S" -o "$T/g1.svg" >/dev/null 2>"$T/err" || fail plot_grid_default "$(cat "$T/err")"
-texts "$T/g1.svg" note | grep -qx "rows: layers, columns: arch; averaged over: seed; fixed at: lr=1e-3" &&
-  [ "$(texts "$T/g1.svg" col | tr '\n' ' ')" = "attention cumsum " ] && [ "$(texts "$T/g1.svg" row | tr '\n' ' ')" = "1 2 " ] &&
+texts "$T/g1.svg" note | grep -qx "rows: arch, columns: layers; averaged over: seed; fixed at: lr=1e-3" &&
+  [ "$(texts "$T/g1.svg" row | tr '\n' ' ')" = "attention cumsum " ] && [ "$(texts "$T/g1.svg" col | tr '\n' ' ')" = "1 2 " ] &&
   pass plot_grid_default_view || fail plot_grid_default_view "$(texts "$T/g1.svg" note)"
 want=$(q "$S" "select printf('%.3f', avg(test_loss)) from sweep_results where sweep_id = 1
-               and json_extract(coords, '$.lr') = '1e-3' group by json_extract(coords, '$.layers'),
-               json_extract(coords, '$.arch') order by json_extract(coords, '$.layers'), json_extract(coords, '$.arch')" | tr '\n' ' ')
+               and json_extract(coords, '$.lr') = '1e-3' group by json_extract(coords, '$.arch'),
+               json_extract(coords, '$.layers') order by json_extract(coords, '$.arch'), json_extract(coords, '$.layers')" | tr '\n' ' ')
 got=$(texts "$T/g1.svg" cell | sed 's/ ± .*//' | tr '\n' ' ')
 [ "$got" = "$want" ] && pass plot_grid_seed_means || fail plot_grid_seed_means "want $want got $got"
 $MB plot grid 1 --at lr=all --db "$S" -o "$T/g1avg.svg" >/dev/null 2>&1 &&
-  texts "$T/g1avg.svg" note | grep -qx "rows: layers, columns: arch; averaged over: lr, seed" &&
+  texts "$T/g1avg.svg" note | grep -qx "rows: arch, columns: layers; averaged over: lr, seed" &&
   pass plot_grid_at_all_averages || fail plot_grid_at_all_averages "$(texts "$T/g1avg.svg" note)"
 # heads zipped with arch follows it: both columns full, 2 seeds a cell
 $MB plot grid 3 --db "$S" -o "$T/g3.svg" >/dev/null 2>&1 &&

@@ -1,7 +1,7 @@
 /*
  * test_pivot.c — the Grid's default view (experiments/pivot.c), the one
- * the Grid screen and `plot grid` share: arch across the columns and the
- * next axis down the rows; seed never fixed (a cell is its seed group's
+ * the Grid screen and `plot grid` share: the first axis down the rows,
+ * the next across; seed never fixed (a cell is its seed group's
  * mean); an axis zipped with a shown one (heads with arch) follows it, so
  * the attention column has its runs; other axes fixed at their first
  * value.  And the search table (pivot_trials): a random search's trials
@@ -56,14 +56,18 @@ static void test_default_grid(void)
     CHECK(pivot_build(&p, axes, 4, runs, n, NULL, err) == 0, "%s", err);
     int row = -1, col = -1, fixed_at[PIVOT_MAX_AXES];
     pivot_default_axes(&p, NULL, &row, &col);
-    CHECK(col == 0 && row == 1, "rows %d columns %d", row, col);
+    CHECK(row == 0 && col == 1, "rows %d columns %d", row, col);
     pivot_default_fixed(&p, row, col, fixed_at);
     CHECK(fixed_at[2] == 0 && fixed_at[3] == -1 && fixed_at[0] == -1 && fixed_at[1] == -1, "fixed %d %d %d %d",
           fixed_at[0], fixed_at[1], fixed_at[2], fixed_at[3]);
+    /* a named column: the rows the first other axis that may go */
+    int r2 = -1, c2 = 0;
+    pivot_default_axes(&p, NULL, &r2, &c2);
+    CHECK(r2 == 1 && c2 == 0, "rows %d columns %d", r2, c2);
     CHECK(pivot_axis_free(&p, 2, row, col) && !pivot_axis_free(&p, 3, row, col), "lr free, seed not");
     PivotCell cells[4];
     pivot_cells(&p, row, col, fixed_at, PM_TEST_LOSS, NULL, 0, NULL, cells);
-    /* layers=1, attention, lr=1e-3: seeds 1 and 2 averaged */
+    /* attention, layers=1, lr=1e-3: seeds 1 and 2 averaged */
     CHECK(cells[0].n_value == 2 && fabs(cells[0].stats.mean - 1.015) < 1e-9, "n %d mean %g", cells[0].n_value,
           cells[0].stats.mean);
     CHECK(cells[3].n_value == 2 && fabs(cells[3].stats.mean - 12.015) < 1e-9, "n %d mean %g", cells[3].n_value,
@@ -91,7 +95,7 @@ static void test_zipped_follows(void)
     CHECK(pivot_build(&p, axes, 4, runs, n, NULL, err) == 0, "%s", err);
     int row = -1, col = -1, fixed_at[PIVOT_MAX_AXES];
     pivot_default_axes(&p, NULL, &row, &col);
-    CHECK(col == 1 && row == 0, "rows %d columns %d", row, col);
+    CHECK(row == 0 && col == 1, "rows %d columns %d", row, col);
     pivot_default_fixed(&p, row, col, fixed_at);
     CHECK(fixed_at[2] == -1 && fixed_at[3] == -1, "heads fixed at %d, seed at %d", fixed_at[2], fixed_at[3]);
     PivotCell cells[4];

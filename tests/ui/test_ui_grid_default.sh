@@ -3,7 +3,7 @@
 # random searches (issue items 2 and 7), driven in tmux on a store of no
 # preset: a grid (arch x layers x lr, 2 seeds), a random search (6 trials
 # of lr and d) and a sweep with heads zipped to arch.  The grid opens as
-# `plot grid` does: arch across, layers down, lr fixed at 1e-3, seeds
+# `plot grid` does: arch down, layers across, lr fixed at 1e-3, seeds
 # averaged (each cell the store's mean +- se of its 2 seeds); f steps lr
 # and then averages lr, seeds staying averaged; no "pending" when nothing
 # is.  The zipped sweep: heads follows arch, both columns full.  The
@@ -47,21 +47,21 @@ TM send-keys -t A R
 check search_report A 5 "^Report: sweep 2 search +lines"
 check search_report_body A 3 "a random search: its 6 trials \(a seed group each\), the best test loss first"
 TM send-keys -t A R
-# --- the grid: lr fixed, seeds averaged, arch across
+# --- the grid: lr fixed, seeds averaged, arch down
 TM send-keys -t A '['
 check grid_shown A 5 "Grid: sweep 1 grid"
 check grid_fixed_lr A 3 "^other axes fixed at: lr=1e-3; averaged: seed +\(f: next value\)"
-check grid_columns A 3 "^layers \\\\ arch +attention +cumsum *\$"
+check grid_columns A 3 "^arch \\\\ layers +1 +2 *\$"
 cell() {   # the store's mean of layers=$1 arch=$2 lr=$3 over its seeds
   q "$S" "select printf('%.3f', avg(test_loss)) from sweep_results where sweep_id = 1 and json_extract(coords, '$.layers') = '$1'
           and json_extract(coords, '$.arch') = '$2' and json_extract(coords, '$.lr') = '$3'"
 }
-check grid_seed_mean A 3 "^1 +$(cell 1 attention 1e-3)±[0-9.]+!? +$(cell 1 cumsum 1e-3)±"
+check grid_seed_mean A 3 "^attention +$(cell 1 attention 1e-3)±[0-9.]+!? +$(cell 2 attention 1e-3)±"
 check grid_each_cell A 3 "^each cell: mean ± standard error of 2 runs"
 screen A | grep -q "pending" && fail grid_no_pending "$(screen A)" || pass grid_no_pending
 TM send-keys -t A f
 check grid_next_lr A 3 "^other axes fixed at: lr=3e-3; averaged: seed +\(f: next value, then averaged\)"
-check grid_next_lr_mean A 3 "^2 +$(cell 2 attention 3e-3)±[0-9.]+!? +$(cell 2 cumsum 3e-3)±"
+check grid_next_lr_mean A 3 "^cumsum +$(cell 1 cumsum 3e-3)±[0-9.]+!? +$(cell 2 cumsum 3e-3)±"
 TM send-keys -t A f
 check grid_averaged A 3 "^other axes averaged over: lr, seed +\(f: fix them\)"
 check grid_averaged_count A 3 "^each cell: mean ± standard error of 4 runs"

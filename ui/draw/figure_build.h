@@ -48,8 +48,8 @@ typedef struct {
                                  (experiments/points.h preset_paper_metric), test loss
                                  outside a preset */
     const char *rows, *cols;  /* axis keys; NULL: the Grid screen's (experiments/pivot.h
-                                 pivot_default_axes: arch across, else the first axis,
-                                 down the first other axis that varies on its own) */
+                                 pivot_default_axes: down the first axis that varies on
+                                 its own, across the next, not its zipped partner) */
     const char *at;           /* "key=value ...": those axes fixed at those values, the
                                  others averaged ("key=all", "": averaged); NULL: the Grid
                                  screen's view (pivot_default_fixed: each free axis at

@@ -86,7 +86,7 @@ const char *figure_metric_unit(int m)
 }
 
 /* The row and column axes: named, else the default view's
-   (experiments/pivot.h pivot_default_axes: arch across the columns). */
+   (experiments/pivot.h pivot_default_axes). */
 static int choose_axes(const Pivot *p, const GridView *v, const int *fixed_at, int *row, int *col, char *err)
 {
     const char *names[2] = {v->rows, v->cols};

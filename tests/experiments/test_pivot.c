@@ -4,8 +4,8 @@
  * the next across; seed never fixed (a cell is its seed group's
  * mean); an axis zipped with a shown one (heads with arch) follows it, so
  * the attention column has its runs; other axes fixed at their first
- * value.  And the search table (pivot_trials): a random search's trials
- * sorted by the metric, seeds pooled per trial.
+ * value.  A random search: its drawn axes binned for which knob
+ * matters (pivot_bin_search), its trials sorted best first.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -36,6 +36,16 @@ static ResultRun run_at(const char *words, double v)
     return r;
 }
 
+/* runs laid out on axes, and the default view of them into row, col, fixed_at */
+static void default_view(Pivot *p, const char *const *axes, ResultRun *runs, int n, int *row, int *col, int *fixed_at)
+{
+    char err[ERR_LEN];
+    CHECK(pivot_build(p, axes, 4, runs, n, NULL, err) == 0, "%s", err);
+    *row = *col = -1;
+    pivot_default_axes(p, NULL, row, col);
+    pivot_default_fixed(p, *row, *col, fixed_at);
+}
+
 /* The sweep: arch=attention,mixer layers=1,2 lr=1e-3,3e-3 repeats=2. */
 static void test_default_grid(void)
 {
@@ -52,12 +62,9 @@ static void test_default_grid(void)
                 }
     const char *axes[4] = {"arch", "layers", "lr", "seed"};
     Pivot p;
-    char err[ERR_LEN];
-    CHECK(pivot_build(&p, axes, 4, runs, n, NULL, err) == 0, "%s", err);
-    int row = -1, col = -1, fixed_at[PIVOT_MAX_AXES];
-    pivot_default_axes(&p, NULL, &row, &col);
+    int row, col, fixed_at[PIVOT_MAX_AXES];
+    default_view(&p, axes, runs, n, &row, &col, fixed_at);
     CHECK(row == 0 && col == 1, "rows %d columns %d", row, col);
-    pivot_default_fixed(&p, row, col, fixed_at);
     CHECK(fixed_at[2] == 0 && fixed_at[3] == -1 && fixed_at[0] == -1 && fixed_at[1] == -1, "fixed %d %d %d %d",
           fixed_at[0], fixed_at[1], fixed_at[2], fixed_at[3]);
     /* a named column: the rows the first other axis that may go */
@@ -91,12 +98,9 @@ static void test_zipped_follows(void)
             }
     const char *axes[4] = {"n_ctx", "arch", "heads", "seed"};
     Pivot p;
-    char err[ERR_LEN];
-    CHECK(pivot_build(&p, axes, 4, runs, n, NULL, err) == 0, "%s", err);
-    int row = -1, col = -1, fixed_at[PIVOT_MAX_AXES];
-    pivot_default_axes(&p, NULL, &row, &col);
+    int row, col, fixed_at[PIVOT_MAX_AXES];
+    default_view(&p, axes, runs, n, &row, &col, fixed_at);
     CHECK(row == 0 && col == 1, "rows %d columns %d", row, col);
-    pivot_default_fixed(&p, row, col, fixed_at);
     CHECK(fixed_at[2] == -1 && fixed_at[3] == -1, "heads fixed at %d, seed at %d", fixed_at[2], fixed_at[3]);
     PivotCell cells[4];
     pivot_cells(&p, row, col, fixed_at, PM_TEST_LOSS, NULL, 0, NULL, cells);
@@ -106,10 +110,59 @@ static void test_zipped_follows(void)
     pivot_free(&p);
 }
 
+/* A search's 6 trials of lr: trial and seed dropped, lr in 3 ranges of 2
+   values each, every run kept. */
+static void test_search_bins(void)
+{
+    static const char *const lr[6] = {"3e-4", "1e-4", "6e-4", "2e-4", "5e-4", "4e-4"};
+    ResultRun *runs = malloc(6 * sizeof *runs);
+    for (int t = 0; t < 6; t++) {
+        char words[96];
+        snprintf(words, sizeof words, "lr=%s trial=%d", lr[t], t + 1);
+        runs[t] = run_at(words, t);
+    }
+    const char *axes[2] = {"lr", "trial"};
+    Pivot p, b;
+    char err[ERR_LEN];
+    CHECK(pivot_build(&p, axes, 2, runs, 6, NULL, err) == 0, "%s", err);
+    CHECK(pivot_is_search(&p), "a trial axis makes a search");
+    CHECK(pivot_bin_search(&p, 3, &b, err) == 0, "%s", err);
+    CHECK(b.n_axes == 1 && !strcmp(b.axis[0], "lr") && b.n_values[0] == 3 && b.n_runs == 6, "%d axes, %d values",
+          b.n_axes, b.n_values[0]);
+    CHECK(!strcmp(b.values[0][0], "3e-4..4e-4") && !strcmp(b.values[0][1], "1e-4..2e-4") &&
+              !strcmp(b.values[0][2], "5e-4..6e-4"),
+          "%s %s %s", b.values[0][0], b.values[0][1], b.values[0][2]);
+    CHECK(!strcmp(p.values[0][0], "1e-4"), "the source keeps its values: %s", p.values[0][0]);
+    pivot_free(&b);
+    pivot_free(&p);
+}
+
+/* Trials best first, those without a value last, for a lower-better and a
+   higher-better metric. */
+static void test_sort_points(void)
+{
+    Point pts[4];
+    memset(pts, 0, sizeof pts);
+    const double v[4] = {3, 1, NAN, 2};
+    for (int i = 0; i < 4; i++) {
+        pts[i].n_runs = i;   /* tells them apart */
+        pts[i].stat[PM_TEST_LOSS] = seed_stats(isnan(v[i]) ? NULL : &v[i], isnan(v[i]) ? 0 : 1);
+        pts[i].stat[PM_TEST_ACCURACY] = pts[i].stat[PM_TEST_LOSS];
+    }
+    pivot_sort_points(pts, 4, PM_TEST_LOSS);
+    CHECK(pts[0].n_runs == 1 && pts[1].n_runs == 3 && pts[2].n_runs == 0 && pts[3].n_runs == 2, "%d %d %d %d",
+          pts[0].n_runs, pts[1].n_runs, pts[2].n_runs, pts[3].n_runs);
+    pivot_sort_points(pts, 4, PM_TEST_ACCURACY);
+    CHECK(pts[0].n_runs == 0 && pts[1].n_runs == 3 && pts[2].n_runs == 1 && pts[3].n_runs == 2, "%d %d %d %d",
+          pts[0].n_runs, pts[1].n_runs, pts[2].n_runs, pts[3].n_runs);
+}
+
 int main(int argc, char **argv)
 {
     CHECK_ARGS(argc, argv);
     RUN(test_default_grid);
     RUN(test_zipped_follows);
+    RUN(test_search_bins);
+    RUN(test_sort_points);
     CHECK_EXIT();
 }

@@ -11,18 +11,11 @@
 # which knob matters over its drawn axes in ranges; R: its report.
 set -u
 . "$(dirname "$0")/../harness.sh"
+. "$(dirname "$0")/../cli/views_store.sh"
 ui_setup mbgdef
 
 S=$T/v.db
-$MB sweep arch=attention,cumsum layers=1,2 lr=1e-3,3e-3 repeats=2 steps=8 d=16 n_ctx=16 batch=4 eval_every=4 \
-    --data builtin:stories --db "$S" >/dev/null 2>"$T/err" &&
-  $MB sweep arch=cumsum "lr=log:1e-4..1e-2" "d=choice:16,32" search=random trials=6 search_seed=3 \
-    steps=8 n_ctx=16 batch=4 eval_every=4 --data builtin:stories --db "$S" >/dev/null 2>>"$T/err" &&
-  $MB sweep "n_ctx=8,16" "(arch,heads)=(mixer,1),(attention,2)" repeats=2 steps=6 d=16 batch=4 eval_every=3 \
-    layers=1 --data builtin:stories --db "$S" >/dev/null 2>>"$T/err" &&
-  $MB worker --jobs 2 --threads 1 --db "$S" >/dev/null 2>>"$T/err"
-n=$(q "$S" "select count(*) from runs where status = 'done'")
-[ "$n" = 30 ] && pass store_trained || { fail store_trained "done=$n $(cat "$T/err")"; exit 0; }
+views_store "$S" || exit 0
 
 launch A "$S" C.UTF-8 xterm-256color
 wait_for A 10 "Runs" || fail launch "$(screen A)"

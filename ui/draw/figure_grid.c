@@ -86,7 +86,9 @@ const char *figure_metric_unit(int m)
 }
 
 /* The row and column axes: named, else the default view's
-   (experiments/pivot.h pivot_default_axes). */
+   (experiments/pivot.h pivot_default_axes); with arch_across (the
+   report's) arch across, else the first axis that may go, and the rows
+   the next. */
 static int choose_axes(const Pivot *p, const GridView *v, const int *fixed_at, int *row, int *col, char *err)
 {
     const char *names[2] = {v->rows, v->cols};
@@ -103,6 +105,10 @@ static int choose_axes(const Pivot *p, const GridView *v, const int *fixed_at, i
         }
         if (fixed_at[*which[k]] >= 0) return err_set(err, "axis %s is fixed at a value: it cannot be a %s", names[k], k ? "column" : "row");
     }
+    int arch = pivot_axis(p, "arch");
+    if (v->arch_across && !v->cols && arch >= 0 && pivot_table_axis(p, arch, fixed_at, *row)) *col = arch;
+    for (int a = 0; a < p->n_axes && v->arch_across && *col < 0 && !v->cols; a++)
+        if (pivot_table_axis(p, a, fixed_at, *row)) *col = a;
     pivot_default_axes(p, fixed_at, row, col);
     if (*row >= 0 && *row == *col) return err_set(err, "rows and columns are the same axis '%s'", p->axis[*row]);
     return 0;

@@ -93,9 +93,9 @@ static int preset_figures(void *ctx, const char *preset, int64_t sweep_id, Repor
     Figure fig;
     char name[96];
     *n = 0;
-    GridView v = {sweep_id, -1, NULL, NULL, "", 1};   /* arch across, every axis not shown averaged */
+    GridView v = {sweep_id, -1, NULL, NULL, ""};   /* every axis not shown averaged */
     snprintf(name, sizeof name, "%s", preset);
-    if (add_figure(d, &fig, figure_grid(d->store, &v, &fig, err), name, out, n, err)) return -1;
+    if (add_figure(d, &fig, figure_grid_report(d->store, &v, &fig, err), name, out, n, err)) return -1;
     snprintf(name, sizeof name, "%s-curves", preset);
     if (figure_ae_preset(preset))
         return add_figure(d, &fig, figure_ae(d->store, sweep_id, 0, 0, &fig, err), name, out, n, err);

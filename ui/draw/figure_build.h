@@ -55,12 +55,13 @@ typedef struct {
                                  screen's view (pivot_default_fixed: each free axis at
                                  its first value); seeds always averaged, an axis zipped
                                  with a shown one follows it */
-    int arch_across;          /* 1: rows and columns not named put arch across, the
-                                 papers' comparison (the report's figures), else the
-                                 first other axis; down the next */
 } GridView;
 
 int figure_grid(Store *s, const GridView *v, Figure *f, char *err);
+/* figure_grid as the report draws it: rows and columns not named put arch
+   across (the papers' comparison), else the first axis that may go, and
+   down the next. */
+int figure_grid_report(Store *s, const GridView *v, Figure *f, char *err);
 
 /* What the parallel coordinates figure shows of a sweep
    (experiments/parallel.h). */

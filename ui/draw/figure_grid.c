@@ -89,7 +89,8 @@ const char *figure_metric_unit(int m)
    (experiments/pivot.h pivot_default_axes); with arch_across (the
    report's) arch across, else the first axis that may go, and the rows
    the next. */
-static int choose_axes(const Pivot *p, const GridView *v, const int *fixed_at, int *row, int *col, char *err)
+static int choose_axes(const Pivot *p, const GridView *v, int arch_across, const int *fixed_at, int *row, int *col,
+                       char *err)
 {
     const char *names[2] = {v->rows, v->cols};
     int *which[2] = {row, col};
@@ -106,8 +107,8 @@ static int choose_axes(const Pivot *p, const GridView *v, const int *fixed_at, i
         if (fixed_at[*which[k]] >= 0) return err_set(err, "axis %s is fixed at a value: it cannot be a %s", names[k], k ? "column" : "row");
     }
     int arch = pivot_axis(p, "arch");
-    if (v->arch_across && !v->cols && arch >= 0 && pivot_table_axis(p, arch, fixed_at, *row)) *col = arch;
-    for (int a = 0; a < p->n_axes && v->arch_across && *col < 0 && !v->cols; a++)
+    if (arch_across && !v->cols && arch >= 0 && pivot_table_axis(p, arch, fixed_at, *row)) *col = arch;
+    for (int a = 0; a < p->n_axes && arch_across && *col < 0 && !v->cols; a++)
         if (pivot_table_axis(p, a, fixed_at, *row)) *col = a;
     pivot_default_axes(p, fixed_at, row, col);
     if (*row >= 0 && *row == *col) return err_set(err, "rows and columns are the same axis '%s'", p->axis[*row]);
@@ -257,7 +258,8 @@ static int grid_notes(Figure *f, const Pivot *p, int row, int col, const int *fi
     return rc ? err_set(err, "figure: out of memory") : 0;
 }
 
-int figure_grid(Store *s, const GridView *v, Figure *f, char *err)
+/* figure_grid, arch across when arch_across (figure_grid_report). */
+static int grid_view(Store *s, const GridView *v, int arch_across, Figure *f, char *err)
 {
     assert(s && v && f && err);
     figure_init(f);
@@ -280,7 +282,7 @@ int figure_grid(Store *s, const GridView *v, Figure *f, char *err)
     int n_figs = 0;
     PivotCell *cells = NULL;
     int rc = fix_axes(&p, v->at, fixed_at, err);
-    if (!rc) rc = choose_axes(&p, v, fixed_at, &row, &col, err);
+    if (!rc) rc = choose_axes(&p, v, arch_across, fixed_at, &row, &col, err);
     /* no --at: the Grid screen's view, each free axis at its first value */
     if (!rc && !v->at) pivot_default_fixed(&p, row, col, fixed_at);
     if (!rc && is_preset) rc = results_paper_figures(s, preset, &figs, &n_figs, err);
@@ -307,3 +309,7 @@ int figure_grid(Store *s, const GridView *v, Figure *f, char *err)
     if (rc) figure_free(f);
     return rc;
 }
+
+int figure_grid(Store *s, const GridView *v, Figure *f, char *err) { return grid_view(s, v, 0, f, err); }
+
+int figure_grid_report(Store *s, const GridView *v, Figure *f, char *err) { return grid_view(s, v, 1, f, err); }

@@ -148,7 +148,7 @@ static int sweep_named(Store *st, const char *arg, int64_t *id, char *err)
     for (int i = 0; i < n; i++)   /* oldest first: the newest of that name wins */
         if (!strcmp(rows[i].name, text) || !strcmp(rows[i].preset, text)) *id = rows[i].id;
     free(rows);
-    if (!*id) return err_set(err, "report: '%s' is neither a preset nor a sweep of this store", arg);
+    if (!*id) return err_set(err, "report: unknown preset '%s', and no sweep of this store is named so", arg);
     return 0;
 }
 

@@ -157,11 +157,18 @@ void pivot_default_axes(const Pivot *p, const int *fixed_at, int *row, int *col)
     if (*col < 0 && *row < 0 && p->n_axes > 0) *col = 0;
 }
 
+int pivot_follows(const Pivot *p, int a, int row, int col)
+{
+    assert(p && a >= 0 && a < p->n_axes);
+    if (p->n_values[a] < 2) return -1;
+    return row >= 0 && pivot_determined_by(p, a, row) ? row : col >= 0 && pivot_determined_by(p, a, col) ? col : -1;
+}
+
 int pivot_axis_free(const Pivot *p, int a, int row, int col)
 {
     assert(p && a >= 0 && a < p->n_axes);
     if (a == row || a == col || !strcmp(p->axis[a], "seed") || p->n_values[a] < 2) return 0;
-    return !(row >= 0 && pivot_determined_by(p, a, row)) && !(col >= 0 && pivot_determined_by(p, a, col));
+    return pivot_follows(p, a, row, col) < 0;
 }
 
 void pivot_default_fixed(const Pivot *p, int row, int col, int *fixed_at)

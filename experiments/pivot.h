@@ -78,6 +78,9 @@ int pivot_determined_by(const Pivot *p, int b, int a);
 int pivot_table_axis(const Pivot *p, int a, const int *fixed_at, int other);
 void pivot_default_axes(const Pivot *p, const int *fixed_at, int *row, int *col);
 int pivot_axis_free(const Pivot *p, int a, int row, int col);
+/* The shown axis (row or col) that axis a (two values or more) follows,
+   zipped with it; -1 when none. */
+int pivot_follows(const Pivot *p, int a, int row, int col);
 void pivot_default_fixed(const Pivot *p, int row, int col, int *fixed_at);
 
 /* 1 when the pivot is a random search's (it has the trial axis that

@@ -421,9 +421,7 @@ static void header_axes(GridState *st, UiContext *ctx, int *y, int width)
     size_t len = 0, alen = 0, flen = 0;
     for (int a = 0; a < p->n_axes; a++) {
         if (a == st->row_axis || a == st->col_axis) continue;
-        int with = p->n_values[a] < 2 ? -1
-                   : st->row_axis >= 0 && pivot_determined_by(p, a, st->row_axis) ? st->row_axis
-                   : st->col_axis >= 0 && pivot_determined_by(p, a, st->col_axis) ? st->col_axis : -1;
+        int with = pivot_follows(p, a, st->row_axis, st->col_axis);
         if (fixed_at[a] >= 0 && len < sizeof text)
             len += (size_t)snprintf(text + len, sizeof text - len, " %s=%s", p->axis[a], p->values[a][fixed_at[a]]);
         else if (!strcmp(p->axis[a], "seed") || (fixed_at[a] < 0 && pivot_axis_free(p, a, st->row_axis, st->col_axis)))

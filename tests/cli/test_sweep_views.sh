@@ -76,7 +76,7 @@ bad() {   # name, expected text, args...
     fail "report_refuses_$name" "rc=$rc $(cat "$T/err")"
 }
 bad unknown_sweep "no sweep 99 in the store" 99
-bad unknown_name "'nosuch' is neither a preset nor a sweep of this store" nosuch
+bad unknown_name "unknown preset 'nosuch', and no sweep of this store is named so" nosuch
 bad zero_id "'sweep:0' is not a sweep id" sweep:0
 bad mixed "name presets or sweeps, not both" 1 autoencoder
 exit 0

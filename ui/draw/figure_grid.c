@@ -236,9 +236,7 @@ static int grid_notes(Figure *f, const Pivot *p, int row, int col, const int *fi
     for (int pass = 0; pass < 3; pass++) {
         int first = 1;
         for (int a = 0; a < p->n_axes && len < (int)sizeof text; a++) {
-            int with = p->n_values[a] < 2 ? -1
-                       : row >= 0 && pivot_determined_by(p, a, row) ? row
-                       : col >= 0 && pivot_determined_by(p, a, col) ? col : -1;
+            int with = pivot_follows(p, a, row, col);
             int kind = fixed_at[a] >= 0 ? 1 : with >= 0 ? 2 : 0;
             if (a == row || a == col || kind != pass) continue;
             len += snprintf(text + len, sizeof text - (size_t)len, "%s%s", first ? heads[pass] : ", ", p->axis[a]);

@@ -1,6 +1,7 @@
 /*
- * cmd_report.c — `mixbench report [PRESET ...] [--db FILE] [--md FILE
- * [--figures DIR]]`: the reproduction report of experiments/report.h, on
+ * cmd_report.c — `mixbench report [PRESET ... | SWEEP ...] [--db FILE] [--md FILE
+ * [--figures DIR]]` (SWEEP: an id, sweep:ID or a sweep's name, any sweep's
+ * report: experiments/report.h report_sweep): the reproduction report of experiments/report.h, on
  * the terminal, or as Markdown into FILE with each preset's figures drawn
  * as SVG into DIR (relative to FILE's folder, default figures/) and linked
  * by that relative path: the Grid heatmap of its sweep (PRESET.svg), and
@@ -18,12 +19,15 @@
 #include "app/cli.h"
 #include "app/commands.h"
 #include "db/results.h"
+#include "db/sweeps_read.h"
 #include "engine/common.h"
+#include "engine/text.h"
 #include "experiments/points.h"
+#include "experiments/sweep.h"
 #include "experiments/report.h"
 #include "ui/draw/figure_build.h"
 
-enum { MAX_PRESETS = 64 };
+enum { MAX_PRESETS = 64, MAX_NAMED_SWEEPS = 100000 };
 
 /* Where the figures go: on disk (dir) and as the Markdown links them (link). */
 typedef struct {
@@ -89,9 +93,9 @@ static int preset_figures(void *ctx, const char *preset, int64_t sweep_id, Repor
     Figure fig;
     char name[96];
     *n = 0;
-    GridView v = {sweep_id, -1, NULL, NULL, NULL};
+    GridView v = {sweep_id, -1, NULL, NULL, ""};   /* every axis not shown averaged */
     snprintf(name, sizeof name, "%s", preset);
-    if (add_figure(d, &fig, figure_grid(d->store, &v, &fig, err), name, out, n, err)) return -1;
+    if (add_figure(d, &fig, figure_grid_report(d->store, &v, &fig, err), name, out, n, err)) return -1;
     snprintf(name, sizeof name, "%s-curves", preset);
     if (figure_ae_preset(preset))
         return add_figure(d, &fig, figure_ae(d->store, sweep_id, 0, 0, &fig, err), name, out, n, err);
@@ -128,6 +132,26 @@ static int write_md(const char *md_path, const StrBuf *out)
     return 0;
 }
 
+/* The sweep an argument that is no preset names: "3", "sweep:3", or a
+   sweep's name (its newest). */
+static int sweep_named(Store *st, const char *arg, int64_t *id, char *err)
+{
+    const char *text = strncmp(arg, "sweep:", 6) ? arg : arg + 6;
+    if (text_to_int64(text, id) == 0) {
+        if (*id > 0) return 0;
+        return err_set(err, "report: '%s' is not a sweep id (a positive integer)", arg);
+    }
+    SweepRow *rows = NULL;
+    int n = 0;
+    *id = 0;
+    if (sweeps_read_latest(st, NULL, 0, MAX_NAMED_SWEEPS, &rows, &n, err)) return -1;
+    for (int i = 0; i < n; i++)   /* oldest first: the newest of that name wins */
+        if (!strcmp(rows[i].name, text) || !strcmp(rows[i].preset, text)) *id = rows[i].id;
+    free(rows);
+    if (!*id) return err_set(err, "report: unknown preset '%s', and no sweep of this store is named so", arg);
+    return 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
     const char *db_path = "mixbench.db", *md_path = NULL, *fig_dir = "figures", *loss = NULL;
@@ -147,10 +171,17 @@ int cmd_report(int argc, char **argv)
     }
     StrBuf out;
     sb_init(&out);
-    int rc = report_build_with_figures(st, presets, n_presets,
-                                       (md_path ? REPORT_MARKDOWN : 0) | (loss_best ? REPORT_LOSS_BEST : 0),
-                                       md_path ? preset_figures : NULL, &dir,
-                                       &out, err);
+    int flags = (md_path ? REPORT_MARKDOWN : 0) | (loss_best ? REPORT_LOSS_BEST : 0), rc = 0;
+    int64_t sweeps[MAX_PRESETS];
+    int n_sweeps = 0;
+    for (int i = 0; i < n_presets && !rc; i++)
+        if (!preset_find(presets[i])) rc = sweep_named(st, presets[i], &sweeps[n_sweeps++], err);
+    if (!rc && n_sweeps && n_sweeps < n_presets)
+        rc = err_set(err, "report: name presets or sweeps, not both (a preset's sweep: its id)");
+    for (int i = 0; i < n_sweeps && !rc; i++)
+        rc = report_sweep(st, sweeps[i], flags, md_path ? preset_figures : NULL, &dir, &out, err);
+    if (!rc && !n_sweeps)
+        rc = report_build_with_figures(st, presets, n_presets, flags, md_path ? preset_figures : NULL, &dir, &out, err);
     store_close(st);
     figure_cleanup();
     if (!rc && md_path) rc = write_md(md_path, &out);

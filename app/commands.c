@@ -165,8 +165,10 @@ static const Command COMMANDS[] = {
      "  --curves         the per-step metrics instead of the results\n"
      "  --db FILE        the store (default mixbench.db)",
      "mixbench export --sweep 2 --csv > sweep2.csv", 0},
-    {"report", cmd_report, "the presets beside their papers, with verdicts: [PRESET ...] [--db FILE] [--md FILE]",
-     "mixbench report [PRESET ...] [--md FILE [--figures DIR]] [--loss best|last] [--db FILE]",
+    {"report", cmd_report, "the presets beside their papers, with verdicts: [PRESET ...|SWEEP ...] [--db FILE] [--md FILE]",
+     "mixbench report [PRESET ...|SWEEP ...] [--md FILE [--figures DIR]] [--loss best|last] [--db FILE]",
+     "SWEEP (an id, sweep:ID or a sweep's name): that sweep's report, whatever it was queued from\n"
+     "(a grid: its points and which knob matters; a random search: its trials best first).\n"
      "for each preset with runs (or the ones named): our points, mean +- standard error over seeds,\n"
      "beside the paper's figures, a verdict on each of the paper's claims, and which knob\n"
      "matters: the share of the paper metric's variance over the sweep's grid that each axis\n"
@@ -246,9 +248,11 @@ static const Command COMMANDS[] = {
      "  compare  several runs; the seeds of one point among them drawn as their mean with a\n"
      "           band of +- standard error (--seeds groups: each run as its whole seed group,\n"
      "           runs: every run on its own); the legend names the config keys that differ\n"
-     "  grid     a sweep's metric as a heatmap over two axes (default: arch across, the\n"
-     "           first other axis but seed and zipped partners down, the others averaged\n"
-     "           or fixed by --at), the paper's figure in the cells, the verdicts\n"
+     "  grid     a sweep's metric as a heatmap over two axes, as the Grid screen opens it\n"
+     "           (the first axis that varies down, the next across; seeds averaged, a zipped\n"
+     "           axis follows its partner, the others at their first value; --at fixes\n"
+     "           them, \"KEY=all\" averages one), the paper's figure in the cells, the\n"
+     "           verdicts; a random search: its trials' parallel coordinates\n"
      "  ae       an autoencoder, bidirectional or completion sweep: a panel per architecture\n"
      "  parallel parallel coordinates: a vertical axis per axis of the sweep that varies (not\n"
      "           seed) and the metric's last, a line per seed group (its mean; --seeds runs: per\n"

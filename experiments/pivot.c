@@ -135,6 +135,96 @@ void pivot_free(Pivot *p)
     memset(p, 0, sizeof *p);
 }
 
+int pivot_table_axis(const Pivot *p, int a, const int *fixed_at, int other)
+{
+    assert(p && a >= 0 && a < p->n_axes);
+    if (!strcmp(p->axis[a], "seed") || a == other || (fixed_at && fixed_at[a] >= 0) || p->n_values[a] < 2) return 0;
+    return other < 0 || (!pivot_determined_by(p, a, other) && !pivot_determined_by(p, other, a));
+}
+
+void pivot_default_axes(const Pivot *p, const int *fixed_at, int *row, int *col)
+{
+    assert(p && row && col);
+    int named_col = *col >= 0, named_row = *row >= 0;
+    for (int a = 0; a < p->n_axes && *row < 0 && !named_row; a++)
+        if (pivot_table_axis(p, a, fixed_at, *col)) *row = a;
+    for (int a = 0; a < p->n_axes && *col < 0 && !named_col; a++)
+        if (pivot_table_axis(p, a, fixed_at, *row)) *col = a;
+    if (*col < 0 && *row >= 0 && !named_row) {   /* one axis: a single row, its values across */
+        *col = *row;
+        *row = -1;
+    }
+    if (*col < 0 && *row < 0 && p->n_axes > 0) *col = 0;
+}
+
+int pivot_follows(const Pivot *p, int a, int row, int col)
+{
+    assert(p && a >= 0 && a < p->n_axes);
+    if (p->n_values[a] < 2) return -1;
+    return row >= 0 && pivot_determined_by(p, a, row) ? row : col >= 0 && pivot_determined_by(p, a, col) ? col : -1;
+}
+
+int pivot_axis_free(const Pivot *p, int a, int row, int col)
+{
+    assert(p && a >= 0 && a < p->n_axes);
+    if (a == row || a == col || !strcmp(p->axis[a], "seed") || p->n_values[a] < 2) return 0;
+    return pivot_follows(p, a, row, col) < 0;
+}
+
+void pivot_default_fixed(const Pivot *p, int row, int col, int *fixed_at)
+{
+    assert(p && fixed_at);
+    for (int a = 0; a < PIVOT_MAX_AXES; a++) fixed_at[a] = a < p->n_axes && pivot_axis_free(p, a, row, col) ? 0 : -1;
+}
+
+int pivot_is_search(const Pivot *p) { return pivot_axis(p, "trial") >= 0; }
+
+int pivot_bin_search(const Pivot *src, int bins, Pivot *out, char *err)
+{
+    assert(src && out && err && bins > 0);
+    memset(out, 0, sizeof *out);
+    ResultRun *runs = malloc((size_t)(src->n_runs ? src->n_runs : 1) * sizeof *runs);
+    if (!runs) return err_set(err, "pivot: out of memory for %d runs", src->n_runs);
+    memcpy(runs, src->runs, (size_t)src->n_runs * sizeof *runs);
+    const char *axes[PIVOT_MAX_AXES];
+    int n_axes = 0;
+    for (int a = 0; a < src->n_axes; a++) {
+        if (!strcmp(src->axis[a], "trial")) continue;
+        axes[n_axes++] = src->axis[a];
+        double x;
+        int n = src->n_values[a];
+        if (n <= bins || text_to_double(src->values[a][0], &x)) continue;   /* few values, or not numeric */
+        for (int r = 0; r < src->n_runs; r++) {
+            int i = src->coord[r][a];
+            if (i < 0) continue;
+            int b = i * bins / n, lo = (b * n + bins - 1) / bins, hi = ((b + 1) * n + bins - 1) / bins - 1;
+            for (int k = 0; k < runs[r].n_coords; k++)
+                if (!strcmp(runs[r].coords[k].key, src->axis[a]))
+                    snprintf(runs[r].coords[k].value, sizeof runs[r].coords[k].value, "%s..%s", src->values[a][lo],
+                             src->values[a][hi]);
+        }
+    }
+    if (pivot_build(out, axes, n_axes, runs, src->n_runs, NULL, err)) {
+        pivot_free(out);
+        return -1;
+    }
+    return 0;
+}
+
+void pivot_sort_points(Point *pts, int n, PointMetric m)
+{
+    int higher = point_metric_info(m)->higher_better;
+    for (int i = 1; i < n; i++) /* insertion sort: stable, a search has few trials */
+        for (int j = i; j > 0; j--) {
+            double a = pts[j].stat[m].n ? pts[j].stat[m].mean : NAN, b = pts[j - 1].stat[m].n ? pts[j - 1].stat[m].mean : NAN;
+            int before = isfinite(a) && (!isfinite(b) || (higher ? a > b : a < b));
+            if (!before) break;
+            Point t = pts[j];
+            pts[j] = pts[j - 1];
+            pts[j - 1] = t;
+        }
+}
+
 /* Does figure f belong to the cell (row value r, column value c) with the
    other axes at fixed_at?  Keys that are not axes of the sweep do not
    decide; an averaged axis (fixed_at -1) named by the figure matches only

@@ -62,6 +62,43 @@ int pivot_axis(const Pivot *p, const char *key);
    (b is zipped with a: "(data,min_count)=..."). */
 int pivot_determined_by(const Pivot *p, int b, int a);
 
+/* The view the Grid screen and `plot grid` open on (one default for both).
+   pivot_table_axis: may axis a go on the table beside axis other (-1:
+   none)?  Not seed, not fixed (fixed_at[a] >= 0; fixed_at NULL: none is),
+   two values or more, not zipped with other.  pivot_default_axes: the
+   row and column axes not given (-1 in *row / *col): down the rows the
+   first axis that may go on the table, across the columns the next one
+   that is not its zipped partner (one such axis: a single row, its values
+   across).  pivot_axis_free: 1 when axis a is one the view fixes at a
+   value or averages (f on the screen, --at of `plot grid`): not shown, not
+   seed (always averaged: a cell is its seed group's mean +- se), not
+   zipped with a shown axis (it follows that axis: heads with arch), two
+   values or more.  pivot_default_fixed: fixed_at of the default view,
+   each free axis at its first value, the other axes -1. */
+int pivot_table_axis(const Pivot *p, int a, const int *fixed_at, int other);
+void pivot_default_axes(const Pivot *p, const int *fixed_at, int *row, int *col);
+int pivot_axis_free(const Pivot *p, int a, int row, int col);
+/* The shown axis (row or col) that axis a (two values or more) follows,
+   zipped with it; -1 when none. */
+int pivot_follows(const Pivot *p, int a, int row, int col);
+void pivot_default_fixed(const Pivot *p, int row, int col, int *fixed_at);
+
+/* 1 when the pivot is a random search's (it has the trial axis that
+   search=random adds, experiments/search.h). */
+int pivot_is_search(const Pivot *p);
+/* A random search's pivot for which knob matters: its axes but trial,
+   each numeric axis with more than `bins` values binned by rank into
+   `bins` ranges of its values ("0.0001..0.0003"), so that trials drawn
+   from a range share cells; the runs are copied (src keeps its own).
+   -1 with err when out of memory. */
+int pivot_bin_search(const Pivot *src, int bins, Pivot *out, char *err);
+/* The bins of which knob matters over a search (the report's and the Grid's). */
+enum { PIVOT_SEARCH_BINS = 3 };
+/* Orders points (experiments/points.h) by their mean of m, the best
+   first, those without a value last (a random search's trials, best
+   first). */
+void pivot_sort_points(Point *pts, int n, PointMetric m);
+
 /* cells[rows x cols] (rows, cols: the row and column axes' value counts, 1
    for axis -1) of metric m: runs at each row and column value, the other
    axes at fixed_at[a] (a value index; -1: any, i.e. averaged over).  The

@@ -14,6 +14,7 @@
 
 #include "db/adaptive.h"
 #include "db/results.h"
+#include "db/sweeps_read.h"
 #include "engine/common.h"
 #include "experiments/adaptive.h"
 #include "experiments/claims.h"
@@ -120,6 +121,8 @@ static void row_out(StrBuf *out, int markdown, char cells[][160], int n, const i
 
 /* point, seeds, the metrics, tokens, wall, paper */
 enum { MAX_COLS = 5 + PM_COUNT };
+/* the sweeps a store of no preset reports */
+enum { REPORT_MAX_SWEEPS = 256 };
 
 static void points_table(StrBuf *out, int markdown, int loss_best, const char *preset, const Point *pts, int np,
                          const FigureRow *figs, int n_figs)
@@ -188,13 +191,22 @@ static int figure_links(StrBuf *out, const char *preset, int64_t sweep_id, Repor
     return 0;
 }
 
-/* Which knob matters for the preset's own metric over the sweep's grid
-   (experiments/importance.h): a line, or a table in Markdown; why not,
-   when it cannot be said. */
+/* Which knob matters for the preset's own metric (test loss outside a
+   preset) over the sweep's grid (experiments/importance.h), a random
+   search's drawn axes binned (pivot_bin_search): a line, or a table in
+   Markdown; why not, when it cannot be said. */
 static int knobs(Store *s, int64_t sweep_id, const char *preset, int markdown, StrBuf *out, char *err)
 {
     Pivot p;
     if (pivot_load(s, sweep_id, &p, err)) return -1;
+    int search = pivot_is_search(&p);
+    if (search) {   /* its drawn values binned into PIVOT_SEARCH_BINS ranges an axis */
+        Pivot binned;
+        int rc = pivot_bin_search(&p, PIVOT_SEARCH_BINS, &binned, err);
+        pivot_free(&p);
+        if (rc) return -1;
+        p = binned;
+    }
     PointMetric m = preset_paper_metric(preset);
     Importance imp;
     char why[ERR_LEN];
@@ -206,8 +218,12 @@ static int knobs(Store *s, int64_t sweep_id, const char *preset, int markdown, S
     }
     pivot_free(&p);
     char how[160];
-    snprintf(how, sizeof how, "share of the variance of %s over the grid's %d cells, functional ANOVA", label,
-             imp.n_cells);
+    if (search)
+        snprintf(how, sizeof how, "share of the variance of %s over %d cells, each drawn axis in %d ranges of its "
+                 "values, functional ANOVA", label, imp.n_cells, PIVOT_SEARCH_BINS);
+    else
+        snprintf(how, sizeof how, "share of the variance of %s over the grid's %d cells, functional ANOVA", label,
+                 imp.n_cells);
     if (imp.n_imputed)
         snprintf(how + strlen(how), sizeof how - strlen(how), "; %d cells without runs filled additively",
                  imp.n_imputed);
@@ -256,6 +272,9 @@ typedef struct {
     int partial;            /* judged on the runs finished so far of a round still training */
 } Tally;
 
+static int sweep_section(Store *s, const Preset *pr, const SweepRow *swp, int flags, ReportFigureFn figures,
+                         void *ctx, Tally *tally, StrBuf *out, char *err);
+
 static int one_preset(Store *s, const Preset *pr, int flags, ReportFigureFn figures, void *ctx, Tally *tally,
                       StrBuf *out, char *err)
 {
@@ -270,6 +289,21 @@ static int one_preset(Store *s, const Preset *pr, int flags, ReportFigureFn figu
                   pr->name, pr->name);
         return 0;
     }
+    return sweep_section(s, pr, &sw, flags, figures, ctx, tally, out, err);
+}
+
+/* The body of sweep sw's section: how it was made, its figures, its
+   table of points (mean +- se per seed group; a random search's trials
+   best first), which knob matters; for a preset's (pr) its paper's
+   settings and its claims' verdicts. */
+static int sweep_section(Store *s, const Preset *pr, const SweepRow *swp, int flags, ReportFigureFn figures,
+                         void *ctx, Tally *tally, StrBuf *out, char *err)
+{
+    int markdown = flags & REPORT_MARKDOWN;
+    SweepRow sw = *swp;
+    char name[64];   /* the preset's, else "sweepN": its figures' files */
+    if (pr) snprintf(name, sizeof name, "%s", pr->name);
+    else snprintf(name, sizeof name, "sweep%lld", (long long)sw.id);
     char until[96], tuned[512];
     if (until_option(s, sw.id, until, sizeof until, err) || adaptive_tuned_summary(s, sw.id, tuned, sizeof tuned, err))
         return -1;
@@ -281,7 +315,7 @@ static int one_preset(Store *s, const Preset *pr, int flags, ReportFigureFn figu
     if (results_sweep_runs(s, sw.id, 1, &runs, &n_runs, err)) return -1;
     FigureRow *figs = NULL;
     int n_figs = 0;
-    if (results_paper_figures(s, pr->name, &figs, &n_figs, err)) {
+    if (pr && results_paper_figures(s, pr->name, &figs, &n_figs, err)) {
         free(runs);
         return -1;
     }
@@ -299,15 +333,24 @@ static int one_preset(Store *s, const Preset *pr, int flags, ReportFigureFn figu
     sb_printf(out, markdown ? "\n    mixbench sweep %s%s\n" : "    mixbench sweep %s%s\n", sw.spec, until);
     if (tuned[0]) sb_printf(out, "%s%s (lr=tune: successive halving on a log grid, experiments/adaptive.h)\n",
                             markdown ? "\n" : "  ", tuned);
-    else if (n_runs) sb_printf(out, "%slr fixed at %.3g for every run (the preset's own; a paper's lr belongs to its "
-                                    "scale, not ours)\n", markdown ? "\n" : "  ", runs[0].lr);
-    int rc = markdown && figures && n_runs ? figure_links(out, pr->name, sw.id, figures, ctx, err) : 0;
-    if (np) points_table(out, markdown, flags & REPORT_LOSS_BEST, pr->name, pts, np, figs, n_figs);
-    if (!rc && n_runs) rc = knobs(s, sw.id, pr->name, markdown, out, err);
+    else if (n_runs && pr) sb_printf(out, "%slr fixed at %.3g for every run (the preset's own; a paper's lr belongs to its "
+                                          "scale, not ours)\n", markdown ? "\n" : "  ", runs[0].lr);
+    int rc = markdown && figures && n_runs ? figure_links(out, name, sw.id, figures, ctx, err) : 0;
+    const char *preset = pr ? pr->name : "";
+    int search = 0;
+    for (int k = 0; n_runs && k < runs[0].n_coords; k++) search |= !strcmp(runs[0].coords[k].key, "trial");
+    if (search && np) {
+        PointMetric m = preset_paper_metric(preset);
+        pivot_sort_points(pts, np, m);
+        sb_printf(out, "%sa random search: its %d trials (a seed group each), the best %s first\n",
+                  markdown ? "\n" : "\n  ", np, point_metric_info(m)->label);
+    }
+    if (np) points_table(out, markdown, flags & REPORT_LOSS_BEST, preset, pts, np, figs, n_figs);
+    if (!rc && n_runs) rc = knobs(s, sw.id, preset, markdown, out, err);
     settings_list(out, markdown, figs, n_figs);
     ClaimNow *claims = NULL;
     int n_claims = 0;
-    if (!rc) rc = verdicts_now(s, pr->name, sw.id, &claims, &n_claims, err);
+    if (!rc && pr) rc = verdicts_now(s, pr->name, sw.id, &claims, &n_claims, err);
     int with_how = 0;
     for (int i = 0; i < n_claims; i++) with_how |= claims[i].how[0] != 0;
     if (!rc && n_claims) {
@@ -334,6 +377,36 @@ static int one_preset(Store *s, const Preset *pr, int flags, ReportFigureFn figu
     free(figs);
     free(runs);
     return rc;
+}
+
+/* Sweep sw's section, whatever it was queued from: a preset's as its
+   preset's (on this sweep), else headed by its name and kind. */
+static int any_sweep(Store *s, const SweepRow *sw, int flags, ReportFigureFn figures, void *ctx, Tally *tally,
+                     StrBuf *out, char *err)
+{
+    char preset[64];
+    snprintf(preset, sizeof preset, "%.*s", (int)strcspn(sw->preset, "@"), sw->preset);
+    const Preset *pr = preset_find(preset);
+    int markdown = flags & REPORT_MARKDOWN;
+    if (pr && markdown) sb_printf(out, "\n## %s (%s)\n\n%s\n", pr->name, pr->source, pr->what);
+    else if (pr) sb_printf(out, "\n%s (%s)\n  %s\n", pr->name, pr->source, pr->what);
+    else sb_printf(out, markdown ? "\n## sweep %lld: %s (%s)\n" : "\nsweep %lld: %s (%s)\n", (long long)sw->id,
+                   sw->name, strstr(sw->spec, "search=random") ? "a random search" : "a grid");
+    return sweep_section(s, pr, sw, flags, figures, ctx, tally, out, err);
+}
+
+int report_sweep(Store *s, int64_t sweep_id, int flags, ReportFigureFn figures, void *ctx, StrBuf *out, char *err)
+{
+    assert(s && out && err);
+    SweepRow sw;
+    int found;
+    if (results_sweep(s, sweep_id, &sw, &found, err)) return -1;
+    if (!found) return err_set(err, "report: no sweep %lld in the store (mixbench ls lists them)", (long long)sweep_id);
+    Tally tally = {{0}, 0, 0};
+    sb_append(out, flags & REPORT_MARKDOWN ? "# mixbench: one sweep's report\n"
+                                           : "mixbench: one sweep's report (mean +- standard error over seeds, finished runs)\n");
+    if (any_sweep(s, &sw, flags, figures, ctx, &tally, out, err)) return -1;
+    return sb_ok(out) ? 0 : err_set(err, "report: out of memory");
 }
 
 int report_build(Store *s, const char *const *presets, int n_presets, int flags, StrBuf *out, char *err)
@@ -413,7 +486,15 @@ int report_build_with_figures(Store *s, const char *const *presets, int n_preset
     sb_append_len(out, body.data, body.len);
     sb_free(&body);
     if (!body_ok) return err_set(err, "report: out of memory");
-    if (!shown) sb_append(out, "\nno preset has been queued in this store (`mixbench sweep PRESET`)\n");
+    if (!shown && !n_presets) {   /* a store of grids and searches: every sweep's section */
+        SweepRow *sweeps = NULL;
+        int n = 0, rc = sweeps_read_latest(s, NULL, 0, REPORT_MAX_SWEEPS, &sweeps, &n, err);
+        for (int i = 0; i < n && !rc; i++, shown++)
+            rc = any_sweep(s, &sweeps[i], flags, figures, ctx, &tally, out, err);
+        free(sweeps);
+        if (rc) return -1;
+    }
+    if (!shown) sb_append(out, "\nno sweep has been queued in this store (`mixbench sweep PRESET` or a grid)\n");
     if (!sb_ok(out)) return err_set(err, "report: out of memory");
     return 0;
 }

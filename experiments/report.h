@@ -52,4 +52,15 @@ typedef int (*ReportFigureFn)(void *ctx, const char *preset, int64_t sweep_id, R
 int report_build_with_figures(Store *s, const char *const *presets, int n_presets, int flags,
                               ReportFigureFn figures, void *ctx, StrBuf *out, char *err);
 
+/* Appends the report of one sweep (`mixbench report 3`, `report sweep:3`,
+   the Grid's R), whatever it was queued from: a preset's sweep as its
+   preset's section on that sweep (claims and all); any other sweep headed
+   by its name and kind, then how it was made, its table of points (mean
+   +- se per seed group), and which knob matters for the test loss; a
+   random search (search=random) its trials sorted by that metric, the
+   best first, and which knob matters over its drawn axes binned into
+   ranges.  report_build with no presets on a store where none was queued
+   reports every sweep so.  -1 with err when there is no such sweep. */
+int report_sweep(Store *s, int64_t sweep_id, int flags, ReportFigureFn figures, void *ctx, StrBuf *out, char *err);
+
 #endif

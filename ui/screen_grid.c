@@ -7,7 +7,10 @@
  * a point still queued or running shows '…' and its status; where the
  * store's paper_figures table holds the paper's figure for that preset,
  * point and metric, it is printed beside ours.  The sweep's other axes are
- * fixed at one value each (f steps through their values) or averaged.
+ * fixed at one value each (f steps through their values) or averaged;
+ * seeds are always averaged, and an axis zipped with a shown one follows
+ * it (experiments/pivot.h's default view, `plot grid`'s too).  A random
+ * search shows its trials as a table sorted by the metric instead.
  *
  * Not for: curves (Compare, AE/Bidir) or queueing (New sweep).  A refresh
  * reads the sweep list and the jobs of the sweep shown (db/sweeps_read.h);
@@ -81,12 +84,14 @@ typedef struct {
 
 /* ---- helpers ------------------------------------------------------------ */
 
-/* The axes other than the row and column ones. */
+/* The axes the view fixes or averages (experiments/pivot.h
+   pivot_axis_free): not shown, not seed (always averaged), not zipped with
+   a shown axis (it follows that axis). */
 static int other_axes(const GridState *st, int *others)
 {
     int n = 0;
-    for (int a = 0; a < st->n_axes; a++)
-        if (a != st->row_axis && a != st->col_axis) others[n++] = a;
+    for (int a = 0; a < st->pivot.n_axes; a++)
+        if (pivot_axis_free(&st->pivot, a, st->row_axis, st->col_axis)) others[n++] = a;
     return n;
 }
 
@@ -108,40 +113,29 @@ static int averaging(const GridState *st)
     return other_axes(st, others) > 0 && st->fixed >= combo_count(st);
 }
 
-/* The value index each other axis is fixed at (the first varies slowest). */
+/* The value index each other axis is fixed at (the first varies slowest),
+   -1 for the rest (seed, the axes that follow a shown one), and for all
+   when averaging. */
 static void fixed_values(const GridState *st, int *fixed_at)
 {
     int others[PIVOT_MAX_AXES], n = other_axes(st, others);
     int rest = st->fixed;
     for (int a = 0; a < PIVOT_MAX_AXES; a++) fixed_at[a] = -1;
-    for (int i = n - 1; i >= 0; i--) {
+    for (int i = n - 1; i >= 0 && !averaging(st); i--) {
         int count = st->pivot.n_values[others[i]] > 0 ? st->pivot.n_values[others[i]] : 1;
         fixed_at[others[i]] = rest % count;
         rest /= count;
     }
 }
 
-/* Fixed at the first values, except that a lone seed axis (repeats) is
-   averaged: repeats are there to be averaged. */
-static void default_fixed(GridState *st)
-{
-    int others[PIVOT_MAX_AXES], n = other_axes(st, others);
-    int only_seed = n > 0;
-    for (int i = 0; i < n; i++) only_seed &= !strcmp(st->pivot.axis[others[i]], "seed");
-    st->fixed = only_seed ? combo_count(st) : 0;
-}
-
-/* The first two axes but seed on the table (seeds are averaged: mean +-
-   standard error per cell), one axis as a single row. */
+/* The default view (experiments/pivot.h, as `plot grid`'s): the first two
+   axes that vary on their own down and across, the other axes at their
+   first values, seeds averaged. */
 static void default_axes(GridState *st)
 {
-    int table[2], n = 0;
-    for (int a = 0; a < st->n_axes && n < 2; a++)
-        if (strcmp(st->pivot.axis[a], "seed")) table[n++] = a;
-    if (n == 0 && st->n_axes > 0) table[n++] = 0;
-    st->row_axis = n == 2 ? table[0] : -1;
-    st->col_axis = n == 2 ? table[1] : n == 1 ? table[0] : -1;
-    default_fixed(st);
+    st->row_axis = st->col_axis = -1;
+    pivot_default_axes(&st->pivot, NULL, &st->row_axis, &st->col_axis);
+    st->fixed = 0;
 }
 
 /* ---- loading ------------------------------------------------------------ */
@@ -221,14 +215,14 @@ static void grid_destroy(void *state)
     free(st);
 }
 
-/* The report of preset (report_build reads its newest sweep). */
-static void build_report(GridState *st, UiContext *ctx, const char *preset, int64_t sweep_id, int n_done)
+/* The report of the sweep shown (report_sweep: a preset's section on
+   this sweep, a grid's points, a random search's trials best first). */
+static void build_report(GridState *st, UiContext *ctx, int64_t sweep_id, int n_done)
 {
     if (st->report.data) sb_free(&st->report);
     sb_init(&st->report);
     char err[ERR_LEN];
-    const char *presets[1] = {preset};
-    if (report_build(ctx->store, presets, 1, st->loss_best ? REPORT_LOSS_BEST : 0, &st->report, err)) {
+    if (report_sweep(ctx->store, sweep_id, st->loss_best ? REPORT_LOSS_BEST : 0, NULL, NULL, &st->report, err)) {
         sb_free(&st->report);
         sb_init(&st->report);
         sb_append(&st->report, err);
@@ -279,16 +273,12 @@ static void grid_reload(void *state, UiContext *ctx)
         default_axes(st);
         st->metric = preset_paper_metric(preset);
     }
-    if (preset_find(preset)) {
-        int n_done = 0;
-        for (int i = 0; i < st->pivot.n_runs; i++) n_done += st->pivot.runs[i].state == RUN_DONE;
-        claims_view_update(&st->claims, ctx, s->name, s->id, n_done);
-        if (st->report_on &&
-            (st->report_sweep != s->id || st->report_done != n_done || st->report_loss_best != st->loss_best))
-            build_report(st, ctx, preset, s->id, n_done);
-    } else {
-        claims_view_free(&st->claims);
-    }
+    int n_done = 0;
+    for (int i = 0; i < st->pivot.n_runs; i++) n_done += st->pivot.runs[i].state == RUN_DONE;
+    if (preset_find(preset)) claims_view_update(&st->claims, ctx, s->name, s->id, n_done);
+    else claims_view_free(&st->claims);
+    if (st->report_on && (st->report_sweep != s->id || st->report_done != n_done || st->report_loss_best != st->loss_best))
+        build_report(st, ctx, s->id, n_done);
 }
 
 static double cell_value(const PivotCell *c) { return c->n_value ? c->stats.mean : NAN; }
@@ -420,6 +410,37 @@ static void draw_settings(GridState *st, UiContext *ctx, const char *preset, int
     *y += ui_wrap(*y, 0, width, 2, dim, line);
 }
 
+/* "other axes fixed at: lr=1e-3; averaged: seed; heads with arch   (f:
+   next value)", or "other axes averaged over: lr, seed ..." (f: fix them). */
+static void header_axes(GridState *st, UiContext *ctx, int *y, int width)
+{
+    const Pivot *p = &st->pivot;
+    int others[PIVOT_MAX_AXES], n = other_axes(st, others), fixed_at[PIVOT_MAX_AXES];
+    fixed_values(st, fixed_at);
+    char text[512] = "", averaged[256] = "", follow[256] = "";
+    size_t len = 0, alen = 0, flen = 0;
+    for (int a = 0; a < p->n_axes; a++) {
+        if (a == st->row_axis || a == st->col_axis) continue;
+        int with = pivot_follows(p, a, st->row_axis, st->col_axis);
+        if (fixed_at[a] >= 0 && len < sizeof text)
+            len += (size_t)snprintf(text + len, sizeof text - len, " %s=%s", p->axis[a], p->values[a][fixed_at[a]]);
+        else if (!strcmp(p->axis[a], "seed") || (fixed_at[a] < 0 && pivot_axis_free(p, a, st->row_axis, st->col_axis)))
+            alen += alen < sizeof averaged ? (size_t)snprintf(averaged + alen, sizeof averaged - alen, "%s%s",
+                                                              alen ? ", " : "", p->axis[a]) : 0;
+        else if (with >= 0 && flen < sizeof follow)
+            flen += (size_t)snprintf(follow + flen, sizeof follow - flen, "; %s with %s", p->axis[a], p->axis[with]);
+    }
+    if (!len && !alen && !flen) return;
+    char line[1024];
+    if (len) snprintf(line, sizeof line, "other axes fixed at:%s%s%s%s", text, alen ? "; averaged: " : "", averaged, follow);
+    else if (alen) snprintf(line, sizeof line, "other axes averaged over: %s%s", averaged, follow);
+    else snprintf(line, sizeof line, "other axes: %s", follow + 2);
+    const char *hint = !n ? "" : averaging(st) ? "   (f: fix them)"
+                       : st->fixed + 1 == combo_count(st) ? "   (f: next value, then averaged)" : "   (f: next value)";
+    ui_text((*y)++, 0, width, 0, "%s%s", line, hint);
+    (void)ctx;
+}
+
 static void draw_header(GridState *st, UiContext *ctx, int *y, int width)
 {
     const GridSweep *s = &st->sweeps[st->current];
@@ -432,32 +453,14 @@ static void draw_header(GridState *st, UiContext *ctx, int *y, int width)
     (*y)++;
     const char *which = st->metric == PM_VALID_LOSS ? ", the last (L: best)"
                         : st->metric == PM_BEST_VALID_LOSS ? "@step, the lowest (L: last)" : "";
-    ui_text((*y)++, 0, width, 0, "metric: %s%s (%s is better)   rows: %s   columns: %s", point_metric_info(st->metric)->label,
-            which, point_metric_info(st->metric)->higher_better ? "higher" : "lower",
-            st->row_axis >= 0 ? st->pivot.axis[st->row_axis] : "-", st->col_axis >= 0 ? st->pivot.axis[st->col_axis] : "-");
-    int others[PIVOT_MAX_AXES], n = other_axes(st, others);
-    if (n > 0) {
-        char text[512] = "";
-        size_t len = 0;
-        if (averaging(st)) {
-            len += (size_t)snprintf(text, sizeof text, "other axes averaged over:");
-            for (int i = 0; i < n && len < sizeof text; i++)
-                len += (size_t)snprintf(text + len, sizeof text - len, " %s", st->pivot.axis[others[i]]);
-            if (len < sizeof text) snprintf(text + len, sizeof text - len, "   (f: fix them)");
-        } else {
-            int fixed_at[PIVOT_MAX_AXES];
-            fixed_values(st, fixed_at);
-            len += (size_t)snprintf(text, sizeof text, "other axes fixed at:");
-            for (int i = 0; i < n && len < sizeof text; i++) {
-                int a = others[i];
-                len += (size_t)snprintf(text + len, sizeof text - len, " %s=%s", st->pivot.axis[a],
-                                        st->pivot.n_values[a] ? st->pivot.values[a][fixed_at[a]] : "?");
-            }
-            if (len < sizeof text)
-                snprintf(text + len, sizeof text - len, "   (f: next value%s)",
-                         st->fixed + 1 == combo_count(st) ? ", then averaged" : "");
-        }
-        ui_text((*y)++, 0, width, 0, "%s", text);
+    if (pivot_is_search(&st->pivot)) {
+        ui_text((*y)++, 0, width, 0, "metric: %s%s (%s is better)   the trials sorted by it", point_metric_info(st->metric)->label,
+                which, point_metric_info(st->metric)->higher_better ? "higher" : "lower");
+    } else {
+        ui_text((*y)++, 0, width, 0, "metric: %s%s (%s is better)   rows: %s   columns: %s", point_metric_info(st->metric)->label,
+                which, point_metric_info(st->metric)->higher_better ? "higher" : "lower",
+                st->row_axis >= 0 ? st->pivot.axis[st->row_axis] : "-", st->col_axis >= 0 ? st->pivot.axis[st->col_axis] : "-");
+        header_axes(st, ctx, y, width);
     }
     /* lr=tune: the learning rate each architecture trained at */
     char tuned[400], err[ERR_LEN];
@@ -478,21 +481,14 @@ static void draw_header(GridState *st, UiContext *ctx, int *y, int width)
 static void draw_report(GridState *st, UiContext *ctx, int top, int height, int width)
 {
     const GridSweep *s = &st->sweeps[st->current];
-    char preset[64];
-    claims_view_preset(s->name, preset, sizeof preset);
     const char *text = st->report.data ? st->report.data : "";
     int n = ui_wrap_lines(text, width - 1, NULL, NULL, 0);
     UiList *v = &st->report_view;
     ui_list_set_rows(v, NULL, n);
     ui_list_fit(v, top + 2, height - 2);
     int title = ui_attr(ctx, UI_PAIR_TITLE) | (int)A_BOLD;
-    if (!preset_find(preset)) {
-        ui_text(top, 0, width, title, "Report: sweep %lld %s is not a preset (R: back to the table)", (long long)s->id,
-                s->name);
-        return;
-    }
-    ui_text(top, 0, width, title, "Report: %s, newest sweep   lines %d-%d of %d   (j/k PgUp/PgDn, R: table)",
-            preset, n ? v->scroll + 1 : 0, MB_MIN(n, v->scroll + v->page), n);
+    ui_text(top, 0, width, title, "Report: sweep %lld %s   lines %d-%d of %d   (j/k PgUp/PgDn, R: table)",
+            (long long)s->id, s->label, n ? v->scroll + 1 : 0, MB_MIN(n, v->scroll + v->page), n);
     int *starts = malloc((size_t)(n ? n : 1) * sizeof *starts), *lens = malloc((size_t)(n ? n : 1) * sizeof *lens);
     if (!starts || !lens) {
         free(starts);
@@ -548,8 +544,6 @@ static int table_layout(GridState *st, UiContext *ctx, int width, GridTable *tab
     claims_view_preset(st->sweeps[st->current].name, preset, sizeof preset);
     int fixed_at[PIVOT_MAX_AXES];
     fixed_values(st, fixed_at);
-    if (averaging(st))
-        for (int a = 0; a < PIVOT_MAX_AXES; a++) fixed_at[a] = -1;
     pivot_cells(&st->pivot, st->row_axis, st->col_axis, fixed_at, st->metric, st->paper, st->n_paper,
                 paper_metric_beside(preset, st->metric), cells);
     if (tab->steps)
@@ -672,14 +666,16 @@ static int draw_legend(UiContext *ctx, const GridTable *tab, int y, int bottom, 
                 tab->paper_inline ? "" : "; paper: the paper's figure");
     else if (!tab->paper_inline && y < bottom)
         ui_text(y++, 0, width, dim, "paper: the paper's figure for the cell above");
+    int pending = 0;   /* "… pending" only when runs are queued or running */
+    for (int i = 0; i < tab->rows * tab->cols; i++) pending += tab->cells[i].n_pending;
+    char more[32] = "";
+    if (pending) snprintf(more, sizeof more, "; %s pending", ctx->utf8 ? "…" : "...");
     if (y + 1 < bottom) {
         y++;
         if (ctx->colors)
-            ui_text(y, 0, width, dim, "shade: green better, yellow middle, red worse; best "
-                    "cell highlighted; %s pending", ctx->utf8 ? "…" : "...");
+            ui_text(y, 0, width, dim, "shade: green better, yellow middle, red worse; best cell highlighted%s", more);
         else
-            ui_text(y, 0, width, dim, "shade: '%s' worse to better; best cell reversed; %s "
-                    "pending", HEAT_RAMP, ctx->utf8 ? "…" : "...");
+            ui_text(y, 0, width, dim, "shade: '%s' worse to better; best cell reversed%s", HEAT_RAMP, more);
         y++;
     }
     int tied = pivot_tied_with_best(tab->cells, tab->rows * tab->cols, tab->best);
@@ -691,6 +687,56 @@ static int draw_legend(UiContext *ctx, const GridTable *tab, int y, int bottom, 
     if (flagged && y < bottom)
         ui_text(y++, 0, width, ui_attr(ctx, UI_PAIR_BAD), "!: not learned (runs short of the claims' gate: best valid "
                 "loss 0.3 nat below the unigram entropy; loss_all under 2 p H)");
+    return y;
+}
+
+/* A random search (experiments/pivot.h pivot_is_search): its trials (a
+   seed group each) as a table sorted by the metric, the best first, a
+   column per axis but seed; returns the next free line. */
+static int draw_search(GridState *st, UiContext *ctx, int y, int bottom, int width)
+{
+    const Pivot *p = &st->pivot;
+    Point *pts = NULL;
+    int np = 0;
+    if (points_group(p->runs, p->n_runs, &pts, &np, NULL)) return y;
+    pivot_sort_points(pts, np, st->metric);
+    const PointMetricInfo *info = point_metric_info(st->metric);
+    int head = ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD, dim = ui_attr(ctx, UI_PAIR_DIM), pending = 0;
+    for (int i = 0; i < np; i++) pending += pts[i].n_pending;
+    ui_text(y++, 0, width, dim, "a random search: %d trial%s, the best %s first%s   (v: parallel coordinates)", np,
+            np == 1 ? "" : "s", info->label, pending ? ", some pending" : "");
+    /* columns: rank, each axis but seed, the metric, seeds */
+    int axes[PIVOT_MAX_AXES], n_axes = 0, w[PIVOT_MAX_AXES];
+    for (int a = 0; a < p->n_axes; a++)
+        if (strcmp(p->axis[a], "seed")) {
+            axes[n_axes] = a;
+            w[n_axes] = text_columns(p->axis[a]);
+            for (int v = 0; v < p->n_values[a]; v++) w[n_axes] = MB_MAX(w[n_axes], text_columns(p->values[a][v]));
+            n_axes++;
+        }
+    char line[1024], cell[96];
+    int len = snprintf(line, sizeof line, "%4s", "#");
+    for (int k = 0; k < n_axes; k++) len += snprintf(line + len, sizeof line - (size_t)len, "  %-*s", w[k], p->axis[axes[k]]);
+    snprintf(line + len, sizeof line - (size_t)len, "  %-20s  seeds", info->label);
+    ui_text(y++, 0, width, head, "%s", line);
+    for (int i = 0; i < np && y < bottom - 1; i++) {
+        const Point *pt = &pts[i];
+        len = snprintf(line, sizeof line, "%4d", i + 1);
+        for (int k = 0; k < n_axes; k++) {
+            const char *v = coord_value(pt->coords, pt->n_coords, p->axis[axes[k]]);
+            len += snprintf(line + len, sizeof line - (size_t)len, "  %-*s", w[k], v ? v : "-");
+        }
+        const SeedStats *sd = &pt->stat[st->metric];
+        if (sd->n) {
+            heat_format(sd->mean, 4, cell, sizeof cell);
+            if (sd->n > 1) snprintf(cell + strlen(cell), sizeof cell - strlen(cell), "%s%.3g", ui_pm(ctx), sd->se);
+        } else {
+            snprintf(cell, sizeof cell, "%s", pt->n_pending ? (ctx->utf8 ? "… pending" : "... pending") : "-");
+        }
+        snprintf(line + len, sizeof line - (size_t)len, "  %-20s  %d", cell, pt->n_runs);
+        ui_text(y++, 0, width, i == 0 && sd->n ? ui_attr(ctx, UI_PAIR_SELECTED) | A_BOLD : 0, "%s", line);
+    }
+    free(pts);
     return y;
 }
 
@@ -720,6 +766,12 @@ static void grid_draw(void *state, UiContext *ctx, int top, int height, int widt
     }
     int rows = st->row_axis >= 0 ? st->pivot.n_values[st->row_axis] : 1;
     int cols = st->col_axis >= 0 ? st->pivot.n_values[st->col_axis] : 1;
+    if (st->pivot.n_runs && pivot_is_search(&st->pivot)) {
+        int free_end = bottom - (st->error[0] != 0);
+        y = draw_search(st, ctx, y, free_end, width);
+        grid_knobs_draw(&st->knobs, ctx, &st->pivot, st->loaded_sweep, st->metric, y + 1, free_end, width);
+        return;
+    }
     if (st->pivot.n_runs == 0 || rows == 0 || cols == 0) {
         ui_text(y, 2, width - 2, 0, "this sweep has no jobs");
         return;
@@ -753,7 +805,7 @@ static void cycle_axis(GridState *st, int *which, int *other)
     int next = (*which + 1) % st->n_axes;
     if (next == *other) *other = *which;
     *which = next;
-    default_fixed(st);
+    st->fixed = 0;
 }
 
 static void switch_sweep(GridState *st, UiContext *ctx, int step)
@@ -812,14 +864,14 @@ static int grid_key(void *state, UiContext *ctx, int ch)
     case 'f': {
         int others[PIVOT_MAX_AXES];
         if (other_axes(st, others) == 0) {
-            ui_say(ctx, "every axis of this sweep is on the table: nothing to fix");
+            ui_say(ctx, "nothing to fix: the other axes are seed (always averaged) or follow a shown axis");
             return 1;
         }
         st->fixed = (st->fixed + 1) % (combo_count(st) + 1);
         return 1;
     }
     case UI_FIGURE_KEY: {
-        if (st->parallel.on) {
+        if (st->parallel.on || pivot_is_search(&st->pivot)) {   /* a search's figure: its parallel coordinates */
             grid_parallel_figure(&st->parallel, ctx, sweep_id, &st->pivot, st->metric);
             return 1;
         }
@@ -843,12 +895,12 @@ const UiScreen ui_screen_grid = {
     "                a preset opens on its paper's (loss_all for PairConnect)\n"
     "L               valid loss: the last evaluation, or the lowest @ its step\n"
     "a / b           next row / column axis (the other's: swap)\n"
-    "f               other axes: next fixed value, then averaged\n"
+    "f               other axes: next fixed value, then averaged (seeds: always)\n"
     "v               parallel coordinates: a line per run (g: seed group);\n"
     "                left/right axis, up/down its range's top, PgUp/PgDn its\n"
     "                bottom, x / X clear one / all (lines outside: dim)\n"
     "P               write this figure as SVG beside the store (mixbench plot)\n"
-    "R               the preset's report (mixbench report): scroll; R/Esc back\n"
+    "R               this sweep's report (mixbench report ID): scroll; R/Esc back\n"
     "                cells: shaded worst to best, the best highlighted, ...\n"
     "                pending; over seeds mean +- se; (paper X) or a paper row:\n"
     "                the paper's figure, its setting against ours above;\n"

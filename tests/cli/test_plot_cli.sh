@@ -142,7 +142,8 @@ for line in sys.stdin:
 got=$(fig cell "$T/grid.svg")
 [ -n "$want" ] && [ "$(echo "$want" | sort)" = "$(echo "$got" | sort)" ] && [ "$(echo "$got" | wc -l)" = 4 ] &&
   pass plot_grid_cells_equal_store || fail plot_grid_cells_equal_store "want: $want got: $got"
-[ "$(fig row "$T/grid.svg" | tr '\n' ' ')" = "1 2 " ] && [ "$(fig col "$T/grid.svg" | tr '\n' ' ')" = "attention cumsum " ] &&
+# the Grid screen's default: the first axis down (arch), the next across (layers)
+[ "$(fig row "$T/grid.svg" | tr '\n' ' ')" = "attention cumsum " ] && [ "$(fig col "$T/grid.svg" | tr '\n' ' ')" = "1 2 " ] &&
   pass plot_grid_axes || fail plot_grid_axes "$(fig row "$T/grid.svg") / $(fig col "$T/grid.svg")"
 $MB plot grid 2 --rows arch --cols layers --metric valid_loss --db "$DB" -o "$T/g2.svg" >/dev/null 2>&1 &&
   [ "$(fig row "$T/g2.svg" | tr '\n' ' ')" = "attention cumsum " ] && fig title "$T/g2.svg" | grep -q "valid loss" &&

@@ -117,7 +117,7 @@ check grid_claim_fails A 3 "^does not hold +PairConnect at K=1000 infers at leas
 check grid_claim_numbers A 3 "^  80\.0 \+- 0\.6 \(3\) vs 71\.0 \+- 0\.6 \(3\), ratio 1\.127"
 check grid_claim_holds A 3 "^holds +speed falls as K grows"
 TM send-keys -t A R
-check report_title A 5 "^Report: pairconnect-speed, newest sweep +lines 1-[0-9]+ of [0-9]+"
+check report_title A 5 "^Report: sweep 3 pairconnect-speed +lines 1-[0-9]+ of [0-9]+"
 check report_preset A 3 "^pairconnect-speed \(PairConnect Table 3\)"
 TM send-keys -t A End
 check report_scrolled A 3 "lines [0-9]+-([0-9]+) of \\1 "

@@ -48,14 +48,21 @@ typedef struct {
     int metric;               /* a PointMetric; -1: the one the preset's paper reports
                                  (experiments/points.h preset_paper_metric), test loss
                                  outside a preset */
-    const char *rows, *cols;  /* axis keys; NULL: arch across (else the first axis),
-                                 down the first other axis that varies on its own
-                                 (not seed, not zipped with the columns' axis) */
-    const char *at;           /* "key=value ...": the other axes fixed at those values;
-                                 NULL or "": averaged over (seeds pooled) */
+    const char *rows, *cols;  /* axis keys; NULL: the Grid screen's (experiments/pivot.h
+                                 pivot_default_axes: down the first axis that varies on
+                                 its own, across the next, not its zipped partner) */
+    const char *at;           /* "key=value ...": those axes fixed at those values, the
+                                 others averaged ("key=all", "": averaged); NULL: the Grid
+                                 screen's view (pivot_default_fixed: each free axis at
+                                 its first value); seeds always averaged, an axis zipped
+                                 with a shown one follows it */
 } GridView;
 
 int figure_grid(Store *s, const GridView *v, Figure *f, char *err);
+/* figure_grid as the report draws it: rows and columns not named put arch
+   across (the papers' comparison), else the first axis that may go, and
+   down the next. */
+int figure_grid_report(Store *s, const GridView *v, Figure *f, char *err);
 
 /* What the parallel coordinates figure shows of a sweep
    (experiments/parallel.h). */

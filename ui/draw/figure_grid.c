@@ -3,7 +3,9 @@
  * of its axes by experiments/pivot.h, each cell the seed statistics of one
  * metric (experiments/points.h's table) with the paper's figure where the
  * store has one, shaded worse to better, the best outlined; the claims'
- * verdicts (experiments/verdicts.h) under it.  Also what the figures share:
+ * verdicts (experiments/verdicts.h) under it; a random search (no grid:
+ * its drawn values) as its parallel coordinates instead
+ * (figure_parallel.c).  Also what the figures share:
  * a sweep name's preset, the verdict lines, and where a screen's figure
  * goes.
  */
@@ -83,18 +85,12 @@ const char *figure_metric_unit(int m)
     }
 }
 
-/* May axis a go on the table beside axis other (-1: none)?  Not seed, not
-   fixed, with two values or more, and not a zipped partner of other. */
-static int table_axis(const Pivot *p, int a, const int *fixed_at, int other)
-{
-    if (!strcmp(p->axis[a], "seed") || a == other || fixed_at[a] >= 0 || p->n_values[a] < 2) return 0;
-    return other < 0 || (!pivot_determined_by(p, a, other) && !pivot_determined_by(p, other, a));
-}
-
-/* The row and column axes: named, else arch across the columns (the
-   papers' comparison) or the first axis that may go on the table, and
-   down the rows the next one that is not its zipped partner. */
-static int choose_axes(const Pivot *p, const GridView *v, const int *fixed_at, int *row, int *col, char *err)
+/* The row and column axes: named, else the default view's
+   (experiments/pivot.h pivot_default_axes); with arch_across (the
+   report's) arch across, else the first axis that may go, and the rows
+   the next. */
+static int choose_axes(const Pivot *p, const GridView *v, int arch_across, const int *fixed_at, int *row, int *col,
+                       char *err)
 {
     const char *names[2] = {v->rows, v->cols};
     int *which[2] = {row, col};
@@ -111,17 +107,16 @@ static int choose_axes(const Pivot *p, const GridView *v, const int *fixed_at, i
         if (fixed_at[*which[k]] >= 0) return err_set(err, "axis %s is fixed at a value: it cannot be a %s", names[k], k ? "column" : "row");
     }
     int arch = pivot_axis(p, "arch");
-    if (!v->cols && arch >= 0 && table_axis(p, arch, fixed_at, *row)) *col = arch;
-    for (int a = 0; a < p->n_axes && *col < 0 && !v->cols; a++)
-        if (table_axis(p, a, fixed_at, *row)) *col = a;
-    for (int a = 0; a < p->n_axes && *row < 0 && !v->rows; a++)
-        if (table_axis(p, a, fixed_at, *col)) *row = a;
-    if (*col < 0 && *row < 0 && p->n_axes > 0) *col = 0;
+    if (arch_across && !v->cols && arch >= 0 && pivot_table_axis(p, arch, fixed_at, *row)) *col = arch;
+    for (int a = 0; a < p->n_axes && arch_across && *col < 0 && !v->cols; a++)
+        if (pivot_table_axis(p, a, fixed_at, *row)) *col = a;
+    pivot_default_axes(p, fixed_at, row, col);
     if (*row >= 0 && *row == *col) return err_set(err, "rows and columns are the same axis '%s'", p->axis[*row]);
     return 0;
 }
 
-/* fixed_at of the words "key=value" of at; the other axes stay averaged (-1). */
+/* fixed_at of the words "key=value" of at ("key=all": averaged); the
+   other axes stay averaged (-1). */
 static int fix_axes(const Pivot *p, const char *at, int *fixed_at, char *err)
 {
     for (int a = 0; a < PIVOT_MAX_AXES; a++) fixed_at[a] = -1;
@@ -136,6 +131,7 @@ static int fix_axes(const Pivot *p, const char *at, int *fixed_at, char *err)
         *eq = 0;
         int a = pivot_axis(p, word), found = -1;
         if (a < 0) return err_set(err, "the sweep has no axis '%s'", word);
+        if (!strcmp(eq + 1, "all")) continue;   /* KEY=all: averaged over */
         for (int i = 0; i < p->n_values[a] && found < 0; i++)
             if (heat_same_value(p->values[a][i], eq + 1)) found = i;
         if (found < 0) return err_set(err, "axis %s has no value '%s'", word, eq + 1);
@@ -240,9 +236,7 @@ static int grid_notes(Figure *f, const Pivot *p, int row, int col, const int *fi
     for (int pass = 0; pass < 3; pass++) {
         int first = 1;
         for (int a = 0; a < p->n_axes && len < (int)sizeof text; a++) {
-            int with = p->n_values[a] < 2 ? -1
-                       : row >= 0 && pivot_determined_by(p, a, row) ? row
-                       : col >= 0 && pivot_determined_by(p, a, col) ? col : -1;
+            int with = pivot_follows(p, a, row, col);
             int kind = fixed_at[a] >= 0 ? 1 : with >= 0 ? 2 : 0;
             if (a == row || a == col || kind != pass) continue;
             len += snprintf(text + len, sizeof text - (size_t)len, "%s%s", first ? heads[pass] : ", ", p->axis[a]);
@@ -262,7 +256,8 @@ static int grid_notes(Figure *f, const Pivot *p, int row, int col, const int *fi
     return rc ? err_set(err, "figure: out of memory") : 0;
 }
 
-int figure_grid(Store *s, const GridView *v, Figure *f, char *err)
+/* figure_grid, arch across when arch_across (figure_grid_report). */
+static int grid_view(Store *s, const GridView *v, int arch_across, Figure *f, char *err)
 {
     assert(s && v && f && err);
     figure_init(f);
@@ -270,6 +265,13 @@ int figure_grid(Store *s, const GridView *v, Figure *f, char *err)
     Pivot p;
     char preset[64];
     if (figure_load_sweep(s, v->sweep_id, &sw, preset, err) || pivot_load(s, v->sweep_id, &p, err)) return -1;
+    if (pivot_is_search(&p) && !v->rows && !v->cols) {
+        /* a random search's drawn values make no grid: its trials as
+           parallel coordinates, a line per seed group coloured by the metric */
+        pivot_free(&p);
+        ParallelView pv = {v->sweep_id, v->metric, 1, NULL};
+        return figure_parallel(s, &pv, f, err);
+    }
     int is_preset = preset_find(preset) != NULL;
     PointMetric m = v->metric >= 0 && v->metric < PM_COUNT ? (PointMetric)v->metric
                     : is_preset ? preset_paper_metric(preset) : PM_TEST_LOSS;
@@ -278,7 +280,9 @@ int figure_grid(Store *s, const GridView *v, Figure *f, char *err)
     int n_figs = 0;
     PivotCell *cells = NULL;
     int rc = fix_axes(&p, v->at, fixed_at, err);
-    if (!rc) rc = choose_axes(&p, v, fixed_at, &row, &col, err);
+    if (!rc) rc = choose_axes(&p, v, arch_across, fixed_at, &row, &col, err);
+    /* no --at: the Grid screen's view, each free axis at its first value */
+    if (!rc && !v->at) pivot_default_fixed(&p, row, col, fixed_at);
     if (!rc && is_preset) rc = results_paper_figures(s, preset, &figs, &n_figs, err);
     int kept = 0;   /* a figure without a value says nothing */
     for (int i = 0; i < n_figs; i++)
@@ -303,3 +307,7 @@ int figure_grid(Store *s, const GridView *v, Figure *f, char *err)
     if (rc) figure_free(f);
     return rc;
 }
+
+int figure_grid(Store *s, const GridView *v, Figure *f, char *err) { return grid_view(s, v, 0, f, err); }
+
+int figure_grid_report(Store *s, const GridView *v, Figure *f, char *err) { return grid_view(s, v, 1, f, err); }

@@ -142,7 +142,7 @@ want=$(q "$T/mvt.db" "select group_concat('! 1 not learned, paper ' || printf('%
 # --- AE/Bidir: a panel per architecture, the verdicts; the same figure as PDF and PNG
 $MB plot ae --db "$DB" -o "$T/ae.svg" >/dev/null 2>"$T/err" &&
   [ "$(fig panel "$T/ae.svg" | tr '\n' '|')" = "masked mixer: smoothed train loss|attention: smoothed train loss|" ] &&
-  fig footer "$T/ae.svg" | grep -Eq "^(holds|does not hold|within noise|inconclusive|not run): " &&
+  fig footer "$T/ae.svg" | grep -Eq "^(holds|does not hold|undecided|undecided \(budget\)|not run): " &&
   pass plot_ae_panels_verdicts || fail plot_ae_panels_verdicts "$(cat "$T/err"; fig panel "$T/ae.svg"; fig footer "$T/ae.svg")"
 $MB plot ae completion --db "$DB" -o "$T/ae.pdf" >/dev/null 2>&1 && [ "$(fig pdf "$T/ae.pdf")" = ok ] &&
   pass plot_pdf || fail plot_pdf "$(fig pdf "$T/ae.pdf")"

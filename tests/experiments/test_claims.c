@@ -205,6 +205,19 @@ static void test_lower_rule(void)
     CHECK(v == VERDICT_HOLDS, "2.3 se, 3 seeds: %s (%s)", verdict_name(v), numbers);
     store_close(s);
 
+    /* the sweep's alpha decides the level: 2.3 se apart holds at 0.05
+       (t 2.132) but not at alpha=0.01 (one-sided t 3.747), read from the
+       sweep's plan; the verdict says its level */
+    s = autoencoder_store(4.0, 4.0 + 2.3 * 0.1 * sqrt(2.0 / 3.0), 0.1);
+    char err[ERR_LEN];
+    CHECK(store_sweep_set_plan(s, 1, "{\"until_conclusive\": false, \"max_hours\": 0, \"alpha\": 0.01}", err) == 0,
+          "%s", err);
+    c = judge_first(s, "autoencoder", &res);
+    CHECK(c && c->verdict == VERDICT_UNDECIDED && c->alpha == 0.01, "alpha 0.01: %s at %g (%s)",
+          c ? verdict_name(c->verdict) : "-", c ? c->alpha : 0, c ? c->numbers : "");
+    free(res);
+    store_close(s);
+
     /* no practical difference: 4.000 vs 4.004 (0.1%) with a tiny spread is
        significant, but its interval lies within 1% of attention's mean */
     s = autoencoder_store(4.0, 4.004, 0.001);
@@ -249,7 +262,6 @@ static void test_lower_rule(void)
     v = verdict_of(s, "autoencoder", AE_EQUAL, NULL, 0);
     CHECK(v == VERDICT_HOLDS, "verdict %s", verdict_name(v));
     int n;
-    char err[ERR_LEN];
     CHECK(claims_judge(s, "autoencoder", sw, &res, &n, err) == 0, "%s", err);
     CHECK(n == 2 && res[0].verdict == VERDICT_FAILS && res[0].sweep_id == sw, "sweep %lld judged: %s",
           (long long)sw, n ? verdict_name(res[0].verdict) : "-");

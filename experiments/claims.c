@@ -5,24 +5,27 @@
  *
  * A rule compares points picked by selectors ("arch=mixer d=128"), paired
  * on the keys in `pair_on` ("data layers heads": one comparison per
- * (corpus, L, h)).  For a difference, with means a, b and standard errors
- * over seeds se_a, se_b: se = sqrt(se_a^2 + se_b^2), and |a - b| < t se is
- * "within noise", t the 95% quantile of Student's t at the Welch degrees of
- * freedom (stats.h noise_margin: 2.78 to 4.30 with 3 seeds a side; 2 se, the normal
- * approximation, would call a difference of 2.1 se with 3 seeds a finding
- * that a t-test at 5% does not); one seed has se 0: then the direction
- * decides.  A
+ * (corpus, L, h)).  Each comparison is tested at the sweep's alpha by the
+ * test of its rule's kind (stats.h; the table is docs/statistics.md):
+ * directional rules by Welch's t on the difference, one-sided, with a
+ * "no practical difference" margin (PRACTICAL_MARGIN) that fails them;
+ * equivalence (R_MATCH) by TOST on the ratio against the rule's margin;
+ * R_FLAT by an interval for the range of its points' means; thresholds by
+ * the mean's one-sided bound.  Each prints its (1 - 2 alpha) interval in
+ * brackets.  The comparisons of one claim combine as: holds when every one
+ * holds (intersection-union), does not hold when one fails after Holm's
+ * adjustment over them, else undecided with the first one's reason.  One
+ * seed a side has no spread: undecided, more seeds decide it.  A
  * comparison of losses where either point has a run that did not learn
  * enough to judge (points.h result_learned: its best valid loss not 0.3 nat
  * below the unigram entropy; for loss_all, its valid loss_all not below 2 p
- * H, shared/papers/README.md) is "inconclusive": the budget did not reach
- * what the claim is about (the samples/s rules, which do not depend on
- * training, and the rules about the unigram level itself are exempt).  So
- * is one whose points trained on unequal numbers of tokens (more than
+ * H, shared/papers/README.md) is "undecided (budget)": the budget did not
+ * reach what the claim is about (the samples/s rules, which do not depend
+ * on training, and the rules about the unigram level itself are exempt).
+ * So is one whose points trained on unequal numbers of tokens (more than
  * TOKENS_EQUAL apart): a model that had more data is not compared with one
- * that had less.  Several comparisons combine as:
- * any "does not hold" -> does not hold; else any "inconclusive" ->
- * inconclusive; else any "within noise" -> within noise; else holds.  A
+ * that had less.  A failing comparison fails the claim whatever the
+ * others; else one undecided for budget makes it undecided (budget).  A
  * claim whose points were not run (or did not finish: only status 'done'
  * counts) is "not run".
  *
@@ -57,13 +60,13 @@
 typedef enum {
     R_LOWER,            /* a below b in every pair */
     R_HIGHER,           /* a above b in every pair */
-    R_MATCH,            /* a within noise of b, or |a/b - 1| <= param, in every pair */
+    R_MATCH,            /* |a/b - 1| <= param in every pair (TOST) */
     R_RATIO_AT_LEAST,   /* a/b >= the paper's ratio of the same two points */
     R_SLIGHTLY_HIGHER,  /* a above b, a/b <= 1 + param */
-    R_FLAT,             /* the points of a, per value of pair_on: range within noise or <= param x mean */
+    R_FLAT,             /* the points of a, per value of pair_on: range <= param x mean */
     R_BELOW_UNIGRAM,    /* every point of a more than param nats below its data's unigram entropy;
                            with b (the baseline of the same sweep): a point that fails while b
-                           does not learn either is inconclusive (the budget, not a) */
+                           does not learn either is undecided (budget: the budget, not a) */
     R_NEAR_UNIGRAM,     /* every point of a less than param nats below its data's unigram entropy */
     R_SAME_STANDING,    /* a - b has the same sign in every pair */
 } RuleKind;
@@ -236,6 +239,13 @@ static Verdict decide_points(const PointTest *t, int n, double alpha, ClaimResul
     if (budget || undecided) snprintf(c->reason, sizeof c->reason, "%s", budget ? why_budget : why);
     if (budget) return VERDICT_UNDECIDED_BUDGET;
     return undecided ? VERDICT_UNDECIDED : VERDICT_HOLDS;
+}
+
+/* A point no test decided, not for budget: more seeds narrow its interval
+   (the points --until-conclusive gives seeds, claims.h noisy). */
+static int undecided_here(const PointTest *t, double alpha)
+{
+    return !t->budget && (t->untestable || (!(t->p_hold < alpha) && !(t->p_fail < alpha)));
 }
 
 /* Directional: a below b (sign -1) or above it (sign +1).  Holds when the
@@ -560,7 +570,7 @@ static Verdict judge_pairs(const ClaimRule *r, const Point *pts, int np, double 
     if (not_run) return VERDICT_NOT_RUN;
     Verdict v = r->kind == R_SAME_STANDING ? decide_standing(diffs, t, n, alpha, c) : decide_points(t, n, alpha, c);
     for (int i = 0; v == VERDICT_UNDECIDED && i < n; i++)
-        if (!t[i].budget && (t[i].untestable || (!(t[i].p_hold < alpha) && !(t[i].p_fail < alpha)))) {
+        if (undecided_here(&t[i], alpha)) {
             /* more seeds decide it */
             note_point(c, 1, ends[i][0]);
             note_point(c, 1, ends[i][1]);
@@ -666,7 +676,7 @@ static Verdict judge_flat(const ClaimRule *r, const Point *pts, int np, double a
     free(done);
     Verdict v = decide_points(t, n, alpha, c);
     for (int i = 0; v == VERDICT_UNDECIDED && i < n; i++)
-        if (!t[i].budget && (t[i].untestable || (!(t[i].p_hold < alpha) && !(t[i].p_fail < alpha))))
+        if (undecided_here(&t[i], alpha))
             for (int j = 0; j < n_group[i]; j++) note_point(c, 1, noisy[i][j]);
     return v;
 }
@@ -723,7 +733,7 @@ static Verdict judge_unigram(const ClaimRule *r, const Point *pts, int np, doubl
     }
     Verdict v = decide_points(t, n, alpha, c);
     for (int i = 0; v == VERDICT_UNDECIDED && i < n; i++)
-        if (!t[i].budget && (t[i].untestable || (!(t[i].p_hold < alpha) && !(t[i].p_fail < alpha))))
+        if (undecided_here(&t[i], alpha))
             note_point(c, 1, tested[i]);
     return waiting && v != VERDICT_FAILS ? VERDICT_NOT_RUN : v;
 }
@@ -743,6 +753,31 @@ static void judge_rule(const ClaimRule *r, const Point *pts, int np, double alph
     if (out->verdict == VERDICT_NOT_RUN && !out->numbers[0])
         snprintf(out->numbers, sizeof out->numbers, "no finished runs with %s at the points it compares",
                  point_metric_name(r->metric));
+}
+
+/* A comparison, decided only where every point it compares learned; not a
+   claim about the unigram level itself or about speed. */
+static int rule_gated(const ClaimRule *r)
+{
+    return r->kind != R_BELOW_UNIGRAM && r->kind != R_NEAR_UNIGRAM && r->metric != PM_SAMPLES_PER_S;
+}
+
+int claims_judge_points(int i, const Point *pts, int np, double alpha, ClaimResult *out)
+{
+    if (i < 0 || i >= N_RULES) return -1;
+    memset(out, 0, sizeof *out);
+    out->preset = RULES[i].preset;
+    out->claim = RULES[i].claim;
+    out->gated = rule_gated(&RULES[i]);
+    judge_rule(&RULES[i], pts, np, alpha, out);
+    return 0;
+}
+
+int claim_find(const char *preset, const char *fragment)
+{
+    for (int i = 0; i < N_RULES; i++)
+        if (!strcmp(RULES[i].preset, preset) && strstr(RULES[i].claim, fragment)) return i;
+    return -1;
 }
 
 /* The level sweep_id's verdicts are taken at: its plan's alpha. */
@@ -774,7 +809,7 @@ int claims_judge(Store *s, const char *preset, long long sweep_id, ClaimResult *
         c->preset = r->preset;
         c->claim = r->claim;
         c->verdict = VERDICT_NOT_RUN;
-        c->gated = r->kind != R_BELOW_UNIGRAM && r->kind != R_NEAR_UNIGRAM && r->metric != PM_SAMPLES_PER_S;
+        c->gated = rule_gated(r);
         SweepRow sw;
         int found = 0;
         int rc = sweep_id > 0 ? results_sweep(s, sweep_id, &sw, &found, err)

@@ -63,6 +63,13 @@ const char *claim_preset(int i);
 /* The metric claim i compares (test_loss_all for the PairConnect presets). */
 PointMetric claim_metric(int i);
 
+/* Judges claim i on points made in memory (no store: stats_check.h's
+   simulated seed groups) at level alpha, as claims_judge judges it from a
+   sweep's runs; -1 for an i out of range. */
+int claims_judge_points(int i, const Point *pts, int np, double alpha, ClaimResult *out);
+/* The index of the first claim of preset whose text contains fragment; -1 if none. */
+int claim_find(const char *preset, const char *fragment);
+
 /* Judges every claim of preset (NULL: of every preset) on the newest sweep
    of that preset in the store (sweep_id > 0: that sweep only).  *out is
    malloc'd (free() it), *n its length. */

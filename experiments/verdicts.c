@@ -67,7 +67,7 @@ static void how_reached(const VerdictRow *h, int n, const ClaimResult *c, char *
     out[0] = 0;
     if (!last) return;
     /* decided: since the round that first gave the verdict; else as the
-       last round left it (its budget, not the first inconclusive one's) */
+       last round left it (its budget, not the first undecided one's) */
     int decided = !strcmp(last->verdict, "holds") || !strcmp(last->verdict, "does not hold");
     char tokens[32];
     fmt_short((double)(decided ? since : last)->tokens_per_run, tokens, sizeof tokens);

@@ -315,6 +315,6 @@ void commands_usage(FILE *f)
             "       mixbench <command> [options]      (mixbench <command> --help: its options and an example)\n"
             "       mixbench --version\n",
             WORKBENCH_USAGE);
-    for (int i = 0; i < command_count(); i++) fprintf(f, "  %-9s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
+    for (int i = 0; i < command_count(); i++) fprintf(f, "  %-12s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
     fputs(COMMANDS_NOTES, f);
 }

@@ -19,6 +19,7 @@
 #include "engine/common.h"
 #include "experiments/claims.h"
 #include "experiments/points.h"
+#include "experiments/report.h"
 #include "tests/check.h"
 #include "tests/test_util.h"
 
@@ -191,6 +192,17 @@ static void test_lower_rule(void)
               strstr(c->numbers, "difference -0.100 [-0.448, 0.248]"),
           "%s: %s (%s)", c ? verdict_name(c->verdict) : "-", c ? c->reason : "", c ? c->numbers : "");
     free(res);
+    /* the report: the level above the claims, the reason beside the verdict */
+    const char *ae[] = {"autoencoder"};
+    StrBuf out;
+    sb_init(&out);
+    char rerr[ERR_LEN] = "";
+    CHECK(report_build(s, ae, 1, 0, &out, rerr) == 0, "%s", rerr);
+    CHECK(out.data && strstr(out.data, "Claims (verdicts at alpha = 0.05; in brackets the 90% intervals") &&
+              strstr(out.data, "  [undecided] the mixer autoencoder's test loss is below attention's") &&
+              strstr(out.data, "      (the difference's interval [-0.448, 0.248] holds 0) 4.900 +- 0.115 (3) vs"),
+          "report: %s", out.data ? out.data : "");
+    sb_free(&out);
     store_close(s);
 
     /* the one-sided test at alpha 0.05: three seeds a side (df 4, t 2.132),
@@ -509,6 +521,27 @@ static void test_every_point_holm(void)
     store_close(s);
 }
 
+/* "The linear mixer is only slightly worse than the nonlinear mixer"
+   (higher test loss, by at most 10%): both must hold, the difference above
+   0 and the ratio's upper bound under 1.1. */
+static void test_slightly_higher_rule(void)
+{
+    /* 4.2 vs 4.0 (ratio 1.05), spread 0.01: holds; 3.8 (lower): does not;
+       5.0 (ratio 1.25): does not; 4.02 with spread 0.1: undecided */
+    double cases[4][2] = {{4.2, 0.01}, {3.8, 0.01}, {5.0, 0.01}, {4.02, 0.1}};
+    Verdict want[4] = {VERDICT_HOLDS, VERDICT_FAILS, VERDICT_FAILS, VERDICT_UNDECIDED};
+    for (int c = 0; c < 4; c++) {
+        Store *s = fresh_store();
+        int64_t sw = new_sweep(s, "linear-mixer");
+        add_seeds(s, sw, "mixer", "clm", "\"arch\": \"mixer\", \"act\": \"none\"", cases[c][0], cases[c][1], NAN);
+        add_seeds(s, sw, "mixer", "clm", "\"arch\": \"mixer\", \"act\": \"gelu\"", 4.0, cases[c][1], NAN);
+        char numbers[2048];
+        Verdict v = verdict_of(s, "linear-mixer", "only slightly worse", numbers, sizeof numbers);
+        CHECK(v == want[c], "case %d: %s (%s)", c, verdict_name(v), numbers);
+        store_close(s);
+    }
+}
+
 /* Samples/s at K=1000 against the paper's ratio (55.55 / 45.35). */
 static void test_ratio_rule(void)
 {
@@ -751,6 +784,7 @@ int main(int argc, char **argv)
     RUN(test_match_rule);
     RUN(test_every_point_holm);
     RUN(test_ratio_rule);
+    RUN(test_slightly_higher_rule);
     RUN(test_flat_and_unigram_rules);
     RUN(test_unigram_every_point);
     RUN(test_gated);

@@ -17,6 +17,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "engine/common.h"
+#include "experiments/adaptive.h"
 #include "experiments/claims.h"
 
 #define MU 4.0          /* the loss every simulated point sits near */
@@ -128,8 +129,9 @@ static const SimKind KINDS[] = {
 };
 #define N_KINDS ((int)(sizeof KINDS / sizeof KINDS[0]))
 
-/* "k=v k=v" into p's coordinates; arch and task as a run's. */
-static void point_fill(Point *p, const SimPoint *s, PointMetric m, int n, gsl_rng *rng)
+/* "k=v k=v" into p's coordinates, arch as a run's; the first n of the
+   seeds' values x. */
+static void point_fill(Point *p, const SimPoint *s, PointMetric m, const double *x, int n)
 {
     memset(p, 0, sizeof *p);
     char words[sizeof s->coords];
@@ -144,12 +146,22 @@ static void point_fill(Point *p, const SimPoint *s, PointMetric m, int n, gsl_rn
         snprintf(c->value, sizeof c->value, "%s", eq + 1);
         if (!strcmp(w, "arch")) snprintf(p->arch, sizeof p->arch, "%s", eq + 1);
     }
-    double x[SEEDS_C > SEEDS_AB ? SEEDS_C : SEEDS_AB];
-    for (int k = 0; k < n; k++) x[k] = s->mean + gsl_ran_gaussian_ziggurat(rng, SIGMA);
     for (int k = 0; k < PM_COUNT; k++) p->stat[k] = seed_stats(NULL, 0);
     p->stat[m] = seed_stats(x, n);
     if (isfinite(s->unigram)) p->stat[PM_UNIGRAM] = seed_stats(&s->unigram, 1);
     p->n_runs = p->n_done = n;
+}
+
+/* Seeds a point has at most: the loop's cap, or (c)'s 5. */
+#define MAX_SIM_SEEDS (ADAPTIVE_MAX_SEEDS > SEEDS_C ? ADAPTIVE_MAX_SEEDS : SEEDS_C)
+
+/* One trial's verdict on the first n seeds of each point's values x. */
+static Verdict judge_seeds(int rule, const SimKind *kd, const SimPoint *sim, int np, double (*x)[MAX_SIM_SEEDS], int n,
+                           double alpha, Point *pts, ClaimResult *res)
+{
+    for (int j = 0; j < np; j++) point_fill(&pts[j], &sim[j], kd->metric, x[j], n);
+    claims_judge_points(rule, pts, np, alpha, res);
+    return res->verdict;
 }
 
 int stats_check_run(int trials, uint64_t seed, double alpha, StrBuf *out, double *worst, char *err)
@@ -167,7 +179,9 @@ int stats_check_run(int trials, uint64_t seed, double alpha, StrBuf *out, double
         return err_set(err, "stats-check: out of memory");
     }
     *worst = 0;
-    sb_printf(out, "%-12s %-30s %5s %7s %14s %6s\n", "kind", "truth", "seeds", "holds", "does not hold", "power");
+    double loop_worst = 0, *worst_loop = &loop_worst;
+    sb_printf(out, "%-12s %-30s %5s %7s %14s %6s %11s\n", "kind", "truth", "seeds", "holds", "does not hold", "power",
+              "loop wrong");
     for (int k = 0; k < N_KINDS; k++) {
         const SimKind *kd = &KINDS[k];
         int rule = claim_find(kd->preset, kd->fragment);
@@ -177,25 +191,42 @@ int stats_check_run(int trials, uint64_t seed, double alpha, StrBuf *out, double
             /* each cell its own stream: a cell's rates do not depend on the others' */
             gsl_rng_set(rng, (unsigned long)(seed * 1000003u + (uint64_t)(k * TRUTH_COUNT + t) + 1));
             int n = t == TRUTH_POWER ? SEEDS_C : SEEDS_AB;
-            long holds = 0, fails = 0;
+            long holds = 0, fails = 0, loop_wrong = 0;
             for (int i = 0; i < trials; i++) {
                 SimPoint sim[MAX_SIM_POINTS];
+                double x[MAX_SIM_POINTS][MAX_SIM_SEEDS];
                 int np = kd->make((Truth)t, n, sim);
-                for (int j = 0; j < np; j++) point_fill(&pts[j], &sim[j], kd->metric, n, rng);
-                claims_judge_points(rule, pts, np, alpha, res);
-                holds += res->verdict == VERDICT_HOLDS;
-                fails += res->verdict == VERDICT_FAILS;
+                for (int j = 0; j < np; j++)
+                    for (int k = 0; k < MAX_SIM_SEEDS; k++) x[j][k] = sim[j].mean + gsl_ran_gaussian_ziggurat(rng, SIGMA);
+                Verdict v = judge_seeds(rule, kd, sim, np, x, n, alpha, pts, res);
+                holds += v == VERDICT_HOLDS;
+                fails += v == VERDICT_FAILS;
+                /* the loop of --until-conclusive on the same groups: an
+                   undecided claim's points get ADAPTIVE_ADD_SEEDS more seeds,
+                   up to ADAPTIVE_MAX_SEEDS, and it is judged again */
+                for (int seen = n; t != TRUTH_POWER && v == VERDICT_UNDECIDED && seen < ADAPTIVE_MAX_SEEDS;) {
+                    seen = seen + ADAPTIVE_ADD_SEEDS < ADAPTIVE_MAX_SEEDS ? seen + ADAPTIVE_ADD_SEEDS : ADAPTIVE_MAX_SEEDS;
+                    v = judge_seeds(rule, kd, sim, np, x, seen, alpha, pts, res);
+                }
+                if (t != TRUTH_POWER) loop_wrong += v == kd->wrong[t];
             }
             double h = (double)holds / trials, f = (double)fails / trials;
-            char power[16] = "-";
+            char power[16] = "-", loop[16] = "-";
             if (t == TRUTH_POWER) snprintf(power, sizeof power, "%.3f", h);
             else {
                 double wrong = kd->wrong[t] == VERDICT_HOLDS ? h : f;
                 if (wrong > *worst) *worst = wrong;
+                if ((double)loop_wrong / trials > *worst_loop) *worst_loop = (double)loop_wrong / trials;
+                snprintf(loop, sizeof loop, "%.3f", (double)loop_wrong / trials);
             }
-            sb_printf(out, "%-12s %-30s %5d %7.3f %14.3f %6s\n", kd->kind, kd->truth_text[t], n, h, f, power);
+            sb_printf(out, "%-12s %-30s %5d %7.3f %14.3f %6s %11s\n", kd->kind, kd->truth_text[t], n, h, f, power, loop);
         }
     }
+    /* the last line: the worse of one look and the loop's looks */
+    sb_printf(out, "one look: worst false-decision rate %.4f; the --until-conclusive loop (%d then up to %d seeds, "
+                   "each look at alpha): %.4f\n",
+              *worst, SEEDS_AB, ADAPTIVE_MAX_SEEDS, loop_worst);
+    if (loop_worst > *worst) *worst = loop_worst;
     sb_printf(out, "worst false-decision rate %.4f at alpha %g\n", *worst, alpha);
     gsl_rng_free(rng);
     free(pts);

@@ -20,6 +20,7 @@
 #include "experiments/claims.h"
 #include "experiments/points.h"
 #include "experiments/report.h"
+#include "experiments/verdicts.h"
 #include "tests/check.h"
 #include "tests/test_util.h"
 
@@ -367,6 +368,12 @@ static void test_inconclusive(void)
           verdict_name(v), numbers);
     store_close(s);
     CHECK(!strcmp(verdict_name(VERDICT_UNDECIDED_BUDGET), "undecided (budget)"), "name");
+    /* a history stored before verdicts were tests keeps its words: read as today's */
+    CHECK(verdict_of_name("within noise") == VERDICT_UNDECIDED &&
+              verdict_of_name("inconclusive") == VERDICT_UNDECIDED_BUDGET &&
+              verdict_of_name("undecided") == VERDICT_UNDECIDED &&
+              verdict_of_name("undecided (budget)") == VERDICT_UNDECIDED_BUDGET && verdict_of_name("x") == VERDICT_NOT_RUN,
+          "old words");
 }
 
 /* The runs at the point whose coords contain fragment trained `tokens`

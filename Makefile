@@ -25,11 +25,13 @@ CPPFLAGS += -D_GNU_SOURCE -I. -MMD -MP $(MPI_CFLAGS)
 # their headers
 CAIRO_CFLAGS ?= $(shell pkg-config --cflags cairo fontconfig 2>/dev/null)
 CAIRO_LIBS   ?= $(shell pkg-config --libs cairo fontconfig 2>/dev/null || echo -lcairo -lfontconfig)
-LDLIBS  = -lopenblas -lfftw3f -lsqlite3 -lncursesw $(CAIRO_LIBS) -lpthread -lm -ldl
+# GSL's distributions and quantiles (experiments/stats.c); not -lgslcblas:
+# OpenBLAS, linked first, provides the cblas symbols GSL calls
+LDLIBS  = -lopenblas -lgsl -lfftw3f -lsqlite3 -lncursesw $(CAIRO_LIBS) -lpthread -lm -ldl
 
 DEB_PACKAGES = build-essential libncurses-dev libsqlite3-dev libopenblas-dev \
                libfftw3-dev sqlite3 tmux python3-torch openmpi-bin libopenmpi-dev clang xz-utils \
-               libdnnl-dev libcairo2-dev libxml2-utils man-db
+               libdnnl-dev libcairo2-dev libxml2-utils man-db libgsl-dev python3-scipy
 
 LIB_SRC  = $(sort $(wildcard engine/*.c engine/*/*.c db/*.c ui/*.c ui/*/*.c experiments/*.c))
 APP_SRC  = $(sort $(wildcard app/*.c))

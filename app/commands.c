@@ -179,6 +179,18 @@ static const Command COMMANDS[] = {
      "  --figures DIR    where they go, relative to FILE's folder (default figures)\n"
      "  --db FILE        the store (default mixbench.db)",
      "mixbench report autoencoder --md report.md", 1},
+    {"stats-check", cmd_stats_check, "the verdicts' error rates on simulated seed groups: [--trials N] [--seed S] [--alpha A]",
+     "mixbench stats-check [--trials N] [--seed S] [--alpha A]",
+     "judges simulated seed groups of known truth with the claims' own code, for each claim kind\n"
+     "(directional, equivalence, every point, flat, threshold): (a) no difference, (b) a true\n"
+     "difference at the claim's margin, (c) 2 standard errors at 5 seeds; prints the rates of\n"
+     "\"holds\" and \"does not hold\", the power, the wrong-decision rate of --until-conclusive's\n"
+     "seed rounds on the same groups, and the worst false-decision rate over (a) and (b)\n"
+     "(docs/statistics.md)\n"
+     "  --trials N       trials per cell (default 10000)\n"
+     "  --seed S         the simulation's seed (default 0): the same seed, the same table\n"
+     "  --alpha A        the level of the verdicts (default 0.05)",
+     "mixbench stats-check --trials 2000 --seed 1", 0},
     {"gc", cmd_gc, "remove checkpoints no run names: [--dry-run] [--keep last|best|none [--where EXPR]] [--db FILE]",
      "mixbench gc [--db FILE] [--dry-run] [--keep last|best|none [--where EXPR]]",
      "removes checkpoint files in the store's folder (NAME.ckpt/ beside NAME.db) that no run\n"
@@ -308,6 +320,6 @@ void commands_usage(FILE *f)
             "       mixbench <command> [options]      (mixbench <command> --help: its options and an example)\n"
             "       mixbench --version\n",
             WORKBENCH_USAGE);
-    for (int i = 0; i < command_count(); i++) fprintf(f, "  %-9s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
+    for (int i = 0; i < command_count(); i++) fprintf(f, "  %-12s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
     fputs(COMMANDS_NOTES, f);
 }

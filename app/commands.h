@@ -24,6 +24,7 @@ int cmd_cancel(int argc, char **argv);
 int cmd_resume(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_stats_check(int argc, char **argv);
 int cmd_gc(int argc, char **argv);
 int cmd_extend(int argc, char **argv);
 int cmd_rename(int argc, char **argv);

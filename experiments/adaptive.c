@@ -549,7 +549,7 @@ static int point_seeds(const Step *st, const char *sel)
    the difference's standard error). */
 static void noisy_points(const Step *st, const ClaimResult *c, PointSet *ps)
 {
-    if (c->verdict != VERDICT_WITHIN_NOISE) return;
+    if (c->verdict != VERDICT_UNDECIDED) return;
     for (int k = 0; k < c->n_noisy; k++)
         if (point_seeds(st, c->noisy[k]) < ADAPTIVE_MAX_SEEDS) set_add(ps, c->noisy[k]);
 }
@@ -580,7 +580,7 @@ static int conclude_round(Step *st, char *err)
     int undecided = 0;
     for (int i = 0; i < n; i++) {
         const ClaimResult *c = &res[i];
-        if (c->verdict == VERDICT_INCONCLUSIVE)
+        if (c->verdict == VERDICT_UNDECIDED_BUDGET)
             for (int k = 0; k < c->n_extend; k++) set_add(&extend, c->extend[k]);
         noisy_points(st, c, &seeds);
         undecided += c->verdict != VERDICT_HOLDS && c->verdict != VERDICT_FAILS;
@@ -604,7 +604,7 @@ static int conclude_round(Step *st, char *err)
         snprintf(v.verdict, sizeof v.verdict, "%s", verdict_name(c->verdict));
         snprintf(v.numbers, sizeof v.numbers, "%s", c->numbers);
         PointSet own = {.n = 0};
-        if (c->verdict == VERDICT_INCONCLUSIVE)
+        if (c->verdict == VERDICT_UNDECIDED_BUDGET)
             for (int k = 0; k < c->n_extend; k++) set_add(&own, c->extend[k]);
         noisy_points(st, c, &own);
         char points[400];
@@ -612,8 +612,8 @@ static int conclude_round(Step *st, char *err)
         if (c->verdict == VERDICT_HOLDS || c->verdict == VERDICT_FAILS) snprintf(v.action, sizeof v.action, "decided");
         else if (!own.n) snprintf(v.action, sizeof v.action, "nothing more decides it");
         else if (over) snprintf(v.action, sizeof v.action, "%s; would %s: %s", why,
-                                c->verdict == VERDICT_INCONCLUSIVE ? "extend x2" : "add 2 seeds", points);
-        else snprintf(v.action, sizeof v.action, "%s: %s", c->verdict == VERDICT_INCONCLUSIVE ? "extend x2" : "add 2 seeds",
+                                c->verdict == VERDICT_UNDECIDED_BUDGET ? "extend x2" : "add 2 seeds", points);
+        else snprintf(v.action, sizeof v.action, "%s: %s", c->verdict == VERDICT_UNDECIDED_BUDGET ? "extend x2" : "add 2 seeds",
                       points);
         rc = store_verdict_put(st->s, st->row.id, &v, err);
     }

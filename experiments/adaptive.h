@@ -31,13 +31,13 @@
  *   --until-conclusive  once every job of the sweep has finished, the
  *                       preset's claims are judged (experiments/claims.h)
  *                       and the round recorded in `verdicts`; a claim that
- *                       is inconclusive because a compared point did not
+ *                       is undecided (budget) because a compared point did not
  *                       learn enough gets the runs of both points of that
  *                       comparison extended to twice their budget (all
  *                       seeds), so that they are compared at equal tokens,
  *                       and one whose points trained on unequal budgets
- *                       gets the shorter point's extended; a claim within
- *                       noise gets 2 more seeds at each compared point
+ *                       gets the shorter point's extended; a claim undecided
+ *                       by its interval gets 2 more seeds at each compared point
  *                       with fewer than 5; then the next
  *                       round, until every claim is decided, nothing more
  *                       can decide one, or the next round would pass
@@ -64,7 +64,7 @@
 #include "engine/config.h"
 #include "experiments/sweep.h"
 
-#define ADAPTIVE_MAX_SEEDS 5       /* a claim within noise gets more seeds below this */
+#define ADAPTIVE_MAX_SEEDS 5       /* an undecided claim's points get more seeds below this */
 #define ADAPTIVE_TUNE_MIN_STEPS 50   /* lr=tune's first rung trains at least this many steps */
 #define ADAPTIVE_TUNE_MIN_WARMUPS 5  /* ... and this many warm-ups */
 #define ADAPTIVE_TUNE_EDGE_STEPS 2   /* a winner at the grid's edge: up to this many grid steps past it */

@@ -5,24 +5,27 @@
  *
  * A rule compares points picked by selectors ("arch=mixer d=128"), paired
  * on the keys in `pair_on` ("data layers heads": one comparison per
- * (corpus, L, h)).  For a difference, with means a, b and standard errors
- * over seeds se_a, se_b: se = sqrt(se_a^2 + se_b^2), and |a - b| < t se is
- * "within noise", t the 95% quantile of Student's t at the Welch degrees of
- * freedom (stats.h noise_margin: 2.78 to 4.30 with 3 seeds a side; 2 se, the normal
- * approximation, would call a difference of 2.1 se with 3 seeds a finding
- * that a t-test at 5% does not); one seed has se 0: then the direction
- * decides.  A
+ * (corpus, L, h)).  Each comparison is tested at the sweep's alpha by the
+ * test of its rule's kind (stats.h; the table is docs/statistics.md):
+ * directional rules by Welch's t on the difference, one-sided, with a
+ * "no practical difference" margin (PRACTICAL_MARGIN) that fails them;
+ * equivalence (R_MATCH) by TOST on the ratio against the rule's margin;
+ * R_FLAT by an interval for the range of its points' means; thresholds by
+ * the mean's one-sided bound.  Each prints its (1 - 2 alpha) interval in
+ * brackets.  The comparisons of one claim combine as: holds when every one
+ * holds (intersection-union), does not hold when one fails after Holm's
+ * adjustment over them, else undecided with the first one's reason.  One
+ * seed a side has no spread: undecided, more seeds decide it.  A
  * comparison of losses where either point has a run that did not learn
  * enough to judge (points.h result_learned: its best valid loss not 0.3 nat
  * below the unigram entropy; for loss_all, its valid loss_all not below 2 p
- * H, shared/papers/README.md) is "inconclusive": the budget did not reach
- * what the claim is about (the samples/s rules, which do not depend on
- * training, and the rules about the unigram level itself are exempt).  So
- * is one whose points trained on unequal numbers of tokens (more than
+ * H, shared/papers/README.md) is "undecided (budget)": the budget did not
+ * reach what the claim is about (the samples/s rules, which do not depend
+ * on training, and the rules about the unigram level itself are exempt).
+ * So is one whose points trained on unequal numbers of tokens (more than
  * TOKENS_EQUAL apart): a model that had more data is not compared with one
- * that had less.  Several comparisons combine as:
- * any "does not hold" -> does not hold; else any "inconclusive" ->
- * inconclusive; else any "within noise" -> within noise; else holds.  A
+ * that had less.  A failing comparison fails the claim whatever the
+ * others; else one undecided for budget makes it undecided (budget).  A
  * claim whose points were not run (or did not finish: only status 'done'
  * counts) is "not run".
  *
@@ -42,10 +45,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/adaptive.h"
 #include "db/results.h"
 #include "engine/common.h"
 #include "engine/io/json.h"
 #include "experiments/points.h"
+#include "experiments/stats.h"
 #include "experiments/sweep.h"
 
 /* Budgets this close are equal: a budget in tokens rounds up to whole
@@ -55,13 +60,13 @@
 typedef enum {
     R_LOWER,            /* a below b in every pair */
     R_HIGHER,           /* a above b in every pair */
-    R_MATCH,            /* a within noise of b, or |a/b - 1| <= param, in every pair */
+    R_MATCH,            /* |a/b - 1| <= param in every pair (TOST) */
     R_RATIO_AT_LEAST,   /* a/b >= the paper's ratio of the same two points */
     R_SLIGHTLY_HIGHER,  /* a above b, a/b <= 1 + param */
-    R_FLAT,             /* the points of a, per value of pair_on: range within noise or <= param x mean */
+    R_FLAT,             /* the points of a, per value of pair_on: range <= param x mean */
     R_BELOW_UNIGRAM,    /* every point of a more than param nats below its data's unigram entropy;
                            with b (the baseline of the same sweep): a point that fails while b
-                           does not learn either is inconclusive (the budget, not a) */
+                           does not learn either is undecided (budget: the budget, not a) */
     R_NEAR_UNIGRAM,     /* every point of a less than param nats below its data's unigram entropy */
     R_SAME_STANDING,    /* a - b has the same sign in every pair */
 } RuleKind;
@@ -77,15 +82,21 @@ typedef struct {
     const char *setting_a, *setting_b;  /* the paper's settings of a's and b's figures, for its ratio */
 } ClaimRule;
 
+/* A directional claim's "no practical difference": a difference whose
+   (1 - 2 alpha) interval lies within this share of b's mean does not make
+   one model better (under the smallest gap the papers report, S7's 4% in
+   loss; docs/statistics.md). */
+#define PRACTICAL_MARGIN 0.01
+
 /* One rule per claim of shared/papers/README.md (the settings' relations
    and the claims without numbers).  PairConnect presets compare the
    all-positions loss, the paper's convention (SPEC section 3). */
 static const ClaimRule RULES[] = {
-    {"pairconnect-grid", "PairConnect matches the Transformer at every (L, h): test loss_all within noise", R_MATCH,
-     PM_TEST_LOSS_ALL, "arch=pairconnect", "arch=attention", "data layers heads", 0, "S1", "S1"},
+    {"pairconnect-grid", "PairConnect matches the Transformer at every (L, h): test loss_all within 5%", R_MATCH,
+     PM_TEST_LOSS_ALL, "arch=pairconnect", "arch=attention", "data layers heads", 0.05, "S1", "S1"},
     {"pairconnect-grid", "both improve with L and h: test loss_all at (L=6, h=4) below (L=1, h=1), per architecture and corpus",
      R_LOWER, PM_TEST_LOSS_ALL, "layers=6 heads=4", "layers=1 heads=1", "data arch", 0, "S1", "S1"},
-    {"pairconnect-hash", "test loss_all nearly flat in K from 100 to 10000 (range within noise or at most 7% of the mean, "
+    {"pairconnect-hash", "test loss_all nearly flat in K from 100 to 10000 (range at most 7% of the mean, "
      "the paper's own WikiText-2 spread)",
      R_FLAT, PM_TEST_LOSS_ALL, "arch=pairconnect", NULL, "data", 0.07, NULL, NULL},
     {"pairconnect-speed", "PairConnect at K=1000 infers at least the paper's ratio (K=1000 over the Transformer) times "
@@ -104,7 +115,7 @@ static const ClaimRule RULES[] = {
     {"bidirectional", "mixer vs Transformer standing is the same for bidirectional as for causal prediction "
      "(mixer minus attention test loss has one sign at task=bidir and task=clm)",
      R_SAME_STANDING, PM_TEST_LOSS, "arch=mixer", "arch=attention", "task", 0, NULL, NULL},
-    {"completion", "mixer and Transformer complete about equally well (test loss within noise or within 5%)", R_MATCH,
+    {"completion", "mixer and Transformer complete about equally well (test loss within 5%)", R_MATCH,
      PM_TEST_LOSS, "arch=mixer", "arch=attention", "", 0.05, NULL, NULL},
     {"completion", "both train poorly: each ends less than 1 nat below its data's unigram entropy", R_NEAR_UNIGRAM,
      PM_TEST_LOSS, "", NULL, "", 1.0, NULL, NULL},
@@ -116,7 +127,7 @@ static const ClaimRule RULES[] = {
      R_BELOW_UNIGRAM, PM_TEST_LOSS, "arch=fft", "arch=attention", "", 0.1, NULL, NULL},
     {"prefix-models", "the convolution model is worse than attention in test perplexity (the paper: about 11%, S7)",
      R_HIGHER, PM_TEST_PERPLEXITY, "arch=conv", "arch=attention", "", 0, "S7", "S7"},
-    {"dispatcher-vs-msa", "the Dispatcher's test perplexity is close to masked self-attention's (within noise or within 10%)",
+    {"dispatcher-vs-msa", "the Dispatcher's test perplexity is close to masked self-attention's (within 10%)",
      R_MATCH, PM_TEST_PERPLEXITY, "arch=dispatcher", "arch=attention", "", 0.10, NULL, NULL},
 };
 
@@ -127,8 +138,8 @@ const char *verdict_name(Verdict v)
     switch (v) {
     case VERDICT_HOLDS: return "holds";
     case VERDICT_FAILS: return "does not hold";
-    case VERDICT_WITHIN_NOISE: return "within noise";
-    case VERDICT_INCONCLUSIVE: return "inconclusive";
+    case VERDICT_UNDECIDED: return "undecided";
+    case VERDICT_UNDECIDED_BUDGET: return "undecided (budget)";
     case VERDICT_NOT_RUN: break;
     }
     return "not run";
@@ -178,26 +189,114 @@ static void stat_add(Line *l, const SeedStats *st, PointMetric m)
 
 /* ---- verdicts ------------------------------------------------------------ */
 
-/* Claim: a below b (sign -1) or above it (sign +1). */
-static Verdict directed(const SeedStats *a, const SeedStats *b, int sign)
+/* One point's (or pair's, or group's) test: the one-sided p-values of the
+   claim holding there and of its failing there (Holm-adjusted over the
+   claim's points before it decides), or why it cannot be tested. */
+typedef struct {
+    double p_hold, p_fail;
+    int untestable;         /* one seed a side: no spread to test against */
+    int budget;             /* not learned, or unequal budgets: training decides, not seeds */
+    char why[200];          /* an undecided point's reason */
+} PointTest;
+
+/* " [lo, hi]": the (1 - 2 alpha) interval, whose ends are the one-sided bounds. */
+static void interval_add(Line *l, const Contrast *c, double alpha, const char *fmt)
 {
-    double d = a->mean - b->mean;
-    if (fabs(d) < noise_margin(a, b)) return VERDICT_WITHIN_NOISE;
-    return d * sign > 0 ? VERDICT_HOLDS : VERDICT_FAILS;
+    char f[64];
+    snprintf(f, sizeof f, " [%s, %s]", fmt, fmt);
+    line_add(l, f, contrast_lower(c, alpha), contrast_upper(c, alpha));
 }
 
-static int within_noise(const SeedStats *a, const SeedStats *b)
+/* The claim's points decided together: "holds" where every point holds at
+   alpha (intersection-union: no correction); "does not hold" where some
+   point fails after Holm's adjustment over the points; else undecided, for
+   budget when a point awaits training.  The first undecided point's reason
+   goes to c->reason. */
+static Verdict decide_points(const PointTest *t, int n, double alpha, ClaimResult *c)
 {
-    return fabs(a->mean - b->mean) < noise_margin(a, b);
+    if (n == 0) return VERDICT_NOT_RUN;
+    double p[CLAIM_MAX_TESTS] = {0}, adj[CLAIM_MAX_TESTS];
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (!t[i].untestable && !t[i].budget) p[k++] = t[i].p_fail;
+    holm_adjust(p, k, adj);
+    int fails = 0, budget = 0, undecided = 0;
+    const char *why_budget = NULL, *why = NULL;
+    for (int i = 0, j = 0; i < n; i++) {
+        if (t[i].budget) {
+            if (!budget++) why_budget = t[i].why;
+            continue;
+        }
+        if (t[i].untestable) {
+            if (!undecided++) why = t[i].why;
+            continue;
+        }
+        double p_fail = adj[j++];
+        if (p_fail < alpha) fails++;
+        else if (!(t[i].p_hold < alpha) && !undecided++) why = t[i].why;
+    }
+    if (fails) return VERDICT_FAILS;
+    if (budget || undecided) snprintf(c->reason, sizeof c->reason, "%s", budget ? why_budget : why);
+    if (budget) return VERDICT_UNDECIDED_BUDGET;
+    return undecided ? VERDICT_UNDECIDED : VERDICT_HOLDS;
 }
 
-static Verdict combine(Verdict so_far, Verdict next)
+/* A point no test decided, not for budget: more seeds narrow its interval
+   (the points --until-conclusive gives seeds, claims.h noisy). */
+static int undecided_here(const PointTest *t, double alpha)
 {
-    if (so_far == VERDICT_NOT_RUN) return next;
-    if (so_far == VERDICT_FAILS || next == VERDICT_FAILS) return VERDICT_FAILS;
-    if (so_far == VERDICT_INCONCLUSIVE || next == VERDICT_INCONCLUSIVE) return VERDICT_INCONCLUSIVE;
-    if (so_far == VERDICT_WITHIN_NOISE || next == VERDICT_WITHIN_NOISE) return VERDICT_WITHIN_NOISE;
-    return VERDICT_HOLDS;
+    return !t->budget && (t->untestable || (!(t->p_hold < alpha) && !(t->p_fail < alpha)));
+}
+
+/* Directional: a below b (sign -1) or above it (sign +1).  Holds when the
+   one-sided bound of a - b excludes 0 in the claimed direction; fails when
+   it is significant the other way or its (1 - 2 alpha) interval lies
+   within PRACTICAL_MARGIN of b's mean (TOST). */
+static void test_directed(const SeedStats *a, const SeedStats *b, int sign, double alpha, PointTest *t, Line *l)
+{
+    Contrast d = contrast_diff(a, b);
+    double delta = PRACTICAL_MARGIN * fabs(b->mean);
+    line_add(l, ", difference %.3f", d.est);
+    if (!contrast_testable(&d)) return;
+    interval_add(l, &d, alpha, "%.3f");
+    t->p_hold = sign < 0 ? contrast_p_below(&d, 0) : contrast_p_above(&d, 0);
+    double other = sign < 0 ? contrast_p_above(&d, 0) : contrast_p_below(&d, 0);
+    double same = fmax(contrast_p_above(&d, -delta), contrast_p_below(&d, delta));
+    t->p_fail = fmin(other, same);
+    snprintf(t->why, sizeof t->why, "the difference's interval [%.3g, %.3g] holds 0", contrast_lower(&d, alpha),
+             contrast_upper(&d, alpha));
+}
+
+/* Equivalence: TOST on the ratio a/b against 1 -+ margin. */
+static void test_match(const SeedStats *a, const SeedStats *b, double margin, double alpha, PointTest *t, Line *l)
+{
+    Contrast r = contrast_ratio(a, b);
+    if (!contrast_testable(&r)) return;
+    interval_add(l, &r, alpha, "%.3f");
+    t->p_hold = fmax(contrast_p_above(&r, 1 - margin), contrast_p_below(&r, 1 + margin));
+    t->p_fail = fmin(contrast_p_above(&r, 1 + margin), contrast_p_below(&r, 1 - margin));
+    snprintf(t->why, sizeof t->why, "the interval [%.3f, %.3f] straddles the %g%% margin", contrast_lower(&r, alpha),
+             contrast_upper(&r, alpha), 100 * margin);
+}
+
+/* a above b, and the ratio a/b at most 1 + margin: both must hold. */
+static void test_slightly_higher(const SeedStats *a, const SeedStats *b, double margin, double alpha, PointTest *t,
+                                 Line *l)
+{
+    Contrast d = contrast_diff(a, b), r = contrast_ratio(a, b);
+    if (!contrast_testable(&r)) return;
+    interval_add(l, &r, alpha, "%.3f");
+    t->p_hold = fmax(contrast_p_above(&d, 0), contrast_p_below(&r, 1 + margin));
+    t->p_fail = fmin(contrast_p_below(&d, 0), contrast_p_above(&r, 1 + margin));
+    snprintf(t->why, sizeof t->why, "the interval [%.3f, %.3f] is not both above 1 and under %g", contrast_lower(&r, alpha),
+             contrast_upper(&r, alpha), 1 + margin);
+}
+
+/* A threshold on a contrast: the claim is c above x (sign +1) or below it. */
+static void test_threshold(const Contrast *c, double x, int sign, PointTest *t)
+{
+    t->p_hold = sign > 0 ? contrast_p_above(c, x) : contrast_p_below(c, x);
+    t->p_fail = sign > 0 ? contrast_p_below(c, x) : contrast_p_above(c, x);
 }
 
 /* The figure of preset at the point selected by selector, for metric and
@@ -341,11 +440,46 @@ static void label_pair(Line *l, const ClaimRule *r, const Point *a)
     line_add(l, "%s%s%s", l->len ? "; " : "", label, label[0] ? ": " : "");
 }
 
-static Verdict judge_pairs(const ClaimRule *r, const Point *pts, int np, Line *l, ClaimResult *c)
+/* R_SAME_STANDING: the sign of a - b is the same at every pair.  Holds when
+   every pair's one-sided test of one sign holds (intersection-union);
+   fails when some pair is significantly above and another significantly
+   below, two-sided p-values Holm-adjusted over the pairs. */
+static Verdict decide_standing(const Contrast *d, const PointTest *t, int n, double alpha, ClaimResult *c)
 {
-    Verdict v = VERDICT_NOT_RUN;
-    int sign_seen = 0;
-    for (int i = 0; i < np; i++) {
+    double p[CLAIM_MAX_TESTS], adj[CLAIM_MAX_TESTS], up = 0, down = 0;
+    int k = 0, budget = -1, untestable = -1;
+    for (int i = 0; i < n; i++) {
+        if (t[i].budget && budget < 0) budget = i;
+        if (t[i].untestable && untestable < 0) untestable = i;
+        if (t[i].budget || t[i].untestable) continue;
+        p[k++] = fmin(1, 2 * fmin(contrast_p_above(&d[i], 0), contrast_p_below(&d[i], 0)));
+        up = fmax(up, contrast_p_above(&d[i], 0));
+        down = fmax(down, contrast_p_below(&d[i], 0));
+    }
+    holm_adjust(p, k, adj);
+    int above = 0, below = 0;
+    for (int i = 0, j = 0; i < n; i++) {
+        if (t[i].budget || t[i].untestable) continue;
+        if (adj[j++] < alpha) d[i].est > 0 ? above++ : below++;
+    }
+    if (n == 0) return VERDICT_NOT_RUN;
+    if (above && below) return VERDICT_FAILS;
+    if (budget >= 0 || untestable >= 0 || !(fmin(up, down) < alpha)) {
+        snprintf(c->reason, sizeof c->reason, "%s",
+                 budget >= 0 ? t[budget].why : untestable >= 0 ? t[untestable].why
+                                                                : "a pair's difference is not significant either way");
+        return budget >= 0 ? VERDICT_UNDECIDED_BUDGET : VERDICT_UNDECIDED;
+    }
+    return VERDICT_HOLDS;
+}
+
+static Verdict judge_pairs(const ClaimRule *r, const Point *pts, int np, double alpha, Line *l, ClaimResult *c)
+{
+    PointTest t[CLAIM_MAX_TESTS];
+    Contrast diffs[CLAIM_MAX_TESTS];
+    const Point *ends[CLAIM_MAX_TESTS][2];
+    int n = 0, not_run = 0;
+    for (int i = 0; i < np && n < CLAIM_MAX_TESTS; i++) {
         const Point *a = &pts[i];
         if (!usable(a, r->metric) || !point_select(a, r->a)) continue;
         const Point *b = partner(r, pts, np, a);
@@ -357,41 +491,44 @@ static Verdict judge_pairs(const ClaimRule *r, const Point *pts, int np, Line *l
         stat_add(l, sb, r->metric);
         masked_add(l, r, a, b);
         double ratio = sa->mean / sb->mean;
-        Verdict pv;
+        PointTest *pt = &t[n];
+        memset(pt, 0, sizeof *pt);
+        diffs[n] = contrast_diff(sa, sb);
+        pt->untestable = !contrast_testable(&diffs[n]);
+        snprintf(pt->why, sizeof pt->why, "one seed a side: no spread to test against");
+        if (r->kind != R_RATIO_AT_LEAST) line_add(l, ", ratio %.3f", ratio);
         switch (r->kind) {
-        case R_LOWER: pv = directed(sa, sb, -1); break;
-        case R_HIGHER: pv = directed(sa, sb, +1); break;
-        case R_MATCH:
-            pv = within_noise(sa, sb) || fabs(ratio - 1) <= r->param ? VERDICT_HOLDS : VERDICT_FAILS;
-            break;
-        case R_SLIGHTLY_HIGHER:
-            pv = directed(sa, sb, +1);
-            if (pv == VERDICT_HOLDS && ratio > 1 + r->param) pv = VERDICT_FAILS;
-            break;
+        case R_LOWER: test_directed(sa, sb, -1, alpha, pt, l); break;
+        case R_HIGHER: test_directed(sa, sb, +1, alpha, pt, l); break;
+        case R_MATCH: test_match(sa, sb, r->param, alpha, pt, l); break;
+        case R_SLIGHTLY_HIGHER: test_slightly_higher(sa, sb, r->param, alpha, pt, l); break;
         case R_RATIO_AT_LEAST: {
             double want = paper_value(r->preset, r->a, r->metric, r->setting_a) /
                           paper_value(r->preset, r->b, r->metric, r->setting_b);
-            /* se of a ratio of independent means (first order) */
-            double se = fabs(ratio) * sqrt(pow(sa->se / sa->mean, 2) + pow(sb->se / sb->mean, 2));
-            if (!isfinite(want)) pv = VERDICT_NOT_RUN;
-            /* the ratio's margin: the Welch t of its two means, times its se */
-            else if (fabs(ratio - want) < (se > 0 ? noise_margin(sa, sb) / sqrt(sa->se * sa->se + sb->se * sb->se) * se
-                                                  : 0))
-                pv = VERDICT_WITHIN_NOISE;
-            else pv = ratio >= want ? VERDICT_HOLDS : VERDICT_FAILS;
-            line_add(l, ", ratio %.3f +- %.3f, wanted >= %.3f", ratio, se, want);
+            Contrast rc = contrast_ratio(sa, sb);
+            line_add(l, ", ratio %.3f", ratio);
+            if (!isfinite(want)) {
+                not_run = 1;
+                break;
+            }
+            if (contrast_testable(&rc)) {
+                interval_add(l, &rc, alpha, "%.3f");
+                test_threshold(&rc, want, +1, pt);
+                snprintf(pt->why, sizeof pt->why, "the interval [%.3f, %.3f] holds the wanted %.3f",
+                         contrast_lower(&rc, alpha), contrast_upper(&rc, alpha), want);
+            }
+            line_add(l, ", wanted >= %.3f", want);
             break;
         }
-        case R_SAME_STANDING: {
-            /* the sign of a - b, 0 within noise; all must agree */
-            int sign = within_noise(sa, sb) ? 0 : sa->mean > sb->mean ? 1 : -1;
-            if (sign == 0) pv = VERDICT_WITHIN_NOISE;
-            else if (sign_seen && sign != sign_seen) pv = VERDICT_FAILS;
-            else pv = VERDICT_HOLDS;
-            if (sign) sign_seen = sign;
+        case R_SAME_STANDING:
+            line_add(l, ", difference %.3f", diffs[n].est);
+            if (!pt->untestable) interval_add(l, &diffs[n], alpha / 2, "%.3f");
+            pt->p_hold = fmin(contrast_p_above(&diffs[n], 0), contrast_p_below(&diffs[n], 0));
+            pt->p_fail = 1;
+            snprintf(pt->why, sizeof pt->why, pt->untestable ? "one seed a side: no spread to test against"
+                                                               : "a pair's difference is not significant either way");
             break;
-        }
-        default: pv = VERDICT_NOT_RUN; break;
+        default: not_run = 1; break;
         }
         note_seeds(c, a);
         note_seeds(c, b);
@@ -401,7 +538,8 @@ static Verdict judge_pairs(const ClaimRule *r, const Point *pts, int np, Line *l
         double ta = point_tokens(a), tb = point_tokens(b);
         if (trained && (shorter(ta, tb) || shorter(tb, ta))) {
             /* one model had more data: the shorter one trains on first */
-            pv = VERDICT_INCONCLUSIVE;
+            pt->budget = 1;
+            snprintf(pt->why, sizeof pt->why, "unequal budgets");
             line_add(l, " [unequal budgets: ");
             tokens_add(l, ta);
             line_add(l, " vs ");
@@ -410,16 +548,15 @@ static Verdict judge_pairs(const ClaimRule *r, const Point *pts, int np, Line *l
             note_point(c, 0, shorter(ta, tb) ? a : b);
         } else if (ua || ub) {
             /* both train on, so that they are compared at equal budgets again */
-            pv = VERDICT_INCONCLUSIVE;
-            line_add(l, " [not learned: %s]", ua && ub ? "both points" : ua ? a->arch : b->arch);
+            pt->budget = 1;
+            snprintf(pt->why, sizeof pt->why, "not learned: %s", ua && ub ? "both points" : ua ? a->arch : b->arch);
+            line_add(l, " [%s]", pt->why);
             note_point(c, 0, a);
             note_point(c, 0, b);
-        } else if (pv == VERDICT_WITHIN_NOISE) {
-            note_point(c, 1, a);
-            note_point(c, 1, b);
         }
+        ends[n][0] = a;
+        ends[n][1] = b;
         if (r->kind != R_RATIO_AT_LEAST) {
-            line_add(l, ", ratio %.3f", ratio);
             /* the paper's figures at the same two points, where it reports both */
             char sel_a[1024], sel_b[1024];
             point_selector(a, sel_a, sizeof sel_a);
@@ -428,20 +565,63 @@ static Verdict judge_pairs(const ClaimRule *r, const Point *pts, int np, Line *l
             double pb = paper_value(r->preset, sel_b, r->metric, r->setting_b);
             if (isfinite(pa) && isfinite(pb)) line_add(l, "; paper %.4g vs %.4g, ratio %.3f", pa, pb, pa / pb);
         }
-        v = combine(v, pv);
+        n++;
     }
+    if (not_run) return VERDICT_NOT_RUN;
+    Verdict v = r->kind == R_SAME_STANDING ? decide_standing(diffs, t, n, alpha, c) : decide_points(t, n, alpha, c);
+    for (int i = 0; v == VERDICT_UNDECIDED && i < n; i++)
+        if (undecided_here(&t[i], alpha)) {
+            /* more seeds decide it */
+            note_point(c, 1, ends[i][0]);
+            note_point(c, 1, ends[i][1]);
+        }
     return v;
 }
 
-static Verdict judge_flat(const ClaimRule *r, const Point *pts, int np, Line *l, ClaimResult *c)
+/* R_FLAT on one group of k points (m their metric): the range of their
+   true means is at most margin x the mean when every ordered pair's
+   difference is below it (intersection-union: each pair at alpha); it is
+   above when some pair's difference is above it, Bonferroni over the k (k -
+   1) ordered pairs.  The interval printed for the range is the one these
+   two decide with: [the largest Bonferroni lower bound (at least 0), the
+   largest upper bound], as shares of the mean. */
+static void test_range(const Point *const *q, int k, PointMetric m, double mean, double margin, double alpha,
+                       PointTest *t, Line *l)
 {
-    Verdict v = VERDICT_NOT_RUN;
+    double lo = 0, hi = -INFINITY, x = margin * fabs(mean);
+    int pairs = k * (k - 1);
+    t->p_hold = 0;
+    t->p_fail = 1;
+    for (int i = 0; i < k; i++)
+        for (int j = 0; j < k; j++) {
+            if (i == j) continue;
+            Contrast d = contrast_diff(&q[i]->stat[m], &q[j]->stat[m]);
+            if (!contrast_testable(&d)) {
+                t->untestable = 1;
+                snprintf(t->why, sizeof t->why, "one seed a point: no spread to test against");
+                return;
+            }
+            lo = fmax(lo, contrast_lower(&d, alpha / pairs));
+            hi = fmax(hi, contrast_upper(&d, alpha));
+            t->p_hold = fmax(t->p_hold, contrast_p_below(&d, x));
+            t->p_fail = fmin(t->p_fail, fmin(1, pairs * contrast_p_above(&d, x)));
+        }
+    line_add(l, ", interval [%.1f%%, %.1f%%]", 100 * lo / fabs(mean), 100 * hi / fabs(mean));
+    snprintf(t->why, sizeof t->why, "the range's interval [%.1f%%, %.1f%%] straddles the %g%% margin",
+             100 * lo / fabs(mean), 100 * hi / fabs(mean), 100 * margin);
+}
+
+static Verdict judge_flat(const ClaimRule *r, const Point *pts, int np, double alpha, Line *l, ClaimResult *c)
+{
+    PointTest t[CLAIM_MAX_TESTS];
+    const Point *noisy[CLAIM_MAX_TESTS][CLAIM_MAX_POINTS];
+    int n_group[CLAIM_MAX_TESTS], n = 0;
     char *done = calloc((size_t)np, 1);
     if (!done) return VERDICT_NOT_RUN;
-    for (int i = 0; i < np; i++) {
+    for (int i = 0; i < np && n < CLAIM_MAX_TESTS; i++) {
         if (done[i] || !usable(&pts[i], r->metric) || !point_select(&pts[i], r->a)) continue;
         /* the group of points agreeing with point i on pair_on */
-        const Point *lo = &pts[i], *hi = &pts[i];
+        const Point *lo = &pts[i], *hi = &pts[i], *group[CLAIM_MAX_POINTS];
         double sum = 0, most = 0;
         int k = 0, not_learning = 0, n_short = 0;
         for (int j = i; j < np; j++) {
@@ -461,49 +641,55 @@ static Verdict judge_flat(const ClaimRule *r, const Point *pts, int np, Line *l,
             not_learning += unlearned(q, r->metric) > 0;
             n_short += shorter(point_tokens(q), most);
             sum += q->stat[r->metric].mean;
-            k++;
+            if (k < CLAIM_MAX_POINTS) group[k++] = q;
             if (q->stat[r->metric].mean < lo->stat[r->metric].mean) lo = q;
             if (q->stat[r->metric].mean > hi->stat[r->metric].mean) hi = q;
         }
         if (k < 2) continue;
         double mean = sum / k, range = hi->stat[r->metric].mean - lo->stat[r->metric].mean;
+        PointTest *pt = &t[n];
+        memset(pt, 0, sizeof *pt);
         label_pair(l, r, &pts[i]);
         line_add(l, "%d points, ", k);
         stat_add(l, &lo->stat[r->metric], r->metric);
         line_add(l, " to ");
         stat_add(l, &hi->stat[r->metric], r->metric);
         line_add(l, ", range %.1f%% of the mean", 100 * range / mean);
+        test_range(group, k, r->metric, mean, r->param, alpha, pt, l);
         masked_add(l, r, lo, hi);
-        int flat = within_noise(lo->stat + r->metric, hi->stat + r->metric) || range <= r->param * fabs(mean);
         if (n_short) {
             line_add(l, " [unequal budgets: %d of the points below ", n_short);
             tokens_add(l, most);
             line_add(l, " tokens per run]");
+            snprintf(pt->why, sizeof pt->why, "unequal budgets");
         } else if (not_learning) {
             line_add(l, " [not learned: %d of the points]", not_learning);
+            snprintf(pt->why, sizeof pt->why, "not learned: %d of the points", not_learning);
         }
+        pt->budget = n_short || not_learning;
         /* the group trains on at equal budgets: the shorter points, or all */
-        for (int j = i; j < np && (n_short || not_learning); j++) {
-            const Point *q = &pts[j];
-            if (usable(q, r->metric) && point_select(q, r->a) &&
-                coords_agree(pts[i].coords, pts[i].n_coords, q->coords, q->n_coords, r->pair_on) &&
-                (!n_short || shorter(point_tokens(q), most)))
-                note_point(c, 0, q);
-        }
-        v = combine(v, n_short || not_learning ? VERDICT_INCONCLUSIVE : flat ? VERDICT_HOLDS : VERDICT_FAILS);
+        for (int j = 0; j < k && pt->budget; j++)
+            if (!n_short || shorter(point_tokens(group[j]), most)) note_point(c, 0, group[j]);
+        memcpy(noisy[n], group, (size_t)k * sizeof group[0]);
+        n_group[n++] = k;
     }
     free(done);
+    Verdict v = decide_points(t, n, alpha, c);
+    for (int i = 0; v == VERDICT_UNDECIDED && i < n; i++)
+        if (undecided_here(&t[i], alpha))
+            for (int j = 0; j < n_group[i]; j++) note_point(c, 1, noisy[i][j]);
     return v;
 }
 
 /* R_BELOW_UNIGRAM / R_NEAR_UNIGRAM speak of every point the selector
    picks: one without a finished run leaves the claim undecided (not run),
    unless another point already fails it. */
-static Verdict judge_unigram(const ClaimRule *r, const Point *pts, int np, Line *l, ClaimResult *c)
+static Verdict judge_unigram(const ClaimRule *r, const Point *pts, int np, double alpha, Line *l, ClaimResult *c)
 {
-    Verdict v = VERDICT_NOT_RUN;
-    int waiting = 0;
-    for (int i = 0; i < np; i++) {
+    PointTest t[CLAIM_MAX_TESTS];
+    const Point *tested[CLAIM_MAX_TESTS];
+    int n = 0, waiting = 0;
+    for (int i = 0; i < np && n < CLAIM_MAX_TESTS; i++) {
         const Point *a = &pts[i];
         if (!point_select(a, r->a)) continue;
         if (!usable(a, r->metric)) {
@@ -522,39 +708,90 @@ static Verdict judge_unigram(const ClaimRule *r, const Point *pts, int np, Line 
         }
         double gap = unigram - s->mean;      /* how far below the unigram level */
         line_add(l, " vs unigram %.3f (%.3f %s)", unigram, fabs(gap), gap >= 0 ? "below" : "above");
-        Verdict pv;
-        if (fabs(gap - r->param) < noise_margin(s, NULL)) pv = VERDICT_WITHIN_NOISE;
-        else if (r->kind == R_BELOW_UNIGRAM) pv = gap > r->param ? VERDICT_HOLDS : VERDICT_FAILS;
-        else pv = gap < r->param ? VERDICT_HOLDS : VERDICT_FAILS;
+        PointTest *pt = &t[n];
+        memset(pt, 0, sizeof *pt);
+        /* the mean against the threshold unigram - param: below it (R_BELOW_UNIGRAM) or above */
+        Contrast m = contrast_diff(s, NULL);
+        pt->untestable = !contrast_testable(&m);
+        if (pt->untestable) snprintf(pt->why, sizeof pt->why, "one seed: no spread to test against");
+        else {
+            test_threshold(&m, unigram - r->param, r->kind == R_BELOW_UNIGRAM ? -1 : +1, pt);
+            double lo = unigram - contrast_upper(&m, alpha), hi = unigram - contrast_lower(&m, alpha);
+            line_add(l, ", gap [%.3f, %.3f]", lo, hi);
+            snprintf(pt->why, sizeof pt->why, "the gap's interval [%.3f, %.3f] straddles %g nat", lo, hi, r->param);
+        }
         note_seeds(c, a);
         const Point *base = r->b ? partner(r, pts, np, a) : NULL;
-        if (pv != VERDICT_HOLDS && base && unlearned(base, r->metric)) {
-            pv = VERDICT_INCONCLUSIVE;
+        if (!(pt->p_hold < alpha) && base && unlearned(base, r->metric)) {
+            pt->budget = 1;
+            snprintf(pt->why, sizeof pt->why, "not learned: %s does not learn either", base->arch);
             line_add(l, " [%s does not learn either: the budget is too small to tell]", base->arch);
             note_point(c, 0, base);
             note_point(c, 0, a);
-        } else if (pv == VERDICT_WITHIN_NOISE) {
-            note_point(c, 1, a);
         }
-        v = combine(v, pv);
+        tested[n++] = a;
     }
+    Verdict v = decide_points(t, n, alpha, c);
+    for (int i = 0; v == VERDICT_UNDECIDED && i < n; i++)
+        if (undecided_here(&t[i], alpha))
+            note_point(c, 1, tested[i]);
     return waiting && v != VERDICT_FAILS ? VERDICT_NOT_RUN : v;
 }
 
-static void judge_rule(const ClaimRule *r, const Point *pts, int np, ClaimResult *out)
+static void judge_rule(const ClaimRule *r, const Point *pts, int np, double alpha, ClaimResult *out)
 {
     Line l = {out->numbers, 0, (int)sizeof out->numbers};
     out->numbers[0] = 0;
+    out->alpha = alpha;
     switch (r->kind) {
-    case R_FLAT: out->verdict = judge_flat(r, pts, np, &l, out); break;
+    case R_FLAT: out->verdict = judge_flat(r, pts, np, alpha, &l, out); break;
     case R_BELOW_UNIGRAM:
-    case R_NEAR_UNIGRAM: out->verdict = judge_unigram(r, pts, np, &l, out); break;
-    default: out->verdict = judge_pairs(r, pts, np, &l, out); break;
+    case R_NEAR_UNIGRAM: out->verdict = judge_unigram(r, pts, np, alpha, &l, out); break;
+    default: out->verdict = judge_pairs(r, pts, np, alpha, &l, out); break;
     }
     if (out->verdict != VERDICT_NOT_RUN) copying_add(&l, r, pts, np);
     if (out->verdict == VERDICT_NOT_RUN && !out->numbers[0])
         snprintf(out->numbers, sizeof out->numbers, "no finished runs with %s at the points it compares",
                  point_metric_name(r->metric));
+}
+
+/* A comparison, decided only where every point it compares learned; not a
+   claim about the unigram level itself or about speed. */
+static int rule_gated(const ClaimRule *r)
+{
+    return r->kind != R_BELOW_UNIGRAM && r->kind != R_NEAR_UNIGRAM && r->metric != PM_SAMPLES_PER_S;
+}
+
+int claims_judge_points(int i, const Point *pts, int np, double alpha, ClaimResult *out)
+{
+    if (i < 0 || i >= N_RULES) return -1;
+    memset(out, 0, sizeof *out);
+    out->preset = RULES[i].preset;
+    out->claim = RULES[i].claim;
+    out->gated = rule_gated(&RULES[i]);
+    judge_rule(&RULES[i], pts, np, alpha, out);
+    return 0;
+}
+
+int claim_find(const char *preset, const char *fragment)
+{
+    for (int i = 0; i < N_RULES; i++)
+        if (!strcmp(RULES[i].preset, preset) && strstr(RULES[i].claim, fragment)) return i;
+    return -1;
+}
+
+/* The level sweep_id's verdicts are taken at: its plan's alpha. */
+static int sweep_alpha(Store *s, long long sweep_id, double *alpha, char *err)
+{
+    SweepPlanRow row;
+    SweepPlan plan;
+    int found = 0;
+    *alpha = STATS_ALPHA;
+    if (store_sweep_plan(s, sweep_id, &row, &found, err)) return -1;
+    if (!found || !row.plan_json[0]) return 0;
+    if (sweep_plan_parse(row.plan_json, &plan, err)) return -1;
+    *alpha = plan.alpha;
+    return 0;
 }
 
 int claims_judge(Store *s, const char *preset, long long sweep_id, ClaimResult **out, int *n, char *err)
@@ -572,7 +809,7 @@ int claims_judge(Store *s, const char *preset, long long sweep_id, ClaimResult *
         c->preset = r->preset;
         c->claim = r->claim;
         c->verdict = VERDICT_NOT_RUN;
-        c->gated = r->kind != R_BELOW_UNIGRAM && r->kind != R_NEAR_UNIGRAM && r->metric != PM_SAMPLES_PER_S;
+        c->gated = rule_gated(r);
         SweepRow sw;
         int found = 0;
         int rc = sweep_id > 0 ? results_sweep(s, sweep_id, &sw, &found, err)
@@ -600,7 +837,14 @@ int claims_judge(Store *s, const char *preset, long long sweep_id, ClaimResult *
             free(res);
             return err_set(err, "claims: out of memory");
         }
-        judge_rule(r, pts, np, c);
+        double alpha;
+        if (sweep_alpha(s, sw.id, &alpha, err)) {
+            free(pts);
+            free(runs);
+            free(res);
+            return -1;
+        }
+        judge_rule(r, pts, np, alpha, c);
         free(pts);
         free(runs);
     }

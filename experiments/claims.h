@@ -1,14 +1,16 @@
 /*
  * claims.h — the seed papers' claims (shared/papers/README.md: the settings'
  * relations and the table of claims without numbers) as rules in one table,
- * each judged from the store: holds, does not hold, within noise (the
- * difference is under Welch's t at 95% times its standard error over
- * seeds, stats.h noise_margin), not
- * run, or inconclusive (a compared point has a run that did not learn
- * enough to judge, points.h result_learned: near the unigram level two
- * models differ by noise about token frequencies, not by what the claim is
- * about; or the compared points trained on different numbers of tokens),
- * with the numbers behind the verdict.
+ * each judged from the store at its sweep's level alpha by the test that
+ * fits the claim's kind (docs/statistics.md: directional, equivalence by
+ * TOST, every point by intersection-union and Holm, flat, threshold):
+ * holds, does not hold, not run, undecided (the interval is too wide to
+ * decide: more seeds decide it; its reason says which interval), or
+ * undecided (budget) (a compared point has a run that did not learn enough
+ * to judge, points.h result_learned: near the unigram level two models
+ * differ by noise about token frequencies, not by what the claim is about;
+ * or the compared points trained on different numbers of tokens), with the
+ * numbers and intervals behind the verdict.
  *
  * Not for: drawing verdicts (ui/, app/cmd_report.c) or storing runs (db/).
  */
@@ -18,26 +20,33 @@
 #include "db/store.h"
 #include "experiments/points.h"
 
-typedef enum { VERDICT_NOT_RUN, VERDICT_HOLDS, VERDICT_FAILS, VERDICT_WITHIN_NOISE, VERDICT_INCONCLUSIVE } Verdict;
+typedef enum { VERDICT_NOT_RUN, VERDICT_HOLDS, VERDICT_FAILS, VERDICT_UNDECIDED, VERDICT_UNDECIDED_BUDGET } Verdict;
 
-/* "not run", "holds", "does not hold", "within noise", "inconclusive". */
+/* "not run", "holds", "does not hold", "undecided", "undecided (budget)". */
 const char *verdict_name(Verdict v);
 
-enum { CLAIM_MAX_POINTS = 16, CLAIM_SELECTOR_LEN = 512 };
+/* CLAIM_MAX_TESTS: the comparisons (pairs, groups, points) one claim tests */
+enum { CLAIM_MAX_POINTS = 16, CLAIM_SELECTOR_LEN = 512, CLAIM_MAX_TESTS = 64 };
 
 typedef struct {
     const char *preset;     /* the preset whose runs judge it */
     const char *claim;      /* the claim in words, as the paper makes it */
     Verdict verdict;
-    char numbers[4096];     /* the numbers behind the verdict, one line:
-                               "mixer 4.91 +- 0.02 (3 seeds) vs attention 5.30 +- 0.04 (3)" */
+    char numbers[4096];     /* the numbers behind the verdict, one line, each test's
+                               (1 - 2 alpha) interval in brackets: "4.910 +- 0.020 (3)
+                               vs 5.300 +- 0.040 (3), ratio 0.926, difference -0.390
+                               [-0.520, -0.260]" */
+    char reason[200];       /* an undecided verdict's reason: "the interval [0.970, 1.120]
+                               straddles the 10% margin", "not learned: attention" */
+    double alpha;           /* the level it was judged at (its sweep's alpha) */
     long long sweep_id;     /* the sweep the numbers come from; 0 when not run */
     /* what would decide it (experiments/adaptive.h), each point as a
        selector of its coordinates ("arch=mixer n_ctx=32"): the points to
        train longer -- both points of a comparison in which one did not
        learn enough to judge (points.h result_learned), so that they stay
        at equal budgets, and the shorter point of a comparison at unequal
-       budgets -- and the points of its comparisons within noise */
+       budgets -- and, when it is undecided, the points of its comparisons
+       that no test decided (more seeds narrow their intervals) */
     int n_extend, n_noisy;
     char extend[CLAIM_MAX_POINTS][CLAIM_SELECTOR_LEN];
     char noisy[CLAIM_MAX_POINTS][CLAIM_SELECTOR_LEN];
@@ -53,6 +62,13 @@ int claim_count(void);
 const char *claim_preset(int i);
 /* The metric claim i compares (test_loss_all for the PairConnect presets). */
 PointMetric claim_metric(int i);
+
+/* Judges claim i on points made in memory (no store: stats_check.h's
+   simulated seed groups) at level alpha, as claims_judge judges it from a
+   sweep's runs; -1 for an i out of range. */
+int claims_judge_points(int i, const Point *pts, int np, double alpha, ClaimResult *out);
+/* The index of the first claim of preset whose text contains fragment; -1 if none. */
+int claim_find(const char *preset, const char *fragment);
 
 /* Judges every claim of preset (NULL: of every preset) on the newest sweep
    of that preset in the store (sweep_id > 0: that sweep only).  *out is

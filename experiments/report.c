@@ -267,7 +267,7 @@ static int until_option(Store *s, int64_t sweep_id, char *out, size_t cap, char 
 /* The verdicts at a glance: how many claims got each, and of those decided
    (holds, does not hold) how many compared points that all learned. */
 typedef struct {
-    int verdict[VERDICT_INCONCLUSIVE + 1];
+    int verdict[VERDICT_UNDECIDED_BUDGET + 1];
     int decided_gated;
     int partial;            /* judged on the runs finished so far of a round still training */
 } Tally;
@@ -354,21 +354,32 @@ static int sweep_section(Store *s, const Preset *pr, const SweepRow *swp, int fl
     int with_how = 0;
     for (int i = 0; i < n_claims; i++) with_how |= claims[i].how[0] != 0;
     if (!rc && n_claims) {
-        sb_append(out, markdown ? (with_how ? "\n| claim | verdict | numbers | how it was reached |\n|---|---|---|---|\n"
-                                            : "\n| claim | verdict | numbers |\n|---|---|---|\n")
-                                : "\n  Claims:\n");
+        /* the level every verdict of the sweep is taken at (its plan's alpha) */
+        double alpha = claims[0].c.alpha;
+        sb_printf(out, markdown ? "\nVerdicts at alpha = %g; in brackets the %g%% intervals, whose ends are the "
+                                  "one-sided %g%% bounds (docs/statistics.md).\n"
+                                : "\n  Claims (verdicts at alpha = %g; in brackets the %g%% intervals, whose ends are "
+                                  "the one-sided %g%% bounds):\n",
+                  alpha, 100 * (1 - 2 * alpha), 100 * (1 - alpha));
+        if (markdown)
+            sb_append(out, with_how ? "\n| claim | verdict | numbers | how it was reached |\n|---|---|---|---|\n"
+                                    : "\n| claim | verdict | numbers |\n|---|---|---|\n");
         for (int i = 0; i < n_claims; i++) {
             const ClaimResult *c = &claims[i].c;
             const char *how = claims[i].how;
             tally->verdict[c->verdict]++;
             tally->decided_gated += c->gated && (c->verdict == VERDICT_HOLDS || c->verdict == VERDICT_FAILS);
             tally->partial += claims[i].partial;
+            /* an undecided verdict with its reason */
+            char why[sizeof c->reason + 4] = "";
+            if (c->reason[0]) snprintf(why, sizeof why, markdown ? " (%s)" : "(%s) ", c->reason);
             if (markdown && with_how)
-                sb_printf(out, "| %s | **%s** | %s | %s |\n", c->claim, verdict_name(c->verdict), c->numbers, how);
+                sb_printf(out, "| %s | **%s**%s | %s | %s |\n", c->claim, verdict_name(c->verdict), why, c->numbers,
+                          how);
             else if (markdown)
-                sb_printf(out, "| %s | **%s** | %s |\n", c->claim, verdict_name(c->verdict), c->numbers);
+                sb_printf(out, "| %s | **%s**%s | %s |\n", c->claim, verdict_name(c->verdict), why, c->numbers);
             else
-                sb_printf(out, "  [%s] %s\n      %s%s%s\n", verdict_name(c->verdict), c->claim, c->numbers,
+                sb_printf(out, "  [%s] %s\n      %s%s%s%s\n", verdict_name(c->verdict), c->claim, why, c->numbers,
                           how[0] ? "\n      " : "", how);
         }
     }
@@ -423,14 +434,15 @@ int report_build_with_figures(Store *s, const char *const *presets, int n_preset
         if (!preset_find(presets[i])) return err_set(err, "report: unknown preset '%s'", presets[i]);
     sb_append(out, markdown ? "# mixbench: the seed papers' claims, reproduced\n"
                             : "mixbench: the seed papers' claims, reproduced\n");
-    sb_append(out, markdown ? "\nOurs: mean +- standard error over seeds (runs that finished).  A verdict is "
-                              "\"within noise\" when the difference is under its standard error times Welch's t at 95% "
-                              "(2.8 to 4.3 with 3 seeds a side, 2.3 to 2.8 with 5).  \"N not "
+    sb_append(out, markdown ? "\nOurs: mean +- standard error over seeds (runs that finished).  Each claim is "
+                              "tested at its sweep's alpha by the test its kind needs (Welch's t, TOST on the ratio, "
+                              "Holm over the points: docs/statistics.md); a verdict is \"undecided\" when its "
+                              "interval decides neither way, with the reason.  \"N not "
                               "learned\" beside the seeds: N finished runs did not learn enough to judge a claim "
                               "on (best valid loss less than 0.3 nat below the unigram entropy; on the PairConnect "
                               "presets' scale, valid loss_all not below 2 p H).\n"
-                            : "  ours: mean +- standard error over seeds (finished runs); \"within noise\": the "
-                              "difference is under its standard error times Welch's t at 95%; \"N not learned\": N runs short of "
+                            : "  ours: mean +- standard error over seeds (finished runs); each claim tested at its "
+                              "sweep's alpha (docs/statistics.md), \"undecided\" with its reason; \"N not learned\": N runs short of "
                               "the claims' gate (0.3 nat under the unigram entropy; loss_all under 2 p H)\n");
     if (flags & REPORT_LOSS_BEST)
         sb_append(out, markdown ? "\nValid loss: each run's lowest evaluation (best_valid_loss) and its step "
@@ -460,9 +472,9 @@ int report_build_with_figures(Store *s, const char *const *presets, int n_preset
     }
     /* the verdicts at a glance, before the sections */
     int claims = 0;
-    for (int v = 0; v <= VERDICT_INCONCLUSIVE; v++) claims += tally.verdict[v];
+    for (int v = 0; v <= VERDICT_UNDECIDED_BUDGET; v++) claims += tally.verdict[v];
     if (claims) {
-        static const Verdict order[] = {VERDICT_HOLDS, VERDICT_FAILS, VERDICT_WITHIN_NOISE, VERDICT_INCONCLUSIVE,
+        static const Verdict order[] = {VERDICT_HOLDS, VERDICT_FAILS, VERDICT_UNDECIDED, VERDICT_UNDECIDED_BUDGET,
                                         VERDICT_NOT_RUN};
         sb_printf(out, markdown ? "\n**%d claim%s:** " : "  %d claim%s: ", claims, claims == 1 ? "" : "s");
         for (int k = 0, said = 0; k < 5; k++) {

@@ -19,6 +19,7 @@
 #include "engine/io/json.h"
 #include "engine/text.h"
 #include "experiments/rungs.h"
+#include "experiments/stats.h"
 
 static const struct {
     const char *prefix;
@@ -232,8 +233,8 @@ static const char *const PRUNE_NAMES[] = {"none", "asha", "median"};
 void sweep_plan_json(const SweepPlan *p, StrBuf *sb)
 {
     assert(p);
-    sb_printf(sb, "{\"until_conclusive\": %s, \"max_hours\": %.9g", p->until_conclusive ? "true" : "false",
-              p->max_hours);
+    sb_printf(sb, "{\"until_conclusive\": %s, \"max_hours\": %.9g, \"alpha\": %.9g",
+              p->until_conclusive ? "true" : "false", p->max_hours, p->alpha);
     if (p->lr_tune)
         sb_printf(sb, ", \"lr_tune\": {\"lo\": %.9g, \"hi\": %.9g, \"points\": %d, \"share\": %.9g}", p->tune_lo,
                   p->tune_hi, p->tune_points, p->tune_share);
@@ -287,6 +288,7 @@ int sweep_plan_parse(const char *json, SweepPlan *p, char *err)
     const JsonValue *v = json_get(o, "until_conclusive"), *t = json_get(o, "lr_tune");
     p->until_conclusive = v && v->type == JSON_BOOL && v->number != 0;
     p->max_hours = number_in(o, "max_hours", 0);
+    p->alpha = number_in(o, "alpha", STATS_ALPHA);   /* plans stored before alpha: the default */
     if (t && t->type == JSON_OBJECT) {
         p->lr_tune = 1;
         p->tune_lo = number_in(t, "lo", 3e-4);
@@ -298,6 +300,7 @@ int sweep_plan_parse(const char *json, SweepPlan *p, char *err)
     json_free(o);
     if (p->lr_tune && (p->tune_points < 2 || !(p->tune_lo > 0) || !(p->tune_hi > p->tune_lo) || !(p->tune_share > 0)))
         return err_set(err, "sweep plan: lr_tune out of range");
+    if (!(p->alpha > 0 && p->alpha < 0.5)) return err_set(err, "sweep plan: alpha out of range");
     if (p->prune && (p->trials < 1 || !(p->prune_eta >= 1.5) || !(p->prune_grace > 0) || p->prune_startup < 1))
         return err_set(err, "sweep plan: prune out of range");
     return 0;

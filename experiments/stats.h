@@ -3,8 +3,12 @@
  * that differ only in seed form a group, shown as mean +- standard error
  * (and min-max) wherever several seeds exist (Runs, Grid, Compare, report).
  *
- * The margin a difference of means must pass to be more than seed noise
- * (Welch's t at 95%) is here too; claims.h decides verdicts with it.
+ * The tests the claims' verdicts are taken with are here too (claims.h
+ * decides with them; docs/statistics.md): a contrast of two seed groups
+ * (difference or ratio of means, its standard error and Welch-Satterthwaite
+ * degrees of freedom), its one-sided bounds and intervals at a level alpha
+ * from Student's t (GSL's quantiles), one-sided p-values and Holm's step-down
+ * adjustment over several points.
  *
  * Not for: reading the store (db/) or deciding verdicts (claims.h).
  */
@@ -22,16 +26,53 @@ typedef struct {
 /* Statistics of the finite values among x[0..n). */
 SeedStats seed_stats(const double *x, int n);
 
-/* The two-sided 95% critical value of Student's t with df degrees of
-   freedom (df >= 1: 12.71 at 1, 4.30 at 2, 2.78 at 4, to 1.96 as df grows;
-   between the table's entries, interpolated in 1/df). */
-double t_critical95(double df);
+/* The level verdicts are taken at when a sweep does not say (sweep key alpha). */
+#define STATS_ALPHA 0.05
+
+/* The p quantile of Student's t with df degrees of freedom (df INFINITY:
+   the normal's); NAN unless 0 < p < 1 and df > 0. */
+double t_quantile(double p, double df);
 
 /* How far apart the means of a and b must be to be told apart beyond seed
-   noise: t_critical95 of the Welch-Satterthwaite degrees of freedom times
-   the difference's standard error sqrt(se_a^2 + se_b^2); 0 when that is 0
-   (single seeds: the direction decides).  b NULL: a's mean against a fixed
-   number (df n - 1). */
+   noise at 95% (two-sided): the t quantile of the Welch-Satterthwaite
+   degrees of freedom times the difference's standard error; 0 when that
+   is 0.  b NULL: a's mean against a fixed number (df n - 1).  (pivot.h's
+   "tied with the best".) */
 double noise_margin(const SeedStats *a, const SeedStats *b);
+
+/* An estimate from seed groups: est, its standard error and degrees of
+   freedom.  df is NAN when no group has two seeds (no spread to test
+   against), INFINITY when se is 0 with a spread measured (equal values). */
+typedef struct {
+    double est, se, df;
+} Contrast;
+
+/* mean(a) - mean(b), se sqrt(se_a^2 + se_b^2), Welch-Satterthwaite df (a
+   group of one seed adds no variance and no term); b NULL: mean(a) against
+   a fixed number, df n - 1. */
+Contrast contrast_diff(const SeedStats *a, const SeedStats *b);
+
+/* mean(a) / mean(b), se by the delta method |r| sqrt((se_a/a)^2 +
+   (se_b/b)^2), the same Welch df as the difference of the two groups. */
+Contrast contrast_ratio(const SeedStats *a, const SeedStats *b);
+
+/* 1 when c can be tested (its df is a number). */
+int contrast_testable(const Contrast *c);
+
+/* The one-sided (1 - alpha) bounds of c: est -+ t(1 - alpha, df) se.  Both
+   together are the (1 - 2 alpha) two-sided interval TOST decides with. */
+double contrast_lower(const Contrast *c, double alpha);
+double contrast_upper(const Contrast *c, double alpha);
+
+/* The one-sided p-value of "the true value is above x" (P(T >= t) with t =
+   (est - x) / se; 0 or 1 when se is 0): small when est lies well above x.
+   contrast_p_below is its mirror. */
+double contrast_p_above(const Contrast *c, double x);
+double contrast_p_below(const Contrast *c, double x);
+
+/* Holm's step-down adjustment of p[0..n) into adj[0..n) (may be p): the
+   k-th smallest times (n - k + 1), made monotone, at most 1.  A point is
+   rejected at level alpha when its adjusted p is below alpha. */
+void holm_adjust(const double *p, int n, double *adj);
 
 #endif

@@ -7,6 +7,8 @@
  *   (k1,k2)=(a1,a2),(b1,b2)    a zipped axis: one tuple per point
  *   repeats=R                  every point over seeds seed .. seed+R-1
  *   variant=NAME               config_apply_variant before the keys
+ *   alpha=A                    the level the claims' verdicts are taken at
+ *                              (0 < A < 0.5, default 0.05; kept in the plan)
  *   key=log:LO..HI, key=uniform:LO..HI, key=choice:a,b,c
  *                              a distribution, drawn per trial of a random
  *                              search (search=random trials=N search_seed=S;
@@ -40,6 +42,7 @@
 #include "engine/io/json.h"
 #include "engine/text.h"
 #include "experiments/search.h"
+#include "experiments/stats.h"
 
 enum { MAX_ITEMS = 64, MAX_ZIP = 16, MAX_JOBS = 10000, MAX_REPEATS = 10000, MAX_DISTS = 16 };
 
@@ -222,7 +225,7 @@ static int split_commas(char *s, char **out, int cap)
 static int special_key(const char *key)
 {
     return !strcmp(key, "repeats") || !strcmp(key, "variant") || !strcmp(key, "tune_lr") ||
-           !strcmp(key, "tune_points") || !strcmp(key, "tune_share") || search_is_word(key);
+           !strcmp(key, "tune_points") || !strcmp(key, "tune_share") || !strcmp(key, "alpha") || search_is_word(key);
 }
 
 /* A key of the grammar: a config key, or (when allow_special) repeats,
@@ -308,6 +311,14 @@ static int parse_plain(Parsed *p, Item *it, char *word, char *err)
         if (n > 1) return err_set(err, "sweep: %s takes one value ('%s')", key, it->source);
         it->n_keys = 0;
         return parse_tune_key(p, key, list, err);
+    }
+    if (!strcmp(key, "alpha")) {
+        /* the level of the claims' verdicts: (1 - 2 alpha) intervals need alpha < 0.5 */
+        if (n > 1) return err_set(err, "sweep: %s takes one value ('%s')", key, it->source);
+        it->n_keys = 0;
+        if (text_to_double(list, &p->plan.alpha) || !(p->plan.alpha > 0 && p->plan.alpha < 0.5))
+            return err_set(err, "sweep: alpha=%s must be a number in (0, 0.5), the level of the verdicts (0.05)", list);
+        return 0;
     }
     if (search_is_word(key)) {
         if (n > 1) return err_set(err, "sweep: %s takes one value ('%s')", key, it->source);
@@ -428,6 +439,7 @@ static int parse_items(Parsed *p, const char *spec, char *err)
         return err_set(err, "sweep: tune_lr, tune_points and tune_share go with lr=tune");
     if (!p->plan.tune_points) p->plan.tune_points = 5;
     if (!(p->plan.tune_share > 0)) p->plan.tune_share = 0.125;
+    if (!(p->plan.alpha > 0)) p->plan.alpha = STATS_ALPHA;
     if (!(p->plan.tune_lo > 0)) p->plan.tune_lo = 3e-4, p->plan.tune_hi = 1e-2;
     if (search_plan_finish(&p->plan, p->n_dists, err)) return -1;
     /* an axis key may appear once; a fixed key may be repeated (last wins) */

@@ -39,6 +39,7 @@ typedef struct {
     double prune_grace;     /* asha: the first rung is at least this share of the budget; median:
                                no trial is pruned before it (0.1) */
     int prune_startup;      /* median: finished trials needed before one is pruned (3) */
+    double alpha;           /* alpha=A: the level of the claims' verdicts (stats.h STATS_ALPHA) */
 } SweepPlan;
 
 /* The plan as sweeps.plan_json stores it, and back (experiments/search.c). */

@@ -14,6 +14,7 @@
 #include "engine/common.h"
 #include "engine/io/json.h"
 #include "experiments/prune.h"
+#include "experiments/stats.h"
 
 /* One transaction: a sweep is queued whole or not at all. */
 int sweep_enqueue(Store *st, const Sweep *sw, int priority, int64_t *sweep_id, char *err)
@@ -36,7 +37,8 @@ int sweep_enqueue(Store *st, const Sweep *sw, int priority, int64_t *sweep_id, c
     }
     /* what it does beyond its grid; with lr=tune its jobs wait for their
        points' searches, which experiments/adaptive.c queues */
-    if (!rc && (sw->plan.lr_tune || sw->plan.until_conclusive || sw->plan.random_search || sw->plan.prune)) {
+    if (!rc && (sw->plan.lr_tune || sw->plan.until_conclusive || sw->plan.random_search || sw->plan.prune ||
+                sw->plan.alpha != STATS_ALPHA)) {
         StrBuf plan;
         sb_init(&plan);
         sweep_plan_json(&sw->plan, &plan);

@@ -17,9 +17,12 @@
 
 Verdict verdict_of_name(const char *name)
 {
-    static const Verdict all[] = {VERDICT_HOLDS, VERDICT_FAILS, VERDICT_WITHIN_NOISE, VERDICT_INCONCLUSIVE};
+    static const Verdict all[] = {VERDICT_HOLDS, VERDICT_FAILS, VERDICT_UNDECIDED, VERDICT_UNDECIDED_BUDGET};
     for (int i = 0; i < (int)(sizeof all / sizeof all[0]); i++)
         if (!strcmp(name, verdict_name(all[i]))) return all[i];
+    /* the words of a history stored before verdicts were tests at alpha */
+    if (!strcmp(name, "within noise")) return VERDICT_UNDECIDED;
+    if (!strcmp(name, "inconclusive")) return VERDICT_UNDECIDED_BUDGET;
     return VERDICT_NOT_RUN;
 }
 
@@ -64,7 +67,7 @@ static void how_reached(const VerdictRow *h, int n, const ClaimResult *c, char *
     out[0] = 0;
     if (!last) return;
     /* decided: since the round that first gave the verdict; else as the
-       last round left it (its budget, not the first inconclusive one's) */
+       last round left it (its budget, not the first undecided one's) */
     int decided = !strcmp(last->verdict, "holds") || !strcmp(last->verdict, "does not hold");
     char tokens[32];
     fmt_short((double)(decided ? since : last)->tokens_per_run, tokens, sizeof tokens);
@@ -108,7 +111,9 @@ int verdicts_now(Store *s, const char *preset, long long sweep_id, ClaimNow **ou
             if (!strcmp(h[k].claim, c->c.claim)) last = &h[k];   /* rows come by round */
         c->partial = !last && c->c.verdict != VERDICT_NOT_RUN;
         if (last) {
-            c->c.verdict = verdict_of_name(last->verdict);
+            Verdict then = verdict_of_name(last->verdict);
+            if (then != c->c.verdict) c->c.reason[0] = 0;   /* the reason was today's, not the history's */
+            c->c.verdict = then;
             snprintf(c->c.numbers, sizeof c->c.numbers, "%s", last->numbers);
         }
         if (c->partial)

@@ -38,8 +38,9 @@ typedef struct {
    *out malloc'd (free() it), *n its length. */
 int verdicts_now(Store *s, const char *preset, long long sweep_id, ClaimNow **out, int *n, char *err);
 
-/* "holds" -> VERDICT_HOLDS and so on (verdict_name's inverse); anything
-   else VERDICT_NOT_RUN. */
+/* "holds" -> VERDICT_HOLDS and so on (verdict_name's inverse; a history's
+   older words too: "within noise" -> VERDICT_UNDECIDED, "inconclusive" ->
+   VERDICT_UNDECIDED_BUDGET); anything else VERDICT_NOT_RUN. */
 Verdict verdict_of_name(const char *name);
 
 #endif

@@ -44,8 +44,8 @@ static int verdict_pair(Verdict verdict)
     switch (verdict) {
     case VERDICT_HOLDS: return UI_PAIR_GOOD;
     case VERDICT_FAILS: return UI_PAIR_BAD;
-    case VERDICT_WITHIN_NOISE:
-    case VERDICT_INCONCLUSIVE: return UI_PAIR_WARN;
+    case VERDICT_UNDECIDED:
+    case VERDICT_UNDECIDED_BUDGET: return UI_PAIR_WARN;
     case VERDICT_NOT_RUN: break;
     }
     return UI_PAIR_DIM;
@@ -71,9 +71,9 @@ int claims_view_draw(const ClaimsView *v, UiContext *ctx, int y, int width, int 
         if (x < width) ui_text(y + used, x, width - x, 0, "%s", c->claim);
         used++;
         if (rows_left > 0 && c->numbers[0] && used < max_rows) {
-            char text[sizeof c->numbers + VERDICT_NOTE_LEN + 2];
-            snprintf(text, sizeof text, "%s%s%s", v->results[i].training, v->results[i].training[0] ? ": " : "",
-                     c->numbers);
+            char text[sizeof c->numbers + sizeof c->reason + VERDICT_NOTE_LEN + 8];
+            snprintf(text, sizeof text, "%s%s%s%s%s%s", v->results[i].training, v->results[i].training[0] ? ": " : "",
+                     c->reason[0] ? "(" : "", c->reason, c->reason[0] ? ") " : "", c->numbers);
             int n = ui_wrap(y + used, 2, width - 2, MB_MIN(rows_left, max_rows - used), ui_attr(ctx, UI_PAIR_DIM),
                             text);
             used += n;

@@ -4,9 +4,9 @@
  * as the Grid and AE/Bidir screens show them: judged again only when the
  * sweep shown or its count of finished runs changes (judging reads the
  * whole sweep), then drawn one claim a line, the verdict first in its
- * colour ("holds" good, "does not hold" bad, "within noise" warning, "not
- * run" dim; the words themselves without colours), the numbers behind it on
- * the next line while rows remain.
+ * colour ("holds" good, "does not hold" bad, "undecided" warning, "not
+ * run" dim; the words themselves without colours), an undecided one's
+ * reason and the numbers behind it on the next line while rows remain.
  *
  * Not for: the rules themselves (experiments/claims.c).
  */

@@ -570,7 +570,7 @@ const UiScreen ui_screen_masked = {
     "                losses, means over seeds, the best highlighted;\n"
     "                below it, which is lower; then each claim of the\n"
     "                preset's paper judged on this sweep (holds, does not\n"
-    "                hold, within noise, not run) and its numbers",
+    "                hold, undecided, not run) and its numbers",
     masked_create,
     masked_destroy,
     masked_reload,

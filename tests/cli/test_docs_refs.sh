@@ -49,7 +49,7 @@ out=$(grep -rnE '(^|[^/A-Za-z_.])README([^./A-Za-z_]|$)' app ui experiments db e
 [ -z "$out" ] && pass no_readme_section || fail no_readme_section "$(echo "$out" | head -5 | tr '\n' ';')"
 
 bad=""
-for c in "" $($MB help | sed -n 's/^  \([a-z][a-z]*\)  .*/\1/p'); do
+for c in "" $($MB help | sed -n 's/^  \([a-z][a-z-]*\)  .*/\1/p'); do
   for f in $($MB help $c 2>&1 | grep -oE 'docs/[a-z_-]+\.md' | sort -u); do [ -e "$f" ] || bad="$bad [${c:-help}: $f]"; done
 done
 [ -z "$bad" ] && pass help_names_docs || fail help_names_docs "$bad"

@@ -11,7 +11,7 @@
 set -u
 . "$(dirname "$0")/../harness.sh"
 
-cmds=$($MB help | sed -n 's/^  \([a-z][a-z]*\)  .*/\1/p')
+cmds=$($MB help | sed -n 's/^  \([a-z][a-z-]*\)  .*/\1/p')
 [ "$(echo "$cmds" | wc -w)" -ge 15 ] && pass help_lists || fail help_lists "$($MB help)"
 bad=""
 for c in $cmds; do

@@ -37,7 +37,7 @@ complete_words() {
     [ -n "$nospace" ] && echo nospace; true' _ "$@"
 }
 
-cmds=$($MB help | sed -n 's/^  \([a-z][a-z]*\)  .*/\1/p' | sort)
+cmds=$($MB help | sed -n 's/^  \([a-z][a-z-]*\)  .*/\1/p' | sort)
 got=$(complete_words "" | grep -vx help)
 first=$(complete_words "-")
 after_help=$(complete_words help "" | grep -vx help)

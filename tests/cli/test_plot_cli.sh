@@ -193,7 +193,7 @@ sys.exit(not (t and near(min(t), lo) and near(max(t), hi) and near(t[-1], hi)))"
 # --- AE/Bidir: a panel per architecture, the verdicts; the same figure as PDF and PNG
 $MB plot ae --db "$DB" -o "$T/ae.svg" >/dev/null 2>"$T/err" &&
   [ "$(fig panel "$T/ae.svg" | tr '\n' '|')" = "masked mixer: smoothed train loss|attention: smoothed train loss|" ] &&
-  fig footer "$T/ae.svg" | grep -Eq "^(holds|does not hold|within noise|inconclusive|not run): " &&
+  fig footer "$T/ae.svg" | grep -Eq "^(holds|does not hold|undecided|undecided \(budget\)|not run): " &&
   pass plot_ae_panels_verdicts || fail plot_ae_panels_verdicts "$(cat "$T/err"; fig panel "$T/ae.svg"; fig footer "$T/ae.svg")"
 # its note says what the runs are (queued with tokens=1500), not the preset's 200k tokens
 fig note "$T/ae.svg" | grep -q "^Masked Mixers II (preset completion) as queued: 1.5k tokens a run, d=32, layers=2; 2 points x 3 seeds; 6 of 6 runs finished$" &&

@@ -6,7 +6,7 @@
  *     their budget, every seed, and the round is recorded in `verdicts`;
  *     once they learn, every claim is decided and the sweep concludes, and
  *     the report says in which round;
- *   - a claim within noise gets 2 more seeds per compared point that has
+ *   - an undecided claim (its interval too wide) gets 2 more seeds per compared point that has
  *     fewer than 5;
  *   - a round that would pass the cap is not run: the sweep concludes
  *     saying so, and the history says what it would still need;
@@ -135,9 +135,9 @@ static void test_extend_until_decided(void)
               2 * before, "budget not doubled");
     CHECK(query_num(s, "SELECT round FROM sweeps") == 2, "round %s", query1(s, "SELECT round FROM sweeps").text);
     CHECK(query_num(s, "SELECT count(*) FROM verdicts WHERE round = 1") == 2, "history of round 1");
-    CHECK(strstr(query1(s, "SELECT action FROM verdicts WHERE verdict = 'inconclusive'").text,
+    CHECK(strstr(query1(s, "SELECT action FROM verdicts WHERE verdict = 'undecided (budget)'").text,
                  "extend x2: arch=mixer d=128; arch=attention d=128"), "action %s",
-          query1(s, "SELECT action FROM verdicts WHERE verdict = 'inconclusive'").text);
+          query1(s, "SELECT action FROM verdicts WHERE verdict = 'undecided (budget)'").text);
     CHECK(!advance(s, sw), "acted while the extension trains");
     finish_runs(s, "\"attention\"", 4.5, 0.01);
     finish_runs(s, "\"mixer\",\"d\":\"128\"", 4.0, 0.01);
@@ -145,9 +145,9 @@ static void test_extend_until_decided(void)
     CHECK(query_num(s, "SELECT count(*) FROM runs WHERE status = 'queued' AND instr(coords_json, '\"160\"')") == 3 &&
               query_num(s, "SELECT count(*) FROM runs WHERE status = 'queued'") == 3,
           "d=160 not brought to d=128's budget: %s", query1(s, "SELECT group_concat(arch || ':' || status) FROM runs").text);
-    CHECK(strstr(query1(s, "SELECT numbers FROM verdicts WHERE round = 2 AND verdict = 'inconclusive'").text,
+    CHECK(strstr(query1(s, "SELECT numbers FROM verdicts WHERE round = 2 AND verdict = 'undecided (budget)'").text,
                  "[unequal budgets: "), "round 2: %s",
-          query1(s, "SELECT numbers FROM verdicts WHERE round = 2 AND verdict = 'inconclusive'").text);
+          query1(s, "SELECT numbers FROM verdicts WHERE round = 2 AND verdict = 'undecided (budget)'").text);
     finish_runs(s, "\"mixer\",\"d\":\"160\"", 3.8, 0.01);
     CHECK(advance(s, sw), "round 3 did nothing");
     CHECK(!strcmp(query1(s, "SELECT concluded FROM sweeps").text, "every claim decided"), "concluded %s",
@@ -184,15 +184,15 @@ static void test_report_last_round(void)
     finish_runs(s, "\"attention\"", 5.0, 0.01);
     finish_runs(s, "\"mixer\",\"d\":\"128\"", 4.0, 0.01);
     CHECK(advance(s, sw), "round 2 did nothing");
-    CHECK(query_num(s, "SELECT count(*) FROM verdicts WHERE verdict = 'inconclusive' AND claim LIKE '%equal d%'") == 2,
-          "two inconclusive rounds: %s", query1(s, "SELECT group_concat(round || ':' || verdict) FROM verdicts").text);
+    CHECK(query_num(s, "SELECT count(*) FROM verdicts WHERE verdict = 'undecided (budget)' AND claim LIKE '%equal d%'") == 2,
+          "two rounds undecided for budget: %s", query1(s, "SELECT group_concat(round || ':' || verdict) FROM verdicts").text);
     StrBuf out;
     sb_init(&out);
     const char *presets[1] = {"autoencoder"};
     char err[ERR_LEN] = "", want[96], tok[32];
     CHECK(report_build(s, presets, 1, 1, &out, err) == 0, "%s", err);
     fmt_short(2 * before, tok, sizeof tok);
-    snprintf(want, sizeof want, "inconclusive after round 2 (%s tokens per run, 3 seeds)", tok);
+    snprintf(want, sizeof want, "undecided (budget) after round 2 (%s tokens per run, 3 seeds)", tok);
     const char *line = out.data ? strstr(out.data, "| the mixer autoencoder's test loss") : NULL;
     const char *eol = line ? strchr(line, '\n') : NULL;
     const char *at = line ? strstr(line, want) : NULL;
@@ -237,7 +237,7 @@ static void test_report_mid_round(void)
     /* the reading the Grid and AE/Bidir screens and the figures share */
     ClaimNow *now = NULL;
     CHECK(verdicts_now(s, "autoencoder", sw, &now, &n, err) == 0 && n == 2, "%s", err);
-    CHECK(now && now[0].c.verdict == VERDICT_INCONCLUSIVE && now[1].c.verdict == VERDICT_HOLDS && !now[0].partial &&
+    CHECK(now && now[0].c.verdict == VERDICT_UNDECIDED_BUDGET && now[1].c.verdict == VERDICT_HOLDS && !now[0].partial &&
               !strcmp(now[0].training, "round 2 training (6 of 9 runs finished)"),
           "verdicts_now: %s / %s", now ? verdict_name(now[0].c.verdict) : "-", now ? now[0].training : "-");
     free(now);
@@ -245,10 +245,10 @@ static void test_report_mid_round(void)
     CHECK(report_build(s, presets, 1, 1, &out, err) == 0, "%s", err);
     const char *row = out.data ? strstr(out.data, "| the mixer autoencoder's test loss") : NULL;
     const char *eol = row ? strchr(row, '\n') : NULL;
-    const char *at = row ? strstr(row, "| **inconclusive** | ") : NULL, *training = row ? strstr(row, "; round 2 training (6 of 9 runs finished) |") : NULL;
+    const char *at = row ? strstr(row, "| **undecided (budget)** | ") : NULL, *training = row ? strstr(row, "; round 2 training (6 of 9 runs finished) |") : NULL;
     CHECK(at && training && eol && at < eol && training < eol && strstr(row, "[not learned: "),
           "the equal-d claim as round 1 judged it:\n%s", out.data ? out.data : "");
-    CHECK(strstr(out.data ? out.data : "", "**2 claims:** 1 holds, 1 inconclusive; of the 1 decided") &&
+    CHECK(strstr(out.data ? out.data : "", "**2 claims:** 1 holds, 1 undecided (budget); of the 1 decided") &&
               !strstr(out.data ? out.data : "", "judged on the finished runs"),
           "tally:\n%s", out.data ? out.data : "");
     sb_free(&out);
@@ -269,7 +269,7 @@ static Store *round_one(const char *name, double m128, double s128, double m160,
     return s;
 }
 
-/* within noise: 2 more seeds per compared point, up to 5 */
+/* undecided by its interval: 2 more seeds per compared point, up to 5 */
 static void test_more_seeds(void)
 {
     int64_t sw = 0;
@@ -281,13 +281,13 @@ static void test_more_seeds(void)
     CHECK(!strcmp(query1(s, "SELECT group_concat(seed) FROM (SELECT seed FROM runs WHERE status = 'queued'"
                             " ORDER BY id)").text, "4,5,4,5"), "seeds %s",
           query1(s, "SELECT group_concat(seed) FROM runs WHERE status = 'queued'").text);
-    CHECK(strstr(query1(s, "SELECT action FROM verdicts WHERE verdict = 'within noise'").text, "add 2 seeds"),
+    CHECK(strstr(query1(s, "SELECT action FROM verdicts WHERE verdict = 'undecided'").text, "add 2 seeds"),
           "action");
     CHECK(query_num(s, "SELECT count(*) FROM sweep_results WHERE status = 'queued'") == 4, "new seeds are the sweep's");
     store_close(s);
 }
 
-/* within noise again with one point at 5 seeds: only the other gets more */
+/* undecided again with one point at 5 seeds: only the other gets more */
 static void test_seeds_where_few(void)
 {
     int64_t sw = 0;
@@ -326,8 +326,8 @@ static void test_cap(void)
     CHECK(query_num(s, "SELECT count(*) FROM runs WHERE status = 'queued'") == 0, "queued past the cap");
     CHECK(strstr(query1(s, "SELECT concluded FROM sweeps").text, "cap: 0.25 of 0.30 CPU hours spent"), "concluded %s",
           query1(s, "SELECT concluded FROM sweeps").text);
-    CHECK(strstr(query1(s, "SELECT action FROM verdicts WHERE verdict = 'inconclusive'").text, "would extend x2"),
-          "action %s", query1(s, "SELECT action FROM verdicts WHERE verdict = 'inconclusive'").text);
+    CHECK(strstr(query1(s, "SELECT action FROM verdicts WHERE verdict = 'undecided (budget)'").text, "would extend x2"),
+          "action %s", query1(s, "SELECT action FROM verdicts WHERE verdict = 'undecided (budget)'").text);
     /* the report's seeds column counts the runs short of the claims' gate */
     StrBuf out;
     sb_init(&out);
@@ -374,7 +374,7 @@ static void test_continue(void)
     CHECK(query_num(s, "SELECT count(*) FROM runs WHERE status = 'queued' AND arch = 'attention'") == 3,
           "attention not extended: %s", query1(s, "SELECT group_concat(status) FROM runs").text);
     CHECK(query_num(s, "SELECT round FROM sweeps") == 2, "round %s", query1(s, "SELECT round FROM sweeps").text);
-    CHECK(strstr(query1(s, "SELECT action FROM verdicts WHERE round = 1 AND verdict = 'inconclusive'").text,
+    CHECK(strstr(query1(s, "SELECT action FROM verdicts WHERE round = 1 AND verdict = 'undecided (budget)'").text,
                  "extend x2: arch=mixer d=128; arch=attention d=128"), "history of round 1");
     finish_runs(s, "\"attention\"", 4.5, 0.01);
     finish_runs(s, "\"mixer\",\"d\":\"128\"", 4.0, 0.01);

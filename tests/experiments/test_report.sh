@@ -26,12 +26,12 @@ want=$(q "$DB" "select printf('%.3f', avg(test_loss)) from sweep_results
 line=$(grep "arch=mixer d=128" "$T/report.txt" | head -1)
 echo "$line" | grep -q " $want +- " && echo "$line" | grep -Eq "^ +arch=mixer d=128 +3 " &&
   pass report_ours_equals_store || fail report_ours_equals_store "want $want in: $line"
-grep -Eq "^  \[(holds|does not hold|within noise|inconclusive)\] the mixer autoencoder's test loss is below attention's" "$T/report.txt" &&
+grep -Eq "^  \[(holds|does not hold|undecided|undecided \(budget\))\] the mixer autoencoder's test loss is below attention's" "$T/report.txt" &&
   pass report_verdict || fail report_verdict "$(grep -A1 Claims "$T/report.txt")"
 grep -q "paper 4.35 vs 5.23, ratio 0.832" "$T/report.txt" && pass report_paper_ratio || fail report_paper_ratio "no paper ratio"
 # the tally before the sections counts the verdicts below it
 tally=$(sed -n 's/^  \([0-9]*\) claims: .*/\1/p' "$T/report.txt")
-verdicts=$(grep -Ec "^  \[(holds|does not hold|within noise|inconclusive|not run)\]" "$T/report.txt")
+verdicts=$(grep -Ec "^  \[(holds|does not hold|undecided|undecided \(budget\)|not run)\]" "$T/report.txt")
 holds=$(grep -c "^  \[holds\]" "$T/report.txt")
 if [ -n "$tally" ] && [ "$tally" = "$verdicts" ] && [ "$tally" -gt 0 ] &&
    { [ "$holds" = 0 ] || grep -Eq "^  [0-9]+ claims: (.*, )?$holds holds?(,|$)" "$T/report.txt"; }; then
@@ -43,7 +43,7 @@ grep -q "mixbench sweep task=autoencode .*tokens=30000" "$T/report.txt" && pass 
 
 $MB report autoencoder --db "$DB" --md "$T/r.md" >/dev/null 2>"$T/err"
 grep -q "^| point | seeds | test_loss |" "$T/r.md" && grep -q "^|---|" "$T/r.md" &&
-  grep -Eq "^\| arch=mixer d=128 \| 3( \([^)]*\))? \| $want \+- " "$T/r.md" && grep -Eq '^\| .* \| \*\*(holds|does not hold|within noise|inconclusive)\*\* \|' "$T/r.md" &&
+  grep -Eq "^\| arch=mixer d=128 \| 3( \([^)]*\))? \| $want \+- " "$T/r.md" && grep -Eq '^\| .* \| \*\*(holds|does not hold|undecided|undecided \(budget\))\*\*( \([^|]*\))? \|' "$T/r.md" &&
   pass report_markdown || fail report_markdown "$(cat "$T/r.md" "$T/err")"
 
 # one seed left per point: its value alone, no "+- 0.000" (nothing to spread over)

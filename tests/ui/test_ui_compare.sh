@@ -119,7 +119,7 @@ check grid_averaged A 3 "other axes averaged over: d"
 TM send-keys -t A '['
 check grid_preset A 5 "Grid: sweep 2 bidirectional"
 check grid_paper_figure A 3 "^bidir +[0-9]\.[0-9]{3}±[0-9.]+!? \(paper 3\.050\)"
-check grid_claim_verdict A 3 "^(holds|does not hold|within noise|inconclusive) +mixer vs Transformer standing"
+check grid_claim_verdict A 3 "^(holds|does not hold|undecided|undecided \(budget\)) +mixer vs Transformer standing"
 check grid_preset_axes A 3 "task \\\\ arch +mixer +attention"
 TM send-keys -t A '['
 check grid_sweep1 A 5 "Grid: sweep 1 grid"
@@ -153,7 +153,7 @@ n=$(screen A | braille)
 TM send-keys -t A v
 check masked_valid_curves A 3 "valid loss vs steps"
 check masked_claims A 3 "the paper's claims, judged on this sweep:"
-check masked_claim_verdict A 3 "^(holds|does not hold|within noise|inconclusive) +mixer vs Transformer standing"
+check masked_claim_verdict A 3 "^(holds|does not hold|undecided|undecided \(budget\)) +mixer vs Transformer standing"
 TM kill-session -t A
 
 # --- an empty store: how to pick runs and to queue the presets

@@ -690,16 +690,57 @@ static int draw_legend(UiContext *ctx, const GridTable *tab, int y, int bottom, 
     return y;
 }
 
+/* The run of a trial a pruner stopped (NULL when none): the one that got
+   furthest, so that a pruned trial shows the metric it was stopped at. */
+static const ResultRun *pruned_run(const Pivot *p, const Point *pt)
+{
+    const ResultRun *best = NULL;
+    for (int r = 0; r < p->n_runs; r++) {
+        const ResultRun *run = &p->runs[r];
+        if (run->state != RUN_PRUNED) continue;
+        int same = 1;
+        for (int k = 0; k < pt->n_coords && same; k++) {
+            const char *v = coord_value(run->coords, run->n_coords, pt->coords[k].key);
+            same = v && !strcmp(v, pt->coords[k].value);
+        }
+        if (same && (!best || run->steps_done > best->steps_done)) best = run;
+    }
+    return best;
+}
+
+/* The search's order: the finished trials by the metric (pivot_sort_points),
+   then those a pruner stopped, the furthest first and by the metric they
+   were stopped at (trials at different budgets: not one ranking), then the
+   rest. */
+static void order_trials(const Pivot *p, Point *pts, int np, PointMetric m)
+{
+    pivot_sort_points(pts, np, m);
+    int higher = point_metric_info(m)->higher_better;
+    for (int i = 1; i < np; i++)
+        for (int j = i; j > 0 && !pts[j].stat[m].n && !pts[j - 1].stat[m].n; j--) {
+            const ResultRun *a = pruned_run(p, &pts[j]), *b = pruned_run(p, &pts[j - 1]);
+            if (!a) break;
+            double va = result_metric(a, m), vb = b ? result_metric(b, m) : NAN;
+            int before = !b || a->steps_done > b->steps_done ||
+                         (a->steps_done == b->steps_done && isfinite(va) && (!isfinite(vb) || (higher ? va > vb : va < vb)));
+            if (!before) break;
+            Point t = pts[j];
+            pts[j] = pts[j - 1];
+            pts[j - 1] = t;
+        }
+}
+
 /* A random search (experiments/pivot.h pivot_is_search): its trials (a
-   seed group each) as a table sorted by the metric, the best first, a
-   column per axis but seed; returns the next free line. */
+   seed group each) as a table sorted by the metric, the best first (a
+   pruned trial after the finished ones, with the metric it was stopped
+   at), a column per axis but seed; returns the next free line. */
 static int draw_search(GridState *st, UiContext *ctx, int y, int bottom, int width)
 {
     const Pivot *p = &st->pivot;
     Point *pts = NULL;
     int np = 0;
     if (points_group(p->runs, p->n_runs, &pts, &np, NULL)) return y;
-    pivot_sort_points(pts, np, st->metric);
+    order_trials(p, pts, np, st->metric);
     const PointMetricInfo *info = point_metric_info(st->metric);
     int head = ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD, dim = ui_attr(ctx, UI_PAIR_DIM), pending = 0;
     for (int i = 0; i < np; i++) pending += pts[i].n_pending;
@@ -730,6 +771,11 @@ static int draw_search(GridState *st, UiContext *ctx, int y, int bottom, int wid
         if (sd->n) {
             heat_format(sd->mean, 4, cell, sizeof cell);
             if (sd->n > 1) snprintf(cell + strlen(cell), sizeof cell - strlen(cell), "%s%.3g", ui_pm(ctx), sd->se);
+        } else if (pruned_run(p, pt)) {
+            const ResultRun *r = pruned_run(p, pt);
+            char v[32];
+            heat_format(result_metric(r, st->metric), 4, v, sizeof v);
+            snprintf(cell, sizeof cell, "%s pruned@%lld", v, (long long)r->steps_done);
         } else {
             snprintf(cell, sizeof cell, "%s", pt->n_pending ? (ctx->utf8 ? "… pending" : "... pending") : "-");
         }

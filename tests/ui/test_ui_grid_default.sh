@@ -8,7 +8,8 @@
 # and then averages lr, seeds staying averaged; no "pending" when nothing
 # is.  The zipped sweep: heads follows arch, both columns full.  The
 # search: its trials as a table sorted by test loss (the store's order),
-# which knob matters over its drawn axes in ranges; R: its report.
+# which knob matters over its drawn axes in ranges; a pruned trial after the
+# finished ones, with the loss it was stopped at; R: its report.
 set -u
 . "$(dirname "$0")/../harness.sh"
 . "$(dirname "$0")/../cli/views_store.sh"
@@ -40,6 +41,14 @@ TM send-keys -t A R
 check search_report A 5 "^Report: sweep 2 search +lines"
 check search_report_body A 3 "a random search: its 6 trials \(a seed group each\), the best test loss first"
 TM send-keys -t A R
+# a trial a pruner stopped (the best one, made pruned at step 4): after the
+# finished trials, with the loss it was stopped at
+pr=$(q "$S" "select run_id from sweep_results where sweep_id = 2 order by test_loss, run_id limit 1")
+prl=$(q "$S" "select printf('%.3f', test_loss) from sweep_results where run_id = $pr")
+q "$S" "update runs set status = 'pruned', steps_done = 4 where id = $pr"
+check search_pruned_last A 10 "^ +6  .* $prl pruned@4 +1 *\$"
+check search_finished_first A 3 "^ +1  [0-9.]+ +[0-9]+ +[0-9]+ +[0-9.]+ +1 *\$"
+q "$S" "update runs set status = 'done', steps_done = 8 where id = $pr"
 # --- the grid: lr fixed, seeds averaged, arch down
 TM send-keys -t A '['
 check grid_shown A 5 "Grid: sweep 1 grid"

@@ -6,7 +6,7 @@
  *     their budget, every seed, and the round is recorded in `verdicts`;
  *     once they learn, every claim is decided and the sweep concludes, and
  *     the report says in which round;
- *   - an undecided claim (its interval too wide) gets 2 more seeds per compared point that has
+ *   - an undecided claim (its interval too wide) gets the seeds 80% power asks for per compared point that has
  *     fewer than 5;
  *   - a round that would pass the cap is not run: the sweep concludes
  *     saying so, and the history says what it would still need;
@@ -269,45 +269,51 @@ static Store *round_one(const char *name, double m128, double s128, double m160,
     return s;
 }
 
-/* undecided by its interval: 2 more seeds per compared point, up to 5 */
+/* undecided by its interval: the seeds 80% power asks for at each compared
+   point.  The mixer at d=128 0.25 below attention, sd 0.1 a side over 3
+   seeds: t = 0.25 / (0.1 sqrt(2/3)) = 3.06 at df 4, under round 1's
+   t(1 - 0.0097, 4) = 3.78; round 2's level is 0.0081, and 5 seeds a side
+   give 3.06 sqrt(5/3) = 3.95 >= t(0.9919, 8) + t(0.8, 8) = 3.03 + 0.89
+   (4: 3.54 < 3.31 + 0.91; scipy.stats): 2 more seeds a side */
 static void test_more_seeds(void)
 {
     int64_t sw = 0;
-    /* the mixer at d=128 within noise of attention; d=160 clearly below */
-    Store *s = round_one("seeds.db", 4.00, 0.1, 3.0, 0.01, 4.02, 0.1, &sw);
+    Store *s = round_one("seeds.db", 4.00, 0.1, 3.0, 0.01, 4.25, 0.1, &sw);
     if (!s) return;
     CHECK(query_num(s, "SELECT count(*) FROM runs WHERE status = 'queued'") == 4, "%s",
           query1(s, "SELECT group_concat(arch || ':' || seed || ':' || status) FROM runs").text);
     CHECK(!strcmp(query1(s, "SELECT group_concat(seed) FROM (SELECT seed FROM runs WHERE status = 'queued'"
                             " ORDER BY id)").text, "4,5,4,5"), "seeds %s",
           query1(s, "SELECT group_concat(seed) FROM runs WHERE status = 'queued'").text);
-    CHECK(strstr(query1(s, "SELECT action FROM verdicts WHERE verdict = 'undecided'").text, "add 2 seeds"),
-          "action");
+    CHECK(strstr(query1(s, "SELECT action FROM verdicts WHERE verdict = 'undecided'").text, "seeds to 5 a side: "),
+          "action %s", query1(s, "SELECT action FROM verdicts WHERE verdict = 'undecided'").text);
     CHECK(query_num(s, "SELECT count(*) FROM sweep_results WHERE status = 'queued'") == 4, "new seeds are the sweep's");
     store_close(s);
 }
 
-/* undecided again with one point at 5 seeds: only the other gets more */
+/* undecided again with one point at the cap's 12 seeds: only the other
+   gets more (within noise: 80% power would need more than 12, so both go
+   to the cap) */
 static void test_seeds_where_few(void)
 {
     int64_t sw = 0;
     /* "mixer below attention" does not hold; d=160 within noise of d=128 */
     Store *s = round_one("fewseeds.db", 4.00, 0.1, 4.02, 0.1, 3.0, 0.01, &sw);
     if (!s) return;
-    CHECK(query_num(s, "SELECT count(*) FROM runs WHERE status = 'queued' AND arch = 'mixer'") == 4, "%s",
+    CHECK(query_num(s, "SELECT count(*) FROM runs WHERE status = 'queued' AND arch = 'mixer'") == 18, "%s",
           query1(s, "SELECT group_concat(arch || ':' || seed || ':' || status) FROM runs").text);
     finish_runs(s, "\"mixer\",\"d\":\"128\"", 4.00, 0.1);
     finish_runs(s, "\"mixer\",\"d\":\"160\"", 4.02, 0.1);
-    /* attention now within noise of the mixer at d=128 (5 seeds) */
+    /* attention now within noise of the mixer at d=128 (12 seeds) */
     CHECK(exec_sql(s, "UPDATE evals SET loss = 4.01 + 0.1 * ((SELECT seed FROM runs WHERE runs.id = evals.run_id)"
                       " % 3 - 1) WHERE run_id IN (SELECT id FROM runs WHERE arch = 'attention')") == 0, "attention");
     CHECK(advance(s, sw), "round 2 did nothing");
-    CHECK(query_num(s, "SELECT count(*) FROM runs WHERE status = 'queued'") == 2 &&
-              query_num(s, "SELECT count(*) FROM runs WHERE status = 'queued' AND arch = 'attention'") == 2,
-          "seeds where there were 5 already: %s",
+    CHECK(query_num(s, "SELECT count(*) FROM runs WHERE status = 'queued'") == 9 &&
+              query_num(s, "SELECT count(*) FROM runs WHERE status = 'queued' AND arch = 'attention'") == 9,
+          "seeds where there were 12 already: %s",
           query1(s, "SELECT group_concat(arch || ':' || seed || ':' || status) FROM runs WHERE status = 'queued'").text);
     CHECK(strstr(query1(s, "SELECT action FROM verdicts WHERE round = 2 AND claim LIKE '%equal d%'").text,
-                 "add 2 seeds: arch=attention d=128") &&
+                 "seeds to 12 a side (the cap; 80% power needs more): arch=attention d=128") &&
               !strstr(query1(s, "SELECT action FROM verdicts WHERE round = 2 AND claim LIKE '%equal d%'").text, "mixer"),
           "action %s", query1(s, "SELECT action FROM verdicts WHERE round = 2 AND claim LIKE '%equal d%'").text);
     store_close(s);

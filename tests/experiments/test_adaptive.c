@@ -288,6 +288,19 @@ static void test_more_seeds(void)
     CHECK(strstr(query1(s, "SELECT action FROM verdicts WHERE verdict = 'undecided'").text, "seeds to 5 a side: "),
           "action %s", query1(s, "SELECT action FROM verdicts WHERE verdict = 'undecided'").text);
     CHECK(query_num(s, "SELECT count(*) FROM sweep_results WHERE status = 'queued'") == 4, "new seeds are the sweep's");
+    /* the report while round 2 trains: round 1's verdicts at round 1's
+       look and level, and what decides the claim */
+    StrBuf out;
+    sb_init(&out);
+    const char *presets[1] = {"autoencoder"};
+    char err[ERR_LEN] = "";
+    CHECK(report_build(s, presets, 1, 0, &out, err) == 0, "%s", err);
+    CHECK(out.data && strstr(out.data, "Claims (verdicts at alpha = 0.05, spent over the rounds: round 1 of at most 8, "
+                                       "alpha 0.0097 at this look; in brackets the 98.1% intervals") &&
+              strstr(out.data, "undecided after round 1 (400k tokens per run, 3 seeds): seeds to 5 a side: arch=mixer "
+                               "d=128; arch=attention d=128"),
+          "report: %s", out.data ? out.data : "");
+    sb_free(&out);
     store_close(s);
 }
 

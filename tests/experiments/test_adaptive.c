@@ -332,6 +332,30 @@ static void test_seeds_where_few(void)
     store_close(s);
 }
 
+/* the last look: a round judged at the STATS_MAX_LOOKS-th look acts no
+   more (alpha is spent); the history says what it would need */
+static void test_looks_spent(void)
+{
+    int64_t sw = 0;
+    Store *s = queued_store("looks.db", 0, &sw);
+    if (!s) return;
+    finish_runs(s, "\"mixer\",\"d\":\"128\"", 4.00, 0.1);
+    finish_runs(s, "\"mixer\",\"d\":\"160\"", 3.0, 0.01);
+    finish_runs(s, "\"attention\"", 4.25, 0.1);
+    char sql[128];
+    snprintf(sql, sizeof sql, "UPDATE sweeps SET round = %d WHERE id = %lld", STATS_MAX_LOOKS, (long long)sw);
+    CHECK(exec_sql(s, sql) == 0, "round");
+    CHECK(advance(s, sw), "the last round did nothing");
+    CHECK(query_num(s, "SELECT count(*) FROM runs WHERE status = 'queued'") == 0, "queued after the last look: %s",
+          query1(s, "SELECT group_concat(arch || ':' || seed) FROM runs WHERE status = 'queued'").text);
+    CHECK(!strcmp(query1(s, "SELECT concluded FROM sweeps").text, "alpha spent: round 8 of at most 8 looks"), "concluded %s",
+          query1(s, "SELECT concluded FROM sweeps").text);
+    CHECK(strstr(query1(s, "SELECT action FROM verdicts WHERE verdict = 'undecided'").text,
+                 "alpha spent: round 8 of at most 8 looks; would seeds to "),
+          "action %s", query1(s, "SELECT action FROM verdicts WHERE verdict = 'undecided'").text);
+    store_close(s);
+}
+
 /* a round past the cap is not run; the history says what it would need */
 static void test_cap(void)
 {
@@ -761,6 +785,7 @@ int main(int argc, char **argv)
     RUN(test_report_mid_round);
     RUN(test_more_seeds);
     RUN(test_seeds_where_few);
+    RUN(test_looks_spent);
     RUN(test_cap);
     RUN(test_continue);
     RUN(test_tune_ranks_loss_all);

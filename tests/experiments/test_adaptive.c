@@ -256,16 +256,24 @@ static void test_report_mid_round(void)
 }
 
 /* The autoencoder preset with its first round finished at the given
-   losses and spreads (mixer d=128, mixer d=160, attention) and judged. */
-static Store *round_one(const char *name, double m128, double s128, double m160, double s160, double att, double satt,
-                        int64_t *sw)
+   losses and spreads (mixer d=128, mixer d=160, attention), not judged. */
+static Store *round_finished(const char *name, double m128, double s128, double m160, double s160, double att,
+                             double satt, int64_t *sw)
 {
     Store *s = queued_store(name, 0, sw);
     if (!s) return NULL;
     finish_runs(s, "\"mixer\",\"d\":\"128\"", m128, s128);
     finish_runs(s, "\"mixer\",\"d\":\"160\"", m160, s160);
     finish_runs(s, "\"attention\"", att, satt);
-    CHECK(advance(s, *sw), "round 1 did nothing");
+    return s;
+}
+
+/* round_finished, and judged. */
+static Store *round_one(const char *name, double m128, double s128, double m160, double s160, double att, double satt,
+                        int64_t *sw)
+{
+    Store *s = round_finished(name, m128, s128, m160, s160, att, satt, sw);
+    if (s) CHECK(advance(s, *sw), "round 1 did nothing");
     return s;
 }
 
@@ -337,11 +345,8 @@ static void test_seeds_where_few(void)
 static void test_looks_spent(void)
 {
     int64_t sw = 0;
-    Store *s = queued_store("looks.db", 0, &sw);
+    Store *s = round_finished("looks.db", 4.00, 0.1, 3.0, 0.01, 4.25, 0.1, &sw);
     if (!s) return;
-    finish_runs(s, "\"mixer\",\"d\":\"128\"", 4.00, 0.1);
-    finish_runs(s, "\"mixer\",\"d\":\"160\"", 3.0, 0.01);
-    finish_runs(s, "\"attention\"", 4.25, 0.1);
     char sql[128];
     snprintf(sql, sizeof sql, "UPDATE sweeps SET round = %d WHERE id = %lld", STATS_MAX_LOOKS, (long long)sw);
     CHECK(exec_sql(s, sql) == 0, "round");

@@ -567,6 +567,25 @@ static int seeds_wanted(const ClaimResult *c)
     return c->seeds_needed < ADAPTIVE_MAX_SEEDS ? c->seeds_needed : ADAPTIVE_MAX_SEEDS;
 }
 
+/* One seed fewer at each point of ps that would still get one (the round's
+   seeds cut to fit the cap on CPU hours); 0 when none can lose one. */
+static int trim_seeds(const Step *st, PointSet *ps)
+{
+    int trimmed = 0;
+    for (int p = 0; p < ps->n; p++)
+        if (ps->seeds[p] > point_seeds(st, ps->sel[p]) + 1) ps->seeds[p]--, trimmed = 1;
+    return trimmed;
+}
+
+/* The most seeds the round gives a point of own (0: none). */
+static int seeds_given(const PointSet *seeds, const PointSet *own)
+{
+    int most = 0;
+    for (int p = 0; p < seeds->n; p++)
+        if (set_has(own, seeds->sel[p]) && seeds->seeds[p] > most) most = seeds->seeds[p];
+    return most;
+}
+
 /* The points of claim c that more seeds would help: its noisy points with
    fewer than it asks for (seeds_wanted). */
 static void noisy_points(const Step *st, const ClaimResult *c, PointSet *ps)
@@ -612,6 +631,9 @@ static int conclude_round(Step *st, char *err)
     double cost = round_cost(st, &extend, &seeds), cap = st->plan.max_hours * 3600;
     /* alpha is spent over at most STATS_MAX_LOOKS rounds: the last one acts no more */
     int looks_spent = st->row.round >= STATS_MAX_LOOKS;
+    /* seeds capped by the budget: fewer a point, one more at least, until the round fits */
+    while (!looks_spent && seeds.n && cap > 0 && spent + cost > cap && trim_seeds(st, &seeds))
+        cost = round_cost(st, &extend, &seeds);
     int act = extend.n + seeds.n > 0 && !looks_spent, over = act && cap > 0 && spent + cost > cap;
     char why[512] = "";
     if (looks_spent && undecided)
@@ -635,7 +657,11 @@ static int conclude_round(Step *st, char *err)
         noisy_points(st, c, &own);
         char points[400], what[64] = "extend x2";
         set_text(&own, points, sizeof points);
-        if (c->verdict == VERDICT_UNDECIDED)
+        int given = seeds_given(&seeds, &own);
+        if (c->verdict == VERDICT_UNDECIDED && !over && !looks_spent && given && given < seeds_wanted(c))
+            snprintf(what, sizeof what, "seeds to %d a side (%d wanted; the CPU-hour cap allows these)", given,
+                     seeds_wanted(c));
+        else if (c->verdict == VERDICT_UNDECIDED)
             snprintf(what, sizeof what, "seeds to %d a side%s", seeds_wanted(c),
                      c->seeds_needed > ADAPTIVE_MAX_SEEDS ? " (the cap; 80% power needs more)" : "");
         if (c->verdict == VERDICT_HOLDS || c->verdict == VERDICT_FAILS) snprintf(v.action, sizeof v.action, "decided");

@@ -40,7 +40,8 @@
  *                       by its interval gets, at each compared point, the
  *                       seeds a side its tests need for 80% power at the
  *                       spread measured (ClaimResult.seeds_needed), at most
- *                       ADAPTIVE_MAX_SEEDS; then the next
+ *                       ADAPTIVE_MAX_SEEDS, fewer (one more at least) where
+ *                       the round would pass max_hours; then the next
  *                       round, until every claim is decided, nothing more
  *                       can decide one, STATS_MAX_LOOKS rounds were judged
  *                       (alpha is spent over them: each round's verdicts

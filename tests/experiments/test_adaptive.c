@@ -255,12 +255,13 @@ static void test_report_mid_round(void)
     store_close(s);
 }
 
-/* The autoencoder preset with its first round finished at the given
-   losses and spreads (mixer d=128, mixer d=160, attention), not judged. */
-static Store *round_finished(const char *name, double m128, double s128, double m160, double s160, double att,
-                             double satt, int64_t *sw)
+/* The autoencoder preset (a cap of max_hours, 0: none) with its first
+   round finished at the given losses and spreads (mixer d=128, mixer d=160,
+   attention), not judged. */
+static Store *round_finished(const char *name, double max_hours, double m128, double s128, double m160, double s160,
+                             double att, double satt, int64_t *sw)
 {
-    Store *s = queued_store(name, 0, sw);
+    Store *s = queued_store(name, max_hours, sw);
     if (!s) return NULL;
     finish_runs(s, "\"mixer\",\"d\":\"128\"", m128, s128);
     finish_runs(s, "\"mixer\",\"d\":\"160\"", m160, s160);
@@ -272,7 +273,7 @@ static Store *round_finished(const char *name, double m128, double s128, double 
 static Store *round_one(const char *name, double m128, double s128, double m160, double s160, double att, double satt,
                         int64_t *sw)
 {
-    Store *s = round_finished(name, m128, s128, m160, s160, att, satt, sw);
+    Store *s = round_finished(name, 0, m128, s128, m160, s160, att, satt, sw);
     if (s) CHECK(advance(s, *sw), "round 1 did nothing");
     return s;
 }
@@ -340,12 +341,38 @@ static void test_seeds_where_few(void)
     store_close(s);
 }
 
+/* seeds capped by the budget: test_more_seeds' claim wants 5 seeds a side
+   (2 more at 100 s each, 2 points: 400 s on 900 s spent); a cap of 0.31 h
+   (1116 s) allows one more a side (1100 s), and a cap of 0.3 h (1080 s)
+   not even that: the round is not run */
+static void test_seeds_capped(void)
+{
+    int64_t sw = 0;
+    Store *s = round_finished("trim.db", 0.31, 4.00, 0.1, 3.0, 0.01, 4.25, 0.1, &sw);
+    if (!s) return;
+    CHECK(advance(s, sw), "round 1 did nothing");
+    CHECK(!strcmp(query1(s, "SELECT group_concat(arch || ':' || seed) FROM (SELECT arch, seed FROM runs WHERE status = "
+                            "'queued' ORDER BY id)").text, "mixer:4,attention:4"),
+          "queued %s", query1(s, "SELECT group_concat(arch || ':' || seed) FROM runs WHERE status = 'queued'").text);
+    CHECK(strstr(query1(s, "SELECT action FROM verdicts WHERE verdict = 'undecided'").text,
+                 "seeds to 4 a side (5 wanted; the CPU-hour cap allows these): "),
+          "action %s", query1(s, "SELECT action FROM verdicts WHERE verdict = 'undecided'").text);
+    store_close(s);
+    s = round_finished("trim2.db", 0.3, 4.00, 0.1, 3.0, 0.01, 4.25, 0.1, &sw);
+    if (!s) return;
+    CHECK(advance(s, sw), "round 1 did nothing");
+    CHECK(query_num(s, "SELECT count(*) FROM runs WHERE status = 'queued'") == 0, "queued past the cap");
+    CHECK(strstr(query1(s, "SELECT action FROM verdicts WHERE verdict = 'undecided'").text, "would seeds to 5 a side"),
+          "action %s", query1(s, "SELECT action FROM verdicts WHERE verdict = 'undecided'").text);
+    store_close(s);
+}
+
 /* the last look: a round judged at the STATS_MAX_LOOKS-th look acts no
    more (alpha is spent); the history says what it would need */
 static void test_looks_spent(void)
 {
     int64_t sw = 0;
-    Store *s = round_finished("looks.db", 4.00, 0.1, 3.0, 0.01, 4.25, 0.1, &sw);
+    Store *s = round_finished("looks.db", 0, 4.00, 0.1, 3.0, 0.01, 4.25, 0.1, &sw);
     if (!s) return;
     char sql[128];
     snprintf(sql, sizeof sql, "UPDATE sweeps SET round = %d WHERE id = %lld", STATS_MAX_LOOKS, (long long)sw);
@@ -791,6 +818,7 @@ int main(int argc, char **argv)
     RUN(test_more_seeds);
     RUN(test_seeds_where_few);
     RUN(test_looks_spent);
+    RUN(test_seeds_capped);
     RUN(test_cap);
     RUN(test_continue);
     RUN(test_tune_ranks_loss_all);

@@ -462,17 +462,30 @@ static int at_point(const AdaptiveRun *r, const char *sel)
     return !r->is_search && r->status == RUN_DONE && run_pairs(r, pairs, &n) == 0 && coords_select(pairs, n, sel);
 }
 
-/* The points a round acts on (selectors), each once. */
+/* The points a round acts on (selectors), each once; for seeds, the
+   finished seeds each should have (the most any claim asks). */
 typedef struct {
     char sel[2 * CLAIM_MAX_POINTS][CLAIM_SELECTOR_LEN];
+    int seeds[2 * CLAIM_MAX_POINTS];
     int n;
 } PointSet;
 
-static void set_add(PointSet *ps, const char *sel)
+static void set_add_seeds(PointSet *ps, const char *sel, int seeds)
 {
     for (int i = 0; i < ps->n; i++)
-        if (!strcmp(ps->sel[i], sel)) return;
-    if (ps->n < 2 * CLAIM_MAX_POINTS) snprintf(ps->sel[ps->n++], CLAIM_SELECTOR_LEN, "%s", sel);
+        if (!strcmp(ps->sel[i], sel)) {
+            if (seeds > ps->seeds[i]) ps->seeds[i] = seeds;
+            return;
+        }
+    if (ps->n < 2 * CLAIM_MAX_POINTS) {
+        ps->seeds[ps->n] = seeds;
+        snprintf(ps->sel[ps->n++], CLAIM_SELECTOR_LEN, "%s", sel);
+    }
+}
+
+static void set_add(PointSet *ps, const char *sel)
+{
+    set_add_seeds(ps, sel, 0);
 }
 
 static int set_has(const PointSet *ps, const char *sel)
@@ -485,7 +498,7 @@ static int set_has(const PointSet *ps, const char *sel)
 /* CPU seconds the round's actions would take: an extended run trains from
    its cool-down's start D to 2S (its time so far x (2S - D) / S); a new
    seed as long as the point's runs took on average (twice that when the
-   point is extended too). */
+   point is extended too), as many as it lacks of its seeds. */
 static double round_cost(const Step *st, const PointSet *extend, const PointSet *seeds)
 {
     double cost = 0;
@@ -504,26 +517,29 @@ static double round_cost(const Step *st, const PointSet *extend, const PointSet 
         double sum = 0;
         for (int i = 0; i < st->n_runs; i++)
             if (at_point(&st->runs[i], seeds->sel[p])) k++, sum += st->runs[i].cpu_seconds;
-        if (k) cost += ADAPTIVE_ADD_SEEDS * (sum / k) * (set_has(extend, seeds->sel[p]) ? 2 : 1);
+        if (k && seeds->seeds[p] > k)
+            cost += (seeds->seeds[p] - k) * (sum / k) * (set_has(extend, seeds->sel[p]) ? 2 : 1);
     }
     return cost;
 }
 
-/* ADAPTIVE_ADD_SEEDS new seeds at the point sel names, each a copy of one
-   of its runs (its stored config, the budget of an extension included)
-   with the next unused seeds. */
-static int add_seeds(Step *st, const char *sel, char *err)
+/* New seeds at the point sel names up to `seeds` finished ones, each a
+   copy of one of its runs (its stored config, the budget of an extension
+   included) with the next unused seeds. */
+static int add_seeds(Step *st, const char *sel, int seeds, char *err)
 {
     const AdaptiveRun *model = NULL;
     int64_t max_seed = 0;
+    int have = 0;
     for (int i = 0; i < st->n_runs; i++) {
         const AdaptiveRun *r = &st->runs[i];
         if (!at_point(r, sel)) continue;
         if (!model) model = r;
         if (r->seed > max_seed) max_seed = r->seed;
+        have++;
     }
     if (!model) return 0;
-    for (int k = 1; k <= ADAPTIVE_ADD_SEEDS; k++) {
+    for (int k = 1; k <= seeds - have; k++) {
         Config c;
         char seed[32], coords[600];
         if (config_of(model->config_json, &c, err)) return -1;
@@ -544,14 +560,39 @@ static int point_seeds(const Step *st, const char *sel)
     return k;
 }
 
+/* The seeds a side claim c asks for: those 80% power needs at the spread
+   measured (claims.h seeds_needed), at most ADAPTIVE_MAX_SEEDS. */
+static int seeds_wanted(const ClaimResult *c)
+{
+    return c->seeds_needed < ADAPTIVE_MAX_SEEDS ? c->seeds_needed : ADAPTIVE_MAX_SEEDS;
+}
+
+/* One seed fewer at each point of ps that would still get one (the round's
+   seeds cut to fit the cap on CPU hours); 0 when none can lose one. */
+static int trim_seeds(const Step *st, PointSet *ps)
+{
+    int trimmed = 0;
+    for (int p = 0; p < ps->n; p++)
+        if (ps->seeds[p] > point_seeds(st, ps->sel[p]) + 1) ps->seeds[p]--, trimmed = 1;
+    return trimmed;
+}
+
+/* The most seeds the round gives a point of own (0: none). */
+static int seeds_given(const PointSet *seeds, const PointSet *own)
+{
+    int most = 0;
+    for (int p = 0; p < seeds->n; p++)
+        if (set_has(own, seeds->sel[p]) && seeds->seeds[p] > most) most = seeds->seeds[p];
+    return most;
+}
+
 /* The points of claim c that more seeds would help: its noisy points with
-   fewer than ADAPTIVE_MAX_SEEDS (one that has them already adds little to
-   the difference's standard error). */
+   fewer than it asks for (seeds_wanted). */
 static void noisy_points(const Step *st, const ClaimResult *c, PointSet *ps)
 {
     if (c->verdict != VERDICT_UNDECIDED) return;
     for (int k = 0; k < c->n_noisy; k++)
-        if (point_seeds(st, c->noisy[k]) < ADAPTIVE_MAX_SEEDS) set_add(ps, c->noisy[k]);
+        if (point_seeds(st, c->noisy[k]) < seeds_wanted(c)) set_add_seeds(ps, c->noisy[k], seeds_wanted(c));
 }
 
 /* "arch=mixer d=128; arch=attention d=128" of a set (at most cap bytes). */
@@ -588,9 +629,16 @@ static int conclude_round(Step *st, char *err)
     double spent = 0;
     for (int i = 0; i < st->n_runs; i++) spent += st->runs[i].cpu_seconds;
     double cost = round_cost(st, &extend, &seeds), cap = st->plan.max_hours * 3600;
-    int act = extend.n + seeds.n > 0, over = act && cap > 0 && spent + cost > cap;
+    /* alpha is spent over at most STATS_MAX_LOOKS rounds: the last one acts no more */
+    int looks_spent = st->row.round >= STATS_MAX_LOOKS;
+    /* seeds capped by the budget: fewer a point, one more at least, until the round fits */
+    while (!looks_spent && seeds.n && cap > 0 && spent + cost > cap && trim_seeds(st, &seeds))
+        cost = round_cost(st, &extend, &seeds);
+    int act = extend.n + seeds.n > 0 && !looks_spent, over = act && cap > 0 && spent + cost > cap;
     char why[512] = "";
-    if (over)
+    if (looks_spent && undecided)
+        snprintf(why, sizeof why, "alpha spent: round %d of at most %d looks", st->row.round, STATS_MAX_LOOKS);
+    else if (over)
         snprintf(why, sizeof why, CAP_STOP "%.2f of %.2f CPU hours spent; the next round needs about %.2f more",
                  spent / 3600, cap / 3600, cost / 3600);
     else if (!act)
@@ -607,14 +655,19 @@ static int conclude_round(Step *st, char *err)
         if (c->verdict == VERDICT_UNDECIDED_BUDGET)
             for (int k = 0; k < c->n_extend; k++) set_add(&own, c->extend[k]);
         noisy_points(st, c, &own);
-        char points[400];
+        char points[400], what[64] = "extend x2";
         set_text(&own, points, sizeof points);
+        int given = seeds_given(&seeds, &own);
+        if (c->verdict == VERDICT_UNDECIDED && !over && !looks_spent && given && given < seeds_wanted(c))
+            snprintf(what, sizeof what, "seeds to %d a side (%d wanted; the CPU-hour cap allows these)", given,
+                     seeds_wanted(c));
+        else if (c->verdict == VERDICT_UNDECIDED)
+            snprintf(what, sizeof what, "seeds to %d a side%s", seeds_wanted(c),
+                     c->seeds_needed > ADAPTIVE_MAX_SEEDS ? " (the cap; 80% power needs more)" : "");
         if (c->verdict == VERDICT_HOLDS || c->verdict == VERDICT_FAILS) snprintf(v.action, sizeof v.action, "decided");
         else if (!own.n) snprintf(v.action, sizeof v.action, "nothing more decides it");
-        else if (over) snprintf(v.action, sizeof v.action, "%s; would %s: %s", why,
-                                c->verdict == VERDICT_UNDECIDED_BUDGET ? "extend x2" : "add 2 seeds", points);
-        else snprintf(v.action, sizeof v.action, "%s: %s", c->verdict == VERDICT_UNDECIDED_BUDGET ? "extend x2" : "add 2 seeds",
-                      points);
+        else if (looks_spent || over) snprintf(v.action, sizeof v.action, "%s; would %s: %s", why, what, points);
+        else snprintf(v.action, sizeof v.action, "%s: %s", what, points);
         rc = store_verdict_put(st->s, st->row.id, &v, err);
     }
     free(res);
@@ -627,7 +680,7 @@ static int conclude_round(Step *st, char *err)
     /* the new seeds copy a run as it is now: extended ones with their new budget */
     if (extend.n && load_runs(st, err)) return -1;
     for (int p = 0; p < seeds.n; p++)
-        if (add_seeds(st, seeds.sel[p], err)) return -1;
+        if (add_seeds(st, seeds.sel[p], seeds.seeds[p], err)) return -1;
     return store_sweep_set_round(st->s, st->row.id, st->row.round + 1, NULL, err);
 }
 

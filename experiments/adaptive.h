@@ -37,10 +37,15 @@
  *                       seeds), so that they are compared at equal tokens,
  *                       and one whose points trained on unequal budgets
  *                       gets the shorter point's extended; a claim undecided
- *                       by its interval gets 2 more seeds at each compared point
- *                       with fewer than 5; then the next
+ *                       by its interval gets, at each compared point, the
+ *                       seeds a side its tests need for 80% power at the
+ *                       spread measured (ClaimResult.seeds_needed), at most
+ *                       ADAPTIVE_MAX_SEEDS, fewer (one more at least) where
+ *                       the round would pass max_hours; then the next
  *                       round, until every claim is decided, nothing more
- *                       can decide one, or the next round would pass
+ *                       can decide one, STATS_MAX_LOOKS rounds were judged
+ *                       (alpha is spent over them: each round's verdicts
+ *                       at stats.h alpha_at_look), or the next round would pass
  *                       max_hours of training (CPU hours: training
  *                       seconds x threads of every run of the sweep, the
  *                       search included).  sweeps.concluded says which.
@@ -62,13 +67,13 @@
 
 #include "db/store.h"
 #include "engine/config.h"
+#include "experiments/claims.h"
 #include "experiments/sweep.h"
 
-#define ADAPTIVE_MAX_SEEDS 5       /* an undecided claim's points get more seeds below this */
+#define ADAPTIVE_MAX_SEEDS CLAIM_MAX_SEEDS  /* an undecided claim's points get seeds up to this */
 #define ADAPTIVE_TUNE_MIN_STEPS 50   /* lr=tune's first rung trains at least this many steps */
 #define ADAPTIVE_TUNE_MIN_WARMUPS 5  /* ... and this many warm-ups */
 #define ADAPTIVE_TUNE_EDGE_STEPS 2   /* a winner at the grid's edge: up to this many grid steps past it */
-#define ADAPTIVE_ADD_SEEDS 2       /* ... this many more per compared point */
 
 /* One step of sweep_id's plan, as far as the store allows now.  *acted
    is set when something was queued, extended or concluded. */

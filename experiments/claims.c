@@ -196,6 +196,7 @@ typedef struct {
     double p_hold, p_fail;
     int untestable;         /* one seed a side: no spread to test against */
     int budget;             /* not learned, or unequal budgets: training decides, not seeds */
+    double df;              /* the degrees of freedom of its p-values (0: unknown) */
     char why[200];          /* an undecided point's reason */
 } PointTest;
 
@@ -248,6 +249,31 @@ static int undecided_here(const PointTest *t, double alpha)
     return !t->budget && (t->untestable || (!(t->p_hold < alpha) && !(t->p_fail < alpha)));
 }
 
+/* An undecided claim's seeds by power: for each undecided test, the seeds a
+   side for STATS_POWER at the next look's level, from the statistic of the
+   decision it is nearer (its smaller p-value) at the spread measured; a
+   test with no spread yet needs a second seed a side, the presets' 3.  The
+   most over the tests goes to c->seeds_needed and the reason. */
+static void need_seeds(const PointTest *t, int n, double alpha, ClaimResult *c)
+{
+    double next = c->looks ? alpha_at_look(c->sweep_alpha, c->look + 1, c->looks) : alpha;
+    for (int i = 0; i < n; i++) {
+        if (!undecided_here(&t[i], alpha)) continue;
+        int need = 3;
+        if (!t[i].untestable) {
+            double df = t[i].df > 0 ? t[i].df : 2.0 * (c->min_seeds - 1);
+            double stat = t_quantile(1 - fmin(t[i].p_hold, t[i].p_fail), df);
+            need = seeds_for_power(stat, df, c->min_seeds, next, STATS_POWER, CLAIM_MAX_SEEDS);
+        }
+        if (need > c->seeds_needed) c->seeds_needed = need;
+    }
+    size_t len = strlen(c->reason);
+    if (c->seeds_needed > CLAIM_MAX_SEEDS)
+        snprintf(c->reason + len, sizeof c->reason - len, "; more than %d seeds a side at this spread", CLAIM_MAX_SEEDS);
+    else if (c->seeds_needed)
+        snprintf(c->reason + len, sizeof c->reason - len, "; about %d seeds a side at this spread", c->seeds_needed);
+}
+
 /* Directional: a below b (sign -1) or above it (sign +1).  Holds when the
    one-sided bound of a - b excludes 0 in the claimed direction; fails when
    it is significant the other way or its (1 - 2 alpha) interval lies
@@ -259,6 +285,7 @@ static void test_directed(const SeedStats *a, const SeedStats *b, int sign, doub
     line_add(l, ", difference %.3f", d.est);
     if (!contrast_testable(&d)) return;
     interval_add(l, &d, alpha, "%.3f");
+    t->df = d.df;
     t->p_hold = sign < 0 ? contrast_p_below(&d, 0) : contrast_p_above(&d, 0);
     double other = sign < 0 ? contrast_p_above(&d, 0) : contrast_p_below(&d, 0);
     double same = fmax(contrast_p_above(&d, -delta), contrast_p_below(&d, delta));
@@ -273,6 +300,7 @@ static void test_match(const SeedStats *a, const SeedStats *b, double margin, do
     Contrast r = contrast_ratio(a, b);
     if (!contrast_testable(&r)) return;
     interval_add(l, &r, alpha, "%.3f");
+    t->df = r.df;
     t->p_hold = fmax(contrast_p_above(&r, 1 - margin), contrast_p_below(&r, 1 + margin));
     t->p_fail = fmin(contrast_p_above(&r, 1 + margin), contrast_p_below(&r, 1 - margin));
     snprintf(t->why, sizeof t->why, "the interval [%.3f, %.3f] straddles the %g%% margin", contrast_lower(&r, alpha),
@@ -286,6 +314,7 @@ static void test_slightly_higher(const SeedStats *a, const SeedStats *b, double 
     Contrast d = contrast_diff(a, b), r = contrast_ratio(a, b);
     if (!contrast_testable(&r)) return;
     interval_add(l, &r, alpha, "%.3f");
+    t->df = d.df;
     t->p_hold = fmax(contrast_p_above(&d, 0), contrast_p_below(&r, 1 + margin));
     t->p_fail = fmin(contrast_p_below(&d, 0), contrast_p_above(&r, 1 + margin));
     snprintf(t->why, sizeof t->why, "the interval [%.3f, %.3f] is not both above 1 and under %g", contrast_lower(&r, alpha),
@@ -295,6 +324,7 @@ static void test_slightly_higher(const SeedStats *a, const SeedStats *b, double 
 /* A threshold on a contrast: the claim is c above x (sign +1) or below it. */
 static void test_threshold(const Contrast *c, double x, int sign, PointTest *t)
 {
+    t->df = c->df;
     t->p_hold = sign > 0 ? contrast_p_above(c, x) : contrast_p_below(c, x);
     t->p_fail = sign > 0 ? contrast_p_below(c, x) : contrast_p_above(c, x);
 }
@@ -575,6 +605,7 @@ static Verdict judge_pairs(const ClaimRule *r, const Point *pts, int np, double 
             note_point(c, 1, ends[i][0]);
             note_point(c, 1, ends[i][1]);
         }
+    if (v == VERDICT_UNDECIDED) need_seeds(t, n, alpha, c);
     return v;
 }
 
@@ -601,6 +632,7 @@ static void test_range(const Point *const *q, int k, PointMetric m, double mean,
                 snprintf(t->why, sizeof t->why, "one seed a point: no spread to test against");
                 return;
             }
+            t->df = t->df > 0 ? fmin(t->df, d.df) : d.df;
             lo = fmax(lo, contrast_lower(&d, alpha / pairs));
             hi = fmax(hi, contrast_upper(&d, alpha));
             t->p_hold = fmax(t->p_hold, contrast_p_below(&d, x));
@@ -678,6 +710,7 @@ static Verdict judge_flat(const ClaimRule *r, const Point *pts, int np, double a
     for (int i = 0; v == VERDICT_UNDECIDED && i < n; i++)
         if (undecided_here(&t[i], alpha))
             for (int j = 0; j < n_group[i]; j++) note_point(c, 1, noisy[i][j]);
+    if (v == VERDICT_UNDECIDED) need_seeds(t, n, alpha, c);
     return v;
 }
 
@@ -735,6 +768,7 @@ static Verdict judge_unigram(const ClaimRule *r, const Point *pts, int np, doubl
     for (int i = 0; v == VERDICT_UNDECIDED && i < n; i++)
         if (undecided_here(&t[i], alpha))
             note_point(c, 1, tested[i]);
+    if (v == VERDICT_UNDECIDED) need_seeds(t, n, alpha, c);
     return waiting && v != VERDICT_FAILS ? VERDICT_NOT_RUN : v;
 }
 
@@ -750,6 +784,12 @@ static void judge_rule(const ClaimRule *r, const Point *pts, int np, double alph
     default: out->verdict = judge_pairs(r, pts, np, alpha, &l, out); break;
     }
     if (out->verdict != VERDICT_NOT_RUN) copying_add(&l, r, pts, np);
+    /* what would decide a claim its budget leaves undecided */
+    size_t len = strlen(out->reason);
+    if (out->verdict == VERDICT_UNDECIDED_BUDGET && !strncmp(out->reason, "not learned", 11))
+        snprintf(out->reason + len, sizeof out->reason - len, "; a budget where both learn");
+    else if (out->verdict == VERDICT_UNDECIDED_BUDGET && !strncmp(out->reason, "unequal budgets", 15))
+        snprintf(out->reason + len, sizeof out->reason - len, "; the shorter trained as long");
     if (out->verdict == VERDICT_NOT_RUN && !out->numbers[0])
         snprintf(out->numbers, sizeof out->numbers, "no finished runs with %s at the points it compares",
                  point_metric_name(r->metric));
@@ -762,14 +802,23 @@ static int rule_gated(const ClaimRule *r)
     return r->kind != R_BELOW_UNIGRAM && r->kind != R_NEAR_UNIGRAM && r->metric != PM_SAMPLES_PER_S;
 }
 
-int claims_judge_points(int i, const Point *pts, int np, double alpha, ClaimResult *out)
+/* Sets c's look (0: one look) and returns the level it is judged at. */
+static double look_level(ClaimResult *c, double alpha, int look, int looks)
+{
+    c->sweep_alpha = alpha;
+    c->look = looks > 0 ? (look < 1 ? 1 : look) : 0;
+    c->looks = looks > 0 ? looks : 0;
+    return looks > 0 ? alpha_at_look(alpha, c->look, looks) : alpha;
+}
+
+int claims_judge_points(int i, const Point *pts, int np, double alpha, int look, int looks, ClaimResult *out)
 {
     if (i < 0 || i >= N_RULES) return -1;
     memset(out, 0, sizeof *out);
     out->preset = RULES[i].preset;
     out->claim = RULES[i].claim;
     out->gated = rule_gated(&RULES[i]);
-    judge_rule(&RULES[i], pts, np, alpha, out);
+    judge_rule(&RULES[i], pts, np, look_level(out, alpha, look, looks), out);
     return 0;
 }
 
@@ -780,17 +829,20 @@ int claim_find(const char *preset, const char *fragment)
     return -1;
 }
 
-/* The level sweep_id's verdicts are taken at: its plan's alpha. */
-static int sweep_alpha(Store *s, long long sweep_id, double *alpha, char *err)
+/* The level sweep_id's verdicts are taken at: its plan's alpha, and with
+   --until-conclusive its round as the look (*looks 0: one look). */
+static int sweep_alpha(Store *s, long long sweep_id, double *alpha, int *look, int *looks, char *err)
 {
     SweepPlanRow row;
     SweepPlan plan;
     int found = 0;
     *alpha = STATS_ALPHA;
+    *look = *looks = 0;
     if (store_sweep_plan(s, sweep_id, &row, &found, err)) return -1;
     if (!found || !row.plan_json[0]) return 0;
     if (sweep_plan_parse(row.plan_json, &plan, err)) return -1;
     *alpha = plan.alpha;
+    if (plan.until_conclusive) *look = row.round, *looks = STATS_MAX_LOOKS;
     return 0;
 }
 
@@ -838,13 +890,14 @@ int claims_judge(Store *s, const char *preset, long long sweep_id, ClaimResult *
             return err_set(err, "claims: out of memory");
         }
         double alpha;
-        if (sweep_alpha(s, sw.id, &alpha, err)) {
+        int look, looks;
+        if (sweep_alpha(s, sw.id, &alpha, &look, &looks, err)) {
             free(pts);
             free(runs);
             free(res);
             return -1;
         }
-        judge_rule(r, pts, np, alpha, c);
+        judge_rule(r, pts, np, look_level(c, alpha, look, looks), c);
         free(pts);
         free(runs);
     }

@@ -28,6 +28,9 @@ const char *verdict_name(Verdict v);
 /* CLAIM_MAX_TESTS: the comparisons (pairs, groups, points) one claim tests */
 enum { CLAIM_MAX_POINTS = 16, CLAIM_SELECTOR_LEN = 512, CLAIM_MAX_TESTS = 64 };
 
+/* The most seeds --until-conclusive gives a point (experiments/adaptive.h). */
+#define CLAIM_MAX_SEEDS 12
+
 typedef struct {
     const char *preset;     /* the preset whose runs judge it */
     const char *claim;      /* the claim in words, as the paper makes it */
@@ -38,7 +41,15 @@ typedef struct {
                                [-0.520, -0.260]" */
     char reason[200];       /* an undecided verdict's reason: "the interval [0.970, 1.120]
                                straddles the 10% margin", "not learned: attention" */
-    double alpha;           /* the level it was judged at (its sweep's alpha) */
+    double alpha;           /* the level it was judged at: its sweep's alpha, or with
+                               --until-conclusive the level of the round's look
+                               (stats.h alpha_at_look) */
+    double sweep_alpha;     /* the sweep's alpha (sweep key alpha) */
+    int look, looks;        /* --until-conclusive: the round judged, of at most
+                               STATS_MAX_LOOKS; 0, 0 for a sweep of one look */
+    int seeds_needed;       /* undecided by its interval: the seeds a side its undecided
+                               tests need for 80% power at the spread measured
+                               (CLAIM_MAX_SEEDS + 1: more than the cap); 0 otherwise */
     long long sweep_id;     /* the sweep the numbers come from; 0 when not run */
     /* what would decide it (experiments/adaptive.h), each point as a
        selector of its coordinates ("arch=mixer n_ctx=32"): the points to
@@ -65,8 +76,10 @@ PointMetric claim_metric(int i);
 
 /* Judges claim i on points made in memory (no store: stats_check.h's
    simulated seed groups) at level alpha, as claims_judge judges it from a
-   sweep's runs; -1 for an i out of range. */
-int claims_judge_points(int i, const Point *pts, int np, double alpha, ClaimResult *out);
+   sweep's runs: at alpha (the sweep's), or at look `look` of at most
+   `looks` (stats.h alpha_at_look; looks 0: one look at alpha); -1 for an i
+   out of range. */
+int claims_judge_points(int i, const Point *pts, int np, double alpha, int look, int looks, ClaimResult *out);
 /* The index of the first claim of preset whose text contains fragment; -1 if none. */
 int claim_find(const char *preset, const char *fragment);
 

@@ -354,13 +354,19 @@ static int sweep_section(Store *s, const Preset *pr, const SweepRow *swp, int fl
     int with_how = 0;
     for (int i = 0; i < n_claims; i++) with_how |= claims[i].how[0] != 0;
     if (!rc && n_claims) {
-        /* the level every verdict of the sweep is taken at (its plan's alpha) */
-        double alpha = claims[0].c.alpha;
-        sb_printf(out, markdown ? "\nVerdicts at alpha = %g; in brackets the %g%% intervals, whose ends are the "
-                                  "one-sided %g%% bounds (docs/statistics.md).\n"
-                                : "\n  Claims (verdicts at alpha = %g; in brackets the %g%% intervals, whose ends are "
-                                  "the one-sided %g%% bounds):\n",
-                  alpha, 100 * (1 - 2 * alpha), 100 * (1 - alpha));
+        /* the level every verdict of the sweep is taken at (its plan's
+           alpha), spent over --until-conclusive's looks: this round's share */
+        const ClaimResult *c0 = &claims[0].c;
+        double alpha = c0->alpha;
+        char look[160] = "";
+        if (c0->looks)
+            snprintf(look, sizeof look, ", spent over the rounds: round %d of at most %d, alpha %.2g at this look",
+                     c0->look, c0->looks, alpha);
+        sb_printf(out, markdown ? "\nVerdicts at alpha = %g%s; in brackets the %.3g%% intervals, whose ends are the "
+                                  "one-sided %.3g%% bounds (docs/statistics.md).\n"
+                                : "\n  Claims (verdicts at alpha = %g%s; in brackets the %.3g%% intervals, whose ends are "
+                                  "the one-sided %.3g%% bounds):\n",
+                  c0->looks ? c0->sweep_alpha : alpha, look, 100 * (1 - 2 * alpha), 100 * (1 - alpha));
         if (markdown)
             sb_append(out, with_how ? "\n| claim | verdict | numbers | how it was reached |\n|---|---|---|---|\n"
                                     : "\n| claim | verdict | numbers |\n|---|---|---|\n");

@@ -2,7 +2,8 @@
  * stats.c — seed_stats of stats.h: mean, sample standard deviation,
  * standard error and range, two passes (numerically stable for the few
  * values a seed group has); the contrasts of two groups, their bounds and
- * p-values from GSL's Student's t, and Holm's adjustment.
+ * p-values from GSL's Student's t, Holm's adjustment, alpha spending over
+ * looks and the seeds a power needs.
  */
 #include "experiments/stats.h"
 
@@ -136,4 +137,29 @@ void holm_adjust(const double *p, int n, double *adj)
     }
     free(order);
     free(q);
+}
+
+double alpha_spent(double alpha, int look, int looks)
+{
+    if (looks < 1 || look >= looks) return alpha;
+    if (look < 1) return 0;
+    return alpha * log(1 + (M_E - 1) * look / (double)looks);
+}
+
+double alpha_at_look(double alpha, int look, int looks)
+{
+    if (looks < 1) return alpha;
+    if (look > looks) look = looks;
+    if (look < 1) look = 1;
+    return alpha_spent(alpha, look, looks) - alpha_spent(alpha, look - 1, looks);
+}
+
+int seeds_for_power(double stat, double df, int n, double alpha, double power, int cap)
+{
+    if (!(stat > 0) || n < 2 || !(df > 0)) return cap + 1;
+    for (int N = n + 1; N <= cap; N++) {
+        double dfN = isinf(df) ? df : df * (N - 1) / (double)(n - 1);
+        if (stat * sqrt((double)N / n) >= t_quantile(1 - alpha, dfN) + t_quantile(power, dfN)) return N;
+    }
+    return cap + 1;
 }

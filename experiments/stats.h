@@ -8,7 +8,8 @@
  * (difference or ratio of means, its standard error and Welch-Satterthwaite
  * degrees of freedom), its one-sided bounds and intervals at a level alpha
  * from Student's t (GSL's quantiles), one-sided p-values and Holm's step-down
- * adjustment over several points.
+ * adjustment over several points; alpha spent over the looks of
+ * --until-conclusive's rounds, and the seeds a test needs at a power.
  *
  * Not for: reading the store (db/) or deciding verdicts (claims.h).
  */
@@ -74,5 +75,32 @@ double contrast_p_below(const Contrast *c, double x);
    k-th smallest times (n - k + 1), made monotone, at most 1.  A point is
    rejected at level alpha when its adjusted p is below alpha. */
 void holm_adjust(const double *p, int n, double *adj);
+
+/* The most rounds (looks) --until-conclusive judges a sweep in: alpha is
+   spent over this many looks, and the loop stops after the last. */
+#define STATS_MAX_LOOKS 8
+
+/* The power the seeds of an undecided test are chosen for. */
+#define STATS_POWER 0.8
+
+/* Alpha spent by look k of at most `looks` (Lan-DeMets, Pocock type):
+   alpha ln(1 + (e - 1) k / looks); 0 at k 0, alpha at k looks. */
+double alpha_spent(double alpha, int look, int looks);
+
+/* The level look k (1..looks) is taken at: what it adds to the spending,
+   alpha_spent(k) - alpha_spent(k - 1).  The looks' levels sum to alpha, so
+   the chance of any wrong decision over all looks is at most alpha (the
+   union bound, whatever the looks' correlation).  k past looks: the last
+   look's; looks < 1: alpha. */
+double alpha_at_look(double alpha, int look, int looks);
+
+/* The seeds a side (n per group) a one-sided test at level alpha needs for
+   `power` when its statistic is now `stat` (estimate minus the value its
+   bound must clear, over the standard error) on df degrees of freedom
+   with n seeds a side: the least N > n with stat sqrt(N / n) >= t(1 -
+   alpha, df_N) + t(power, df_N), df_N = df (N - 1) / (n - 1) (the spread
+   and the estimate taken as measured).  cap + 1 when more than cap would
+   be needed (stat <= 0 included). */
+int seeds_for_power(double stat, double df, int n, double alpha, double power, int cap);
 
 #endif

@@ -7,10 +7,11 @@
  * (c) a true difference of 2 standard errors at 5 seeds; the rates of
  * "holds" and "does not hold" per cell at one look, the power where the
  * claim is true, the rate of a wrong decision of --until-conclusive's seed
- * rounds on the same groups (an undecided claim's points get
- * ADAPTIVE_ADD_SEEDS more seeds up to ADAPTIVE_MAX_SEEDS and it is judged
- * again, each look at alpha: nothing spends alpha over the looks yet), and
- * the worst rate of a wrong decision over (a) and (b).
+ * rounds on the same groups (an undecided claim's points get the seeds
+ * 80% power asks for, ClaimResult.seeds_needed, up to ADAPTIVE_MAX_SEEDS,
+ * and it is judged again, each look at its level of alpha spent over
+ * STATS_MAX_LOOKS looks, as a sweep's rounds are), and the worst rate of a
+ * wrong decision over (a) and (b).
  *
  * Not for: the store (the loop's rounds are replayed on the simulated
  * groups, not queued), budget extensions (the simulated seeds do not train).

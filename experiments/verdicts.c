@@ -13,6 +13,7 @@
 #include "db/results.h"
 #include "engine/common.h"
 #include "experiments/format.h"
+#include "experiments/stats.h"
 #include "experiments/sweep.h"
 
 Verdict verdict_of_name(const char *name)
@@ -115,6 +116,11 @@ int verdicts_now(Store *s, const char *preset, long long sweep_id, ClaimNow **ou
             if (then != c->c.verdict) c->c.reason[0] = 0;   /* the reason was today's, not the history's */
             c->c.verdict = then;
             snprintf(c->c.numbers, sizeof c->c.numbers, "%s", last->numbers);
+            /* the verdict is the round's it was judged in: that look's level */
+            if (c->c.looks && last->round < c->c.look) {
+                c->c.look = last->round;
+                c->c.alpha = alpha_at_look(c->c.sweep_alpha, last->round, c->c.looks);
+            }
         }
         if (c->partial)
             snprintf(c->training, sizeof c->training, "round %d training: judged on the %d of %d runs finished so far",

@@ -6,7 +6,7 @@
  *     their budget, every seed, and the round is recorded in `verdicts`;
  *     once they learn, every claim is decided and the sweep concludes, and
  *     the report says in which round;
- *   - an undecided claim (its interval too wide) gets 2 more seeds per compared point that has
+ *   - an undecided claim (its interval too wide) gets the seeds 80% power asks for per compared point that has
  *     fewer than 5;
  *   - a round that would pass the cap is not run: the sweep concludes
  *     saying so, and the history says what it would still need;
@@ -255,61 +255,136 @@ static void test_report_mid_round(void)
     store_close(s);
 }
 
-/* The autoencoder preset with its first round finished at the given
-   losses and spreads (mixer d=128, mixer d=160, attention) and judged. */
-static Store *round_one(const char *name, double m128, double s128, double m160, double s160, double att, double satt,
-                        int64_t *sw)
+/* The autoencoder preset (a cap of max_hours, 0: none) with its first
+   round finished at the given losses and spreads (mixer d=128, mixer d=160,
+   attention), not judged. */
+static Store *round_finished(const char *name, double max_hours, double m128, double s128, double m160, double s160,
+                             double att, double satt, int64_t *sw)
 {
-    Store *s = queued_store(name, 0, sw);
+    Store *s = queued_store(name, max_hours, sw);
     if (!s) return NULL;
     finish_runs(s, "\"mixer\",\"d\":\"128\"", m128, s128);
     finish_runs(s, "\"mixer\",\"d\":\"160\"", m160, s160);
     finish_runs(s, "\"attention\"", att, satt);
-    CHECK(advance(s, *sw), "round 1 did nothing");
     return s;
 }
 
-/* undecided by its interval: 2 more seeds per compared point, up to 5 */
+/* round_finished, and judged. */
+static Store *round_one(const char *name, double m128, double s128, double m160, double s160, double att, double satt,
+                        int64_t *sw)
+{
+    Store *s = round_finished(name, 0, m128, s128, m160, s160, att, satt, sw);
+    if (s) CHECK(advance(s, *sw), "round 1 did nothing");
+    return s;
+}
+
+/* undecided by its interval: the seeds 80% power asks for at each compared
+   point.  The mixer at d=128 0.25 below attention, sd 0.1 a side over 3
+   seeds: t = 0.25 / (0.1 sqrt(2/3)) = 3.06 at df 4, under round 1's
+   t(1 - 0.0097, 4) = 3.78; round 2's level is 0.0081, and 5 seeds a side
+   give 3.06 sqrt(5/3) = 3.95 >= t(0.9919, 8) + t(0.8, 8) = 3.03 + 0.89
+   (4: 3.54 < 3.31 + 0.91; scipy.stats): 2 more seeds a side */
 static void test_more_seeds(void)
 {
     int64_t sw = 0;
-    /* the mixer at d=128 within noise of attention; d=160 clearly below */
-    Store *s = round_one("seeds.db", 4.00, 0.1, 3.0, 0.01, 4.02, 0.1, &sw);
+    Store *s = round_one("seeds.db", 4.00, 0.1, 3.0, 0.01, 4.25, 0.1, &sw);
     if (!s) return;
     CHECK(query_num(s, "SELECT count(*) FROM runs WHERE status = 'queued'") == 4, "%s",
           query1(s, "SELECT group_concat(arch || ':' || seed || ':' || status) FROM runs").text);
     CHECK(!strcmp(query1(s, "SELECT group_concat(seed) FROM (SELECT seed FROM runs WHERE status = 'queued'"
                             " ORDER BY id)").text, "4,5,4,5"), "seeds %s",
           query1(s, "SELECT group_concat(seed) FROM runs WHERE status = 'queued'").text);
-    CHECK(strstr(query1(s, "SELECT action FROM verdicts WHERE verdict = 'undecided'").text, "add 2 seeds"),
-          "action");
+    CHECK(strstr(query1(s, "SELECT action FROM verdicts WHERE verdict = 'undecided'").text, "seeds to 5 a side: "),
+          "action %s", query1(s, "SELECT action FROM verdicts WHERE verdict = 'undecided'").text);
     CHECK(query_num(s, "SELECT count(*) FROM sweep_results WHERE status = 'queued'") == 4, "new seeds are the sweep's");
+    /* the report while round 2 trains: round 1's verdicts at round 1's
+       look and level, and what decides the claim */
+    StrBuf out;
+    sb_init(&out);
+    const char *presets[1] = {"autoencoder"};
+    char err[ERR_LEN] = "";
+    CHECK(report_build(s, presets, 1, 0, &out, err) == 0, "%s", err);
+    CHECK(out.data && strstr(out.data, "Claims (verdicts at alpha = 0.05, spent over the rounds: round 1 of at most 8, "
+                                       "alpha 0.0097 at this look; in brackets the 98.1% intervals") &&
+              strstr(out.data, "undecided after round 1 (400k tokens per run, 3 seeds): seeds to 5 a side: arch=mixer "
+                               "d=128; arch=attention d=128"),
+          "report: %s", out.data ? out.data : "");
+    sb_free(&out);
     store_close(s);
 }
 
-/* undecided again with one point at 5 seeds: only the other gets more */
+/* undecided again with one point at the cap's 12 seeds: only the other
+   gets more (within noise: 80% power would need more than 12, so both go
+   to the cap) */
 static void test_seeds_where_few(void)
 {
     int64_t sw = 0;
     /* "mixer below attention" does not hold; d=160 within noise of d=128 */
     Store *s = round_one("fewseeds.db", 4.00, 0.1, 4.02, 0.1, 3.0, 0.01, &sw);
     if (!s) return;
-    CHECK(query_num(s, "SELECT count(*) FROM runs WHERE status = 'queued' AND arch = 'mixer'") == 4, "%s",
+    CHECK(query_num(s, "SELECT count(*) FROM runs WHERE status = 'queued' AND arch = 'mixer'") == 18, "%s",
           query1(s, "SELECT group_concat(arch || ':' || seed || ':' || status) FROM runs").text);
     finish_runs(s, "\"mixer\",\"d\":\"128\"", 4.00, 0.1);
     finish_runs(s, "\"mixer\",\"d\":\"160\"", 4.02, 0.1);
-    /* attention now within noise of the mixer at d=128 (5 seeds) */
+    /* attention now within noise of the mixer at d=128 (12 seeds) */
     CHECK(exec_sql(s, "UPDATE evals SET loss = 4.01 + 0.1 * ((SELECT seed FROM runs WHERE runs.id = evals.run_id)"
                       " % 3 - 1) WHERE run_id IN (SELECT id FROM runs WHERE arch = 'attention')") == 0, "attention");
     CHECK(advance(s, sw), "round 2 did nothing");
-    CHECK(query_num(s, "SELECT count(*) FROM runs WHERE status = 'queued'") == 2 &&
-              query_num(s, "SELECT count(*) FROM runs WHERE status = 'queued' AND arch = 'attention'") == 2,
-          "seeds where there were 5 already: %s",
+    CHECK(query_num(s, "SELECT count(*) FROM runs WHERE status = 'queued'") == 9 &&
+              query_num(s, "SELECT count(*) FROM runs WHERE status = 'queued' AND arch = 'attention'") == 9,
+          "seeds where there were 12 already: %s",
           query1(s, "SELECT group_concat(arch || ':' || seed || ':' || status) FROM runs WHERE status = 'queued'").text);
     CHECK(strstr(query1(s, "SELECT action FROM verdicts WHERE round = 2 AND claim LIKE '%equal d%'").text,
-                 "add 2 seeds: arch=attention d=128") &&
+                 "seeds to 12 a side (the cap; 80% power needs more): arch=attention d=128") &&
               !strstr(query1(s, "SELECT action FROM verdicts WHERE round = 2 AND claim LIKE '%equal d%'").text, "mixer"),
           "action %s", query1(s, "SELECT action FROM verdicts WHERE round = 2 AND claim LIKE '%equal d%'").text);
+    store_close(s);
+}
+
+/* seeds capped by the budget: test_more_seeds' claim wants 5 seeds a side
+   (2 more at 100 s each, 2 points: 400 s on 900 s spent); a cap of 0.31 h
+   (1116 s) allows one more a side (1100 s), and a cap of 0.3 h (1080 s)
+   not even that: the round is not run */
+static void test_seeds_capped(void)
+{
+    int64_t sw = 0;
+    Store *s = round_finished("trim.db", 0.31, 4.00, 0.1, 3.0, 0.01, 4.25, 0.1, &sw);
+    if (!s) return;
+    CHECK(advance(s, sw), "round 1 did nothing");
+    CHECK(!strcmp(query1(s, "SELECT group_concat(arch || ':' || seed) FROM (SELECT arch, seed FROM runs WHERE status = "
+                            "'queued' ORDER BY id)").text, "mixer:4,attention:4"),
+          "queued %s", query1(s, "SELECT group_concat(arch || ':' || seed) FROM runs WHERE status = 'queued'").text);
+    CHECK(strstr(query1(s, "SELECT action FROM verdicts WHERE verdict = 'undecided'").text,
+                 "seeds to 4 a side (5 wanted; the CPU-hour cap allows these): "),
+          "action %s", query1(s, "SELECT action FROM verdicts WHERE verdict = 'undecided'").text);
+    store_close(s);
+    s = round_finished("trim2.db", 0.3, 4.00, 0.1, 3.0, 0.01, 4.25, 0.1, &sw);
+    if (!s) return;
+    CHECK(advance(s, sw), "round 1 did nothing");
+    CHECK(query_num(s, "SELECT count(*) FROM runs WHERE status = 'queued'") == 0, "queued past the cap");
+    CHECK(strstr(query1(s, "SELECT action FROM verdicts WHERE verdict = 'undecided'").text, "would seeds to 5 a side"),
+          "action %s", query1(s, "SELECT action FROM verdicts WHERE verdict = 'undecided'").text);
+    store_close(s);
+}
+
+/* the last look: a round judged at the STATS_MAX_LOOKS-th look acts no
+   more (alpha is spent); the history says what it would need */
+static void test_looks_spent(void)
+{
+    int64_t sw = 0;
+    Store *s = round_finished("looks.db", 0, 4.00, 0.1, 3.0, 0.01, 4.25, 0.1, &sw);
+    if (!s) return;
+    char sql[128];
+    snprintf(sql, sizeof sql, "UPDATE sweeps SET round = %d WHERE id = %lld", STATS_MAX_LOOKS, (long long)sw);
+    CHECK(exec_sql(s, sql) == 0, "round");
+    CHECK(advance(s, sw), "the last round did nothing");
+    CHECK(query_num(s, "SELECT count(*) FROM runs WHERE status = 'queued'") == 0, "queued after the last look: %s",
+          query1(s, "SELECT group_concat(arch || ':' || seed) FROM runs WHERE status = 'queued'").text);
+    CHECK(!strcmp(query1(s, "SELECT concluded FROM sweeps").text, "alpha spent: round 8 of at most 8 looks"), "concluded %s",
+          query1(s, "SELECT concluded FROM sweeps").text);
+    CHECK(strstr(query1(s, "SELECT action FROM verdicts WHERE verdict = 'undecided'").text,
+                 "alpha spent: round 8 of at most 8 looks; would seeds to "),
+          "action %s", query1(s, "SELECT action FROM verdicts WHERE verdict = 'undecided'").text);
     store_close(s);
 }
 
@@ -742,6 +817,8 @@ int main(int argc, char **argv)
     RUN(test_report_mid_round);
     RUN(test_more_seeds);
     RUN(test_seeds_where_few);
+    RUN(test_looks_spent);
+    RUN(test_seeds_capped);
     RUN(test_cap);
     RUN(test_continue);
     RUN(test_tune_ranks_loss_all);

@@ -201,7 +201,8 @@ static void test_lower_rule(void)
     CHECK(report_build(s, ae, 1, 0, &out, rerr) == 0, "%s", rerr);
     CHECK(out.data && strstr(out.data, "Claims (verdicts at alpha = 0.05; in brackets the 90% intervals") &&
               strstr(out.data, "  [undecided] the mixer autoencoder's test loss is below attention's") &&
-              strstr(out.data, "      (the difference's interval [-0.448, 0.248] holds 0) 4.900 +- 0.115 (3) vs"),
+              strstr(out.data, "      (the difference's interval [-0.448, 0.248] holds 0; more than 12 seeds a side at this "
+                               "spread) 4.900 +- 0.115 (3) vs"),
           "report: %s", out.data ? out.data : "");
     sb_free(&out);
     store_close(s);
@@ -247,7 +248,7 @@ static void test_lower_rule(void)
     add_run(s, sw, "attention", "autoencode", "{\"arch\": \"attention\", \"d\": \"128\"}", "done", 5.0, NAN, NAN);
     c = judge_first(s, "autoencoder", &res);
     CHECK(c && c->verdict == VERDICT_UNDECIDED && strstr(c->numbers, "4.000 (1) vs 5.000 (1)") &&
-              !strstr(c->numbers, "+-") && !strcmp(c->reason, "one seed a side: no spread to test against") &&
+              !strstr(c->numbers, "+-") && !strcmp(c->reason, "one seed a side: no spread to test against; about 3 seeds a side at this spread") &&
               c->n_noisy == 2,
           "one seed a side: %s (%s; %s)", c ? verdict_name(c->verdict) : "-", c ? c->reason : "", c ? c->numbers : "");
     free(res);
@@ -504,7 +505,7 @@ static void test_match_rule(void)
     Store *s = match_store(1.50, 1.52, 0.05, 1);
     ClaimResult *res;
     const ClaimResult *c = judge_first(s, "pairconnect-grid", &res);
-    CHECK(c && !strcmp(c->reason, "the interval [0.930, 1.044] straddles the 5% margin") &&
+    CHECK(c && !strcmp(c->reason, "the interval [0.930, 1.044] straddles the 5% margin; about 11 seeds a side at this spread") &&
               strstr(c->numbers, "ratio 0.987 [0.930, 1.044]") && c->n_noisy == 4 && c->alpha == 0.05,
           "%s (%s)", c ? c->reason : "-", c ? c->numbers : "");
     free(res);

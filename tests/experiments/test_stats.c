@@ -4,7 +4,9 @@
  * GSL's t quantiles against published values, the Welch difference and its
  * degrees of freedom by hand, one-sided bounds and p-values that agree with
  * each other, TOST on a ratio, Holm's adjustment on a hand-computed example,
- * and a group of one seed (no spread: nothing to test).
+ * a group of one seed (no spread: nothing to test), alpha spent over the
+ * looks of --until-conclusive against hand-computed levels, and the seeds
+ * a power needs against a simulation.
  *
  * `test_stats --dump` prints the same groups' intervals, p-values and Holm
  * adjustments, one "name value" a line, for tests/experiments/
@@ -13,6 +15,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
 
 #include "experiments/stats.h"
 #include "tests/check.h"
@@ -113,6 +118,70 @@ static void test_holm(void)
     holm_adjust(p, 0, adj);   /* no points: nothing to do */
 }
 
+/* Lan-DeMets Pocock-type spending, alpha ln(1 + (e - 1) k / K), by hand
+   (Python's math.log): at alpha 0.05 over 8 looks the first look's level is
+   0.05 ln(1 + 1.71828/8) = 0.0097284, the second's 0.05 ln(1.42957) -
+   0.0097284 = 0.0081403, the eighth's 0.0041156; over 4 looks 0.0178687,
+   0.0131370, 0.0103937, 0.0086006.  The levels fall, sum to alpha, and a
+   look past the last keeps the last's. */
+static void test_alpha_spending(void)
+{
+    const double k8[] = {0.009728364727400586, 0.008140336248038836}, k4[] = {0.0178687, 0.0131370, 0.0103937, 0.0086006};
+    CHECK(close_rel(alpha_at_look(0.05, 1, 8), k8[0], 1e-12) && close_rel(alpha_at_look(0.05, 2, 8), k8[1], 1e-12) &&
+              close_rel(alpha_at_look(0.05, 8, 8), 0.0041156, 1e-4),
+          "8 looks: %.10g %.10g %.10g", alpha_at_look(0.05, 1, 8), alpha_at_look(0.05, 2, 8), alpha_at_look(0.05, 8, 8));
+    double sum = 0;
+    for (int k = 1; k <= 4; k++) {
+        CHECK(close_rel(alpha_at_look(0.05, k, 4), k4[k - 1], 1e-4), "4 looks, look %d: %.10g", k, alpha_at_look(0.05, k, 4));
+        sum += alpha_at_look(0.05, k, 4);
+    }
+    CHECK(close_rel(sum, 0.05, 1e-12), "the levels sum to %.17g", sum);
+    CHECK(alpha_spent(0.05, 0, 8) == 0 && alpha_spent(0.05, 8, 8) == 0.05 &&
+              alpha_at_look(0.05, 9, 8) == alpha_at_look(0.05, 8, 8) && alpha_at_look(0.05, 1, 0) == 0.05,
+          "ends");
+}
+
+/* The power of a one-sided Welch test at n seeds a side, simulated: normal
+   groups of sd 1, b above a by delta. */
+static double simulated_power(gsl_rng *rng, double delta, int n, double alpha, int trials)
+{
+    int hits = 0;
+    double x[64], y[64];
+    for (int i = 0; i < trials; i++) {
+        for (int k = 0; k < n; k++) x[k] = gsl_ran_gaussian(rng, 1), y[k] = delta + gsl_ran_gaussian(rng, 1);
+        SeedStats a = seed_stats(x, n), b = seed_stats(y, n);
+        Contrast d = contrast_diff(&a, &b);
+        hits += contrast_p_below(&d, 0) < alpha;
+    }
+    return (double)hits / trials;
+}
+
+/* seeds_for_power against a simulation: from a measured statistic at 3
+   seeds a side (the difference over its standard error at sd 1, df 4), the
+   seeds it names give about 80% power when the difference is true (4000
+   trials a case, seeded: Monte Carlo se 0.006; Welch's df are a little
+   below the pooled ones the formula takes), and one seed fewer not more
+   (within 3 Monte Carlo se). */
+static void test_power_simulated(void)
+{
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 11);
+    const double deltas[] = {2.0, 1.2, 0.8};
+    const double alphas[] = {0.05, 0.0081};
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 2; j++) {
+            double stat = deltas[i] / sqrt(2.0 / 3);
+            int n = seeds_for_power(stat, 4, 3, alphas[j], 0.8, 60);
+            double at = simulated_power(rng, deltas[i], n, alphas[j], 4000);
+            double below = simulated_power(rng, deltas[i], n - 1, alphas[j], 4000);
+            CHECK(n > 3 && n <= 60 && at >= 0.76 && at <= 0.9 && (n == 4 || below < 0.82),
+                  "delta %g alpha %g: %d seeds a side, power %.3f (%d: %.3f)", deltas[i], alphas[j], n, at, n - 1, below);
+        }
+    CHECK(seeds_for_power(0, 4, 3, 0.05, 0.8, 12) == 13 && seeds_for_power(0.1, 4, 3, 0.05, 0.8, 12) == 13,
+          "no effect: more than the cap");
+    gsl_rng_free(rng);
+}
+
 /* The numbers scipy checks: "name value" lines. */
 static void dump(void)
 {
@@ -163,5 +232,7 @@ int main(int argc, char **argv)
     RUN(test_one_seed);
     RUN(test_tost);
     RUN(test_holm);
+    RUN(test_alpha_spending);
+    RUN(test_power_simulated);
     CHECK_EXIT();
 }

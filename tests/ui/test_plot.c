@@ -512,5 +512,6 @@ int main(int argc, char **argv)
     RUN(test_sparkline);
     RUN(test_ascii_line_glyphs);
     RUN(test_parallel_labels_clear_axes);
+    figure_cleanup();   /* cairo's and fontconfig's caches, as the commands that draw do (LeakSanitizer) */
     CHECK_EXIT();
 }

@@ -53,9 +53,31 @@ static int training_round(Store *s, long long sweep_id, int *round, int *done, i
     return 0;
 }
 
+/* Whether a decided verdict (last) held at the loop's previous budget: the
+   latest round before it at fewer tokens per run (prev, NULL: none).
+   "stable over the last doubling (80k to 160k tokens)", "changed with
+   budget: undecided (budget) at 80k, holds at 160k", "one budget only". */
+static void over_budgets(const VerdictRow *prev, const VerdictRow *last, char *out, size_t cap)
+{
+    if (!prev) {
+        snprintf(out, cap, "one budget only");
+        return;
+    }
+    char then[32], now[32];
+    fmt_short((double)prev->tokens_per_run, then, sizeof then);
+    fmt_short((double)last->tokens_per_run, now, sizeof now);
+    if (strcmp(prev->verdict, last->verdict))
+        snprintf(out, cap, "changed with budget: %s at %s, %s at %s", prev->verdict, then, last->verdict, now);
+    else if (last->tokens_per_run == 2 * prev->tokens_per_run)
+        snprintf(out, cap, "stable over the last doubling (%s to %s tokens)", then, now);
+    else
+        snprintf(out, cap, "stable from %s to %s tokens", then, now);
+}
+
 /* How claim c's verdict was reached over the rounds of --until-conclusive
    (db/adaptive.h verdicts): "decided in round 3 at 1.6M tokens per run, 5
-   seeds"; at the cap, what it would still need; "" without a history. */
+   seeds; stable over the last doubling (800k to 1.6M tokens)"; at the cap,
+   what it would still need; "" without a history. */
 static void how_reached(const VerdictRow *h, int n, const ClaimResult *c, char *out, size_t cap)
 {
     const VerdictRow *last = NULL, *since = NULL;
@@ -64,6 +86,9 @@ static void how_reached(const VerdictRow *h, int n, const ClaimResult *c, char *
         if (!last || strcmp(h[i].verdict, last->verdict)) since = &h[i];   /* rows come by round */
         last = &h[i];
     }
+    const VerdictRow *prev = NULL;   /* the latest round at a smaller budget than the last */
+    for (int i = 0; last && i < n; i++)
+        if (!strcmp(h[i].claim, c->claim) && h[i].tokens_per_run < last->tokens_per_run) prev = &h[i];
     out[0] = 0;
     if (!last) return;
     /* decided: since the round that first gave the verdict; else as the
@@ -71,9 +96,12 @@ static void how_reached(const VerdictRow *h, int n, const ClaimResult *c, char *
     int decided = !strcmp(last->verdict, "holds") || !strcmp(last->verdict, "does not hold");
     char tokens[32];
     fmt_short((double)(decided ? since : last)->tokens_per_run, tokens, sizeof tokens);
-    if (decided)
-        snprintf(out, cap, "decided in round %d at %s tokens per run, %d seed%s", since->round, tokens, since->seeds,
-                 since->seeds == 1 ? "" : "s");
+    if (decided) {
+        char budgets[200];
+        over_budgets(prev, last, budgets, sizeof budgets);
+        snprintf(out, cap, "decided in round %d at %s tokens per run, %d seed%s; %s", since->round, tokens,
+                 since->seeds, since->seeds == 1 ? "" : "s", budgets);
+    }
     else
         snprintf(out, cap, "%s after round %d (%s tokens per run, %d seed%s): %s", last->verdict, last->round, tokens,
                  last->seeds, last->seeds == 1 ? "" : "s", last->action);

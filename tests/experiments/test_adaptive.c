@@ -168,6 +168,62 @@ static void test_extend_until_decided(void)
     store_close(s);
 }
 
+/* Each decided verdict says whether it held at the loop's previous budget:
+   both claims decided in round 1; the history is moved a round on and an
+   earlier round at half the budget put before it, one claim with the same
+   verdict (stable over the last doubling), the other undecided (changed
+   with budget); without the earlier round, one budget only. */
+static void test_stable_over_doubling(void)
+{
+    int64_t sw = 0;
+    Store *s = queued_store("doubling.db", 0, &sw);
+    if (!s) return;
+    finish_runs(s, "\"mixer\",\"d\":\"128\"", 4.0, 0.01);
+    finish_runs(s, "\"mixer\",\"d\":\"160\"", 3.8, 0.01);
+    finish_runs(s, "\"attention\"", 4.5, 0.01);
+    CHECK(advance(s, sw), "round 1 did nothing");
+    CHECK(query_num(s, "SELECT count(*) FROM verdicts WHERE round = 1 AND verdict = 'holds'") == 2, "round 1: %s",
+          query1(s, "SELECT group_concat(verdict) FROM verdicts").text);
+    const char *presets[1] = {"autoencoder"};
+    char err[ERR_LEN] = "";
+    StrBuf out;
+    sb_init(&out);
+    CHECK(report_build(s, presets, 1, 1, &out, err) == 0, "%s", err);
+    CHECK(out.data && strstr(out.data, "3 seeds; one budget only |"), "report:\n%s", out.data ? out.data : "");
+    sb_free(&out);
+    CHECK(exec_sql(s, "UPDATE verdicts SET round = round + 1") == 0, "moving the history");
+    VerdictRow v = {0};
+    v.round = 1;
+    v.seeds = 3;
+    v.tokens_per_run = (int64_t)query_num(s, "SELECT min(tokens_per_run) FROM verdicts") / 2;
+    char claim[2][512];
+    snprintf(claim[0], sizeof claim[0], "%s", query1(s, "SELECT claim FROM verdicts WHERE instr(claim, 'below attention')").text);
+    snprintf(claim[1], sizeof claim[1], "%s", query1(s, "SELECT claim FROM verdicts WHERE instr(claim, 'lower still')").text);
+    CHECK(claim[0][0] && claim[1][0], "claims %s / %s", claim[0], claim[1]);
+    snprintf(v.claim, sizeof v.claim, "%s", claim[0]);
+    snprintf(v.verdict, sizeof v.verdict, "holds");
+    CHECK(store_verdict_put(s, sw, &v, err) == 0, "%s", err);
+    snprintf(v.claim, sizeof v.claim, "%s", claim[1]);
+    snprintf(v.verdict, sizeof v.verdict, "undecided");
+    CHECK(store_verdict_put(s, sw, &v, err) == 0, "%s", err);
+    char half[32], full[32], stable[200], changed[200];
+    fmt_short((double)v.tokens_per_run, half, sizeof half);
+    fmt_short((double)(2 * v.tokens_per_run), full, sizeof full);
+    snprintf(stable, sizeof stable, "stable over the last doubling (%s to %s tokens)", half, full);
+    snprintf(changed, sizeof changed, "changed with budget: undecided at %s, holds at %s", half, full);
+    sb_init(&out);
+    CHECK(report_build(s, presets, 1, 1, &out, err) == 0, "%s", err);
+    const char *a = out.data ? strstr(out.data, claim[0]) : NULL, *b = out.data ? strstr(out.data, claim[1]) : NULL;
+    const char *a_end = a ? strchr(a, '\n') : NULL, *b_end = b ? strchr(b, '\n') : NULL;
+    const char *at = a ? strstr(a, stable) : NULL, *bt = b ? strstr(b, changed) : NULL;
+    CHECK(at && at < a_end && strstr(a, "decided in round 1 at"), "%s not on the stable claim's line:\n%s", stable,
+          out.data ? out.data : "");
+    CHECK(bt && bt < b_end && strstr(b, "decided in round 2 at"), "%s not on the changed claim's line:\n%s", changed,
+          out.data ? out.data : "");
+    sb_free(&out);
+    store_close(s);
+}
+
 /* An undecided claim is reported as its last round left it: attention
    stays at the unigram level through two rounds, so the report says round
    2 at that round's doubled budget (it had said the first round's). */
@@ -738,6 +794,7 @@ int main(int argc, char **argv)
     CHECK_ARGS(argc, argv);
     if (tmp_dir_make("adaptive")) return 1;
     RUN(test_extend_until_decided);
+    RUN(test_stable_over_doubling);
     RUN(test_report_last_round);
     RUN(test_report_mid_round);
     RUN(test_more_seeds);

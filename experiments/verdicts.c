@@ -12,6 +12,7 @@
 #include "db/adaptive.h"
 #include "db/results.h"
 #include "engine/common.h"
+#include "experiments/budget_fit.h"
 #include "experiments/format.h"
 #include "experiments/sweep.h"
 
@@ -107,6 +108,29 @@ static void how_reached(const VerdictRow *h, int n, const ClaimResult *c, char *
                  last->seeds, last->seeds == 1 ? "" : "s", last->action);
 }
 
+/* The budget fits of c's pairs (budget_fit.h) after its numbers; a claim
+   whose fitted curves cross within 10x its budget is undecided (budget),
+   budget-bound. */
+static int budget_check(Store *s, ClaimResult *c, char *err)
+{
+    char fits[1024];
+    int bound = 0;
+    double cross = 0;
+    if (budget_fit_claim(s, c->sweep_id, c, fits, sizeof fits, &bound, &cross, err)) return -1;
+    if (fits[0]) {
+        size_t len = strlen(c->numbers);
+        snprintf(c->numbers + len, sizeof c->numbers - len, "; %s", fits);
+    }
+    if (bound && c->verdict != VERDICT_NOT_RUN) {
+        char where[32];
+        fmt_short(cross, where, sizeof where);
+        c->verdict = VERDICT_UNDECIDED_BUDGET;
+        snprintf(c->reason, sizeof c->reason, "budget-bound: the fitted curves cross near %s tokens, within 10x the budget",
+                 where);
+    }
+    return 0;
+}
+
 int verdicts_now(Store *s, const char *preset, long long sweep_id, ClaimNow **out, int *n, char *err)
 {
     assert(s && preset && err);
@@ -133,6 +157,12 @@ int verdicts_now(Store *s, const char *preset, long long sweep_id, ClaimNow **ou
         ClaimNow *c = &now[i];
         c->c = res[i];
         if (n_h) how_reached(h, n_h, &c->c, c->how, sizeof c->how);
+        if (c->c.gated && c->c.sweep_id > 0 && budget_check(s, &c->c, err)) {
+            free(res);
+            free(h);
+            free(now);
+            return -1;
+        }
         if (!round) continue;
         const VerdictRow *last = NULL;
         for (int k = 0; k < n_h; k++)

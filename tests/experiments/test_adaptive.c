@@ -102,6 +102,36 @@ static void finish_runs(Store *s, const char *sel, double loss, double spread)
     }
 }
 
+/* As finish_runs, with a curve: 8 valid evaluations along the run, the
+   loss E + B x^-a at x the share of its tokens (+ the seed's offset). */
+static void finish_curves(Store *s, const char *sel, double E, double B, double a)
+{
+    char sql[600], err[ERR_LEN] = "";
+    snprintf(sql, sizeof sql,
+             "SELECT id || ' ' || seed || ' ' || total_steps || ' ' || coalesce(json_extract(config_json, '$.tokens'), 0)"
+             " FROM runs WHERE status = 'queued' AND role IS NULL AND instr(coords_json, '%s') > 0 ORDER BY id", sel);
+    Rows rows = {{{0}}, 0};
+    CHECK(store_query(s, sql, add_row, &rows, err) == 0, "%s", err);
+    for (int i = 0; i < rows.n; i++) {
+        long long id, seed, steps, tokens;
+        sscanf(rows.rows[i], "%lld %lld %lld %lld", &id, &seed, &steps, &tokens);
+        if (steps <= 0) steps = tokens / 512;
+        CHECK(steps >= 8 && store_run_set_status(s, id, "running", err) == 0, "steps %lld %s", steps, err);
+        double v = 0;
+        for (int k = 1; k <= 8; k++) {
+            int64_t st = steps * k / 8;
+            v = E + B * pow((double)st / (double)steps, -a) + 0.01 * (double)((seed % 3) - 1);
+            MetricRow m = {st, st * 512, 10.0 * k, v, v, 0.001, 1.0, 5000};
+            EvalRow valid = {st, "valid", v, 0.3, NAN, 1000, NAN};
+            CHECK(store_metrics_append(s, id, &m, 1, err) == 0 && store_eval_add(s, id, &valid, err) == 0, "%s", err);
+        }
+        EvalRow test = {steps, "test", v, 0.3, NAN, 1000, NAN};
+        CHECK(store_eval_add(s, id, &test, err) == 0, "%s", err);
+        RunEnd end = {"done", NULL, steps, steps * 512, 100.0, 5000, NAN};
+        CHECK(store_run_finish(s, id, &end, err) == 0, "%s", err);
+    }
+}
+
 static int advance(Store *s, int64_t sweep)
 {
     char err[ERR_LEN] = "";
@@ -222,6 +252,54 @@ static void test_stable_over_doubling(void)
           out.data ? out.data : "");
     sb_free(&out);
     store_close(s);
+}
+
+/* The budget fits: the mixer below attention at the budget, attention
+   falling faster.  Put to cross at 3x the budget, the claim is undecided
+   (budget), budget-bound, and the report names who overtakes whom; put
+   never to cross (attention's floor above the mixer's), it holds with the
+   gap the fits predict at 10x and no crossing. */
+static void test_budget_fit(void)
+{
+    for (int crossing = 1; crossing >= 0; crossing--) {
+        int64_t sw = 0;
+        Store *s = queued_store(crossing ? "fit_cross.db" : "fit_apart.db", 0, &sw);
+        if (!s) return;
+        finish_curves(s, "\"mixer\",\"d\":\"128\"", 3.6, 0.3, 0.5);
+        finish_curves(s, "\"mixer\",\"d\":\"160\"", 3.5, 0.3, 0.5);
+        /* crossing: 3.4 + B / 3 = 3.6 + 0.3 / sqrt(3) at x = 3 */
+        if (crossing) finish_curves(s, "\"attention\"", 3.4, 3 * (0.2 + 0.3 / sqrt(3.0)), 1.0);
+        else finish_curves(s, "\"attention\"", 3.75, 0.77, 1.0);
+        const char *presets[1] = {"autoencoder"};
+        char err[ERR_LEN] = "";
+        StrBuf out;
+        sb_init(&out);
+        CHECK(report_build(s, presets, 1, 0, &out, err) == 0, "%s", err);
+        const char *r = out.data ? out.data : "";
+        const char *line = strstr(r, "below attention's");
+        /* past the crossing the mixer is above attention: a positive gap */
+        CHECK(line && strstr(line, "fit at ") &&
+                  strstr(line, crossing ? "tokens (10x): mixer - attention 0." : "tokens (10x): mixer - attention -0."),
+              "no fit:\n%s", r);
+        if (crossing) {
+            char *x = strstr(r, "attention overtakes mixer near ");
+            double at = x ? atof(x + strlen("attention overtakes mixer near ")) : 0;
+            double budget = query_num(s, "SELECT max(tokens) FROM metrics");
+            /* fmt_short's 1.5M / 460k: the number before its unit, scaled */
+            if (x && strchr(x, 'M') && strchr(x, 'M') - x < 40) at *= 1e6;
+            else if (x) at *= 1e3;
+            CHECK(x && fabs(at / (3 * budget) - 1) < 0.05, "crossing at %g, put at %g:\n%s", at, 3 * budget, r);
+            CHECK(strstr(r, "[undecided (budget)] the mixer autoencoder's test loss is below attention's") &&
+                      strstr(r, "(budget-bound: the fitted curves cross near "),
+                  "not budget-bound:\n%s", r);
+        } else {
+            CHECK(strstr(r, "[holds] the mixer autoencoder's test loss is below attention's") && !strstr(r, "overtakes") &&
+                      !strstr(r, "budget-bound"),
+                  "apart:\n%s", r);
+        }
+        sb_free(&out);
+        store_close(s);
+    }
 }
 
 /* An undecided claim is reported as its last round left it: attention
@@ -795,6 +873,7 @@ int main(int argc, char **argv)
     if (tmp_dir_make("adaptive")) return 1;
     RUN(test_extend_until_decided);
     RUN(test_stable_over_doubling);
+    RUN(test_budget_fit);
     RUN(test_report_last_round);
     RUN(test_report_mid_round);
     RUN(test_more_seeds);

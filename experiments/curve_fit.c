@@ -145,6 +145,15 @@ double curve_predict_se(const CurveFit *f, double t)
     return sqrt(fmax(v, 0));
 }
 
+void curve_sample(const CurveFit *f, double t0, double t1, int n, double *t, double *y)
+{
+    assert(f && t0 > 0 && t1 >= t0 && n >= 2);
+    for (int i = 0; i < n; i++) {
+        t[i] = exp(log(t0) + (log(t1) - log(t0)) * i / (n - 1));
+        y[i] = curve_predict(f, t[i]);
+    }
+}
+
 double curve_crossing(const CurveFit *f, const CurveFit *g, double t0, double t1)
 {
     assert(f && g && t0 > 0 && t1 > t0);

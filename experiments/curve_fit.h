@@ -38,6 +38,10 @@ double curve_predict(const CurveFit *f, double t);
 /* The standard error of curve_predict at t (first order, from cov). */
 double curve_predict_se(const CurveFit *f, double t);
 
+/* n points of the fitted curve (n >= 2), evenly spaced in log t from t0 to
+   t1, into t[0..n) and y[0..n): a fit drawn on a figure. */
+void curve_sample(const CurveFit *f, double t0, double t1, int n, double *t, double *y);
+
 /* The first t in (t0, t1] where the fits f and g cross (f - g changes
    sign), found on a log grid and bisected; 0 when they do not cross there. */
 double curve_crossing(const CurveFit *f, const CurveFit *g, double t0, double t1);

@@ -132,6 +132,14 @@ static void finish_curves(Store *s, const char *sel, double E, double B, double 
     }
 }
 
+/* Finishes the autoencoder preset's three points at these losses. */
+static void finish_three(Store *s, double mixer128, double mixer160, double attention)
+{
+    finish_runs(s, "\"mixer\",\"d\":\"128\"", mixer128, 0.01);
+    finish_runs(s, "\"mixer\",\"d\":\"160\"", mixer160, 0.01);
+    finish_runs(s, "\"attention\"", attention, 0.01);
+}
+
 static int advance(Store *s, int64_t sweep)
 {
     char err[ERR_LEN] = "";
@@ -150,9 +158,7 @@ static void test_extend_until_decided(void)
     Store *s = queued_store("extend.db", 0, &sw);
     if (!s) return;
     CHECK(!advance(s, sw), "acted while the jobs are queued");
-    finish_runs(s, "\"mixer\",\"d\":\"128\"", 4.0, 0.01);
-    finish_runs(s, "\"mixer\",\"d\":\"160\"", 3.8, 0.01);
-    finish_runs(s, "\"attention\"", 5.0, 0.01);
+    finish_three(s, 4.0, 3.8, 5.0);
     double before = query_num(s, "SELECT max(json_extract(config_json, '$.tokens')) FROM runs WHERE arch = 'attention'");
     CHECK(advance(s, sw), "round 1 did nothing");
     CHECK(query_num(s, "SELECT count(*) FROM runs WHERE status = 'queued' AND arch = 'attention'") == 3,
@@ -208,9 +214,7 @@ static void test_stable_over_doubling(void)
     int64_t sw = 0;
     Store *s = queued_store("doubling.db", 0, &sw);
     if (!s) return;
-    finish_runs(s, "\"mixer\",\"d\":\"128\"", 4.0, 0.01);
-    finish_runs(s, "\"mixer\",\"d\":\"160\"", 3.8, 0.01);
-    finish_runs(s, "\"attention\"", 4.5, 0.01);
+    finish_three(s, 4.0, 3.8, 4.5);
     CHECK(advance(s, sw), "round 1 did nothing");
     CHECK(query_num(s, "SELECT count(*) FROM verdicts WHERE round = 1 AND verdict = 'holds'") == 2, "round 1: %s",
           query1(s, "SELECT group_concat(verdict) FROM verdicts").text);
@@ -310,9 +314,7 @@ static void test_report_last_round(void)
     int64_t sw = 0;
     Store *s = queued_store("lastround.db", 0, &sw);
     if (!s) return;
-    finish_runs(s, "\"mixer\",\"d\":\"128\"", 4.0, 0.01);
-    finish_runs(s, "\"mixer\",\"d\":\"160\"", 3.8, 0.01);
-    finish_runs(s, "\"attention\"", 5.0, 0.01);
+    finish_three(s, 4.0, 3.8, 5.0);
     double before = query_num(s, "SELECT max(json_extract(config_json, '$.tokens')) FROM runs WHERE arch = 'attention'");
     CHECK(advance(s, sw), "round 1 did nothing");
     finish_runs(s, "\"attention\"", 5.0, 0.01);
@@ -453,9 +455,7 @@ static void test_cap(void)
     int64_t sw = 0;
     Store *s = queued_store("cap.db", 0.3, &sw);   /* 9 runs x 100 s = 0.25 h spent, 0.1 h more needed */
     if (!s) return;
-    finish_runs(s, "\"mixer\",\"d\":\"128\"", 4.0, 0.01);
-    finish_runs(s, "\"mixer\",\"d\":\"160\"", 3.8, 0.01);
-    finish_runs(s, "\"attention\"", 5.0, 0.01);
+    finish_three(s, 4.0, 3.8, 5.0);
     CHECK(advance(s, sw), "nothing done");
     CHECK(query_num(s, "SELECT count(*) FROM runs WHERE status = 'queued'") == 0, "queued past the cap");
     CHECK(strstr(query1(s, "SELECT concluded FROM sweeps").text, "cap: 0.25 of 0.30 CPU hours spent"), "concluded %s",
@@ -491,9 +491,7 @@ static void test_continue(void)
     CHECK(adaptive_continue(s, sw, 0.5, &old, err) == 0 && old == 0.3, "raise while going: %s", err);
     CHECK(query_num(s, "SELECT json_extract(plan_json, '$.max_hours') FROM sweeps") == 0.5, "cap not raised");
     CHECK(exec_sql(s, "UPDATE sweeps SET plan_json = json_set(plan_json, '$.max_hours', 0.3)") == 0, "reset");
-    finish_runs(s, "\"mixer\",\"d\":\"128\"", 4.0, 0.01);
-    finish_runs(s, "\"mixer\",\"d\":\"160\"", 3.8, 0.01);
-    finish_runs(s, "\"attention\"", 5.0, 0.01);
+    finish_three(s, 4.0, 3.8, 5.0);
     CHECK(advance(s, sw), "nothing done");
     CHECK(strstr(query1(s, "SELECT concluded FROM sweeps").text, "cap: "), "not stopped by the cap");
     err[0] = 0;

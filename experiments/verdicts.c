@@ -67,8 +67,11 @@ static void over_budgets(const VerdictRow *prev, const VerdictRow *last, char *o
     char then[32], now[32];
     fmt_short((double)prev->tokens_per_run, then, sizeof then);
     fmt_short((double)last->tokens_per_run, now, sizeof now);
-    if (strcmp(prev->verdict, last->verdict))
-        snprintf(out, cap, "changed with budget: %s at %s, %s at %s", prev->verdict, then, last->verdict, now);
+    /* a history's older words read as today's (verdict_of_name) */
+    Verdict v_then = verdict_of_name(prev->verdict), v_now = verdict_of_name(last->verdict);
+    if (v_then != v_now)
+        snprintf(out, cap, "changed with budget: %s at %s, %s at %s", verdict_name(v_then), then, verdict_name(v_now),
+                 now);
     else if (last->tokens_per_run == 2 * prev->tokens_per_run)
         snprintf(out, cap, "stable over the last doubling (%s to %s tokens)", then, now);
     else
@@ -121,7 +124,8 @@ static int budget_check(Store *s, ClaimResult *c, char *err)
         size_t len = strlen(c->numbers);
         snprintf(c->numbers + len, sizeof c->numbers - len, "; %s", fits);
     }
-    if (bound && c->verdict != VERDICT_NOT_RUN) {
+    /* an undecided (budget) claim keeps its first reason ("not learned") */
+    if (bound && c->verdict != VERDICT_NOT_RUN && c->verdict != VERDICT_UNDECIDED_BUDGET) {
         char where[32];
         fmt_short(cross, where, sizeof where);
         c->verdict = VERDICT_UNDECIDED_BUDGET;

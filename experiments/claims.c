@@ -586,6 +586,11 @@ static Verdict judge_pairs(const ClaimRule *r, const Point *pts, int np, double 
         }
         ends[n][0] = a;
         ends[n][1] = b;
+        if (c->n_pairs < CLAIM_MAX_POINTS) {
+            point_selector(a, c->pair[c->n_pairs][0], CLAIM_SELECTOR_LEN);
+            point_selector(b, c->pair[c->n_pairs][1], CLAIM_SELECTOR_LEN);
+            c->n_pairs++;
+        }
         if (r->kind != R_RATIO_AT_LEAST) {
             /* the paper's figures at the same two points, where it reports both */
             char sel_a[1024], sel_b[1024];

@@ -61,6 +61,10 @@ typedef struct {
     int n_extend, n_noisy;
     char extend[CLAIM_MAX_POINTS][CLAIM_SELECTOR_LEN];
     char noisy[CLAIM_MAX_POINTS][CLAIM_SELECTOR_LEN];
+    /* the pairs of points it compared (a, b), as selectors: what the
+       budget fits of experiments/budget_fit.h extrapolate */
+    int n_pairs;
+    char pair[CLAIM_MAX_POINTS][2][CLAIM_SELECTOR_LEN];
     int min_seeds;          /* the fewest seeds of a point it compared (0: none) */
     double max_tokens;      /* the most training tokens of a run it compared */
     int gated;              /* 1: a comparison, decided only where every point it

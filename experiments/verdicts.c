@@ -12,6 +12,7 @@
 #include "db/adaptive.h"
 #include "db/results.h"
 #include "engine/common.h"
+#include "experiments/budget_fit.h"
 #include "experiments/format.h"
 #include "experiments/stats.h"
 #include "experiments/sweep.h"
@@ -54,9 +55,34 @@ static int training_round(Store *s, long long sweep_id, int *round, int *done, i
     return 0;
 }
 
+/* Whether a decided verdict (last) held at the loop's previous budget: the
+   latest round before it at fewer tokens per run (prev, NULL: none).
+   "stable over the last doubling (80k to 160k tokens)", "changed with
+   budget: undecided (budget) at 80k, holds at 160k", "one budget only". */
+static void over_budgets(const VerdictRow *prev, const VerdictRow *last, char *out, size_t cap)
+{
+    if (!prev) {
+        snprintf(out, cap, "one budget only");
+        return;
+    }
+    char then[32], now[32];
+    fmt_short((double)prev->tokens_per_run, then, sizeof then);
+    fmt_short((double)last->tokens_per_run, now, sizeof now);
+    /* a history's older words read as today's (verdict_of_name) */
+    Verdict v_then = verdict_of_name(prev->verdict), v_now = verdict_of_name(last->verdict);
+    if (v_then != v_now)
+        snprintf(out, cap, "changed with budget: %s at %s, %s at %s", verdict_name(v_then), then, verdict_name(v_now),
+                 now);
+    else if (last->tokens_per_run == 2 * prev->tokens_per_run)
+        snprintf(out, cap, "stable over the last doubling (%s to %s tokens)", then, now);
+    else
+        snprintf(out, cap, "stable from %s to %s tokens", then, now);
+}
+
 /* How claim c's verdict was reached over the rounds of --until-conclusive
    (db/adaptive.h verdicts): "decided in round 3 at 1.6M tokens per run, 5
-   seeds"; at the cap, what it would still need; "" without a history. */
+   seeds; stable over the last doubling (800k to 1.6M tokens)"; at the cap,
+   what it would still need; "" without a history. */
 static void how_reached(const VerdictRow *h, int n, const ClaimResult *c, char *out, size_t cap)
 {
     const VerdictRow *last = NULL, *since = NULL;
@@ -65,6 +91,9 @@ static void how_reached(const VerdictRow *h, int n, const ClaimResult *c, char *
         if (!last || strcmp(h[i].verdict, last->verdict)) since = &h[i];   /* rows come by round */
         last = &h[i];
     }
+    const VerdictRow *prev = NULL;   /* the latest round at a smaller budget than the last */
+    for (int i = 0; last && i < n; i++)
+        if (!strcmp(h[i].claim, c->claim) && h[i].tokens_per_run < last->tokens_per_run) prev = &h[i];
     out[0] = 0;
     if (!last) return;
     /* decided: since the round that first gave the verdict; else as the
@@ -72,12 +101,39 @@ static void how_reached(const VerdictRow *h, int n, const ClaimResult *c, char *
     int decided = !strcmp(last->verdict, "holds") || !strcmp(last->verdict, "does not hold");
     char tokens[32];
     fmt_short((double)(decided ? since : last)->tokens_per_run, tokens, sizeof tokens);
-    if (decided)
-        snprintf(out, cap, "decided in round %d at %s tokens per run, %d seed%s", since->round, tokens, since->seeds,
-                 since->seeds == 1 ? "" : "s");
+    if (decided) {
+        char budgets[200];
+        over_budgets(prev, last, budgets, sizeof budgets);
+        snprintf(out, cap, "decided in round %d at %s tokens per run, %d seed%s; %s", since->round, tokens,
+                 since->seeds, since->seeds == 1 ? "" : "s", budgets);
+    }
     else
         snprintf(out, cap, "%s after round %d (%s tokens per run, %d seed%s): %s", last->verdict, last->round, tokens,
                  last->seeds, last->seeds == 1 ? "" : "s", last->action);
+}
+
+/* The budget fits of c's pairs (budget_fit.h) after its numbers; a claim
+   whose fitted curves cross within 10x its budget is undecided (budget),
+   budget-bound. */
+static int budget_check(Store *s, ClaimResult *c, char *err)
+{
+    char fits[1024];
+    int bound = 0;
+    double cross = 0;
+    if (budget_fit_claim(s, c->sweep_id, c, fits, sizeof fits, &bound, &cross, err)) return -1;
+    if (fits[0]) {
+        size_t len = strlen(c->numbers);
+        snprintf(c->numbers + len, sizeof c->numbers - len, "; %s", fits);
+    }
+    /* an undecided (budget) claim keeps its first reason ("not learned") */
+    if (bound && c->verdict != VERDICT_NOT_RUN && c->verdict != VERDICT_UNDECIDED_BUDGET) {
+        char where[32];
+        fmt_short(cross, where, sizeof where);
+        c->verdict = VERDICT_UNDECIDED_BUDGET;
+        snprintf(c->reason, sizeof c->reason, "budget-bound: the fitted curves cross near %s tokens, within 10x the budget",
+                 where);
+    }
+    return 0;
 }
 
 int verdicts_now(Store *s, const char *preset, long long sweep_id, ClaimNow **out, int *n, char *err)
@@ -106,6 +162,12 @@ int verdicts_now(Store *s, const char *preset, long long sweep_id, ClaimNow **ou
         ClaimNow *c = &now[i];
         c->c = res[i];
         if (n_h) how_reached(h, n_h, &c->c, c->how, sizeof c->how);
+        if (c->c.gated && c->c.sweep_id > 0 && budget_check(s, &c->c, err)) {
+            free(res);
+            free(h);
+            free(now);
+            return -1;
+        }
         if (!round) continue;
         const VerdictRow *last = NULL;
         for (int k = 0; k < n_h; k++)

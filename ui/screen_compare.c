@@ -22,6 +22,7 @@
 
 #include "db/runs_read.h"
 #include "engine/common.h"
+#include "experiments/curve_fit.h"
 #include "experiments/stats.h"
 #include "ui/draw/heatmap.h"
 #include "ui/draw/run_curve.h"
@@ -33,6 +34,8 @@
 #define MAX_VALID_MARKERS 16     /* more valid points are drawn as dots */
 #define MAX_SEEDS UI_MAX_COMPARE /* runs of a seed group read (g) */
 #define MAX_CONFIG 96            /* config keys of a run */
+#define FIT_POINTS 64            /* points of a fit drawn (F) */
+#define FIT_REACH 3.0            /* a fit is drawn to 3x its curve's last point */
 
 /* The columns of the final-number table. */
 enum { COL_TRAIN, COL_BEST_VALID, COL_VALID, COL_TEST, COL_PPL, COL_ACC, COL_SPEED, COL_PARAMS, N_COLS };
@@ -99,6 +102,9 @@ typedef struct {
     CurveAxis align;
     int log_y;
     int grouped;                 /* g: each run as its seed group's mean and band */
+    int fits;                    /* F: each curve's valid points fitted, L = E + A x^-a,
+                                    drawn dotted to FIT_REACH x its last point */
+    double fit_x[UI_MAX_COMPARE][FIT_POINTS], fit_y[UI_MAX_COMPARE][FIT_POINTS];
     SeedGroup groups[UI_MAX_COMPARE];
     char error[ERR_LEN];
 } CompareState;
@@ -525,13 +531,37 @@ static int unigram_levels(const CompareState *st, double *levels)
     return n;
 }
 
+/* Curve k's valid points (the group's mean with g) fitted in the shown x
+   axis (experiments/curve_fit.h: a power law keeps its shape whatever the
+   x unit) and sampled to FIT_REACH x its last point; 0 when they cannot be
+   fitted (fewer than 4 points, or the fit fails). */
+static int fit_curve(CompareState *st, int k)
+{
+    const double *x, *y;
+    int n;
+    if (st->grouped) {
+        x = st->groups[k].valid.x[st->align], y = st->groups[k].valid.mean, n = st->groups[k].valid.n;
+    } else {
+        const RunCurve *c = &st->runs[k].curve;
+        x = c->valid.x[st->align], y = c->valid.loss, n = c->valid.n;
+    }
+    CurveFit f;
+    char err[256];
+    if (n < 4 || curve_fit(x, y, n, &f, err)) return 0;
+    double x0 = INFINITY;
+    for (int i = 0; i < n; i++)
+        if (x[i] > 0) x0 = fmin(x0, x[i]);
+    curve_sample(&f, x0, FIT_REACH * f.t_ref, FIT_POINTS, st->fit_x[k], st->fit_y[k]);
+    return 1;
+}
+
 static void draw_plot(CompareState *st, UiContext *ctx, int top, int height, int width)
 {
     /* run k's series are k + 8j: ui_plot colours series s with colour s % 8,
        so all of them get the run's colour.  Bands (j = 0, with g) under the
        train curves (j = 1) and valid points (j = 2); the unigram levels
        (j = 3, drawn dim) under everything */
-    PlotSeries series[4 * UI_MAX_COMPARE];
+    PlotSeries series[5 * UI_MAX_COMPARE];
     memset(series, 0, sizeof series);
     for (int k = 0; k < st->n; k++) {
         const RunCurve *c = &st->runs[k].curve;
@@ -554,9 +584,14 @@ static void draw_plot(CompareState *st, UiContext *ctx, int top, int height, int
     int n_levels = unigram_levels(st, levels);
     for (int j = 0; j < n_levels; j++)
         series[3 * UI_MAX_COMPARE + j] = (PlotSeries){NULL, &levels[j], 1, PLOT_HLINE, 0, 0};
+    /* F: the fits, dotted in the run's colour, past the levels */
+    int n_series = 3 * UI_MAX_COMPARE + n_levels;
+    for (int k = 0; st->fits && k < st->n; k++)
+        if (fit_curve(st, k))
+            series[n_series++] = (PlotSeries){st->fit_x[k], st->fit_y[k], FIT_POINTS, PLOT_DOTS, '.', 0};
     /* the levels go first in drawing order only by their fill: ui_plot
        draws fills under every dot whatever the order */
-    ui_plot(ctx, top, 0, height, width, series, 3 * UI_MAX_COMPARE + n_levels, st->log_y);
+    ui_plot(ctx, top, 0, height, width, series, n_series, st->log_y);
 }
 
 /* How the valid points look: "blocks", "dots" or both. */
@@ -627,6 +662,7 @@ static void compare_draw(void *state, UiContext *ctx, int top, int height, int w
         else
             len += snprintf(line + len, sizeof line - len, "%s: smoothed train, %s: valid", ctx->utf8 ? "lines" : "1-8",
                             valid_look(st, ctx->utf8 && ctx->colors));
+        if (st->fits) len += snprintf(line + len, sizeof line - len, ", dotted: fits");
         double levels[UI_MAX_COMPARE];
         int n_levels = unigram_levels(st, levels);
         for (int j = 0; j < n_levels && j < 2; j++)
@@ -679,6 +715,11 @@ static int compare_key(void *state, UiContext *ctx, int ch)
     case 'l':
         st->log_y = !st->log_y;
         return 1;
+    case 'F':
+        st->fits = !st->fits;
+        ui_say(ctx, "%s", st->fits ? "fits on: valid points, L = E + A x^-a, dotted to 3x (F: off)"
+                                   : "fits off (F: on)");
+        return 1;
     case 'g':
         st->grouped = !st->grouped;
         ui_say(ctx, "%s", st->grouped ? "each run as its seed group: the mean curve, min-max shaded (g: runs)"
@@ -707,7 +748,7 @@ static int compare_key(void *state, UiContext *ctx, int ch)
 
 const UiScreen ui_screen_compare = {
     "Compare",
-    "space drop  a align  l log  g seeds  Enter open",
+    "space drop  a align  l log  g seeds  F fits  Enter open",
     "up/down j/k     select a run in the legend\n"
     "space           remove the selected run from the comparison\n"
     "a               align the curves by steps, tokens or wall seconds\n"
@@ -715,6 +756,9 @@ const UiScreen ui_screen_compare = {
     "g               each run as its seed group (the runs that differ only\n"
     "                in seed): the mean curve, the min-max shaded around it,\n"
     "                the table's means, test mean +- se in the legend\n"
+    "F               fit each curve's valid points, L = E + A x^-a (least\n"
+    "                squares; docs/statistics.md), drawn dotted past the\n"
+    "                last point to 3x it: where more compute would lead\n"
     "Enter           open the selected run (Run screen)\n"
     "P               write this figure as SVG beside the store (mixbench plot)\n"
     "                lines (ASCII: the run's digit, 1-8): smoothed train\n"

@@ -102,6 +102,44 @@ static void finish_runs(Store *s, const char *sel, double loss, double spread)
     }
 }
 
+/* As finish_runs, with a curve: 8 valid evaluations along the run, the
+   loss E + B x^-a at x the share of its tokens (+ the seed's offset). */
+static void finish_curves(Store *s, const char *sel, double E, double B, double a)
+{
+    char sql[600], err[ERR_LEN] = "";
+    snprintf(sql, sizeof sql,
+             "SELECT id || ' ' || seed || ' ' || total_steps || ' ' || coalesce(json_extract(config_json, '$.tokens'), 0)"
+             " FROM runs WHERE status = 'queued' AND role IS NULL AND instr(coords_json, '%s') > 0 ORDER BY id", sel);
+    Rows rows = {{{0}}, 0};
+    CHECK(store_query(s, sql, add_row, &rows, err) == 0, "%s", err);
+    for (int i = 0; i < rows.n; i++) {
+        long long id, seed, steps, tokens;
+        sscanf(rows.rows[i], "%lld %lld %lld %lld", &id, &seed, &steps, &tokens);
+        if (steps <= 0) steps = tokens / 512;
+        CHECK(steps >= 8 && store_run_set_status(s, id, "running", err) == 0, "steps %lld %s", steps, err);
+        double v = 0;
+        for (int k = 1; k <= 8; k++) {
+            int64_t st = steps * k / 8;
+            v = E + B * pow((double)st / (double)steps, -a) + 0.01 * (double)((seed % 3) - 1);
+            MetricRow m = {st, st * 512, 10.0 * k, v, v, 0.001, 1.0, 5000};
+            EvalRow valid = {st, "valid", v, 0.3, NAN, 1000, NAN};
+            CHECK(store_metrics_append(s, id, &m, 1, err) == 0 && store_eval_add(s, id, &valid, err) == 0, "%s", err);
+        }
+        EvalRow test = {steps, "test", v, 0.3, NAN, 1000, NAN};
+        CHECK(store_eval_add(s, id, &test, err) == 0, "%s", err);
+        RunEnd end = {"done", NULL, steps, steps * 512, 100.0, 5000, NAN};
+        CHECK(store_run_finish(s, id, &end, err) == 0, "%s", err);
+    }
+}
+
+/* Finishes the autoencoder preset's three points at these losses. */
+static void finish_three(Store *s, double mixer128, double mixer160, double attention)
+{
+    finish_runs(s, "\"mixer\",\"d\":\"128\"", mixer128, 0.01);
+    finish_runs(s, "\"mixer\",\"d\":\"160\"", mixer160, 0.01);
+    finish_runs(s, "\"attention\"", attention, 0.01);
+}
+
 static int advance(Store *s, int64_t sweep)
 {
     char err[ERR_LEN] = "";
@@ -120,9 +158,7 @@ static void test_extend_until_decided(void)
     Store *s = queued_store("extend.db", 0, &sw);
     if (!s) return;
     CHECK(!advance(s, sw), "acted while the jobs are queued");
-    finish_runs(s, "\"mixer\",\"d\":\"128\"", 4.0, 0.01);
-    finish_runs(s, "\"mixer\",\"d\":\"160\"", 3.8, 0.01);
-    finish_runs(s, "\"attention\"", 5.0, 0.01);
+    finish_three(s, 4.0, 3.8, 5.0);
     double before = query_num(s, "SELECT max(json_extract(config_json, '$.tokens')) FROM runs WHERE arch = 'attention'");
     CHECK(advance(s, sw), "round 1 did nothing");
     CHECK(query_num(s, "SELECT count(*) FROM runs WHERE status = 'queued' AND arch = 'attention'") == 3,
@@ -168,6 +204,109 @@ static void test_extend_until_decided(void)
     store_close(s);
 }
 
+/* Each decided verdict says whether it held at the loop's previous budget:
+   both claims decided in round 1; the history is moved a round on and an
+   earlier round at half the budget put before it, one claim with the same
+   verdict (stable over the last doubling), the other "within noise", an
+   old history's word, named as today's "undecided" (changed with budget);
+   without the earlier round, one budget only. */
+static void test_stable_over_doubling(void)
+{
+    int64_t sw = 0;
+    Store *s = queued_store("doubling.db", 0, &sw);
+    if (!s) return;
+    finish_three(s, 4.0, 3.8, 4.5);
+    CHECK(advance(s, sw), "round 1 did nothing");
+    CHECK(query_num(s, "SELECT count(*) FROM verdicts WHERE round = 1 AND verdict = 'holds'") == 2, "round 1: %s",
+          query1(s, "SELECT group_concat(verdict) FROM verdicts").text);
+    const char *presets[1] = {"autoencoder"};
+    char err[ERR_LEN] = "";
+    StrBuf out;
+    sb_init(&out);
+    CHECK(report_build(s, presets, 1, 1, &out, err) == 0, "%s", err);
+    CHECK(out.data && strstr(out.data, "3 seeds; one budget only |"), "report:\n%s", out.data ? out.data : "");
+    sb_free(&out);
+    CHECK(exec_sql(s, "UPDATE verdicts SET round = round + 1") == 0, "moving the history");
+    VerdictRow v = {0};
+    v.round = 1;
+    v.seeds = 3;
+    v.tokens_per_run = (int64_t)query_num(s, "SELECT min(tokens_per_run) FROM verdicts") / 2;
+    char claim[2][512];
+    snprintf(claim[0], sizeof claim[0], "%s", query1(s, "SELECT claim FROM verdicts WHERE instr(claim, 'below attention')").text);
+    snprintf(claim[1], sizeof claim[1], "%s", query1(s, "SELECT claim FROM verdicts WHERE instr(claim, 'lower still')").text);
+    CHECK(claim[0][0] && claim[1][0], "claims %s / %s", claim[0], claim[1]);
+    snprintf(v.claim, sizeof v.claim, "%s", claim[0]);
+    snprintf(v.verdict, sizeof v.verdict, "holds");
+    CHECK(store_verdict_put(s, sw, &v, err) == 0, "%s", err);
+    snprintf(v.claim, sizeof v.claim, "%s", claim[1]);
+    snprintf(v.verdict, sizeof v.verdict, "within noise");   /* an old history's word: read as undecided */
+    CHECK(store_verdict_put(s, sw, &v, err) == 0, "%s", err);
+    char half[32], full[32], stable[200], changed[200];
+    fmt_short((double)v.tokens_per_run, half, sizeof half);
+    fmt_short((double)(2 * v.tokens_per_run), full, sizeof full);
+    snprintf(stable, sizeof stable, "stable over the last doubling (%s to %s tokens)", half, full);
+    snprintf(changed, sizeof changed, "changed with budget: undecided at %s, holds at %s", half, full);
+    sb_init(&out);
+    CHECK(report_build(s, presets, 1, 1, &out, err) == 0, "%s", err);
+    const char *a = out.data ? strstr(out.data, claim[0]) : NULL, *b = out.data ? strstr(out.data, claim[1]) : NULL;
+    const char *a_end = a ? strchr(a, '\n') : NULL, *b_end = b ? strchr(b, '\n') : NULL;
+    const char *at = a ? strstr(a, stable) : NULL, *bt = b ? strstr(b, changed) : NULL;
+    CHECK(at && at < a_end && strstr(a, "decided in round 1 at"), "%s not on the stable claim's line:\n%s", stable,
+          out.data ? out.data : "");
+    CHECK(bt && bt < b_end && strstr(b, "decided in round 2 at"), "%s not on the changed claim's line:\n%s", changed,
+          out.data ? out.data : "");
+    sb_free(&out);
+    store_close(s);
+}
+
+/* The budget fits: the mixer below attention at the budget, attention
+   falling faster.  Put to cross at 3x the budget, the claim is undecided
+   (budget), budget-bound, and the report names who overtakes whom; put
+   never to cross (attention's floor above the mixer's), it holds with the
+   gap the fits predict at 10x and no crossing. */
+static void test_budget_fit(void)
+{
+    for (int crossing = 1; crossing >= 0; crossing--) {
+        int64_t sw = 0;
+        Store *s = queued_store(crossing ? "fit_cross.db" : "fit_apart.db", 0, &sw);
+        if (!s) return;
+        finish_curves(s, "\"mixer\",\"d\":\"128\"", 3.6, 0.3, 0.5);
+        finish_curves(s, "\"mixer\",\"d\":\"160\"", 3.5, 0.3, 0.5);
+        /* crossing: 3.4 + B / 3 = 3.6 + 0.3 / sqrt(3) at x = 3 */
+        if (crossing) finish_curves(s, "\"attention\"", 3.4, 3 * (0.2 + 0.3 / sqrt(3.0)), 1.0);
+        else finish_curves(s, "\"attention\"", 3.75, 0.77, 1.0);
+        const char *presets[1] = {"autoencoder"};
+        char err[ERR_LEN] = "";
+        StrBuf out;
+        sb_init(&out);
+        CHECK(report_build(s, presets, 1, 0, &out, err) == 0, "%s", err);
+        const char *r = out.data ? out.data : "";
+        const char *line = strstr(r, "below attention's");
+        /* past the crossing the mixer is above attention: a positive gap */
+        CHECK(line && strstr(line, "fit at ") &&
+                  strstr(line, crossing ? "tokens (10x): mixer - attention 0." : "tokens (10x): mixer - attention -0."),
+              "no fit:\n%s", r);
+        if (crossing) {
+            char *x = strstr(r, "attention overtakes mixer near ");
+            double at = x ? atof(x + strlen("attention overtakes mixer near ")) : 0;
+            double budget = query_num(s, "SELECT max(tokens) FROM metrics");
+            /* fmt_short's 1.5M / 460k: the number before its unit, scaled */
+            if (x && strchr(x, 'M') && strchr(x, 'M') - x < 40) at *= 1e6;
+            else if (x) at *= 1e3;
+            CHECK(x && fabs(at / (3 * budget) - 1) < 0.05, "crossing at %g, put at %g:\n%s", at, 3 * budget, r);
+            CHECK(strstr(r, "[undecided (budget)] the mixer autoencoder's test loss is below attention's") &&
+                      strstr(r, "(budget-bound: the fitted curves cross near "),
+                  "not budget-bound:\n%s", r);
+        } else {
+            CHECK(strstr(r, "[holds] the mixer autoencoder's test loss is below attention's") && !strstr(r, "overtakes") &&
+                      !strstr(r, "budget-bound"),
+                  "apart:\n%s", r);
+        }
+        sb_free(&out);
+        store_close(s);
+    }
+}
+
 /* An undecided claim is reported as its last round left it: attention
    stays at the unigram level through two rounds, so the report says round
    2 at that round's doubled budget (it had said the first round's). */
@@ -176,9 +315,7 @@ static void test_report_last_round(void)
     int64_t sw = 0;
     Store *s = queued_store("lastround.db", 0, &sw);
     if (!s) return;
-    finish_runs(s, "\"mixer\",\"d\":\"128\"", 4.0, 0.01);
-    finish_runs(s, "\"mixer\",\"d\":\"160\"", 3.8, 0.01);
-    finish_runs(s, "\"attention\"", 5.0, 0.01);
+    finish_three(s, 4.0, 3.8, 5.0);
     double before = query_num(s, "SELECT max(json_extract(config_json, '$.tokens')) FROM runs WHERE arch = 'attention'");
     CHECK(advance(s, sw), "round 1 did nothing");
     finish_runs(s, "\"attention\"", 5.0, 0.01);
@@ -394,9 +531,7 @@ static void test_cap(void)
     int64_t sw = 0;
     Store *s = queued_store("cap.db", 0.3, &sw);   /* 9 runs x 100 s = 0.25 h spent, 0.1 h more needed */
     if (!s) return;
-    finish_runs(s, "\"mixer\",\"d\":\"128\"", 4.0, 0.01);
-    finish_runs(s, "\"mixer\",\"d\":\"160\"", 3.8, 0.01);
-    finish_runs(s, "\"attention\"", 5.0, 0.01);
+    finish_three(s, 4.0, 3.8, 5.0);
     CHECK(advance(s, sw), "nothing done");
     CHECK(query_num(s, "SELECT count(*) FROM runs WHERE status = 'queued'") == 0, "queued past the cap");
     CHECK(strstr(query1(s, "SELECT concluded FROM sweeps").text, "cap: 0.25 of 0.30 CPU hours spent"), "concluded %s",
@@ -432,9 +567,7 @@ static void test_continue(void)
     CHECK(adaptive_continue(s, sw, 0.5, &old, err) == 0 && old == 0.3, "raise while going: %s", err);
     CHECK(query_num(s, "SELECT json_extract(plan_json, '$.max_hours') FROM sweeps") == 0.5, "cap not raised");
     CHECK(exec_sql(s, "UPDATE sweeps SET plan_json = json_set(plan_json, '$.max_hours', 0.3)") == 0, "reset");
-    finish_runs(s, "\"mixer\",\"d\":\"128\"", 4.0, 0.01);
-    finish_runs(s, "\"mixer\",\"d\":\"160\"", 3.8, 0.01);
-    finish_runs(s, "\"attention\"", 5.0, 0.01);
+    finish_three(s, 4.0, 3.8, 5.0);
     CHECK(advance(s, sw), "nothing done");
     CHECK(strstr(query1(s, "SELECT concluded FROM sweeps").text, "cap: "), "not stopped by the cap");
     err[0] = 0;
@@ -813,6 +946,8 @@ int main(int argc, char **argv)
     CHECK_ARGS(argc, argv);
     if (tmp_dir_make("adaptive")) return 1;
     RUN(test_extend_until_decided);
+    RUN(test_stable_over_doubling);
+    RUN(test_budget_fit);
     RUN(test_report_last_round);
     RUN(test_report_mid_round);
     RUN(test_more_seeds);

@@ -156,9 +156,12 @@ static void test_claim_order(void)
 
 /* Child of test_concurrent_claims: waits until `start` is closed, then
    claims until the queue is empty, writing one id a line to out_path, with a
-   pause after each claim as a worker starting a job would make.  Exits 0 on
-   success. */
-static void claim_all(const char *db, const char *out_path, int start)
+   pause after each claim as a worker starting a job would make.  After its
+   first claim it writes a byte to `mine` and waits for the other worker's
+   byte on `theirs`, so both take part whatever the scheduler does (a lone
+   worker could otherwise empty the queue before the other starts).  Exits 0
+   on success. */
+static void claim_all(const char *db, const char *out_path, int start, int mine, int theirs)
 {
     char err[ERR_LEN] = "";
     Store *s = NULL;
@@ -181,6 +184,13 @@ static void claim_all(const char *db, const char *out_path, int start)
         if (!found)
             break;
         fprintf(out, "%lld\n", (long long)job.run_id);
+        if (mine >= 0) { /* the rendezvous after the first claim */
+            if (write(mine, "c", 1) != 1 || read(theirs, &byte, 1) != 1)
+                _exit(1);
+            close(mine);
+            close(theirs);
+            mine = theirs = -1;
+        }
         nanosleep(&pause, NULL);
     }
     store_close(s);
@@ -201,17 +211,23 @@ static void test_concurrent_claims(void)
     char db[512], outs[N_WORKERS][512];
     snprintf(db, sizeof db, "%s", path);
     pid_t workers[N_WORKERS];
-    int start[2];
-    CHECK(pipe(start) == 0, "pipe");
+    int start[2], ready[N_WORKERS][2];
+    CHECK(pipe(start) == 0 && pipe(ready[0]) == 0 && pipe(ready[1]) == 0, "pipe");
     for (int w = 0; w < N_WORKERS; w++) {
         snprintf(outs[w], sizeof outs[w], "%s/claims%d.txt", tmp_dir, w);
         fflush(stdout);
         workers[w] = fork();
         if (workers[w] == 0) {
             close(start[1]);
-            claim_all(db, outs[w], start[0]);
+            close(ready[w][0]);
+            close(ready[1 - w][1]);
+            claim_all(db, outs[w], start[0], ready[w][1], ready[1 - w][0]);
         }
         CHECK(workers[w] > 0, "fork");
+    }
+    for (int w = 0; w < N_WORKERS; w++) {
+        close(ready[w][0]);
+        close(ready[w][1]);
     }
     close(start[0]);
     close(start[1]); /* both workers start claiming now */

@@ -348,12 +348,13 @@ int store_verdict_put(Store *s, int64_t sweep_id, const VerdictRow *v, char *err
     const char *what = "record a verdict";
     sqlite3_stmt *st;
     if (store_prepare(s, "INSERT OR REPLACE INTO verdicts (sweep_id, round, claim, verdict, numbers, tokens_per_run,"
-                         " seeds, action) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)", &st, what, err))
+                          " seeds, action, rules) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)", &st, what, err))
         return -1;
     if (sqlite3_bind_int64(st, 1, sweep_id) != SQLITE_OK || sqlite3_bind_int(st, 2, v->round) != SQLITE_OK ||
         store_bind_text(st, 3, v->claim) != SQLITE_OK || store_bind_text(st, 4, v->verdict) != SQLITE_OK ||
         store_bind_text(st, 5, v->numbers) != SQLITE_OK || sqlite3_bind_int64(st, 6, v->tokens_per_run) != SQLITE_OK ||
-        sqlite3_bind_int(st, 7, v->seeds) != SQLITE_OK || store_bind_text(st, 8, v->action[0] ? v->action : NULL)) {
+        sqlite3_bind_int(st, 7, v->seeds) != SQLITE_OK || store_bind_text(st, 8, v->action[0] ? v->action : NULL) ||
+        sqlite3_bind_int(st, 9, VERDICT_RULES_TESTS) != SQLITE_OK) {
         store_fail(s, err, what);
         (void)sqlite3_finalize(st);
         return -1;
@@ -371,6 +372,7 @@ static void fill_verdict(void *item, sqlite3_stmt *st)
     v->tokens_per_run = sqlite3_column_int64(st, 4);
     v->seeds = sqlite3_column_int(st, 5);
     store_column_copy(v->action, sizeof v->action, st, 6);
+    v->rules = sqlite3_column_int(st, 7);
 }
 
 int store_verdicts(Store *s, int64_t sweep_id, VerdictRow **out, int *n, char *err)
@@ -379,8 +381,8 @@ int store_verdicts(Store *s, int64_t sweep_id, VerdictRow **out, int *n, char *e
     const char *what = "read verdicts";
     sqlite3_stmt *st;
     if (store_prepare_ints(s, "SELECT round, claim, verdict, coalesce(numbers, ''), coalesce(tokens_per_run, 0),"
-                              " coalesce(seeds, 0), coalesce(action, '') FROM verdicts WHERE sweep_id = ?1"
-                              " ORDER BY claim, round", &sweep_id, 1, &st, what, err))
+                              " coalesce(seeds, 0), coalesce(action, ''), rules FROM verdicts WHERE sweep_id = ?1"
+                              " ORDER BY round, claim", &sweep_id, 1, &st, what, err))
         return -1;
     return store_read_all(s, st, what, sizeof **out, fill_verdict, (void **)out, n, err);
 }

@@ -123,9 +123,15 @@ typedef struct {
     int64_t tokens_per_run;
     int seeds;
     char action[512];
+    int rules;              /* VERDICT_RULES_*: the rules that judged it */
 } VerdictRow;
+/* Which rules judged a stored verdict (verdicts.rules): before issue 39 one
+   Welch test at 95% per look; since, a test per claim kind at alpha spent
+   over the rounds (docs/statistics.md).  store_verdict_put writes the
+   current ones. */
+enum { VERDICT_RULES_WELCH95 = 1, VERDICT_RULES_TESTS = 2 };
 int store_verdict_put(Store *s, int64_t sweep_id, const VerdictRow *v, char *err);
-/* A sweep's history, by claim then round.  *out malloc'd. */
+/* A sweep's history, by round then claim.  *out malloc'd. */
 int store_verdicts(Store *s, int64_t sweep_id, VerdictRow **out, int *n, char *err);
 
 #endif

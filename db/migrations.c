@@ -773,6 +773,15 @@ static const char MIGRATION_7[] =
     "    FROM sweeps s WHERE s.deleted_at IS NOT NULL)\n"
     " ORDER BY deleted_at DESC, kind DESC, id;\n";
 
+/* Version 9: which rules judged a stored verdict, so that a report can say
+   which verdicts the tests of issue 39 (docs/statistics.md) changed. */
+static const char MIGRATION_9[] =
+    "ALTER TABLE verdicts ADD COLUMN rules INTEGER NOT NULL DEFAULT 1 CHECK (rules IN (1, 2))  /*\n"
+    "    the rules that judged it: 1, one Welch test at 95% per look (before issue 39: within\n"
+    "    noise, inconclusive); 2, a test per claim kind at alpha spent over the rounds\n"
+    "    (docs/statistics.md)\n"
+    "*/;\n";
+
 const char *const STORE_MIGRATIONS[] = {
     MIGRATION_1,
     MIGRATION_2,
@@ -782,6 +791,7 @@ const char *const STORE_MIGRATIONS[] = {
     MIGRATION_6,
     MIGRATION_7,
     STORE_MIGRATION_8,
+    MIGRATION_9,
 };
 
 const int STORE_MIGRATION_COUNT = (int)(sizeof STORE_MIGRATIONS / sizeof STORE_MIGRATIONS[0]);

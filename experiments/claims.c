@@ -80,7 +80,41 @@ typedef struct {
     const char *pair_on;     /* keys a pair agrees on */
     double param;
     const char *setting_a, *setting_b;  /* the paper's settings of a's and b's figures, for its ratio */
+    const char *former;      /* the claim's words before issue 39, where they differ (NULL: the same) */
 } ClaimRule;
+
+/* How the rules before issue 39 (one Welch test at 95% per look) judged a
+   claim of kind k, against today's tests (docs/statistics.md): the why of a
+   verdict the new rules changed. */
+static const char *rules_before(RuleKind k)
+{
+    switch (k) {
+    case R_LOWER:
+    case R_HIGHER:
+        return "before, a difference beyond noise (two-sided Welch at 95%) decided the direction; now a one-sided "
+               "test at the look's level must clear a 1% margin";
+    case R_MATCH:
+        return "before, a ratio inside the margin or a difference within noise held; now the ratio's whole "
+               "interval must lie inside the margin (two one-sided tests)";
+    case R_RATIO_AT_LEAST:
+        return "before, the measured ratio against the paper's decided; now the ratio's interval must lie on one side "
+               "of it";
+    case R_SLIGHTLY_HIGHER:
+        return "before, a difference within noise read \"within noise\"; now the ratio's interval must lie above 1 "
+               "and under 1 + the margin to hold, or outside them to fail";
+    case R_FLAT:
+        return "before, the measured range against the margin (or a range within noise) decided; now the range's "
+               "interval (Bonferroni over the pairs) must lie wholly under or over the margin";
+    case R_BELOW_UNIGRAM:
+    case R_NEAR_UNIGRAM:
+        return "before, the mean gap to the unigram entropy against the bound decided; now the gap's interval must "
+               "clear the bound";
+    case R_SAME_STANDING:
+        return "before, a pair within noise read \"within noise\"; now each pair's difference must be significant "
+               "at the look's level (Holm)";
+    }
+    return "";
+}
 
 /* A directional claim's "no practical difference": a difference whose
    (1 - 2 alpha) interval lies within this share of b's mean does not make
@@ -93,42 +127,47 @@ typedef struct {
    all-positions loss, the paper's convention (SPEC section 3). */
 static const ClaimRule RULES[] = {
     {"pairconnect-grid", "PairConnect matches the Transformer at every (L, h): test loss_all within 5%", R_MATCH,
-     PM_TEST_LOSS_ALL, "arch=pairconnect", "arch=attention", "data layers heads", 0.05, "S1", "S1"},
+     PM_TEST_LOSS_ALL, "arch=pairconnect", "arch=attention", "data layers heads", 0.05, "S1", "S1",
+     "PairConnect matches the Transformer at every (L, h): test loss_all within noise"},
     {"pairconnect-grid", "both improve with L and h: test loss_all at (L=6, h=4) below (L=1, h=1), per architecture and corpus",
-     R_LOWER, PM_TEST_LOSS_ALL, "layers=6 heads=4", "layers=1 heads=1", "data arch", 0, "S1", "S1"},
+     R_LOWER, PM_TEST_LOSS_ALL, "layers=6 heads=4", "layers=1 heads=1", "data arch", 0, "S1", "S1", NULL},
     {"pairconnect-hash", "test loss_all nearly flat in K from 100 to 10000 (range at most 7% of the mean, "
      "the paper's own WikiText-2 spread)",
-     R_FLAT, PM_TEST_LOSS_ALL, "arch=pairconnect", NULL, "data", 0.07, NULL, NULL},
+     R_FLAT, PM_TEST_LOSS_ALL, "arch=pairconnect", NULL, "data", 0.07, NULL, NULL,
+     "test loss_all nearly flat in K from 100 to 10000 (range within noise or at most 7% of the mean, the paper's own "
+     "WikiText-2 spread)"},
     {"pairconnect-speed", "PairConnect at K=1000 infers at least the paper's ratio (K=1000 over the Transformer) times "
      "attention's samples/s, measured in the same sweep",
-     R_RATIO_AT_LEAST, PM_SAMPLES_PER_S, "arch=pairconnect hash_size=1000", "arch=attention", "", 0, "S2", "S2"},
+     R_RATIO_AT_LEAST, PM_SAMPLES_PER_S, "arch=pairconnect hash_size=1000", "arch=attention", "", 0, "S2", "S2", NULL},
     {"pairconnect-speed", "speed falls as K grows: K=100 faster than K=10000 (samples/s)", R_HIGHER, PM_SAMPLES_PER_S,
-     "arch=pairconnect hash_size=100", "arch=pairconnect hash_size=10000", "", 0, "S2", "S2"},
+     "arch=pairconnect hash_size=100", "arch=pairconnect hash_size=10000", "", 0, "S2", "S2", NULL},
     {"autoencoder", "the mixer autoencoder's test loss is below attention's at equal d and L (S3, S4)", R_LOWER,
-     PM_TEST_LOSS, "arch=mixer d=128", "arch=attention d=128", "", 0, "S3", "S3"},
+     PM_TEST_LOSS, "arch=mixer d=128", "arch=attention d=128", "", 0, "S3", "S3", NULL},
     {"autoencoder", "lower still at equal memory: the mixer at attention's memory (d=160) below the mixer at d=128 (S5 vs S4)",
-     R_LOWER, PM_TEST_LOSS, "arch=mixer d=160", "arch=mixer d=128", "", 0, "S5", "S4"},
+     R_LOWER, PM_TEST_LOSS, "arch=mixer d=160", "arch=mixer d=128", "", 0, "S5", "S4", NULL},
     {"mixer-vs-transformer", "the Transformer is the better causal model at n=512 (S6)", R_LOWER, PM_TEST_LOSS,
-     "arch=attention n_ctx=512", "arch=mixer n_ctx=512", "", 0, "S6", "S6"},
+     "arch=attention n_ctx=512", "arch=mixer n_ctx=512", "", 0, "S6", "S6", NULL},
     {"mixer-vs-transformer", "the mixer is the better causal model at n=32 and n=128", R_LOWER, PM_TEST_LOSS,
-     "arch=mixer n_ctx=32|128", "arch=attention", "n_ctx", 0, NULL, NULL},
+     "arch=mixer n_ctx=32|128", "arch=attention", "n_ctx", 0, NULL, NULL, NULL},
     {"bidirectional", "mixer vs Transformer standing is the same for bidirectional as for causal prediction "
      "(mixer minus attention test loss has one sign at task=bidir and task=clm)",
-     R_SAME_STANDING, PM_TEST_LOSS, "arch=mixer", "arch=attention", "task", 0, NULL, NULL},
+     R_SAME_STANDING, PM_TEST_LOSS, "arch=mixer", "arch=attention", "task", 0, NULL, NULL, NULL},
     {"completion", "mixer and Transformer complete about equally well (test loss within 5%)", R_MATCH,
-     PM_TEST_LOSS, "arch=mixer", "arch=attention", "", 0.05, NULL, NULL},
+     PM_TEST_LOSS, "arch=mixer", "arch=attention", "", 0.05, NULL, NULL,
+     "mixer and Transformer complete about equally well (test loss within noise or within 5%)"},
     {"completion", "both train poorly: each ends less than 1 nat below its data's unigram entropy", R_NEAR_UNIGRAM,
-     PM_TEST_LOSS, "", NULL, "", 1.0, NULL, NULL},
+     PM_TEST_LOSS, "", NULL, "", 1.0, NULL, NULL, NULL},
     {"linear-mixer", "the fully linear mixer trains: test loss more than 0.1 nat below the unigram entropy",
-     R_BELOW_UNIGRAM, PM_TEST_LOSS, "arch=mixer act=none", NULL, "", 0.1, NULL, NULL},
+     R_BELOW_UNIGRAM, PM_TEST_LOSS, "arch=mixer act=none", NULL, "", 0.1, NULL, NULL, NULL},
     {"linear-mixer", "the linear mixer is only slightly worse than the nonlinear mixer (higher test loss, by at most 10%)",
-     R_SLIGHTLY_HIGHER, PM_TEST_LOSS, "arch=mixer act=none", "arch=mixer act=gelu", "", 0.10, NULL, NULL},
+     R_SLIGHTLY_HIGHER, PM_TEST_LOSS, "arch=mixer act=none", "arch=mixer act=gelu", "", 0.10, NULL, NULL, NULL},
     {"fft-mlm", "the FFT model trains as a masked language model: test loss more than 0.1 nat below the unigram entropy",
-     R_BELOW_UNIGRAM, PM_TEST_LOSS, "arch=fft", "arch=attention", "", 0.1, NULL, NULL},
+     R_BELOW_UNIGRAM, PM_TEST_LOSS, "arch=fft", "arch=attention", "", 0.1, NULL, NULL, NULL},
     {"prefix-models", "the convolution model is worse than attention in test perplexity (the paper: about 11%, S7)",
-     R_HIGHER, PM_TEST_PERPLEXITY, "arch=conv", "arch=attention", "", 0, "S7", "S7"},
+     R_HIGHER, PM_TEST_PERPLEXITY, "arch=conv", "arch=attention", "", 0, "S7", "S7", NULL},
     {"dispatcher-vs-msa", "the Dispatcher's test perplexity is close to masked self-attention's (within 10%)",
-     R_MATCH, PM_TEST_PERPLEXITY, "arch=dispatcher", "arch=attention", "", 0.10, NULL, NULL},
+     R_MATCH, PM_TEST_PERPLEXITY, "arch=dispatcher", "arch=attention", "", 0.10, NULL, NULL,
+     "the Dispatcher's test perplexity is close to masked self-attention's (within noise or within 10%)"},
 };
 
 #define N_RULES ((int)(sizeof RULES / sizeof RULES[0]))
@@ -822,6 +861,8 @@ int claims_judge_points(int i, const Point *pts, int np, double alpha, int look,
     memset(out, 0, sizeof *out);
     out->preset = RULES[i].preset;
     out->claim = RULES[i].claim;
+    out->former = RULES[i].former;
+    out->rules_before = rules_before(RULES[i].kind);
     out->gated = rule_gated(&RULES[i]);
     judge_rule(&RULES[i], pts, np, look_level(out, alpha, look, looks), out);
     return 0;
@@ -865,6 +906,8 @@ int claims_judge(Store *s, const char *preset, long long sweep_id, ClaimResult *
         ClaimResult *c = &res[count++];
         c->preset = r->preset;
         c->claim = r->claim;
+        c->former = r->former;
+        c->rules_before = rules_before(r->kind);
         c->verdict = VERDICT_NOT_RUN;
         c->gated = rule_gated(r);
         SweepRow sw;

@@ -34,6 +34,11 @@ enum { CLAIM_MAX_POINTS = 16, CLAIM_SELECTOR_LEN = 512, CLAIM_MAX_TESTS = 64 };
 typedef struct {
     const char *preset;     /* the preset whose runs judge it */
     const char *claim;      /* the claim in words, as the paper makes it */
+    const char *former;     /* its words before issue 39 where they differ (a history
+                               stored then names it so), else NULL */
+    const char *rules_before; /* how the rules before issue 39 judged a claim of its
+                               kind, against today's (one clause each): a re-judged
+                               verdict's why */
     Verdict verdict;
     char numbers[4096];     /* the numbers behind the verdict, one line, each test's
                                (1 - 2 alpha) interval in brackets: "4.910 +- 0.020 (3)

@@ -270,6 +270,7 @@ typedef struct {
     int verdict[VERDICT_UNDECIDED_BUDGET + 1];
     int decided_gated;
     int partial;            /* judged on the runs finished so far of a round still training */
+    int rejudged;           /* verdicts today's tests changed from a history judged before issue 39 */
 } Tally;
 
 static int sweep_section(Store *s, const Preset *pr, const SweepRow *swp, int flags, ReportFigureFn figures,
@@ -376,17 +377,21 @@ static int sweep_section(Store *s, const Preset *pr, const SweepRow *swp, int fl
             tally->verdict[c->verdict]++;
             tally->decided_gated += c->gated && (c->verdict == VERDICT_HOLDS || c->verdict == VERDICT_FAILS);
             tally->partial += claims[i].partial;
+            tally->rejudged += claims[i].was[0] != 0;
             /* an undecided verdict with its reason */
             char why[sizeof c->reason + 4] = "";
             if (c->reason[0]) snprintf(why, sizeof why, markdown ? " (%s)" : "(%s) ", c->reason);
+            /* a re-judged verdict with the one it replaces */
+            char was[sizeof claims[i].was + 16] = "";
+            if (claims[i].was[0]) snprintf(was, sizeof was, markdown ? " (was: %s)" : ", was: %s", claims[i].was);
             if (markdown && with_how)
-                sb_printf(out, "| %s | **%s**%s | %s | %s |\n", c->claim, verdict_name(c->verdict), why, c->numbers,
-                          how);
+                sb_printf(out, "| %s | **%s**%s%s | %s | %s |\n", c->claim, verdict_name(c->verdict), was, why,
+                          c->numbers, how);
             else if (markdown)
-                sb_printf(out, "| %s | **%s**%s | %s |\n", c->claim, verdict_name(c->verdict), why, c->numbers);
+                sb_printf(out, "| %s | **%s**%s%s | %s |\n", c->claim, verdict_name(c->verdict), was, why, c->numbers);
             else
-                sb_printf(out, "  [%s] %s\n      %s%s%s%s\n", verdict_name(c->verdict), c->claim, why, c->numbers,
-                          how[0] ? "\n      " : "", how);
+                sb_printf(out, "  [%s%s] %s\n      %s%s%s%s\n", verdict_name(c->verdict), was, c->claim, why,
+                          c->numbers, how[0] ? "\n      " : "", how);
         }
     }
     free(claims);
@@ -419,7 +424,7 @@ int report_sweep(Store *s, int64_t sweep_id, int flags, ReportFigureFn figures, 
     int found;
     if (results_sweep(s, sweep_id, &sw, &found, err)) return -1;
     if (!found) return err_set(err, "report: no sweep %lld in the store (mixbench ls lists them)", (long long)sweep_id);
-    Tally tally = {{0}, 0, 0};
+    Tally tally = {{0}, 0, 0, 0};
     sb_append(out, flags & REPORT_MARKDOWN ? "# mixbench: one sweep's report\n"
                                            : "mixbench: one sweep's report (mean +- standard error over seeds, finished runs)\n");
     if (any_sweep(s, &sw, flags, figures, ctx, &tally, out, err)) return -1;
@@ -456,7 +461,7 @@ int report_build_with_figures(Store *s, const char *const *presets, int n_preset
                                 : "  valid loss: each run's lowest evaluation (best_valid_loss) and its step "
                                   "(best_valid_step), not its last (--loss best)\n");
     int shown = 0;
-    Tally tally = {{0}, 0, 0};
+    Tally tally = {{0}, 0, 0, 0};
     StrBuf body;
     sb_init(&body);
     for (int i = 0; i < (n_presets ? n_presets : preset_count()); i++) {
@@ -498,6 +503,9 @@ int report_build_with_figures(Store *s, const char *const *presets, int n_preset
                       decided - tally.decided_gated == 1 ? "s" : "");
         if (tally.partial)
             sb_printf(out, "; %d judged on the finished runs of a first round still training", tally.partial);
+        if (tally.rejudged)
+            sb_printf(out, "; %d re-judged: today's tests give another verdict than the rules before issue 39 "
+                           "gave on the same runs (\"was:\" beside it, and why)", tally.rejudged);
         sb_append(out, markdown ? ".\n" : "\n");
     }
     int body_ok = sb_ok(&body);

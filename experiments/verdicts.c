@@ -79,23 +79,54 @@ static void over_budgets(const VerdictRow *prev, const VerdictRow *last, char *o
         snprintf(out, cap, "stable from %s to %s tokens", then, now);
 }
 
+/* Whether history row v speaks of claim c: its words, or those it had
+   before issue 39 (a history stored then). */
+static int row_of(const VerdictRow *v, const ClaimResult *c)
+{
+    return !strcmp(v->claim, c->claim) || (c->former && !strcmp(v->claim, c->former));
+}
+
+/* A claim whose history's last round was judged by the rules before issue
+   39 and gave another verdict than today's tests on the same runs: was =
+   that verdict's words; out = "re-judged: holds in round 2 (400k tokens per
+   run, 3 seeds) under the rules before issue 39; before, ...; now, ...".
+   Returns 1 when so. */
+static int rejudged(const VerdictRow *last, const ClaimResult *c, char *was, size_t was_cap, char *out, size_t cap)
+{
+    if (last->rules != VERDICT_RULES_WELCH95 || !strcmp(last->verdict, verdict_name(c->verdict))) return 0;
+    char tokens[32];
+    fmt_short((double)last->tokens_per_run, tokens, sizeof tokens);
+    snprintf(was, was_cap, "%s", last->verdict);
+    /* "inconclusive" (the loop at its cap) is today's undecided (budget) */
+    const char *why = !strcmp(last->verdict, "inconclusive") && c->verdict == VERDICT_UNDECIDED_BUDGET
+                          ? "the same reading: \"inconclusive\" was its word then"
+                          : c->rules_before;
+    snprintf(out, cap, "re-judged: %s in round %d (%s tokens per run, %d seed%s) under the rules before issue 39; %s",
+             last->verdict, last->round, tokens, last->seeds, last->seeds == 1 ? "" : "s", why);
+    return 1;
+}
+
 /* How claim c's verdict was reached over the rounds of --until-conclusive
    (db/adaptive.h verdicts): "decided in round 3 at 1.6M tokens per run, 5
    seeds; stable over the last doubling (800k to 1.6M tokens)"; at the cap,
-   what it would still need; "" without a history. */
-static void how_reached(const VerdictRow *h, int n, const ClaimResult *c, char *out, size_t cap)
+   what it would still need; "" without a history.  A verdict today's tests
+   changed (rejudged(), only when no round trains) says so instead, and
+   was gets the old one. */
+static void how_reached(const VerdictRow *h, int n, const ClaimResult *c, int training, char *was, size_t was_cap,
+                        char *out, size_t cap)
 {
     const VerdictRow *last = NULL, *since = NULL;
     for (int i = 0; i < n; i++) {
-        if (strcmp(h[i].claim, c->claim)) continue;
+        if (!row_of(&h[i], c)) continue;
         if (!last || strcmp(h[i].verdict, last->verdict)) since = &h[i];   /* rows come by round */
         last = &h[i];
     }
     const VerdictRow *prev = NULL;   /* the latest round at a smaller budget than the last */
     for (int i = 0; last && i < n; i++)
-        if (!strcmp(h[i].claim, c->claim) && h[i].tokens_per_run < last->tokens_per_run) prev = &h[i];
-    out[0] = 0;
+        if (row_of(&h[i], c) && h[i].tokens_per_run < last->tokens_per_run) prev = &h[i];
+    out[0] = was[0] = 0;
     if (!last) return;
+    if (!training && rejudged(last, c, was, was_cap, out, cap)) return;
     /* decided: since the round that first gave the verdict; else as the
        last round left it (its budget, not the first undecided one's) */
     int decided = !strcmp(last->verdict, "holds") || !strcmp(last->verdict, "does not hold");
@@ -161,7 +192,7 @@ int verdicts_now(Store *s, const char *preset, long long sweep_id, ClaimNow **ou
     for (int i = 0; i < count; i++) {
         ClaimNow *c = &now[i];
         c->c = res[i];
-        if (n_h) how_reached(h, n_h, &c->c, c->how, sizeof c->how);
+        if (n_h) how_reached(h, n_h, &c->c, round != 0, c->was, sizeof c->was, c->how, sizeof c->how);
         if (c->c.gated && c->c.sweep_id > 0 && budget_check(s, &c->c, err)) {
             free(res);
             free(h);
@@ -171,7 +202,7 @@ int verdicts_now(Store *s, const char *preset, long long sweep_id, ClaimNow **ou
         if (!round) continue;
         const VerdictRow *last = NULL;
         for (int k = 0; k < n_h; k++)
-            if (!strcmp(h[k].claim, c->c.claim)) last = &h[k];   /* rows come by round */
+            if (row_of(&h[k], &c->c)) last = &h[k];   /* rows come by round */
         c->partial = !last && c->c.verdict != VERDICT_NOT_RUN;
         if (last) {
             Verdict then = verdict_of_name(last->verdict);

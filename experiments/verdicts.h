@@ -30,7 +30,13 @@ typedef struct {
     /* how the loop reached it (its history): "decided in round 3 at 1.6M
        tokens per run, 5 seeds", or as the last round left it and what it
        would still need; then the training note; "" without either */
-    char how[700];
+    char how[1000];
+    /* re-judged: the verdict its history's last round gave under the rules
+       before issue 39 (VERDICT_RULES_WELCH95), where today's tests give
+       another ("holds", "within noise"); "" otherwise.  how then says when
+       it was given and why today's differs (ClaimResult.rules_before and
+       the undecided reason). */
+    char was[32];
 } ClaimNow;
 
 /* The claims of preset on sweep_id, read as above (sweep_id <= 0: on the

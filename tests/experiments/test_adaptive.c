@@ -259,6 +259,63 @@ static void test_stable_over_doubling(void)
     store_close(s);
 }
 
+/* A history judged by the rules before issue 39 (verdicts.rules 1) whose
+   last word differs from today's tests on the same runs is shown beside
+   today's verdict ("was: ..."), with the round that gave it and why; the
+   same words, or a history written by today's rules, are not; and a
+   history stored under a claim's former words still belongs to it. */
+static void test_rejudged(void)
+{
+    int64_t sw = 0;
+    Store *s = queued_store("rejudged.db", 0, &sw);
+    if (!s) return;
+    finish_three(s, 4.0, 3.8, 4.5);
+    CHECK(advance(s, sw), "round 1 did nothing");
+    const char *presets[1] = {"autoencoder"};
+    char err[ERR_LEN] = "";
+    StrBuf out;
+    sb_init(&out);
+    CHECK(report_build(s, presets, 1, 0, &out, err) == 0, "%s", err);
+    CHECK(out.data && !strstr(out.data, "was:") && !strstr(out.data, "re-judged"), "today's history re-judged:\n%s",
+          out.data ? out.data : "");
+    sb_free(&out);
+    CHECK(query_num(s, "SELECT count(*) FROM verdicts WHERE rules = 2") == 2, "rows of today's rules");
+    /* the same words by the old rules: nothing changed */
+    CHECK(exec_sql(s, "UPDATE verdicts SET rules = 1") == 0, "old rules");
+    sb_init(&out);
+    CHECK(report_build(s, presets, 1, 0, &out, err) == 0, "%s", err);
+    CHECK(out.data && !strstr(out.data, "was:"), "same words re-judged:\n%s", out.data ? out.data : "");
+    sb_free(&out);
+    /* another word by the old rules: shown, with its round and why */
+    CHECK(exec_sql(s, "UPDATE verdicts SET verdict = 'within noise' WHERE instr(claim, 'lower still')") == 0, "old word");
+    sb_init(&out);
+    CHECK(report_build(s, presets, 1, 0, &out, err) == 0, "%s", err);
+    const char *r = out.data ? out.data : "";
+    const char *line = strstr(r, "[holds, was: within noise] lower still");
+    CHECK(line && strstr(line, "re-judged: within noise in round 1 (") &&
+              strstr(line, "under the rules before issue 39; before, a difference beyond noise"),
+          "no re-judged line:\n%s", r);
+    CHECK(strstr(r, "[holds] the mixer autoencoder"), "the unchanged claim:\n%s", r);
+    CHECK(strstr(r, "; 1 re-judged: "), "tally:\n%s", r);
+    sb_free(&out);
+    /* the same row by today's rules: a later round's own reading, not shown */
+    CHECK(exec_sql(s, "UPDATE verdicts SET rules = 2") == 0, "new rules");
+    sb_init(&out);
+    CHECK(report_build(s, presets, 1, 0, &out, err) == 0, "%s", err);
+    CHECK(out.data && !strstr(out.data, "was:"), "today's rules re-judged:\n%s", out.data ? out.data : "");
+    sb_free(&out);
+    store_close(s);
+    /* the claims that changed words keep their former ones */
+    int matched = 0;
+    for (int i = 0; i < 64; i++) {
+        ClaimResult c;
+        if (claims_judge_points(i, NULL, 0, 0.05, 0, 0, &c)) break;
+        if (c.former) matched++;
+        CHECK(c.rules_before && c.rules_before[0] == 'b', "claim %d has no rule sentence", i);
+    }
+    CHECK(matched == 4, "%d claims with former words", matched);
+}
+
 /* The budget fits: the mixer below attention at the budget, attention
    falling faster.  Put to cross at 3x the budget, the claim is undecided
    (budget), budget-bound, and the report names who overtakes whom; put
@@ -947,6 +1004,7 @@ int main(int argc, char **argv)
     if (tmp_dir_make("adaptive")) return 1;
     RUN(test_extend_until_decided);
     RUN(test_stable_over_doubling);
+    RUN(test_rejudged);
     RUN(test_budget_fit);
     RUN(test_report_last_round);
     RUN(test_report_mid_round);

@@ -110,23 +110,25 @@ static int rejudged(const VerdictRow *last, const ClaimResult *c, char *was, siz
    (db/adaptive.h verdicts): "decided in round 3 at 1.6M tokens per run, 5
    seeds; stable over the last doubling (800k to 1.6M tokens)"; at the cap,
    what it would still need; "" without a history.  A verdict today's tests
-   changed (rejudged(), only when no round trains) says so instead, and
-   was gets the old one. */
+   changed (rejudged(), only when no round trains) says so, and was gets
+   the old one: instead, when the last round was judged by the old rules;
+   after it, when later rounds judged by today's rules gave today's. */
 static void how_reached(const VerdictRow *h, int n, const ClaimResult *c, int training, char *was, size_t was_cap,
                         char *out, size_t cap)
 {
-    const VerdictRow *last = NULL, *since = NULL;
+    const VerdictRow *last = NULL, *since = NULL, *old_last = NULL;
     for (int i = 0; i < n; i++) {
         if (!row_of(&h[i], c)) continue;
         if (!last || strcmp(h[i].verdict, last->verdict)) since = &h[i];   /* rows come by round */
         last = &h[i];
+        if (h[i].rules == VERDICT_RULES_WELCH95) old_last = &h[i];
     }
     const VerdictRow *prev = NULL;   /* the latest round at a smaller budget than the last */
     for (int i = 0; last && i < n; i++)
         if (row_of(&h[i], c) && h[i].tokens_per_run < last->tokens_per_run) prev = &h[i];
     out[0] = was[0] = 0;
     if (!last) return;
-    if (!training && rejudged(last, c, was, was_cap, out, cap)) return;
+    if (!training && old_last == last && rejudged(last, c, was, was_cap, out, cap)) return;
     /* decided: since the round that first gave the verdict; else as the
        last round left it (its budget, not the first undecided one's) */
     int decided = !strcmp(last->verdict, "holds") || !strcmp(last->verdict, "does not hold");
@@ -141,6 +143,10 @@ static void how_reached(const VerdictRow *h, int n, const ClaimResult *c, int tr
     else
         snprintf(out, cap, "%s after round %d (%s tokens per run, %d seed%s): %s", last->verdict, last->round, tokens,
                  last->seeds, last->seeds == 1 ? "" : "s", last->action);
+    char note[600];
+    size_t len = strlen(out);
+    if (!training && old_last && old_last != last && rejudged(old_last, c, was, was_cap, note, sizeof note))
+        snprintf(out + len, cap - len, "; %s", note);
 }
 
 /* The budget fits of c's pairs (budget_fit.h) after its numbers; a claim

@@ -298,7 +298,19 @@ static void test_rejudged(void)
     CHECK(strstr(r, "[holds] the mixer autoencoder"), "the unchanged claim:\n%s", r);
     CHECK(strstr(r, "; 1 re-judged: "), "tally:\n%s", r);
     sb_free(&out);
-    /* the same row by today's rules: a later round's own reading, not shown */
+    /* a later round by today's rules gave today's verdict: how it was
+       reached, then the old round's word */
+    CHECK(exec_sql(s, "INSERT INTO verdicts (sweep_id, round, claim, verdict, numbers, tokens_per_run, seeds, rules)"
+                      " SELECT sweep_id, 2, claim, 'holds', numbers, tokens_per_run, seeds, 2 FROM verdicts"
+                      " WHERE instr(claim, 'lower still')") == 0, "round 2");
+    sb_init(&out);
+    CHECK(report_build(s, presets, 1, 0, &out, err) == 0, "%s", err);
+    r = out.data ? out.data : "";
+    line = strstr(r, "[holds, was: within noise] lower still");
+    CHECK(line && strstr(line, "decided in round 2 at") && strstr(line, "; re-judged: within noise in round 1 ("),
+          "no round 2 then the old word:\n%s", r);
+    sb_free(&out);
+    /* the same rows by today's rules: a round's own reading, not shown */
     CHECK(exec_sql(s, "UPDATE verdicts SET rules = 2") == 0, "new rules");
     sb_init(&out);
     CHECK(report_build(s, presets, 1, 0, &out, err) == 0, "%s", err);

@@ -119,7 +119,8 @@ static void row_out(StrBuf *out, int markdown, char cells[][160], int n, const i
     sb_append(out, markdown ? "|\n" : "\n");
 }
 
-/* point, seeds, the metrics, tokens, wall, paper */
+/* point, seeds, the metrics, tokens, wall, paper (a preset's sweep only:
+   preset "" has none) */
 enum { MAX_COLS = 5 + PM_COUNT };
 /* the sweeps a store of no preset reports */
 enum { REPORT_MAX_SWEEPS = 256 };
@@ -129,7 +130,7 @@ static void points_table(StrBuf *out, int markdown, int loss_best, const char *p
 {
     PointMetric cols[PM_COUNT];
     int n_cols = columns(preset, figs, n_figs, pts, np, loss_best, cols);
-    int n_cells = 5 + n_cols, all_scale = preset_paper_metric(preset) == PM_TEST_LOSS_ALL;
+    int n_cells = (preset[0] ? 5 : 4) + n_cols, all_scale = preset_paper_metric(preset) == PM_TEST_LOSS_ALL;
     char(*cells)[MAX_COLS][160] = calloc((size_t)np + 1, sizeof *cells);
     if (!cells) return;
     snprintf(cells[0][0], 160, "point");

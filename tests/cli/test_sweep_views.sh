@@ -53,6 +53,7 @@ $MB plot grid 2 --db "$S" -o "$T/g2.svg" >/dev/null 2>"$T/err" &&
 $MB report 1 --db "$S" >"$T/r1" 2>"$T/err" && grep -q "^sweep 1: grid (a grid)" "$T/r1" &&
   grep -Eq "^  arch=attention layers=1 lr=1e-3 +2( \(2 not learned\))? +[0-9.]+ \+- [0-9.]+" "$T/r1" &&
   grep -q "Which knob matters (share of the variance of test loss over the grid's 8 cells" "$T/r1" &&
+  grep -Eq "^  point +seeds +test_loss +tokens +wall s$" "$T/r1" &&
   pass report_sweep_grid || fail report_sweep_grid "$(cat "$T/err" "$T/r1")"
 $MB report sweep:2 --db "$S" >"$T/r2" 2>"$T/err" && grep -q "a random search: its 6 trials (a seed group each), the best test loss first" "$T/r2" &&
   grep -q "Which knob matters (share of the variance of test loss over [0-9]* cells, each drawn axis in 3 ranges" "$T/r2" &&

@@ -7,6 +7,7 @@
  *                  paper's own size
  *   keys           every model and training key, then the sweep's own
  *                  words (repeats, variant, search, trials, ...), as KEY=
+ *   archs, tasks   the architectures (engine/mixers/registry.c) and tasks
  *   options [CMD]  the options CMD's usage and text name (--db, -o, ...);
  *                  without CMD the workbench's, with --help and --version
  * Not in the table of app/commands.c (no one types it, `mixbench help`
@@ -18,6 +19,8 @@
 #include "app/cli.h"
 #include "app/commands.h"
 #include "engine/config.h"
+#include "engine/mixer.h"
+#include "engine/task.h"
 #include "experiments/search.h"
 #include "experiments/sweep.h"
 
@@ -59,6 +62,11 @@ int cmd_complete(int argc, char **argv)
         for (int i = 0; i < config_key_count(); i++) printf("%s=\n", config_key_name(i));
         printf("repeats=\nvariant=\n");
         for (int i = 0; search_word(i); i++) printf("%s=\n", search_word(i));
+    } else if ((!strcmp(what, "archs") || !strcmp(what, "tasks")) && argc == 1) {
+        char names[1024];
+        if (what[0] == 'a') mixer_names(names, sizeof names);
+        else task_names(names, (int)sizeof names);
+        for (char *w = strtok(names, " "); w; w = strtok(NULL, " ")) printf("%s\n", w);
     } else if (!strcmp(what, "options") && argc <= 2) {
         char seen[4096] = " ";
         if (argc == 1) {
@@ -72,10 +80,11 @@ int cmd_complete(int argc, char **argv)
         print_options(c->text, seen, sizeof seen);
         if (!strstr(seen, " --help ")) printf("--help\n");
     } else if (!strcmp(what, "commands") || !strcmp(what, "presets") || !strcmp(what, "keys") ||
-               !strcmp(what, "options")) {
+               !strcmp(what, "archs") || !strcmp(what, "tasks") || !strcmp(what, "options")) {
         return cli_fail("complete: too many words after '%s'", what);
     } else {
-        return cli_fail("complete: expected commands, presets, keys or options [COMMAND], not '%s'", what);
+        return cli_fail("complete: expected commands, presets, keys, archs, tasks or options [COMMAND], not '%s'",
+                        what);
     }
     return 0;
 }

@@ -10,6 +10,8 @@
 #                        them), `sweep mixer-<TAB>` mixer-vs-transformer
 #   completion_keys      `sweep lay<TAB>` / `run lay<TAB>` layers= and no
 #                        space after it; `run --<TAB>` run's options
+#   completion_values    `--arch <TAB>`, `arch=<TAB>`, `--task`, `task=`: the
+#                        architectures and tasks (`mixbench complete archs|tasks`)
 #   completion_files     `--db <TAB>` files
 #   complete_refused     `mixbench complete` of an unknown list or command,
 #                        or with words too many: one line, exit 1
@@ -57,6 +59,12 @@ run_opts=$(complete_words run --)
   [ -z "$(complete_words sweep layers=1)" ] &&
   echo "$run_opts" | grep -qx -- --arch && echo "$run_opts" | grep -qx -- --resume && ! echo "$run_opts" | grep -qx -- --trials &&
   pass completion_keys || fail completion_keys "[$(complete_words sweep lay)] [$run_opts]"
+
+[ "$(complete_words run --arch att)" = attention ] && [ "$(complete_words run --task ml)" = mlm ] &&
+  [ "$(complete_words sweep arch=disp)" = arch=dispatcher ] && [ "$(complete_words run task=autoe)" = task=autoencode ] &&
+  [ "$(complete_words run --arch "" | wc -l)" = "$($MB complete archs | wc -l)" ] && [ "$($MB complete archs | wc -l)" -ge 7 ] &&
+  $MB complete tasks | grep -qx clm && ! $MB complete archs x 2>/dev/null &&
+  pass completion_values || fail completion_values "[$(complete_words run --arch att)] [$(complete_words sweep arch=disp)]"
 
 mkdir -p "$T/c" && touch "$T/c/runs.db" "$T/c/other.txt"
 [ "$(complete_words ls --db "$T/c/r")" = "$T/c/runs.db" ] && pass completion_files ||

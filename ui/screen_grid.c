@@ -56,6 +56,8 @@ typedef struct {
     GridSweep sweeps[MAX_SWEEPS];
     int n_sweeps;
     int current;                 /* index into sweeps, -1: none */
+    int pending_switch;          /* [ and ] pressed before the sweeps were read:
+                                    applied by the next reload */
     int64_t loaded_sweep;        /* the sweep runs/axes/paper belong to */
 
     Pivot pivot;                 /* the sweep's runs on its axes (experiments/pivot.h) */
@@ -256,7 +258,16 @@ static void grid_reload(void *state, UiContext *ctx)
     st->current = st->n_sweeps - 1;
     for (int i = 0; i < st->n_sweeps; i++)
         if (st->sweeps[i].id == ctx->sweep_id) st->current = i;
-    if (st->current < 0) return;
+    if (st->current < 0) {
+        st->pending_switch = 0;   /* no sweep to switch to */
+        return;
+    }
+    if (st->pending_switch) {
+        int n = st->n_sweeps, i = ((st->current + st->pending_switch) % n + n) % n;
+        st->pending_switch = 0;
+        st->current = i;
+        ctx->sweep_id = st->sweeps[i].id;
+    }
     const GridSweep *s = &st->sweeps[st->current];
     int fresh = s->id != st->loaded_sweep;
     if (fresh && load_sweep(st, ctx, s, err)) {
@@ -856,7 +867,10 @@ static void cycle_axis(GridState *st, int *which, int *other)
 
 static void switch_sweep(GridState *st, UiContext *ctx, int step)
 {
-    if (st->n_sweeps == 0) return;
+    if (st->n_sweeps == 0 || st->current < 0) {   /* not read yet: at the reload */
+        st->pending_switch += step;
+        return;
+    }
     int i = st->current + step;
     if (i < 0) i = st->n_sweeps - 1;
     if (i >= st->n_sweeps) i = 0;

@@ -137,7 +137,11 @@ static int model_make(Model *m, const Config *c, int allocate, char *err)
                 int pi = add_param(&pl, name, decl[k].ndim, decl[k].shape[0], decl[k].shape[1],
                                    decl[k].init, decl[k].decay, emb, decl[k].dense, decl[k].sparse_rows);
                 if (pi < 0) bad = 1;
-                else pl.items[pi].rows_per_sample = decl[k].rows_per_sample;
+                else {
+                    pl.items[pi].rows_per_sample = decl[k].rows_per_sample;
+                    /* adjacent in memory to the next of its kind (sparse_layout) */
+                    pl.items[pi].packed = k + 1 < nd && !decl[k + 1].sparse_rows == !decl[k].sparse_rows;
+                }
             }
             if (c->norm != NORM_NONE) bad |= add_ln(&pl, pre, "ln2", d, &bp->ln2_w, &bp->ln2_b);
             snprintf(name, sizeof name, "%sffn.w1", pre);

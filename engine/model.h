@@ -30,6 +30,10 @@ typedef struct {
     int embedding;       /* tok_emb, pos_emb, pair tables: not "non-embedding" */
     int64_t rows_per_sample;   /* sparse_rows: see ParamDecl */
     int sparse_index;    /* index among the sparse_rows params, or -1 */
+    int packed;          /* 1: the next parameter follows it with no padding (a
+                            block's mixer declarations of one kind, which a mixer
+                            may read as one array: engine/mixer.h); 0: the next
+                            starts on a 64-byte boundary */
 } Param;
 
 typedef struct {

@@ -76,7 +76,9 @@ void sparse_layout(Model *m)
             Param *p = &m->params[i];
             if ((p->sparse_rows != 0) != sparse) continue;
             p->offset = floats;
-            floats += (p->numel + 15) & ~(size_t)15;   /* 64-byte aligned tensors */
+            /* 64-byte aligned tensors, but a block's mixer declarations lie
+               next to each other (Param.packed; engine/mixer.h) */
+            floats += p->packed ? p->numel : (p->numel + 15) & ~(size_t)15;
             p->sparse_index = sparse ? n_sparse++ : -1;
         }
         if (!sparse) m->n_dense_floats = floats;

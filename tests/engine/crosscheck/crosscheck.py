@@ -132,6 +132,19 @@ CASES = [
      {"arch": "conv", "n_ctx": 256, "d": 8, "layers": 1, "batch": 2,
       "decay": "cosine", "weight_decay": 0.1}),
 
+    # d = 10: a parameter of 10 or 100 floats is not a multiple of the 16
+    # floats the model aligns tensors to, so a mixer that reads adjacent
+    # declarations as one (attention's wq|wk|wv, bq|bk|bv) meets the layout
+    # (engine/sparse.c sparse_layout packs a block's mixer parameters)
+    ("clm-attention-d10", {"arch": "attention", "d": 10, "decay": "cosine"}),
+    ("clm-mixer-d10", {"arch": "mixer", "d": 10, "decay": "cosine"}),
+    ("clm-dispatcher-d10", {"arch": "dispatcher", "d": 10, "decay": "cosine"}),
+    ("clm-cumsum-d10", {"arch": "cumsum", "d": 10, "decay": "cosine"}),
+    ("clm-conv-d10", {"arch": "conv", "d": 10, "decay": "cosine"}),
+    ("clm-pairconnect-d10", {"arch": "pairconnect", "d": 10, "hash_size": 50, "d_pair": 6,
+                             "decay": "cosine"}),
+    ("mlm-fft-d10", {"task": "mlm", "arch": "fft", "d": 10, "decay": "cosine"}),
+
     # ---- mlm: bidirectional mixers; training masks from the run's generator
     ("mlm-attention-pre-gelu-learned-cosine",
      {"task": "mlm", "arch": "attention", "decay": "cosine", "weight_decay": 0.1}),

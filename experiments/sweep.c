@@ -143,6 +143,16 @@ static const char *nearest_preset(const char *name)
     return best;
 }
 
+int sweep_edit_distance(const char *a, const char *b) { return edit_distance(a, b); }
+
+const char *sweep_nearest_key(const char *key) { return nearest_key(key); }
+
+int sweep_key_known(const char *key)
+{
+    const char *near = nearest_key(key);
+    return near && !strcmp(near, key);
+}
+
 static int unknown_key(const char *key, char *err)
 {
     const char *near = nearest_key(key);

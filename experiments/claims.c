@@ -824,6 +824,7 @@ int claims_judge(Store *s, const char *preset, long long sweep_id, ClaimResult *
     assert(s && err);
     *out = NULL;
     *n = 0;
+    if (studies_from_store(s, err)) return -1;
     int n_rules = study_rule_count();   /* a study registered meanwhile is not judged here */
     ClaimResult *res = calloc(n_rules ? (size_t)n_rules : 1, sizeof *res);
     if (!res) return err_set(err, "claims: out of memory");

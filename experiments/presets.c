@@ -20,9 +20,11 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine/common.h"
+#include "db/sweeps_read.h"
 #include "experiments/study.h"
 
 /* The papers' own settings, from shared/papers/README.md: the text, and
@@ -165,4 +167,33 @@ int study_register(const char *text, const char *file, const Preset **out, char 
     if (rc) study_free(s);
     pthread_mutex_unlock(&lock);
     return rc;
+}
+
+int study_register_file(const char *path, const Preset **out, char *err)
+{
+    char *text = study_read_file(path, err);
+    if (!text) return -1;
+    int rc = study_register(text, path, out, err);
+    free(text);
+    return rc;
+}
+
+int studies_from_store(Store *st, char *err)
+{
+    char **texts;
+    int n;
+    if (sweeps_read_studies(st, &texts, &n, err)) return -1;
+    for (int i = 0; i < n; i++) {
+        int known = 0, count = preset_count();
+        for (int j = 0; j < count && !known; j++) {
+            const char *t = study_preset(studies[j])->study_text;
+            known = t && !strcmp(t, texts[i]);
+        }
+        /* a stored study that no longer reads, or whose name another has
+           taken, keeps the claims it is known by (none: not judged) */
+        char why[ERR_LEN];
+        if (!known) (void)study_register(texts[i], "a sweep's stored study", NULL, why);
+    }
+    sweeps_studies_free(texts, n);
+    return 0;
 }

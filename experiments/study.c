@@ -792,7 +792,7 @@ void study_free(Study *s)
     free(s);
 }
 
-Study *study_load(const char *path, char *err)
+char *study_read_file(const char *path, char *err)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
@@ -811,9 +811,22 @@ Study *study_load(const char *path, char *err)
         err_set(err, "%s: not a study file (unreadable, binary or over 1 MB)", path);
         return NULL;
     }
-    Study *s = study_parse(sb.data, sb.len, path, 1, err);
-    sb_free(&sb);
+    return sb.data;
+}
+
+Study *study_load(const char *path, char *err)
+{
+    char *text = study_read_file(path, err);
+    if (!text) return NULL;
+    Study *s = study_parse(text, strlen(text), path, 1, err);
+    free(text);
     return s;
+}
+
+int study_is_file(const char *word)
+{
+    size_t len = strlen(word);
+    return (len > 5 && !strcmp(word + len - 5, ".yaml")) || (len > 4 && !strcmp(word + len - 4, ".yml"));
 }
 
 const Preset *study_preset(const Study *s) { return &s->p; }

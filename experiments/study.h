@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 
+#include "db/store.h"
 #include "experiments/points.h"
 #include "experiments/sweep.h"
 
@@ -64,6 +65,10 @@ const char *study_kind_name(RuleKind k);
    them in full).  NULL and a one-line err on bad input. */
 Study *study_parse(const char *text, size_t len, const char *file, int check_jobs, char *err);
 void study_free(Study *s);
+/* The text of the file at path (malloc'd; at most 1 MB, no NUL bytes). */
+char *study_read_file(const char *path, char *err);
+/* 1 when word names a study file rather than a study: it ends in .yaml or .yml. */
+int study_is_file(const char *word);
 /* Reads and parses (check_jobs 1) the file at path. */
 Study *study_load(const char *path, char *err);
 
@@ -87,6 +92,13 @@ int study_register(const char *text, const char *file, const Preset **out, char 
 /* The first built-in study that did not parse ("" when all did: a test
    checks it, since such a study is left out). */
 const char *study_builtin_error(void);
+/* Registers the study files stored with the sweeps of st (schema 10) that
+   are not known yet, so that an old sweep is judged by the claims it was
+   run with; one that no longer reads, or whose name a known study with
+   other text holds, is left out. */
+int studies_from_store(Store *st, char *err);
+/* study_register on the file at path. */
+int study_register_file(const char *path, const Preset **out, char *err);
 /* Every known study's claims, built-in studies first. */
 int study_rule_count(void);
 const ClaimRule *study_rule_at(int i);

@@ -27,13 +27,23 @@ CAIRO_CFLAGS ?= $(shell pkg-config --cflags cairo fontconfig 2>/dev/null)
 CAIRO_LIBS   ?= $(shell pkg-config --libs cairo fontconfig 2>/dev/null || echo -lcairo -lfontconfig)
 # GSL's distributions and quantiles (experiments/stats.c); not -lgslcblas:
 # OpenBLAS, linked first, provides the cblas symbols GSL calls
-LDLIBS  = -lopenblas -lgsl -lfftw3f -lsqlite3 -lncursesw $(CAIRO_LIBS) -lpthread -lm -ldl
+LDLIBS  = -lopenblas -lgsl -lfftw3f -lsqlite3 -lncursesw $(CAIRO_LIBS) -lyaml -lpthread -lm -ldl
 
 DEB_PACKAGES = build-essential libncurses-dev libsqlite3-dev libopenblas-dev \
                libfftw3-dev sqlite3 tmux python3-torch openmpi-bin libopenmpi-dev clang xz-utils \
-               libdnnl-dev libcairo2-dev libxml2-utils man-db libgsl-dev python3-scipy
+               libdnnl-dev libcairo2-dev libxml2-utils man-db libgsl-dev python3-scipy \
+               libyaml-dev
 
 LIB_SRC  = $(sort $(wildcard engine/*.c engine/*/*.c db/*.c ui/*.c ui/*/*.c experiments/*.c))
+# the built-in studies (docs/studies.md), in the order `mixbench sweep`
+# lists them and `report` reports them: compiled into the binary as C
+# strings by experiments/embed_studies.sh (build/gen/, whatever $(BUILD))
+BUILTIN_STUDIES = studies/dispatcher-vs-msa.yaml studies/pairconnect-grid.yaml studies/pairconnect-hash.yaml \
+                  studies/pairconnect-speed.yaml studies/mixer-vs-transformer.yaml studies/autoencoder.yaml \
+                  studies/bidirectional.yaml studies/completion.yaml studies/linear-mixer.yaml \
+                  studies/fft-mlm.yaml studies/prefix-models.yaml studies/recall.yaml
+GEN_SRC  = build/gen/studies_builtin.c
+LIB_SRC += $(GEN_SRC)
 APP_SRC  = $(sort $(wildcard app/*.c))
 TEST_SRC = $(sort $(wildcard tests/*/test_*.c tests/test_*.c))
 # BUILD: where objects and test binaries go (build/asan for `make sanitize`);
@@ -73,6 +83,10 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
+build/gen/studies_builtin.c: $(BUILTIN_STUDIES) experiments/embed_studies.sh
+	@mkdir -p $(dir $@)
+	sh experiments/embed_studies.sh $(BUILTIN_STUDIES) >$@.tmp && mv $@.tmp $@
+
 # AdamW's square root (engine/optim.c) vectorises only without errno: sqrtf
 # of a negative number, which a moment never is, would have to set it
 $(BUILD)/engine/optim.o: CPPFLAGS += -fno-math-errno
@@ -100,7 +114,7 @@ FUZZ_CC      ?= clang
 FUZZ_CFLAGS  ?= -std=c11 -g -O1 -Wall -Wextra -pthread -fno-omit-frame-pointer
 FUZZ_SAN      = -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_NAMES    = $(sort $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c)))
-FUZZ_LIB_SRC  = $(filter engine/% db/% experiments/%,$(LIB_SRC))
+FUZZ_LIB_SRC  = $(filter engine/% db/% experiments/% $(GEN_SRC),$(LIB_SRC))
 FUZZ_LIB_OBJ  = $(FUZZ_LIB_SRC:%.c=build/fuzz/obj/%.o)
 FUZZ_BIN      = $(FUZZ_NAMES:%=build/fuzz/bin/fuzz_%)
 FUZZ_REGRESS_BIN = $(FUZZ_NAMES:%=build/fuzz-regress/fuzz_%)

@@ -25,6 +25,7 @@
 #include "experiments/points.h"
 #include "experiments/sweep.h"
 #include "experiments/report.h"
+#include "experiments/study.h"
 #include "ui/draw/figure_build.h"
 
 enum { MAX_PRESETS = 64, MAX_NAMED_SWEEPS = 100000 };
@@ -174,6 +175,8 @@ int cmd_report(int argc, char **argv)
     int flags = (md_path ? REPORT_MARKDOWN : 0) | (loss_best ? REPORT_LOSS_BEST : 0), rc = 0;
     int64_t sweeps[MAX_PRESETS];
     int n_sweeps = 0;
+    /* a study named here may be one stored with a sweep (docs/studies.md) */
+    rc = studies_from_store(st, err);
     for (int i = 0; i < n_presets && !rc; i++)
         if (!preset_find(presets[i])) rc = sweep_named(st, presets[i], &sweeps[n_sweeps++], err);
     if (!rc && n_sweeps && n_sweeps < n_presets)

@@ -99,10 +99,12 @@ static const Command COMMANDS[] = {
      "mixbench show 3 --log", 1},
     {"sweep", cmd_sweep, "queue a preset, a grid or a random search: PRESET[@paper]|key=v1,v2 ... [--data D] [--dry-run]",
      "mixbench sweep PRESET[@paper] [key=value ...] [options]\n"
+     "       mixbench sweep FILE.yaml[@paper] [key=value ...] [options]\n"
      "       mixbench sweep --continue ID [--max-hours H]\n"
      "       mixbench sweep key=v1,v2 ... [(k1,k2)=(a,b),(c,d)] [repeats=N] [options]\n"
      "       mixbench sweep key=log:LO..HI|uniform:LO..HI|choice:a,b ... --search random --trials N [options]",
-     "queues the jobs of a preset (the seed papers' experiments, SPEC section 8), of a grid\n"
+     "queues the jobs of a preset (the seed papers' experiments, SPEC section 8; a built-in study),\n"
+     "of a study file (FILE.yaml: docs/studies.md, `mixbench study`), of a grid\n"
      "(every combination of the values; a (k1,k2) tuple zips its keys) or of a random search (each\n"
      "trial draws every key=log:|uniform:|choice: value; crossed with the grid axes, repeats seeds per\n"
      "trial) after checking that their data loads and that they fit in memory; prints them with the\n"
@@ -126,6 +128,17 @@ static const Command COMMANDS[] = {
      "                   again by today's claims and acts; with --max-hours H, under that larger cap\n"
      "  --db FILE        the store (default mixbench.db)",
      "mixbench sweep arch=mixer lr=log:1e-4..1e-2 steps=900 --search random --trials 9 --prune asha", 1},
+    {"study", cmd_study, "a study file (axes, budget, claims): check FILE|NAME | new NAME | list",
+     "mixbench study check FILE.yaml|NAME\n"
+     "       mixbench study new NAME\n"
+     "       mixbench study list",
+     "a study is a YAML file holding a question's axes, budget, the paper's figures and its claims\n"
+     "(docs/studies.md); `mixbench sweep FILE.yaml [key=value ...]` queues it and its claims are\n"
+     "judged as a preset's (the presets are built-in studies).  check validates one (a file, or a\n"
+     "built-in study by name) and prints its jobs, the time they take and each claim as the verdicts\n"
+     "read it; nothing is queued.  new writes NAME.yaml, a commented skeleton that checks.  list\n"
+     "names the built-in studies and those in ./studies.",
+     "mixbench study new my-question && mixbench study check my-question.yaml", 1},
     {"worker", cmd_worker, "run queued jobs until the queue is empty [--jobs N] [--threads T]",
      "mixbench worker [--jobs N] [--threads T] [--verbose] [--db FILE]",
      "runs the store's queued jobs, N at a time, until the queue is empty; Ctrl-C checkpoints the\n"

@@ -17,6 +17,7 @@ int cmd_bench(int argc, char **argv);
 int cmd_ls(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
+int cmd_study(int argc, char **argv);
 int cmd_worker(int argc, char **argv);
 int cmd_queue(int argc, char **argv);
 int cmd_pause(int argc, char **argv);

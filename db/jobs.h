@@ -49,6 +49,9 @@ int store_sweep_create(Store *s, const char *name, const char *spec, const char 
    going on). */
 int store_sweep_set_plan(Store *s, int64_t sweep_id, const char *plan_json, char *err);
 int store_sweep_set_round(Store *s, int64_t sweep_id, int round, const char *concluded, char *err);
+/* The text of the study file the sweep was queued from (sweeps.study,
+   schema 10; docs/studies.md). */
+int store_sweep_set_study(Store *s, int64_t sweep_id, const char *text, char *err);
 
 /* Queues a job: a runs row with status 'queued' (info as for
    store_run_create; n_params etc. may be 0 until the job starts).  sweep_id

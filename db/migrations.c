@@ -782,6 +782,15 @@ static const char MIGRATION_9[] =
     "    (docs/statistics.md)\n"
     "*/;\n";
 
+/* Version 10: the study file a sweep was queued from (issue 41,
+   docs/studies.md), so that a report of an old sweep reads the claims it
+   was run with. */
+static const char MIGRATION_10[] =
+    "ALTER TABLE sweeps ADD COLUMN study TEXT  /*\n"
+    "    the text of the study file (YAML) the sweep was queued from; NULL for a grid, a search,\n"
+    "    an @paper sweep and sweeps queued before version 10\n"
+    "*/;\n";
+
 const char *const STORE_MIGRATIONS[] = {
     MIGRATION_1,
     MIGRATION_2,
@@ -792,6 +801,7 @@ const char *const STORE_MIGRATIONS[] = {
     MIGRATION_7,
     STORE_MIGRATION_8,
     MIGRATION_9,
+    MIGRATION_10,
 };
 
 const int STORE_MIGRATION_COUNT = (int)(sizeof STORE_MIGRATIONS / sizeof STORE_MIGRATIONS[0]);

@@ -93,3 +93,42 @@ int sweeps_read_axes(Store *s, int64_t sweep_id, SweepAxes *out, char *err)
     sqlite3_finalize(st);
     return 0;
 }
+
+int sweeps_read_studies(Store *s, char ***texts, int *n, char *err)
+{
+    assert(s && texts && n && err);
+    const char *what = "read sweeps' studies";
+    *texts = NULL;
+    *n = 0;
+    sqlite3_stmt *st;
+    if (store_prepare(s, "SELECT study FROM sweeps WHERE study IS NOT NULL GROUP BY study ORDER BY min(id)", &st, what,
+                      err))
+        return -1;
+    int rc, cap = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *t = (const char *)sqlite3_column_text(st, 0);
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 8;
+            char **m = realloc(*texts, (size_t)cap * sizeof *m);
+            if (!m) break;
+            *texts = m;
+        }
+        if (*n == cap || !((*texts)[*n] = strdup(t ? t : ""))) break;
+        (*n)++;
+    }
+    if (rc != SQLITE_DONE) {
+        sweeps_studies_free(*texts, *n);
+        *texts = NULL;
+        *n = 0;
+        return rc == SQLITE_ROW ? (sqlite3_finalize(st), err_set(err, "store: %s: out of memory", what))
+                                : fail(s, st, what, err);
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
+void sweeps_studies_free(char **texts, int n)
+{
+    for (int i = 0; i < n; i++) free(texts[i]);
+    free(texts);
+}

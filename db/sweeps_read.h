@@ -36,4 +36,10 @@ typedef struct {
 int sweeps_read_axes(Store *s, int64_t sweep_id, SweepAxes *out, char *err);
 
 /* One job of a sweep: its runs row and its results row. */
+/* The distinct study files (sweeps.study, schema 10) of the store's sweeps,
+   oldest sweep first: *texts (n of them) malloc'd, each text too (free
+   them with sweeps_studies_free). */
+int sweeps_read_studies(Store *s, char ***texts, int *n, char *err);
+void sweeps_studies_free(char **texts, int n);
+
 #endif

@@ -56,6 +56,20 @@ int store_sweep_set_plan(Store *s, int64_t sweep_id, const char *plan_json, char
     return store_step_done(s, st, what, err);
 }
 
+int store_sweep_set_study(Store *s, int64_t sweep_id, const char *text, char *err)
+{
+    assert(s && sweep_id > 0 && text && err);
+    const char *what = "record a sweep's study";
+    sqlite3_stmt *st;
+    if (store_prepare(s, "UPDATE sweeps SET study = ?2 WHERE id = ?1", &st, what, err)) return -1;
+    if (sqlite3_bind_int64(st, 1, sweep_id) != SQLITE_OK || store_bind_text(st, 2, text) != SQLITE_OK) {
+        store_fail(s, err, what);
+        (void)sqlite3_finalize(st);
+        return -1;
+    }
+    return store_step_done(s, st, what, err);
+}
+
 int store_sweep_set_round(Store *s, int64_t sweep_id, int round, const char *concluded, char *err)
 {
     assert(s && sweep_id > 0 && err);

@@ -51,37 +51,12 @@
 #include "engine/io/json.h"
 #include "experiments/points.h"
 #include "experiments/stats.h"
+#include "experiments/study.h"
 #include "experiments/sweep.h"
 
 /* Budgets this close are equal: a budget in tokens rounds up to whole
    steps of batch x n_ctx, which differ between shapes. */
 #define TOKENS_EQUAL 0.05
-
-typedef enum {
-    R_LOWER,            /* a below b in every pair */
-    R_HIGHER,           /* a above b in every pair */
-    R_MATCH,            /* |a/b - 1| <= param in every pair (TOST) */
-    R_RATIO_AT_LEAST,   /* a/b >= the paper's ratio of the same two points */
-    R_SLIGHTLY_HIGHER,  /* a above b, a/b <= 1 + param */
-    R_FLAT,             /* the points of a, per value of pair_on: range <= param x mean */
-    R_BELOW_UNIGRAM,    /* every point of a more than param nats below its data's unigram entropy;
-                           with b (the baseline of the same sweep): a point that fails while b
-                           does not learn either is undecided (budget: the budget, not a) */
-    R_NEAR_UNIGRAM,     /* every point of a less than param nats below its data's unigram entropy */
-    R_SAME_STANDING,    /* a - b has the same sign in every pair */
-} RuleKind;
-
-typedef struct {
-    const char *preset;
-    const char *claim;
-    RuleKind kind;
-    PointMetric metric;
-    const char *a, *b;       /* selectors (b unused by single-point rules) */
-    const char *pair_on;     /* keys a pair agrees on */
-    double param;
-    const char *setting_a, *setting_b;  /* the paper's settings of a's and b's figures, for its ratio */
-    const char *former;      /* the claim's words before issue 39, where they differ (NULL: the same) */
-} ClaimRule;
 
 /* How the rules before issue 39 (one Welch test at 95% per look) judged a
    claim of kind k, against today's tests (docs/statistics.md): the why of a
@@ -109,6 +84,7 @@ static const char *rules_before(RuleKind k)
     case R_NEAR_UNIGRAM:
         return "before, the mean gap to the unigram entropy against the bound decided; now the gap's interval must "
                "clear the bound";
+    case R_KIND_COUNT: break;
     case R_SAME_STANDING:
         return "before, a pair within noise read \"within noise\"; now each pair's difference must be significant "
                "at the look's level (Holm)";
@@ -122,55 +98,6 @@ static const char *rules_before(RuleKind k)
    loss; docs/statistics.md). */
 #define PRACTICAL_MARGIN 0.01
 
-/* One rule per claim of shared/papers/README.md (the settings' relations
-   and the claims without numbers).  PairConnect presets compare the
-   all-positions loss, the paper's convention (SPEC section 3). */
-static const ClaimRule RULES[] = {
-    {"pairconnect-grid", "PairConnect matches the Transformer at every (L, h): test loss_all within 5%", R_MATCH,
-     PM_TEST_LOSS_ALL, "arch=pairconnect", "arch=attention", "data layers heads", 0.05, "S1", "S1",
-     "PairConnect matches the Transformer at every (L, h): test loss_all within noise"},
-    {"pairconnect-grid", "both improve with L and h: test loss_all at (L=6, h=4) below (L=1, h=1), per architecture and corpus",
-     R_LOWER, PM_TEST_LOSS_ALL, "layers=6 heads=4", "layers=1 heads=1", "data arch", 0, "S1", "S1", NULL},
-    {"pairconnect-hash", "test loss_all nearly flat in K from 100 to 10000 (range at most 7% of the mean, "
-     "the paper's own WikiText-2 spread)",
-     R_FLAT, PM_TEST_LOSS_ALL, "arch=pairconnect", NULL, "data", 0.07, NULL, NULL,
-     "test loss_all nearly flat in K from 100 to 10000 (range within noise or at most 7% of the mean, the paper's own "
-     "WikiText-2 spread)"},
-    {"pairconnect-speed", "PairConnect at K=1000 infers at least the paper's ratio (K=1000 over the Transformer) times "
-     "attention's samples/s, measured in the same sweep",
-     R_RATIO_AT_LEAST, PM_SAMPLES_PER_S, "arch=pairconnect hash_size=1000", "arch=attention", "", 0, "S2", "S2", NULL},
-    {"pairconnect-speed", "speed falls as K grows: K=100 faster than K=10000 (samples/s)", R_HIGHER, PM_SAMPLES_PER_S,
-     "arch=pairconnect hash_size=100", "arch=pairconnect hash_size=10000", "", 0, "S2", "S2", NULL},
-    {"autoencoder", "the mixer autoencoder's test loss is below attention's at equal d and L (S3, S4)", R_LOWER,
-     PM_TEST_LOSS, "arch=mixer d=128", "arch=attention d=128", "", 0, "S3", "S3", NULL},
-    {"autoencoder", "lower still at equal memory: the mixer at attention's memory (d=160) below the mixer at d=128 (S5 vs S4)",
-     R_LOWER, PM_TEST_LOSS, "arch=mixer d=160", "arch=mixer d=128", "", 0, "S5", "S4", NULL},
-    {"mixer-vs-transformer", "the Transformer is the better causal model at n=512 (S6)", R_LOWER, PM_TEST_LOSS,
-     "arch=attention n_ctx=512", "arch=mixer n_ctx=512", "", 0, "S6", "S6", NULL},
-    {"mixer-vs-transformer", "the mixer is the better causal model at n=32 and n=128", R_LOWER, PM_TEST_LOSS,
-     "arch=mixer n_ctx=32|128", "arch=attention", "n_ctx", 0, NULL, NULL, NULL},
-    {"bidirectional", "mixer vs Transformer standing is the same for bidirectional as for causal prediction "
-     "(mixer minus attention test loss has one sign at task=bidir and task=clm)",
-     R_SAME_STANDING, PM_TEST_LOSS, "arch=mixer", "arch=attention", "task", 0, NULL, NULL, NULL},
-    {"completion", "mixer and Transformer complete about equally well (test loss within 5%)", R_MATCH,
-     PM_TEST_LOSS, "arch=mixer", "arch=attention", "", 0.05, NULL, NULL,
-     "mixer and Transformer complete about equally well (test loss within noise or within 5%)"},
-    {"completion", "both train poorly: each ends less than 1 nat below its data's unigram entropy", R_NEAR_UNIGRAM,
-     PM_TEST_LOSS, "", NULL, "", 1.0, NULL, NULL, NULL},
-    {"linear-mixer", "the fully linear mixer trains: test loss more than 0.1 nat below the unigram entropy",
-     R_BELOW_UNIGRAM, PM_TEST_LOSS, "arch=mixer act=none", NULL, "", 0.1, NULL, NULL, NULL},
-    {"linear-mixer", "the linear mixer is only slightly worse than the nonlinear mixer (higher test loss, by at most 10%)",
-     R_SLIGHTLY_HIGHER, PM_TEST_LOSS, "arch=mixer act=none", "arch=mixer act=gelu", "", 0.10, NULL, NULL, NULL},
-    {"fft-mlm", "the FFT model trains as a masked language model: test loss more than 0.1 nat below the unigram entropy",
-     R_BELOW_UNIGRAM, PM_TEST_LOSS, "arch=fft", "arch=attention", "", 0.1, NULL, NULL, NULL},
-    {"prefix-models", "the convolution model is worse than attention in test perplexity (the paper: about 11%, S7)",
-     R_HIGHER, PM_TEST_PERPLEXITY, "arch=conv", "arch=attention", "", 0, "S7", "S7", NULL},
-    {"dispatcher-vs-msa", "the Dispatcher's test perplexity is close to masked self-attention's (within 10%)",
-     R_MATCH, PM_TEST_PERPLEXITY, "arch=dispatcher", "arch=attention", "", 0.10, NULL, NULL,
-     "the Dispatcher's test perplexity is close to masked self-attention's (within noise or within 10%)"},
-};
-
-#define N_RULES ((int)(sizeof RULES / sizeof RULES[0]))
 
 const char *verdict_name(Verdict v)
 {
@@ -184,11 +111,11 @@ const char *verdict_name(Verdict v)
     return "not run";
 }
 
-int claim_count(void) { return N_RULES; }
+int claim_count(void) { return study_rule_count(); }
 
-const char *claim_preset(int i) { return i >= 0 && i < N_RULES ? RULES[i].preset : NULL; }
+const char *claim_preset(int i) { return i >= 0 && i < study_rule_count() ? study_rule_at(i)->preset : NULL; }
 
-PointMetric claim_metric(int i) { return i >= 0 && i < N_RULES ? RULES[i].metric : PM_TEST_LOSS; }
+PointMetric claim_metric(int i) { return i >= 0 && i < study_rule_count() ? study_rule_at(i)->metric : PM_TEST_LOSS; }
 
 /* ---- the numbers line ---------------------------------------------------- */
 
@@ -857,21 +784,21 @@ static double look_level(ClaimResult *c, double alpha, int look, int looks)
 
 int claims_judge_points(int i, const Point *pts, int np, double alpha, int look, int looks, ClaimResult *out)
 {
-    if (i < 0 || i >= N_RULES) return -1;
+    if (i < 0 || i >= study_rule_count()) return -1;
     memset(out, 0, sizeof *out);
-    out->preset = RULES[i].preset;
-    out->claim = RULES[i].claim;
-    out->former = RULES[i].former;
-    out->rules_before = rules_before(RULES[i].kind);
-    out->gated = rule_gated(&RULES[i]);
-    judge_rule(&RULES[i], pts, np, look_level(out, alpha, look, looks), out);
+    out->preset = study_rule_at(i)->preset;
+    out->claim = study_rule_at(i)->claim;
+    out->former = study_rule_at(i)->former;
+    out->rules_before = rules_before(study_rule_at(i)->kind);
+    out->gated = rule_gated(study_rule_at(i));
+    judge_rule(study_rule_at(i), pts, np, look_level(out, alpha, look, looks), out);
     return 0;
 }
 
 int claim_find(const char *preset, const char *fragment)
 {
-    for (int i = 0; i < N_RULES; i++)
-        if (!strcmp(RULES[i].preset, preset) && strstr(RULES[i].claim, fragment)) return i;
+    for (int i = 0; i < study_rule_count(); i++)
+        if (!strcmp(study_rule_at(i)->preset, preset) && strstr(study_rule_at(i)->claim, fragment)) return i;
     return -1;
 }
 
@@ -897,11 +824,13 @@ int claims_judge(Store *s, const char *preset, long long sweep_id, ClaimResult *
     assert(s && err);
     *out = NULL;
     *n = 0;
-    ClaimResult *res = calloc(N_RULES, sizeof *res);
+    if (studies_from_store(s, err)) return -1;
+    int n_rules = study_rule_count();   /* a study registered meanwhile is not judged here */
+    ClaimResult *res = calloc(n_rules ? (size_t)n_rules : 1, sizeof *res);
     if (!res) return err_set(err, "claims: out of memory");
     int count = 0;
-    for (int i = 0; i < N_RULES; i++) {
-        const ClaimRule *r = &RULES[i];
+    for (int i = 0; i < n_rules; i++) {
+        const ClaimRule *r = study_rule_at(i);
         if (preset && strcmp(preset, r->preset)) continue;
         ClaimResult *c = &res[count++];
         c->preset = r->preset;

@@ -1,45 +1,31 @@
 /*
- * presets.c — the seeds' experiments (SPEC section 8) as named sweep specs,
- * each sized so that all twelve, three seeds each where a paper compares
- * architectures, run in about an hour on 2 cores (56 minutes measured, two
- * one-thread jobs at a time) on the corpora the papers used, with the figures the papers
- * report beside the points they belong to, and each preset's variant at the
- * paper's own size (`PRESET@paper`).
+ * presets.c — the studies this process knows (study.h): the seeds'
+ * experiments (SPEC section 8), each a study file in studies/ compiled into
+ * the binary (the Makefile's BUILTIN_STUDIES; their sizes, budgets and
+ * figures are explained in the files themselves), and the study files
+ * read at run time (`mixbench sweep FILE.yaml`, a sweep's stored file),
+ * as the Presets that sweep.c expands and the claim rules claims.c judges;
+ * and the papers' own settings (S1..S7 of shared/papers/README.md) that
+ * the studies' figures and claims name.
  *
- * Sizes: the `what` line's time is the preset's wall time on 2 cores (two
- * jobs at a time, one thread each), measured by experiments/reproduce.sh
- * (docs/reproduction-quick.md).  Evaluation is capped at the first 32768 tokens
- * of valid and of test (eval_tokens; the same windows for every run, so
- * runs compare on the same text): scoring all of WikiText-2's 460k
- * evaluation tokens through a 14k-word head cost more than the training
- * did.  WikiText-2 keeps words seen at least 10 times (min_count=10: 14.4k
- * words) and the TinyStories sample its 4096 most frequent (TS_VOCAB);
- * the PairConnect grid runs at d=128: at the paper's d=256 and vocabulary,
- * three seeds of its 24 points alone would take the whole 90 minutes.
- * Budgets are short (60k to 400k training tokens: 120 to 780 steps of 8 x
- * 64), so batch=8, warmup=10 and lr=0.002 (measured: attention clm on
- * TinyStories, 60k tokens, valid 6.18 at lr 0.002 vs 6.34 at 0.001) give
- * the most steps.  Several presets still end near the unigram level at
- * these budgets (masked LM above all: a window carries about 9 masked
- * targets); their claims then read "inconclusive" (claims.c), and
- * docs/reproduction-quick.md says which (the long reproduction,
- * docs/reproduction.md, extends them until they are decided).
+ * The built-in studies are read once, on first use (pthread_once); a
+ * study read later is appended under a lock and never freed, so a Preset
+ * or rule pointer stays valid for the life of the process.
  *
- * Figures: every row of shared/papers/figures.csv is one PaperFigure line
- * below, with its value, metric, source and the paper's setting (S1..S7 of
- * shared/papers/README.md: SETTINGS), at the coordinates of the preset's
- * point it belongs to (a job's coords without seed; $MIXBENCH_DATA is
- * expanded when queued).  A setting differs from the preset's own (GPU-days
- * vs CPU-minutes), so what compares is the relation between two figures of
- * one setting (claims.c).  The autoencoder's S5 figure (the mixer at the
- * Transformer's memory) belongs to our equal-memory point (d=160);
- * mixer-vs-transformer's S6 figures to our n=512 points.
- *
- * Not for: parsing specs (sweep.c) or judging claims (claims.c).
+ * Not for: parsing study files (study.c) or specs (sweep.c), judging
+ * claims (claims.c).
  */
 #include "experiments/sweep.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "engine/common.h"
+#include "db/sweeps_read.h"
+#include "experiments/study.h"
 
 /* The papers' own settings, from shared/papers/README.md: the text, and
    the model sizes that code compares with our runs (0: the paper does not
@@ -78,323 +64,136 @@ const char *paper_setting_text(const char *setting)
     return p ? p->text : NULL;
 }
 
-/* Where the corpora are: $MIXBENCH_DATA (default ../shared/data). */
-#define PTB "$MIXBENCH_DATA/ptb"
-#define WT2 "$MIXBENCH_DATA/wikitext-2"
-#define TINYSTORIES "$MIXBENCH_DATA/tinystories-sample/tinystories_sample.txt"
-/* The short-budget training keys every scaled preset shares (see above). */
-/* The TinyStories sample's 15k words capped at 4096 (the rest <unk>): at
-   d=128 the output head is most of a step, and the cap buys three times
-   the tokens.  The papers' own tokenizers are not given (papers/README). */
-#define TS_VOCAB "vocab=4096 "
-#define SHORT "batch=8 warmup=10 lr=0.002 eval_tokens=32768 "
 
-/* The rows of shared/papers/figures.csv, preset by preset. */
-static const PaperFigure FIG_PAIRCONNECT_GRID[] = {
-    {"{\"data\": \"" PTB "\", \"min_count\": \"1\", \"layers\": \"1\", \"heads\": \"1\", \"arch\": \"pairconnect\"}", "train_loss", 1.39, "PairConnect Table 1", "S1"},
-    {"{\"data\": \"" PTB "\", \"min_count\": \"1\", \"layers\": \"1\", \"heads\": \"1\", \"arch\": \"pairconnect\"}", "test_loss", 1.49, "PairConnect Table 1", "S1"},
-    {"{\"data\": \"" PTB "\", \"min_count\": \"1\", \"layers\": \"1\", \"heads\": \"2\", \"arch\": \"pairconnect\"}", "train_loss", 1.39, "PairConnect Table 1", "S1"},
-    {"{\"data\": \"" PTB "\", \"min_count\": \"1\", \"layers\": \"1\", \"heads\": \"2\", \"arch\": \"pairconnect\"}", "test_loss", 1.47, "PairConnect Table 1", "S1"},
-    {"{\"data\": \"" PTB "\", \"min_count\": \"1\", \"layers\": \"2\", \"heads\": \"2\", \"arch\": \"pairconnect\"}", "train_loss", 1.22, "PairConnect Table 1", "S1"},
-    {"{\"data\": \"" PTB "\", \"min_count\": \"1\", \"layers\": \"2\", \"heads\": \"2\", \"arch\": \"pairconnect\"}", "test_loss", 1.39, "PairConnect Table 1", "S1"},
-    {"{\"data\": \"" PTB "\", \"min_count\": \"1\", \"layers\": \"2\", \"heads\": \"4\", \"arch\": \"pairconnect\"}", "train_loss", 1.16, "PairConnect Table 1", "S1"},
-    {"{\"data\": \"" PTB "\", \"min_count\": \"1\", \"layers\": \"2\", \"heads\": \"4\", \"arch\": \"pairconnect\"}", "test_loss", 1.25, "PairConnect Table 1", "S1"},
-    {"{\"data\": \"" PTB "\", \"min_count\": \"1\", \"layers\": \"4\", \"heads\": \"4\", \"arch\": \"pairconnect\"}", "train_loss", 1.05, "PairConnect Table 1", "S1"},
-    {"{\"data\": \"" PTB "\", \"min_count\": \"1\", \"layers\": \"4\", \"heads\": \"4\", \"arch\": \"pairconnect\"}", "test_loss", 1.13, "PairConnect Table 1", "S1"},
-    {"{\"data\": \"" PTB "\", \"min_count\": \"1\", \"layers\": \"6\", \"heads\": \"4\", \"arch\": \"pairconnect\"}", "train_loss", 0.98, "PairConnect Table 1", "S1"},
-    {"{\"data\": \"" PTB "\", \"min_count\": \"1\", \"layers\": \"6\", \"heads\": \"4\", \"arch\": \"pairconnect\"}", "test_loss", 1.09, "PairConnect Table 1", "S1"},
-    {"{\"data\": \"" PTB "\", \"min_count\": \"1\", \"layers\": \"1\", \"heads\": \"1\", \"arch\": \"attention\"}", "train_loss", 1.40, "PairConnect Table 1", "S1"},
-    {"{\"data\": \"" PTB "\", \"min_count\": \"1\", \"layers\": \"1\", \"heads\": \"1\", \"arch\": \"attention\"}", "test_loss", 1.49, "PairConnect Table 1", "S1"},
-    {"{\"data\": \"" PTB "\", \"min_count\": \"1\", \"layers\": \"1\", \"heads\": \"2\", \"arch\": \"attention\"}", "train_loss", 1.36, "PairConnect Table 1", "S1"},
-    {"{\"data\": \"" PTB "\", \"min_count\": \"1\", \"layers\": \"1\", \"heads\": \"2\", \"arch\": \"attention\"}", "test_loss", 1.48, "PairConnect Table 1", "S1"},
-    {"{\"data\": \"" PTB "\", \"min_count\": \"1\", \"layers\": \"2\", \"heads\": \"2\", \"arch\": \"attention\"}", "train_loss", 1.19, "PairConnect Table 1", "S1"},
-    {"{\"data\": \"" PTB "\", \"min_count\": \"1\", \"layers\": \"2\", \"heads\": \"2\", \"arch\": \"attention\"}", "test_loss", 1.37, "PairConnect Table 1", "S1"},
-    {"{\"data\": \"" PTB "\", \"min_count\": \"1\", \"layers\": \"2\", \"heads\": \"4\", \"arch\": \"attention\"}", "train_loss", 1.17, "PairConnect Table 1", "S1"},
-    {"{\"data\": \"" PTB "\", \"min_count\": \"1\", \"layers\": \"2\", \"heads\": \"4\", \"arch\": \"attention\"}", "test_loss", 1.29, "PairConnect Table 1", "S1"},
-    {"{\"data\": \"" PTB "\", \"min_count\": \"1\", \"layers\": \"4\", \"heads\": \"4\", \"arch\": \"attention\"}", "train_loss", 1.04, "PairConnect Table 1", "S1"},
-    {"{\"data\": \"" PTB "\", \"min_count\": \"1\", \"layers\": \"4\", \"heads\": \"4\", \"arch\": \"attention\"}", "test_loss", 1.13, "PairConnect Table 1", "S1"},
-    {"{\"data\": \"" PTB "\", \"min_count\": \"1\", \"layers\": \"6\", \"heads\": \"4\", \"arch\": \"attention\"}", "train_loss", 0.99, "PairConnect Table 1", "S1"},
-    {"{\"data\": \"" PTB "\", \"min_count\": \"1\", \"layers\": \"6\", \"heads\": \"4\", \"arch\": \"attention\"}", "test_loss", 1.09, "PairConnect Table 1", "S1"},
-    {"{\"data\": \"" WT2 "\", \"min_count\": \"10\", \"layers\": \"1\", \"heads\": \"1\", \"arch\": \"pairconnect\"}", "train_loss", 1.66, "PairConnect Table 1", "S1"},
-    {"{\"data\": \"" WT2 "\", \"min_count\": \"10\", \"layers\": \"1\", \"heads\": \"1\", \"arch\": \"pairconnect\"}", "test_loss", 1.76, "PairConnect Table 1", "S1"},
-    {"{\"data\": \"" WT2 "\", \"min_count\": \"10\", \"layers\": \"1\", \"heads\": \"2\", \"arch\": \"pairconnect\"}", "train_loss", 1.53, "PairConnect Table 1", "S1"},
-    {"{\"data\": \"" WT2 "\", \"min_count\": \"10\", \"layers\": \"1\", \"heads\": \"2\", \"arch\": \"pairconnect\"}", "test_loss", 1.69, "PairConnect Table 1", "S1"},
-    {"{\"data\": \"" WT2 "\", \"min_count\": \"10\", \"layers\": \"2\", \"heads\": \"2\", \"arch\": \"pairconnect\"}", "train_loss", 1.29, "PairConnect Table 1", "S1"},
-    {"{\"data\": \"" WT2 "\", \"min_count\": \"10\", \"layers\": \"2\", \"heads\": \"2\", \"arch\": \"pairconnect\"}", "test_loss", 1.44, "PairConnect Table 1", "S1"},
-    {"{\"data\": \"" WT2 "\", \"min_count\": \"10\", \"layers\": \"2\", \"heads\": \"4\", \"arch\": \"pairconnect\"}", "train_loss", 1.09, "PairConnect Table 1", "S1"},
-    {"{\"data\": \"" WT2 "\", \"min_count\": \"10\", \"layers\": \"2\", \"heads\": \"4\", \"arch\": \"pairconnect\"}", "test_loss", 1.19, "PairConnect Table 1", "S1"},
-    {"{\"data\": \"" WT2 "\", \"min_count\": \"10\", \"layers\": \"4\", \"heads\": \"4\", \"arch\": \"pairconnect\"}", "train_loss", 1.06, "PairConnect Table 1", "S1"},
-    {"{\"data\": \"" WT2 "\", \"min_count\": \"10\", \"layers\": \"4\", \"heads\": \"4\", \"arch\": \"pairconnect\"}", "test_loss", 1.15, "PairConnect Table 1", "S1"},
-    {"{\"data\": \"" WT2 "\", \"min_count\": \"10\", \"layers\": \"6\", \"heads\": \"4\", \"arch\": \"pairconnect\"}", "train_loss", 1.05, "PairConnect Table 1", "S1"},
-    {"{\"data\": \"" WT2 "\", \"min_count\": \"10\", \"layers\": \"6\", \"heads\": \"4\", \"arch\": \"pairconnect\"}", "test_loss", 1.12, "PairConnect Table 1", "S1"},
-    {"{\"data\": \"" WT2 "\", \"min_count\": \"10\", \"layers\": \"1\", \"heads\": \"1\", \"arch\": \"attention\"}", "train_loss", 1.67, "PairConnect Table 1", "S1"},
-    {"{\"data\": \"" WT2 "\", \"min_count\": \"10\", \"layers\": \"1\", \"heads\": \"1\", \"arch\": \"attention\"}", "test_loss", 1.75, "PairConnect Table 1", "S1"},
-    {"{\"data\": \"" WT2 "\", \"min_count\": \"10\", \"layers\": \"1\", \"heads\": \"2\", \"arch\": \"attention\"}", "train_loss", 1.56, "PairConnect Table 1", "S1"},
-    {"{\"data\": \"" WT2 "\", \"min_count\": \"10\", \"layers\": \"1\", \"heads\": \"2\", \"arch\": \"attention\"}", "test_loss", 1.71, "PairConnect Table 1", "S1"},
-    {"{\"data\": \"" WT2 "\", \"min_count\": \"10\", \"layers\": \"2\", \"heads\": \"2\", \"arch\": \"attention\"}", "train_loss", 1.28, "PairConnect Table 1", "S1"},
-    {"{\"data\": \"" WT2 "\", \"min_count\": \"10\", \"layers\": \"2\", \"heads\": \"2\", \"arch\": \"attention\"}", "test_loss", 1.42, "PairConnect Table 1", "S1"},
-    {"{\"data\": \"" WT2 "\", \"min_count\": \"10\", \"layers\": \"2\", \"heads\": \"4\", \"arch\": \"attention\"}", "train_loss", 1.11, "PairConnect Table 1", "S1"},
-    {"{\"data\": \"" WT2 "\", \"min_count\": \"10\", \"layers\": \"2\", \"heads\": \"4\", \"arch\": \"attention\"}", "test_loss", 1.25, "PairConnect Table 1", "S1"},
-    {"{\"data\": \"" WT2 "\", \"min_count\": \"10\", \"layers\": \"4\", \"heads\": \"4\", \"arch\": \"attention\"}", "train_loss", 1.04, "PairConnect Table 1", "S1"},
-    {"{\"data\": \"" WT2 "\", \"min_count\": \"10\", \"layers\": \"4\", \"heads\": \"4\", \"arch\": \"attention\"}", "test_loss", 1.17, "PairConnect Table 1", "S1"},
-    {"{\"data\": \"" WT2 "\", \"min_count\": \"10\", \"layers\": \"6\", \"heads\": \"4\", \"arch\": \"attention\"}", "train_loss", 1.02, "PairConnect Table 1", "S1"},
-    {"{\"data\": \"" WT2 "\", \"min_count\": \"10\", \"layers\": \"6\", \"heads\": \"4\", \"arch\": \"attention\"}", "test_loss", 1.11, "PairConnect Table 1", "S1"},
-};
+/* ---- the known studies ---------------------------------------------------- */
 
-static const PaperFigure FIG_PAIRCONNECT_HASH[] = {
-    {"{\"data\": \"" PTB "\", \"min_count\": \"1\", \"hash_size\": \"100\"}", "test_loss", 1.10, "PairConnect Table 2", "S1"},
-    {"{\"data\": \"" PTB "\", \"min_count\": \"1\", \"hash_size\": \"500\"}", "test_loss", 1.09, "PairConnect Table 2", "S1"},
-    {"{\"data\": \"" PTB "\", \"min_count\": \"1\", \"hash_size\": \"1000\"}", "test_loss", 1.09, "PairConnect Table 2", "S1"},
-    {"{\"data\": \"" PTB "\", \"min_count\": \"1\", \"hash_size\": \"5000\"}", "test_loss", 1.10, "PairConnect Table 2", "S1"},
-    {"{\"data\": \"" PTB "\", \"min_count\": \"1\", \"hash_size\": \"10000\"}", "test_loss", 1.10, "PairConnect Table 2", "S1"},
-    {"{\"data\": \"" WT2 "\", \"min_count\": \"10\", \"hash_size\": \"100\"}", "test_loss", 1.19, "PairConnect Table 2", "S1"},
-    {"{\"data\": \"" WT2 "\", \"min_count\": \"10\", \"hash_size\": \"500\"}", "test_loss", 1.12, "PairConnect Table 2", "S1"},
-    {"{\"data\": \"" WT2 "\", \"min_count\": \"10\", \"hash_size\": \"1000\"}", "test_loss", 1.12, "PairConnect Table 2", "S1"},
-    {"{\"data\": \"" WT2 "\", \"min_count\": \"10\", \"hash_size\": \"5000\"}", "test_loss", 1.13, "PairConnect Table 2", "S1"},
-    {"{\"data\": \"" WT2 "\", \"min_count\": \"10\", \"hash_size\": \"10000\"}", "test_loss", 1.20, "PairConnect Table 2", "S1"},
-};
+enum { MAX_STUDIES = 256, MAX_RULES = 4096 };
 
-static const PaperFigure FIG_PAIRCONNECT_SPEED[] = {
-    {"{\"arch\": \"attention\", \"hash_size\": \"1000\"}", "samples_per_s", 45.35, "PairConnect Table 3", "S2"},
-    {"{\"arch\": \"pairconnect\", \"hash_size\": \"100\"}", "samples_per_s", 62.51, "PairConnect Table 3", "S2"},
-    {"{\"arch\": \"pairconnect\", \"hash_size\": \"500\"}", "samples_per_s", 58.82, "PairConnect Table 3", "S2"},
-    {"{\"arch\": \"pairconnect\", \"hash_size\": \"1000\"}", "samples_per_s", 55.55, "PairConnect Table 3", "S2"},
-    {"{\"arch\": \"pairconnect\", \"hash_size\": \"5000\"}", "samples_per_s", 52.63, "PairConnect Table 3", "S2"},
-    {"{\"arch\": \"pairconnect\", \"hash_size\": \"10000\"}", "samples_per_s", 50.00, "PairConnect Table 3", "S2"},
-};
+static pthread_once_t builtin_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static Study *studies[MAX_STUDIES];
+static const ClaimRule *rules[MAX_RULES];
+static atomic_int n_studies, n_rules;
+static char builtin_error[ERR_LEN];
 
-static const PaperFigure FIG_AUTOENCODER[] = {
-    {"{\"arch\": \"mixer\", \"d\": \"128\"}", "train_loss", 4.53, "Masked Mixers II (autoencoders)", "S3"},
-    {"{\"arch\": \"mixer\", \"d\": \"128\"}", "test_loss", 4.35, "Masked Mixers II (autoencoders)", "S3"},
-    {"{\"arch\": \"attention\", \"d\": \"128\"}", "train_loss", 5.31, "Masked Mixers II (autoencoders)", "S3"},
-    {"{\"arch\": \"attention\", \"d\": \"128\"}", "test_loss", 5.23, "Masked Mixers II (autoencoders)", "S3"},
-    {"{\"arch\": \"mixer\", \"d\": \"128\"}", "train_loss", 3.85, "Masked Mixers II (autoencoders)", "S4"},
-    {"{\"arch\": \"mixer\", \"d\": \"128\"}", "test_loss", 3.66, "Masked Mixers II (autoencoders)", "S4"},
-    {"{\"arch\": \"attention\", \"d\": \"128\"}", "train_loss", 5.05, "Masked Mixers II (autoencoders)", "S4"},
-    {"{\"arch\": \"attention\", \"d\": \"128\"}", "test_loss", 4.99, "Masked Mixers II (autoencoders)", "S4"},
-    {"{\"arch\": \"mixer\", \"d\": \"160\"}", "train_loss", 1.65, "Masked Mixers II (autoencoders)", "S5"},
-    {"{\"arch\": \"mixer\", \"d\": \"160\"}", "test_loss", 1.37, "Masked Mixers II (autoencoders)", "S5"},
-};
+/* Appends s and its claims (lock held); 0, or -1 when full. */
+static int append(Study *s)
+{
+    int ns = atomic_load(&n_studies), nr = atomic_load(&n_rules);
+    if (ns == MAX_STUDIES || nr + study_claim_count(s) > MAX_RULES) return -1;
+    for (int i = 0; i < study_claim_count(s); i++) rules[nr + i] = study_claim(s, i);
+    studies[ns] = s;
+    atomic_store(&n_rules, nr + study_claim_count(s));
+    atomic_store(&n_studies, ns + 1);
+    return 0;
+}
 
-static const PaperFigure FIG_MIXER_VS_TRANSFORMER[] = {
-    {"{\"n_ctx\": \"512\", \"arch\": \"attention\", \"heads\": \"4\"}", "test_loss", 1.61, "Masked Mixers II (recalling Part I)", "S6"},
-    {"{\"n_ctx\": \"512\", \"arch\": \"mixer\", \"heads\": \"1\"}", "test_loss", 1.71, "Masked Mixers II (recalling Part I)", "S6"},
-};
+/* The built-in studies; one that does not parse is left out and its error
+   kept for study_builtin_error (a test reads it: it is a build's bug). */
+static void load_builtins(void)
+{
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < BUILTIN_STUDY_COUNT; i++) {
+        char err[ERR_LEN];
+        const StudyText *t = &BUILTIN_STUDY_TEXTS[i];
+        Study *s = study_parse(t->text, strlen(t->text), t->file, 0, err);
+        if (!s) {
+            if (!builtin_error[0]) snprintf(builtin_error, sizeof builtin_error, "%s", err);
+            continue;
+        }
+        Preset *p = (Preset *)study_preset(s);
+        p->builtin = 1;
+        if (append(s)) study_free(s);
+    }
+    pthread_mutex_unlock(&lock);
+}
 
-static const PaperFigure FIG_PREFIX_MODELS[] = {
-    {"{\"arch\": \"conv\"}", "test_perplexity", 25.8, "Backurs et al. (Appendix B model)", "S7"},
-    {"{\"arch\": \"attention\"}", "test_perplexity", 23.2, "Backurs et al. (Appendix B model)", "S7"},
-};
+static void ensure(void) { pthread_once(&builtin_once, load_builtins); }
 
-/* Dispatcher (Cetoli 2021, fractalego/dispatcher): WikiText language
-   modelling, the Dispatcher layer in place of masked self-attention (MSA)
-   in an otherwise identical nn.TransformerEncoder stack: post-norm, ReLU,
-   sinusoidal positions, 6 layers, d=512, 1 head, feed-forward width 512
-   (ffn_mult=1), dropout 0.2, gradient clipping 0.5, n=512.
-   shared/papers/README.md gives no table: the claim is only that its
-   perplexity is close to MSA's.  Scaled: d=128, n=128, 60k tokens. */
-static const char DISPATCHER[] =
-    "variant=dispatcher-block data=" WT2 " min_count=10 arch=dispatcher,attention task=clm d=128 layers=6 "
-    "heads=1 ffn_mult=1 n_ctx=128 dropout=0.2 clip=0.5 " SHORT "tokens=200000 repeats=3";
-/* At the paper's size; the budget is not stated: 20M tokens (about ten
-   epochs of WikiText-2) is our choice. */
-static const char DISPATCHER_PAPER[] =
-    "variant=dispatcher-block data=" WT2 " arch=dispatcher,attention task=clm d=512 layers=6 heads=1 ffn_mult=1 "
-    "n_ctx=512 dropout=0.2 clip=0.5 tokens=20000000 repeats=3";
+const char *study_builtin_error(void)
+{
+    ensure();
+    return builtin_error;
+}
 
-/* PairConnect (Xu, Yan, Zhang, Shrivastava 2021), Table 1 (setting S1):
-   masked language modelling on PTB and WikiText-2, PairConnect vs the
-   Transformer at six (L, h), train and test loss averaged over every
-   position (mlm_loss=all; compare with loss_all).  Scaled: d=128 (the
-   paper: 256), n=64 (not stated; the paper's inference setting), 40k
-   tokens, WikiText-2 with min_count=10. */
-static const char PC_GRID[] =
-    "task=mlm mlm_loss=all d=128 n_ctx=64 (data,min_count)=(" PTB ",1),(" WT2 ",10) "
-    "(layers,heads)=(1,1),(1,2),(2,2),(2,4),(4,4),(6,4) arch=pairconnect,attention " SHORT "tokens=80000 repeats=3";
-/* S1 itself: d=256, hidden 256, Adam at lr 1e-5 (constant: no schedule is
-   stated), full vocabularies; "until convergence" is not a number: 50M
-   tokens (about 50 epochs of PTB at that small learning rate) is ours. */
-#define PC_PAPER_TRAIN "task=mlm mlm_loss=all d=256 n_ctx=64 lr=1e-5 decay=constant warmup=0 weight_decay=0 "
-static const char PC_GRID_PAPER[] =
-    PC_PAPER_TRAIN "data=" PTB "," WT2 " (layers,heads)=(1,1),(1,2),(2,2),(2,4),(4,4),(6,4) "
-    "arch=pairconnect,attention tokens=50000000 repeats=3";
+int preset_count(void)
+{
+    ensure();
+    return atomic_load(&n_studies);
+}
 
-/* PairConnect Table 2 (S1): test loss against the hash table size K at
-   L=6, h=4 on both corpora (a larger K means fewer pair collisions and
-   more memory).  Scaled as the grid, 30k tokens. */
-static const char PC_HASH[] =
-    "arch=pairconnect task=mlm mlm_loss=all d=128 layers=6 heads=4 n_ctx=64 (data,min_count)=(" PTB ",1),(" WT2
-    ",10) hash_size=100,500,1000,5000,10000 " SHORT "tokens=60000 repeats=3";
-static const char PC_HASH_PAPER[] =
-    PC_PAPER_TRAIN "arch=pairconnect layers=6 heads=4 data=" PTB "," WT2 " hash_size=100,500,1000,5000,10000 "
-    "tokens=50000000 repeats=3";
-
-/* PairConnect Table 3 (S2): batch-1 single-thread inference samples/s at
-   the paper's own size (d=256, L=6, h=4, PTB's 10k words), PairConnect
-   per K vs the Transformer.  The jobs train 5 steps: the measure is the
-   run's inference samples/s (SPEC section 6), which does not depend on
-   training; three seeds give the timing's spread. */
-#define PC_SPEED_POINTS                                                                                    \
-    "(arch,hash_size)=(attention,1000),(pairconnect,100),(pairconnect,500),(pairconnect,1000),"           \
-    "(pairconnect,5000),(pairconnect,10000) "
-static const char PC_SPEED[] =
-    "task=mlm mlm_loss=all data=" PTB " d=256 layers=6 heads=4 n_ctx=64 " PC_SPEED_POINTS "steps=5 eval_tokens=2048 threads=1 repeats=3";
-/* S2 trained its models to convergence first; speed does not depend on
-   the weights, so the paper variant differs only in the training (S1's). */
-static const char PC_SPEED_PAPER[] =
-    PC_PAPER_TRAIN "data=" PTB " layers=6 heads=4 " PC_SPEED_POINTS "tokens=50000000 threads=1 repeats=3";
-
-/* Masked Mixers (Badger 2024; S6 as Part II recalls it): causal language
-   modelling on TinyStories, masked mixer (one [n, n] mixing matrix per
-   block) vs a Transformer at several context lengths: the Transformer
-   better at n=512, the mixer at 32 and 128.  Scaled: d=128, L=4, the same
-   80k tokens at each n. */
-static const char MIXER_VS_TRANSFORMER[] =
-    "task=clm data=" TINYSTORIES " " TS_VOCAB "d=128 layers=4 n_ctx=32,128,512 (arch,heads)=(mixer,1),(attention,4) "
-    SHORT "tokens=240000 repeats=3";
-/* S6 gives only n=512; width and depth are not stated: d=512, L=8 as in
-   S3, and 100M tokens (many epochs of the sample) are ours. */
-static const char MIXER_VS_TRANSFORMER_PAPER[] =
-    "task=clm data=" TINYSTORIES " d=512 layers=8 n_ctx=32,128,512 (arch,heads)=(mixer,1),(attention,4) "
-    "tokens=100000000 repeats=3";
-
-/* Masked Mixers II: autoencoders (the encoder's last hidden state decoded
-   back to the window), mixer vs Transformer at equal d and L (S3, S4), and
-   the mixer at the Transformer's memory (S5).  Equal memory here: the
-   mixer at d=160 has the peak training memory of attention at d=128 (129
-   vs 135 MB measured in mixbench at L=4, n=64, batch 16). */
-static const char AUTOENCODER[] =
-    "task=autoencode data=" TINYSTORIES " " TS_VOCAB "layers=4 n_ctx=64 (arch,d)=(mixer,128),(attention,128),"
-    "(mixer,160) " SHORT "tokens=400000 repeats=3";
-/* S3 (d=512, 8 + 8), S4 (d=1024, 4 + 4) and S5 (the mixer at d=1024, 8 +
-   8); n is not stated (512 is ours), nor the size of an epoch of the full
-   TinyStories: 200M tokens is ours. */
-static const char AUTOENCODER_PAPER[] =
-    "task=autoencode data=" TINYSTORIES " n_ctx=512 (arch,d,layers)=(mixer,512,8),(attention,512,8),"
-    "(mixer,1024,4),(attention,1024,4),(mixer,1024,8) tokens=200000000 repeats=3";
-
-/* Masked Mixers II without numbers: for the next four presets the paper's
-   size is not stated in papers/README.md; their @paper variants take S3's
-   width and depth (d=512, L=8), n=512 and 100M tokens, our choice. */
-#define MM_PAPER "data=" TINYSTORIES " d=512 layers=8 n_ctx=512 tokens=100000000 repeats=3 "
-
-/* Masked Mixers II: all-next-token bidirectional training vs causal, for
-   the mixer and the Transformer (their relative standing is nearly the
-   same for both). */
-static const char BIDIRECTIONAL[] =
-    "data=" TINYSTORIES " " TS_VOCAB "d=128 layers=4 n_ctx=64 task=bidir,clm arch=mixer,attention " SHORT
-    "tokens=200000 repeats=3";
-static const char BIDIRECTIONAL_PAPER[] = MM_PAPER "task=bidir,clm arch=mixer,attention";
-
-/* Masked Mixers II: one-step completion of the window's second half,
-   mixer vs Transformer (about equally efficient; both train poorly). */
-static const char COMPLETION[] =
-    "task=complete data=" TINYSTORIES " " TS_VOCAB "d=128 layers=4 n_ctx=64 arch=mixer,attention " SHORT
-    "tokens=200000 repeats=3";
-static const char COMPLETION_PAPER[] = MM_PAPER "task=complete arch=mixer,attention";
-
-/* Masked Mixers II: the masked mixer vs the fully linear masked mixer
-   (act=none, norm=none: the linear-mixer variant) vs the Transformer (the
-   linear one trains, only slightly worse). */
-#define LINEAR_POINTS "(arch,act,norm)=(mixer,gelu,pre),(mixer,none,none),(attention,gelu,pre) "
-static const char LINEAR_MIXER[] =
-    "task=clm data=" TINYSTORIES " " TS_VOCAB "d=128 layers=4 n_ctx=64 " LINEAR_POINTS SHORT "tokens=200000 repeats=3";
-static const char LINEAR_MIXER_PAPER[] = MM_PAPER "task=clm " LINEAR_POINTS;
-
-/* Backurs et al., the FFT-based model (Appendix A): masked language
-   modelling with parameter-free Fourier mixing vs attention (it trains as
-   an mlm).  Scaled: WikiText-2 (the paper: WikiText-103), d=128, L=4. */
-static const char FFT_MLM[] =
-    "task=mlm data=" WT2 " min_count=10 d=128 layers=4 n_ctx=64 arch=fft,attention " SHORT "tokens=200000 repeats=3";
-/* S7's hyperparameters (n=64, L=12, d=768, 12 heads, a 32000-piece
-   vocabulary: our byte-level BPE, batch 64, AdamW with weight decay 0.01,
-   lr 1e-3 with linear decay and no warm-up, 1B tokens) on WikiText-2, the
-   largest WikiText here. */
-#define S7_TRAIN                                                                                           \
-    "data=" WT2 " tokenizer=bpe vocab=32000 n_ctx=64 layers=12 d=768 heads=12 batch=64 weight_decay=0.01 "  \
-    "lr=1e-3 decay=linear warmup=0 tokens=1000000000 repeats=3 "
-static const char FFT_MLM_PAPER[] = S7_TRAIN "task=mlm arch=fft,attention";
-
-/* Backurs et al., the prefix-sum and weighted-sum (learned causal
-   convolution, Appendix B: S7) models vs attention, causal language
-   modelling (conv about 11% worse in perplexity).  Scaled as fft-mlm. */
-static const char PREFIX_MODELS[] =
-    "task=clm data=" WT2 " min_count=10 d=128 layers=4 n_ctx=64 arch=cumsum,conv,attention " SHORT
-    "tokens=200000 repeats=3";
-static const char PREFIX_MODELS_PAPER[] = S7_TRAIN "task=clm arch=cumsum,conv,attention";
-
-/* Beyond the seeds: multi-query associative recall (Zoology) for every
-   architecture with a causal mode as n grows.  The number of key-value
-   pairs grows with n (n/8, so pairs and queries fill half the window);
-   with a fixed pair count a longer window would only add padding.  No
-   paper figure or claim, so one seed and no @paper variant. */
-static const char RECALL[] =
-    "task=clm d=64 layers=2 (n_ctx,data)=(32,builtin:mqar:pairs=4),(64,builtin:mqar:pairs=8),"
-    "(128,builtin:mqar:pairs=16),(256,builtin:mqar:pairs=32) "
-    "arch=attention,dispatcher,pairconnect,mixer,cumsum,conv batch=16 steps=150";
-
-#define FIGS(a) a, (int)(sizeof a / sizeof a[0])
-#define NO_FIGS NULL, 0
-
-static const Preset PRESETS[] = {
-    {"dispatcher-vs-msa", "Dispatcher",
-     "clm on WikiText-2, dispatcher vs attention (MSA) in the paper's post-norm ReLU block, d=128 L=6 h=1 n=128, "
-     "200k tokens, 3 seeds; test perplexity; 6 jobs, ~3 min",
-     DISPATCHER, NO_FIGS, DISPATCHER_PAPER},
-    {"pairconnect-grid", "PairConnect Table 1",
-     "mlm (loss over all positions) on PTB and WikiText-2, d=128, (L,h) in (1,1) (1,2) (2,2) (2,4) (4,4) (6,4), "
-     "pairconnect vs attention, 80k tokens, 3 seeds; train and test loss; 72 jobs, ~17 min",
-     PC_GRID, FIGS(FIG_PAIRCONNECT_GRID), PC_GRID_PAPER},
-    {"pairconnect-hash", "PairConnect Table 2",
-     "mlm (all positions) on PTB and WikiText-2, pairconnect hash_size K in 100 500 1000 5000 10000 at L=6 h=4 "
-     "d=128, 60k tokens, 3 seeds; test loss; 30 jobs, ~11 min",
-     PC_HASH, FIGS(FIG_PAIRCONNECT_HASH), PC_HASH_PAPER},
-    {"pairconnect-speed", "PairConnect Table 3",
-     "batch-1 single-thread inference samples/s on PTB, attention and pairconnect per K, L=6 h=4 d=256, 3 seeds; "
-     "18 jobs, ~2 min",
-     PC_SPEED, FIGS(FIG_PAIRCONNECT_SPEED), PC_SPEED_PAPER},
-    {"mixer-vs-transformer", "Masked Mixers",
-     "clm on TinyStories at n = 32, 128, 512, masked mixer (h=1) vs attention (h=4), d=128 L=4, 240k tokens each, "
-     "3 seeds; 18 jobs, ~5 min",
-     MIXER_VS_TRANSFORMER, FIGS(FIG_MIXER_VS_TRANSFORMER), MIXER_VS_TRANSFORMER_PAPER},
-    {"autoencoder", "Masked Mixers II",
-     "autoencode on TinyStories, mixer vs attention at equal d=128 and L=4, and the mixer at equal memory "
-     "(d=160), 400k tokens, 3 seeds; 9 jobs, ~7 min",
-     AUTOENCODER, FIGS(FIG_AUTOENCODER), AUTOENCODER_PAPER},
-    {"bidirectional", "Masked Mixers II",
-     "bidir vs clm on TinyStories, mixer vs attention, d=128 L=4, 200k tokens, 3 seeds; 12 jobs, ~4 min",
-     BIDIRECTIONAL, NO_FIGS, BIDIRECTIONAL_PAPER},
-    {"completion", "Masked Mixers II",
-     "complete (second half from the first) on TinyStories, mixer vs attention, d=128 L=4, 200k tokens, 3 seeds; "
-     "6 jobs, ~1 min",
-     COMPLETION, NO_FIGS, COMPLETION_PAPER},
-    {"linear-mixer", "Masked Mixers II",
-     "clm on TinyStories, mixer vs linear mixer (act=none norm=none) vs attention, d=128 L=4, 200k tokens, "
-     "3 seeds; 9 jobs, ~2 min",
-     LINEAR_MIXER, NO_FIGS, LINEAR_MIXER_PAPER},
-    {"fft-mlm", "Backurs et al. 1",
-     "mlm on WikiText-2, fft (parameter-free Fourier mixing) vs attention, d=128 L=4, 200k tokens, 3 seeds; "
-     "6 jobs, ~2 min",
-     FFT_MLM, NO_FIGS, FFT_MLM_PAPER},
-    {"prefix-models", "Backurs et al. 2",
-     "clm on WikiText-2, cumsum (prefix sum) and conv (learned causal kernels) vs attention, d=128 L=4, "
-     "200k tokens, 3 seeds; 9 jobs, ~5 min",
-     PREFIX_MODELS, FIGS(FIG_PREFIX_MODELS), PREFIX_MODELS_PAPER},
-    {"recall", "beyond the seeds",
-     "associative recall (builtin:mqar, n/8 pairs) at n = 32..256 for every causal architecture, d=64 L=2, "
-     "150 steps of 16; 24 jobs, ~2 min",
-     RECALL, NO_FIGS, NULL},
-};
-
-#define N_PRESETS ((int)(sizeof PRESETS / sizeof PRESETS[0]))
-
-int preset_count(void) { return N_PRESETS; }
-
-const Preset *preset_at(int i) { return i >= 0 && i < N_PRESETS ? &PRESETS[i] : NULL; }
+const Preset *preset_at(int i) { return i >= 0 && i < preset_count() ? study_preset(studies[i]) : NULL; }
 
 const Preset *preset_find(const char *name)
 {
-    for (int i = 0; i < N_PRESETS; i++)
-        if (!strcmp(PRESETS[i].name, name)) return &PRESETS[i];
+    int n = preset_count();
+    for (int i = 0; name && i < n; i++)
+        if (!strcmp(study_preset(studies[i])->name, name)) return study_preset(studies[i]);
     return NULL;
+}
+
+int study_rule_count(void)
+{
+    ensure();
+    return atomic_load(&n_rules);
+}
+
+const ClaimRule *study_rule_at(int i) { return i >= 0 && i < study_rule_count() ? rules[i] : NULL; }
+
+int study_register(const char *text, const char *file, const Preset **out, char *err)
+{
+    ensure();
+    if (out) *out = NULL;
+    Study *s = study_parse(text, strlen(text), file, 1, err);
+    if (!s) return -1;
+    const Preset *p = study_preset(s);
+    pthread_mutex_lock(&lock);
+    const Preset *known = preset_find(p->name);
+    int rc = 0;
+    if (known && !strcmp(known->study_text, text)) {
+        if (out) *out = known;
+        study_free(s);
+    } else if (known && known->builtin) {
+        rc = err_set(err, "%s: '%s' is a built-in study's name (%s): give yours another name", file, p->name,
+                     known->file);
+    } else if (known) {
+        rc = err_set(err, "%s: a study called '%s' is already known, with other text (%s): rename one", file, p->name,
+                     known->file);
+    } else if (append(s)) {
+        rc = err_set(err, "%s: more than %d studies in one process", file, MAX_STUDIES);
+    } else if (out) {
+        *out = p;
+    }
+    if (rc) study_free(s);
+    pthread_mutex_unlock(&lock);
+    return rc;
+}
+
+int study_register_file(const char *path, const Preset **out, char *err)
+{
+    char *text = study_read_file(path, err);
+    if (!text) return -1;
+    int rc = study_register(text, path, out, err);
+    free(text);
+    return rc;
+}
+
+int studies_from_store(Store *st, char *err)
+{
+    char **texts;
+    int n;
+    if (sweeps_read_studies(st, &texts, &n, err)) return -1;
+    for (int i = 0; i < n; i++) {
+        int known = 0, count = preset_count();
+        for (int j = 0; j < count && !known; j++) {
+            const char *t = study_preset(studies[j])->study_text;
+            known = t && !strcmp(t, texts[i]);
+        }
+        /* a stored study that no longer reads, or whose name another has
+           taken, keeps the claims it is known by (none: not judged) */
+        char why[ERR_LEN];
+        if (!known) (void)study_register(texts[i], "a sweep's stored study", NULL, why);
+    }
+    sweeps_studies_free(texts, n);
+    return 0;
 }

@@ -21,6 +21,7 @@
 #include "experiments/importance.h"
 #include "experiments/pivot.h"
 #include "experiments/points.h"
+#include "experiments/study.h"
 #include "experiments/sweep.h"
 #include "experiments/verdicts.h"
 
@@ -423,7 +424,7 @@ int report_sweep(Store *s, int64_t sweep_id, int flags, ReportFigureFn figures, 
     assert(s && out && err);
     SweepRow sw;
     int found;
-    if (results_sweep(s, sweep_id, &sw, &found, err)) return -1;
+    if (studies_from_store(s, err) || results_sweep(s, sweep_id, &sw, &found, err)) return -1;
     if (!found) return err_set(err, "report: no sweep %lld in the store (mixbench ls lists them)", (long long)sweep_id);
     Tally tally = {{0}, 0, 0, 0};
     sb_append(out, flags & REPORT_MARKDOWN ? "# mixbench: one sweep's report\n"
@@ -442,6 +443,8 @@ int report_build_with_figures(Store *s, const char *const *presets, int n_preset
 {
     assert(err);
     int markdown = flags & REPORT_MARKDOWN;
+    /* the studies stored with its sweeps, which this process may not know */
+    if (s && studies_from_store(s, err)) return -1;
     for (int i = 0; i < n_presets; i++)
         if (!preset_find(presets[i])) return err_set(err, "report: unknown preset '%s'", presets[i]);
     sb_append(out, markdown ? "# mixbench: the seed papers' claims, reproduced\n"

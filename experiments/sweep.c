@@ -33,6 +33,8 @@
  */
 #include "experiments/sweep.h"
 
+#include "experiments/study.h"
+
 #include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,6 +143,16 @@ static const char *nearest_preset(const char *name)
         if (d < best_d) best_d = d, best = preset_at(i)->name;
     }
     return best;
+}
+
+int sweep_edit_distance(const char *a, const char *b) { return edit_distance(a, b); }
+
+const char *sweep_nearest_key(const char *key) { return nearest_key(key); }
+
+int sweep_key_known(const char *key)
+{
+    const char *near = nearest_key(key);
+    return near && !strcmp(near, key);
 }
 
 static int unknown_key(const char *key, char *err)
@@ -569,14 +581,28 @@ static int build_spec(int argc, char **argv, const Config *base, const char *dat
     }
     snprintf(out->name, sizeof out->name, "grid");
     size_t first_len = strcspn(sb.data, " ");
-    char first[128];
+    char first[1024];
     if (first_len < sizeof first && !memchr(sb.data, '=', first_len) && sb.data[0] != '(') {
         memcpy(first, sb.data, first_len);
         first[first_len] = 0;
+        /* FILE.yaml: a study file, known from now on by its name (study.h) */
+        size_t sfx = strlen(PAPER_SUFFIX);
+        int file_at_paper = first_len > sfx && !strcmp(first + first_len - sfx, PAPER_SUFFIX);
+        if (file_at_paper) first[first_len - sfx] = 0;
+        if (study_is_file(first)) {
+            const Preset *st;
+            if (study_register_file(first, &st, err)) {
+                sb_free(&sb);
+                return -1;
+            }
+            snprintf(first, sizeof first, "%s", st->name);
+        }
+        if (file_at_paper) snprintf(first + strlen(first), sizeof first - strlen(first), "%s", PAPER_SUFFIX);
+        size_t name_len = strlen(first);
         /* NAME@paper: the preset at its paper's own size */
         size_t suffix = strlen(PAPER_SUFFIX);
-        int at_paper = first_len > suffix && !strcmp(first + first_len - suffix, PAPER_SUFFIX);
-        if (at_paper) first[first_len - suffix] = 0;
+        int at_paper = name_len > suffix && !strcmp(first + name_len - suffix, PAPER_SUFFIX);
+        if (at_paper) first[name_len - suffix] = 0;
         const Preset *pr = preset_find(first);
         if (!pr) {
             sb_free(&sb);

@@ -57,6 +57,13 @@ int sweep_require_wsd(Sweep *sw, const char *why, int decay_named, char *err);
    decay=wsd (sweep_require_wsd).  One line when refused. */
 int sweep_until_conclusive(Sweep *sw, double max_hours, char *err);
 
+/* Levenshtein distance of two short strings (99 past 63 characters). */
+int sweep_edit_distance(const char *a, const char *b);
+/* 1 when key may stand in a spec (a config key, repeats, variant, a search
+   word); the known key nearest an unknown one (NULL: none within 2 edits). */
+int sweep_key_known(const char *key);
+const char *sweep_nearest_key(const char *key);
+
 /* A figure a seed paper reports for one point of a preset (one row of
    shared/papers/figures.csv). */
 typedef struct {
@@ -94,6 +101,12 @@ typedef struct {
     const PaperFigure *paper;
     int n_paper;
     const char *paper_spec; /* the grid at the paper's own size (`NAME@paper`); NULL: none */
+    /* the study file it is read from (experiments/study.h, docs/studies.md) */
+    const char *study_text; /* the file's text, stored with each sweep of it */
+    const char *file;       /* "studies/NAME.yaml" for a built-in study, else the path read */
+    int builtin;            /* 1: compiled into the binary */
+    int until_conclusive;   /* the study asks for --until-conclusive ... */
+    double max_hours;       /* ... with this cap in CPU hours (0: none) */
 } Preset;
 
 int preset_count(void);

@@ -35,6 +35,8 @@ int sweep_enqueue(Store *st, const Sweep *sw, int priority, int64_t *sweep_id, c
                                         paper_setting_text(f->setting), err);
         free(coords);
     }
+    /* the study file it came from, so that a report of it reads its claims (study.h) */
+    if (!rc && preset && preset->study_text) rc = store_sweep_set_study(st, *sweep_id, preset->study_text, err);
     /* what it does beyond its grid; with lr=tune its jobs wait for their
        points' searches, which experiments/adaptive.c queues */
     if (!rc && (sw->plan.lr_tune || sw->plan.until_conclusive || sw->plan.random_search || sw->plan.prune ||

@@ -29,6 +29,7 @@ static const Command COMMANDS[] = {
      "  --variant V      a bundle of keys from the papers (linear-mixer, dispatcher-block, fnet)\n"
      "  key=value        any model or training key of the SPEC (--key value too): d, layers, heads,\n"
      "                   n_ctx, lr, batch, steps | tokens | seconds, seed, threads, eval_every, ...\n"
+     "  init=gpt2|fan_in linear weights N(0, 0.02) (default) or N(0, 1/sqrt(fan_in))\n"
      "  --init CKPT      start from a checkpoint's weights\n"
      "  --save PATH      also write the final checkpoint there\n"
      "  --name NAME      a label for the run\n"

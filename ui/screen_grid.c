@@ -271,7 +271,7 @@ static void grid_reload(void *state, UiContext *ctx)
     claims_view_preset(s->name, preset, sizeof preset);
     if (fresh) {
         default_axes(st);
-        st->metric = preset_paper_metric(preset);
+        st->metric = headline_metric(preset, st->pivot.runs, st->pivot.n_runs);
     }
     int n_done = 0;
     for (int i = 0; i < st->pivot.n_runs; i++) n_done += st->pivot.runs[i].state == RUN_DONE;
@@ -896,6 +896,9 @@ static int grid_key(void *state, UiContext *ctx, int ch)
     case ']': switch_sweep(st, ctx, +1); return 1;
     case 'm': {
         int next = ((st->metric == PM_BEST_VALID_LOSS ? PM_VALID_LOSS : st->metric) + 1) % PM_SHOWN;
+        /* answer accuracy only for a sweep on data that scores answers */
+        if (next == PM_ANSWER_ACCURACY && (int)headline_metric(NULL, st->pivot.runs, st->pivot.n_runs) != next)
+            next = (next + 1) % PM_SHOWN;
         st->metric = next == PM_VALID_LOSS && st->loss_best ? PM_BEST_VALID_LOSS : (PointMetric)next;
         return 1;
     }

@@ -274,7 +274,7 @@ static int grid_view(Store *s, const GridView *v, int arch_across, Figure *f, ch
     }
     int is_preset = preset_find(preset) != NULL;
     PointMetric m = v->metric >= 0 && v->metric < PM_COUNT ? (PointMetric)v->metric
-                    : is_preset ? preset_paper_metric(preset) : PM_TEST_LOSS;
+                                                           : headline_metric(is_preset ? preset : NULL, p.runs, p.n_runs);
     int row = -1, col = -1, fixed_at[PIVOT_MAX_AXES];
     FigureRow *figs = NULL;
     int n_figs = 0;

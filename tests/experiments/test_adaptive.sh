@@ -112,7 +112,7 @@ $MB sweep recall --until-conclusive --max-hours 0.5 --db x.db >/dev/null 2>&1
 $MB sweep recall --db x.db >/dev/null 2>&1
 $MB cancel 3 --db x.db >"$T/c1" 2>&1
 stopped=$(q x.db "select coalesce(concluded, 'going') from sweeps where id = 1")
-$MB cancel 30 --db x.db >"$T/c2" 2>&1
+$MB cancel "$(q x.db "select min(id) from runs where sweep_id = 2")" --db x.db >"$T/c2" 2>&1
 plain=$(q x.db "select coalesce(concluded, 'going') from sweeps where id = 2")
 $MB sweep --continue 1 --db x.db >"$T/c3" 2>&1
 reopened=$(q x.db "select coalesce(concluded, 'going') from sweeps where id = 1")

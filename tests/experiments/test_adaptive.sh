@@ -167,7 +167,12 @@ tmux -L "$SOCK" send-keys Down Enter C-u 1.5 Enter
 sleep 0.3
 form=$(tmux -L "$SOCK" capture-pane -p)
 tmux -L "$SOCK" send-keys Down Enter
-sleep 1.5
+# recall's 270 jobs and their lr=tune searches take a while to queue
+for i in $(seq 1 100); do
+  [ "$(q form.db "select count(*) from sweeps" 2>/dev/null)" = 1 ] && [ -n "$(q form.db "select 1 from runs limit 1")" ] && break
+  sleep 0.2
+done
+sleep 0.5
 tmux -L "$SOCK" kill-server 2>/dev/null
 plan=$(q form.db "select json_extract(plan_json, '\$.until_conclusive') || ' ' || json_extract(plan_json, '\$.max_hours') || ' ' || name from sweeps")
 if echo "$form" | grep -q "\[x\] until every claim is decided" && echo "$form" | grep -q -- "--until-conclusive --max-hours 1.5" &&

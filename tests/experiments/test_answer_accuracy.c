@@ -2,7 +2,8 @@
  * test_answer_accuracy.c — the answer accuracy of a run on data that scores
  * only answers (builtin:mqar): a tiny store made by two real jobs (MQAR and
  * builtin:markov), whose MQAR run's answer accuracy, as `ls` (text and
- * JSON) and the metric table (points.h PM_ANSWER_ACCURACY) read it, equals
+ * JSON), `export` and the metric table (points.h PM_ANSWER_ACCURACY) read
+ * it, equals
  * a hand count: its final checkpoint run window by window through the
  * inference path (engine/infer.h, not the trainer's evaluation), the
  * answers (scored tokens) of the test split counted right when their
@@ -134,6 +135,22 @@ static void test_answer_accuracy_hand_count(void)
     CHECK(json && strstr(json, "\"answer_accuracy\":null") && strstr(json, "\"answer_accuracy\":0."),
           "ls --json: %.300s", json ? json : "");
     free(json);
+    /* export: the answer_accuracy column, empty for the markov run */
+    DbRows *ex = NULL;
+    const char *keys[] = {"arch"};
+    CHECK(s && cli_export_open(s, 0, NULL, keys, 1, &ex, err) == 0, "export: %s", err);
+    int col = -1, n_ex = 0;
+    for (int c = 0; ex && c < db_rows_count(ex); c++)
+        if (!strcmp(db_rows_name(ex, c), "answer_accuracy")) col = c;
+    const DbValue *row;
+    while (ex && col >= 0 && db_rows_next(ex, &row, err) == 0 && row) {
+        if (n_ex == 0 && n == 2)
+            CHECK(row[col].type == DB_REAL && row[col].d == rows[0].answer_accuracy, "export: %s", row[col].text);
+        if (n_ex == 1) CHECK(row[col].type == DB_NULL, "export: markov's answer_accuracy %s", row[col].text);
+        n_ex++;
+    }
+    CHECK(col >= 0 && n_ex == 2, "export: column %d, %d rows", col, n_ex);
+    db_rows_close(ex);
     free(rows);
     store_close(s);
     tmp_dir_remove();

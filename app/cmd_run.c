@@ -66,6 +66,10 @@ static int parse_args(int argc, char **argv, RunArgs *a, Config *c, char *err)
     if (cli_parse(argc, argv, opts, c, NULL, 0, NULL, e)) return err_set(err, "run: %s", e);
     if (a->resume && a->init) return err_set(err, "run: --resume and --init exclude each other");
     if (!a->init) return 0;
+    /* --init names a checkpoint; the weight init is the key init= */
+    if ((!strcmp(a->init, "gpt2") || !strcmp(a->init, "fan_in")) && access(a->init, F_OK))
+        return err_set(err, "run: --init takes a checkpoint to start from; for the weight init write init=%s",
+                       a->init);
     Config stored;
     config_defaults(&stored);
     Tokenizer *tok = NULL;

@@ -22,6 +22,7 @@
 #include "db/runs_read.h"
 #include "db/store.h"
 #include "engine/common.h"
+#include "engine/data/data.h"
 #include "engine/io/json.h"
 #include "engine/text.h"
 #include "experiments/format.h"
@@ -212,24 +213,35 @@ static void valid_cell(const CliRunRow *r, int loss_best, char *out, size_t cap)
 static int ls_table(Store *s, const CliRunRow *runs, int n_runs, int utf8, int loss_best)
 {
     char err[ERR_LEN] = "";
-    int any_name = 0, any_tag = 0;
+    int any_name = 0, any_tag = 0, any_answer = 0;
     for (int i = 0; i < n_runs; i++) {
         any_name |= runs[i].name[0] != 0;
         any_tag |= runs[i].tags[0] || runs[i].starred;
+        any_answer |= data_scores_answers(runs[i].data);
     }
-    static const char *const header[] = {"ID", "STATUS", "ARCH", "TASK", "DATA", "STEPS", "TRAIN", "CURVE",
-                                         "VALID", "TEST", "TOK/S", "CREATED", "TAGS", "NAME"};
-    const char *heads[14];
-    int ncols = 0;
-    for (int c = 0; c < 14; c++)
-        if ((c != 12 || any_tag) && (c != 13 || any_name))
+    /* ANSWER ACC: the headline of data that scores only answers (builtin:mqar,
+       copy, selective-copy), beside its TEST loss; shown when a run has it */
+    enum { COLS = 15, C_ANSWER = 10, C_TAGS = 13, C_NAME = 14 };
+    static const char *const header[COLS] = {"ID",    "STATUS", "ARCH",       "TASK",  "DATA",
+                                             "STEPS", "TRAIN",  "CURVE",      "VALID", "TEST",
+                                             "ANSWER ACC", "TOK/S", "CREATED", "TAGS", "NAME"};
+    static const char ALIGN[COLS + 1] = "rllllrrlrrrrlll";
+    const char *heads[COLS];
+    char align[COLS + 1];
+    int ncols = 0, shown[COLS];
+    for (int c = 0; c < COLS; c++)
+        if ((c != C_ANSWER || any_answer) && (c != C_TAGS || any_tag) && (c != C_NAME || any_name)) {
+            align[ncols] = ALIGN[c];
+            shown[ncols] = c;
             heads[ncols++] = c == 8 && loss_best ? "BEST VALID@STEP" : header[c];
-    Table t = {.ncols = ncols, .align = any_tag ? "rllllrrlrrrlll" : "rllllrrlrrrll"};
+        }
+    align[ncols] = 0;
+    Table t = {.ncols = ncols, .align = align};
     if (table_add(&t, heads))
         return cli_fail("ls: out of memory");
     for (int i = 0; i < n_runs; i++) {
         const CliRunRow *r = &runs[i];
-        char id[24], data[64], steps[48], train[32], valid[64], test[32], rate[32], created[32];
+        char id[24], data[64], steps[48], train[32], valid[64], test[32], answer[32], rate[32], created[32];
         char spark[3 * SPARK_WIDTH + 1] = "";
         snprintf(id, sizeof id, "%lld", (long long)r->id);
         format_data(r->data, data, sizeof data);
@@ -240,6 +252,7 @@ static int ls_table(Store *s, const CliRunRow *runs, int n_runs, int utf8, int l
         fmt_real(r->train_loss, 3, train, sizeof train);
         valid_cell(r, loss_best, valid, sizeof valid);
         fmt_real(r->test_loss, 3, test, sizeof test);
+        fmt_real(r->answer_accuracy, 3, answer, sizeof answer);
         fmt_rate(r->tokens_per_s, rate, sizeof rate);
         format_time(r->created_at, 0, created, sizeof created);
 
@@ -258,9 +271,10 @@ static int ls_table(Store *s, const CliRunRow *runs, int n_runs, int utf8, int l
 
         char tags[300];
         snprintf(tags, sizeof tags, "%s%s%s", r->starred ? "*" : "", r->starred && r->tags[0] ? " " : "", r->tags);
-        const char *cells[14] = {id,    run_status_name(r->status), r->arch, r->task, data,    steps,  train,
-                                 spark, valid,                      test,    rate,    created, tags, r->name};
-        if (!any_tag) cells[12] = r->name;
+        const char *all[COLS] = {id,    run_status_name(r->status), r->arch, r->task, data,    steps, train, spark,
+                                 valid, test, answer, rate, created, tags, r->name};
+        const char *cells[COLS];
+        for (int c = 0; c < ncols; c++) cells[c] = all[shown[c]];
         if (table_add(&t, cells)) {
             table_free(&t);
             return cli_fail("ls: out of memory");

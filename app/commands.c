@@ -29,6 +29,7 @@ static const Command COMMANDS[] = {
      "  --variant V      a bundle of keys from the papers (linear-mixer, dispatcher-block, fnet)\n"
      "  key=value        any model or training key of the SPEC (--key value too): d, layers, heads,\n"
      "                   n_ctx, lr, batch, steps | tokens | seconds, seed, threads, eval_every, ...\n"
+     "  init=gpt2|fan_in linear weights N(0, 0.02) (default) or N(0, 1/sqrt(fan_in))\n"
      "  --init CKPT      start from a checkpoint's weights\n"
      "  --save PATH      also write the final checkpoint there\n"
      "  --name NAME      a label for the run\n"
@@ -78,7 +79,8 @@ static const Command COMMANDS[] = {
     {"ls", cmd_ls, "list runs in the store [--where EXPR] [--trash] [--loss best|last] [--db FILE]",
      "mixbench ls [--db FILE] [--json] [--status S] [--arch A] [--where EXPR] [--trash] [--loss best|last]",
      "one line per run: id, status, arch, task, data, steps, train loss (smoothed) and its\n"
-     "sparkline, valid and test loss, training tokens/s, tags (* starred), creation time (UTC)\n"
+     "sparkline, valid and test loss, ANSWER ACC (the answer accuracy, when a run is on\n"
+     "builtin:mqar, copy or selective-copy), training tokens/s, tags (* starred), creation time (UTC)\n"
      "  --loss best|last the VALID column: the last evaluation (last, the default) or the\n"
      "                   lowest with its step (best: column BEST VALID@STEP, 4.123@1200);\n"
      "                   --json always has valid_loss, best_valid_loss and best_valid_step\n"
@@ -169,7 +171,8 @@ static const Command COMMANDS[] = {
      "mixbench resume 4", 1},
     {"export", cmd_export, "results or curves: [--sweep S] [--where EXPR] --csv|--json [--curves] [--loss best|last]",
      "mixbench export --csv|--json [--sweep S] [--where EXPR] [--curves] [--loss best|last] [--db FILE]",
-     "the results view (one row per run) or, with --curves, every metric row, to stdout\n"
+     "the results view (one row per run, answer_accuracy after it: the test accuracy of a run on\n"
+     "builtin:mqar, copy or selective-copy, else empty) or, with --curves, every metric row, to stdout\n"
      "  --loss best|last where the results have valid_loss (the last evaluation: last, the\n"
      "                   default), best: best_valid_loss and best_valid_step (the lowest\n"
      "                   evaluation and its step) instead\n"

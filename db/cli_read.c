@@ -84,7 +84,13 @@ static void fill_run_row(void *item, sqlite3_stmt *st)
     r->starred = sqlite3_column_int(st, 14);
     r->best_valid_loss = store_column_real(st, 15);
     r->best_valid_step = store_column_real(st, 16);
+    r->answer_accuracy = store_column_real(st, 17);
 }
+
+/* A run's answer accuracy, as a column of a query over results (RES its
+   alias): its test accuracy when its data scores only the answers
+   (scores_answers, db/store.c), else NULL. */
+#define ANSWER_ACCURACY(RES) "CASE WHEN scores_answers(" RES ".data) THEN " RES ".test_accuracy END"
 
 /* The step of a run's lowest valid evaluation (the first of equal ones),
    as a column of a query over results (RES its alias); no schema column. */
@@ -100,7 +106,7 @@ int cli_runs(Store *s, RunStatus status, const char *arch, CliRunRow **out, int 
     if (store_prepare(s,
                       "SELECT id, name, status, arch, task, data, steps_done, total_steps, train_loss,"
                       " valid_loss, test_loss, tokens_per_s, created_at, tags, starred, best_valid_loss,"
-                      " " BEST_VALID_STEP("results") " FROM results" RUNS_FILTER,
+                      " " BEST_VALID_STEP("results") ", " ANSWER_ACCURACY("results") " FROM results" RUNS_FILTER,
                       &st, what, err))
         return -1;
     if (bind_filter(st, status, arch, NULL) != SQLITE_OK) {
@@ -131,6 +137,7 @@ int cli_runs_json_of(Store *s, RunStatus status, const char *arch, const char *i
         " 'valid_loss', valid_loss,"
         " 'valid_accuracy', valid_accuracy, 'test_loss', test_loss,"
         " 'test_perplexity', test_perplexity, 'test_accuracy', test_accuracy,"
+        " 'answer_accuracy', " ANSWER_ACCURACY("x") ","
         " 'test_bits_per_byte', test_bits_per_byte, 'tokens_per_s', tokens_per_s,"
         " 'wall_seconds', wall_seconds, 'peak_mem_mb', peak_mem_mb, 'created_at', created_at,"
         " 'started_at', started_at, 'finished_at', finished_at, 'error', error,"
@@ -361,7 +368,7 @@ int cli_export_open_of(Store *s, int curves, const char *sweep, const char *ids_
         sb_free(&select);
         return err_set(err, "store: export: out of memory");
     }
-    size_t cap = 512 + (size_t)n_cfg * 200 + select.len, len = 0;
+    size_t cap = 768 + (size_t)n_cfg * 200 + select.len, len = 0;
     /* a sweep that is not there is said so, not answered with no rows */
     if (sweep) {
         const char *params[1] = {sweep};
@@ -387,6 +394,7 @@ int cli_export_open_of(Store *s, int curves, const char *sweep, const char *ids_
         /* one row per run, with every config key flattened into a column */
         if (select.len) len += (size_t)snprintf(sql + len, cap - len, "SELECT %s", select.data + 2);
         else len += (size_t)snprintf(sql + len, cap - len, "SELECT res.*");
+        len += (size_t)snprintf(sql + len, cap - len, ", %s AS answer_accuracy", ANSWER_ACCURACY("res"));
         for (int i = 0; i < n_cfg; i++)
             len += (size_t)snprintf(sql + len, cap - len, ", json_extract(r.config_json, '$.%s') AS \"cfg_%s\"",
                                     cfg_keys[i], cfg_keys[i]);

@@ -34,6 +34,8 @@ typedef struct {
     double best_valid_loss;     /* the lowest valid evaluation (NAN: none) */
     double best_valid_step;     /* its step, the first of equal ones (NAN: none) */
     double tokens_per_s;        /* whole run, or the last step's while it runs */
+    double answer_accuracy;     /* test accuracy of data that scores only answers
+                                   (builtin:mqar, copy, selective-copy); else NAN */
     char created_at[32];        /* ISO-8601 UTC */
     char tags[256];             /* space-separated, "" when none */
     int starred;

@@ -23,6 +23,7 @@
 #include "db/recover.h"
 #include "db/store_internal.h"
 #include "engine/common.h"
+#include "engine/data/data.h"
 
 #include <errno.h>
 #include <math.h>
@@ -174,10 +175,30 @@ void store_folder_of(const char *path, char *dir, size_t cap)
 
 /* ---- opening ---------------------------------------------------------- */
 
+/* scores_answers(data): 1 for a corpus that scores only its answers
+   (engine/data/data.h data_scores_answers), whose accuracy the reads call
+   answer accuracy; the one rule, in SQL too. */
+static void sql_scores_answers(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    const unsigned char *data = sqlite3_value_text(argv[0]);
+    sqlite3_result_int(ctx, data_scores_answers((const char *)data));
+}
+
+static int add_functions(Store *s, char *err)
+{
+    if (sqlite3_create_function_v2(s->db, "scores_answers", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
+                                   sql_scores_answers, NULL, NULL, NULL) != SQLITE_OK)
+        return store_fail(s, err, "add SQL functions");
+    return 0;
+}
+
 static int set_pragmas(Store *s, char *err)
 {
     if (sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS) != SQLITE_OK)
         return store_fail(s, err, "busy timeout");
+    if (add_functions(s, err))
+        return -1;
 
     /* The first statement that reads the file: name the file when it is not
        a database at all. */
@@ -373,7 +394,7 @@ static int open_read_only(Store *s, char *err)
                                 "%d; open it once where it can be written to upgrade it",
                            s->path, (long long)version, STORE_MIGRATION_COUNT);
         if (store_exec(s, "PRAGMA foreign_keys = ON", "foreign keys", err) ||
-            store_exec(s, "PRAGMA cache_size = -32768", "cache size", err))
+            store_exec(s, "PRAGMA cache_size = -32768", "cache size", err) || add_functions(s, err))
             return -1;
         s->read_only = 1;
         return 0;

@@ -61,6 +61,8 @@ static const Key KEYS[] = {
     /* 0 = the architecture's default (config_emb_std; cumsum's 2 sqrt(n_ctx)
        reaches 512 at the largest n_ctx, and it must read back) */
     {"emb_std", T_FLOAT, KEY_MODEL, F(emb_std), "0", NULL, 0, 1000, 0},
+    /* linear weights' init (SPEC section 5); gpt2 keeps every stored run's */
+    {"init", T_ENUM, KEY_MODEL, F(init), "gpt2", "gpt2|fan_in", 0, 0, 0},
     {"lr", T_FLOAT, KEY_TRAIN, F(lr), "0.001", NULL, 0, 10, 0},
     {"warmup", T_INT, KEY_TRAIN, F(warmup), "50", NULL, 0, 1 << 30, 0},
     {"decay", T_ENUM, KEY_TRAIN, F(decay), "cosine", "constant|linear|cosine|wsd", 0, 0, 0},

@@ -20,6 +20,8 @@ enum { TABLE_ADAMW, TABLE_LAZY };
 enum { DECAY_CONSTANT, DECAY_LINEAR, DECAY_COSINE, DECAY_WSD };
 enum { ORDER_RANDOM, ORDER_SEQUENTIAL };
 enum { MLM_LOSS_MASKED, MLM_LOSS_ALL };
+/* the key init (SPEC section 5): how linear layers' weights start */
+enum { WEIGHT_INIT_GPT2, WEIGHT_INIT_FAN_IN };
 
 typedef struct Config {
     /* model (SPEC section 1); these go into checkpoint metadata */
@@ -33,6 +35,8 @@ typedef struct Config {
     double level_dropout;
     int table_optim;
     double emb_std;      /* token embedding init std; 0 = the arch's default */
+    int init;            /* WEIGHT_INIT_GPT2: linear weights N(0, 0.02);
+                            WEIGHT_INIT_FAN_IN: N(0, 1/sqrt(fan_in)) */
     /* training (SPEC section 5) */
     double lr;
     int warmup, decay;

@@ -28,8 +28,11 @@
 struct RowGrad;
 struct Gemm;
 
-/* INIT_NORMAL N(0, 0.02); INIT_TOKEN_EMB N(0, emb_std) (SPEC section 5) */
-enum { INIT_NORMAL, INIT_ZERO, INIT_ONE, INIT_UNIFORM_INV_SQRT_N, INIT_TOKEN_EMB };
+/* INIT_NORMAL N(0, 0.02); INIT_TOKEN_EMB N(0, emb_std); INIT_LINEAR a linear
+   layer's weight [out, in]: N(0, 0.02), or N(0, 1/sqrt(in)) under the key
+   init=fan_in (SPEC section 5).  A mixer declares its linear layers'
+   weights INIT_LINEAR, anything else (level weights, tables) INIT_NORMAL. */
+enum { INIT_NORMAL, INIT_ZERO, INIT_ONE, INIT_UNIFORM_INV_SQRT_N, INIT_TOKEN_EMB, INIT_LINEAR };
 
 typedef struct {
     char name[32];       /* e.g. "wq", "w0", "mlpx.w1" */

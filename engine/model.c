@@ -3,8 +3,9 @@
  * as SPEC section 7), initialises it (SPEC section 5), counts parameters and
  * FLOPs, and runs the embedding and output head.  Token embeddings are
  * N(0, emb_std) (config_emb_std: 1.0 for mixer, 2 sqrt(n_ctx) for cumsum,
- * 0.02 otherwise); every other normal init is N(0, 0.02).  The blocks
- * themselves are in engine/stack.c.
+ * 0.02 otherwise); linear layers' weights (INIT_LINEAR) N(0, 0.02), or
+ * N(0, 1/sqrt(fan_in)) under init=fan_in; every other normal init is
+ * N(0, 0.02).  The blocks themselves are in engine/stack.c.
  */
 #include "engine/model.h"
 
@@ -64,6 +65,13 @@ static int add_ln(ParamList *pl, const char *prefix, const char *ln, int d, int 
     return (*wi < 0 || *bi < 0) ? -1 : 0;
 }
 
+/* A linear layer's weight [out, in]: fan_in is in, what each output sums over. */
+static double linear_std(const Config *c, const Param *p)
+{
+    assert(p->ndim == 2 && p->shape[1] > 0);
+    return c->init == WEIGHT_INIT_FAN_IN ? 1.0 / sqrt((double)p->shape[1]) : 0.02;
+}
+
 static void init_params(Model *m)
 {
     double inv_sqrt_n = 1.0 / sqrt((double)m->cfg.n_ctx);
@@ -73,9 +81,11 @@ static void init_params(Model *m)
         float *w = m->w + p->offset;
         Rng rng;
         rng_seed(&rng, (uint64_t)m->cfg.seed ^ rng_hash_string(p->name));
+        double lin_std = p->init == INIT_LINEAR ? linear_std(&m->cfg, p) : 0;
         for (size_t j = 0; j < p->numel; j++) {
             switch (p->init) {
             case INIT_NORMAL: w[j] = (float)(0.02 * rng_normal(&rng)); break;
+            case INIT_LINEAR: w[j] = (float)(lin_std * rng_normal(&rng)); break;
             case INIT_TOKEN_EMB: w[j] = (float)(emb_std * rng_normal(&rng)); break;
             case INIT_ONE: w[j] = 1.0f; break;
             case INIT_UNIFORM_INV_SQRT_N:
@@ -145,11 +155,11 @@ static int model_make(Model *m, const Config *c, int allocate, char *err)
             }
             if (c->norm != NORM_NONE) bad |= add_ln(&pl, pre, "ln2", d, &bp->ln2_w, &bp->ln2_b);
             snprintf(name, sizeof name, "%sffn.w1", pre);
-            bp->w1 = add_param(&pl, name, 2, dff, d, INIT_NORMAL, 1, 0, 1, 0);
+            bp->w1 = add_param(&pl, name, 2, dff, d, INIT_LINEAR, 1, 0, 1, 0);
             snprintf(name, sizeof name, "%sffn.b1", pre);
             bp->b1 = add_param(&pl, name, 1, dff, 1, INIT_ZERO, 0, 0, 0, 0);
             snprintf(name, sizeof name, "%sffn.w2", pre);
-            bp->w2 = add_param(&pl, name, 2, d, dff, INIT_NORMAL, 1, 0, 1, 0);
+            bp->w2 = add_param(&pl, name, 2, d, dff, INIT_LINEAR, 1, 0, 1, 0);
             snprintf(name, sizeof name, "%sffn.b2", pre);
             bp->b2 = add_param(&pl, name, 1, d, 1, INIT_ZERO, 0, 0, 0, 0);
             if (allocate && m->mixer->create) {
@@ -164,7 +174,7 @@ static int model_make(Model *m, const Config *c, int allocate, char *err)
         }
         if (bad) break;
     }
-    if (!c->tie) m->head_w = add_param(&pl, "lm_head.w", 2, V, d, INIT_NORMAL, 1, 0, 1, 0);
+    if (!c->tie) m->head_w = add_param(&pl, "lm_head.w", 2, V, d, INIT_LINEAR, 1, 0, 1, 0);
     else m->head_w = m->tok_emb;
     m->head_b = add_param(&pl, "lm_head.b", 1, V, 1, INIT_ZERO, 0, 0, 0, 0);
     m->params = pl.items;

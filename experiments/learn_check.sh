@@ -9,18 +9,32 @@
 # token frequencies: NOT LEARNING.  docs/learn_check.md holds the table of a
 # full run and the explanation of every NOT LEARNING case.
 #
+# Then recall: every causal architecture on 4-pair MQAR (builtin:mqar:pairs=4,
+# n 32, d 64, L 2, h 2, batch 32, lr 3e-3, init=fan_in emb_std=1, --mqar-steps
+# steps, seeds 1, 2, 3), a second table of each seed's answer accuracy (the
+# test accuracy of the scored answers), their mean and the mean test loss:
+# "recalls" when every seed reaches 0.9, else NOT RECALLING.  Attention
+# recalls at this size (SPEC section 5: 0.995-0.998 in 1,500 steps with
+# fan_in; at init=gpt2 it stays near chance): a NOT RECALLING attention row
+# means the engine or the init broke, one of another architecture is what
+# Zoology found.
+#
 # Not for: comparing architectures (one seed, a tiny budget) or the paper's
 # presets (mixbench sweep).
 #
 #   experiments/learn_check.sh [--data PATH] [--steps N] [--vocab V] [--db FILE]
-#                              [--pairs "ARCH:TASK ..."] [--mixbench BIN]
+#                              [--pairs "ARCH:TASK ..."] [--mqar-steps N] [--mixbench BIN]
 #
 # --vocab caps the word vocabulary (mixbench's vocab= key, reserved ids
 # included; 0 = every train word; default 2048).  The output head dominates
 # the cost of a step at d 128: with the TinyStories sample's 15,121 words a
 # run costs about 3 times the CPU time it does at 2048.  --pairs trains only
 # those pairs (to redo some, or to split the check between processes that
-# share the store); the table always lists every valid pair.
+# share the store); the table always lists every valid pair.  An MQAR row
+# is the pair ARCH:mqar (its three seeds): --pairs "attention:mqar" trains
+# only that one, and --pairs without an :mqar pair trains no MQAR run.
+# --mqar-steps (default 1500, the budget of SPEC section 5's measurement)
+# is MQAR's budget; --steps is the text pairs'.
 #
 # The valid pairs come from mixbench itself (every arch x task its sweep
 # validation accepts), so the table follows the CLI's rules.  A pair already
@@ -33,6 +47,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 data="$(cd "$here/.." && pwd)/shared/data/tinystories-sample/tinystories_sample.txt"
 steps=400
+mqar_steps=1500
 vocab=2048
 only=""
 db=learn_check.db
@@ -42,6 +57,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
         --data) data=$2; shift 2 ;;
         --steps) steps=$2; shift 2 ;;
+        --mqar-steps) mqar_steps=$2; shift 2 ;;
         --vocab) vocab=$2; shift 2 ;;
         --pairs) only=$2; shift 2 ;;
         --db) db=$2; shift 2 ;;
@@ -53,6 +69,7 @@ done
 [ -x "$bin" ] || { echo "learn_check.sh: no mixbench binary at $bin (run make)" >&2; exit 1; }
 [ -e "$data" ] || { echo "learn_check.sh: no data at $data" >&2; exit 1; }
 case "$steps" in ''|0|*[!0-9]*) echo "learn_check.sh: --steps wants a positive integer, not '$steps'" >&2; exit 2 ;; esac
+case "$mqar_steps" in ''|0|*[!0-9]*) echo "learn_check.sh: --mqar-steps wants a positive integer, not '$mqar_steps'" >&2; exit 2 ;; esac
 case "$vocab" in ''|*[!0-9]*) echo "learn_check.sh: --vocab wants an integer (0 = no cap), not '$vocab'" >&2; exit 2 ;; esac
 command -v sqlite3 >/dev/null || { echo "learn_check.sh: needs the sqlite3 command (make deps)" >&2; exit 1; }
 
@@ -122,8 +139,15 @@ for task in $tasks; do
         pairs+=("$arch:$task")
     done
 done
+# recall: every architecture with a causal mode (the clm pairs), ARCH:mqar
+mqar_pairs=()
+for pair in "${pairs[@]}"; do
+    [ "${pair#*:}" = clm ] && mqar_pairs+=("${pair%%:*}:mqar")
+done
 for p in $only; do
-    case " ${pairs[*]} " in *" $p "*) ;; *) echo "learn_check.sh: --pairs: $p is not a valid pair (valid: ${pairs[*]})" >&2; exit 2 ;; esac
+    case " ${pairs[*]} ${mqar_pairs[*]} " in *" $p "*) ;;
+        *) echo "learn_check.sh: --pairs: $p is not a valid pair (valid: ${pairs[*]} ${mqar_pairs[*]})" >&2; exit 2 ;;
+    esac
 done
 echo "learn_check: ${#pairs[@]} valid pairs, $steps steps each, data $data, store $db" >&2
 
@@ -145,6 +169,32 @@ for pair in "${pairs[@]}"; do
     fi
     rm -f "$scratch/model.safetensors"
     echo "  $arch $task: $(grep '^eval  valid' "$logs/$arch-$task.log" | tail -1) ($(( $(date +%s) - t0 )) s)" >&2
+done
+
+# MQAR: Zoology's recall task at the size SPEC section 5 measured
+mqar_data="builtin:mqar:pairs=4"
+mqar_keys=(n_ctx=32 d=64 layers=2 heads=2 batch=32 lr=3e-3 init=fan_in emb_std=1)
+mqar_name() { echo "learn-check $1 mqar seed=$2 steps=$mqar_steps"; }
+for pair in "${mqar_pairs[@]}"; do
+    arch=${pair%%:*}
+    [ -z "$only" ] || case " $only " in *" $pair "*) ;; *) continue ;; esac
+    for seed in 1 2 3; do
+        name=$(mqar_name "$arch" "$seed")
+        if [ -f "$db" ] && [ -n "$(sql "SELECT id FROM results WHERE name = $(q "$name") AND status = 'done' LIMIT 1")" ]; then
+            echo "  $arch mqar seed $seed: done before, kept" >&2
+            continue
+        fi
+        t0=$(date +%s)
+        log="$logs/$arch-mqar-$seed.log"
+        if ! "$bin" run --arch "$arch" --task clm --data "$mqar_data" --steps "$mqar_steps" --seed "$seed" \
+                --threads 1 --db "$db" --name "$name" --save "$scratch/model.safetensors" \
+                "${mqar_keys[@]}" >"$log" 2>&1; then
+            echo "  $arch mqar seed $seed: run failed: $(tail -1 "$log")" >&2
+            continue
+        fi
+        rm -f "$scratch/model.safetensors"
+        echo "  $arch mqar seed $seed: $(grep '^eval  test' "$log" | tail -1) ($(( $(date +%s) - t0 )) s)" >&2
+    done
 done
 echo "learn_check: trained in $(( $(date +%s) - start )) s" >&2
 
@@ -175,4 +225,30 @@ for pair in "${pairs[@]}"; do
     awk -v a="$arch" -v t="$task" -v u="$unigram" -v l="$loss" 'BEGIN {
         gap = u - l
         printf "| %s | %s | %.3f | %.3f | %+.3f | %s |\n", a, t, u, l, gap, (gap > 0.1 ? "learns" : "NOT LEARNING") }'
+done
+
+echo
+echo "Recall: $mqar_data (4 key-value pairs, 4 queries), n 32, d 64, L 2, h 2, batch 32, lr 3e-3,"
+echo "init=fan_in emb_std=1, $mqar_steps steps, one thread; answer accuracy on the test split, seeds 1, 2, 3."
+echo
+echo "| arch | seed 1 | seed 2 | seed 3 | mean answer accuracy | mean test loss | verdict |"
+echo "|---|---:|---:|---:|---:|---:|---|"
+for pair in "${mqar_pairs[@]}"; do
+    arch=${pair%%:*}
+    cells="" accs="" losses=""
+    for seed in 1 2 3; do
+        row=$(sql "SELECT printf('%.4f %.4f', test_accuracy, test_loss) FROM results
+                   WHERE name = $(q "$(mqar_name "$arch" "$seed")") AND status = 'done'
+                   AND test_accuracy IS NOT NULL ORDER BY id DESC LIMIT 1" 2>/dev/null || true)
+        cells="$cells ${row%% *}" accs="$accs ${row%% *}" losses="$losses ${row##* }"
+        [ -n "$row" ] || cells="$cells -"
+    done
+    awk -v a="$arch" -v cells="$cells" -v accs="$accs" -v losses="$losses" 'BEGIN {
+        nc = split(cells, c, " "); na = split(accs, acc, " "); split(losses, loss, " ")
+        line = "| " a
+        for (i = 1; i <= 3; i++) line = line " | " (i <= nc ? c[i] : "-")
+        if (na < 3) { printf "%s | - | - | %d of 3 seeds finished |\n", line, na; exit }
+        lo = 1
+        for (i = 1; i <= 3; i++) { sa += acc[i]; sl += loss[i]; if (acc[i] < lo) lo = acc[i] }
+        printf "%s | %.4f | %.4f | %s |\n", line, sa / 3, sl / 3, (lo >= 0.9 ? "recalls" : "NOT RECALLING") }'
 done

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "engine/common.h"
+#include "engine/data/data.h"
 
 static const PointMetricInfo METRICS[PM_COUNT] = {
     [PM_TEST_LOSS] = {"test_loss", "test loss", "test_loss", 0, 1},
@@ -20,6 +21,7 @@ static const PointMetricInfo METRICS[PM_COUNT] = {
     [PM_TEST_LOSS_ALL] = {"test_loss_all", "test loss_all", "test_loss", 0, 1},
     [PM_VALID_LOSS_ALL] = {"valid_loss_all", "valid loss_all", "valid_loss", 0, 1},
     [PM_SAMPLES_PER_S] = {"samples_per_s", "samples/s", "samples_per_s", 1, 0},
+    [PM_ANSWER_ACCURACY] = {"answer_accuracy", "answer accuracy", NULL, 1, 1},
     [PM_BEST_VALID_LOSS] = {"best_valid_loss", "best valid loss", NULL, 0, 1},
     [PM_TOKENS] = {"tokens", "tokens", NULL, 1, 0},
     [PM_WALL] = {"wall", "training seconds", NULL, 0, 0},
@@ -56,6 +58,7 @@ double result_metric(const ResultRun *r, PointMetric m)
     case PM_TEST_LOSS_ALL: return r->test_loss_all;
     case PM_VALID_LOSS_ALL: return r->valid_loss_all;
     case PM_SAMPLES_PER_S: return r->infer_samples_per_s;
+    case PM_ANSWER_ACCURACY: return data_scores_answers(r->data) ? r->test_accuracy : NAN;
     case PM_BEST_VALID_LOSS: return r->best_valid_loss;
     case PM_TOKENS: return r->tokens;
     case PM_WALL: return r->wall;
@@ -80,6 +83,15 @@ PointMetric preset_paper_metric(const char *preset)
 {
     for (size_t i = 0; preset && i < sizeof PAPER_METRIC / sizeof PAPER_METRIC[0]; i++)
         if (!strcmp(PAPER_METRIC[i].preset, preset)) return PAPER_METRIC[i].metric;
+    return PM_TEST_LOSS;
+}
+
+PointMetric headline_metric(const char *preset, const ResultRun *runs, int n)
+{
+    for (size_t i = 0; preset && i < sizeof PAPER_METRIC / sizeof PAPER_METRIC[0]; i++)
+        if (!strcmp(PAPER_METRIC[i].preset, preset)) return PAPER_METRIC[i].metric;
+    for (int i = 0; i < n; i++)
+        if (data_scores_answers(runs[i].data)) return PM_ANSWER_ACCURACY;
     return PM_TEST_LOSS;
 }
 

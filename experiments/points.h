@@ -28,6 +28,8 @@ typedef enum {
     PM_TEST_LOSS_ALL,       /* mlm: every position a target (SPEC section 3) */
     PM_VALID_LOSS_ALL,
     PM_SAMPLES_PER_S,       /* batch-1, one-thread inference (runs.infer_samples_per_s) */
+    PM_ANSWER_ACCURACY,     /* test accuracy of data that scores only answers
+                               (builtin:mqar, copy, selective-copy); NAN for other data */
     PM_BEST_VALID_LOSS,     /* the lowest valid evaluation */
     PM_TOKENS,
     PM_WALL,
@@ -37,7 +39,7 @@ typedef enum {
 } PointMetric;
 
 /* The metrics a screen cycles through (the Grid's m), in that order. */
-#define PM_SHOWN 9
+#define PM_SHOWN 10
 
 typedef struct {
     const char *name;       /* "test_loss": the report's and the paper figures' name */
@@ -61,6 +63,12 @@ double result_metric(const ResultRun *r, PointMetric m);
    are over every position, shared/papers S1), samples/s for
    pairconnect-speed, test perplexity for prefix-models, else test loss. */
 PointMetric preset_paper_metric(const char *preset);
+/* The metric a sweep's tables and figures open on: the preset's paper
+   metric (preset_paper_metric) for a preset that names one, else answer
+   accuracy when one of runs[0..n) is on data that scores only answers
+   (builtin:mqar, copy, selective-copy: recall is measured by it, the loss
+   stands beside), else test loss. */
+PointMetric headline_metric(const char *preset, const ResultRun *runs, int n);
 /* The paper_figures metric that stands beside our metric m of preset, NULL
    when none does: a loss on the paper's all-positions scale only beside
    our loss_all, and its other losses only beside our masked ones. */

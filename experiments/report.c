@@ -53,6 +53,9 @@ static int columns(const char *preset, const FigureRow *figs, int n_figs, const 
 {
     PointMetric want[PM_COUNT];
     int n_want = 0, n = 0;
+    /* answer accuracy, the headline of a recall study, only where a point
+       has it (data scoring only answers), with its test loss beside */
+    add_metric(want, &n_want, PM_ANSWER_ACCURACY);
     add_metric(want, &n_want, PM_TEST_LOSS);
     if (loss_best) {
         add_metric(want, &n_want, PM_BEST_VALID_LOSS);
@@ -193,8 +196,9 @@ static int figure_links(StrBuf *out, const char *preset, int64_t sweep_id, Repor
     return 0;
 }
 
-/* Which knob matters for the preset's own metric (test loss outside a
-   preset) over the sweep's grid (experiments/importance.h), a random
+/* Which knob matters for the sweep's headline metric (points.h
+   headline_metric: the preset's own, answer accuracy on recall data, test
+   loss otherwise) over the sweep's grid (experiments/importance.h), a random
    search's drawn axes binned (pivot_bin_search): a line, or a table in
    Markdown; why not, when it cannot be said. */
 static int knobs(Store *s, int64_t sweep_id, const char *preset, int markdown, StrBuf *out, char *err)
@@ -209,7 +213,7 @@ static int knobs(Store *s, int64_t sweep_id, const char *preset, int markdown, S
         if (rc) return -1;
         p = binned;
     }
-    PointMetric m = preset_paper_metric(preset);
+    PointMetric m = headline_metric(preset, p.runs, p.n_runs);
     Importance imp;
     char why[ERR_LEN];
     const char *label = point_metric_info(m)->label;
@@ -343,7 +347,7 @@ static int sweep_section(Store *s, const Preset *pr, const SweepRow *swp, int fl
     int search = 0;
     for (int k = 0; n_runs && k < runs[0].n_coords; k++) search |= !strcmp(runs[0].coords[k].key, "trial");
     if (search && np) {
-        PointMetric m = preset_paper_metric(preset);
+        PointMetric m = headline_metric(preset, runs, n_runs);
         pivot_sort_points(pts, np, m);
         sb_printf(out, "%sa random search: its %d trials (a seed group each), the best %s first\n",
                   markdown ? "\n" : "\n  ", np, point_metric_info(m)->label);

@@ -161,6 +161,10 @@ static int spec_value(Ctx *x, const yaml_node_t *n, const char *what, const char
 static int known_key(Ctx *x, const yaml_node_t *k, const char *name)
 {
     if (sweep_key_known(name)) return 0;
+    /* lr=tune's keys and the sweep's alpha are spec words, not config keys */
+    static const char *const words[] = {"tune_lr", "tune_points", "tune_share", "alpha"};
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (!strcmp(name, words[i])) return 0;
     const char *near = sweep_nearest_key(name);
     if (near) return fail_at(x, k, "unknown key '%s' (did you mean '%s'?)", name, near);
     return fail_at(x, k, "unknown key '%s' (not a config key: docs/config.md)", name);

@@ -72,6 +72,33 @@ static inline double max_diff(const float *a, const float *b, size_t n)
     return m;
 }
 
+/* ---- checkpoints -------------------------------------------------------- */
+
+/* Writes f's tensors and metadata to path without the metadata entry key,
+   as a mixbench from before that key existed wrote it; 0 or -1 (err). */
+static inline int st_write_without(const StFile *f, const char *key, const char *path, char *err)
+{
+    StMeta *meta = calloc((size_t)f->n_meta + 1, sizeof(StMeta));
+    StTensorRef *refs = calloc((size_t)f->n_tensors + 1, sizeof(StTensorRef));
+    int nm = 0, rc = -1;
+    if (meta && refs) {
+        for (int k = 0; k < f->n_meta; k++)
+            if (strcmp(f->meta_keys[k], key)) meta[nm++] = (StMeta){f->meta_keys[k], f->meta_values[k]};
+        for (int k = 0; k < f->n_tensors; k++) {
+            refs[k].name = f->tensors[k].name;
+            refs[k].ndim = f->tensors[k].ndim;
+            memcpy(refs[k].shape, f->tensors[k].shape, sizeof refs[k].shape);
+            refs[k].data = f->tensors[k].data;
+        }
+        rc = st_write(path, meta, nm, refs, f->n_tensors, err);
+    } else {
+        snprintf(err, ERR_LEN, "out of memory");
+    }
+    free(meta);
+    free(refs);
+    return rc;
+}
+
 /* ---- models ------------------------------------------------------------- */
 
 /* The defaults with a NULL-terminated list of "key=value" settings on top;

@@ -5,7 +5,9 @@
  * group's members and statistics).
  *
  * The columns are laid out for the width: id, arch, task, data (from 90
- * columns), status, step, train, valid, tok/s, ETA (while a row shown is
+ * columns), status, step, train, valid, answer (the answer accuracy,
+ * while a row shown is on data that scores only answers: builtin:mqar,
+ * copy, selective-copy), tok/s, ETA (while a row shown is
  * running: the others have none), then the sweep's axes
  * (one column each, or their values in one "point" column when they do not
  * fit), the tags (* for a starred run) and the sparkline in what is left.
@@ -24,6 +26,7 @@
 #include <string.h>
 
 #include "engine/common.h"
+#include "engine/data/data.h"
 #include "experiments/adaptive.h"
 #include "experiments/format.h"
 #include "ui/runs_table.h"
@@ -72,8 +75,8 @@ static void tags_text(const RunSummary *r, char *out, size_t cap)
 
 /* ---- the columns ---------------------------------------------------------- */
 
-typedef enum { C_ID, C_ARCH, C_TASK, C_DATA, C_STATUS, C_STEP, C_TRAIN, C_VALID, C_SPEED, C_ETA, C_AXES, C_TAGS,
-               C_SPARK, N_COLS } Col;
+typedef enum { C_ID, C_ARCH, C_TASK, C_DATA, C_STATUS, C_STEP, C_TRAIN, C_VALID, C_ANSWER, C_SPEED, C_ETA, C_AXES,
+               C_TAGS, C_SPARK, N_COLS } Col;
 
 typedef struct {
     int x[N_COLS], w[N_COLS];    /* w 0: not shown */
@@ -129,7 +132,7 @@ static Columns layout(RunsState *st, int width)
     memset(&c, 0, sizeof c);
     int64_t max_id = st->n ? st->rows[st->n - 1].run.id : 1;
     static const int FIXED_W[N_COLS] = {[C_ARCH] = 11, [C_TASK] = 5, [C_STATUS] = 9, [C_STEP] = 9, [C_TRAIN] = 6,
-                                        [C_VALID] = 6, [C_SPEED] = 6, [C_ETA] = 5};
+                                        [C_VALID] = 6, [C_ANSWER] = 6, [C_SPEED] = 6, [C_ETA] = 5};
     memcpy(c.w, FIXED_W, sizeof c.w);
     c.w[C_ID] = 3;
     for (int64_t v = max_id; v >= 1000; v /= 10) c.w[C_ID]++;
@@ -138,6 +141,10 @@ static Columns layout(RunsState *st, int width)
     for (int i = 0; i < st->n_visible && !running; i++)
         running = runs_row_at(st, st->visible[i])->run.status == RUN_RUNNING;
     if (!running) c.w[C_ETA] = 0;
+    int answers = 0;
+    for (int i = 0; i < st->n_visible && !answers; i++)
+        answers = data_scores_answers(runs_row_at(st, st->visible[i])->run.data);
+    if (!answers) c.w[C_ANSWER] = 0;
     int axes_need = 0;
     for (int k = 0; k < c.n_axes; k++) axes_need += c.axis_w[k] + 1;
     int used = 1;   /* column 0: the Compare mark */
@@ -290,10 +297,10 @@ static void draw_heads(RunsState *st, const Columns *c, int y, int width)
 {
     int head = A_BOLD | A_UNDERLINE;
     ui_text(y, 0, width, head, "%*s", width, "");
-    static const char *const NAMES[N_COLS] = {"id",    "arch",  "task",  "data", "status", "step", "train",
-                                              "valid", "tok/s", "ETA",   "",     "tags",   ""};
-    static const int RIGHT[N_COLS] = {[C_ID] = 1, [C_STEP] = 1, [C_TRAIN] = 1, [C_VALID] = 1, [C_SPEED] = 1,
-                                      [C_ETA] = 1};
+    static const char *const NAMES[N_COLS] = {"id",    "arch",   "task",  "data", "status", "step", "train",
+                                              "valid", "answer", "tok/s", "ETA",  "",       "tags", ""};
+    static const int RIGHT[N_COLS] = {[C_ID] = 1,     [C_STEP] = 1,  [C_TRAIN] = 1, [C_VALID] = 1,
+                                      [C_ANSWER] = 1, [C_SPEED] = 1, [C_ETA] = 1};
     for (int k = 0; k < N_COLS; k++)
         if (c->w[k] && NAMES[k][0])
             ui_text(y, c->x[k], c->w[k], head, RIGHT[k] ? "%*s" : "%-*s", c->w[k], NAMES[k]);
@@ -355,6 +362,9 @@ static void draw_row(RunsState *st, UiContext *ctx, const Columns *c, int i, int
     ui_text(y, c->x[C_STEP], c->w[C_STEP], base, "%9s", buf);
     if (c->w[C_TRAIN]) ui_text(y, c->x[C_TRAIN], 6, base, "%6s", fmt_real(r->train_loss, 3, buf, sizeof buf));
     ui_text(y, c->x[C_VALID], c->w[C_VALID], base, "%6s", fmt_real(r->valid_loss, 3, buf, sizeof buf));
+    if (c->w[C_ANSWER])   /* the answer accuracy: the test accuracy of data scoring only answers */
+        ui_text(y, c->x[C_ANSWER], 6, base, "%6s",
+                fmt_real(data_scores_answers(r->data) ? r->test_accuracy : NAN, 3, buf, sizeof buf));
     if (c->w[C_SPEED]) ui_text(y, c->x[C_SPEED], 6, base, "%6s", fmt_rate(r->tokens_per_s, buf, sizeof buf));
     /* the ETA of a running job only, blank for the others */
     buf[0] = 0;

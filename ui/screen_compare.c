@@ -22,6 +22,7 @@
 
 #include "db/runs_read.h"
 #include "engine/common.h"
+#include "engine/data/data.h"
 #include "experiments/curve_fit.h"
 #include "experiments/stats.h"
 #include "ui/draw/heatmap.h"
@@ -50,6 +51,11 @@ static const struct {
     [COL_PPL] = {"ppl", 0, 4, 1},    [COL_ACC] = {"acc %", 1, 3, 100},
     [COL_SPEED] = {"tok/s", 1, 4, 1},     [COL_PARAMS] = {"params", 0, 3, 1},
 };
+/* Runs on data that scores only answers (builtin:mqar, copy, selective-
+   copy): their accuracy column, the headline, comes first as "answer %"
+   (a run on other data shows "-" there). */
+static const int ANSWER_ORDER[N_COLS] = {COL_ACC,  COL_TRAIN, COL_BEST_VALID, COL_VALID,
+                                         COL_TEST, COL_PPL,   COL_SPEED,      COL_PARAMS};
 #define COL_WIDTH 8
 #define FIRST_COL_WIDTH 9
 
@@ -68,6 +74,7 @@ static const char LINE_GLYPHS[UI_MAX_COMPARE] = {'1', '2', '3', '4', '5', '6', '
 typedef struct {
     int64_t id;
     int present;                 /* the run is in the store */
+    int answers;                 /* on data that scores only answers: acc is the answer accuracy */
     int terminal;                /* done / failed / diverged / cancelled: read once */
     char arch[32], task[32];
     RunStatus status;
@@ -209,6 +216,7 @@ static int load_run(CompareRun *r, Store *store, char *err)
     if (!r->present) return 0;
     ui_copy_text(r->arch, sizeof r->arch, x.arch);
     ui_copy_text(r->task, sizeof r->task, x.task);
+    r->answers = data_scores_answers(x.data);
     r->status = x.status;
     r->steps_done = x.steps_done;
     r->total_steps = x.total_steps;
@@ -470,25 +478,32 @@ static void draw_legend(CompareState *st, UiContext *ctx, int top, int rows, int
     }
 }
 
-/* Column c of row i: the run's number, or its seed group's mean. */
-static double table_value(const CompareState *st, int i, int c)
+/* Column c of row i: the run's number, or its seed group's mean; with
+   answers (a run on answer-scored data is compared) no accuracy for a run
+   on other data, whose token accuracy is another measure. */
+static double table_value(const CompareState *st, int i, int c, int answers)
 {
+    if (answers && c == COL_ACC && !st->runs[i].answers) return NAN;
     return st->grouped ? st->groups[i].final[c].mean : st->runs[i].final[c];
 }
 
 static void draw_table(CompareState *st, UiContext *ctx, int top, int width)
 {
     int head = ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD;
+    int answers = 0, order[N_COLS];
+    for (int i = 0; i < st->n; i++) answers |= st->runs[i].answers;
+    for (int c = 0; c < N_COLS; c++) order[c] = answers ? ANSWER_ORDER[c] : c;
     ui_text(top, 0, FIRST_COL_WIDTH, head, "%-*s", FIRST_COL_WIDTH, "  run");
-    for (int c = 0; c < N_COLS; c++) {
-        int x = FIRST_COL_WIDTH + c * COL_WIDTH;
+    for (int k = 0; k < N_COLS; k++) {
+        int x = FIRST_COL_WIDTH + k * COL_WIDTH, c = order[k];
         if (x >= width) break;
-        ui_text(top, x, MB_MIN(COL_WIDTH, width - x), head, "%*s", COL_WIDTH, TABLE_COLS[c].head);
+        ui_text(top, x, MB_MIN(COL_WIDTH, width - x), head, "%*s", COL_WIDTH,
+                answers && c == COL_ACC ? "answer %" : TABLE_COLS[c].head);
     }
     int best[N_COLS];
     for (int c = 0; c < N_COLS; c++) {
         double values[UI_MAX_COMPARE];
-        for (int i = 0; i < st->n; i++) values[i] = table_value(st, i, c);
+        for (int i = 0; i < st->n; i++) values[i] = table_value(st, i, c, answers);
         best[c] = st->n > 1 ? heat_best(values, st->n, TABLE_COLS[c].higher_better) : -1;
     }
     int best_attr = ctx->colors ? ui_attr(ctx, UI_PAIR_GOOD) | A_BOLD : A_BOLD | A_UNDERLINE;
@@ -500,11 +515,11 @@ static void draw_table(CompareState *st, UiContext *ctx, int top, int width)
         if (sel) ui_text(y, 0, width, base, "%*s", width, "");
         draw_sample(ctx, y, 0, i);
         ui_text(y, 3, FIRST_COL_WIDTH - 3, base, "#%lld", (long long)r->id);
-        for (int c = 0; c < N_COLS; c++) {
-            int x = FIRST_COL_WIDTH + c * COL_WIDTH;
+        for (int k = 0; k < N_COLS; k++) {
+            int x = FIRST_COL_WIDTH + k * COL_WIDTH, c = order[k];
             if (x >= width) break;
             char text[32];
-            heat_format(table_value(st, i, c), TABLE_COLS[c].sig, text, sizeof text);
+            heat_format(table_value(st, i, c, answers), TABLE_COLS[c].sig, text, sizeof text);
             ui_text(y, x, MB_MIN(COL_WIDTH, width - x), best[c] == i ? best_attr : base, "%*s", COL_WIDTH, text);
         }
         int x = FIRST_COL_WIDTH + N_COLS * COL_WIDTH + 2;

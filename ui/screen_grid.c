@@ -282,7 +282,7 @@ static void grid_reload(void *state, UiContext *ctx)
     claims_view_preset(s->name, preset, sizeof preset);
     if (fresh) {
         default_axes(st);
-        st->metric = preset_paper_metric(preset);
+        st->metric = headline_metric(preset, st->pivot.runs, st->pivot.n_runs);
     }
     int n_done = 0;
     for (int i = 0; i < st->pivot.n_runs; i++) n_done += st->pivot.runs[i].state == RUN_DONE;
@@ -296,9 +296,10 @@ static double cell_value(const PivotCell *c) { return c->n_value ? c->stats.mean
 
 /* "6.371", "6.371±0.002 n3" over several runs (n left out when every cell
    has the same count: show_n 0), " (paper 1.49)" beside when paper_inline
-   (else the paper has rows of its own). */
+   (else the paper has rows of its own); an answer accuracy with its test
+   loss beside ("0.998 loss 0.012": loss, NAN for another metric). */
 static void cell_text(const PivotCell *c, UiContext *ctx, int paper_inline, int show_n, int flag, double step,
-                      char *out, size_t cap)
+                      double loss, char *out, size_t cap)
 {
     const char *more = ctx->utf8 ? "…" : "...";
     char value[64], paper[48] = "";
@@ -322,6 +323,11 @@ static void cell_text(const PivotCell *c, UiContext *ctx, int paper_inline, int 
         }
         /* the best valid loss: at its step (over seeds, their mean step) */
         if (isfinite(step)) snprintf(value + strlen(value), sizeof value - strlen(value), "@%.0f", step);
+        if (isfinite(loss)) {
+            char l[32];
+            heat_format(loss, 3, l, sizeof l);
+            snprintf(value + strlen(value), sizeof value - strlen(value), " loss %s", l);
+        }
         /* '!': runs of the cell that did not learn (its mean is no claim's evidence) */
         snprintf(out, cap, "%s%s%s%s", value, flag && c->n_unlearned ? "!" : "", c->n_pending ? more : "", paper);
     } else if (c->n_pending) {
@@ -519,6 +525,7 @@ static void draw_report(GridState *st, UiContext *ctx, int top, int height, int 
 typedef struct {
     PivotCell *cells;            /* [rows * cols] */
     PivotCell *steps;            /* [rows * cols]: the best valid loss's steps, NULL for another metric */
+    PivotCell *losses;           /* [rows * cols]: answer accuracy's test losses, NULL for another metric */
     int rows, cols;
     char corner[160];            /* "row axis \\ column axis" */
     int label_w, col_w[PIVOT_MAX_VALUES];
@@ -536,6 +543,13 @@ static double cell_step(const GridTable *tab, int i)
     return tab->steps && tab->steps[i].n_value ? tab->steps[i].stats.mean : NAN;
 }
 
+/* Cell i's test loss (the mean over its runs) beside an answer accuracy,
+   NAN when the table is of another metric. */
+static double cell_loss(const GridTable *tab, int i)
+{
+    return tab->losses && tab->losses[i].n_value ? tab->losses[i].stats.mean : NAN;
+}
+
 /* The cells of the sweep shown and their layout in width columns. */
 static int table_layout(GridState *st, UiContext *ctx, int width, GridTable *tab)
 {
@@ -545,9 +559,12 @@ static int table_layout(GridState *st, UiContext *ctx, int width, GridTable *tab
     int rows = tab->rows, cols = tab->cols;
     tab->cells = calloc((size_t)rows * (size_t)cols, sizeof *tab->cells);
     tab->steps = st->metric == PM_BEST_VALID_LOSS ? calloc((size_t)rows * (size_t)cols, sizeof *tab->steps) : NULL;
-    if (!tab->cells || (st->metric == PM_BEST_VALID_LOSS && !tab->steps)) {
+    tab->losses = st->metric == PM_ANSWER_ACCURACY ? calloc((size_t)rows * (size_t)cols, sizeof *tab->losses) : NULL;
+    if (!tab->cells || (st->metric == PM_BEST_VALID_LOSS && !tab->steps) ||
+        (st->metric == PM_ANSWER_ACCURACY && !tab->losses)) {
         free(tab->cells);
         free(tab->steps);
+        free(tab->losses);
         return -1;
     }
     PivotCell *cells = tab->cells;
@@ -559,6 +576,8 @@ static int table_layout(GridState *st, UiContext *ctx, int width, GridTable *tab
                 paper_metric_beside(preset, st->metric), cells);
     if (tab->steps)
         pivot_cells(&st->pivot, st->row_axis, st->col_axis, fixed_at, PM_BEST_VALID_STEP, NULL, 0, NULL, tab->steps);
+    if (tab->losses)
+        pivot_cells(&st->pivot, st->row_axis, st->col_axis, fixed_at, PM_TEST_LOSS, NULL, 0, NULL, tab->losses);
 
     /* column widths: the row labels, then each column's widest text */
     char text[128];
@@ -589,6 +608,7 @@ static int table_layout(GridState *st, UiContext *ctx, int width, GridTable *tab
             tab->col_w[c] = st->col_axis >= 0 ? text_columns(st->pivot.values[st->col_axis][c]) : 0;
             for (int r = 0; r < rows; r++) {
                 cell_text(&cells[r * cols + c], ctx, tab->paper_inline, tab->show_n, tab->flag, cell_step(tab, r * cols + c),
+                          cell_loss(tab, r * cols + c),
                           text, sizeof text);
                 tab->col_w[c] = MB_MAX(tab->col_w[c], text_columns(text) + (ctx->colors ? 0 : 2));
             }
@@ -635,7 +655,8 @@ static int draw_table_row(GridState *st, UiContext *ctx, const GridTable *tab, i
     int x = tab->label_w;
     for (int c = 0; c < cols && x < width; c++) {
         const PivotCell *cell = &tab->cells[r * cols + c];
-        cell_text(cell, ctx, tab->paper_inline, tab->show_n, tab->flag, cell_step(tab, r * cols + c), text, sizeof text);
+        cell_text(cell, ctx, tab->paper_inline, tab->show_n, tab->flag, cell_step(tab, r * cols + c),
+                  cell_loss(tab, r * cols + c), text, sizeof text);
         int w = MB_MIN(tab->col_w[c], width - x);
         double v = cell_value(cell);
         int attr = cell_attr(st, ctx, tab, r * cols + c);
@@ -847,6 +868,7 @@ static void grid_draw(void *state, UiContext *ctx, int top, int height, int widt
     y = draw_legend(ctx, &tab, y, bottom, width);
     free(tab.cells);
     free(tab.steps);
+    free(tab.losses);
     /* the claims' verdicts first; which knob matters where rows remain */
     int free_end = bottom - (st->error[0] != 0), claims = 0;
     if (y + 1 < free_end) claims = claims_view_draw(&st->claims, ctx, y + 1, width, free_end - y - 1);
@@ -910,6 +932,9 @@ static int grid_key(void *state, UiContext *ctx, int ch)
     case ']': switch_sweep(st, ctx, +1); return 1;
     case 'm': {
         int next = ((st->metric == PM_BEST_VALID_LOSS ? PM_VALID_LOSS : st->metric) + 1) % PM_SHOWN;
+        /* answer accuracy only for a sweep on data that scores answers */
+        if (next == PM_ANSWER_ACCURACY && (int)headline_metric(NULL, st->pivot.runs, st->pivot.n_runs) != next)
+            next = (next + 1) % PM_SHOWN;
         st->metric = next == PM_VALID_LOSS && st->loss_best ? PM_BEST_VALID_LOSS : (PointMetric)next;
         return 1;
     }

@@ -26,6 +26,7 @@
 #include "db/runs_read.h"
 #include "engine/common.h"
 #include "engine/config.h"
+#include "engine/data/data.h"
 #include "experiments/format.h"
 #include "db/organise.h"
 #include "ui/organise.h"
@@ -406,9 +407,15 @@ static int draw_header(RunState *st, UiContext *ctx, int y, int width, int max_e
         if (isfinite(r->test_loss_all))
             snprintf(all + strlen(all), sizeof all - strlen(all), " test %.3f", r->test_loss_all);
     }
+    /* data that scores only answers (builtin:mqar, copy, selective-copy):
+       the answer accuracy first, its test loss beside */
+    char answer[96] = "", acc[32], loss[32];
+    if (data_scores_answers(r->data))
+        snprintf(answer, sizeof answer, "answer accuracy %s (test loss %s)  ", fmt_real(r->test_accuracy, 3, acc, sizeof acc),
+                 fmt_real(r->test_loss, 3, loss, sizeof loss));
     size_t len = 0;
     for (int brief = 0; brief < 3; brief++) {
-        len = (size_t)snprintf(line, sizeof line, "%s tok/s  ", rate);
+        len = (size_t)snprintf(line, sizeof line, "%s%s tok/s  ", answer, rate);
         if (r->n_params > 0 && brief == 0)
             len += (size_t)snprintf(line + len, sizeof line - len, "params %s (%s non-emb)  threads %d  tokens %s  wall %s",
                                     params, nonemb, (int)r->threads, tokens, wall);

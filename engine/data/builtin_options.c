@@ -1,6 +1,8 @@
 /*
  * builtin_options.c — parses the "key=value,key=value" tail of a
- * builtin:NAME:... spec against a table of numeric options with ranges,
+ * builtin:NAME:... spec (':' separates options too, so that a sweep, whose
+ * values split at commas, can name several: builtin:mqar:pairs=4:vocab=256)
+ * against a table of numeric options with ranges,
  * so every built-in reports unknown keys and bad values the same way; and
  * lays out the example streams the diagnostic corpora share.
  *
@@ -32,7 +34,7 @@ int builtin_parse_options(const char *corpus, const char *opts, BuiltinOption *o
     for (int i = 0; i < n_options; i++) o[i].given = 0;
     const char *p = opts ? opts : "";
     while (*p) {
-        const char *end = strchr(p, ',');
+        const char *end = strpbrk(p, ",:");
         size_t item_len = end ? (size_t)(end - p) : strlen(p);
         const char *eq = memchr(p, '=', item_len);
         size_t key_len = eq ? (size_t)(eq - p) : item_len;

@@ -72,6 +72,10 @@ typedef struct {
    On failure ds is left empty (dataset_free is safe) and err says why. */
 int dataset_load(const char *spec, const DataOptions *opt, Dataset *ds, char *err);
 void dataset_free(Dataset *ds);
+/* 1 when spec names a corpus that scores only some tokens, the answers
+   (builtin:mqar, copy, selective-copy): its accuracy is the answer
+   accuracy, the headline of a recall study; 0 for any other data. */
+int data_scores_answers(const char *spec);
 
 /* The dataset a config names (config_data.c): c->data with c's tokenizer,
    vocab, min_count and n_ctx; sets c->vocab from it.  tok: encode with this

@@ -285,6 +285,33 @@ static int load_file(Dataset *ds, const char *path, const struct stat *st, Token
     return rc;
 }
 
+typedef int (*DiagnosticFn)(const char *, uint64_t, int, BuiltinCorpus *, char *);
+
+/* The diagnostics: examples of n_ctx tokens with scored targets. */
+static const struct {
+    const char *name;
+    DiagnosticFn make;
+} DIAGNOSTICS[] = {
+    {"mqar", builtin_mqar},
+    {"copy", builtin_copy},
+    {"selective-copy", builtin_selective_copy},
+};
+
+static DiagnosticFn find_diagnostic(const char *name, size_t name_len)
+{
+    for (size_t i = 0; i < sizeof DIAGNOSTICS / sizeof DIAGNOSTICS[0]; i++)
+        if (strlen(DIAGNOSTICS[i].name) == name_len && !memcmp(DIAGNOSTICS[i].name, name, name_len))
+            return DIAGNOSTICS[i].make;
+    return NULL;
+}
+
+int data_scores_answers(const char *spec)
+{
+    if (!spec || strncmp(spec, "builtin:", 8)) return 0;
+    const char *name = spec + 8, *colon = strchr(name, ':');
+    return find_diagnostic(name, colon ? (size_t)(colon - name) : strlen(name)) != NULL;
+}
+
 static int load_builtin(Dataset *ds, const char *spec, const DataOptions *o, char *err)
 {
     const char *name = spec + strlen("builtin:");
@@ -295,12 +322,7 @@ static int load_builtin(Dataset *ds, const char *spec, const DataOptions *o, cha
     memset(&corpus, 0, sizeof corpus);
     int is_markov = name_len == 6 && memcmp(name, "markov", 6) == 0;
     int is_stories = name_len == 7 && memcmp(name, "stories", 7) == 0;
-    /* the diagnostics: examples of n_ctx tokens with scored targets */
-    int (*diagnostic)(const char *, uint64_t, int, BuiltinCorpus *, char *) =
-        name_len == 4 && memcmp(name, "mqar", 4) == 0             ? builtin_mqar
-        : name_len == 4 && memcmp(name, "copy", 4) == 0           ? builtin_copy
-        : name_len == 14 && memcmp(name, "selective-copy", 14) == 0 ? builtin_selective_copy
-                                                                    : NULL;
+    DiagnosticFn diagnostic = find_diagnostic(name, name_len);
     if (!is_markov && !is_stories && !diagnostic)
         return err_set(err, "unknown builtin corpus '%.*s' (known: stories, markov, mqar, copy, "
                             "selective-copy)",

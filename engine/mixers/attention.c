@@ -31,7 +31,7 @@ static int attention_declare(const Config *c, ParamDecl *decl)
         if (i < 4) {
             p->ndim = 2;
             p->shape[0] = p->shape[1] = c->d;
-            p->init = INIT_NORMAL;
+            p->init = INIT_LINEAR;
             p->decay = 1;
             p->dense = 1;
         } else {

@@ -47,14 +47,16 @@ static int level_count(int n)
     return levels;
 }
 
-static void declare_matrix(ParamDecl *p, const char *name, int rows, int cols)
+/* init: INIT_LINEAR for win and wout (linear layers), INIT_NORMAL for the
+   level weights wc (SPEC section 5 keeps their N(0, 0.02) under fan_in). */
+static void declare_matrix(ParamDecl *p, const char *name, int rows, int cols, int init)
 {
     memset(p, 0, sizeof *p);
     strcpy(p->name, name);
     p->ndim = 2;
     p->shape[0] = rows;
     p->shape[1] = cols;
-    p->init = INIT_NORMAL;
+    p->init = init;
     p->decay = 1;
     /* dense = 0: each is applied once per head, not once per token; its
        work is counted by dispatcher_flops */
@@ -63,9 +65,9 @@ static void declare_matrix(ParamDecl *p, const char *name, int rows, int cols)
 static int dispatcher_declare(const Config *c, ParamDecl *decl)
 {
     int dh = c->d / c->heads;
-    declare_matrix(&decl[WIN], "win", dh, dh);
-    declare_matrix(&decl[WC], "wc", level_count(c->n_ctx), dh);
-    declare_matrix(&decl[WOUT], "wout", dh, dh);
+    declare_matrix(&decl[WIN], "win", dh, dh, INIT_LINEAR);
+    declare_matrix(&decl[WC], "wc", level_count(c->n_ctx), dh, INIT_NORMAL);
+    declare_matrix(&decl[WOUT], "wout", dh, dh, INIT_LINEAR);
     return 3;
 }
 

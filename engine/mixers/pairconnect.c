@@ -72,11 +72,11 @@ static void declare_mlp(ParamDecl *decl, const char *prefix, int n_in, int dp, i
 {
     char name[32];
     snprintf(name, sizeof name, "%s.w1", prefix);
-    set_decl(&decl[W1], name, dp, n_in, INIT_NORMAL);
+    set_decl(&decl[W1], name, dp, n_in, INIT_LINEAR);
     snprintf(name, sizeof name, "%s.b1", prefix);
     set_decl(&decl[B1], name, dp, 0, INIT_ZERO);
     snprintf(name, sizeof name, "%s.w2", prefix);
-    set_decl(&decl[W2], name, d, dp, INIT_NORMAL);
+    set_decl(&decl[W2], name, d, dp, INIT_LINEAR);
     snprintf(name, sizeof name, "%s.b2", prefix);
     set_decl(&decl[B2], name, d, 0, INIT_ZERO);
     decl[W1].decay = decl[W1].dense = decl[W2].decay = decl[W2].dense = 1;

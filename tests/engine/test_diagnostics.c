@@ -250,6 +250,27 @@ static void expect_error(const char *spec, int n_ctx, const DataOptions *base, c
     if (rc == 0) dataset_free(&ds);
 }
 
+/* ':' separates options as ',' does (a sweep's values split at commas) */
+static void test_colon_options(void)
+{
+    Dataset a, b, c;
+    if (load("builtin:mqar:pairs=4,vocab=64,examples=50", 16, &a)) { CHECK(0, "load"); return; }
+    if (load("builtin:mqar:pairs=4:vocab=64:examples=50", 16, &b)) { CHECK(0, "load"); dataset_free(&a); return; }
+    if (load("builtin:mqar:pairs=4:vocab=128,examples=50", 16, &c)) {
+        CHECK(0, "load");
+        dataset_free(&a);
+        dataset_free(&b);
+        return;
+    }
+    CHECK(a.vocab == 64 && b.vocab == 64 && c.vocab == 128, "vocab %d %d %d", a.vocab, b.vocab, c.vocab);
+    for (int s = 0; s < SPLIT_COUNT; s++)
+        CHECK(same_stream(&a.split[s], &b.split[s]), "%s differs between ',' and ':'", SPLITS[s]);
+    CHECK(a.split[SPLIT_TRAIN].len == 50 * 16 + 1, "examples=50 after ':': %zu tokens", a.split[SPLIT_TRAIN].len);
+    dataset_free(&a);
+    dataset_free(&b);
+    dataset_free(&c);
+}
+
 static void test_errors(void)
 {
     expect_error("builtin:mqar:pairs=40", 64, NULL, "pairs=40 leaves no room for a query in n_ctx=64");
@@ -413,6 +434,7 @@ int main(int argc, char **argv)
     RUN(test_copy_structure);
     RUN(test_selective_copy_structure);
     RUN(test_determinism_and_splits);
+    RUN(test_colon_options);
     RUN(test_errors);
     RUN(test_larger_model_vocab);
     RUN(test_attention_learns_mqar);

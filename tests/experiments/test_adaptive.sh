@@ -112,7 +112,7 @@ $MB sweep recall --until-conclusive --max-hours 0.5 --db x.db >/dev/null 2>&1
 $MB sweep recall --db x.db >/dev/null 2>&1
 $MB cancel 3 --db x.db >"$T/c1" 2>&1
 stopped=$(q x.db "select coalesce(concluded, 'going') from sweeps where id = 1")
-$MB cancel 30 --db x.db >"$T/c2" 2>&1
+$MB cancel "$(q x.db "select min(id) from runs where sweep_id = 2")" --db x.db >"$T/c2" 2>&1
 plain=$(q x.db "select coalesce(concluded, 'going') from sweeps where id = 2")
 $MB sweep --continue 1 --db x.db >"$T/c3" 2>&1
 reopened=$(q x.db "select coalesce(concluded, 'going') from sweeps where id = 1")
@@ -167,7 +167,14 @@ tmux -L "$SOCK" send-keys Down Enter C-u 1.5 Enter
 sleep 0.3
 form=$(tmux -L "$SOCK" capture-pane -p)
 tmux -L "$SOCK" send-keys Down Enter
-sleep 1.5
+sleep 0.3
+tmux -L "$SOCK" send-keys y                    # "Queue 270 jobs? [y/N]": recall is a large sweep
+# recall's 270 jobs and their lr=tune searches take a while to queue
+for i in $(seq 1 100); do
+  [ "$(q form.db "select count(*) from sweeps" 2>/dev/null)" = 1 ] && [ -n "$(q form.db "select 1 from runs limit 1")" ] && break
+  sleep 0.2
+done
+sleep 0.5
 tmux -L "$SOCK" kill-server 2>/dev/null
 plan=$(q form.db "select json_extract(plan_json, '\$.until_conclusive') || ' ' || json_extract(plan_json, '\$.max_hours') || ' ' || name from sweeps")
 if echo "$form" | grep -q "\[x\] until every claim is decided" && echo "$form" | grep -q -- "--until-conclusive --max-hours 1.5" &&

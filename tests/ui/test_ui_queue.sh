@@ -80,6 +80,9 @@ else fail resume_paused "status=$(q "$DB" "select status from runs where id=5")"
 
 # ---- New sweep: a preset from the list, its job count, queued
 expected=$($MB sweep recall --dry-run | head -1 | grep -oE "[0-9]+ jobs" | cut -d' ' -f1)
+# what queueing it makes: recall tunes lr, so its lr=tune trials come first
+$MB sweep recall --db "$T/count.db" >/dev/null 2>&1
+queued=$(q "$T/count.db" "select count(*) from runs")
 keys "$SWEEP"
 wait_screen "Preset" 5 || { fail sweep_form "no form"; shown; }
 keys Enter
@@ -89,7 +92,8 @@ if wait_screen "Queue $expected jobs" 5 && grep -Eq "Jobs +$expected" "$T/screen
 else fail preset_job_count "expected $expected jobs"; shown; fi
 runs_before=$(q "$DB" "select count(*) from runs")
 keys Up; keys Enter    # from Preset, up wraps to [ Queue ]
-if wait_sql "select count(*) from runs r join sweeps s on s.id = r.sweep_id where s.name='recall' and r.status='queued'" "$expected" &&
+wait_screen "Queue $expected jobs\? \[y/N\]" 5 && keys y   # a large sweep asks first
+if wait_sql "select count(*) from runs r join sweeps s on s.id = r.sweep_id where s.name='recall' and r.status in ('queued', 'running')" "$queued" &&
    wait_screen "queued sweep 2 \(recall\)" 5 && grep -q "Queue  *1 running" "$T/screen"; then pass preset_queued
 else fail preset_queued "recall jobs=$(q "$DB" "select count(*) from runs where sweep_id=2")"; shown; fi
 

@@ -18,6 +18,7 @@
 #include "db/runs_read.h"
 #include "engine/common.h"
 #include "engine/config.h"
+#include "engine/data/data.h"
 #include "experiments/format.h"
 #include "experiments/points.h"
 #include "experiments/sweep.h"
@@ -150,6 +151,8 @@ static int run_notes(Figure *f, const RunSummary *r, char *err)
     int len = snprintf(line, sizeof line, "%s at step %lld of %lld, %s tokens, %s of training", run_status_name(r->status),
                        (long long)r->steps_done, (long long)r->total_steps, tokens, wall);
     if (isfinite(r->valid_loss)) len += snprintf(line + len, sizeof line - len, "; valid loss %.4f", r->valid_loss);
+    if (data_scores_answers(r->data) && isfinite(r->test_accuracy) && len < (int)sizeof line)
+        len += snprintf(line + len, sizeof line - len, ", answer accuracy %.4f", r->test_accuracy);
     if (isfinite(r->test_loss) && len < (int)sizeof line)
         len += snprintf(line + len, sizeof line - len, ", test loss %.4f (perplexity %.2f)", r->test_loss,
                         r->test_perplexity);
@@ -202,6 +205,7 @@ typedef struct {
     Config cfg;                  /* what it describes (config_key_applies) */
     RunCurve curves[MAX_MEMBERS];
     SeedStats test;              /* over the finished members */
+    SeedStats answer;            /* their answer accuracy (data scoring only answers; else n 0) */
     int n_done;                  /* members finished (status done) */
     char diff[1024];             /* the keys in which it differs from the others */
 } Curves;
@@ -250,18 +254,21 @@ static int load_groups(Store *s, Curves *g, int n, char *err)
 {
     for (int i = 0; i < n; i++) {
         int found;
-        double tests[MAX_MEMBERS];
-        int n_tests = 0;
+        double tests[MAX_MEMBERS], answers[MAX_MEMBERS];
+        int n_tests = 0, n_answers = 0;
         for (int k = 0; k < g[i].n; k++) {
             RunSummary r;
             if (runs_read_one(s, g[i].ids[k], &r, &found, err)) return -1;
             if (k == 0) g[i].head = r;
             if (r.status == RUN_DONE) tests[n_tests++] = r.test_loss;
+            if (r.status == RUN_DONE && data_scores_answers(r.data) && isfinite(r.test_accuracy))
+                answers[n_answers++] = r.test_accuracy;
             g[i].n_done += r.status == RUN_DONE;
             run_curve_init(&g[i].curves[k], g[i].ids[k]);
             if (run_curve_update(&g[i].curves[k], s, err)) return -1;
         }
         g[i].test = seed_stats(tests, n_tests);
+        g[i].answer = seed_stats(answers, n_answers);
         if (runs_read_config(s, g[i].ids[0], &g[i].config, &g[i].n_config, err)) return -1;
         runs_config_of(g[i].config, g[i].n_config, &g[i].cfg);
     }
@@ -365,8 +372,15 @@ static void group_label(const Curves *g, char *out, size_t cap)
             len += snprintf(out + len, cap - (size_t)len, ", %d of %d seeds finished", g->n_done, g->n);
     }
     if (len >= (int)cap) return;
-    if (g->test.n > 1) snprintf(out + len, cap - (size_t)len, ": test %.3f ± %.3f", g->test.mean, g->test.se);
-    else if (g->test.n == 1) snprintf(out + len, cap - (size_t)len, ": test %.4f", g->test.mean);
+    /* data scoring only answers: the answer accuracy first, its loss beside */
+    if (g->answer.n > 1)
+        len += snprintf(out + len, cap - (size_t)len, ": answer accuracy %.3f ± %.3f,", g->answer.mean, g->answer.se);
+    else if (g->answer.n == 1)
+        len += snprintf(out + len, cap - (size_t)len, ": answer accuracy %.4f,", g->answer.mean);
+    if (len >= (int)cap) return;
+    const char *sep = g->answer.n ? "" : ":";
+    if (g->test.n > 1) snprintf(out + len, cap - (size_t)len, "%s test %.3f ± %.3f", sep, g->test.mean, g->test.se);
+    else if (g->test.n == 1) snprintf(out + len, cap - (size_t)len, "%s test %.4f", sep, g->test.mean);
 }
 
 int figure_compare(Store *s, const int64_t *ids, int n, CompareSeeds seeds, CurveAxis x, int log_y, Figure *f,

@@ -76,6 +76,7 @@ const char *figure_metric_unit(int m)
     switch ((PointMetric)m) {
     case PM_TEST_PERPLEXITY: return "perplexity";
     case PM_TEST_ACCURACY: return "fraction of tokens";
+    case PM_ANSWER_ACCURACY: return "fraction of answers";
     case PM_TOKENS_PER_S: return "training tokens/s";
     case PM_SAMPLES_PER_S: return "samples/s, batch 1, one thread";
     case PM_TOKENS: return "tokens";
@@ -141,9 +142,12 @@ static int fix_axes(const Pivot *p, const char *at, int *fixed_at, char *err)
 }
 
 /* A cell's text: "5.123", "5.123 ± 0.010" (the se to the mean's decimals),
-   and its second line: the best valid loss's step (step: its cell, NULL
-   for another metric), the paper's figure, what is pending or stopped. */
-static void cell_text(const PivotCell *c, const PivotCell *step, int show_n, int flag, FigCell *out)
+   and its second line: what stands beside the metric (beside: its cell,
+   NULL for another metric; the best valid loss's step, or an answer
+   accuracy's test loss: beside_m), the paper's figure, what is pending or
+   stopped. */
+static void cell_text(const PivotCell *c, const PivotCell *beside, PointMetric beside_m, int show_n, int flag,
+                      FigCell *out)
 {
     if (c->n_value) {
         heat_format(c->stats.mean, 4, out->value, sizeof out->value);
@@ -163,7 +167,12 @@ static void cell_text(const PivotCell *c, const PivotCell *step, int show_n, int
     char paper[32] = "";
     if (!isnan(c->paper)) heat_format(c->paper, 4, paper, sizeof paper);
     int len = 0;
-    if (step && step->n_value) len = snprintf(out->detail, sizeof out->detail, "at step %.0f", step->stats.mean);
+    char loss[32] = "";
+    if (beside && beside->n_value && beside_m != PM_BEST_VALID_STEP) heat_format(beside->stats.mean, 4, loss, sizeof loss);
+    if (beside && beside->n_value && beside_m == PM_BEST_VALID_STEP)
+        len = snprintf(out->detail, sizeof out->detail, "at step %.0f", beside->stats.mean);
+    else if (loss[0])
+        len = snprintf(out->detail, sizeof out->detail, "test loss %s", loss);
     if (show_n && c->n_value)
         len += snprintf(out->detail + len, sizeof out->detail - (size_t)len, "%sn%d", len ? ", " : "", c->n_value);
     if (flag && c->n_unlearned) /* its mean is no claim's evidence */
@@ -177,7 +186,7 @@ static void cell_text(const PivotCell *c, const PivotCell *step, int show_n, int
 
 /* The heatmap of the cells, with its labels. */
 static int fill_heatmap(Figure *f, const Pivot *p, int row, int col, PointMetric m, const PivotCell *cells,
-                        const PivotCell *steps, char *err)
+                        const PivotCell *beside, PointMetric beside_m, char *err)
 {
     int rows = row >= 0 ? p->n_values[row] : 1, cols = col >= 0 ? p->n_values[col] : 1;
     FigHeatmap *h = figure_set_heatmap(f, rows, cols);
@@ -199,7 +208,7 @@ static int fill_heatmap(Figure *f, const Pivot *p, int row, int col, PointMetric
     double *means = malloc((size_t)rows * (size_t)cols * sizeof *means);
     if (!means) return err_set(err, "figure: out of memory");
     for (int i = 0; i < rows * cols; i++) {
-        cell_text(&cells[i], steps ? &steps[i] : NULL, show_n, info->learned, &h->cells[i]);
+        cell_text(&cells[i], beside ? &beside[i] : NULL, beside_m, show_n, info->learned, &h->cells[i]);
         flagged |= info->learned && cells[i].n_unlearned;
         means[i] = cells[i].n_value ? cells[i].stats.mean : NAN;
     }
@@ -274,7 +283,7 @@ static int grid_view(Store *s, const GridView *v, int arch_across, Figure *f, ch
     }
     int is_preset = preset_find(preset) != NULL;
     PointMetric m = v->metric >= 0 && v->metric < PM_COUNT ? (PointMetric)v->metric
-                    : is_preset ? preset_paper_metric(preset) : PM_TEST_LOSS;
+                                                           : headline_metric(is_preset ? preset : NULL, p.runs, p.n_runs);
     int row = -1, col = -1, fixed_at[PIVOT_MAX_AXES];
     FigureRow *figs = NULL;
     int n_figs = 0;
@@ -291,13 +300,15 @@ static int grid_view(Store *s, const GridView *v, int arch_across, Figure *f, ch
     int rows = row >= 0 ? p.n_values[row] : 1, cols = col >= 0 ? p.n_values[col] : 1;
     if (!rc && !(cells = calloc((size_t)rows * (size_t)cols, sizeof *cells))) rc = err_set(err, "figure: out of memory");
     if (!rc) pivot_cells(&p, row, col, fixed_at, m, figs, kept, want, cells);
-    /* the best valid loss: each cell's (mean) step under it */
-    PivotCell *steps = !rc && m == PM_BEST_VALID_LOSS ? calloc((size_t)rows * (size_t)cols, sizeof *steps) : NULL;
-    if (steps) pivot_cells(&p, row, col, fixed_at, PM_BEST_VALID_STEP, NULL, 0, NULL, steps);
+    /* under each cell: the best valid loss's (mean) step, an answer
+       accuracy's test loss */
+    PointMetric beside_m = m == PM_BEST_VALID_LOSS ? PM_BEST_VALID_STEP : m == PM_ANSWER_ACCURACY ? PM_TEST_LOSS : PM_COUNT;
+    PivotCell *steps = !rc && beside_m != PM_COUNT ? calloc((size_t)rows * (size_t)cols, sizeof *steps) : NULL;
+    if (steps) pivot_cells(&p, row, col, fixed_at, beside_m, NULL, 0, NULL, steps);
     snprintf(f->title, sizeof f->title, "Grid: sweep %lld %s, %s", (long long)v->sweep_id, sw.name,
              point_metric_info(m)->label);
     if (!rc) rc = grid_notes(f, &p, row, col, fixed_at, figs, kept, want, err);
-    if (!rc) rc = fill_heatmap(f, &p, row, col, m, cells, steps, err);
+    if (!rc) rc = fill_heatmap(f, &p, row, col, m, cells, steps, beside_m, err);
     if (!rc && figure_note(f, FIG_TONE_DIM, "made by mixbench sweep %s", sw.spec)) rc = err_set(err, "figure: out of memory");
     if (!rc) rc = figure_add_verdicts(f, s, sw.preset, v->sweep_id, err);
     free(cells);

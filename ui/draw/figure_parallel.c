@@ -78,7 +78,7 @@ int figure_parallel(Store *s, const ParallelView *v, Figure *f, char *err)
     Pivot p;
     char preset[64];
     if (figure_load_sweep(s, v->sweep_id, &sw, preset, err) || pivot_load(s, v->sweep_id, &p, err)) return -1;
-    PointMetric m = v->metric >= 0 && v->metric < PM_COUNT ? (PointMetric)v->metric : preset_paper_metric(preset);
+    PointMetric m = v->metric >= 0 && v->metric < PM_COUNT ? (PointMetric)v->metric : headline_metric(preset, p.runs, p.n_runs);
     ParBrush brush[PAR_MAX_AXES];
     Parallel par;
     int rc = parallel_parse_ranges(&p, m, v->ranges, brush, err);

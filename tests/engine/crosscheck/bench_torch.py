@@ -184,7 +184,7 @@ def init_params(c, gen):
     matter for speed; denormals and zeros would)."""
     P = {}
     for name, shape in R.param_shapes(c).items():
-        std = R.init_std(c, name)
+        std = R.init_std(c, name, shape)
         if std is not None:
             t = torch.randn(shape, generator=gen) * std
         elif name.endswith(".w") and ("ln" in name.split(".")[-2]):

@@ -82,6 +82,9 @@ CASES = [
     # 1/3, 0 of it over the last 3 steps
     ("clm-attention-pre-gelu-learned-wsd",
      {"arch": "attention", "decay": "wsd", "cooldown": 0.5, "weight_decay": 0.1}),
+    # init = fan_in (section 5) changes only fresh weights: the run starts
+    # from the case's own, and its metadata must say fan_in
+    ("clm-attention-init-fan_in", {"arch": "attention", "init": "fan_in"}),
     ("clm-attention-none-none-nopos-constant",
      {"arch": "attention", "norm": "none", "act": "none", "pos": "none",
       "decay": "constant", "weight_decay": 0.1}),
@@ -596,13 +599,19 @@ def run_case(name, keys, args, datadir, streams, work):
     return fails, info, summary, m, meta_problems
 
 
-# init cases: (arch, task, emb_std given or None).  vocab 400 x d 64 gives
-# tok_emb 25,600 draws, so its sample std is within 1% of the true one.
-INIT_CASES = [("attention", "clm", None), ("dispatcher", "clm", None),
-              ("pairconnect", "mlm", None), ("mixer", "clm", None), ("mixer", "mlm", None),
-              ("fft", "mlm", None), ("cumsum", "clm", None), ("cumsum", "bidir", None),
-              ("cumsum", "clm", "0.02"), ("conv", "clm", None),
-              ("attention", "mlm", "0.5"), ("mixer", "clm", "0.02")]
+# init cases: (arch, task, emb_std given or None, init).  vocab 400 x d 64
+# gives tok_emb 25,600 draws, so its sample std is within 1% of the true one.
+# init=fan_in for every architecture, at heads 1 so that the dispatcher's
+# win and wout ([d/h, d/h]) have 4,096 draws too.
+INIT_CASES = [("attention", "clm", None, "gpt2"), ("dispatcher", "clm", None, "gpt2"),
+              ("pairconnect", "mlm", None, "gpt2"), ("mixer", "clm", None, "gpt2"),
+              ("mixer", "mlm", None, "gpt2"), ("fft", "mlm", None, "gpt2"),
+              ("cumsum", "clm", None, "gpt2"), ("cumsum", "bidir", None, "gpt2"),
+              ("cumsum", "clm", "0.02", "gpt2"), ("conv", "clm", None, "gpt2"),
+              ("attention", "mlm", "0.5", "gpt2"), ("mixer", "clm", "0.02", "gpt2")] + \
+             [(arch, "mlm" if arch in ("fft",) else "clm", None, "fan_in")
+              for arch in ("attention", "dispatcher", "pairconnect", "mixer", "fft", "cumsum",
+                           "conv")] + [("attention", "clm", "1", "fan_in")]
 INIT_REL = 0.03   # relative tolerance on a tensor's std (>= 4,096 draws)
 
 
@@ -610,12 +619,13 @@ def check_init(mb, datadir, work):
     """Section 5's init, per architecture: a run with lr 0 (one step: the
     weights do not move) saves mixbench's fresh weights; every random tensor
     with at least 4,096 elements must have the std R.init_std gives it
-    (tok_emb: emb_std), and the metadata must name the emb_std used.
+    (tok_emb: emb_std; linear weights: 0.02, or 1/sqrt(fan_in) under
+    init=fan_in), and the metadata must name the emb_std and init used.
     Returns (fails, [(case, tok_emb std)], skipped archs)."""
     fails, seen, skipped = [], [], []
-    for arch, task, emb in INIT_CASES:
-        keys = {"vocab": 400, "d": 64, "heads": 2, "layers": 1, "n_ctx": 8, "batch": 1,
-                "lr": 0, "warmup": 0, "hash_size": 100}
+    for arch, task, emb, init in INIT_CASES:
+        keys = {"vocab": 400, "d": 64, "heads": 2 if init == "gpt2" else 1, "layers": 1,
+                "n_ctx": 8, "batch": 1, "lr": 0, "warmup": 0, "hash_size": 100, "init": init}
         if emb is not None:
             keys["emb_std"] = emb
         cfg = R.make_config(arch=arch, task=task, **keys)
@@ -628,7 +638,7 @@ def check_init(mb, datadir, work):
         if p.returncode != 0 and "unknown architecture" in p.stderr:
             skipped.append(arch)
             continue
-        name = "%s/%s emb_std=%s" % (arch, task, emb or "default")
+        name = "%s/%s emb_std=%s init=%s" % (arch, task, emb or "default", init)
         if p.returncode != 0:
             fails.append("%s: mixbench run exited %d: %s" % (name, p.returncode,
                                                               p.stderr.strip()[-200:]))
@@ -637,8 +647,10 @@ def check_init(mb, datadir, work):
         if float(meta.get("emb_std", "nan")) != cfg["emb_std"]:
             fails.append("%s: metadata emb_std %r, the run used %g" % (name, meta.get("emb_std"),
                                                                        cfg["emb_std"]))
+        if meta.get("init") != init:
+            fails.append("%s: metadata init %r" % (name, meta.get("init")))
         for tname, a in sorted(w.items()):
-            want = R.init_std(cfg, tname)
+            want = R.init_std(cfg, tname, a.shape)
             if want is None or a.size < 4096:
                 continue
             got = float(np.sqrt(np.mean(a.astype(np.float64) ** 2)))

@@ -42,8 +42,8 @@ Init (section 5) is not reproduced draw for draw: weights always come from
 a checkpoint, so both sides start from the same numbers.  What the SPEC
 fixes about init is its distribution per tensor (init_std: emb_std for
 tok_emb, by default 1.0 for mixer, 2*sqrt(n_ctx) for cumsum and 0.02
-otherwise), which
-crosscheck.py's init cases compare with mixbench's fresh weights.
+otherwise; linear weights 0.02, or 1/sqrt(fan_in) under init = fan_in),
+which crosscheck.py's init cases compare with mixbench's fresh weights.
 
 Dropout must be 0 (the reference has no random stream to share with
 mixbench); level_dropout likewise.
@@ -73,6 +73,7 @@ MODEL_DEFAULTS = {
     "pair_reduce": "mean", "d_pair": None, "fft_mode": "nd",
     "level_dropout": 0.0,
     "emb_std": None,  # per-arch default, see default_emb_std (section 5)
+    "init": "gpt2",   # gpt2 | fan_in: linear weights' init (section 5)
 }
 TRAIN_DEFAULTS = {
     "lr": 1e-3, "warmup": 0, "decay": "cosine", "cooldown": 0.2, "weight_decay": 0.01,
@@ -110,15 +111,40 @@ def default_emb_std(arch, n_ctx):
     return 0.02
 
 
-def init_std(c, name):
+# Section 5's linear layers, by the name under blocks.{i}.: attention's wq
+# wk wv wo, the dispatcher's win and wout, PairConnect's mlpx and mlpp, the
+# FFN's w1 w2 (and the head, lm_head.w).
+LINEAR_IN_BLOCK = {
+    "attention": ("mix.wq", "mix.wk", "mix.wv", "mix.wo"),
+    "dispatcher": ("mix.win", "mix.wout"),
+    "pairconnect": ("mix.mlpx.w1", "mix.mlpx.w2", "mix.mlpp.w1", "mix.mlpp.w2"),
+}
+
+
+def is_linear_weight(c, name):
+    """1 for a linear layer's weight [out, in] (section 5's list)."""
+    if name == "lm_head.w":
+        return True
+    if "blocks." not in name:
+        return False
+    tail = name.split("blocks.", 1)[1].split(".", 1)[1]  # "ffn.w1", "mix.wq"
+    return tail in ("ffn.w1", "ffn.w2") or tail in LINEAR_IN_BLOCK.get(c["arch"], ())
+
+
+def init_std(c, name, shape=None):
     """The standard deviation section 5 gives the initial values of a
     parameter (None: not a random init): tok_emb N(0, emb_std); linear
-    weights, positional embeddings and pair tables N(0, 0.02); mixer
-    matrices U(-1/sqrt n, 1/sqrt n), whose std is 1/sqrt(3n); biases, LN
-    shifts and conv kernels 0, LN gains 1."""
+    weights N(0, 0.02), or N(0, 1/sqrt(fan_in)) with init = fan_in (fan_in:
+    the last dimension of the [out, in] weight); positional embeddings,
+    the dispatcher's wc and pair tables N(0, 0.02); mixer matrices
+    U(-1/sqrt n, 1/sqrt n), whose std is 1/sqrt(3n); biases, LN shifts and
+    conv kernels 0, LN gains 1."""
     last = name.split(".")[-1]
     if name == "tok_emb":
         return c["emb_std"]
+    if c["init"] == "fan_in" and is_linear_weight(c, name):
+        fan_in = (shape if shape is not None else param_shapes(c)[name])[-1]
+        return 1.0 / math.sqrt(fan_in)
     if ".ln" in name or name.startswith("ln_f") or ".ln_f" in name:
         return None
     if last.startswith("b") or c["arch"] == "conv" and ".mix.w" in name:
@@ -152,6 +178,8 @@ def make_config(**kw):
         c["emb_std"] = default_emb_std(c["arch"], c["n_ctx"])
     if not 0 < c["cooldown"] <= 1:
         raise ValueError("reference: cooldown %r is not in (0, 1]" % c["cooldown"])
+    if c["init"] not in ("gpt2", "fan_in"):
+        raise ValueError("reference: init %r is not gpt2 or fan_in" % c["init"])
     if c["mlm_loss"] not in ("masked", "all"):
         raise ValueError("reference: mlm_loss %r is not masked or all" % c["mlm_loss"])
     assert c["d"] % c["heads"] == 0
@@ -224,6 +252,7 @@ DOMAINS = {
     "act": {"gelu", "relu", "none"}, "norm": {"pre", "post", "none"},
     "pos": {"learned", "sinusoidal", "none"}, "tie": {"true", "false"},
     "pair_reduce": {"mean", "sum"}, "fft_mode": {"nd", "fnet"},
+    "init": {"gpt2", "fan_in"},
 }
 
 
@@ -1142,6 +1171,13 @@ def _selftest():
           make_config(arch="cumsum", n_ctx=64)["emb_std"] == 16.0 and
           make_config(arch="cumsum", n_ctx=64, emb_std="0.02")["emb_std"] == 0.02 and
           make_config(arch="mixer", emb_std="0.5")["emb_std"] == 0.5)
+    cf = make_config(arch="pairconnect", init="fan_in", d=64, d_pair=32, heads=2)
+    check("init fan_in", init_std(cf, "blocks.0.ffn.w2") == 1.0 / 16 and
+          init_std(cf, "blocks.1.mix.mlpp.w1") == 1.0 / math.sqrt(128) and
+          init_std(cf, "blocks.0.mix.table0") == 0.02 and init_std(cf, "pos_emb") == 0.02 and
+          init_std(make_config(arch="dispatcher", init="fan_in"), "blocks.0.mix.wc") == 0.02 and
+          init_std(make_config(arch="mixer", init="fan_in", heads=2), "blocks.0.mix.w1") ==
+          1.0 / math.sqrt(3 * 64) and init_std(make_config(), "lm_head.w") == 0.02)
     check("pos defaults", make_config(arch="dispatcher", task="autoencode")["pos"] == "learned"
           and make_config(arch="dispatcher", task="clm")["pos"] == "sinusoidal"
           and make_config(arch="dispatcher", task="autoencode", pos="sinusoidal")["pos"]

@@ -1,0 +1,154 @@
+/*
+ * bench_length.c — `mixbench bench --n LIST [--arch A] [--threads T]
+ * [--seconds W] [--json]`: what each architecture costs as the context
+ * grows.  For every architecture with a causal mode (or --arch) and every
+ * length n of LIST, at one small model (d 128, L 2, h 4, batch 1, V 1000,
+ * clm on random tokens):
+ *   training   tokens/s, GFLOP/s by the bench's FLOP rule (cmd_bench.c),
+ *              the peak resident memory of the job and engine/memory.h's
+ *              estimate of it (app/cmd_bench.c's bench_train_config);
+ *   generation batch 1, one sequence grown token by token to n (the KV
+ *              cache of attention, the running state of the others): the
+ *              milliseconds of the last GEN_TIMED tokens, per token.
+ * Every (architecture, length) is checked against the memory this process
+ * may use (engine/memory.h) before anything runs; one that would not fit is
+ * refused in one line with the estimate, as are lengths that are not whole
+ * numbers in 1..MAX_N.  `mixbench plot bench FILE.json` draws the --json.
+ *
+ * Not for: the fixed-size tables (cmd_bench.c).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/bench.h"
+#include "engine/common.h"
+#include "engine/generate.h"
+#include "engine/memory.h"
+#include "engine/mixer.h"
+#include "engine/model.h"
+#include "engine/text.h"
+
+enum { MAX_LENGTHS = 16, MAX_N = 1048576, GEN_TIMED = 8 };
+
+/* The lengths of a comma-separated list into ns (count into *count). */
+static int parse_lengths(const char *list, int *ns, int *count, char *err)
+{
+    *count = 0;
+    const char *p = list;
+    for (;;) {
+        size_t len = strcspn(p, ",");
+        char word[32];
+        snprintf(word, sizeof word, "%.*s", (int)(len < 31 ? len : 31), p);
+        if (*count == MAX_LENGTHS) return err_set(err, "--n: at most %d lengths", MAX_LENGTHS);
+        if (len == 0 || len > 30 || text_to_int(word, 1, MAX_N, &ns[*count]))
+            return err_set(err, "--n: '%s' is not a length (a whole number 1..%d)", word, MAX_N);
+        (*count)++;
+        if (!p[len]) return 0;
+        p += len + 1;
+    }
+}
+
+/* The random tokens bench_train_config trains on (as it counts them). */
+static double data_len(int n)
+{
+    return 200000 > 4.0 * (n + 1) ? 200000 : 4.0 * (n + 1);
+}
+
+/* The model every line trains: arch at length n. */
+static int length_config(Config *c, const char *arch, int n, char *err)
+{
+    config_defaults(c);
+    const char *keys[] = {"warmup=0", "decay=constant", "seed=1", "vocab=1000", "d=128",
+                          "layers=2", "heads=4", "batch=1", "task=clm", NULL};
+    for (int i = 0; keys[i]; i++)
+        if (config_set_arg(c, keys[i], err)) return -1;
+    char nn[32];
+    snprintf(nn, sizeof nn, "n_ctx=%d", n);
+    if (config_set_arg(c, nn, err) || config_set(c, "arch", arch, err)) return -1;
+    return config_validate(c, err);
+}
+
+/* Batch-1 generation at context n: the sequence grown to n - GEN_TIMED
+   tokens untimed, then the milliseconds per token of the last ones. */
+static int generate_ms(const Config *c, double *ms, char *err)
+{
+    Model m;
+    Generator *g = NULL;
+    if (model_build(&m, c, err)) return -1;
+    if (generator_create(&g, &m, 1, err)) {
+        model_free(&m);
+        return -1;
+    }
+    int n = c->n_ctx, timed = n < GEN_TIMED ? n : GEN_TIMED;
+    generator_reset(g);
+    for (int t = 0; t < n - timed; t++) generator_push(g, 2 + t % (c->vocab - 2));
+    double t0 = now_seconds();
+    for (int t = n - timed; t < n; t++) generator_push(g, 2 + t % (c->vocab - 2));
+    *ms = 1e3 * (now_seconds() - t0) / timed;
+    generator_free(g);
+    model_free(&m);
+    return 0;
+}
+
+int bench_lengths(const char *arch, const char *n_list, int threads, int json, char *err)
+{
+    int ns[MAX_LENGTHS], n_lengths;
+    if (parse_lengths(n_list, ns, &n_lengths, err)) return -1;
+    const char *archs[64];
+    int n_archs = 0;
+    for (int i = 0; i < mixer_count() && n_archs < 64; i++) {
+        const MixerOps *mx = mixer_at(i);
+        if (arch ? !strcmp(arch, mx->name) : mx->has_causal) archs[n_archs++] = mx->name;
+    }
+    if (arch && !mixer_find(arch)->has_causal)
+        return err_set(err, "--n: %s has no causal mode (the lengths are measured on clm)", arch);
+    /* every line's estimate first: nothing runs when one would not fit */
+    const char *source;
+    double available = memory_available(&source);
+    for (int a = 0; a < n_archs; a++)
+        for (int k = 0; k < n_lengths; k++) {
+            Config c;
+            MemoryNeed need;
+            char why[ERR_LEN];
+            if (length_config(&c, archs[a], ns[k], why) ||
+                job_memory_bytes(&c, threads, 4.0 * data_len(ns[k]), 0, &need, why) ||
+                memory_check(&need, available, source, why))
+                return err_set(err, "--n %d: %s %.400s", ns[k], archs[a], why);
+        }
+    if (json)
+        printf("{\"threads\": %d, \"model\": {\"d\": 128, \"layers\": 2, \"heads\": 4, \"batch\": 1, \"vocab\": 1000, "
+               "\"task\": \"clm\"}, \"lengths\": [",
+               threads);
+    else
+        printf("d 128, L 2, h 4, batch 1, V 1000, clm on random tokens, %d thread%s; generate: batch 1, ms per token "
+               "at context n\n%-12s %8s %12s %10s %9s %9s %12s\n",
+               threads, threads > 1 ? "s" : "", "arch", "n", "tokens/s", "GFLOP/s", "peak MB", "est MB", "gen ms/tok");
+    int first = 1;
+    for (int a = 0; a < n_archs; a++)
+        for (int k = 0; k < n_lengths; k++) {
+            Config c;
+            BenchResult r;
+            double ms = 0;
+            if (length_config(&c, archs[a], ns[k], err) || bench_train_config(&c, threads, NULL, &r, err) ||
+                generate_ms(&c, &ms, err)) {
+                char why[ERR_LEN];
+                snprintf(why, sizeof why, "%s", err);
+                return err_set(err, "%s n %d: %.400s", archs[a], ns[k], why);
+            }
+            double peak = r.peak_bytes - r.base_bytes;
+            if (json)
+                printf("%s{\"arch\": \"%s\", \"n\": %d, \"params\": %lld, \"tokens_per_s\": %.1f, \"gflops\": %.3f, "
+                       "\"steps\": %d, \"peak_bytes\": %.0f, \"estimate_bytes\": %.0f, "
+                       "\"generate_ms_per_token\": %.4f}",
+                       first ? "" : ", ", archs[a], ns[k], (long long)r.params, r.tokens_per_s, r.gflops, r.steps,
+                       peak, r.need.total, ms);
+            else
+                printf("%-12s %8d %12.0f %10.2f %9.0f %9.0f %12.3f\n", archs[a], ns[k], r.tokens_per_s, r.gflops,
+                       peak / 1e6, r.need.total / 1e6, ms);
+            fflush(stdout);
+            first = 0;
+        }
+    if (json) printf("]}\n");
+    return 0;
+}

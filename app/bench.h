@@ -12,6 +12,7 @@
 #include "engine/config.h"
 #include "engine/dist.h"
 #include "engine/memory.h"
+#include "ui/draw/figure.h"
 
 typedef struct {
     double tokens_per_s, gflops, flops_per_token;
@@ -45,5 +46,10 @@ int bench_train_config(const Config *c, int threads, Dist *dist, BenchResult *ou
    in 1..1048576, or whose estimate does not fit in the memory available,
    is refused in one line before anything runs. */
 int bench_lengths(const char *arch, const char *n_list, int threads, int json, char *err);
+
+/* `mixbench plot bench FILE...`: the lines of those --n --json outputs
+   drawn by ui/draw/figure_bench.h; -1 with err naming a file that is not
+   one. */
+int bench_lengths_figure(const char *const *paths, int n_paths, Figure *fig, char *err);
 
 #endif

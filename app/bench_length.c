@@ -23,13 +23,15 @@
 
 #include "app/bench.h"
 #include "engine/common.h"
+#include "engine/io/json.h"
 #include "engine/generate.h"
 #include "engine/memory.h"
 #include "engine/mixer.h"
 #include "engine/model.h"
 #include "engine/text.h"
+#include "ui/draw/figure_bench.h"
 
-enum { MAX_LENGTHS = 16, MAX_N = 1048576, GEN_TIMED = 8 };
+enum { MAX_LENGTHS = 16, MAX_N = 1048576, GEN_TIMED = 32 };
 
 /* The lengths of a comma-separated list into ns (count into *count). */
 static int parse_lengths(const char *list, int *ns, int *count, char *err)
@@ -151,4 +153,66 @@ int bench_lengths(const char *arch, const char *n_list, int threads, int json, c
         }
     if (json) printf("]}\n");
     return 0;
+}
+
+/* The lines of one --json output into pts (from *count on, at most cap). */
+static int read_points(const char *path, BenchPoint *pts, int cap, int *count, char *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return err_set(err, "cannot read %s", path);
+    char *text = NULL;
+    size_t len = 0, got;
+    char chunk[65536];
+    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        char *grown = realloc(text, len + got + 1);
+        if (!grown) {
+            free(text);
+            fclose(f);
+            return err_set(err, "out of memory reading %s", path);
+        }
+        text = grown;
+        memcpy(text + len, chunk, got);
+        len += got;
+    }
+    fclose(f);
+    char jerr[ERR_LEN];
+    JsonValue *root = text ? json_parse(text, len, jerr) : NULL;
+    free(text);
+    if (!root) return err_set(err, "%s: %s", path, text ? jerr : "empty file");
+    const JsonValue *lines = json_get(root, "lengths");
+    int rc = lines && lines->type == JSON_ARRAY ? 0
+             : err_set(err, "%s: not the output of mixbench bench --n --json (no \"lengths\")", path);
+    for (int i = 0; !rc && i < lines->count; i++) {
+        const JsonValue *l = &lines->items[i], *arch = json_get(l, "arch"), *n = json_get(l, "n"),
+                        *tok = json_get(l, "tokens_per_s"), *peak = json_get(l, "peak_bytes"),
+                        *gen = json_get(l, "generate_ms_per_token");
+        if (!arch || arch->type != JSON_STRING || !n || n->type != JSON_NUMBER || !tok || tok->type != JSON_NUMBER ||
+            !peak || peak->type != JSON_NUMBER || !gen || gen->type != JSON_NUMBER || !(n->number >= 1))
+            rc = err_set(err, "%s: line %d of \"lengths\" lacks arch, n, tokens_per_s, peak_bytes or "
+                         "generate_ms_per_token", path, i + 1);
+        else if (*count == cap)
+            rc = err_set(err, "more than %d bench lines", cap);
+        else {
+            BenchPoint *p = &pts[(*count)++];
+            snprintf(p->arch, sizeof p->arch, "%s", arch->string);
+            p->n = (int)n->number;
+            p->tokens_per_s = tok->number;
+            p->peak_bytes = peak->number;
+            p->generate_ms = gen->number;
+        }
+    }
+    json_free(root);
+    return rc;
+}
+
+int bench_lengths_figure(const char *const *paths, int n_paths, Figure *fig, char *err)
+{
+    enum { CAP = 4096 };
+    BenchPoint *pts = malloc(sizeof(BenchPoint) * CAP);
+    if (!pts) return err_set(err, "out of memory");
+    int count = 0, rc = n_paths ? 0 : err_set(err, "name the JSON of mixbench bench --n --json (one or more files)");
+    for (int i = 0; i < n_paths && !rc; i++) rc = read_points(paths[i], pts, CAP, &count, err);
+    if (!rc) rc = figure_bench(pts, count, fig, err);
+    free(pts);
+    return rc;
 }

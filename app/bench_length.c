@@ -4,7 +4,9 @@
  * grows.  For every architecture with a causal mode (or --arch) and every
  * length n of LIST, at one small model (d 128, L 2, h 4, batch 1, V 1000,
  * clm on random tokens):
- *   training   tokens/s, GFLOP/s by the bench's FLOP rule (cmd_bench.c),
+ *   training   tokens/s, tokens per CPU-second of the process (what other
+ *              tenants' preemption does not move), GFLOP/s by the bench's
+ *              FLOP rule (cmd_bench.c),
  *              the peak resident memory of the job and engine/memory.h's
  *              estimate of it (app/cmd_bench.c's bench_train_config);
  *   generation batch 1, one sequence grown token by token to n (the KV
@@ -124,8 +126,9 @@ int bench_lengths(const char *arch, const char *n_list, int threads, int json, c
                threads);
     else
         printf("d 128, L 2, h 4, batch 1, V 1000, clm on random tokens, %d thread%s; generate: batch 1, ms per token "
-               "at context n\n%-12s %8s %12s %10s %9s %9s %12s\n",
-               threads, threads > 1 ? "s" : "", "arch", "n", "tokens/s", "GFLOP/s", "peak MB", "est MB", "gen ms/tok");
+               "at context n\n%-12s %8s %12s %12s %10s %9s %9s %12s\n",
+               threads, threads > 1 ? "s" : "", "arch", "n", "tokens/s", "tok/CPU-s", "GFLOP/s", "peak MB", "est MB",
+               "gen ms/tok");
     int first = 1;
     for (int a = 0; a < n_archs; a++)
         for (int k = 0; k < n_lengths; k++) {
@@ -141,13 +144,14 @@ int bench_lengths(const char *arch, const char *n_list, int threads, int json, c
             double peak = r.peak_bytes - r.base_bytes;
             if (json)
                 printf("%s{\"arch\": \"%s\", \"n\": %d, \"params\": %lld, \"tokens_per_s\": %.1f, \"gflops\": %.3f, "
-                       "\"steps\": %d, \"peak_bytes\": %.0f, \"estimate_bytes\": %.0f, "
+                       "\"tokens_per_cpu_s\": %.1f, \"steps\": %d, \"peak_bytes\": %.0f, \"estimate_bytes\": %.0f, "
                        "\"generate_ms_per_token\": %.4f}",
-                       first ? "" : ", ", archs[a], ns[k], (long long)r.params, r.tokens_per_s, r.gflops, r.steps,
-                       peak, r.need.total, ms);
+                       first ? "" : ", ", archs[a], ns[k], (long long)r.params, r.tokens_per_s, r.gflops,
+                       r.tokens_per_s * r.step_seconds * r.steps / r.cpu_seconds, r.steps, peak, r.need.total, ms);
             else
-                printf("%-12s %8d %12.0f %10.2f %9.0f %9.0f %12.3f\n", archs[a], ns[k], r.tokens_per_s, r.gflops,
-                       peak / 1e6, r.need.total / 1e6, ms);
+                printf("%-12s %8d %12.0f %12.0f %10.2f %9.0f %9.0f %12.3f\n", archs[a], ns[k], r.tokens_per_s,
+                       r.tokens_per_s * r.step_seconds * r.steps / r.cpu_seconds, r.gflops, peak / 1e6,
+                       r.need.total / 1e6, ms);
             fflush(stdout);
             first = 0;
         }

@@ -43,7 +43,7 @@ int bench_train_config(const Config *c, int threads, Dist *dist, BenchResult *ou
    length of the comma-separated list, training tokens/s, GFLOP/s and peak
    memory, and batch-1 generation's milliseconds per token at that context
    (d 128, L 2, h 4, batch 1, V 1000); a length that is not a whole number
-   in 1..1048576, or whose estimate does not fit in the memory available,
+   in 1..65536 (n_ctx's range), or whose estimate does not fit in the memory available,
    is refused in one line before anything runs. */
 int bench_lengths(const char *arch, const char *n_list, int threads, int json, char *err);
 

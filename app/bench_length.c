@@ -33,7 +33,7 @@
 #include "engine/text.h"
 #include "ui/draw/figure_bench.h"
 
-enum { MAX_LENGTHS = 16, MAX_N = 1048576, GEN_TIMED = 32 };
+enum { MAX_LENGTHS = 16, MAX_N = 65536, GEN_TIMED = 32 };
 
 /* The lengths of a comma-separated list into ns (count into *count). */
 static int parse_lengths(const char *list, int *ns, int *count, char *err)

@@ -7,6 +7,9 @@
  * of the process over them (tokens_per_cpu_s: on a machine shared with
  * other tenants, what their preemption does not move).
  *
+ * --n LIST: throughput and memory against the sequence length
+ * (app/bench_length.c).
+ *
  * --inference: batch-1 single-thread forward samples/s of every
  * architecture at the PairConnect paper's setting, and incremental
  * generation tokens/s for the causal ones, each beside attention's
@@ -134,7 +137,6 @@ static double measure_sgemm(int threads, char *err)
     pool_destroy(pool);
     return best;
 }
-
 
 /* The process's CPU time so far, every thread, seconds. */
 static double cpu_seconds(void)

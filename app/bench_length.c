@@ -180,9 +180,10 @@ static int read_points(const char *path, BenchPoint *pts, int cap, int *count, c
     }
     fclose(f);
     char jerr[ERR_LEN];
-    JsonValue *root = text ? json_parse(text, len, jerr) : NULL;
+    int empty = text == NULL;
+    JsonValue *root = empty ? NULL : json_parse(text, len, jerr);
     free(text);
-    if (!root) return err_set(err, "%s: %s", path, text ? jerr : "empty file");
+    if (!root) return err_set(err, "%s: %s", path, empty ? "empty file" : jerr);
     const JsonValue *lines = json_get(root, "lengths");
     int rc = lines && lines->type == JSON_ARRAY ? 0
              : err_set(err, "%s: not the output of mixbench bench --n --json (no \"lengths\")", path);

@@ -42,9 +42,10 @@ int bench_train_config(const Config *c, int threads, Dist *dist, BenchResult *ou
 /* --n LIST: for each architecture with a causal mode (or arch) and each
    length of the comma-separated list, training tokens/s, GFLOP/s and peak
    memory, and batch-1 generation's milliseconds per token at that context
-   (d 128, L 2, h 4, batch 1, V 1000); a length that is not a whole number
-   in 1..65536 (n_ctx's range), or whose estimate does not fit in the memory available,
-   is refused in one line before anything runs. */
+   (d 128, L 2, h 4, batch 1, V 1000).  A length that is not a whole number
+   in 1..65536 (n_ctx's range) is refused in one line before anything runs;
+   so is one whose estimate does not fit in the memory available, with
+   arch; without, such lines are skipped (refused when none fits). */
 int bench_lengths(const char *arch, const char *n_list, int threads, int json, char *err);
 
 /* `mixbench plot bench FILE...`: the lines of those --n --json outputs

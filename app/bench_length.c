@@ -13,9 +13,11 @@
  *              cache of attention, the running state of the others): the
  *              milliseconds of the last GEN_TIMED tokens, per token.
  * Every (architecture, length) is checked against the memory this process
- * may use (engine/memory.h) before anything runs; one that would not fit is
- * refused in one line with the estimate, as are lengths that are not whole
- * numbers in 1..MAX_N.  `mixbench plot bench FILE.json` draws the --json.
+ * may use (engine/memory.h) before anything runs: with --arch one that would
+ * not fit is refused in one line with the estimate; for every architecture
+ * it is skipped (a line saying so; "skipped" in the JSON), and refused only
+ * when nothing fits.  Lengths that are not whole numbers in 1..MAX_N are
+ * refused.  `mixbench plot bench FILE.json` draws the --json.
  *
  * Not for: the fixed-size tables (cmd_bench.c).
  */
@@ -95,6 +97,28 @@ static int generate_ms(const Config *c, double *ms, char *err)
     return 0;
 }
 
+/* 1 when the job of arch at length n fits in `available` by
+   engine/memory.h's estimate, 0 when not (why: its need and the room), -1
+   when the config is refused (why says why). */
+static int line_fits(const char *arch, int n, int threads, double available, const char *source, char *why)
+{
+    Config c;
+    MemoryNeed need;
+    if (length_config(&c, arch, n, why) || job_memory_bytes(&c, threads, 4.0 * data_len(n), 0, &need, why))
+        return -1;
+    return memory_check(&need, available, source, why) ? 0 : 1;
+}
+
+/* s as a JSON string on stdout. */
+static void json_print_string(const char *s)
+{
+    StrBuf sb;
+    sb_init(&sb);
+    sb_json_string(&sb, s);
+    printf("%s", sb_ok(&sb) ? sb.data : "\"\"");
+    sb_free(&sb);
+}
+
 int bench_lengths(const char *arch, const char *n_list, int threads, int json, char *err)
 {
     int ns[MAX_LENGTHS], n_lengths;
@@ -107,19 +131,22 @@ int bench_lengths(const char *arch, const char *n_list, int threads, int json, c
     }
     if (arch && !mixer_find(arch)->has_causal)
         return err_set(err, "--n: %s has no causal mode (the lengths are measured on clm)", arch);
-    /* every line's estimate first: nothing runs when one would not fit */
+    /* every line's estimate first: with --arch nothing runs when one
+       would not fit; for every architecture those lines are skipped (the
+       masked mixer's [n, n] matrices outgrow memory long before the others) */
     const char *source;
     double available = memory_available(&source);
+    int runnable = 0;
+    char first_why[ERR_LEN] = "";
     for (int a = 0; a < n_archs; a++)
         for (int k = 0; k < n_lengths; k++) {
-            Config c;
-            MemoryNeed need;
             char why[ERR_LEN];
-            if (length_config(&c, archs[a], ns[k], why) ||
-                job_memory_bytes(&c, threads, 4.0 * data_len(ns[k]), 0, &need, why) ||
-                memory_check(&need, available, source, why))
-                return err_set(err, "--n %d: %s %.400s", ns[k], archs[a], why);
+            int fits = line_fits(archs[a], ns[k], threads, available, source, why);
+            if (fits < 0 || (!fits && arch)) return err_set(err, "--n %d: %s %.400s", ns[k], archs[a], why);
+            if (!fits && !first_why[0]) snprintf(first_why, sizeof first_why, "%s %.400s", archs[a], why);
+            runnable += fits;
         }
+    if (!runnable) return err_set(err, "--n %s: no architecture fits (%.400s)", n_list, first_why);
     if (json)
         printf("{\"threads\": %d, \"model\": {\"d\": 128, \"layers\": 2, \"heads\": 4, \"batch\": 1, \"vocab\": 1000, "
                "\"task\": \"clm\"}, \"lengths\": [",
@@ -135,6 +162,18 @@ int bench_lengths(const char *arch, const char *n_list, int threads, int json, c
             Config c;
             BenchResult r;
             double ms = 0;
+            char why[ERR_LEN];
+            if (line_fits(archs[a], ns[k], threads, available, source, why) == 0) {
+                if (json) {
+                    printf("%s{\"arch\": \"%s\", \"n\": %d, \"skipped\": ", first ? "" : ", ", archs[a], ns[k]);
+                    json_print_string(why);
+                    printf("}");
+                } else {
+                    printf("%-12s %8d  skipped: %s\n", archs[a], ns[k], why);
+                }
+                first = 0;
+                continue;
+            }
             if (length_config(&c, archs[a], ns[k], err) || bench_train_config(&c, threads, NULL, &r, err) ||
                 generate_ms(&c, &ms, err)) {
                 char why[ERR_LEN];
@@ -188,6 +227,7 @@ static int read_points(const char *path, BenchPoint *pts, int cap, int *count, c
     int rc = lines && lines->type == JSON_ARRAY ? 0
              : err_set(err, "%s: not the output of mixbench bench --n --json (no \"lengths\")", path);
     for (int i = 0; !rc && i < lines->count; i++) {
+        if (json_get(&lines->items[i], "skipped")) continue;   /* did not fit in memory */
         const JsonValue *l = &lines->items[i], *arch = json_get(l, "arch"), *n = json_get(l, "n"),
                         *tok = json_get(l, "tokens_per_s"), *peak = json_get(l, "peak_bytes"),
                         *gen = json_get(l, "generate_ms_per_token");

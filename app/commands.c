@@ -78,8 +78,9 @@ static const Command COMMANDS[] = {
      "                   a causal mode (or --arch) at d 128, L 2, h 4, batch 1, V 1000: training\n"
      "                   tokens/s, GFLOP/s, peak and estimated memory, and batch-1 generation's ms\n"
      "                   per token at that context; a length whose estimate does not fit in the\n"
-     "                   memory available is refused before anything runs (mixbench plot bench\n"
-     "                   draws the --json; docs/speed.md, \"Long context\")\n"
+     "                   memory available is refused before anything runs (without --arch: that\n"
+     "                   line is skipped) (mixbench plot bench draws the --json; docs/speed.md,\n"
+     "                   \"Long context\")\n"
      "  --json           one JSON object (with tokens per CPU-second)",
      "mixbench bench --arch mixer --config M --threads 2", 0},
     {"ls", cmd_ls, "list runs in the store [--where EXPR] [--trash] [--loss best|last] [--db FILE]",

@@ -2,12 +2,14 @@
 # tests/cli/test_bench_lengths.sh — `mixbench bench --n LIST` and `mixbench
 # plot bench`: refusals one line each with nothing run (--n 0, --n x, an
 # empty length, a length whose estimate is past the memory available, set
-# by MIXBENCH_MEMORY_LIMIT so the test does not depend on the machine, an
-# architecture without a causal mode, --n with --config); a tiny real run of
+# by MIXBENCH_MEMORY_LIMIT so the test does not depend on the machine, with
+# --arch and, for every architecture, when none fits; an architecture
+# without a causal mode, --n with --config); a tiny real run of
 # two architectures at two lengths read back from its --json; its figure;
 # and the crossover the figure reports, on lines written here (attention
 # flat at 1000 tokens/s, cumsum from 500 to 2000 between n 512 and 2048:
-# the crossing is at n = sqrt(512 x 2048) = 1024 in log-log).
+# the crossing is at n = sqrt(512 x 2048) = 1024 in log-log; a skipped
+# line is left out).
 set -u
 . "$(dirname "$0")/../harness.sh"
 
@@ -23,6 +25,8 @@ refuse refuse_word "'x' is not a length" $MB bench --n x
 refuse refuse_empty "'' is not a length" $MB bench --n 512,,64
 refuse refuse_memory "--n 65536: attention needs .* but .* is available (MIXBENCH_MEMORY_LIMIT)" \
   env MIXBENCH_MEMORY_LIMIT=300000000 $MB bench --arch attention --n 64,65536
+refuse refuse_none_fits "--n 64,128: no architecture fits (attention needs" \
+  env MIXBENCH_MEMORY_LIMIT=1000 $MB bench --n 64,128
 refuse refuse_bidir "fft has no causal mode" $MB bench --arch fft --n 64
 refuse refuse_config "drop --config" $MB bench --n 64 --config S
 
@@ -55,11 +59,12 @@ cat >"$T/cross.json" <<'J'
  {"arch": "cumsum", "n": 2048, "tokens_per_s": 2000, "peak_bytes": 1e8, "generate_ms_per_token": 0.1},
  {"arch": "cumsum", "n": 512, "tokens_per_s": 500, "peak_bytes": 0.3e8, "generate_ms_per_token": 0.1},
  {"arch": "conv", "n": 512, "tokens_per_s": 300, "peak_bytes": 0.3e8, "generate_ms_per_token": 0.1},
- {"arch": "conv", "n": 2048, "tokens_per_s": 900, "peak_bytes": 0.3e8, "generate_ms_per_token": 0.1}]}
+ {"arch": "conv", "n": 2048, "tokens_per_s": 900, "peak_bytes": 0.3e8, "generate_ms_per_token": 0.1},
+ {"arch": "mixer", "n": 2048, "skipped": "needs 30 GB (...) but 20 GB is available (MemAvailable)"}]}
 J
 if $MB plot bench "$T/cross.json" -o "$T/c.svg" >"$T/out" 2>"$T/err" &&
    grep -q "cumsum overtakes attention's training tokens/s at n = 1024 (between 512 and 2048" "$T/c.svg" &&
-   grep -q "conv trains slower than attention at every common length" "$T/c.svg"
+   grep -q "conv trains slower than attention at every common length" "$T/c.svg" && ! grep -q ">mixer<" "$T/c.svg"
 then pass plot_crossover; else fail plot_crossover "$(cat "$T/err"; grep -o 'class="footer"[^<]*<' "$T/c.svg")"; fi
 
 echo '{"lengths": [{"arch": "attention"}]}' >"$T/bad.json"

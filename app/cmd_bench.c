@@ -7,6 +7,9 @@
  * of the process over them (tokens_per_cpu_s: on a machine shared with
  * other tenants, what their preemption does not move).
  *
+ * --n LIST: throughput and memory against the sequence length
+ * (app/bench_length.c).
+ *
  * --inference: batch-1 single-thread forward samples/s of every
  * architecture at the PairConnect paper's setting, and incremental
  * generation tokens/s for the causal ones, each beside attention's
@@ -70,6 +73,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "app/bench.h"
 #include "app/blas_core.h"
 #include "app/cli.h"
 #include "app/commands.h"
@@ -134,18 +138,6 @@ static double measure_sgemm(int threads, char *err)
     return best;
 }
 
-typedef struct {
-    double tokens_per_s, gflops, flops_per_token;
-    double comm_seconds, step_seconds;   /* per step: gradient exchange, whole step */
-    double cpu_seconds;                  /* the process's CPU time over the timed steps, all threads */
-    double product_share;                /* of the threads' time, inside matrix products */
-    double product_gflops;               /* the products' own rate, all threads */
-    int64_t params;
-    int steps;
-    double base_bytes, peak_bytes;       /* resident before the model; the process's peak during it */
-    MemoryNeed need;                     /* engine/memory.h's estimate of the job */
-} BenchResult;
-
 /* The process's CPU time so far, every thread, seconds. */
 static double cpu_seconds(void)
 {
@@ -154,10 +146,7 @@ static double cpu_seconds(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Starts a peak measurement: freed heap back to the system, VmHWM reset to
-   the resident set (clear_refs 5: unwritable leaves the process's peak so
-   far, which the table then shows).  Returns the resident bytes now. */
-static double peak_reset(void)
+double peak_reset(void)
 {
     malloc_trim(0);
     FILE *f = fopen("/proc/self/clear_refs", "w");
@@ -168,8 +157,7 @@ static double peak_reset(void)
     return memory_proc_bytes("/proc/self/status", "VmRSS");
 }
 
-/* The timed window of every model, seconds (--seconds). */
-static double bench_window = 4.0;
+double bench_window = 4.0;
 
 /* The bench's model of arch at size S, P or M on task into c. */
 static int bench_config(Config *c, const char *arch, const char *size, const char *task, int precision, char *err)
@@ -195,9 +183,15 @@ static int bench_train(const char *arch, const char *size, const char *task, int
 {
     Config c;
     if (bench_config(&c, arch, size, task, precision, err)) return -1;
-    int mlm = !strcmp(task, "mlm");
-    /* random tokens: throughput does not depend on the text */
-    size_t len = 200000;
+    return bench_train_config(&c, threads, dist, out, err);
+}
+
+int bench_train_config(const Config *cfg, int threads, Dist *dist, BenchResult *out, char *err)
+{
+    Config c = *cfg;
+    int mlm = !strcmp(c.task, "mlm");
+    /* random tokens (at least 4 windows): throughput does not depend on the text */
+    size_t len = 200000 > 4 * ((size_t)c.n_ctx + 1) ? 200000 : 4 * ((size_t)c.n_ctx + 1);
     if (job_memory_bytes(&c, threads, 4.0 * (double)len, 0, &out->need, err)) return -1;
     out->base_bytes = peak_reset();
     Model m;
@@ -615,11 +609,11 @@ static int bench_bf16(const char *arch, const char *size, const char *task, int 
 static int bench(Dist *d, int argc, char **argv)
 {
     const char *arch = NULL, *size = NULL, *threads_s = "1", *json = NULL, *inference = NULL;
-    const char *task = NULL, *bf16 = NULL, *repeat_s = "1", *seconds_s = NULL;
+    const char *task = NULL, *bf16 = NULL, *repeat_s = "1", *seconds_s = NULL, *lengths = NULL;
     CliOpt opts[] = {{"arch", 1, &arch, NULL},  {"config", 1, &size, NULL},          {"threads", 1, &threads_s, NULL},
                      {"json", 0, &json, NULL},  {"inference", 0, &inference, NULL}, {"task", 1, &task, NULL},
                      {"bf16", 0, &bf16, NULL},  {"repeat", 1, &repeat_s, NULL},     {"seconds", 1, &seconds_s, NULL},
-                     {NULL, 0, NULL, NULL}};
+                     {"n", 1, &lengths, NULL},  {NULL, 0, NULL, NULL}};
     char err[ERR_LEN];
     if (cli_parse(argc, argv, opts, NULL, NULL, 0, NULL, err)) return BENCH_FAIL("bench: %s", err);
     int threads;
@@ -644,6 +638,10 @@ static int bench(Dist *d, int argc, char **argv)
     if (arch && task && !(strcmp(task, "mlm") ? mixer_find(arch)->has_causal : mixer_find(arch)->has_bidir))
         return BENCH_FAIL("bench: %s has no %s mode, so it does not train on %s", arch,
                           strcmp(task, "mlm") ? "causal" : "bidirectional", task);
+    if (lengths && (inference || bf16 || size || task || repeat > 1 || d))
+        return BENCH_FAIL("bench: --n has its own model (d 128, L 2, h 4, batch 1, clm) in one process: drop --%s",
+                          inference ? "inference" : bf16 ? "bf16" : size ? "config" : task ? "task" : repeat > 1 ? "repeat" : "n (mpirun)");
+    if (lengths) return bench_lengths(arch, lengths, threads, json != NULL, err) ? BENCH_FAIL("bench: %s", err) : 0;
     if (inference && bf16) return BENCH_FAIL("bench: --inference and --bf16 are separate modes: pick one");
     if (inference && (size || task))
         return BENCH_FAIL("bench: --inference has its own setting (batch 1, the PairConnect size, each "

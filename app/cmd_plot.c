@@ -1,6 +1,7 @@
 /*
- * cmd_plot.c — `mixbench plot run|compare|grid|ae|parallel ...`: the workbench's
- * figures (ui/draw/figure_build.h) written as SVG, PDF or PNG by the output
+ * cmd_plot.c — `mixbench plot run|compare|grid|ae|parallel|bench ...`: the
+ * workbench's figures (ui/draw/figure_build.h; bench: the JSON of `mixbench
+ * bench --n`, app/bench_length.c) written as SVG, PDF or PNG by the output
  * file's extension.  Only argument parsing, choosing the runs (an id or a
  * unique name: db/organise.h store_run_lookup) or the sweep, and printing
  * live here (its help is its entry in app/commands.c).
@@ -9,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/bench.h"
 #include "app/cli.h"
 #include "app/commands.h"
 #include "db/organise.h"
@@ -114,25 +116,34 @@ int cmd_plot(int argc, char **argv)
     const char *positional[MAX_RUNS + 1];
     int n_pos = 0;
     if (cli_parse(argc, argv, opts, NULL, positional, MAX_RUNS + 1, &n_pos, err)) return cli_fail("plot: %s", err);
-    static const char *const KINDS[] = {"run", "compare", "grid", "ae", "parallel"};
-    for (int k = 0; k < 5 && n_pos > 0; k++)
+    static const char *const KINDS[] = {"run", "compare", "grid", "ae", "parallel", "bench"};
+    for (int k = 0; k < 6 && n_pos > 0; k++)
         if (!strcmp(positional[0], KINDS[k])) a.kind = KINDS[k];
     if (!a.kind) {
         if (!n_pos) command_help(command_find("plot"), stderr);
-        return cli_fail("plot: %s (one of run, compare, grid, ae, parallel)",
+        return cli_fail("plot: %s (one of run, compare, grid, ae, parallel, bench)",
                         n_pos ? "unknown figure kind" : "which figure?");
     }
     a.n_args = n_pos - 1;
     memcpy(a.args, positional + 1, (size_t)a.n_args * sizeof a.args[0]);
     FigFormat format;
     if (a.out && figure_format_of(a.out, &format, err)) return cli_fail("plot: %s", err);
-    Store *st;
-    if (store_open_existing(a.db, &st, err)) return cli_fail("%s", err);
     Figure fig;
     figure_init(&fig);
     char name[96];
-    int rc = build(st, &a, &fig, name, sizeof name, err);
-    store_close(st);
+    int rc;
+    if (!strcmp(a.kind, "bench")) {   /* from bench --n --json files, not the store */
+        snprintf(name, sizeof name, "bench.svg");
+        rc = bench_lengths_figure(a.args, a.n_args, &fig, err) ? -1 : 0;
+    } else {
+        Store *st;
+        if (store_open_existing(a.db, &st, err)) {
+            figure_free(&fig);
+            return cli_fail("%s", err);
+        }
+        rc = build(st, &a, &fig, name, sizeof name, err);
+        store_close(st);
+    }
     if (rc < 0) rc = cli_fail("plot %s: %s", a.kind, err);
     if (!rc && figure_write(&fig, a.out ? a.out : name, err)) rc = cli_fail("plot: %s", err);
     if (!rc) printf("figure written to %s\n", a.out ? a.out : name);

@@ -61,7 +61,8 @@ static const Command COMMANDS[] = {
      "mixbench generate --run 3 --prompt \"once upon a time\" -n 50", 0},
     {"bench", cmd_bench, "training throughput vs sgemm: [--arch A] [--config S|P|M] [--task clm|mlm] [--threads T] [--json]",
      "mixbench bench [--arch A] [--config S|P|M] [--task clm|mlm] [--threads T] [--repeat R] [--seconds W]\n"
-     "       [--json] [--inference] [--bf16]",
+     "       [--json] [--inference] [--bf16]\n"
+     "       mixbench bench --n LIST [--arch A] [--threads T] [--seconds W] [--json]",
      "the engine's speed: tokens/s of each architecture's training step, and its GFLOP/s as a share\n"
      "of this machine's sgemm rate measured in the same run (docs/speed.md; the FLOP count:\n"
      "docs/spec-choices.md, \"Bench FLOP rule\")\n"
@@ -74,6 +75,13 @@ static const Command COMMANDS[] = {
      "  --seconds W      the timed window of each model (default 4)\n"
      "  --inference      batch-1 generation speed too\n"
      "  --bf16           each model in float32 and in precision=bf16, side by side\n"
+     "  --n LIST         long context: lengths such as 512,2048,8192,32768, each architecture with\n"
+     "                   a causal mode (or --arch) at d 128, L 2, h 4, batch 1, V 1000: training\n"
+     "                   tokens/s, GFLOP/s, peak and estimated memory, and batch-1 generation's ms\n"
+     "                   per token at that context; a length whose estimate does not fit in the\n"
+     "                   memory available is refused before anything runs (without --arch: that\n"
+     "                   line is skipped) (mixbench plot bench draws the --json; docs/speed.md,\n"
+     "                   \"Long context\")\n"
      "  --json           one JSON object (with tokens per CPU-second)",
      "mixbench bench --arch mixer --config M --threads 2", 0},
     {"ls", cmd_ls, "list runs in the store [--where EXPR] [--trash] [--loss best|last] [--db FILE]",
@@ -271,7 +279,8 @@ static const Command COMMANDS[] = {
      "       mixbench plot compare RUN... [--seeds pool|groups|runs] [-o FILE] [--x ...] [--log] [--db FILE]\n"
      "       mixbench plot grid [SWEEP] [--metric M] [--rows KEY] [--cols KEY] [--at \"KEY=V ...\"] [-o FILE]\n"
      "       mixbench plot ae [SWEEP] [--valid] [--log] [-o FILE] [--db FILE]\n"
-     "       mixbench plot parallel [SWEEP] [--metric M] [--seeds groups|runs] [--range \"KEY=LO..HI ...\"] [-o FILE]",
+     "       mixbench plot parallel [SWEEP] [--metric M] [--seeds groups|runs] [--range \"KEY=LO..HI ...\"] [-o FILE]\n"
+     "       mixbench plot bench FILE.json... [-o FILE]",
      "writes a figure as SVG, PDF or PNG (by FILE's extension; default NAME.svg here):\n"
      "  run      the train loss (raw and smoothed), the valid evaluations, the unigram level\n"
      "  compare  several runs; the seeds of one point among them drawn as their mean with a\n"
@@ -283,6 +292,9 @@ static const Command COMMANDS[] = {
      "           them, \"KEY=all\" averages one), the paper's figure in the cells, the\n"
      "           verdicts; a random search: its trials' parallel coordinates\n"
      "  ae       an autoencoder, bidirectional or completion sweep: a panel per architecture\n"
+     "  bench    the JSON of mixbench bench --n --json (several files: their lines together):\n"
+     "           training tokens/s, peak memory and generation ms/token against n, log-log, a\n"
+     "           line per architecture, where each overtakes attention's tokens/s marked\n"
      "  parallel parallel coordinates: a vertical axis per axis of the sweep that varies (not\n"
      "           seed) and the metric's last, a line per seed group (its mean; --seeds runs: per\n"
      "           finished run) coloured worse to better; --range keeps the lines inside\n"

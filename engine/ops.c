@@ -565,6 +565,12 @@ double xent_forward_backward(float *logits, const int32_t *targets, int N, int V
     return xent_head(logits, NULL, NULL, targets, N, V, scale, want_grad, correct);
 }
 
+float exp_shift_sum(float *x, int n, float mx)
+{
+    assert(n >= 0);
+    return sum_exp_lanes(x, n, mx, 1);
+}
+
 void softmax_rows(float *x, int N, int C, int causal)
 {
     assert(N >= 0 && C > 0);

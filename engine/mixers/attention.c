@@ -8,13 +8,16 @@
  *
  * wq, wk, wv and bq, bk, bv are declared next to each other, so they are one
  * [3d, d] matrix and one [3d] bias in memory: one sgemm makes q, k and v.
- * Saved per sample: qkv [n, 3d], P [h, n, n], o [n, d].
+ * The softmax runs in tiles (engine/attn_tiles.h): no n x n matrix is kept
+ * or made, so memory grows linearly in n.
+ * Saved per sample: qkv [n, 3d], o [n, d], lse [h, n].
  */
 #include <assert.h>
 #include <cblas.h>
 #include <math.h>
 #include <string.h>
 
+#include "engine/attn_tiles.h"
 #include "engine/infer.h"
 #include "engine/mixer.h"
 #include "engine/ops.h"
@@ -46,18 +49,22 @@ static int attention_declare(const Config *c, ParamDecl *decl)
 static size_t attention_saved(const Config *c)
 {
     size_t n = c->n_ctx, d = c->d;
-    return n * 3 * d + (size_t)c->heads * n * n + n * d;
+    return n * 3 * d + n * d + (size_t)c->heads * n;
 }
 
+/* Backward's dout [B, n, d] and dqkv [B, n, 3d] and the tiles' scratch;
+   forward_step's qkv [3d], o [d] and probabilities [n] fit in it too. */
 static size_t attention_scratch(const Config *c, int B)
 {
     size_t n = c->n_ctx, d = c->d;
-    return (size_t)B * n * 4 * d + n * n;
+    size_t train = (size_t)B * n * 4 * d + attn_tiles_scratch_floats(), step = 4 * d + n;
+    return train > step ? train : step;
 }
 
-/* The saved slice of a B-sample batch: qkv [B, n, 3d], P [B, h, n, n], o [B, n, d]. */
+/* The saved slice of a B-sample batch: qkv [B, n, 3d], o [B, n, d],
+   lse [B, h, n] (each query's logsumexp, attn_tiles.h). */
 typedef struct {
-    float *qkv, *probs, *o;
+    float *qkv, *o, *lse;
 } Saved;
 
 static Saved saved_split(const MixArgs *a)
@@ -65,8 +72,8 @@ static Saved saved_split(const MixArgs *a)
     size_t n = a->n, d = a->d, B = a->B;
     Saved s;
     s.qkv = a->saved;
-    s.probs = s.qkv + B * n * 3 * d;
-    s.o = s.probs + B * a->heads * n * n;
+    s.o = s.qkv + B * n * 3 * d;
+    s.lse = s.o + B * n * d;
     return s;
 }
 
@@ -75,17 +82,15 @@ static void attention_forward(const MixArgs *a, const float *x, float *y)
     assert(a->heads > 0 && a->d % a->heads == 0 && a->n > 0);   /* config_validate refuses the rest */
     int n = a->n, d = a->d, h = a->heads, dh = d / h, N = a->B * n;
     float scale = 1.0f / sqrtf((float)dh);
+    AttnMask mask = {.causal = a->causal, .window = 0};
     Saved s = saved_split(a);
     linear_forward(a->gemm, s.qkv, x, a->w[WQ], a->w[BQ], N, d, 3 * d);
     for (int b = 0; b < a->B; b++) {
         const float *qkv = s.qkv + (size_t)b * n * 3 * d;
         for (int k = 0; k < h; k++) {
-            float *probs = s.probs + ((size_t)b * h + k) * n * n;
             const float *q = qkv + k * dh, *kk = qkv + d + k * dh, *v = qkv + 2 * d + k * dh;
-            matmul(a->gemm, 0, 1, n, n, dh, scale, q, 3 * d, kk, 3 * d, 0.0f, probs, n);
-            softmax_rows(probs, n, n, a->causal);
-            matmul(a->gemm, 0, 0, n, dh, n, 1.0f, probs, n, v, 3 * d, 0.0f,
-                   s.o + (size_t)b * n * d + k * dh, d);
+            attn_tiles_forward(a->gemm, &mask, n, dh, scale, q, kk, v, 3 * d, s.o + (size_t)b * n * d + k * dh, d,
+                               s.lse + ((size_t)b * h + k) * n, a->scratch);
         }
     }
     linear_forward(a->gemm, y, s.o, a->w[WO], a->w[BO], N, d, d);
@@ -95,33 +100,21 @@ static void attention_backward(const MixArgs *a, const float *x, const float *dy
 {
     int n = a->n, d = a->d, h = a->heads, dh = d / h, N = a->B * n;
     float scale = 1.0f / sqrtf((float)dh);
+    AttnMask mask = {.causal = a->causal, .window = 0};
     Saved s = saved_split(a);
     float *d_o = a->scratch;                        /* [B, n, d] */
     float *dqkv = d_o + (size_t)N * d;              /* [B, n, 3d] */
-    float *dprobs = dqkv + (size_t)N * 3 * d;       /* [n, n] */
+    float *tiles = dqkv + (size_t)N * 3 * d;        /* attn_tiles_scratch_floats() */
     linear_backward(a->gemm, d_o, a->dw[WO], a->dw[BO], dy, s.o, a->w[WO], N, d, d, 0);
     for (int b = 0; b < a->B; b++) {
         const float *qkv = s.qkv + (size_t)b * n * 3 * d;
         float *dqkv_b = dqkv + (size_t)b * n * 3 * d;
         for (int k = 0; k < h; k++) {
-            const float *probs = s.probs + ((size_t)b * h + k) * n * n;
             const float *q = qkv + k * dh, *kk = qkv + d + k * dh, *v = qkv + 2 * d + k * dh;
-            const float *dout = d_o + (size_t)b * n * d + k * dh;
-            float *dq = dqkv_b + k * dh, *dk = dqkv_b + d + k * dh, *dv = dqkv_b + 2 * d + k * dh;
-            matmul(a->gemm, 0, 1, n, n, dh, 1.0f, dout, d, v, 3 * d, 0.0f, dprobs, n);
-            matmul(a->gemm, 1, 0, n, dh, n, 1.0f, probs, n, dout, d, 0.0f, dv, 3 * d);
-            /* softmax backward: dS = P * (dP - rowsum(P * dP)) */
-            for (int t = 0; t < n; t++) {
-                const float *p = probs + (size_t)t * n;
-                float *dp = dprobs + (size_t)t * n;
-                int len = a->causal ? t + 1 : n;
-                float dot = 0.0f;
-                for (int j = 0; j < len; j++) dot += p[j] * dp[j];
-                for (int j = 0; j < len; j++) dp[j] = p[j] * (dp[j] - dot);
-                for (int j = len; j < n; j++) dp[j] = 0.0f;
-            }
-            matmul(a->gemm, 0, 0, n, dh, n, scale, dprobs, n, kk, 3 * d, 0.0f, dq, 3 * d);
-            matmul(a->gemm, 1, 0, n, dh, n, scale, dprobs, n, q, 3 * d, 0.0f, dk, 3 * d);
+            size_t head = (size_t)b * n * d + k * dh;
+            attn_tiles_backward(a->gemm, &mask, n, dh, scale, q, kk, v, 3 * d, s.o + head, d_o + head, d,
+                                s.lse + ((size_t)b * h + k) * n, dqkv_b + k * dh, dqkv_b + d + k * dh,
+                                dqkv_b + 2 * d + k * dh, 3 * d, tiles);
         }
     }
     linear_backward(a->gemm, dx, a->dw[WQ], a->dw[BQ], dqkv, x, a->w[WQ], N, d, 3 * d, 0);
@@ -159,8 +152,9 @@ static void attention_forward_step(const MixArgs *a, int t, const float *x_t, fl
 
 /* q k^T and P v: 2 n d multiply-adds = 4 n d FLOPs per token forward, x3
    with backward: 12 n d.  This is the rule the project fixed for attention,
-   and the kernels really compute the full n x n scores (then mask), so the
-   causal half is not discounted. */
+   the full n x n scores counted in causal mode too, although the tiles
+   (engine/attn_tiles.c) skip the key tiles wholly above the diagonal and
+   so compute a little over half of them there. */
 static double attention_flops(const Config *c, int causal)
 {
     (void)causal;

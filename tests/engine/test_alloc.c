@@ -87,6 +87,7 @@ static void test_step_allocates_nothing(void)
 {
     check_steps("attention", "1", "");
     check_steps("attention", "2", "");
+    check_steps("attention", "1", "n_ctx=200");   /* several tiles of engine/attn_tiles.c */
     check_steps("mixer", "1", "");
     check_steps("mixer", "2", "");
     /* sparse table gradients, both table optimizers */

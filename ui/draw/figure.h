@@ -56,6 +56,7 @@ typedef struct {
     char title[96];          /* over the plot; "" none */
     char x_label[64], y_label[64];   /* with units: "training tokens", "loss (nats per token)" */
     int log_y;
+    int log_x;               /* set after figure_add_plot: x on a log axis too */
     FigSeries *series;
     int n_series, cap_series;
 } FigPlot;

@@ -285,7 +285,12 @@ static double axis_pos(const Axis *a, double v)
     return (v - a->lo) / (a->hi - a->lo);
 }
 
-static int point_ok(const Axis *y, double xv, double yv) { return isfinite(xv) && isfinite(yv) && (!y->log || yv > 0); }
+/* A point a plot can place: finite, and positive on a log axis (the x of
+   a level is not placed). */
+static int point_ok(const Axis *x, const Axis *y, double xv, double yv)
+{
+    return isfinite(xv) && isfinite(yv) && (!y->log || yv > 0) && (!x || !x->log || xv > 0);
+}
 
 /* The data's range on both axes; 0 when no point can be drawn. */
 static int data_range(const FigPlot *p, double *x_lo, double *x_hi, double *y_lo, double *y_hi)
@@ -298,7 +303,8 @@ static int data_range(const FigPlot *p, double *x_lo, double *x_hi, double *y_lo
         int ny = fs->mark == FIG_BAND ? 2 * fs->n : fs->mark == FIG_LEVEL ? MB_MIN(fs->n, 1) : fs->n;
         for (int i = 0; i < ny; i++) {
             double y = fs->y[i], x = fs->x ? fs->x[i % MB_MAX(fs->n, 1)] : 0;
-            if (!isfinite(y) || (p->log_y && y <= 0)) continue;
+            if (!isfinite(y) || (p->log_y && y <= 0) || (p->log_x && fs->x && fs->mark != FIG_LEVEL && !(x > 0)))
+                continue;
             *y_lo = fmin(*y_lo, y);
             *y_hi = fmax(*y_hi, y);
             if (fs->mark == FIG_LEVEL || !fs->x || !isfinite(x)) continue;
@@ -323,7 +329,7 @@ static void draw_line(cairo_t *cr, const Area *a, const FigSeries *s)
     int stride = s->n > MAX_POINTS ? (s->n + MAX_POINTS - 1) / MAX_POINTS : 1, down = 0;
     cairo_new_path(cr);
     for (int i = 0; i < s->n; i += stride) {
-        if (!point_ok(&a->ay, s->x[i], s->y[i])) {
+        if (!point_ok(&a->ax, &a->ay, s->x[i], s->y[i])) {
             down = 0;
             continue;
         }
@@ -345,12 +351,12 @@ static void draw_band(cairo_t *cr, const Area *a, const FigSeries *s)
     int n = s->n, stride = n > MAX_POINTS ? (n + MAX_POINTS - 1) / MAX_POINTS : 1;
     cairo_new_path(cr);
     for (int i = 0; i < n;) {
-        if (!point_ok(&a->ay, s->x[i], s->y[i]) || !point_ok(&a->ay, s->x[i], s->y[n + i])) {
+        if (!point_ok(&a->ax, &a->ay, s->x[i], s->y[i]) || !point_ok(&a->ax, &a->ay, s->x[i], s->y[n + i])) {
             i++;
             continue;
         }
         int j = i;
-        while (j + 1 < n && point_ok(&a->ay, s->x[j + 1], s->y[j + 1]) && point_ok(&a->ay, s->x[j + 1], s->y[n + j + 1]))
+        while (j + 1 < n && point_ok(&a->ax, &a->ay, s->x[j + 1], s->y[j + 1]) && point_ok(&a->ax, &a->ay, s->x[j + 1], s->y[n + j + 1]))
             j++;
         cairo_move_to(cr, to_x(a, s->x[i]), to_y(a, s->y[i]));
         for (int k = i; k <= j; k += stride) cairo_line_to(cr, to_x(a, s->x[k]), to_y(a, s->y[k]));
@@ -370,7 +376,7 @@ static void draw_series(cairo_t *cr, const Area *a, const FigSeries *s)
     case FIG_LINE: draw_line(cr, a, s); break;
     case FIG_BAND: draw_band(cr, a, s); break;
     case FIG_LEVEL:
-        if (s->n < 1 || !point_ok(&a->ay, 0, s->y[0])) break;
+        if (s->n < 1 || !point_ok(NULL, &a->ay, 0, s->y[0])) break;
         cairo_new_path(cr);
         cairo_move_to(cr, a->x, to_y(a, s->y[0]));
         cairo_line_to(cr, a->x + a->w, to_y(a, s->y[0]));
@@ -383,7 +389,7 @@ static void draw_series(cairo_t *cr, const Area *a, const FigSeries *s)
     case FIG_MARKERS:
         set_rgb(cr, series_rgb(s->color), 1);
         for (int i = 0; i < s->n; i++)
-            if (point_ok(&a->ay, s->x[i], s->y[i])) draw_marker(cr, s->color, to_x(a, s->x[i]), to_y(a, s->y[i]));
+            if (point_ok(&a->ax, &a->ay, s->x[i], s->y[i])) draw_marker(cr, s->color, to_x(a, s->x[i]), to_y(a, s->y[i]));
         break;
     }
 }
@@ -435,7 +441,7 @@ static void draw_plot(Pen *pen, const FigPlot *p, double x, double top, double w
         text_at(pen, x + w / 2, top + h / 2, LABEL_SIZE, 0, ALIGN_CENTER, DIM, "note", "no points stored yet", 0);
         return;
     }
-    axis_fit(&a.ax, x_lo, x_hi, 0, w > 400 ? 8 : 5);
+    axis_fit(&a.ax, x_lo, x_hi, p->log_x, w > 400 ? 8 : 5);
     axis_fit(&a.ay, y_lo, y_hi, p->log_y, 6);
     double tick_w = 0;
     char label[32];

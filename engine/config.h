@@ -21,7 +21,6 @@ enum { DECAY_CONSTANT, DECAY_LINEAR, DECAY_COSINE, DECAY_WSD };
 enum { ORDER_RANDOM, ORDER_SEQUENTIAL };
 enum { MLM_LOSS_MASKED, MLM_LOSS_ALL };
 enum { FEATURE_ELU1, FEATURE_TAYLOR };   /* linattn's feature_map (docs/mixers.md) */
-enum { GATE_FIXED, GATE_DATA };         /* gla's gate (docs/mixers.md) */
 
 typedef struct Config {
     /* model (SPEC section 1); these go into checkpoint metadata */
@@ -36,7 +35,6 @@ typedef struct Config {
     int table_optim;
     double emb_std;      /* token embedding init std; 0 = the arch's default */
     int feature_map, feature_dim;   /* linattn: FEATURE_*, Based's d' (taylor) */
-    int gate;            /* gla: GATE_FIXED (RetNet) | GATE_DATA (GLA) */
     /* training (SPEC section 5) */
     double lr;
     int warmup, decay;

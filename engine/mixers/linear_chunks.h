@@ -11,6 +11,8 @@
  * The backward pass recomputes the chunk products (nothing per chunk is
  * saved): one pass forward for da, one backward for db and dv.
  * Not for: the feature maps, projections or normalisation around it.
+ * linattn calls it with gamma = 1 only; the gamma < 1 path is for gla
+ * (RetNet's fixed decay) and has no caller or test yet.
  */
 #ifndef MIXBENCH_LINEAR_CHUNKS_H
 #define MIXBENCH_LINEAR_CHUNKS_H

@@ -63,6 +63,9 @@ static const Key KEYS[] = {
     {"emb_std", T_FLOAT, KEY_MODEL, F(emb_std), "0", NULL, 0, 1000, 0},
     /* linear weights' init (SPEC section 5); gpt2 keeps every stored run's */
     {"init", T_ENUM, KEY_MODEL, F(init), "gpt2", "gpt2|fan_in", 0, 0, 0},
+    /* linattn (docs/mixers.md) */
+    {"feature_map", T_ENUM, KEY_MODEL, F(feature_map), "taylor", "elu1|taylor", 0, 0, 0},
+    {"feature_dim", T_INT, KEY_MODEL, F(feature_dim), "16", NULL, 1, 64, 0},
     {"lr", T_FLOAT, KEY_TRAIN, F(lr), "0.001", NULL, 0, 10, 0},
     {"warmup", T_INT, KEY_TRAIN, F(warmup), "50", NULL, 0, 1 << 30, 0},
     {"decay", T_ENUM, KEY_TRAIN, F(decay), "cosine", "constant|linear|cosine|wsd", 0, 0, 0},
@@ -118,6 +121,8 @@ static const struct {
 static int is_pairconnect(const Config *c) { return !strcmp(c->arch, "pairconnect"); }
 static int is_fft(const Config *c) { return !strcmp(c->arch, "fft"); }
 static int is_dispatcher(const Config *c) { return !strcmp(c->arch, "dispatcher"); }
+static int is_linattn(const Config *c) { return !strcmp(c->arch, "linattn"); }
+static int is_taylor(const Config *c) { return is_linattn(c) && c->feature_map == FEATURE_TAYLOR; }
 static int is_wsd(const Config *c) { return c->decay == DECAY_WSD; }
 static int is_mlm(const Config *c) { return !strcmp(c->task, "mlm"); }
 static int steps_budget(const Config *c) { return c->tokens <= 0 && c->seconds <= 0; }
@@ -132,6 +137,7 @@ static const struct {
     {"d_pair", is_pairconnect},    {"table_optim", is_pairconnect}, {"fft_mode", is_fft},
     {"level_dropout", is_dispatcher}, {"cooldown", is_wsd},       {"mlm_loss", is_mlm},
     {"steps", steps_budget},       {"seconds", seconds_budget},   {"tokens", tokens_budget},
+    {"feature_map", is_linattn},   {"feature_dim", is_taylor},
 };
 
 int config_key_applies(const Config *c, const char *key)

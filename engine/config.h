@@ -22,6 +22,7 @@ enum { ORDER_RANDOM, ORDER_SEQUENTIAL };
 enum { MLM_LOSS_MASKED, MLM_LOSS_ALL };
 /* the key init (SPEC section 5): how linear layers' weights start */
 enum { WEIGHT_INIT_GPT2, WEIGHT_INIT_FAN_IN };
+enum { FEATURE_ELU1, FEATURE_TAYLOR };   /* linattn's feature_map (docs/mixers.md) */
 
 typedef struct Config {
     /* model (SPEC section 1); these go into checkpoint metadata */
@@ -37,6 +38,7 @@ typedef struct Config {
     double emb_std;      /* token embedding init std; 0 = the arch's default */
     int init;            /* WEIGHT_INIT_GPT2: linear weights N(0, 0.02);
                             WEIGHT_INIT_FAN_IN: N(0, 1/sqrt(fan_in)) */
+    int feature_map, feature_dim;   /* linattn: FEATURE_*, Based's d' (taylor) */
     /* training (SPEC section 5) */
     double lr;
     int warmup, decay;

@@ -381,14 +381,15 @@ static double mixer_loss(const MixArgs *a, const MixerOps *ops, const float *x, 
     return dotd(y, rr, N);
 }
 
-static void check_mixer(const char *arch, int causal)
+/* extra1, extra2: more key=value (or NULL) */
+static void check_mixer_keys(const char *arch, int causal, const char *extra1, const char *extra2)
 {
     Model m;
     Config c;
     char a_arg[64], t_arg[64];
     snprintf(a_arg, sizeof a_arg, "arch=%s", arch);
     snprintf(t_arg, sizeof t_arg, "task=%s", mixer_find(arch)->has_causal ? "clm" : "mlm");
-    if (tm_build(&m, &c, a_arg, t_arg, NULL)) { CHECK(0, "build %s", arch); return; }
+    if (tm_build(&m, &c, a_arg, t_arg, extra1, extra2, NULL)) { CHECK(0, "build %s", arch); return; }
     Work w;
     char err[512];
     CHECK(work_alloc(&w, &m, 3, 1, err) == 0, "%s", err);
@@ -432,7 +433,8 @@ static void check_mixer(const char *arch, int causal)
         x[i] = keep - h; double lm = mixer_loss(&a, m.mixer, x, y, rr, N);
         x[i] = keep;
         if (!close_to((lp - lm) / (2 * h), dx[i], 1e-2, 2e-3) && bad++ < 5)
-            CHECK(0, "%s causal=%d dx[%zu] numeric %g analytic %g", arch, causal, i, (lp - lm) / (2 * h), dx[i]);
+            CHECK(0, "%s causal=%d %s %s dx[%zu] numeric %g analytic %g", arch, causal, extra1 ? extra1 : "",
+                  extra2 ? extra2 : "", i, (lp - lm) / (2 * h), dx[i]);
     }
     for (int k = 0; k < bp->n_mix; k++) {
         const Param *p = &m.params[bp->mix0 + k];
@@ -444,13 +446,16 @@ static void check_mixer(const char *arch, int causal)
             v[i] = keep;
             double num = (lp - lm) / (2 * h), ana = grads[p->offset + i];
             if (!close_to(num, ana, 1e-2, 2e-3) && bad++ < 5)
-                CHECK(0, "%s causal=%d %s[%zu] numeric %g analytic %g", arch, causal, p->name, i, num, ana);
+                CHECK(0, "%s causal=%d %s %s %s[%zu] numeric %g analytic %g", arch, causal, extra1 ? extra1 : "",
+                      extra2 ? extra2 : "", p->name, i, num, ana);
         }
     }
     free(x); free(y); free(rr); free(dx); free(grads);
     work_free(&w);
     model_free(&m);
 }
+
+static void check_mixer(const char *arch, int causal) { check_mixer_keys(arch, causal, NULL, NULL); }
 
 static void test_mixer_grads(void)
 {
@@ -459,6 +464,13 @@ static void test_mixer_grads(void)
         if (ops->has_causal) check_mixer(ops->name, 1);
         if (ops->has_bidir) check_mixer(ops->name, 0);
     }
+    /* linattn's other feature map, and causal at n = 70: two chunks of
+       LINEAR_CHUNK (64), the second ragged, so the carried states meet the
+       check (the bidirectional form has no chunks) */
+    check_mixer_keys("linattn", 1, "feature_map=elu1", NULL);
+    check_mixer_keys("linattn", 0, "feature_map=elu1", NULL);
+    check_mixer_keys("linattn", 1, "feature_map=elu1", "n_ctx=70");
+    check_mixer_keys("linattn", 1, "feature_dim=3", "n_ctx=70");
 }
 
 /* ---- whole models ---- */
@@ -680,7 +692,7 @@ static void test_mlm_all_grads(void)
         check_model_task("mlm", ops->name, "none", "none", "none", "false", "0", "mlm_loss=all");
         checked++;
     }
-    CHECK(checked == 4, "%d bidirectional mixers, expected 4 (attention, mixer, pairconnect, fft)", checked);
+    CHECK(checked == 5, "%d bidirectional mixers, expected 5 (attention, mixer, pairconnect, fft, linattn)", checked);
 }
 
 /* Changing token t leaves every logit at positions < t unchanged, in

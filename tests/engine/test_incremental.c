@@ -89,6 +89,24 @@ static void test_steps_match_forward(void)
     CHECK(tested >= 4, "only %d mixers have forward_step", tested);
 }
 
+/* linattn's recurrent state over several chunks (LINEAR_CHUNK = 64; the
+   full pass carries a state across them, the steps one per position), for
+   both feature maps; its cache is the same size at any n_ctx (constant
+   memory per token). */
+static void test_linattn_recurrent(void)
+{
+    check_steps("linattn", 150, "feature_map=elu1", 0, 0);
+    check_steps("linattn", 150, "feature_map=taylor", 0, 0);
+    const MixerOps *ops = mixer_find("linattn");
+    Config c;
+    config_defaults(&c);
+    config_set_arg(&c, "arch=linattn", NULL);
+    size_t at64 = ops->cache_floats(&c);
+    c.n_ctx = 4096;
+    CHECK(at64 > 0 && ops->cache_floats(&c) == at64, "linattn cache %zu floats at n 64, %zu at n 4096", at64,
+          ops->cache_floats(&c));
+}
+
 static void test_dispatcher_levels(void)
 {
     int ns[] = {1, 2, 5, 8, 9, 16, 17}, want[] = {1, 1, 3, 3, 4, 4, 5};
@@ -234,6 +252,7 @@ int main(int argc, char **argv)
     RUN(test_steps_match_forward);
     RUN(test_dispatcher_levels);
     RUN(test_dispatcher_level_dropout);
+    RUN(test_linattn_recurrent);
     RUN(test_dispatcher_dropout_consistent);
     CHECK_EXIT();
 }

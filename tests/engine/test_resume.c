@@ -202,6 +202,19 @@ static void test_continuation_pairconnect(void)
     tm_free_dataset(&ds);
 }
 
+/* linattn (docs/mixers.md): both feature maps, its keys read back from the
+   checkpoint (feature_dim=3 is not the default), threads 2 and 1 */
+static void test_continuation_linattn(void)
+{
+    Dataset ds;
+    tm_random_dataset(&ds, 40, 3000, 15);
+    const char *taylor[] = {"arch=linattn", SMALL, "feature_dim=3", "order=sequential", "threads=2", NULL};
+    const char *elu1[] = {"arch=linattn", SMALL, "feature_map=elu1", "task=mlm", "threads=1", NULL};
+    check_resume("linattn taylor feature_dim=3 clm threads=2", taylor, 12, 5, &ds);
+    check_resume("linattn elu1 mlm threads=1", elu1, 12, 7, &ds);
+    tm_free_dataset(&ds);
+}
+
 static void test_continuation_dispatcher(void)
 {
     Dataset ds;
@@ -539,6 +552,7 @@ int main(int argc, char **argv)
     RUN(test_continuation_mixer_mlm);
     RUN(test_continuation_pairconnect);
     RUN(test_continuation_dispatcher);
+    RUN(test_continuation_linattn);
     RUN(test_extend_wsd);
     RUN(test_refused_files);
     RUN(test_model_readers);

@@ -256,6 +256,25 @@ CASES = [
       "pos": "learned", "decay": "constant", "weight_decay": 0.1}),
     ("complete-cumsum-L3-pre-gelu",
      {"task": "complete", "arch": "cumsum", "layers": 3, "decay": "cosine"}),
+
+    # ---- linattn (docs/mixers.md): both feature maps, both modes; n = 150
+    # runs three chunks of 64 (the last ragged) with a carried state
+    ("clm-linattn-taylor-pre-gelu",
+     {"arch": "linattn", "feature_dim": 4, "decay": "cosine", "weight_decay": 0.1}),
+    ("clm-linattn-elu1-post-relu-nopos",
+     {"arch": "linattn", "feature_map": "elu1", "norm": "post", "act": "relu",
+      "pos": "none", "decay": "linear"}),
+    ("clm-linattn-n150-taylor-chunks",
+     {"arch": "linattn", "n_ctx": 150, "d": 8, "layers": 1, "batch": 2, "feature_dim": 3,
+      "decay": "cosine", "weight_decay": 0.1}),
+    ("clm-linattn-n150-elu1-chunks",
+     {"arch": "linattn", "feature_map": "elu1", "n_ctx": 150, "d": 8, "layers": 1,
+      "batch": 2, "decay": "cosine"}),
+    ("mlm-linattn-taylor-pre-gelu",
+     {"task": "mlm", "arch": "linattn", "feature_dim": 4, "decay": "cosine"}),
+    ("mlm-linattn-elu1-post-gelu",
+     {"task": "mlm", "arch": "linattn", "feature_map": "elu1", "norm": "post",
+      "decay": "linear", "weight_decay": 0.1}),
 ]
 
 

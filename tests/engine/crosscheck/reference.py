@@ -72,6 +72,7 @@ MODEL_DEFAULTS = {
     "tie": False, "dropout": 0.0, "hash_size": 1000, "hash_seed": 0,
     "pair_reduce": "mean", "d_pair": None, "fft_mode": "nd",
     "level_dropout": 0.0,
+    "feature_map": "taylor", "feature_dim": 16,   # linattn (docs/mixers.md)
     "emb_std": None,  # per-arch default, see default_emb_std (section 5)
     "init": "gpt2",   # gpt2 | fan_in: linear weights' init (section 5)
 }
@@ -83,9 +84,9 @@ TRAIN_DEFAULTS = {
 TASKS = ("clm", "mlm", "bidir", "autoencode", "complete")  # section 3
 DEFAULT_POS = {"attention": "learned", "dispatcher": "sinusoidal",
                "pairconnect": "learned", "mixer": "none", "fft": "none",
-               "cumsum": "none", "conv": "none"}
+               "cumsum": "none", "conv": "none", "linattn": "learned"}
 
-INT_KEYS = {"vocab", "d", "layers", "heads", "n_ctx", "ffn_mult", "hash_size",
+INT_KEYS = {"vocab", "d", "layers", "heads", "n_ctx", "ffn_mult", "hash_size", "feature_dim",
             "hash_seed", "d_pair", "warmup", "batch", "steps", "seed"}
 FLOAT_KEYS = {"dropout", "level_dropout", "lr", "weight_decay", "clip", "emb_std",
               "cooldown"}
@@ -149,6 +150,8 @@ def init_std(c, name, shape=None):
         return None
     if last.startswith("b") or c["arch"] == "conv" and ".mix.w" in name:
         return None
+    if c["arch"] == "linattn" and ".mix.conv" in name:
+        return None   # docs/mixers.md: lag 0 ones, lags 1 and 2 zeros
     if c["arch"] == "mixer" and ".mix.w" in name:
         return 1.0 / math.sqrt(3.0 * c["n_ctx"])
     return 0.02
@@ -253,6 +256,7 @@ DOMAINS = {
     "pos": {"learned", "sinusoidal", "none"}, "tie": {"true", "false"},
     "pair_reduce": {"mean", "sum"}, "fft_mode": {"nd", "fnet"},
     "init": {"gpt2", "fan_in"},
+    "feature_map": {"elu1", "taylor"},
 }
 
 
@@ -529,6 +533,54 @@ def conv_mix(P, pre, x, ctx):
     return torch.cat(outs, dim=-1)
 
 
+def linattn_params(c):
+    """docs/mixers.md, linattn: wqkv [2 h dq + d, d] (q rows, k rows, v
+    rows), wo [d, d]; taylor adds the short convolution's taps conv0..conv2
+    [d]."""
+    d, h = c["d"], c["heads"]
+    taylor = c["feature_map"] == "taylor"
+    dq = c["feature_dim"] if taylor else d // h
+    p = {"wqkv": (2 * h * dq + d, d), "wo": (d, d)}
+    if taylor:
+        p.update({"conv%d" % j: (d,) for j in range(3)})
+    return p
+
+
+def linattn_phi(c, u):
+    """The feature map of docs/mixers.md on the last axis of u."""
+    if c["feature_map"] == "elu1":
+        return F.elu(u) + 1
+    dq = u.shape[-1]
+    u2 = (u.unsqueeze(-1) * u.unsqueeze(-2)).flatten(start_dim=-2)
+    one = torch.ones(u.shape[:-1] + (1,), dtype=u.dtype)
+    return torch.cat([one, u / dq ** 0.25, u2 / (math.sqrt(2) * math.sqrt(dq))], dim=-1)
+
+
+def linattn_mix(P, pre, x, ctx):
+    """The masked quadratic form: o_t = sum_{s in W(t)} (a_t.b_s) v_s /
+    (sum_{s in W(t)} a_t.b_s + 1e-6), heads concatenated, then wo."""
+    c = ctx["cfg"]
+    h = c["heads"]
+    B, n, d = x.shape
+    if c["feature_map"] == "taylor":
+        xc = P[pre + "conv0"] * x
+        for j in (1, 2):
+            shifted = torch.cat([torch.zeros_like(x[:, :j]), x[:, :n - j]], dim=1)
+            xc = xc + P[pre + "conv%d" % j] * shifted
+    else:
+        xc = x
+    hq = (P[pre + "wqkv"].shape[0] - d) // 2
+    q, k, v = torch.split(F.linear(xc, P[pre + "wqkv"]), [hq, hq, d], dim=-1)
+    a = linattn_phi(c, _split_heads(q, h))                               # [B, h, n, F]
+    b = linattn_phi(c, _split_heads(k, h))
+    v = _split_heads(v, h)                                               # [B, h, n, dh]
+    scores = torch.matmul(a, b.transpose(-1, -2))                         # [B, h, n, n]
+    if ctx["causal"]:
+        scores = scores * torch.tril(torch.ones(n, n, dtype=x.dtype))
+    o = torch.matmul(scores, v) / (scores.sum(-1, keepdim=True) + 1e-6)
+    return F.linear(_merge_heads(o), P[pre + "wo"])
+
+
 MIXERS = {
     "attention": (attention_params, attention_mix),
     "mixer": (mixer_params, mixer_mix),
@@ -537,6 +589,7 @@ MIXERS = {
     "fft": (lambda c: {}, fft_mix),
     "cumsum": (lambda c: {}, cumsum_mix),
     "conv": (conv_params, conv_mix),
+    "linattn": (linattn_params, linattn_mix),
 }
 
 # (has a causal mode, has a bidirectional mode), section 2: dispatcher,
@@ -544,7 +597,7 @@ MIXERS = {
 MIXER_MODES = {
     "attention": (True, True), "mixer": (True, True), "pairconnect": (True, True),
     "dispatcher": (True, False), "cumsum": (True, False), "conv": (True, False),
-    "fft": (False, True),
+    "fft": (False, True), "linattn": (True, True),
 }
 
 

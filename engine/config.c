@@ -61,6 +61,10 @@ static const Key KEYS[] = {
     /* 0 = the architecture's default (config_emb_std; cumsum's 2 sqrt(n_ctx)
        reaches 512 at the largest n_ctx, and it must read back) */
     {"emb_std", T_FLOAT, KEY_MODEL, F(emb_std), "0", NULL, 0, 1000, 0},
+    /* mamba (docs/mixers-ssm.md): the state size N of each inner channel and
+       the inner width expand * d */
+    {"state", T_INT, KEY_MODEL, F(state), "16", NULL, 1, 256, 0},
+    {"expand", T_INT, KEY_MODEL, F(expand), "2", NULL, 1, 16, 0},
     {"lr", T_FLOAT, KEY_TRAIN, F(lr), "0.001", NULL, 0, 10, 0},
     {"warmup", T_INT, KEY_TRAIN, F(warmup), "50", NULL, 0, 1 << 30, 0},
     {"decay", T_ENUM, KEY_TRAIN, F(decay), "cosine", "constant|linear|cosine|wsd", 0, 0, 0},
@@ -116,6 +120,7 @@ static const struct {
 static int is_pairconnect(const Config *c) { return !strcmp(c->arch, "pairconnect"); }
 static int is_fft(const Config *c) { return !strcmp(c->arch, "fft"); }
 static int is_dispatcher(const Config *c) { return !strcmp(c->arch, "dispatcher"); }
+static int is_mamba(const Config *c) { return !strcmp(c->arch, "mamba"); }
 static int is_wsd(const Config *c) { return c->decay == DECAY_WSD; }
 static int is_mlm(const Config *c) { return !strcmp(c->task, "mlm"); }
 static int steps_budget(const Config *c) { return c->tokens <= 0 && c->seconds <= 0; }
@@ -129,6 +134,7 @@ static const struct {
     {"hash_size", is_pairconnect}, {"hash_seed", is_pairconnect}, {"pair_reduce", is_pairconnect},
     {"d_pair", is_pairconnect},    {"table_optim", is_pairconnect}, {"fft_mode", is_fft},
     {"level_dropout", is_dispatcher}, {"cooldown", is_wsd},       {"mlm_loss", is_mlm},
+    {"state", is_mamba},           {"expand", is_mamba},
     {"steps", steps_budget},       {"seconds", seconds_budget},   {"tokens", tokens_budget},
 };
 

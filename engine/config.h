@@ -33,6 +33,7 @@ typedef struct Config {
     double level_dropout;
     int table_optim;
     double emb_std;      /* token embedding init std; 0 = the arch's default */
+    int state, expand;   /* mamba: state size N per channel, inner width expand*d */
     /* training (SPEC section 5) */
     double lr;
     int warmup, decay;

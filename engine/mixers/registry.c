@@ -14,6 +14,7 @@ extern const MixerOps mixer_dispatcher;
 extern const MixerOps mixer_cumsum;
 extern const MixerOps mixer_fft;
 extern const MixerOps mixer_conv;
+extern const MixerOps mixer_mamba;
 
 static const MixerOps *const MIXERS[] = {
     &mixer_attention,
@@ -23,6 +24,7 @@ static const MixerOps *const MIXERS[] = {
     &mixer_cumsum,
     &mixer_fft,
     &mixer_conv,
+    &mixer_mamba,
 };
 #define N_MIXERS ((int)(sizeof MIXERS / sizeof MIXERS[0]))
 

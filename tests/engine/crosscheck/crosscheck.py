@@ -128,6 +128,13 @@ CASES = [
       "decay": "linear"}),
     # n = 256: mixbench's conv switches to its FFT path there (SPEC: "results
     # must agree with the direct sum"); the reference is the direct sum
+    # mamba (docs/mixers-ssm.md): default state 16 and expand 2, then a
+    # narrow state, a wider expansion and post-norm
+    ("clm-mamba-pre-gelu",
+     {"arch": "mamba", "decay": "cosine", "weight_decay": 0.1}),
+    ("clm-mamba-post-relu-state4-expand3-learned",
+     {"arch": "mamba", "state": 4, "expand": 3, "norm": "post", "act": "relu", "pos": "learned",
+      "decay": "linear"}),
     ("clm-conv-n256-fft-path",
      {"arch": "conv", "n_ctx": 256, "d": 8, "layers": 1, "batch": 2,
       "decay": "cosine", "weight_decay": 0.1}),
@@ -202,6 +209,8 @@ CASES = [
       "d_pair": 8, "decay": "linear", "weight_decay": 0.1}),
     ("bidir-conv-pre-gelu",
      {"task": "bidir", "arch": "conv", "decay": "cosine"}),
+    ("bidir-mamba-pre-gelu-state8",
+     {"task": "bidir", "arch": "mamba", "state": 8, "decay": "cosine"}),
 
     # ---- autoencode: enc./dec. stacks, e = encoder's last final-LN state
     ("autoencode-attention-pre-gelu-learned-cosine",
@@ -588,7 +597,7 @@ def run_case(name, keys, args, datadir, streams, work):
 INIT_CASES = [("attention", "clm", None), ("dispatcher", "clm", None),
               ("pairconnect", "mlm", None), ("mixer", "clm", None), ("mixer", "mlm", None),
               ("fft", "mlm", None), ("cumsum", "clm", None), ("cumsum", "bidir", None),
-              ("cumsum", "clm", "0.02"), ("conv", "clm", None),
+              ("cumsum", "clm", "0.02"), ("conv", "clm", None), ("mamba", "clm", None),
               ("attention", "mlm", "0.5"), ("mixer", "clm", "0.02")]
 INIT_REL = 0.03   # relative tolerance on a tensor's std (>= 4,096 draws)
 

@@ -73,6 +73,7 @@ MODEL_DEFAULTS = {
     "pair_reduce": "mean", "d_pair": None, "fft_mode": "nd",
     "level_dropout": 0.0,
     "emb_std": None,  # per-arch default, see default_emb_std (section 5)
+    "state": 16, "expand": 2,  # mamba (docs/mixers-ssm.md)
 }
 TRAIN_DEFAULTS = {
     "lr": 1e-3, "warmup": 0, "decay": "cosine", "cooldown": 0.2, "weight_decay": 0.01,
@@ -82,10 +83,10 @@ TRAIN_DEFAULTS = {
 TASKS = ("clm", "mlm", "bidir", "autoencode", "complete")  # section 3
 DEFAULT_POS = {"attention": "learned", "dispatcher": "sinusoidal",
                "pairconnect": "learned", "mixer": "none", "fft": "none",
-               "cumsum": "none", "conv": "none"}
+               "cumsum": "none", "conv": "none", "mamba": "none"}
 
 INT_KEYS = {"vocab", "d", "layers", "heads", "n_ctx", "ffn_mult", "hash_size",
-            "hash_seed", "d_pair", "warmup", "batch", "steps", "seed"}
+            "hash_seed", "d_pair", "warmup", "batch", "steps", "seed", "state", "expand"}
 FLOAT_KEYS = {"dropout", "level_dropout", "lr", "weight_decay", "clip", "emb_std",
               "cooldown"}
 BOOL_KEYS = {"tie"}
@@ -125,6 +126,10 @@ def init_std(c, name):
         return None
     if c["arch"] == "mixer" and ".mix.w" in name:
         return 1.0 / math.sqrt(3.0 * c["n_ctx"])
+    if c["arch"] == "mamba" and last in ("A_log", "D"):
+        return None  # S4D-real log(1..N) and ones (docs/mixers-ssm.md)
+    if c["arch"] == "mamba" and name.endswith(".mix.conv.w"):
+        return 1.0 / math.sqrt(3.0 * MAMBA_K)  # U(-1/sqrt K, 1/sqrt K)
     return 0.02
 
 
@@ -500,6 +505,52 @@ def conv_mix(P, pre, x, ctx):
     return torch.cat(outs, dim=-1)
 
 
+# mamba (docs/mixers-ssm.md, "mamba"): S6 with its short convolution and
+# gate, written from that page as a plain recurrence over positions.
+MAMBA_K = 4
+
+
+def _mamba_dims(c):
+    E = c["expand"] * c["d"]
+    return E, c["state"], (c["d"] + 15) // 16
+
+
+def mamba_params(c):
+    d = c["d"]
+    E, N, R = _mamba_dims(c)
+    return {"in_proj.w": (2 * E, d), "conv.w": (E, MAMBA_K), "conv.b": (E,),
+            "x_proj.w": (R + 2 * N, E), "dt_proj.w": (E, R), "dt_proj.b": (E,),
+            "A_log": (E, N), "D": (E,), "out_proj.w": (d, E)}
+
+
+def mamba_mix(P, pre, x, ctx):
+    c = ctx["cfg"]
+    assert ctx["causal"]
+    B, n, d = x.shape
+    E, N, R = _mamba_dims(c)
+    xz = F.linear(x, P[pre + "in_proj.w"])
+    xi, z = xz[..., :E], xz[..., E:]
+    # causal depthwise convolution: weight k meets position t - K + 1 + k
+    padded = torch.cat([torch.zeros(B, MAMBA_K - 1, E, dtype=x.dtype), xi], dim=1)
+    w = P[pre + "conv.w"]
+    conv = P[pre + "conv.b"].view(1, 1, E).expand(B, n, E)
+    for k in range(MAMBA_K):
+        conv = conv + padded[:, k:k + n, :] * w[:, k].view(1, 1, E)
+    u = F.silu(conv)
+    dbl = F.linear(u, P[pre + "x_proj.w"])
+    q, Bm, Cm = dbl[..., :R], dbl[..., R:R + N], dbl[..., R + N:]
+    delta = F.softplus(F.linear(q, P[pre + "dt_proj.w"], P[pre + "dt_proj.b"]))
+    A = -torch.exp(P[pre + "A_log"])                              # [E, N]
+    h = torch.zeros(B, E, N, dtype=x.dtype)
+    ys = []
+    for t in range(n):
+        dt = delta[:, t, :].unsqueeze(-1)                         # [B, E, 1]
+        h = torch.exp(dt * A) * h + dt * Bm[:, t, :].unsqueeze(1) * u[:, t, :].unsqueeze(-1)
+        ys.append((h * Cm[:, t, :].unsqueeze(1)).sum(-1) + P[pre + "D"] * u[:, t, :])
+    yss = torch.stack(ys, dim=1)
+    return F.linear(yss * F.silu(z), P[pre + "out_proj.w"])
+
+
 MIXERS = {
     "attention": (attention_params, attention_mix),
     "mixer": (mixer_params, mixer_mix),
@@ -508,6 +559,7 @@ MIXERS = {
     "fft": (lambda c: {}, fft_mix),
     "cumsum": (lambda c: {}, cumsum_mix),
     "conv": (conv_params, conv_mix),
+    "mamba": (mamba_params, mamba_mix),
 }
 
 # (has a causal mode, has a bidirectional mode), section 2: dispatcher,
@@ -515,7 +567,7 @@ MIXERS = {
 MIXER_MODES = {
     "attention": (True, True), "mixer": (True, True), "pairconnect": (True, True),
     "dispatcher": (True, False), "cumsum": (True, False), "conv": (True, False),
-    "fft": (False, True),
+    "fft": (False, True), "mamba": (True, False),
 }
 
 
@@ -946,6 +998,8 @@ def lr_at(c, s):
 
 def decays(name, shape):
     if len(shape) < 2:
+        return False
+    if name.endswith(".mix.A_log"):  # mamba: the paper's code exempts A_log
         return False
     if name in ("tok_emb", "pos_emb") or name.endswith(".pos_emb"):
         return False

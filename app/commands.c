@@ -23,7 +23,8 @@ static const Command COMMANDS[] = {
      "       mixbench run --resume RUN [key=value ...] [--db FILE]",
      "trains one model in this process and records it in the store: its config, metrics every\n"
      "log_every steps, evaluations, checkpoints, the end (under mpirun: one run over the ranks)\n"
-     "  --arch A         attention, mixer, pairconnect, dispatcher, cumsum, fft, conv, mamba\n"
+     "  --arch A         attention, mixer, pairconnect, dispatcher, cumsum, fft, conv, mamba,\n"
+     "                   hyena\n"
      "                   (mamba's keys: state=N, 16; expand=E, 2; docs/mixers-ssm.md)\n"
      "  --task T         clm, mlm, bidir, autoencode, complete\n"
      "  --data D         builtin:stories|markov|copy|mqar|selective, a text file, a folder of splits\n"

@@ -2,7 +2,7 @@
 # tests/cli/test_ssm_cli.sh — the state-space mixers on the command line
 # (docs/mixers-ssm.md): bad keys are refused in one line before anything is
 # stored; a short mamba run is trained, `show` and its checkpoint carry its
-# keys, and `generate` decodes from it.
+# keys, and `generate` decodes from it; hyena trains and generates.
 . "$(dirname "$0")/../harness.sh"
 DB="$T/ssm.db"
 for kv in state=100000 state=0 expand=0; do
@@ -22,4 +22,11 @@ if head -c 4000 "$CK" | grep -q '"state":"5"' && head -c 4000 "$CK" | grep -q '"
 else fail ckpt_keys "$(head -c 600 "$CK" | tr -c '[:print:]' ' ')"; fi
 if $MB generate --ckpt "$CK" -n 5 >"$T/gen.out" 2>&1 && [ -s "$T/gen.out" ]; then pass generate
 else fail generate "$(tail -3 "$T/gen.out")"; fi
+
+# hyena: trains, and generates by recomputing its window
+HK="$T/hyena.safetensors"
+if $MB run --arch hyena --data builtin:markov --db "$DB" --save "$HK" --quiet steps=3 d=16 n_ctx=16 batch=2 \
+     >"$T/hrun.out" 2>&1 && $MB generate --ckpt "$HK" -n 20 >"$T/hgen.out" 2>&1 && [ -s "$T/hgen.out" ]; then
+  pass hyena_runs_and_generates
+else fail hyena_runs_and_generates "$(tail -3 "$T/hrun.out" "$T/hgen.out")"; fi
 exit $failures

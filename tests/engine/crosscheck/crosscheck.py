@@ -135,6 +135,17 @@ CASES = [
     ("clm-mamba-post-relu-state4-expand3-learned",
      {"arch": "mamba", "state": 4, "expand": 3, "norm": "post", "act": "relu", "pos": "learned",
       "decay": "linear"}),
+    # hyena (docs/mixers-ssm.md): order 2 with its implicit filter, the
+    # direct long convolution below n 256, the FFT from it; post-norm with
+    # learned positions
+    ("clm-hyena-pre-gelu",
+     {"arch": "hyena", "decay": "cosine", "weight_decay": 0.1}),
+    ("clm-hyena-post-relu-n40-learned",
+     {"arch": "hyena", "n_ctx": 40, "d": 8, "norm": "post", "act": "relu", "pos": "learned",
+      "decay": "linear"}),
+    ("clm-hyena-n256-fft-path",
+     {"arch": "hyena", "n_ctx": 256, "d": 8, "layers": 1, "batch": 2,
+      "decay": "cosine", "weight_decay": 0.1}),
     ("clm-conv-n256-fft-path",
      {"arch": "conv", "n_ctx": 256, "d": 8, "layers": 1, "batch": 2,
       "decay": "cosine", "weight_decay": 0.1}),
@@ -209,6 +220,8 @@ CASES = [
       "d_pair": 8, "decay": "linear", "weight_decay": 0.1}),
     ("bidir-conv-pre-gelu",
      {"task": "bidir", "arch": "conv", "decay": "cosine"}),
+    ("bidir-hyena-pre-gelu",
+     {"task": "bidir", "arch": "hyena", "decay": "cosine"}),
     ("bidir-mamba-pre-gelu-state8",
      {"task": "bidir", "arch": "mamba", "state": 8, "decay": "cosine"}),
 
@@ -598,6 +611,7 @@ INIT_CASES = [("attention", "clm", None), ("dispatcher", "clm", None),
               ("pairconnect", "mlm", None), ("mixer", "clm", None), ("mixer", "mlm", None),
               ("fft", "mlm", None), ("cumsum", "clm", None), ("cumsum", "bidir", None),
               ("cumsum", "clm", "0.02"), ("conv", "clm", None), ("mamba", "clm", None),
+              ("hyena", "clm", None),
               ("attention", "mlm", "0.5"), ("mixer", "clm", "0.02")]
 INIT_REL = 0.03   # relative tolerance on a tensor's std (>= 4,096 draws)
 

@@ -83,7 +83,8 @@ TRAIN_DEFAULTS = {
 TASKS = ("clm", "mlm", "bidir", "autoencode", "complete")  # section 3
 DEFAULT_POS = {"attention": "learned", "dispatcher": "sinusoidal",
                "pairconnect": "learned", "mixer": "none", "fft": "none",
-               "cumsum": "none", "conv": "none", "mamba": "none"}
+               "cumsum": "none", "conv": "none", "mamba": "none",
+               "hyena": "none"}
 
 INT_KEYS = {"vocab", "d", "layers", "heads", "n_ctx", "ffn_mult", "hash_size",
             "hash_seed", "d_pair", "warmup", "batch", "steps", "seed", "state", "expand"}
@@ -130,6 +131,11 @@ def init_std(c, name):
         return None  # S4D-real log(1..N) and ones (docs/mixers-ssm.md)
     if c["arch"] == "mamba" and name.endswith(".mix.conv.w"):
         return 1.0 / math.sqrt(3.0 * MAMBA_K)  # U(-1/sqrt K, 1/sqrt K)
+    if c["arch"] == "hyena" and last in ("freq", "D"):
+        return None  # ones (docs/mixers-ssm.md)
+    if c["arch"] == "hyena" and (".mix.filter.w" in name or name.endswith(".mix.short.w")):
+        fan = HYENA_SHORT if name.endswith("short.w") else (HYENA_Z if name.endswith("w1") else HYENA_F)
+        return 1.0 / math.sqrt(3.0 * fan)  # U(-1/sqrt fan, 1/sqrt fan)
     return 0.02
 
 
@@ -551,6 +557,61 @@ def mamba_mix(P, pre, x, ctx):
     return F.linear(yss * F.silu(z), P[pre + "out_proj.w"])
 
 
+# hyena (docs/mixers-ssm.md, "hyena"): order 2, the long convolution as a
+# direct causal sum (not an FFT), the implicit filter from that page.
+HYENA_SHORT, HYENA_F, HYENA_Z = 3, 64, 33
+
+
+def hyena_params(c):
+    d, F = c["d"], HYENA_F
+    return {"in_proj.w": (3 * d, d), "in_proj.b": (3 * d,), "short.w": (3 * d, HYENA_SHORT),
+            "short.b": (3 * d,), "filter.w1": (F, HYENA_Z), "filter.b1": (F,),
+            "filter.w2": (F, F), "filter.b2": (F,), "filter.w3": (F, F), "filter.b3": (F,),
+            "filter.w4": (d, F), "filter.freq": (F,), "filter.D": (d,),
+            "out_proj.w": (d, d), "out_proj.b": (d,)}
+
+
+def hyena_tables(n, d, dtype):
+    """z [n, 33]: t/(n-1), cos(f_b w_t), -sin(f_b w_t) with w_t = 2 pi t/n and
+    16 bands f_b evenly from 1e-4 to 15; decay [n, d] = exp(-t/(n-1) |delta_c|),
+    delta_c evenly from ln(0.01)/1.5 to ln(0.01)/0.3."""
+    bands = (HYENA_Z - 1) // 2
+    t = np.arange(n, dtype=np.float64)
+    tl = t / (n - 1) if n > 1 else np.zeros(n)
+    f = np.linspace(1e-4, bands - 1, bands)
+    ang = f[None, :] * (2 * math.pi * t / n)[:, None]
+    z = np.concatenate([tl[:, None], np.cos(ang), -np.sin(ang)], axis=1)
+    deltas = np.linspace(math.log(1e-2) / 1.5, math.log(1e-2) / 0.3, d)
+    decay = np.exp(-tl[:, None] * np.abs(deltas)[None, :])
+    return torch.tensor(z, dtype=dtype), torch.tensor(decay, dtype=dtype)
+
+
+def hyena_mix(P, pre, x, ctx):
+    c = ctx["cfg"]
+    assert ctx["causal"]
+    B, n, d = x.shape
+    u = F.linear(x, P[pre + "in_proj.w"], P[pre + "in_proj.b"])     # [B, n, 3d]
+    padded = torch.cat([torch.zeros(B, HYENA_SHORT - 1, 3 * d, dtype=x.dtype), u], dim=1)
+    w = P[pre + "short.w"]
+    uc = P[pre + "short.b"].view(1, 1, 3 * d).expand(B, n, 3 * d)
+    for k in range(HYENA_SHORT):
+        uc = uc + padded[:, k:k + n, :] * w[:, k].view(1, 1, 3 * d)
+    x0, x1, v = uc[..., :d], uc[..., d:2 * d], uc[..., 2 * d:]
+    z, decay = hyena_tables(c["n_ctx"], d, x.dtype)
+    h = z
+    for l in (1, 2, 3):
+        h = torch.sin(P[pre + "filter.freq"] * F.linear(h, P[pre + "filter.w%d" % l],
+                                                          P[pre + "filter.b%d" % l]))
+    k = F.linear(h, P[pre + "filter.w4"]) * decay                     # [n_ctx, d]
+    p = v * x1
+    t = torch.arange(n).view(n, 1)
+    s = torch.arange(n).view(1, n)
+    low = (t >= s).to(x.dtype).unsqueeze(-1)                          # [n, n, 1]
+    T = k[(t - s).clamp(min=0)] * low                                 # [t, s, d]
+    q = torch.einsum("tsd,bsd->btd", T, p) + P[pre + "filter.D"] * p
+    return F.linear(q * x0, P[pre + "out_proj.w"], P[pre + "out_proj.b"])
+
+
 MIXERS = {
     "attention": (attention_params, attention_mix),
     "mixer": (mixer_params, mixer_mix),
@@ -560,6 +621,7 @@ MIXERS = {
     "cumsum": (lambda c: {}, cumsum_mix),
     "conv": (conv_params, conv_mix),
     "mamba": (mamba_params, mamba_mix),
+    "hyena": (hyena_params, hyena_mix),
 }
 
 # (has a causal mode, has a bidirectional mode), section 2: dispatcher,
@@ -568,6 +630,7 @@ MIXER_MODES = {
     "attention": (True, True), "mixer": (True, True), "pairconnect": (True, True),
     "dispatcher": (True, False), "cumsum": (True, False), "conv": (True, False),
     "fft": (False, True), "mamba": (True, False),
+    "hyena": (True, False),
 }
 
 

@@ -17,9 +17,10 @@
  *   y        = (yss * silu(z)) W_out^T                        [n, d]
  *
  * The scan runs position by position over each sample (the paper's GPU
- * kernel fuses it; here correctness first): forward keeps every state h_t
- * [n, E, N] in the saved buffer, and backward walks the positions in
- * reverse carrying dh [E, N], so it needs no recomputation.  Saved per
+ * kernel fuses it; here correctness first), a position's E N decays
+ * exp(delta A) in one vectorised pass (vec_exp): forward keeps every state
+ * h_t [n, E, N] in the saved buffer, and backward walks the positions in
+ * reverse carrying dh [E, N], recomputing only the decays.  Saved per
  * sample: n (7E + R + 2N + E N) floats.
  *
  * Incremental decoding (forward_step) keeps the last K-1 convolution inputs
@@ -111,14 +112,15 @@ static size_t mamba_saved(const Config *c)
     return n * (7 * E + m.P + E * m.N);
 }
 
-/* A [E, N] and dh [E, N], then per row (B n rows): gated output or its
-   gradient dyg [E], dxz [2E], du [E], ddbl [P], ddt [E].  forward_step
-   uses the first 5E + P + E N of it. */
+/* A [E, N], one position's decays exp(delta A) [E, N] and dh [E, N], then
+   per row (B n rows): gated output or its gradient dyg [E], dxz [2E],
+   du [E], ddbl [P], ddt [E].  forward_step uses the first 5E + P + 2 E N
+   of it. */
 static size_t mamba_scratch(const Config *c, int B)
 {
     Dims m = dims_of(c);
     size_t rows = (size_t)B * c->n_ctx;
-    return 2 * (size_t)m.E * m.N + rows * (6 * (size_t)m.E + m.P);
+    return 3 * (size_t)m.E * m.N + rows * (6 * (size_t)m.E + m.P);
 }
 
 /* The saved slice of a B-sample batch (T = B n rows). */
@@ -154,14 +156,23 @@ static void state_matrix(float *A, const float *A_log, size_t count)
     for (size_t i = 0; i < count; i++) A[i] = -expf(A_log[i]);
 }
 
+/* decay [E, N] = exp(delta[e] A[e, s]) of one position (vec_exp: the
+   scan's exponentials in one vectorised pass). */
+static void decays(float *decay, const float *A, const float *delta, int E, int N)
+{
+    for (int e = 0; e < E; e++)
+        for (int s = 0; s < N; s++) decay[(size_t)e * N + s] = delta[e] * A[(size_t)e * N + s];
+    vec_exp(decay, decay, (size_t)E * N);
+}
+
 /* One position of one channel's scan: h_t [N] from h_prev [N] (NULL: zero
-   state), returns C_t . h_t. */
-static inline float scan_step(float *h_t, const float *h_prev, const float *A_e, const float *Bt, const float *Ct,
+   state) with decay_e [N] = exp(delta A_e), returns C_t . h_t. */
+static inline float scan_step(float *h_t, const float *h_prev, const float *decay_e, const float *Bt, const float *Ct,
                               float delta, float u, int N)
 {
     float du = delta * u, out = 0.0f;
     for (int s = 0; s < N; s++) {
-        float prev = h_prev ? expf(delta * A_e[s]) * h_prev[s] : 0.0f;
+        float prev = h_prev ? decay_e[s] * h_prev[s] : 0.0f;
         float v = prev + du * Bt[s];
         h_t[s] = v;
         out += Ct[s] * v;
@@ -175,7 +186,7 @@ static void mamba_forward(const MixArgs *a, const float *x, float *y)
     int n = a->n, E = m.E, N = m.N, P = m.P, T = a->B * n;
     assert(a->causal);
     Saved s = saved_split(a, &m);
-    float *A = a->scratch, *gated = A + 2 * (size_t)E * N;
+    float *A = a->scratch, *decay = A + (size_t)E * N, *gated = A + 3 * (size_t)E * N;
     state_matrix(A, a->w[A_LOG], (size_t)E * N);
     linear_forward(a->gemm, s.xz, x, a->w[W_IN], NULL, T, m.d, 2 * E);
     dwconv_forward(s.conv, s.xz, a->w[CONV_W], a->w[CONV_B], a->B, n, E, CONV_K, 2 * E, E);
@@ -193,11 +204,12 @@ static void mamba_forward(const MixArgs *a, const float *x, float *y)
     for (size_t r = 0; r < (size_t)T; r++) {
         int t = (int)(r % n);
         const float *Bt = s.dbl + r * P + m.R, *Ct = Bt + N;
+        decays(decay, A, s.delta + r * E, E, N);
         for (int e = 0; e < E; e++) {
             size_t i = r * E + e;
             float *h_t = s.h + i * N;
             const float *h_prev = t ? h_t - (size_t)E * N : NULL;
-            s.yss[i] = scan_step(h_t, h_prev, A + (size_t)e * N, Bt, Ct, s.delta[i], s.u[i], N) + D[e] * s.u[i];
+            s.yss[i] = scan_step(h_t, h_prev, decay + (size_t)e * N, Bt, Ct, s.delta[i], s.u[i], N) + D[e] * s.u[i];
             gated[i] = s.yss[i] * siluf(s.xz[r * 2 * E + E + e]);
         }
     }
@@ -209,7 +221,7 @@ static void mamba_backward(const MixArgs *a, const float *x, const float *dy, fl
     Dims m = dims_of(a->cfg);
     int n = a->n, E = m.E, N = m.N, P = m.P, R = m.R, T = a->B * n;
     Saved s = saved_split(a, &m);
-    float *A = a->scratch, *dh = A + (size_t)E * N;
+    float *A = a->scratch, *decay = A + (size_t)E * N, *dh = decay + (size_t)E * N;
     float *dyg = dh + (size_t)E * N, *dxz = dyg + (size_t)T * E, *du = dxz + (size_t)T * 2 * E;
     float *ddbl = du + (size_t)T * E, *ddt = ddbl + (size_t)T * P;
     state_matrix(A, a->w[A_LOG], (size_t)E * N);
@@ -235,6 +247,7 @@ static void mamba_backward(const MixArgs *a, const float *x, const float *dy, fl
             const float *Bt = s.dbl + r * P + R, *Ct = Bt + N;
             float *dBt = ddbl + r * P + R, *dCt = dBt + N;
             memset(dBt, 0, sizeof(float) * 2 * N);
+            decays(decay, A, s.delta + r * E, E, N);
             for (int e = 0; e < E; e++) {
                 size_t i = r * E + e;
                 const float *A_e = A + (size_t)e * N, *h_t = s.h + i * N;
@@ -245,17 +258,17 @@ static void mamba_backward(const MixArgs *a, const float *x, const float *dy, fl
                 dD[e] += dys * uu;
                 for (int k = 0; k < N; k++) {
                     float g = dh_e[k] + dys * Ct[k];        /* dL/dh_t */
-                    float decay = expf(dl * A_e[k]);
+                    float decay_k = decay[(size_t)e * N + k];
                     dCt[k] += dys * h_t[k];
                     if (h_prev) {
-                        float dgrow = g * h_prev[k] * decay; /* dL/d(delta A) */
+                        float dgrow = g * h_prev[k] * decay_k; /* dL/d(delta A) */
                         ddelta += dgrow * A_e[k];
                         dA_e[k] += dgrow * dl * A_e[k];     /* dA/dA_log = A */
                     }
                     ddelta += g * Bt[k] * uu;
                     dBt[k] += g * dl * uu;
                     dh_dot_B += g * Bt[k];
-                    dh_e[k] = g * decay;
+                    dh_e[k] = g * decay_k;
                 }
                 du[i] = dys * D[e] + dl * dh_dot_B;
                 ddt[i] = ddelta * sigmoidf(s.dtp[i]);
@@ -293,7 +306,7 @@ static void mamba_forward_step(const MixArgs *a, int t, const float *x_t, float 
     float *window = cache, *h = cache + (size_t)(CONV_K - 1) * E;
     if (t == 0) memset(cache, 0, sizeof(float) * mamba_cache_floats(a->cfg));
     float *xz = a->scratch, *c = xz + 2 * E, *dbl = c + E, *delta = dbl + m.P, *gated = delta + E;
-    float *A = gated + E;
+    float *A = gated + E, *decay = A + (size_t)E * N;
     state_matrix(A, a->w[A_LOG], (size_t)E * N);
     linear_row(xz, x_t, a->w[W_IN], NULL, m.d, 2 * E);
     /* the window rows then xi_t: positions t-K+1 .. t (zeros before 0) */
@@ -309,10 +322,12 @@ static void mamba_forward_step(const MixArgs *a, int t, const float *x_t, float 
     linear_row(dbl, c, a->w[W_X], NULL, E, m.P);
     linear_row(delta, dbl, a->w[W_DT], a->w[B_DT], m.R, E);
     const float *Bt = dbl + m.R, *Ct = Bt + N, *D = a->w[D_SKIP];
+    for (int e = 0; e < E; e++) delta[e] = softplusf(delta[e]);
+    decays(decay, A, delta, E, N);
     for (int e = 0; e < E; e++) {
-        float dl = softplusf(delta[e]);
+        float dl = delta[e];
         float *h_e = h + (size_t)e * N;
-        float yss = scan_step(h_e, t ? h_e : NULL, A + (size_t)e * N, Bt, Ct, dl, c[e], N) + D[e] * c[e];
+        float yss = scan_step(h_e, t ? h_e : NULL, decay + (size_t)e * N, Bt, Ct, dl, c[e], N) + D[e] * c[e];
         gated[e] = yss * siluf(xz[E + e]);
     }
     linear_row(y_t, gated, a->w[W_OUT], NULL, E, m.d);

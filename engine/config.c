@@ -66,6 +66,10 @@ static const Key KEYS[] = {
     /* linattn (docs/mixers.md) */
     {"feature_map", T_ENUM, KEY_MODEL, F(feature_map), "taylor", "elu1|taylor", 0, 0, 0},
     {"feature_dim", T_INT, KEY_MODEL, F(feature_dim), "16", NULL, 1, 64, 0},
+    /* mamba (docs/mixers-ssm.md): the state size N of each inner channel and
+       the inner width expand * d */
+    {"state", T_INT, KEY_MODEL, F(state), "16", NULL, 1, 256, 0},
+    {"expand", T_INT, KEY_MODEL, F(expand), "2", NULL, 1, 16, 0},
     {"lr", T_FLOAT, KEY_TRAIN, F(lr), "0.001", NULL, 0, 10, 0},
     {"warmup", T_INT, KEY_TRAIN, F(warmup), "50", NULL, 0, 1 << 30, 0},
     {"decay", T_ENUM, KEY_TRAIN, F(decay), "cosine", "constant|linear|cosine|wsd", 0, 0, 0},
@@ -123,6 +127,7 @@ static int is_fft(const Config *c) { return !strcmp(c->arch, "fft"); }
 static int is_dispatcher(const Config *c) { return !strcmp(c->arch, "dispatcher"); }
 static int is_linattn(const Config *c) { return !strcmp(c->arch, "linattn"); }
 static int is_taylor(const Config *c) { return is_linattn(c) && c->feature_map == FEATURE_TAYLOR; }
+static int is_mamba(const Config *c) { return !strcmp(c->arch, "mamba"); }
 static int is_wsd(const Config *c) { return c->decay == DECAY_WSD; }
 static int is_mlm(const Config *c) { return !strcmp(c->task, "mlm"); }
 static int steps_budget(const Config *c) { return c->tokens <= 0 && c->seconds <= 0; }
@@ -136,6 +141,7 @@ static const struct {
     {"hash_size", is_pairconnect}, {"hash_seed", is_pairconnect}, {"pair_reduce", is_pairconnect},
     {"d_pair", is_pairconnect},    {"table_optim", is_pairconnect}, {"fft_mode", is_fft},
     {"level_dropout", is_dispatcher}, {"cooldown", is_wsd},       {"mlm_loss", is_mlm},
+    {"state", is_mamba},           {"expand", is_mamba},
     {"steps", steps_budget},       {"seconds", seconds_budget},   {"tokens", tokens_budget},
     {"feature_map", is_linattn},   {"feature_dim", is_taylor},
 };

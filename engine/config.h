@@ -39,6 +39,7 @@ typedef struct Config {
     int init;            /* WEIGHT_INIT_GPT2: linear weights N(0, 0.02);
                             WEIGHT_INIT_FAN_IN: N(0, 1/sqrt(fan_in)) */
     int feature_map, feature_dim;   /* linattn: FEATURE_*, Based's d' (taylor) */
+    int state, expand;   /* mamba: state size N per channel, inner width expand*d */
     /* training (SPEC section 5) */
     double lr;
     int warmup, decay;

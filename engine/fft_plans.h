@@ -19,8 +19,8 @@
  * Complex numbers are interleaved (re, im) float pairs, FFTW's layout.
  *
  * Not for: the math of any mixer (transform sizes, scaling, adjoints live
- * with the mixer that uses them); the one mixer-specific thing here is the
- * conv mixer's path switch, declared at the end for its tests.
+ * with the mixer that uses them); the mixer-specific things here are the
+ * conv and hyena mixers' path switches, declared at the end for tests.
  */
 #ifndef MIXBENCH_FFT_PLANS_H
 #define MIXBENCH_FFT_PLANS_H
@@ -108,5 +108,8 @@ int conv_auto_path(int n);
    CONV_DIRECT where n >= 2 x the threshold (its n^2 scratch is not
    reserved there). */
 int conv_force_path(void *conv_state, int path);
+/* The same for a hyena block's long convolution (engine/mixers/hyena.c):
+   direct below its threshold, FFT from it; any path at any n. */
+int hyena_force_path(void *hyena_state, int path);
 
 #endif

@@ -31,8 +31,14 @@ struct Gemm;
 /* INIT_NORMAL N(0, 0.02); INIT_TOKEN_EMB N(0, emb_std); INIT_LINEAR a linear
    layer's weight [out, in]: N(0, 0.02), or N(0, 1/sqrt(in)) under the key
    init=fan_in (SPEC section 5).  A mixer declares its linear layers'
-   weights INIT_LINEAR, anything else (level weights, tables) INIT_NORMAL. */
-enum { INIT_NORMAL, INIT_ZERO, INIT_ONE, INIT_UNIFORM_INV_SQRT_N, INIT_TOKEN_EMB, INIT_LINEAR };
+   weights INIT_LINEAR, anything else (level weights, tables) INIT_NORMAL.
+   The state-space mixers' own (docs/mixers-ssm.md): INIT_UNIFORM_INV_SQRT_FAN
+   U(-1/sqrt(k), 1/sqrt(k)), k the last dimension (PyTorch's Conv1d default,
+   for short depthwise convolutions); INIT_S4D_REAL log(1 + j mod k) on a
+   [rows, k] matrix (S4D-real A = -(1..k), stored as A_log); INIT_DT_BIAS
+   softplus^-1(dt), dt = exp(U(log 1e-3, log 1e-1)) floored at 1e-4. */
+enum { INIT_NORMAL, INIT_ZERO, INIT_ONE, INIT_UNIFORM_INV_SQRT_N, INIT_TOKEN_EMB, INIT_LINEAR,
+       INIT_UNIFORM_INV_SQRT_FAN, INIT_S4D_REAL, INIT_DT_BIAS };
 
 typedef struct {
     char name[32];       /* e.g. "wq", "w0", "mlpx.w1" */

@@ -91,6 +91,15 @@ static void init_params(Model *m)
             case INIT_UNIFORM_INV_SQRT_N:
                 w[j] = (float)((2.0 * rng_double(&rng) - 1.0) * inv_sqrt_n);
                 break;
+            case INIT_UNIFORM_INV_SQRT_FAN:
+                w[j] = (float)((2.0 * rng_double(&rng) - 1.0) / sqrt((double)p->shape[p->ndim - 1]));
+                break;
+            case INIT_S4D_REAL: w[j] = (float)log(1.0 + (double)(j % (size_t)p->shape[1])); break;
+            case INIT_DT_BIAS: {
+                double dt = fmax(exp(log(1e-3) + rng_double(&rng) * (log(1e-1) - log(1e-3))), 1e-4);
+                w[j] = (float)(dt + log(-expm1(-dt))); /* softplus^-1(dt) = log(e^dt - 1) */
+                break;
+            }
             default: w[j] = 0.0f;
             }
         }

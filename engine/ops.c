@@ -657,3 +657,43 @@ void dropout_apply(float *y, const float *x, size_t n, float p, uint64_t key, ui
         y[i] = u >= threshold ? x[i] * keep_scale : 0.0f;
     }
 }
+
+void dwconv_forward(float *y, const float *x, const float *w, const float *b, int B, int n, int C, int K, int ldx,
+                    int ldy)
+{
+    for (int s = 0; s < B; s++)
+        for (int t = 0; t < n; t++) {
+            const float *xs = x + (size_t)s * n * ldx;
+            float *row = y + ((size_t)s * n + t) * ldy;
+            for (int c = 0; c < C; c++) {
+                float v = b[c];
+                for (int k = 0; k < K; k++) {
+                    int src = t - (K - 1) + k;
+                    if (src >= 0) v += w[(size_t)c * K + k] * xs[(size_t)src * ldx + c];
+                }
+                row[c] = v;
+            }
+        }
+}
+
+void dwconv_backward(float *dx, float *dw, float *db, const float *dy, const float *x, const float *w, int B, int n,
+                     int C, int K, int ldx, int lddy, int lddx)
+{
+    for (int s = 0; s < B; s++)
+        for (int t = 0; t < n; t++) {
+            const float *xs = x + (size_t)s * n * ldx, *dys = dy + (size_t)s * n * lddy;
+            const float *g = dys + (size_t)t * lddy;
+            float *dxt = dx + ((size_t)s * n + t) * lddx;
+            for (int c = 0; c < C; c++) {
+                float v = 0.0f;
+                for (int k = 0; k < K; k++) {
+                    int dst = t + (K - 1) - k;    /* the output x[t] feeds with weight k */
+                    if (dst < n) v += w[(size_t)c * K + k] * dys[(size_t)dst * lddy + c];
+                    int src = t - (K - 1) + k;    /* the input weight k meets at output t */
+                    if (src >= 0) dw[(size_t)c * K + k] += g[c] * xs[(size_t)src * ldx + c];
+                }
+                db[c] += g[c];
+                dxt[c] = v;
+            }
+        }
+}

@@ -108,6 +108,18 @@ void vec_exp(float *y, const float *x, size_t n);
    sum (16 interleaved partial sums: the cross-entropy's own loop). */
 float exp_shift_sum(float *x, int n, float mx);
 
+/* Causal depthwise convolution of width K over B samples of n rows (the
+   short convolutions of mamba and hyena): channel c of x [B n, ldx] (its
+   first C columns) -> y [B n, ldy],
+   y[t, c] = b[c] + sum_k w[c, k] x[t - K+1 + k, c], x = 0 before t = 0;
+   w [C, K], b [C]. */
+void dwconv_forward(float *y, const float *x, const float *w, const float *b, int B, int n, int C, int K, int ldx,
+                    int ldy);
+/* dy [B n, lddy] -> dx [B n, lddx] (overwritten, first C columns);
+   dw [C, K] and db [C] +=. */
+void dwconv_backward(float *dx, float *dw, float *db, const float *dy, const float *x, const float *w, int B, int n,
+                     int C, int K, int ldx, int lddy, int lddx);
+
 /* Dropout as a pure function of (key, element index): keep with prob 1-p,
    scale 1/(1-p).  y [n] = x * mask (x may equal y). */
 void dropout_apply(float *y, const float *x, size_t n, float p, uint64_t key, uint64_t index0);

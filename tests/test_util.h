@@ -38,6 +38,7 @@
 #include "engine/rng.h"
 #include "engine/sparse.h"
 #include "engine/task.h"
+#include "engine/trainer.h"
 #include "tests/check.h"
 
 /* ---- numbers ------------------------------------------------------------ */
@@ -205,6 +206,43 @@ static inline void tm_randomize(Model *m, Rng *r, float scale)
     for (int p = 0; p < m->n_params; p++)
         if (m->params[p].init != INIT_ONE)
             for (size_t j = 0; j < m->params[p].numel; j++) model_param(m, p)[j] = scale * (float)rng_normal(r);
+}
+
+/* Trains c (its vocab taken from ds) for its budget on its own thread
+   count: losses[] receives every step's loss and *final_train the last one
+   (either may be NULL).  Returns the final valid loss, or NAN on error
+   (printed). */
+static inline double tm_train(const Config *c, const Dataset *ds, double *losses, double *final_train)
+{
+    Model m;
+    char err[ERR_LEN];
+    Config cc = *c;
+    cc.vocab = ds->vocab;
+    if (config_validate(&cc, err) || model_build(&m, &cc, err)) {
+        printf("  %s\n", err);
+        return NAN;
+    }
+    Trainer *t;
+    if (trainer_create(&t, &m, ds, cc.threads, 1, err)) {
+        printf("  %s\n", err);
+        model_free(&m);
+        return NAN;
+    }
+    TrainProgress p = {0};
+    while (!trainer_done(t)) {
+        if (trainer_step(t, &p, err)) {
+            printf("  %s\n", err);
+            p.loss = NAN;
+            break;
+        }
+        if (losses) losses[p.step - 1] = p.loss;
+    }
+    if (final_train) *final_train = p.loss;
+    EvalResult r;
+    double v = trainer_evaluate(t, SPLIT_VALID, &r, err) ? NAN : r.loss;
+    trainer_free(t);
+    model_free(&m);
+    return v;
 }
 
 /* One block's mixer, alone: its model, work space and MixArgs. */

@@ -51,6 +51,7 @@
 
 #include "engine/common.h"
 #include "engine/fft_plans.h"
+#include "engine/fft_rows.h"
 #include "engine/mixer.h"
 #include "engine/ops.h"
 
@@ -174,7 +175,7 @@ static void *conv_create(const Config *c, char *err)
     return s;
 }
 
-static inline float inv_sqrt_pos(int t) { return (float)(1.0 / sqrt((double)(t + 1))); }
+static float inv_sqrt_pos(int t) { return (float)(1.0 / sqrt((double)(t + 1))); }
 
 /* ---- direct path ---- */
 
@@ -267,55 +268,6 @@ static void kernel_spectra(const MixArgs *a, const ConvState *s, FftBufs *f)
     for (size_t i = 0; i < h * spec; i++) f->wspec[i] *= inv_L;
 }
 
-#define TILE 16
-
-/* rows [R, L] = src[:, 0..R)^T of src [n, ld] (times c_t when scaled),
-   zeros past n. */
-static void load_rows(float *rows, const float *src, int n, int R, int ld, int L, int scaled)
-{
-    for (int t0 = 0; t0 < n; t0 += TILE)
-        for (int f0 = 0; f0 < R; f0 += TILE) {
-            int t1 = MB_MIN(t0 + TILE, n), f1 = MB_MIN(f0 + TILE, R);
-            for (int t = t0; t < t1; t++) {
-                float c = scaled ? inv_sqrt_pos(t) : 1.0f;
-                const float *row = src + (size_t)t * ld;
-                for (int f = f0; f < f1; f++) rows[(size_t)f * L + t] = c * row[f];
-            }
-        }
-    for (int f = 0; f < R; f++) memset(rows + (size_t)f * L + n, 0, sizeof(float) * (size_t)(L - n));
-}
-
-/* dst[:, 0..R) of dst [n, ld] = rows [R, L]^T for t < n (times c_t when
-   scaled). */
-static void store_rows(float *dst, const float *rows, int n, int R, int ld, int L, int scaled)
-{
-    for (int t0 = 0; t0 < n; t0 += TILE)
-        for (int f0 = 0; f0 < R; f0 += TILE) {
-            int t1 = MB_MIN(t0 + TILE, n), f1 = MB_MIN(f0 + TILE, R);
-            for (int t = t0; t < t1; t++) {
-                float c = scaled ? inv_sqrt_pos(t) : 1.0f;
-                float *row = dst + (size_t)t * ld;
-                for (int f = f0; f < f1; f++) row[f] = c * rows[(size_t)f * L + t];
-            }
-        }
-}
-
-/* spec [R, L/2+1] of features f0.. *= wspec[k(f)] (conj_w: times the
-   conjugate). */
-static void multiply_kernels(float *spec, const float *wspec, int half, int f0, int R, int dk, int conj_w)
-{
-    float sign = conj_w ? -1.0f : 1.0f;
-    for (int i = 0; i < R; i++) {
-        const float *w = wspec + (size_t)((f0 + i) / dk) * half * 2;
-        float *z = spec + (size_t)i * half * 2;
-        for (int m = 0; m < half; m++) {
-            float wr = w[2 * m], wi = sign * w[2 * m + 1], zr = z[2 * m], zi = z[2 * m + 1];
-            z[2 * m] = zr * wr - zi * wi;
-            z[2 * m + 1] = zr * wi + zi * wr;
-        }
-    }
-}
-
 static void spectral_forward(const MixArgs *a, const float *x, float *y)
 {
     const ConvState *s = a->state;
@@ -325,11 +277,11 @@ static void spectral_forward(const MixArgs *a, const float *x, float *y)
     for (int b = 0; b < a->B; b++)
         for (int f0 = 0; f0 < d; f0 += R) {
             size_t off = (size_t)b * n * d + f0;
-            load_rows(f.rows, x + off, n, R, d, L, 0);
+            fft_rows_load(f.rows, x + off, n, R, d, L, NULL);
             fft_exec(&s->rows_r2c, f.rows, f.spec);
-            multiply_kernels(f.spec, f.wspec, half, f0, R, dk, 0);
+            fft_rows_multiply(f.spec, f.wspec, half, f0, R, dk, 0);
             fft_exec(&s->rows_c2r, f.spec, f.rows);
-            store_rows(y + off, f.rows, n, R, d, L, 1);
+            fft_rows_store(y + off, f.rows, n, R, d, L, inv_sqrt_pos);
         }
 }
 
@@ -343,22 +295,15 @@ static void spectral_backward(const MixArgs *a, const float *x, const float *dy,
     for (int b = 0; b < a->B; b++)
         for (int f0 = 0; f0 < d; f0 += R) {
             size_t off = (size_t)b * n * d + f0;
-            load_rows(f.rows, x + off, n, R, d, L, 0);
+            fft_rows_load(f.rows, x + off, n, R, d, L, NULL);
             fft_exec(&s->rows_r2c, f.rows, f.spec);           /* X */
-            load_rows(f.rows, dy + off, n, R, d, L, 1);
+            fft_rows_load(f.rows, dy + off, n, R, d, L, inv_sqrt_pos);
             fft_exec(&s->rows_r2c, f.rows, f.spec2);          /* G */
             /* acc_k += sum_{f in slice k} G conj X */
-            for (int i = 0; i < R; i++) {
-                const float *X = f.spec + (size_t)i * half * 2, *G = f.spec2 + (size_t)i * half * 2;
-                float *acc = f.acc + (size_t)((f0 + i) / dk) * half * 2;
-                for (int m = 0; m < half; m++) {
-                    acc[2 * m] += G[2 * m] * X[2 * m] + G[2 * m + 1] * X[2 * m + 1];
-                    acc[2 * m + 1] += G[2 * m + 1] * X[2 * m] - G[2 * m] * X[2 * m + 1];
-                }
-            }
-            multiply_kernels(f.spec2, f.wspec, half, f0, R, dk, 1);
+            fft_rows_cross(f.acc, f.spec, f.spec2, half, f0, R, dk);
+            fft_rows_multiply(f.spec2, f.wspec, half, f0, R, dk, 1);
             fft_exec(&s->rows_c2r, f.spec2, f.rows);
-            store_rows(dx + off, f.rows, n, R, d, L, 0);
+            fft_rows_store(dx + off, f.rows, n, R, d, L, NULL);
         }
     fft_exec(&s->kernels_c2r, f.acc, f.kernel);
     float inv_L = 1.0f / (float)L;

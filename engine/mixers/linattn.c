@@ -59,7 +59,7 @@ static void decl_matrix(ParamDecl *p, const char *name, int rows, int cols)
     p->ndim = 2;
     p->shape[0] = rows;
     p->shape[1] = cols;
-    p->init = INIT_NORMAL;
+    p->init = INIT_LINEAR;
     p->decay = 1;
     p->dense = 1;
 }

@@ -15,6 +15,8 @@ extern const MixerOps mixer_cumsum;
 extern const MixerOps mixer_fft;
 extern const MixerOps mixer_conv;
 extern const MixerOps mixer_linattn;
+extern const MixerOps mixer_mamba;
+extern const MixerOps mixer_hyena;
 
 static const MixerOps *const MIXERS[] = {
     &mixer_attention,
@@ -25,6 +27,8 @@ static const MixerOps *const MIXERS[] = {
     &mixer_fft,
     &mixer_conv,
     &mixer_linattn,
+    &mixer_mamba,
+    &mixer_hyena,
 };
 #define N_MIXERS ((int)(sizeof MIXERS / sizeof MIXERS[0]))
 

@@ -24,38 +24,10 @@
 
 #include <cblas.h>
 
-/* Trains for c->steps; losses[] receives every step's loss (may be NULL).
-   Returns the final valid loss, or NAN on error. */
+/* tm_train (tests/test_util.h): the final valid loss. */
 static double train(const Config *c, const Dataset *ds, double *losses, double *final_train)
 {
-    Model m;
-    char err[512];
-    Config cc = *c;
-    cc.vocab = ds->vocab;
-    if (config_validate(&cc, err) || model_build(&m, &cc, err)) {
-        printf("  %s\n", err);
-        return NAN;
-    }
-    Trainer *t;
-    if (trainer_create(&t, &m, ds, cc.threads, 1, err)) {
-        printf("  %s\n", err);
-        model_free(&m);
-        return NAN;
-    }
-    TrainProgress p = {0};
-    while (!trainer_done(t)) {
-        if (trainer_step(t, &p, err)) {
-            printf("  %s\n", err);
-            break;
-        }
-        if (losses) losses[p.step - 1] = p.loss;
-    }
-    if (final_train) *final_train = p.loss;
-    EvalResult r;
-    double v = trainer_evaluate(t, SPLIT_VALID, &r, err) ? NAN : r.loss;
-    trainer_free(t);
-    model_free(&m);
-    return v;
+    return tm_train(c, ds, losses, final_train);
 }
 
 static void test_overfit_one_batch(void)
@@ -341,7 +313,8 @@ static void test_product_counts(void)
 {
     const char *cases[][2] = {{"attention", "clm"}, {"attention", "mlm"}, {"mixer", "clm"}, {"mixer", "mlm"},
                               {"conv", "clm"}, {"cumsum", "clm"}, {"fft", "mlm"}, {"dispatcher", "clm"},
-                              {"pairconnect", "clm"}, {"pairconnect", "mlm"}};
+                              {"pairconnect", "clm"}, {"pairconnect", "mlm"}, {"mamba", "clm"},
+                              {"hyena", "clm"}};
     for (int i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++) {
         Config c;
         char arch[40], task[40];

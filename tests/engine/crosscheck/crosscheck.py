@@ -131,6 +131,24 @@ CASES = [
       "decay": "linear"}),
     # n = 256: mixbench's conv switches to its FFT path there (SPEC: "results
     # must agree with the direct sum"); the reference is the direct sum
+    # mamba (docs/mixers-ssm.md): default state 16 and expand 2, then a
+    # narrow state, a wider expansion and post-norm
+    ("clm-mamba-pre-gelu",
+     {"arch": "mamba", "decay": "cosine", "weight_decay": 0.1}),
+    ("clm-mamba-post-relu-state4-expand3-learned",
+     {"arch": "mamba", "state": 4, "expand": 3, "norm": "post", "act": "relu", "pos": "learned",
+      "decay": "linear"}),
+    # hyena (docs/mixers-ssm.md): order 2 with its implicit filter, the
+    # direct long convolution below n 256, the FFT from it; post-norm with
+    # learned positions
+    ("clm-hyena-pre-gelu",
+     {"arch": "hyena", "decay": "cosine", "weight_decay": 0.1}),
+    ("clm-hyena-post-relu-n40-learned",
+     {"arch": "hyena", "n_ctx": 40, "d": 8, "norm": "post", "act": "relu", "pos": "learned",
+      "decay": "linear"}),
+    ("clm-hyena-n256-fft-path",
+     {"arch": "hyena", "n_ctx": 256, "d": 8, "layers": 1, "batch": 2,
+      "decay": "cosine", "weight_decay": 0.1}),
     ("clm-conv-n256-fft-path",
      {"arch": "conv", "n_ctx": 256, "d": 8, "layers": 1, "batch": 2,
       "decay": "cosine", "weight_decay": 0.1}),
@@ -218,6 +236,10 @@ CASES = [
       "d_pair": 8, "decay": "linear", "weight_decay": 0.1}),
     ("bidir-conv-pre-gelu",
      {"task": "bidir", "arch": "conv", "decay": "cosine"}),
+    ("bidir-hyena-pre-gelu",
+     {"task": "bidir", "arch": "hyena", "decay": "cosine"}),
+    ("bidir-mamba-pre-gelu-state8",
+     {"task": "bidir", "arch": "mamba", "state": 8, "decay": "cosine"}),
 
     # ---- autoencode: enc./dec. stacks, e = encoder's last final-LN state
     ("autoencode-attention-pre-gelu-learned-cosine",
@@ -627,10 +649,12 @@ INIT_CASES = [("attention", "clm", None, "gpt2"), ("dispatcher", "clm", None, "g
               ("mixer", "mlm", None, "gpt2"), ("fft", "mlm", None, "gpt2"),
               ("cumsum", "clm", None, "gpt2"), ("cumsum", "bidir", None, "gpt2"),
               ("cumsum", "clm", "0.02", "gpt2"), ("conv", "clm", None, "gpt2"),
-              ("attention", "mlm", "0.5", "gpt2"), ("mixer", "clm", "0.02", "gpt2")] + \
+              ("attention", "mlm", "0.5", "gpt2"), ("mixer", "clm", "0.02", "gpt2"),
+              ("mamba", "clm", None, "gpt2"), ("hyena", "clm", None, "gpt2"),
+              ("linattn", "clm", None, "gpt2")] + \
              [(arch, "mlm" if arch in ("fft",) else "clm", None, "fan_in")
               for arch in ("attention", "dispatcher", "pairconnect", "mixer", "fft", "cumsum",
-                           "conv")] + [("attention", "clm", "1", "fan_in")]
+                           "conv", "linattn")] + [("attention", "clm", "1", "fan_in")]
 INIT_REL = 0.03   # relative tolerance on a tensor's std (>= 4,096 draws)
 
 

@@ -75,6 +75,7 @@ MODEL_DEFAULTS = {
     "feature_map": "taylor", "feature_dim": 16,   # linattn (docs/mixers.md)
     "emb_std": None,  # per-arch default, see default_emb_std (section 5)
     "init": "gpt2",   # gpt2 | fan_in: linear weights' init (section 5)
+    "state": 16, "expand": 2,  # mamba (docs/mixers-ssm.md)
 }
 TRAIN_DEFAULTS = {
     "lr": 1e-3, "warmup": 0, "decay": "cosine", "cooldown": 0.2, "weight_decay": 0.01,
@@ -84,10 +85,11 @@ TRAIN_DEFAULTS = {
 TASKS = ("clm", "mlm", "bidir", "autoencode", "complete")  # section 3
 DEFAULT_POS = {"attention": "learned", "dispatcher": "sinusoidal",
                "pairconnect": "learned", "mixer": "none", "fft": "none",
-               "cumsum": "none", "conv": "none", "linattn": "learned"}
+               "cumsum": "none", "conv": "none", "linattn": "learned", "mamba": "none",
+               "hyena": "none"}
 
 INT_KEYS = {"vocab", "d", "layers", "heads", "n_ctx", "ffn_mult", "hash_size", "feature_dim",
-            "hash_seed", "d_pair", "warmup", "batch", "steps", "seed"}
+            "hash_seed", "d_pair", "warmup", "batch", "steps", "seed", "state", "expand"}
 FLOAT_KEYS = {"dropout", "level_dropout", "lr", "weight_decay", "clip", "emb_std",
               "cooldown"}
 BOOL_KEYS = {"tie"}
@@ -119,6 +121,7 @@ LINEAR_IN_BLOCK = {
     "attention": ("mix.wq", "mix.wk", "mix.wv", "mix.wo"),
     "dispatcher": ("mix.win", "mix.wout"),
     "pairconnect": ("mix.mlpx.w1", "mix.mlpx.w2", "mix.mlpp.w1", "mix.mlpp.w2"),
+    "linattn": ("mix.wqkv", "mix.wo"),
 }
 
 
@@ -154,6 +157,15 @@ def init_std(c, name, shape=None):
         return None   # docs/mixers.md: lag 0 ones, lags 1 and 2 zeros
     if c["arch"] == "mixer" and ".mix.w" in name:
         return 1.0 / math.sqrt(3.0 * c["n_ctx"])
+    if c["arch"] == "mamba" and last in ("A_log", "D"):
+        return None  # S4D-real log(1..N) and ones (docs/mixers-ssm.md)
+    if c["arch"] == "mamba" and name.endswith(".mix.conv.w"):
+        return 1.0 / math.sqrt(3.0 * MAMBA_K)  # U(-1/sqrt K, 1/sqrt K)
+    if c["arch"] == "hyena" and last in ("freq", "D"):
+        return None  # ones (docs/mixers-ssm.md)
+    if c["arch"] == "hyena" and (".mix.filter.w" in name or name.endswith(".mix.short.w")):
+        fan = HYENA_SHORT if name.endswith("short.w") else (HYENA_Z if name.endswith("w1") else HYENA_F)
+        return 1.0 / math.sqrt(3.0 * fan)  # U(-1/sqrt fan, 1/sqrt fan)
     return 0.02
 
 
@@ -580,6 +592,106 @@ def linattn_mix(P, pre, x, ctx):
     o = torch.matmul(scores, v) / (scores.sum(-1, keepdim=True) + 1e-6)
     return F.linear(_merge_heads(o), P[pre + "wo"])
 
+# mamba (docs/mixers-ssm.md, "mamba"): S6 with its short convolution and
+# gate, written from that page as a plain recurrence over positions.
+MAMBA_K = 4
+
+
+def _mamba_dims(c):
+    E = c["expand"] * c["d"]
+    return E, c["state"], (c["d"] + 15) // 16
+
+
+def mamba_params(c):
+    d = c["d"]
+    E, N, R = _mamba_dims(c)
+    return {"in_proj.w": (2 * E, d), "conv.w": (E, MAMBA_K), "conv.b": (E,),
+            "x_proj.w": (R + 2 * N, E), "dt_proj.w": (E, R), "dt_proj.b": (E,),
+            "A_log": (E, N), "D": (E,), "out_proj.w": (d, E)}
+
+
+def mamba_mix(P, pre, x, ctx):
+    c = ctx["cfg"]
+    assert ctx["causal"]
+    B, n, d = x.shape
+    E, N, R = _mamba_dims(c)
+    xz = F.linear(x, P[pre + "in_proj.w"])
+    xi, z = xz[..., :E], xz[..., E:]
+    # causal depthwise convolution: weight k meets position t - K + 1 + k
+    padded = torch.cat([torch.zeros(B, MAMBA_K - 1, E, dtype=x.dtype), xi], dim=1)
+    w = P[pre + "conv.w"]
+    conv = P[pre + "conv.b"].view(1, 1, E).expand(B, n, E)
+    for k in range(MAMBA_K):
+        conv = conv + padded[:, k:k + n, :] * w[:, k].view(1, 1, E)
+    u = F.silu(conv)
+    dbl = F.linear(u, P[pre + "x_proj.w"])
+    q, Bm, Cm = dbl[..., :R], dbl[..., R:R + N], dbl[..., R + N:]
+    delta = F.softplus(F.linear(q, P[pre + "dt_proj.w"], P[pre + "dt_proj.b"]))
+    A = -torch.exp(P[pre + "A_log"])                              # [E, N]
+    h = torch.zeros(B, E, N, dtype=x.dtype)
+    ys = []
+    for t in range(n):
+        dt = delta[:, t, :].unsqueeze(-1)                         # [B, E, 1]
+        h = torch.exp(dt * A) * h + dt * Bm[:, t, :].unsqueeze(1) * u[:, t, :].unsqueeze(-1)
+        ys.append((h * Cm[:, t, :].unsqueeze(1)).sum(-1) + P[pre + "D"] * u[:, t, :])
+    yss = torch.stack(ys, dim=1)
+    return F.linear(yss * F.silu(z), P[pre + "out_proj.w"])
+
+
+# hyena (docs/mixers-ssm.md, "hyena"): order 2, the long convolution as a
+# direct causal sum (not an FFT), the implicit filter from that page.
+HYENA_SHORT, HYENA_F, HYENA_Z = 3, 64, 33
+
+
+def hyena_params(c):
+    d, F = c["d"], HYENA_F
+    return {"in_proj.w": (3 * d, d), "in_proj.b": (3 * d,), "short.w": (3 * d, HYENA_SHORT),
+            "short.b": (3 * d,), "filter.w1": (F, HYENA_Z), "filter.b1": (F,),
+            "filter.w2": (F, F), "filter.b2": (F,), "filter.w3": (F, F), "filter.b3": (F,),
+            "filter.w4": (d, F), "filter.freq": (F,), "filter.D": (d,),
+            "out_proj.w": (d, d), "out_proj.b": (d,)}
+
+
+def hyena_tables(n, d, dtype):
+    """z [n, 33]: t/(n-1), cos(f_b w_t), -sin(f_b w_t) with w_t = 2 pi t/n and
+    16 bands f_b evenly from 1e-4 to 15; decay [n, d] = exp(-t/(n-1) |delta_c|),
+    delta_c evenly from ln(0.01)/1.5 to ln(0.01)/0.3."""
+    bands = (HYENA_Z - 1) // 2
+    t = np.arange(n, dtype=np.float64)
+    tl = t / (n - 1) if n > 1 else np.zeros(n)
+    f = np.linspace(1e-4, bands - 1, bands)
+    ang = f[None, :] * (2 * math.pi * t / n)[:, None]
+    z = np.concatenate([tl[:, None], np.cos(ang), -np.sin(ang)], axis=1)
+    deltas = np.linspace(math.log(1e-2) / 1.5, math.log(1e-2) / 0.3, d)
+    decay = np.exp(-tl[:, None] * np.abs(deltas)[None, :])
+    return torch.tensor(z, dtype=dtype), torch.tensor(decay, dtype=dtype)
+
+
+def hyena_mix(P, pre, x, ctx):
+    c = ctx["cfg"]
+    assert ctx["causal"]
+    B, n, d = x.shape
+    u = F.linear(x, P[pre + "in_proj.w"], P[pre + "in_proj.b"])     # [B, n, 3d]
+    padded = torch.cat([torch.zeros(B, HYENA_SHORT - 1, 3 * d, dtype=x.dtype), u], dim=1)
+    w = P[pre + "short.w"]
+    uc = P[pre + "short.b"].view(1, 1, 3 * d).expand(B, n, 3 * d)
+    for k in range(HYENA_SHORT):
+        uc = uc + padded[:, k:k + n, :] * w[:, k].view(1, 1, 3 * d)
+    x0, x1, v = uc[..., :d], uc[..., d:2 * d], uc[..., 2 * d:]
+    z, decay = hyena_tables(c["n_ctx"], d, x.dtype)
+    h = z
+    for l in (1, 2, 3):
+        h = torch.sin(P[pre + "filter.freq"] * F.linear(h, P[pre + "filter.w%d" % l],
+                                                          P[pre + "filter.b%d" % l]))
+    k = F.linear(h, P[pre + "filter.w4"]) * decay                     # [n_ctx, d]
+    p = v * x1
+    t = torch.arange(n).view(n, 1)
+    s = torch.arange(n).view(1, n)
+    low = (t >= s).to(x.dtype).unsqueeze(-1)                          # [n, n, 1]
+    T = k[(t - s).clamp(min=0)] * low                                 # [t, s, d]
+    q = torch.einsum("tsd,bsd->btd", T, p) + P[pre + "filter.D"] * p
+    return F.linear(q * x0, P[pre + "out_proj.w"], P[pre + "out_proj.b"])
+
 
 MIXERS = {
     "attention": (attention_params, attention_mix),
@@ -590,6 +702,8 @@ MIXERS = {
     "cumsum": (lambda c: {}, cumsum_mix),
     "conv": (conv_params, conv_mix),
     "linattn": (linattn_params, linattn_mix),
+    "mamba": (mamba_params, mamba_mix),
+    "hyena": (hyena_params, hyena_mix),
 }
 
 # (has a causal mode, has a bidirectional mode), section 2: dispatcher,
@@ -597,7 +711,8 @@ MIXERS = {
 MIXER_MODES = {
     "attention": (True, True), "mixer": (True, True), "pairconnect": (True, True),
     "dispatcher": (True, False), "cumsum": (True, False), "conv": (True, False),
-    "fft": (False, True), "linattn": (True, True),
+    "fft": (False, True), "linattn": (True, True), "mamba": (True, False),
+    "hyena": (True, False),
 }
 
 
@@ -1028,6 +1143,8 @@ def lr_at(c, s):
 
 def decays(name, shape):
     if len(shape) < 2:
+        return False
+    if name.endswith(".mix.A_log"):  # mamba: the paper's code exempts A_log
         return False
     if name in ("tok_emb", "pos_emb") or name.endswith(".pos_emb"):
         return False

@@ -658,7 +658,7 @@ static void compare_draw(void *state, UiContext *ctx, int top, int height, int w
         else
             len += snprintf(line + len, sizeof line - len, "%s: smoothed train, %s: valid", ctx->utf8 ? "lines" : "1-8",
                             valid_look(st, ctx->utf8 && ctx->colors));
-        if (st->fits) len += snprintf(line + len, sizeof line - len, ", dashed: fits to %gx", FIT_REACH);
+        if (st->fits) len += snprintf(line + len, sizeof line - len, ", dashed: fits");
         double levels[UI_MAX_COMPARE];
         int n_levels = unigram_levels(st, levels);
         for (int j = 0; j < n_levels && j < 2; j++)

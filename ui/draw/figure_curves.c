@@ -391,18 +391,15 @@ static int group_fit(const Curves *g, CurveFit *fit)
 /* Into p: the fits of the curves i with fitted[i] and in_plot[i] (curve i
    in colour i), from each one's budget to FIT_HORIZON x it, and an x where
    two fits cross while both are drawn, for every pair with one of them in
-   p (names[i] says which in the legend); a legend entry for the fits when
-   p has one. */
+   p (names[i] says which in the legend). */
 static int add_fits(FigPlot *p, const CurveFit *fits, const int *fitted, const int *in_plot, char (*names)[64], int n,
                     char *err)
 {
-    int drawn = 0;
     for (int i = 0; i < n; i++) {
         if (!fitted[i] || !in_plot[i]) continue;
         double x[FIT_SAMPLES], y[FIT_SAMPLES];
         fit_past_budget(&fits[i], FIT_HORIZON, x, y);
         if (!fig_plot_series(p, FIG_FIT, i, x, y, FIT_SAMPLES)) return err_set(err, "figure: out of memory");
-        drawn = 1;
     }
     for (int i = 0; i < n; i++)
         for (int j = i + 1; j < n; j++) {
@@ -415,18 +412,22 @@ static int add_fits(FigPlot *p, const CurveFit *fits, const int *fitted, const i
                 snprintf(cross->label, sizeof cross->label, "the fits of %s and %s cross near %s tokens", names[i], names[j],
                          fmt_short(at, where, sizeof where));
         }
-    static const double none[1] = {0};
-    FigSeries *key = drawn ? fig_plot_series(p, FIG_FIT, FIG_GRAY, none, none, 0) : NULL;
-    if (drawn && !key) return err_set(err, "figure: out of memory");
-    if (key)
-        snprintf(key->label, sizeof key->label, "dashed past the budget: fit L = E + A t^-a of the valid loss, to %gx "
-                                                "the last evaluation", FIT_HORIZON);
     return 0;
 }
 
-/* A note naming the curves with too few valid evaluations to fit. */
-static int unfitted_note(Figure *f, const int *fitted, char (*names)[64], int n, char *err)
+/* The legend's entry for the fits, on p (the last plot: last in the
+   legend), when some curve of the n was fitted; and a note naming the
+   curves with too few valid evaluations to fit. */
+static int fits_key(Figure *f, FigPlot *p, const int *fitted, char (*names)[64], int n, char *err)
 {
+    int any = 0;
+    for (int i = 0; i < n; i++) any |= fitted[i];
+    static const double none[1] = {0};
+    FigSeries *key = any ? fig_plot_series(p, FIG_FIT, FIG_GRAY, none, none, 0) : NULL;
+    if (any && !key) return err_set(err, "figure: out of memory");
+    if (key)
+        snprintf(key->label, sizeof key->label, "dashed past the budget: fit L = E + A t^-a of the valid loss, to %gx "
+                                                "the last evaluation", FIT_HORIZON);
     char list[640] = "";
     for (int i = 0, len = 0; i < n; i++)
         if (!fitted[i]) len += snprintf(list + len, sizeof list - (size_t)len, "%s%s", len ? ", " : "", names[i]);
@@ -480,7 +481,7 @@ int figure_compare(Store *s, const int64_t *ids, int n, CompareSeeds seeds, Curv
             snprintf(names[i], sizeof names[i], "#%lld", (long long)g[i].ids[0]);
         }
         rc = add_fits(p, fit, fitted, all, names, n_groups, err);
-        if (!rc) rc = unfitted_note(f, fitted, names, n_groups, err);
+        if (!rc) rc = fits_key(f, p, fitted, names, n_groups, err);
     }
     curves_free(g, FIGURE_MAX_CURVES);
     if (rc) figure_free(f);
@@ -569,7 +570,7 @@ static int ae_panels(Figure *f, Store *s, const ResultRun *jobs, int n_jobs, con
             rc = add_fits(p, fit, fitted, in_plot, names, shown, err);
         }
     }
-    if (!rc && fits) rc = unfitted_note(f, fitted, names, shown, err);
+    if (!rc && fits && f->n_plots) rc = fits_key(f, &f->plots[f->n_plots - 1], fitted, names, shown, err);
     curves_free(g, FIGURE_MAX_CURVES);
     return rc;
 }

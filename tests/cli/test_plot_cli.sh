@@ -261,6 +261,17 @@ for k in 2:run 3:compare 4:grid-sweep 5:ae-sweep; do
     fail "screen_key_${k#*:}" "$(screen W)"
   fi
 done
+# Compare's P with F on: the figure with the fits, on training tokens
+TM send-keys -t W 3
+sleep 0.5
+TM send-keys -t W F
+wait_for W 10 "fits on" && TM send-keys -t W P
+if wait_for W 10 "figure written to .*/p-compare[0-9]*\.svg"; then
+  f=$(ls -t "$T"/p-compare*.svg 2>/dev/null | head -1)
+  [ "$(fig xlabel "$f")" = "training tokens" ] && pass screen_key_compare_fits || fail screen_key_compare_fits "$(fig xlabel "$f")"
+else
+  fail screen_key_compare_fits "$(screen W)"
+fi
 TM send-keys -t W q
 wait_exit W 10 || fail screen_quit "$(screen W)"
 # the Grid screen says the same of the hand-set store above

@@ -58,7 +58,7 @@ static int parse_axis(const char *text, CurveAxis *x)
 }
 
 typedef struct {
-    const char *kind, *db, *out, *x, *log, *seeds, *metric, *rows, *cols, *at, *valid, *range;
+    const char *kind, *db, *out, *x, *log, *seeds, *metric, *rows, *cols, *at, *valid, *range, *fits;
     const char *args[MAX_RUNS];
     int n_args;
 } PlotArgs;
@@ -68,7 +68,12 @@ static int build(Store *st, const PlotArgs *a, Figure *fig, char *name, size_t c
 {
     CurveAxis x = CURVE_X_STEPS;
     if (parse_axis(a->x, &x)) return 1;
-    int log_y = a->log != NULL;
+    /* --fits: the curves' power-law fits past the budget, on a log tokens axis */
+    int flags = (a->log ? FIGURE_LOG_Y : 0) | (a->fits ? FIGURE_FITS : 0);
+    if (a->fits && strcmp(a->kind, "compare") && strcmp(a->kind, "ae"))
+        return cli_fail("plot %s: --fits is for plot compare and plot ae", a->kind);
+    if (a->fits && a->x && x != CURVE_X_TOKENS)
+        return cli_fail("plot %s: --fits draws against training tokens, not --x %s", a->kind, a->x);
     static const char *const AE[] = {"autoencoder", "bidirectional", "completion"};
     if (!strcmp(a->kind, "run") || !strcmp(a->kind, "compare")) {
         int64_t ids[MAX_RUNS];
@@ -81,8 +86,8 @@ static int build(Store *st, const PlotArgs *a, Figure *fig, char *name, size_t c
         else if (a->seeds && !strcmp(a->seeds, "runs")) seeds = COMPARE_RUNS;
         else if (a->seeds && strcmp(a->seeds, "pool")) return cli_fail("plot: --seeds %s: one of pool, groups, runs", a->seeds);
         snprintf(name, cap, "%s%lld.svg", a->kind, (long long)ids[0]);
-        return a->kind[0] == 'r' ? figure_run(st, ids[0], x, log_y, fig, err)
-                                 : figure_compare(st, ids, a->n_args, seeds, x, log_y, fig, err);
+        return a->kind[0] == 'r' ? figure_run(st, ids[0], x, a->log != NULL, fig, err)
+                                 : figure_compare(st, ids, a->n_args, seeds, x, flags, fig, err);
     }
     if (a->n_args > 1) return cli_fail("plot %s: one sweep at most", a->kind);
     int is_ae = !strcmp(a->kind, "ae");
@@ -94,7 +99,7 @@ static int build(Store *st, const PlotArgs *a, Figure *fig, char *name, size_t c
     int64_t sweep = 0;
     if (find_sweep(st, a->n_args ? a->args[0] : NULL, is_ae ? AE : NULL, is_ae ? 3 : 0, &sweep, err)) return -1;
     snprintf(name, cap, "%s-sweep%lld.svg", a->kind, (long long)sweep);
-    if (is_ae) return figure_ae(st, sweep, a->valid != NULL, log_y, fig, err);
+    if (is_ae) return figure_ae(st, sweep, a->valid != NULL, flags, fig, err);
     if (!strcmp(a->kind, "parallel")) {
         ParallelView pv = {sweep, metric, !a->seeds || !strcmp(a->seeds, "groups"), a->range};
         return figure_parallel(st, &pv, fig, err);
@@ -111,7 +116,8 @@ int cmd_plot(int argc, char **argv)
     CliOpt opts[] = {{"db", 1, &a.db, NULL},         {"output", 1, &a.out, "o"},  {"x", 1, &a.x, NULL},
                      {"log", 0, &a.log, NULL},       {"seeds", 1, &a.seeds, NULL}, {"metric", 1, &a.metric, NULL},
                      {"rows", 1, &a.rows, NULL},     {"cols", 1, &a.cols, NULL},  {"at", 1, &a.at, NULL},
-                     {"valid", 0, &a.valid, NULL},   {"range", 1, &a.range, NULL}, {NULL, 0, NULL, NULL}};
+                     {"valid", 0, &a.valid, NULL},   {"range", 1, &a.range, NULL}, {"fits", 0, &a.fits, NULL},
+                     {NULL, 0, NULL, NULL}};
     char err[ERR_LEN];
     const char *positional[MAX_RUNS + 1];
     int n_pos = 0;

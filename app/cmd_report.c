@@ -7,7 +7,9 @@
  * by that relative path: the Grid heatmap of its sweep (PRESET.svg), and
  * its curves (PRESET-curves.svg): the AE/Bidir figure for the autoencoder,
  * bidirectional and completion presets, else its points' (a seed group
- * each) when it has at most 8.  Only
+ * each) when it has at most 8; when the preset's claims compare points,
+ * the curves figure carries each point's power-law fit past the budget
+ * (FIGURE_FITS, on a log training-tokens axis).  Only
  * argument parsing, the figures' files and printing live here.
  */
 #include <errno.h>
@@ -22,6 +24,7 @@
 #include "db/sweeps_read.h"
 #include "engine/common.h"
 #include "engine/text.h"
+#include "experiments/claims.h"
 #include "experiments/points.h"
 #include "experiments/sweep.h"
 #include "experiments/report.h"
@@ -88,6 +91,20 @@ static int point_runs(Store *s, int64_t sweep_id, int64_t *ids, int *n_ids, char
     return rc;
 }
 
+/* FIGURE_FITS when some claim of preset compares points on the sweep (the
+   pairs experiments/budget_fit.h fits for the report's numbers), else 0. */
+static int fit_flags(Store *s, const char *preset, int64_t sweep_id, int *flags, char *err)
+{
+    ClaimResult *claims = NULL;
+    int n = 0;
+    *flags = 0;
+    if (claims_judge(s, preset, sweep_id, &claims, &n, err)) return -1;
+    for (int i = 0; i < n; i++)
+        if (claims[i].n_pairs > 0) *flags = FIGURE_FITS;
+    free(claims);
+    return 0;
+}
+
 static int preset_figures(void *ctx, const char *preset, int64_t sweep_id, ReportFigure *out, int *n, char *err)
 {
     FigureDir *d = ctx;
@@ -98,13 +115,15 @@ static int preset_figures(void *ctx, const char *preset, int64_t sweep_id, Repor
     snprintf(name, sizeof name, "%s", preset);
     if (add_figure(d, &fig, figure_grid_report(d->store, &v, &fig, err), name, out, n, err)) return -1;
     snprintf(name, sizeof name, "%s-curves", preset);
+    int flags;
+    if (fit_flags(d->store, preset, sweep_id, &flags, err)) return -1;
     if (figure_ae_preset(preset))
-        return add_figure(d, &fig, figure_ae(d->store, sweep_id, 0, 0, &fig, err), name, out, n, err);
+        return add_figure(d, &fig, figure_ae(d->store, sweep_id, 0, flags, &fig, err), name, out, n, err);
     int64_t ids[FIGURE_MAX_CURVES];
     int n_ids;
     if (point_runs(d->store, sweep_id, ids, &n_ids, err)) return -1;
     if (n_ids < 2) return 0;
-    return add_figure(d, &fig, figure_compare(d->store, ids, n_ids, COMPARE_GROUPS, CURVE_X_STEPS, 0, &fig, err),
+    return add_figure(d, &fig, figure_compare(d->store, ids, n_ids, COMPARE_GROUPS, CURVE_X_STEPS, flags, &fig, err),
                       name, out, n, err);
 }
 

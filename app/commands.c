@@ -280,9 +280,9 @@ static const Command COMMANDS[] = {
      "mixbench purge --dry-run", 1},
     {"plot", cmd_plot, "a figure as SVG, PDF or PNG: run RUN | compare RUN... | grid|ae|parallel [SWEEP] -o FILE",
      "mixbench plot run RUN [-o FILE] [--x steps|tokens|time] [--log] [--db FILE]\n"
-     "       mixbench plot compare RUN... [--seeds pool|groups|runs] [-o FILE] [--x ...] [--log] [--db FILE]\n"
+     "       mixbench plot compare RUN... [--seeds pool|groups|runs] [--fits] [-o FILE] [--x ...] [--log] [--db FILE]\n"
      "       mixbench plot grid [SWEEP] [--metric M] [--rows KEY] [--cols KEY] [--at \"KEY=V ...\"] [-o FILE]\n"
-     "       mixbench plot ae [SWEEP] [--valid] [--log] [-o FILE] [--db FILE]\n"
+     "       mixbench plot ae [SWEEP] [--valid] [--fits] [--log] [-o FILE] [--db FILE]\n"
      "       mixbench plot parallel [SWEEP] [--metric M] [--seeds groups|runs] [--range \"KEY=LO..HI ...\"] [-o FILE]\n"
      "       mixbench plot bench FILE.json... [-o FILE]",
      "writes a figure as SVG, PDF or PNG (by FILE's extension; default NAME.svg here):\n"
@@ -299,6 +299,8 @@ static const Command COMMANDS[] = {
      "  bench    the JSON of mixbench bench --n --json (several files: their lines together):\n"
      "           training tokens/s, peak memory and generation ms/token against n, log-log, a\n"
      "           line per architecture, where each overtakes attention's tokens/s marked\n"
+     "--fits     (compare, ae) each curve's valid loss fitted, L = E + A t^-a, and drawn dashed\n"
+     "           from its last evaluation to 10x it, an x where two fits cross; x: log tokens\n"
      "  parallel parallel coordinates: a vertical axis per axis of the sweep that varies (not\n"
      "           seed) and the metric's last, a line per seed group (its mean; --seeds runs: per\n"
      "           finished run) coloured worse to better; --range keeps the lines inside\n"

@@ -23,8 +23,8 @@
 #include "db/runs_read.h"
 #include "engine/common.h"
 #include "engine/data/data.h"
-#include "experiments/curve_fit.h"
 #include "experiments/stats.h"
+#include "ui/draw/curve_fits.h"
 #include "ui/draw/heatmap.h"
 #include "ui/draw/run_curve.h"
 #include "ui/figure_key.h"
@@ -35,8 +35,9 @@
 #define MAX_VALID_MARKERS 16     /* more valid points are drawn as dots */
 #define MAX_SEEDS UI_MAX_COMPARE /* runs of a seed group read (g) */
 #define MAX_CONFIG 96            /* config keys of a run */
-#define FIT_POINTS 64            /* points of a fit drawn (F) */
-#define FIT_REACH 3.0            /* a fit is drawn to 3x its curve's last point */
+#define FIT_REACH 3.0            /* F draws a fit to 3x its curve's last point: on this linear x
+                                    axis the written figures' 10x (log x) would squeeze the
+                                    curves into a tenth of the width */
 
 /* The columns of the final-number table. */
 enum { COL_TRAIN, COL_BEST_VALID, COL_VALID, COL_TEST, COL_PPL, COL_ACC, COL_SPEED, COL_PARAMS, N_COLS };
@@ -110,8 +111,8 @@ typedef struct {
     int log_y;
     int grouped;                 /* g: each run as its seed group's mean and band */
     int fits;                    /* F: each curve's valid points fitted, L = E + A x^-a,
-                                    drawn dotted to FIT_REACH x its last point */
-    double fit_x[UI_MAX_COMPARE][FIT_POINTS], fit_y[UI_MAX_COMPARE][FIT_POINTS];
+                                    drawn dashed from its last point to FIT_REACH x it */
+    double fit_x[UI_MAX_COMPARE][FIT_SAMPLES], fit_y[UI_MAX_COMPARE][FIT_SAMPLES];
     SeedGroup groups[UI_MAX_COMPARE];
     char error[ERR_LEN];
 } CompareState;
@@ -546,27 +547,22 @@ static int unigram_levels(const CompareState *st, double *levels)
     return n;
 }
 
-/* Curve k's valid points (the group's mean with g) fitted in the shown x
-   axis (experiments/curve_fit.h: a power law keeps its shape whatever the
-   x unit) and sampled to FIT_REACH x its last point; 0 when they cannot be
-   fitted (fewer than 4 points, or the fit fails). */
+/* Curve k's valid points (with g: every seed's, as one cloud) fitted in
+   the shown x axis (ui/draw/curve_fits.h; a power law keeps its shape
+   whatever the x unit) and sampled from its last point to FIT_REACH x it;
+   0 when they cannot be fitted (fewer than 4 points, or the fit fails). */
 static int fit_curve(CompareState *st, int k)
 {
-    const double *x, *y;
-    int n;
-    if (st->grouped) {
-        x = st->groups[k].valid.x[st->align], y = st->groups[k].valid.mean, n = st->groups[k].valid.n;
-    } else {
-        const RunCurve *c = &st->runs[k].curve;
-        x = c->valid.x[st->align], y = c->valid.loss, n = c->valid.n;
-    }
+    const CurvePoints *valid[MAX_SEEDS];
+    int n = 0;
+    if (st->grouped)
+        for (int i = 0; i < st->groups[k].n; i++) valid[n++] = &st->groups[k].members[i].curve.valid;
+    else
+        valid[n++] = &st->runs[k].curve.valid;
     CurveFit f;
-    char err[256];
-    if (n < 4 || curve_fit(x, y, n, &f, err)) return 0;
-    double x0 = INFINITY;
-    for (int i = 0; i < n; i++)
-        if (x[i] > 0) x0 = fmin(x0, x[i]);
-    curve_sample(&f, x0, FIT_REACH * f.t_ref, FIT_POINTS, st->fit_x[k], st->fit_y[k]);
+    char err[ERR_LEN];
+    if (curves_fit(valid, n, st->align, &f, err)) return 0;
+    fit_past_budget(&f, FIT_REACH, st->fit_x[k], st->fit_y[k]);
     return 1;
 }
 
@@ -599,11 +595,11 @@ static void draw_plot(CompareState *st, UiContext *ctx, int top, int height, int
     int n_levels = unigram_levels(st, levels);
     for (int j = 0; j < n_levels; j++)
         series[3 * UI_MAX_COMPARE + j] = (PlotSeries){NULL, &levels[j], 1, PLOT_HLINE, 0, 0};
-    /* F: the fits, dotted in the run's colour, past the levels */
+    /* F: the fits, dashed in the run's colour, past the levels */
     int n_series = 3 * UI_MAX_COMPARE + n_levels;
     for (int k = 0; st->fits && k < st->n; k++)
         if (fit_curve(st, k))
-            series[n_series++] = (PlotSeries){st->fit_x[k], st->fit_y[k], FIT_POINTS, PLOT_DOTS, '.', 0};
+            series[n_series++] = (PlotSeries){st->fit_x[k], st->fit_y[k], FIT_SAMPLES, PLOT_DASHED, '.', 0};
     /* the levels go first in drawing order only by their fill: ui_plot
        draws fills under every dot whatever the order */
     ui_plot(ctx, top, 0, height, width, series, n_series, st->log_y);
@@ -677,7 +673,7 @@ static void compare_draw(void *state, UiContext *ctx, int top, int height, int w
         else
             len += snprintf(line + len, sizeof line - len, "%s: smoothed train, %s: valid", ctx->utf8 ? "lines" : "1-8",
                             valid_look(st, ctx->utf8 && ctx->colors));
-        if (st->fits) len += snprintf(line + len, sizeof line - len, ", dotted: fits");
+        if (st->fits) len += snprintf(line + len, sizeof line - len, ", dashed: fits");
         double levels[UI_MAX_COMPARE];
         int n_levels = unigram_levels(st, levels);
         for (int j = 0; j < n_levels && j < 2; j++)
@@ -732,7 +728,7 @@ static int compare_key(void *state, UiContext *ctx, int ch)
         return 1;
     case 'F':
         st->fits = !st->fits;
-        ui_say(ctx, "%s", st->fits ? "fits on: valid points, L = E + A x^-a, dotted to 3x (F: off)"
+        ui_say(ctx, "%s", st->fits ? "fits on: valid points, L = E + A x^-a, dashed past the last to 3x (F: off)"
                                    : "fits off (F: on)");
         return 1;
     case 'g':
@@ -745,8 +741,9 @@ static int compare_key(void *state, UiContext *ctx, int ch)
         char err[ERR_LEN];
         int64_t ids[UI_MAX_COMPARE];
         for (int i = 0; i < st->n; i++) ids[i] = st->runs[i].id;
+        int flags = (st->log_y ? FIGURE_LOG_Y : 0) | (st->fits ? FIGURE_FITS : 0);
         int built = figure_compare(ctx->store, ids, st->n, st->grouped ? COMPARE_GROUPS : COMPARE_RUNS, st->align,
-                                   st->log_y, &fig, err);
+                                   flags, &fig, err);
         ui_figure_save(ctx, &fig, built, err, "compare");
         return 1;
     }
@@ -771,9 +768,11 @@ const UiScreen ui_screen_compare = {
     "g               each run as its seed group (the runs that differ only\n"
     "                in seed): the mean curve, the min-max shaded around it,\n"
     "                the table's means, test mean +- se in the legend\n"
-    "F               fit each curve's valid points, L = E + A x^-a (least\n"
-    "                squares; docs/statistics.md), drawn dotted past the\n"
-    "                last point to 3x it: where more compute would lead\n"
+    "F               fit each curve's valid points (with g: every seed's),\n"
+    "                L = E + A x^-a (least squares; docs/statistics.md),\n"
+    "                drawn dashed from the last point to 3x it: where more\n"
+    "                compute would lead (P then writes the fits to 10x, on\n"
+    "                a log tokens axis, as the report's figures)\n"
     "Enter           open the selected run (Run screen)\n"
     "P               write this figure as SVG beside the store (mixbench plot)\n"
     "                lines (ASCII: the run's digit, 1-8): smoothed train\n"

@@ -56,6 +56,11 @@ def dashes():
             d = re.search(r"stroke-dasharray:([^;]+)", st)
             out.append(d.group(1) if d else "solid")
     return out
+def fits():
+    # the fits drawn past the budget (thin, dash-dot 5,2,1.2,2; not the legend's sample, 1.3 wide)
+    root = ET.parse(path).getroot()
+    return sum(1 for p in root.iter("{http://www.w3.org/2000/svg}path")
+               if "stroke-dasharray:5,2,1.2,2" in p.get("style", "") and "stroke-width:1.1;" in p.get("style", ""))
 def bands():
     root = ET.parse(path).getroot()
     return sum(1 for p in root.iter("{http://www.w3.org/2000/svg}path") if "fill-opacity:0.22" in p.get("style", ""))
@@ -71,6 +76,8 @@ elif kind == "ticks":   # the y tick labels: min max count
     print("%g %g %d" % (min(v), max(v), len(v)))
 elif kind == "curves":
     print(curves(), bands())
+elif kind == "fits":
+    print(fits())
 elif kind == "dashes":   # how many curves, how many line patterns among them
     d = dashes()
     print(len(d), len(set(d)))
@@ -129,6 +136,30 @@ q "$T/cancel.db" "update runs set status = 'cancelled' where id = $((first + 1))
 $MB plot compare "$first" $((first + 1)) --db "$T/cancel.db" -o "$T/cancel.svg" >/dev/null 2>"$T/err" &&
   fig legend "$T/cancel.svg" | grep -Eq "2 seeds \(#$first #$((first + 1))\), 1 of 2 seeds finished: test [0-9]+\.[0-9]+$" &&
   pass plot_compare_cancelled_seed || fail plot_compare_cancelled_seed "$(cat "$T/err"; fig legend "$T/cancel.svg")"
+
+# --- fits past the budget (--fits): the grid sweep's attention runs with
+# valid losses set by hand to known power laws in their tokens (6
+# evaluations a run: steps 2..12), layers=1 3.0 + 1.2 u^-0.5 and layers=2
+# 3.35 + 0.5 / u (u: the share of the 12 steps), which cross at 8.66 u: a
+# fit a group, drawn on a log tokens axis to 10x, and an x where they cross
+cp "$DB" "$T/fits.db"
+q "$T/fits.db" "insert into evals (run_id, step, split, loss, n_tokens) select run_id, step - 2, 'valid', loss, n_tokens
+                from evals where split = 'valid' and run_id between $first and $((first + 3));
+                update evals set loss = case when run_id < $((first + 2)) then 3.0 + 1.2 * power(step / 12.0, -0.5)
+                  else 3.35 + 0.5 / (step / 12.0) end where split = 'valid' and run_id between $first and $((first + 3))"
+budget=$(q "$T/fits.db" "select max(tokens) from metrics where run_id = $first")
+$MB plot compare $ids --fits --db "$T/fits.db" -o "$T/fits.svg" >/dev/null 2>"$T/err" && [ "$(fig fits "$T/fits.svg")" = 2 ] &&
+  [ "$(fig xlabel "$T/fits.svg")" = "training tokens" ] && [ "$(fig xtick "$T/fits.svg" | tr '\n' ' ')" = "100 1k 10k 100k " ] &&
+  fig legend "$T/fits.svg" | grep -q "^dashed past the budget: fit L = E + A t^-a" &&
+  fig legend "$T/fits.svg" | grep -q "^the fits of #$first and #$((first + 2)) cross near 13.3k tokens$" &&
+  [ "$(fig curves "$T/fits.svg")" = "2 4" ] && pass plot_compare_fits ||
+  fail plot_compare_fits "budget $budget: $(cat "$T/err"; fig fits "$T/fits.svg"; fig xtick "$T/fits.svg"; fig legend "$T/fits.svg")"
+# without --fits none; a group of 3 runs of 1 evaluation (completion's mixer) is not fitted, and a note says so
+$MB plot compare $ids --db "$T/fits.db" -o "$T/nofits.svg" >/dev/null 2>&1 && [ "$(fig fits "$T/nofits.svg")" = 0 ] &&
+  $MB plot compare 1 "$first" --seeds groups --fits --db "$T/fits.db" -o "$T/few.svg" >/dev/null 2>&1 &&
+  [ "$(fig fits "$T/few.svg")" = 1 ] && fig note "$T/few.svg" | grep -q "^no fit (fewer than 4 valid evaluations.*): #1$" &&
+  pass plot_compare_fits_only_where_asked_and_fitted ||
+  fail plot_compare_fits_only_where_asked_and_fitted "$(fig fits "$T/nofits.svg"; fig fits "$T/few.svg"; fig note "$T/few.svg")"
 
 # --- Grid: each cell is the store's mean ± standard error of its seeds
 $MB plot grid 2 --db "$DB" -o "$T/grid.svg" >/dev/null 2>"$T/err" || fail plot_grid "$(cat "$T/err")"
@@ -230,6 +261,17 @@ for k in 2:run 3:compare 4:grid-sweep 5:ae-sweep; do
     fail "screen_key_${k#*:}" "$(screen W)"
   fi
 done
+# Compare's P with F on: the figure with the fits, on training tokens
+TM send-keys -t W 3
+sleep 0.5
+TM send-keys -t W F
+wait_for W 10 "fits on" && TM send-keys -t W P
+if wait_for W 10 "figure written to .*/p-compare[0-9]*\.svg"; then
+  f=$(ls -t "$T"/p-compare*.svg 2>/dev/null | head -1)
+  [ "$(fig xlabel "$f")" = "training tokens" ] && pass screen_key_compare_fits || fail screen_key_compare_fits "$(fig xlabel "$f")"
+else
+  fail screen_key_compare_fits "$(screen W)"
+fi
 TM send-keys -t W q
 wait_exit W 10 || fail screen_quit "$(screen W)"
 # the Grid screen says the same of the hand-set store above
@@ -244,7 +286,7 @@ wait_exit G 10 || fail screen_quit_tie "$(screen G)"
 bad() {   # name, expected text, args...
   local name=$1 want=$2; shift 2
   $MB plot "$@" >"$T/out" 2>"$T/err"; local rc=$?
-  [ $rc != 0 ] && [ "$(wc -l <"$T/err")" = 1 ] && grep -q "$want" "$T/err" && pass "plot_refuses_$name" ||
+  [ $rc != 0 ] && [ "$(wc -l <"$T/err")" = 1 ] && grep -q -e "$want" "$T/err" && pass "plot_refuses_$name" ||
     fail "plot_refuses_$name" "rc=$rc $(cat "$T/err")"
 }
 bad unknown_run "no run 999 in " run 999 --db "$DB" -o "$T/x.svg"
@@ -256,6 +298,8 @@ bad unknown_axis "has no axis 'heads'" grid 2 --rows heads --db "$DB" -o "$T/x.s
 bad unknown_metric "unknown metric 'loss'" grid 2 --metric loss --db "$DB" -o "$T/x.svg"
 bad missing_store "no such store" run 1 --db "$T/none.db" -o "$T/x.svg"
 bad kind "unknown figure kind" histogram --db "$DB"
+bad fits_axis "--fits draws against training tokens, not --x steps" compare 3 --fits --x steps --db "$DB" -o "$T/x.svg"
+bad fits_kind "--fits is for plot compare and plot ae" grid 2 --fits --db "$DB" -o "$T/x.svg"
 [ ! -e "$T/x.svg" ] && [ ! -e "$T/x.jpg" ] && [ ! -e "$T/none.db" ] && pass plot_refusals_write_nothing ||
   fail plot_refusals_write_nothing "$(ls "$T")"
 $MB plot --help >"$T/out" 2>&1 && grep -q "^usage: mixbench plot run RUN" "$T/out" && grep -q "^example: " "$T/out" &&
@@ -271,6 +315,22 @@ for l in $links; do [ -s "$T/md/$l" ] && python3 -c "import xml.etree.ElementTre
   grep -q '^!\[Grid: sweep 1 completion, test loss\](figures/completion.svg)$' "$T/md/r.md" &&
   grep -q '^!\[AE/Bidir: sweep 1 completion\](figures/completion-curves.svg)$' "$T/md/r.md" &&
   pass report_md_links_figures || fail report_md_links_figures "links: $links missing:$missing $(cat "$T/err")"
+# the curves figure of a preset whose claims compare points carries the fits:
+# completion's mixer and attention (1 evaluation a run: no fit, said so;
+# with valid losses set at steps 1-3 as power laws crossing at 8.66x the
+# budget: a fit in each panel, the crossing marked in both)
+fig xlabel "$T/md/figures/completion-curves.svg" | grep -q "^training tokens$" &&
+  fig note "$T/md/figures/completion-curves.svg" | grep -q "^no fit (fewer than 4 valid evaluations.*): mixer/complete, attention/complete$" &&
+  pass report_curves_fits_asked || fail report_curves_fits_asked "$(fig xlabel "$T/md/figures/completion-curves.svg"; fig note "$T/md/figures/completion-curves.svg")"
+q "$T/fits.db" "insert into evals (run_id, step, split, loss, n_tokens) select run_id, s.step, 'valid', loss, n_tokens
+                from evals, (select 1 step union all select 2) s where split = 'valid' and run_id in (select id from runs where sweep_id = 1);
+                update evals set loss = case (select arch from runs where id = run_id) when 'mixer' then 3.0 + 1.2 * power(step / 3.0, -0.5)
+                  else 3.35 + 0.5 / (step / 3.0) end where split = 'valid' and run_id in (select id from runs where sweep_id = 1)"
+mkdir -p "$T/mdf"
+$MB report --db "$T/fits.db" --md "$T/mdf/r.md" >/dev/null 2>"$T/err" &&
+  [ "$(fig fits "$T/mdf/figures/completion-curves.svg")" = 2 ] &&
+  [ "$(fig legend "$T/mdf/figures/completion-curves.svg" | grep -c "^the fits of mixer/complete and attention/complete cross near ")" = 1 ] &&
+  pass report_curves_fits || fail report_curves_fits "$(cat "$T/err"; fig fits "$T/mdf/figures/completion-curves.svg"; fig legend "$T/mdf/figures/completion-curves.svg")"
 # the reproduction script: figures/NAME/ beside NAME.md, made anew
 R=$T/repro
 mkdir -p "$R/figures/reproduction" && touch "$R/figures/reproduction/stale.svg"

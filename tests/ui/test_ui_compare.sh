@@ -90,13 +90,20 @@ check compare_align_wall A 3 "x: wall seconds"
 TM send-keys -t A a l
 check compare_log_y A 3 "x: steps +y: loss, log"
 # F: each curve's valid points fitted (4 evaluations to step 40), drawn
-# dotted to 3x: the x axis then reaches step 120
+# dashed from the last to 3x it: the x axis then reaches step 120; F again
+# takes them off, and on again
 TM send-keys -t A F
-check compare_fits A 3 "x: steps +y: loss, log.*dotted: fits"
+check compare_fits A 3 "x: steps +y: loss, log.*dashed: fits"
+check compare_fits_said A 3 "fits on: valid points, L = E \+ A x\^-a, dashed past the last to 3x"
 check compare_fits_axis A 3 "^ +20 .* 120 *$"
 TM send-keys -t A F
 check compare_fits_off A 3 "x: steps +y: loss, log +mean|x: steps +y: loss, log +(lines|1-8)"
-screen A | grep -q "dotted: fits" && fail compare_fits_off_header "$(screen A)" || pass compare_fits_off_header
+screen A | grep -q "dashed: fits" && fail compare_fits_off_header "$(screen A)" || pass compare_fits_off_header
+screen A | grep -Eq "^ +20 .* 120 *$" && fail compare_fits_off_axis "$(screen A)" || pass compare_fits_off_axis
+TM send-keys -t A F
+check compare_fits_again A 3 "x: steps +y: loss, log.*dashed: fits"
+TM send-keys -t A F
+check compare_fits_off_again A 3 "fits off \(F: on\)"
 TM resize-window -t A -x 120 -y 40
 sleep 0.4
 check compare_resized A 3 "^━━ #[0-9]+ +[0-9]\.[0-9]{3}"

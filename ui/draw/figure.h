@@ -4,7 +4,8 @@
  * code for the three): a title; note lines under it (what ran, the config
  * the runs share and where they differ); then either plots side by side
  * (axes with units and 1-2-5 ticks that enclose the data, a linear or log
- * y, lines, markers, shaded bands, dashed reference levels, one legend
+ * y and x, lines, markers, shaded bands, dashed reference levels, fitted
+ * curves drawn thin in a dash of their own and crosses where fits meet, one legend
  * under them; series of different colours differ by dash pattern and
  * marker shape too) or a heatmap (each cell's value and a second line such as
  * the paper's figure, shaded worse to better, the best cell outlined, a
@@ -34,7 +35,11 @@ typedef enum {
     FIG_LINE,      /* consecutive points joined; a non-finite y breaks the line */
     FIG_MARKERS,   /* a filled circle per point */
     FIG_BAND,      /* y holds 2n values, the lower edge y[0..n) and the upper y[n..2n), shaded */
-    FIG_LEVEL      /* a dashed horizontal line at y[0] across the plot (x unused) */
+    FIG_LEVEL,     /* a dashed horizontal line at y[0] across the plot (x unused) */
+    FIG_FIT,       /* a fitted curve where there is no data: joined as a line, thin,
+                      in one dash pattern no data line has (every colour the same);
+                      n 0 with a label: only the legend's sample (in gray) */
+    FIG_CROSS      /* an x at each point (where two fits cross), drawn over everything */
 } FigMark;
 
 /* The palette: series colour k is FIG_PALETTE[k % 8]; FIG_GRAY for levels. */
@@ -56,7 +61,7 @@ typedef struct {
     char title[96];          /* over the plot; "" none */
     char x_label[64], y_label[64];   /* with units: "training tokens", "loss (nats per token)" */
     int log_y;
-    int log_x;               /* set after figure_add_plot: x on a log axis too */
+    int log_x;               /* log10 x: points at x <= 0 are left out */
     FigSeries *series;
     int n_series, cap_series;
 } FigPlot;

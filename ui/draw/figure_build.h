@@ -39,7 +39,19 @@ typedef enum {
 
 enum { FIGURE_MAX_CURVES = 8 };   /* runs or groups a Compare figure draws (a colour each) */
 
-int figure_compare(Store *s, const int64_t *ids, int n, CompareSeeds seeds, CurveAxis x, int log_y, Figure *f,
+/* How the curve figures (Compare, AE/Bidir) draw, or'd together (0: a
+   linear y, no fits; 1 is a log y, as the log_y they took before).
+   FIGURE_FITS: each curve's valid evaluations (a seed group's: every
+   member's, the finished members' once some finished) fitted, L = E + A
+   t^-a against training tokens (ui/draw/curve_fits.h), and the fit drawn
+   thin and dashed from its last evaluation to 10x it (FIT_HORIZON), an x
+   where two fits cross there; the x axis is then training tokens, log
+   scaled (x given is ignored), so that the 10x past the budget and the
+   curves before it both read; a note names the curves with too few
+   evaluations to fit (fewer than 4). */
+enum { FIGURE_LOG_Y = 1, FIGURE_FITS = 2 };
+
+int figure_compare(Store *s, const int64_t *ids, int n, CompareSeeds seeds, CurveAxis x, int flags, Figure *f,
                    char *err);
 
 /* What the Grid figure shows of a sweep. */
@@ -88,8 +100,10 @@ const char *figure_metric_unit(int m);
 
 /* A sweep's points (runs equal apart from seed) as mean curves with +- se
    bands, a panel per architecture (masked mixer, attention, the others):
-   the smoothed train loss, or the valid loss. */
-int figure_ae(Store *s, int64_t sweep_id, int valid_curves, int log_y, Figure *f, char *err);
+   the smoothed train loss, or the valid loss, against steps (with
+   FIGURE_FITS: training tokens, and a cross where two points' fits cross
+   shown in the panel of each). */
+int figure_ae(Store *s, int64_t sweep_id, int valid_curves, int flags, Figure *f, char *err);
 
 /* 1 for the presets the AE/Bidir screen and figure are for (autoencoder,
    bidirectional, completion). */

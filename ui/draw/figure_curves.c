@@ -4,7 +4,8 @@
  * smoothed train and valid losses; a seed group's mean curve, here with
  * its +- standard error band), runs from db/runs_read.h, a sweep's points
  * from experiments/points.h.  Labels say what differs between the curves;
- * a note says what they share.
+ * a note says what they share.  With FIGURE_FITS the curves' power-law fits
+ * (ui/draw/curve_fits.h) go on past their budgets.
  */
 #include "ui/draw/figure_build.h"
 
@@ -22,6 +23,7 @@
 #include "experiments/format.h"
 #include "experiments/points.h"
 #include "experiments/sweep.h"
+#include "ui/draw/curve_fits.h"
 
 #define Y_LABEL "loss (nats per token)"
 #define MAX_MEMBERS 64           /* seeds of a group read */
@@ -207,6 +209,7 @@ typedef struct {
     SeedStats test;              /* over the finished members */
     SeedStats answer;            /* their answer accuracy (data scoring only answers; else n 0) */
     int n_done;                  /* members finished (status done) */
+    unsigned char done[MAX_MEMBERS];   /* which */
     char diff[1024];             /* the keys in which it differs from the others */
 } Curves;
 
@@ -264,6 +267,7 @@ static int load_groups(Store *s, Curves *g, int n, char *err)
             if (r.status == RUN_DONE && data_scores_answers(r.data) && isfinite(r.test_accuracy))
                 answers[n_answers++] = r.test_accuracy;
             g[i].n_done += r.status == RUN_DONE;
+            g[i].done[k] = r.status == RUN_DONE;
             run_curve_init(&g[i].curves[k], g[i].ids[k]);
             if (run_curve_update(&g[i].curves[k], s, err)) return -1;
         }
@@ -383,7 +387,71 @@ static void group_label(const Curves *g, char *out, size_t cap)
     else if (g->test.n == 1) snprintf(out + len, cap - (size_t)len, "%s test %.4f", sep, g->test.mean);
 }
 
-int figure_compare(Store *s, const int64_t *ids, int n, CompareSeeds seeds, CurveAxis x, int log_y, Figure *f,
+/* ---- fits past the budget (FIGURE_FITS) -------------------------------------- */
+
+/* Group g's valid evaluations in tokens fitted as one cloud: its finished
+   members' (those the report's numbers fit), every member's while none has
+   finished; 0 when they cannot be fitted. */
+static int group_fit(const Curves *g, CurveFit *fit)
+{
+    const CurvePoints *valid[MAX_MEMBERS];
+    int n = 0;
+    for (int k = 0; k < g->n; k++)
+        if (g->done[k] || g->n_done == 0) valid[n++] = &g->curves[k].valid;
+    char err[ERR_LEN];
+    return curves_fit(valid, n, CURVE_X_TOKENS, fit, err) == 0;
+}
+
+/* Into p: the fits of the curves i with fitted[i] and in_plot[i] (curve i
+   in colour i), from each one's budget to FIT_HORIZON x it, and an x where
+   two fits cross while both are drawn, for every pair with one of them in
+   p (names[i] says which in the legend). */
+static int add_fits(FigPlot *p, const CurveFit *fits, const int *fitted, const int *in_plot, char (*names)[64], int n,
+                    char *err)
+{
+    for (int i = 0; i < n; i++) {
+        if (!fitted[i] || !in_plot[i]) continue;
+        double x[FIT_SAMPLES], y[FIT_SAMPLES];
+        fit_past_budget(&fits[i], FIT_HORIZON, x, y);
+        if (!fig_plot_series(p, FIG_FIT, i, x, y, FIT_SAMPLES)) return err_set(err, "figure: out of memory");
+    }
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++) {
+            if (!fitted[i] || !fitted[j] || (!in_plot[i] && !in_plot[j])) continue;
+            double at = fits_crossing(&fits[i], &fits[j]), y = at > 0 ? curve_predict(&fits[i], at) : 0;
+            FigSeries *cross = at > 0 ? fig_plot_series(p, FIG_CROSS, FIG_GRAY, &at, &y, 1) : NULL;
+            if (at > 0 && !cross) return err_set(err, "figure: out of memory");
+            char where[32];
+            if (cross)
+                snprintf(cross->label, sizeof cross->label, "the fits of %s and %s cross near %s tokens", names[i], names[j],
+                         fmt_short(at, where, sizeof where));
+        }
+    return 0;
+}
+
+/* The legend's entry for the fits, on p (the last plot: last in the
+   legend), when some curve of the n was fitted; and a note naming the
+   curves with too few valid evaluations to fit. */
+static int fits_key(Figure *f, FigPlot *p, const int *fitted, char (*names)[64], int n, char *err)
+{
+    int any = 0;
+    for (int i = 0; i < n; i++) any |= fitted[i];
+    static const double none[1] = {0};
+    FigSeries *key = any ? fig_plot_series(p, FIG_FIT, FIG_GRAY, none, none, 0) : NULL;
+    if (any && !key) return err_set(err, "figure: out of memory");
+    if (key)
+        snprintf(key->label, sizeof key->label, "dashed past the budget: fit L = E + A t^-a of the valid loss, to %gx "
+                                                "the last evaluation", FIT_HORIZON);
+    char list[640] = "";
+    for (int i = 0, len = 0; i < n; i++)
+        if (!fitted[i]) len += snprintf(list + len, sizeof list - (size_t)len, "%s%s", len ? ", " : "", names[i]);
+    if (list[0] && figure_note(f, FIG_TONE_DIM, "no fit (fewer than 4 valid evaluations at 3 token counts, or the fit "
+                                                "failed): %s", list))
+        return err_set(err, "figure: out of memory");
+    return 0;
+}
+
+int figure_compare(Store *s, const int64_t *ids, int n, CompareSeeds seeds, CurveAxis x, int flags, Figure *f,
                    char *err)
 {
     assert(s && f && err && n >= 0);
@@ -404,8 +472,11 @@ int figure_compare(Store *s, const int64_t *ids, int n, CompareSeeds seeds, Curv
     if (!rc && figure_note(f, FIG_TONE_DIM, "lines (a dash pattern each): the smoothed train loss; markers (a shape each): the valid loss%s",
                            banded ? "; a seed group: the mean over its seeds, shaded +- standard error" : ""))
         rc = err_set(err, "figure: out of memory");
-    FigPlot *p = rc ? NULL : figure_add_plot(f, "", x_label(x), Y_LABEL, log_y);
+    int fits = (flags & FIGURE_FITS) != 0;
+    if (fits) x = CURVE_X_TOKENS;
+    FigPlot *p = rc ? NULL : figure_add_plot(f, "", x_label(x), Y_LABEL, flags & FIGURE_LOG_Y);
     if (!rc && !p) rc = err_set(err, "figure: out of memory");
+    if (p) p->log_x = fits;
     double levels[FIGURE_MAX_CURVES];
     for (int i = 0; i < n_groups && !rc; i++) {
         char label[512];
@@ -414,6 +485,18 @@ int figure_compare(Store *s, const int64_t *ids, int n, CompareSeeds seeds, Curv
         levels[i] = g[i].head.unigram_nats;
     }
     if (!rc) rc = add_levels(p, levels, n_groups, err);
+    if (!rc && fits) {
+        CurveFit fit[FIGURE_MAX_CURVES];
+        int fitted[FIGURE_MAX_CURVES], all[FIGURE_MAX_CURVES];
+        char names[FIGURE_MAX_CURVES][64];
+        for (int i = 0; i < n_groups; i++) {
+            fitted[i] = group_fit(&g[i], &fit[i]);
+            all[i] = 1;
+            snprintf(names[i], sizeof names[i], "#%lld", (long long)g[i].ids[0]);
+        }
+        rc = add_fits(p, fit, fitted, all, names, n_groups, err);
+        if (!rc) rc = fits_key(f, p, fitted, names, n_groups, err);
+    }
     curves_free(g, FIGURE_MAX_CURVES);
     if (rc) figure_free(f);
     return rc;
@@ -445,45 +528,64 @@ static void point_label(const Point *p, char *out, size_t cap)
     else snprintf(out + len, cap - (size_t)len, ": test %.4f", t->mean);
 }
 
-/* The points' curves, a panel per architecture when there are 2 or 3. */
+/* The points' curves, a panel per architecture when there are 2 or 3;
+   with FIGURE_FITS against training tokens, each point's fit in its panel
+   and a cross where two fits meet in the panel of each. */
 static int ae_panels(Figure *f, Store *s, const ResultRun *jobs, int n_jobs, const Point *pts, int np,
-                     const int *owner, int valid, int log_y, char *err)
+                     const int *owner, int valid, int flags, char *err)
 {
     const char *archs[FIGURE_MAX_CURVES];
-    int n_archs = 0;
+    int n_archs = 0, shown = MB_MIN(np, FIGURE_MAX_CURVES);
     for (int rank = 0; rank < 3; rank++)
-        for (int g = 0; g < np && g < FIGURE_MAX_CURVES; g++) {
+        for (int g = 0; g < shown; g++) {
             int seen = arch_rank(pts[g].arch) != rank;
             for (int a = 0; a < n_archs; a++) seen |= !strcmp(archs[a], pts[g].arch);
             if (!seen) archs[n_archs++] = pts[g].arch;
         }
-    int panels = n_archs >= 2 && n_archs <= 3 ? n_archs : 1;
+    int panels = n_archs >= 2 && n_archs <= 3 ? n_archs : 1, fits = (flags & FIGURE_FITS) != 0;
+    CurveAxis x = fits ? CURVE_X_TOKENS : CURVE_X_STEPS;
     const char *what = valid ? "valid loss" : "smoothed train loss";
-    Curves *g = calloc(1, sizeof *g);
+    Curves *g = calloc(FIGURE_MAX_CURVES, sizeof *g);
     if (!g) return err_set(err, "figure: out of memory");
     int rc = 0;
+    for (int j = 0; j < n_jobs && !rc; j++) {   /* each point's members */
+        Curves *c = owner[j] >= 0 && owner[j] < shown ? &g[owner[j]] : NULL;
+        if (!c || c->n == MAX_MEMBERS) continue;
+        c->ids[c->n] = jobs[j].run_id;
+        c->done[c->n] = jobs[j].state == RUN_DONE;
+        c->n_done += jobs[j].state == RUN_DONE;
+        run_curve_init(&c->curves[c->n], jobs[j].run_id);
+        rc = run_curve_update(&c->curves[c->n++], s, err);
+    }
+    CurveFit fit[FIGURE_MAX_CURVES];
+    int fitted[FIGURE_MAX_CURVES] = {0};
+    char names[FIGURE_MAX_CURVES][64];
+    for (int pt = 0; pt < shown && fits && !rc; pt++) {
+        fitted[pt] = g[pt].n && group_fit(&g[pt], &fit[pt]);
+        char label[512];
+        point_label(&pts[pt], label, sizeof label);
+        snprintf(names[pt], sizeof names[pt], "%.*s", (int)strcspn(label, ","), label);
+    }
     for (int a = 0; a < panels && !rc; a++) {
         const char *arch = panels > 1 ? archs[a] : NULL;
         char title[96];
         snprintf(title, sizeof title, "%s: %s", arch ? (!strcmp(arch, "mixer") ? "masked mixer" : arch) : "every architecture", what);
-        FigPlot *p = figure_add_plot(f, title, "steps", Y_LABEL, log_y);
+        FigPlot *p = figure_add_plot(f, title, x_label(x), Y_LABEL, flags & FIGURE_LOG_Y);
         if (!p) rc = err_set(err, "figure: out of memory");
-        for (int pt = 0; pt < np && pt < FIGURE_MAX_CURVES && !rc; pt++) {
-            if (arch && strcmp(pts[pt].arch, arch)) continue;
-            memset(g, 0, sizeof *g);
-            for (int j = 0; j < n_jobs && !rc; j++) {
-                if (owner[j] != pt || g->n == MAX_MEMBERS) continue;
-                g->ids[g->n] = jobs[j].run_id;
-                run_curve_init(&g->curves[g->n], jobs[j].run_id);
-                rc = run_curve_update(&g->curves[g->n++], s, err);
-            }
+        int in_plot[FIGURE_MAX_CURVES];
+        for (int pt = 0; pt < shown && !rc; pt++) {
+            in_plot[pt] = !arch || !strcmp(pts[pt].arch, arch);
             char label[512];
             point_label(&pts[pt], label, sizeof label);
-            if (!rc && g->n) rc = group_series(p, g, CURVE_X_STEPS, valid, pt, label, err);
-            for (int k = 0; k < g->n; k++) run_curve_free(&g->curves[k]);
+            if (in_plot[pt] && g[pt].n) rc = group_series(p, &g[pt], x, valid, pt, label, err);
+        }
+        if (!rc && fits) {
+            p->log_x = 1;
+            rc = add_fits(p, fit, fitted, in_plot, names, shown, err);
         }
     }
-    free(g);
+    if (!rc && fits && f->n_plots) rc = fits_key(f, &f->plots[f->n_plots - 1], fitted, names, shown, err);
+    curves_free(g, FIGURE_MAX_CURVES);
     return rc;
 }
 
@@ -532,7 +634,7 @@ static int ae_what_ran(Figure *f, Store *s, const Preset *pr, const ResultRun *j
     return 0;
 }
 
-int figure_ae(Store *s, int64_t sweep_id, int valid_curves, int log_y, Figure *f, char *err)
+int figure_ae(Store *s, int64_t sweep_id, int valid_curves, int flags, Figure *f, char *err)
 {
     assert(s && f && err);
     figure_init(f);
@@ -557,7 +659,7 @@ int figure_ae(Store *s, int64_t sweep_id, int valid_curves, int log_y, Figure *f
                            valid_curves ? "" : "; markers: the valid loss", np > FIGURE_MAX_CURVES ? " (the first 8 points)" : "",
                            sw.spec))
         rc = err_set(err, "figure: out of memory");
-    if (!rc) rc = ae_panels(f, s, jobs, n_jobs, pts, np, owner, valid_curves, log_y, err);
+    if (!rc) rc = ae_panels(f, s, jobs, n_jobs, pts, np, owner, valid_curves, flags, err);
     if (!rc) rc = figure_add_verdicts(f, s, sw.preset, sweep_id, err);
     free(owner);
     free(pts);

@@ -54,6 +54,11 @@ static const struct {
     {{4, 4}, 2},       {{12, 3, 2, 3, 2, 3}, 6}, {{1.5, 4}, 2}, {{14, 4}, 2},
 };
 
+/* A fit (FIG_FIT): thinner than any data line, and a dash-dot no colour's
+   pattern has, so that a fit reads as "not data" whatever its colour. */
+static const double FIT_DASH[4] = {5, 2, 1.2, 2};
+#define FIT_WIDTH 1.1
+
 static void set_series_dash(cairo_t *cr, int color)
 {
     if (color < 0) return;
@@ -285,13 +290,6 @@ static double axis_pos(const Axis *a, double v)
     return (v - a->lo) / (a->hi - a->lo);
 }
 
-/* A point a plot can place: finite, and positive on a log axis (the x of
-   a level is not placed). */
-static int point_ok(const Axis *x, const Axis *y, double xv, double yv)
-{
-    return isfinite(xv) && isfinite(yv) && (!y->log || yv > 0) && (!x || !x->log || xv > 0);
-}
-
 /* The data's range on both axes; 0 when no point can be drawn. */
 static int data_range(const FigPlot *p, double *x_lo, double *x_hi, double *y_lo, double *y_hi)
 {
@@ -303,8 +301,8 @@ static int data_range(const FigPlot *p, double *x_lo, double *x_hi, double *y_lo
         int ny = fs->mark == FIG_BAND ? 2 * fs->n : fs->mark == FIG_LEVEL ? MB_MIN(fs->n, 1) : fs->n;
         for (int i = 0; i < ny; i++) {
             double y = fs->y[i], x = fs->x ? fs->x[i % MB_MAX(fs->n, 1)] : 0;
-            if (!isfinite(y) || (p->log_y && y <= 0) || (p->log_x && fs->x && fs->mark != FIG_LEVEL && !(x > 0)))
-                continue;
+            if (!isfinite(y) || (p->log_y && y <= 0)) continue;
+            if (p->log_x && fs->mark != FIG_LEVEL && fs->x && !(x > 0)) continue;
             *y_lo = fmin(*y_lo, y);
             *y_hi = fmax(*y_hi, y);
             if (fs->mark == FIG_LEVEL || !fs->x || !isfinite(x)) continue;
@@ -323,13 +321,18 @@ typedef struct {
 
 static double to_x(const Area *a, double v) { return a->x + axis_pos(&a->ax, v) * a->w; }
 static double to_y(const Area *a, double v) { return a->y + a->h - axis_pos(&a->ay, v) * a->h; }
+/* A point the axes can place: finite, and positive on a log axis. */
+static int point_ok(const Area *a, double xv, double yv)
+{
+    return isfinite(xv) && isfinite(yv) && (!a->ax.log || xv > 0) && (!a->ay.log || yv > 0);
+}
 
 static void draw_line(cairo_t *cr, const Area *a, const FigSeries *s)
 {
     int stride = s->n > MAX_POINTS ? (s->n + MAX_POINTS - 1) / MAX_POINTS : 1, down = 0;
     cairo_new_path(cr);
     for (int i = 0; i < s->n; i += stride) {
-        if (!point_ok(&a->ax, &a->ay, s->x[i], s->y[i])) {
+        if (!point_ok(a, s->x[i], s->y[i])) {
             down = 0;
             continue;
         }
@@ -337,10 +340,12 @@ static void draw_line(cairo_t *cr, const Area *a, const FigSeries *s)
         else cairo_move_to(cr, to_x(a, s->x[i]), to_y(a, s->y[i]));
         down = 1;
     }
+    int fit = s->mark == FIG_FIT;
     set_rgb(cr, series_rgb(s->color), s->faint ? 0.35 : 1);
-    cairo_set_line_width(cr, s->faint ? 0.8 : 1.7);
+    cairo_set_line_width(cr, fit ? FIT_WIDTH : s->faint ? 0.8 : 1.7);
     cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
-    if (!s->faint) set_series_dash(cr, s->color);
+    if (fit) cairo_set_dash(cr, FIT_DASH, 4, 0);
+    else if (!s->faint) set_series_dash(cr, s->color);
     cairo_stroke(cr);
     cairo_set_dash(cr, NULL, 0, 0);
 }
@@ -351,12 +356,12 @@ static void draw_band(cairo_t *cr, const Area *a, const FigSeries *s)
     int n = s->n, stride = n > MAX_POINTS ? (n + MAX_POINTS - 1) / MAX_POINTS : 1;
     cairo_new_path(cr);
     for (int i = 0; i < n;) {
-        if (!point_ok(&a->ax, &a->ay, s->x[i], s->y[i]) || !point_ok(&a->ax, &a->ay, s->x[i], s->y[n + i])) {
+        if (!point_ok(a, s->x[i], s->y[i]) || !point_ok(a, s->x[i], s->y[n + i])) {
             i++;
             continue;
         }
         int j = i;
-        while (j + 1 < n && point_ok(&a->ax, &a->ay, s->x[j + 1], s->y[j + 1]) && point_ok(&a->ax, &a->ay, s->x[j + 1], s->y[n + j + 1]))
+        while (j + 1 < n && point_ok(a, s->x[j + 1], s->y[j + 1]) && point_ok(a, s->x[j + 1], s->y[n + j + 1]))
             j++;
         cairo_move_to(cr, to_x(a, s->x[i]), to_y(a, s->y[i]));
         for (int k = i; k <= j; k += stride) cairo_line_to(cr, to_x(a, s->x[k]), to_y(a, s->y[k]));
@@ -370,13 +375,34 @@ static void draw_band(cairo_t *cr, const Area *a, const FigSeries *s)
     cairo_fill(cr);
 }
 
+/* An x of half-width r at (x, y), in ink over a white halo so that it
+   shows on the lines it marks. */
+static void draw_cross(cairo_t *cr, double x, double y, double r)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        cairo_new_path(cr);
+        cairo_move_to(cr, x - r, y - r);
+        cairo_line_to(cr, x + r, y + r);
+        cairo_move_to(cr, x - r, y + r);
+        cairo_line_to(cr, x + r, y - r);
+        set_rgb(cr, pass ? INK : (Rgb){1, 1, 1}, 1);
+        cairo_set_line_width(cr, pass ? 1.5 : 3.5);
+        cairo_set_dash(cr, NULL, 0, 0);
+        cairo_stroke(cr);
+    }
+}
+
 static void draw_series(cairo_t *cr, const Area *a, const FigSeries *s)
 {
     switch (s->mark) {
-    case FIG_LINE: draw_line(cr, a, s); break;
+    case FIG_LINE: case FIG_FIT: draw_line(cr, a, s); break;
+    case FIG_CROSS:
+        for (int i = 0; i < s->n; i++)
+            if (point_ok(a, s->x[i], s->y[i])) draw_cross(cr, to_x(a, s->x[i]), to_y(a, s->y[i]), 4);
+        break;
     case FIG_BAND: draw_band(cr, a, s); break;
     case FIG_LEVEL:
-        if (s->n < 1 || !point_ok(NULL, &a->ay, 0, s->y[0])) break;
+        if (s->n < 1 || !point_ok(a, a->ax.hi, s->y[0])) break;   /* a level has no x */
         cairo_new_path(cr);
         cairo_move_to(cr, a->x, to_y(a, s->y[0]));
         cairo_line_to(cr, a->x + a->w, to_y(a, s->y[0]));
@@ -389,7 +415,7 @@ static void draw_series(cairo_t *cr, const Area *a, const FigSeries *s)
     case FIG_MARKERS:
         set_rgb(cr, series_rgb(s->color), 1);
         for (int i = 0; i < s->n; i++)
-            if (point_ok(&a->ax, &a->ay, s->x[i], s->y[i])) draw_marker(cr, s->color, to_x(a, s->x[i]), to_y(a, s->y[i]));
+            if (point_ok(a, s->x[i], s->y[i])) draw_marker(cr, s->color, to_x(a, s->x[i]), to_y(a, s->y[i]));
         break;
     }
 }
@@ -461,14 +487,16 @@ static void draw_plot(Pen *pen, const FigPlot *p, double x, double top, double w
     cairo_save(cr);
     cairo_rectangle(cr, a.x, a.y, a.w, a.h);
     cairo_clip(cr);
-    static const FigMark ORDER[] = {FIG_BAND, FIG_LEVEL, FIG_LINE};
-    for (int o = 0; o < 3; o++)
+    static const FigMark ORDER[] = {FIG_BAND, FIG_LEVEL, FIG_LINE, FIG_FIT};
+    for (int o = 0; o < 4; o++)
         for (int s = 0; s < p->n_series; s++)
             if (p->series[s].mark == ORDER[o]) draw_series(cr, &a, &p->series[s]);
     cairo_restore(cr);
-    /* markers whole, also on the frame (the axes enclose every point) */
-    for (int s = 0; s < p->n_series; s++)
-        if (p->series[s].mark == FIG_MARKERS) draw_series(cr, &a, &p->series[s]);
+    /* markers whole, also on the frame (the axes enclose every point);
+       the crosses where fits meet over everything */
+    for (int o = 0; o < 2; o++)
+        for (int s = 0; s < p->n_series; s++)
+            if (p->series[s].mark == (o ? FIG_CROSS : FIG_MARKERS)) draw_series(cr, &a, &p->series[s]);
 }
 
 /* ---- drawing: the legend --------------------------------------------------- */
@@ -504,6 +532,16 @@ static void draw_sample(Pen *pen, const FigPlot *p, const FigSeries *s, double x
     } else if (s->mark == FIG_MARKERS) {
         set_rgb(cr, c, 1);
         draw_marker(cr, s->color, x + 9, mid);
+    } else if (s->mark == FIG_FIT) {
+        set_rgb(cr, c, 1);
+        cairo_set_line_width(cr, FIT_WIDTH + 0.2);
+        cairo_set_dash(cr, FIT_DASH, 4, 0);
+        cairo_move_to(cr, x, mid);
+        cairo_line_to(cr, x + 18, mid);
+        cairo_stroke(cr);
+        cairo_set_dash(cr, NULL, 0, 0);
+    } else if (s->mark == FIG_CROSS) {
+        draw_cross(cr, x + 9, mid, 3.5);
     } else if (s->mark == FIG_LEVEL) {
         set_rgb(cr, c, 1);
         cairo_set_line_width(cr, 1.0);

@@ -72,13 +72,19 @@ void plot_canvas_dot(PlotCanvas *c, int x, int y, int series)
     c->glyph[cell] = 0; /* what is drawn later shows on top, in ASCII too */
 }
 
-void plot_canvas_line(PlotCanvas *c, int x0, int y0, int x1, int y1, int series)
+/* A dashed line's dots on, then off, along it: a gap of a whole braille
+   cell or more shows whatever the slope. */
+enum { DASH_ON = 4, DASH_OFF = 4 };
+
+/* Bresenham from (x0, y0) to (x1, y1), both ends included; with phase, a
+   dash pattern continued from *phase (the dots drawn along it so far). */
+static void canvas_line(PlotCanvas *c, int x0, int y0, int x1, int y1, int series, int *phase)
 {
     int dx = abs(x1 - x0), sx = x0 < x1 ? 1 : -1;
     int dy = -abs(y1 - y0), sy = y0 < y1 ? 1 : -1;
     int e = dx + dy;
     for (;;) {
-        plot_canvas_dot(c, x0, y0, series);
+        if (!phase || (*phase)++ % (DASH_ON + DASH_OFF) < DASH_ON) plot_canvas_dot(c, x0, y0, series);
         if (x0 == x1 && y0 == y1)
             break;
         int e2 = 2 * e;
@@ -91,6 +97,11 @@ void plot_canvas_line(PlotCanvas *c, int x0, int y0, int x1, int y1, int series)
             y0 += sy;
         }
     }
+}
+
+void plot_canvas_line(PlotCanvas *c, int x0, int y0, int x1, int y1, int series)
+{
+    canvas_line(c, x0, y0, x1, y1, series, NULL);
 }
 
 void plot_canvas_marker(PlotCanvas *c, int x, int y, int series, char glyph)
@@ -493,7 +504,7 @@ static void draw_series(const PlotOptions *opt, const PlotSeries *s, int k, Plot
         draw_band(opt, s, k, c, x_lo, x_hi, y_lo, y_hi);
         return;
     }
-    int have_prev = 0, px = 0, py = 0;
+    int have_prev = 0, px = 0, py = 0, phase = 0;
     for (int i = 0; i < s->n; i++) {
         if (!point_ok(opt, s->x[i], s->y[i])) {
             have_prev = 0; /* a gap in the data breaks the line */
@@ -505,6 +516,11 @@ static void draw_series(const PlotOptions *opt, const PlotSeries *s, int k, Plot
             plot_canvas_marker(c, x, y, k, s->marker);
         else if (s->mark == PLOT_LINE && have_prev)
             plot_canvas_line(c, px, py, x, y, k);
+        else if (s->mark == PLOT_DASHED) {
+            if (have_prev) /* the end it shares with the last segment keeps its place in the dash */
+                phase--;
+            canvas_line(c, have_prev ? px : x, have_prev ? py : y, x, y, k, &phase);
+        }
         else
             plot_canvas_dot(c, x, y, k);
         have_prev = 1;

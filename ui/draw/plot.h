@@ -91,9 +91,11 @@ typedef enum {
     PLOT_HLINE,    /* a horizontal reference line at y[0] across the whole
                       figure, dashed ("╌", ASCII "-"), under every curve; x
                       may be NULL; its level counts in the y range only */
-    PLOT_BAND      /* y holds 2n values, the lower edge y[0..n) and the upper
+    PLOT_BAND,     /* y holds 2n values, the lower edge y[0..n) and the upper
                       y[n..2n); the area between them over x is shaded
                       ("░", ASCII "~") under every curve */
+    PLOT_DASHED    /* consecutive points joined by a dashed line: 4 dots on, 4
+                      off along it (a fit past the data, not data) */
 } PlotMark;
 
 typedef struct {

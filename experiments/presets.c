@@ -197,3 +197,12 @@ int studies_from_store(Store *st, char *err)
     sweeps_studies_free(texts, n);
     return 0;
 }
+
+int preset_from_file(char *word, size_t cap, char *err)
+{
+    if (!study_is_file(word)) return 0;
+    const Preset *st;
+    if (study_register_file(word, &st, err)) return -1;
+    snprintf(word, cap, "%s", st->name);
+    return 0;
+}

@@ -167,7 +167,7 @@ static int known_key(Ctx *x, const yaml_node_t *k, const char *name)
         if (!strcmp(name, words[i])) return 0;
     const char *near = sweep_nearest_key(name);
     if (near) return fail_at(x, k, "unknown key '%s' (did you mean '%s'?)", name, near);
-    return fail_at(x, k, "unknown key '%s' (not a config key: docs/config.md)", name);
+    return fail_at(x, k, "unknown key '%s' (not a config key: mixbench help run)", name);
 }
 
 static int number_of(Ctx *x, const yaml_node_t *n, const char *what, double *out)

@@ -33,7 +33,6 @@
  */
 #include "experiments/sweep.h"
 
-#include "experiments/study.h"
 
 #include <assert.h>
 #include <stdio.h>
@@ -589,13 +588,9 @@ static int build_spec(int argc, char **argv, const Config *base, const char *dat
         size_t sfx = strlen(PAPER_SUFFIX);
         int file_at_paper = first_len > sfx && !strcmp(first + first_len - sfx, PAPER_SUFFIX);
         if (file_at_paper) first[first_len - sfx] = 0;
-        if (study_is_file(first)) {
-            const Preset *st;
-            if (study_register_file(first, &st, err)) {
-                sb_free(&sb);
-                return -1;
-            }
-            snprintf(first, sizeof first, "%s", st->name);
+        if (preset_from_file(first, sizeof first, err)) {
+            sb_free(&sb);
+            return -1;
         }
         if (file_at_paper) snprintf(first + strlen(first), sizeof first - strlen(first), "%s", PAPER_SUFFIX);
         size_t name_len = strlen(first);

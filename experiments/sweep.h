@@ -112,6 +112,10 @@ typedef struct {
 int preset_count(void);
 const Preset *preset_at(int i);
 const Preset *preset_find(const char *name);
+/* word a study file (FILE.yaml, study.h study_is_file): registers it and
+   replaces word (cap bytes) by the study's name, which preset_find knows
+   from then on; any other word is left as is.  0, or -1 and err. */
+int preset_from_file(char *word, size_t cap, char *err);
 /* The dataset a preset trains on, $MIXBENCH_DATA expanded, into out[cap]:
    1 when it names one (`--data` may replace it), 0 when data is one of its
    axes (out: the spec's data words, for showing), -1 when it names none

@@ -118,6 +118,10 @@ typedef struct MixerOps {
     const struct MixerInfer *infer;
 } MixerOps;
 
+/* Fills *p with one declaration: name, shape [rows] (cols 0) or [rows,
+   cols], init; no decay, not dense, not sparse (the caller sets those). */
+void mix_decl(ParamDecl *p, const char *name, int64_t rows, int64_t cols, int init);
+
 const MixerOps *mixer_find(const char *name);
 /* Space-separated names of all mixers. */
 void mixer_names(char *buf, size_t cap);

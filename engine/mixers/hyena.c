@@ -79,12 +79,7 @@ typedef struct {
 
 static void set_decl(ParamDecl *p, const char *name, int64_t rows, int64_t cols, int init, int dense)
 {
-    memset(p, 0, sizeof *p);
-    snprintf(p->name, sizeof p->name, "%s", name);
-    p->ndim = cols ? 2 : 1;
-    p->shape[0] = rows;
-    p->shape[1] = cols;
-    p->init = init;
+    mix_decl(p, name, rows, cols, init);
     p->decay = cols != 0;   /* SPEC section 5: 2-D weights */
     p->dense = dense;
 }

@@ -79,12 +79,7 @@ static int mamba_check(const Config *c, char *err)
 
 static void set_decl(ParamDecl *p, const char *name, int64_t rows, int64_t cols, int init, int decay, int dense)
 {
-    memset(p, 0, sizeof *p);
-    snprintf(p->name, sizeof p->name, "%s", name);
-    p->ndim = cols ? 2 : 1;
-    p->shape[0] = rows;
-    p->shape[1] = cols;
-    p->init = init;
+    mix_decl(p, name, rows, cols, init);
     p->decay = decay;
     p->dense = dense;
 }

@@ -1,6 +1,7 @@
 /*
  * registry.c — the list of token mixers.  Adding an architecture is its
- * file in engine/mixers/ plus one line here.
+ * file in engine/mixers/  plus one line here; and mix_decl, a helper mixers
+ * declare their parameters with.
  */
 #include <stdio.h>
 #include <string.h>
@@ -49,3 +50,13 @@ void mixer_names(char *buf, size_t cap)
 
 int mixer_count(void) { return N_MIXERS; }
 const MixerOps *mixer_at(int i) { return MIXERS[i]; }
+
+void mix_decl(ParamDecl *p, const char *name, int64_t rows, int64_t cols, int init)
+{
+    memset(p, 0, sizeof *p);
+    snprintf(p->name, sizeof p->name, "%s", name);
+    p->ndim = cols ? 2 : 1;
+    p->shape[0] = rows;
+    p->shape[1] = cols;
+    p->init = init;
+}

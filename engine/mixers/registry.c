@@ -1,6 +1,6 @@
 /*
  * registry.c — the list of token mixers.  Adding an architecture is its
- * file in engine/mixers/  plus one line here; and mix_decl, a helper mixers
+ * file in engine/mixers/ plus one line here; and mix_decl, a helper mixers
  * declare their parameters with.
  */
 #include <stdio.h>

@@ -81,6 +81,7 @@ void sparse_layout(Model *m)
             floats += p->packed ? p->numel : (p->numel + 15) & ~(size_t)15;
             p->sparse_index = sparse ? n_sparse++ : -1;
         }
+        floats = (floats + 15) & ~(size_t)15;   /* each group ends on a 64-byte boundary */
         if (!sparse) m->n_dense_floats = floats;
     }
     m->n_floats = floats;

@@ -39,7 +39,7 @@ if [ -n "$tally" ] && [ "$tally" = "$verdicts" ] && [ "$tally" -gt 0 ] &&
 else
   fail report_tally "tally '$tally', $verdicts verdicts, $holds hold: $(grep claims: "$T/report.txt")"
 fi
-grep -q "mixbench sweep task=autoencode .*tokens=30000" "$T/report.txt" && pass report_command || fail report_command "no command"
+grep -q "mixbench sweep .*task=autoencode .*tokens=30000" "$T/report.txt" && pass report_command || fail report_command "no command"
 
 $MB report autoencoder --db "$DB" --md "$T/r.md" >/dev/null 2>"$T/err"
 grep -q "^| point | seeds | test_loss |" "$T/r.md" && grep -q "^|---|" "$T/r.md" &&

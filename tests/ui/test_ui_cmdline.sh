@@ -52,7 +52,7 @@ key End
 check output_panel_end A 5 "^ estimated time"
 check output_panel_where A 5 "Esc/q close .* lines [0-9]+-([0-9]+) of \1 *$"
 key Escape
-check output_message_hint A 5 "^:sweep \(O: [0-9]+ lines\): estimated time"
+check output_message_hint A 5 "^:sweep \(O: [0-9]+ lines\): [a-z]"
 key O
 check output_O_reopens A 5 "^ memory: the largest job"
 key q

@@ -299,6 +299,46 @@ static int one_preset(Store *s, const Preset *pr, int flags, ReportFigureFn figu
     return sweep_section(s, pr, &sw, flags, figures, ctx, tally, out, err);
 }
 
+/* Whether the sweep ran an earlier form of preset pr: an axis of the
+   preset as it is now that its runs lack, or one of theirs it lacks (seed
+   and trial aside).  Then *was gets the runs' axes ("n_ctx, data, arch"),
+   so the section does not pass the preset's description off as theirs. */
+static int preset_changed(const Preset *pr, const ResultRun *runs, int n, char *was, size_t cap)
+{
+    was[0] = 0;
+    if (!pr || n == 0) return 0;
+    Sweep now;
+    char err[ERR_LEN];
+    char *argv[1] = {(char *)pr->name};
+    Config base;
+    config_defaults(&base);
+    memset(&now, 0, sizeof now);
+    if (sweep_parse(1, argv, &base, &now, err)) return 0;   /* an unparsable preset says nothing here */
+    int changed = 0;
+    size_t len = 0;
+    for (int k = 0; k < runs[0].n_coords; k++) {
+        const char *key = runs[0].coords[k].key;
+        if (!strcmp(key, "seed") || !strcmp(key, "trial")) continue;
+        char quoted[80];
+        snprintf(quoted, sizeof quoted, "\"%s\"", key);
+        changed |= !strstr(now.axes, quoted);
+        len += (size_t)snprintf(was + len, len < cap ? cap - len : 0, "%s%s", len ? ", " : "", key);
+    }
+    /* the preset's axes the runs lack */
+    for (const char *q = strchr(now.axes, '"'); q && !changed; q = strchr(q, '"')) {
+        const char *e = strchr(q + 1, '"');
+        if (!e) break;
+        char key[64];
+        snprintf(key, sizeof key, "%.*s", (int)(e - q - 1), q + 1);
+        int found = !strcmp(key, "seed") || !strcmp(key, "trial");
+        for (int k = 0; k < runs[0].n_coords && !found; k++) found = !strcmp(runs[0].coords[k].key, key);
+        changed |= !found;
+        q = e + 1;
+    }
+    sweep_free(&now);
+    return changed;
+}
+
 /* The body of sweep sw's section: how it was made, its figures, its
    table of points (mean +- se per seed group; a random search's trials
    best first), which knob matters; for a preset's (pr) its paper's
@@ -338,6 +378,13 @@ static int sweep_section(Store *s, const Preset *pr, const SweepRow *swp, int fl
     else sb_printf(out, "%ssweep %lld (%s): no jobs yet; made by\n", markdown ? "\n" : "  ", (long long)sw.id,
                    sw.created_at);
     sb_printf(out, markdown ? "\n    mixbench sweep %s%s\n" : "    mixbench sweep %s%s\n", sw.spec, until);
+    char was[256];
+    if (preset_changed(pr, runs, n_runs, was, sizeof was))
+        sb_printf(out, markdown ? "\n**An earlier form of the preset** (axes %s): the description above is %s as it "
+                                  "is now, not what this sweep ran; the line above is what it ran.\n"
+                                : "  an earlier form of the preset (axes %s): the description above is %s as it is "
+                                  "now, not what this sweep ran; the line above is what it ran\n",
+                  was, pr->name);
     if (tuned[0]) sb_printf(out, "%s%s (lr=tune: successive halving on a log grid, experiments/adaptive.h)\n",
                             markdown ? "\n" : "  ", tuned);
     else if (n_runs && pr) sb_printf(out, "%slr fixed at %.3g for every run (the preset's own; a paper's lr belongs to its "

@@ -76,3 +76,25 @@ if [ $rc -ne 0 ] && [ "$(wc -l < "$T/err4")" -eq 1 ] && grep -q -- '--steps want
 else
     fail learn_check_refuses_steps "rc $rc: $(cat "$T/err4")"
 fi
+
+# experiments/init_check.sh (the init table): one architecture, 2 steps a
+# run on the tiny text: 4 inits x 2 problems x 3 seeds stored, 8 table rows
+# with their three seeds and a mean, then resumed without training again
+IC="experiments/init_check.sh --data $T/text.txt --steps 2 --mqar-steps 2 --archs cumsum --db $T/ic.db"
+if $IC > "$T/ic" 2> "$T/icerr"; then
+    runs=$(sqlite3 "$T/ic.db" "SELECT count(*) FROM results WHERE status = 'done' AND name LIKE 'init-check %'")
+    rows=$(grep -cE '^\| (mqar|text) \| cumsum \| (gpt2|fan_in) \| (0\.02|1) \| [0-9.]+( \([0-9]+\))? \| [0-9.]+( \([0-9]+\))? \| [0-9.]+( \([0-9]+\))? \| [0-9.]+( \([0-9]+\))? \|$' "$T/ic")
+    if [ "$runs" -eq 24 ] && [ "$rows" -eq 8 ]; then pass init_check_table
+    else fail init_check_table "$runs runs, $rows rows: $(head -12 "$T/ic")"; fi
+    $IC > "$T/ic2" 2> "$T/icerr2"
+    if cmp -s "$T/ic" "$T/ic2" && [ "$(sqlite3 "$T/ic.db" 'SELECT count(*) FROM results')" -eq 24 ]; then pass init_check_resumes
+    else fail init_check_resumes "$(diff "$T/ic" "$T/ic2" | head -5)"; fi
+else
+    fail init_check_table "$(tail -2 "$T/icerr")"
+fi
+experiments/init_check.sh --archs fft --data "$T/text.txt" > /dev/null 2> "$T/icerr3"; rc=$?
+if [ $rc -eq 2 ] && [ "$(wc -l < "$T/icerr3")" -eq 1 ] && grep -q "'fft' is not an architecture with a causal mode" "$T/icerr3"; then
+    pass init_check_refuses_arch
+else
+    fail init_check_refuses_arch "rc $rc: $(cat "$T/icerr3")"
+fi

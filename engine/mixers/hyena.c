@@ -87,7 +87,7 @@ static void set_decl(ParamDecl *p, const char *name, int64_t rows, int64_t cols,
 static int hyena_declare(const Config *c, ParamDecl *decl)
 {
     int d = c->d, F = FILTER_F;
-    set_decl(&decl[W_IN], "in_proj.w", 3 * d, d, INIT_NORMAL, 1);
+    set_decl(&decl[W_IN], "in_proj.w", 3 * d, d, INIT_LINEAR, 1);
     set_decl(&decl[B_IN], "in_proj.b", 3 * d, 0, INIT_ZERO, 0);
     set_decl(&decl[SHORT_W], "short.w", 3 * d, SHORT_K, INIT_UNIFORM_INV_SQRT_FAN, 1);
     set_decl(&decl[SHORT_B], "short.b", 3 * d, 0, INIT_ZERO, 0);
@@ -100,7 +100,7 @@ static int hyena_declare(const Config *c, ParamDecl *decl)
     set_decl(&decl[F_W4], "filter.w4", d, F, INIT_UNIFORM_INV_SQRT_FAN, 0);
     set_decl(&decl[F_FREQ], "filter.freq", F, 0, INIT_ONE, 0);
     set_decl(&decl[F_D], "filter.D", d, 0, INIT_ONE, 0);
-    set_decl(&decl[W_OUT], "out_proj.w", d, d, INIT_NORMAL, 1);
+    set_decl(&decl[W_OUT], "out_proj.w", d, d, INIT_LINEAR, 1);
     set_decl(&decl[B_OUT], "out_proj.b", d, 0, INIT_ZERO, 0);
     return N_PARAMS;
 }

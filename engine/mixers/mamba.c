@@ -87,16 +87,16 @@ static void set_decl(ParamDecl *p, const char *name, int64_t rows, int64_t cols,
 static int mamba_declare(const Config *c, ParamDecl *decl)
 {
     Dims m = dims_of(c);
-    set_decl(&decl[W_IN], "in_proj.w", 2 * m.E, m.d, INIT_NORMAL, 1, 1);
+    set_decl(&decl[W_IN], "in_proj.w", 2 * m.E, m.d, INIT_LINEAR, 1, 1);
     set_decl(&decl[CONV_W], "conv.w", m.E, CONV_K, INIT_UNIFORM_INV_SQRT_FAN, 1, 1);
     set_decl(&decl[CONV_B], "conv.b", m.E, 0, INIT_ZERO, 0, 0);
-    set_decl(&decl[W_X], "x_proj.w", m.P, m.E, INIT_NORMAL, 1, 1);
-    set_decl(&decl[W_DT], "dt_proj.w", m.E, m.R, INIT_NORMAL, 1, 1);
+    set_decl(&decl[W_X], "x_proj.w", m.P, m.E, INIT_LINEAR, 1, 1);
+    set_decl(&decl[W_DT], "dt_proj.w", m.E, m.R, INIT_LINEAR, 1, 1);
     set_decl(&decl[B_DT], "dt_proj.b", m.E, 0, INIT_DT_BIAS, 0, 0);
     /* the paper's code keeps A_log and D out of weight decay */
     set_decl(&decl[A_LOG], "A_log", m.E, m.N, INIT_S4D_REAL, 0, 0);
     set_decl(&decl[D_SKIP], "D", m.E, 0, INIT_ONE, 0, 0);
-    set_decl(&decl[W_OUT], "out_proj.w", m.d, m.E, INIT_NORMAL, 1, 1);
+    set_decl(&decl[W_OUT], "out_proj.w", m.d, m.E, INIT_LINEAR, 1, 1);
     return N_PARAMS;
 }
 

@@ -122,6 +122,8 @@ LINEAR_IN_BLOCK = {
     "dispatcher": ("mix.win", "mix.wout"),
     "pairconnect": ("mix.mlpx.w1", "mix.mlpx.w2", "mix.mlpp.w1", "mix.mlpp.w2"),
     "linattn": ("mix.wqkv", "mix.wo"),
+    "mamba": ("mix.in_proj.w", "mix.x_proj.w", "mix.dt_proj.w", "mix.out_proj.w"),
+    "hyena": ("mix.in_proj.w", "mix.out_proj.w"),
 }
 
 

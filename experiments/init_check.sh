@@ -16,7 +16,8 @@
 #         and test (eval_tokens): the test loss and its perplexity
 # and prints a Markdown table: a row per (problem, arch, init, emb_std),
 # each seed's number and their mean.  Runs already in the store (same
-# name) are kept, so an interrupted check resumes.
+# name) are kept, and a run cut short goes on from its last checkpoint
+# (`mixbench run --resume`), so an interrupted check resumes.
 #
 #   experiments/init_check.sh [--data PATH] [--steps N] [--mqar-steps N]
 #                             [--archs "A B"] [--db FILE] [--mixbench BIN]
@@ -81,6 +82,21 @@ train() {
         return 0
     fi
     log="$logs/$prob-$arch-$init-$emb-$seed.log"
+    # a run cut short (killed, interrupted) goes on from its last checkpoint;
+    # one cut before its first is removed (rm and purge: the store is the
+    # check's own) and trained afresh
+    local cut
+    cut=$([ -f "$db" ] && sql "SELECT id FROM results WHERE name = $(q "$name") AND status != 'done' LIMIT 1" || true)
+    if [ -n "$cut" ]; then
+        if "$bin" run --resume "$cut" --threads 1 --db "$db" >"$log" 2>&1; then
+            echo "  $name: resumed: $(grep '^eval  test' "$log" | tail -1)" >&2
+            return 0
+        elif ! grep -q 'no checkpoint to resume from' "$log" ||
+             ! { "$bin" rm "$cut" --db "$db" && "$bin" purge --db "$db"; } >/dev/null; then
+            echo "  $name: resume failed: $(tail -1 "$log")" >&2
+            return 0
+        fi
+    fi
     local args=(--arch "$arch" --task clm --steps "$n" --seed "$seed" --threads 1 --db "$db"
                 --name "$name" --save "$scratch/model.safetensors" "init=$init" "emb_std=$emb")
     if [ "$prob" = mqar ]; then args+=(--data "$mqar_data" "${mqar_keys[@]}")

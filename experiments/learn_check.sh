@@ -36,6 +36,9 @@
 # --mqar-steps (default 1500, the budget of SPEC section 5's measurement)
 # is MQAR's budget; --steps is the text pairs'.
 #
+# A run cut short (the check killed) goes on from its last checkpoint
+# (`mixbench run --resume`) when the check is run again.
+#
 # The valid pairs come from mixbench itself (every arch x task its sweep
 # validation accepts), so the table follows the CLI's rules.  A pair already
 # done in the store with the same data and steps is not trained again: rerun
@@ -89,6 +92,20 @@ tasks=$(known task)
 run_name() { echo "learn-check $1 $2 steps=$steps vocab=$vocab"; }
 sql() { sqlite3 -batch -noheader "$db" "$@"; }
 q() { printf "'%s'" "${1//\'/\'\'}"; }   # an SQL string literal
+# resume_cut NAME LOG: a run of that name cut short (killed, interrupted)
+# goes on from its last checkpoint; one cut before its first checkpoint is
+# removed (rm, then purge: the check's store is its own) and fails, so that
+# the caller trains it afresh, as does no such run
+resume_cut() {
+    local cut
+    cut=$([ -f "$db" ] && sql "SELECT id FROM results WHERE name = $(q "$1") AND status != 'done' LIMIT 1" || true)
+    [ -n "$cut" ] || return 1
+    "$bin" run --resume "$cut" --threads 1 --db "$db" >"$2" 2>&1 && return 0
+    if grep -q 'no checkpoint to resume from' "$2"; then
+        "$bin" rm "$cut" --db "$db" >/dev/null && "$bin" purge --db "$db" >/dev/null && return 1
+    fi
+    echo "  $1: resume failed: $(tail -1 "$2")" >&2
+}
 
 # The entropy (nats) of the training split's word frequencies, split and
 # tokenized as mixbench does: a folder's train file, or the first
@@ -161,6 +178,7 @@ for pair in "${pairs[@]}"; do
         continue
     fi
     t0=$(date +%s)
+    resume_cut "$name" "$logs/$arch-$task.log" && continue
     if ! "$bin" run --arch "$arch" --task "$task" --data "$data" --steps "$steps" --threads 1 \
             --db "$db" --name "$name" --save "$scratch/model.safetensors" \
             "${model_keys[@]}" >"$logs/$arch-$task.log" 2>&1; then
@@ -186,6 +204,7 @@ for pair in "${mqar_pairs[@]}"; do
         fi
         t0=$(date +%s)
         log="$logs/$arch-mqar-$seed.log"
+        resume_cut "$name" "$log" && continue
         if ! "$bin" run --arch "$arch" --task clm --data "$mqar_data" --steps "$mqar_steps" --seed "$seed" \
                 --threads 1 --db "$db" --name "$name" --save "$scratch/model.safetensors" \
                 "${mqar_keys[@]}" >"$log" 2>&1; then

@@ -89,12 +89,24 @@ if $IC > "$T/ic" 2> "$T/icerr"; then
     $IC > "$T/ic2" 2> "$T/icerr2"
     if cmp -s "$T/ic" "$T/ic2" && [ "$(sqlite3 "$T/ic.db" 'SELECT count(*) FROM results')" -eq 24 ]; then pass init_check_resumes
     else fail init_check_resumes "$(diff "$T/ic" "$T/ic2" | head -5)"; fi
+    # a run cut short before its first checkpoint (as if killed at once) is
+    # trained again under its name, the other 23 kept
+    sqlite3 "$T/ic.db" "UPDATE runs SET status = 'interrupted' WHERE id = 5"
+    cut_name=$(sqlite3 "$T/ic.db" "SELECT name FROM runs WHERE id = 5")
+    $IC > "$T/ic3" 2> "$T/icerr3"
+    again=$(sqlite3 "$T/ic.db" "SELECT count(*) FROM results WHERE name = '$cut_name' AND status = 'done'")
+    if [ "$again" -eq 1 ] && [ "$(sqlite3 "$T/ic.db" "SELECT count(*) FROM results WHERE status = 'done'")" -eq 24 ] &&
+       [ "$(grep -c '^| ' "$T/ic3")" -eq 9 ] && ! grep -q 'failed' "$T/icerr3"; then
+        pass init_check_cut_run_again
+    else
+        fail init_check_cut_run_again "$again: $(cat "$T/icerr3")"
+    fi
 else
     fail init_check_table "$(tail -2 "$T/icerr")"
 fi
-experiments/init_check.sh --archs fft --data "$T/text.txt" > /dev/null 2> "$T/icerr3"; rc=$?
-if [ $rc -eq 2 ] && [ "$(wc -l < "$T/icerr3")" -eq 1 ] && grep -q "'fft' is not an architecture with a causal mode" "$T/icerr3"; then
+experiments/init_check.sh --archs fft --data "$T/text.txt" > /dev/null 2> "$T/icerr4"; rc=$?
+if [ $rc -eq 2 ] && [ "$(wc -l < "$T/icerr4")" -eq 1 ] && grep -q "'fft' is not an architecture with a causal mode" "$T/icerr4"; then
     pass init_check_refuses_arch
 else
-    fail init_check_refuses_arch "rc $rc: $(cat "$T/icerr3")"
+    fail init_check_refuses_arch "rc $rc: $(cat "$T/icerr4")"
 fi

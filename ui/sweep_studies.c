@@ -69,9 +69,13 @@ void sweep_studies_load(SweepScreen *s)
     char (*typed)[STUDY_PATH_LEN] = malloc(MAX_CHOICES * sizeof *typed);
     for (int i = 0; typed && i < s->n_choices; i++)
         if (s->choices[i].typed) snprintf(typed[n_typed++], STUDY_PATH_LEN, "%s", s->choices[i].path);
-    sweep_studies_free(s);
+    /* the built-in studies (first) do not change: only the files are read again */
+    int n_builtin = 0;
+    while (n_builtin < s->n_choices && s->choices[n_builtin].builtin) n_builtin++;
+    for (int i = n_builtin; i < s->n_choices; i++) choice_clear(&s->choices[i]);
+    s->n_choices = n_builtin;
 
-    for (int i = 0; i < preset_count() && s->n_choices < MAX_CHOICES; i++) {
+    for (int i = 0; !n_builtin && i < preset_count() && s->n_choices < MAX_CHOICES; i++) {
         const Preset *p = preset_at(i);
         if (!p->builtin) continue;   /* a study read at run time is offered by its file */
         SweepChoice *c = &s->choices[s->n_choices++];

@@ -286,10 +286,10 @@ static int draw_command(const SweepScreen *s, const Place *p, int y)
         char command[2700];
         const char *data = s->preset >= 0 ? sweep_data_override(s)
                          : s->text[F_DATA].text[0] ? s->text[F_DATA].text : NULL;
-        int until = s->until && s->preset >= 0;
-        snprintf(command, sizeof command, "mixbench sweep %s%s%.512s%s%.32s", s->spec, data ? " --data " : "",
-                 data ? data : "", until ? " --until-conclusive --max-hours " : "",
-                 until ? s->text[F_HOURS].text : "");
+        int until = s->until && s->preset >= 0, cap = until && s->text[F_HOURS].text[0];   /* "": no cap */
+        snprintf(command, sizeof command, "mixbench sweep %s%s%.512s%s%s%.32s", s->spec, data ? " --data " : "",
+                 data ? data : "", until ? " --until-conclusive" : "", cap ? " --max-hours " : "",
+                 cap ? s->text[F_HOURS].text : "");
         ui_text(y, 1, LABEL_WIDTH, A_BOLD, "Same as");
         y += ui_wrap(y, p->x, p->fw, p->bottom - y < 2 ? p->bottom - y : 2, p->dim, command);
     }

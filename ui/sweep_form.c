@@ -56,9 +56,9 @@ void sweep_preset_changed(SweepScreen *s, int from)
     /* a study asks for --until-conclusive itself (docs/studies.md), as
        `mixbench sweep` reads it: the form starts there */
     if (s->preset >= 0) s->until = p && p->until_conclusive;
-    if (p && p->until_conclusive && p->max_hours > 0) {
-        char hours[32];
-        snprintf(hours, sizeof hours, "%g", p->max_hours);
+    if (p && p->until_conclusive) {
+        char hours[32] = "";   /* "": no cap */
+        if (p->max_hours > 0) snprintf(hours, sizeof hours, "%g", p->max_hours);
         ui_field_set(&s->text[F_HOURS], hours);
     }
 }
@@ -129,10 +129,10 @@ int sweep_parse_form(SweepScreen *s, Sweep *sw, char *err)
     int rc = sweep_parse_data(1, argv, &base, sweep_data_override(s), sw, err);
     sb_free(&sb);
     if (rc || !s->until || s->preset < 0) return rc;
-    double hours;
-    if (text_to_double(s->text[F_HOURS].text, &hours) || !(hours > 0)) {
+    double hours = 0;   /* an empty cap: none (--until-conclusive alone) */
+    if (s->text[F_HOURS].text[0] && (text_to_double(s->text[F_HOURS].text, &hours) || !(hours > 0))) {
         sweep_free(sw);
-        return err_set(err, "cap '%s' is not a number of hours > 0", s->text[F_HOURS].text);
+        return err_set(err, "cap '%s' is not a number of hours > 0 (empty: no cap)", s->text[F_HOURS].text);
     }
     if (sweep_until_conclusive(sw, hours, err)) {
         sweep_free(sw);

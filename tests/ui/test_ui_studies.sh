@@ -5,7 +5,8 @@
 # study list` lists them (a file that does not read, named so); picking one
 # shows its description, job count and estimate; queued with the form's
 # extra keys it is the sweep `mixbench sweep FILE.yaml key=value` queues
-# (the same spec, study text and jobs in the store); a broken file of
+# (the same spec, study text and jobs in the store), one that asks for
+# --until-conclusive starts with Conclusive ticked; a broken file of
 # ./studies and a broken path typed in the list show the one-line error of
 # `mixbench study check` (file, line, column) and queue nothing.  Then the
 # sweep trained, its file edited: the Grid shows the claims and the paper
@@ -29,6 +30,8 @@ DESC="q41: mixer vs attention, the tiny study of the UI test"
   printf 'paper:\n  - {point: {arch: mixer, n_ctx: 32}, metric: test_loss, value: 1.71, source: Table 1, setting: S6}\n' \
     >>studies/q41.yaml
 cp studies/q41.yaml "$T/q41.yaml"   # as queued
+# a study that asks for --until-conclusive itself, with no cap
+sed -e 's/^name: q41/name: u41/' -e 's/^# until_conclusive: .*/until_conclusive: true/' studies/q41.yaml >studies/u41.yaml
 printf 'name: broken\naxes:\n  arch: [mixer\n' >studies/broken.yaml
 printf 'name: typed\nkeys:\n  task: clm\n  d: [16\n' >bad.yaml
 jobs=$("$MB" study check studies/q41.yaml 2>&1 | grep -oE "^[0-9]+ jobs:" | cut -d' ' -f1)
@@ -56,7 +59,7 @@ keys A Enter
 check list_builtin A 5 "^ recall +[0-9]+ jobs +beyond the seeds"
 check list_file A 3 "^ q41 +$jobs jobs +studies/q41\.yaml: my question"
 check list_broken A 3 "^ broken\.yaml +- +studies/broken\.yaml: does not read"
-keys A End   # q41: the last of ./studies
+keys A End Up   # q41: the last of ./studies but one (u41)
 check list_description A 3 "^ $DESC"
 
 # ---- picked: its description, job count, estimate, the command it is
@@ -87,7 +90,7 @@ before=$(queued)
 keys A "$(tab A 'New sweep')"
 keys A Enter
 wait_for A 5 "Pick a preset" || fail list_again "$(screen A)"
-keys A End Up Enter   # broken.yaml, just above q41
+keys A End Up Up Enter   # broken.yaml, just above q41
 check broken_error A 5 "^ $(pattern "$broken")"
 check broken_preset A 3 "^ Preset +studies/broken\.yaml: does not read"
 keys A Up Enter   # up from Preset wraps to [ Queue ]
@@ -105,6 +108,14 @@ check typed_preset A 3 "^ Preset +bad\.yaml: does not read"
 keys A Up Enter
 check typed_not_queued A 5 "not queued: $(pattern "$typed")"
 [ "$(queued)" = "$before" ] && pass typed_store_unchanged || fail typed_store_unchanged "$(q "$DB" "$row")"
+# ---- a study that asks for --until-conclusive: Conclusive ticked, no cap, as the command line reads it
+keys A Down Enter
+wait_for A 5 "Pick a preset" || fail list_until "$(screen A)"
+keys A End Up Enter   # u41 (the path typed, bad.yaml, is last)
+check until_ticked A 5 "^ Conclusive +\[x\] until every claim is decided"
+check until_command A 3 "^ Same as +mixbench sweep studies/u41\.yaml steps=3 d=16 --until-conclusive\$"
+"$MB" sweep studies/u41.yaml --dry-run 2>&1 | grep -q "^until conclusive: .*with no cap" && pass until_cli_no_cap ||
+  fail until_cli_no_cap "$("$MB" sweep studies/u41.yaml --dry-run 2>&1 | tail -3)"
 keys A q
 wait_exit A 10 || fail quit_A "$(screen A)"
 
@@ -117,7 +128,7 @@ start B
 keys B "$(tab B 'New sweep')"
 keys B Enter
 wait_for B 5 "Pick a preset" || fail list_edited "$(screen B)"
-keys B End Enter   # the edited q41: its name is the stored sweep's
+keys B End Up Enter   # the edited q41: its name is the stored sweep's
 check edited_refused B 5 "studies/q41\.yaml: a study called 'q41' is already known, with other"
 keys B "$(tab B Grid)"
 check grid_edited_claims B 5 "^the paper's claims, judged on this sweep:"

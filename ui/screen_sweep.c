@@ -2,8 +2,9 @@
  * screen_sweep.c — the New sweep screen: a form that queues a sweep, either
  * a study (docs/studies.md: one of the built-in studies, the seeds'
  * presets; a study file of ./studies; or a study file whose path is typed
- * in the preset list; ui/sweep_studies.h) or a grid built from fields: architectures (the registered mixers), task, dataset, axes,
- * budget and extra keys; the Search field's words (trials=N search_seed=S
+ * in the preset list; ui/sweep_studies.h) or a grid built from fields:
+ * architectures (the registered mixers), task, dataset, axes, budget and
+ * extra keys; the Search field's words (trials=N search_seed=S
  * prune=asha|median) make the grid a random search over the axes'
  * distributions (lr=log:1e-4..1e-2), on the row a preset's Conclusive
  * checkbox takes.  Every change re-parses the composed spec with
@@ -12,9 +13,10 @@
  * sweep to sweep_enqueue, exactly as `mixbench sweep` does (a study file
  * named by its path, as `mixbench sweep FILE.yaml key=value` names it: a
  * file that does not read shows its one-line error, file:line:column, and
- * is not queued), and switches to the Queue screen.  When no field is being edited, the sweep's data is
- * loaded (once per spec) to show each job's memory and to refuse data that
- * would fail every job (experiments/sweep_check.h).  On a store that
+ * is not queued), and switches to the Queue screen.  When no field is
+ * being edited, the sweep's data is loaded (once per spec) to show each
+ * job's memory and to refuse data that would fail every job
+ * (experiments/sweep_check.h).  On a store that
  * cannot be written (store_read_only) the form is not shown: the screen
  * says so, and no key edits or queues anything.
  *
@@ -23,7 +25,9 @@
  * architecture; left/right move within the architectures, cycle the task
  * and the preset.  While a text field is edited every key goes to it
  * (typing() is 1): Enter or Esc leave it, up/down leave it and move, Tab /
- * Shift-Tab go to the next / previous text field still editing.
+ * Shift-Tab go to the next / previous text field still editing.  In the
+ * preset list, Enter on '(a study file)' types a path (every key goes to
+ * it: typing() is 1) until Enter reads it or Esc.
  *
  * Here: the screen's life cycle and keys; its fields, their spec and the
  * form the store remembers are ui/sweep_form.c, the estimate

@@ -74,7 +74,7 @@ check form_command A 5 "^ Same as +mixbench sweep studies/q41\.yaml steps=3 d=16
 
 # ---- queued: the sweep the command line queues
 keys A Down Down Down Enter   # Priority, Conclusive, Queue
-if wait_for A 5 "queued sweep 1 \(q41\): $jobs jobs"; then pass form_queued
+if wait_for A 20 "queued sweep 1 \(q41\): $jobs jobs"; then pass form_queued
 else fail form_queued "$(screen A)"; fi
 row="select name, spec, study from sweeps"
 runs="select config_json, coords_json from runs order by id"

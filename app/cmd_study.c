@@ -5,7 +5,6 @@
  * machinery will read it), a commented skeleton to start one, and the
  * studies known: built in and those in ./studies.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +17,7 @@
 #include "experiments/estimate.h"
 #include "experiments/format.h"
 #include "experiments/study.h"
+#include "experiments/study_files.h"
 #include "experiments/sweep.h"
 
 static int check(const char *what)
@@ -118,41 +118,21 @@ static int list(void)
         for (int r = 0; r < study_rule_count(); r++) n += !strcmp(study_rule_at(r)->preset, p->name);
         printf("%-22s %-6d %s (built in): %s\n", p->name, n, p->file, p->source);
     }
-    DIR *d = opendir("studies");
-    if (!d) return 0;
-    struct dirent *e;
-    char *names[512];
-    int n = 0;
-    while ((e = readdir(d)) && n < 512)
-        if (study_is_file(e->d_name)) names[n++] = strdup(e->d_name);
-    closedir(d);
-    /* sorted, for a stable listing */
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && names[j] && names[j - 1] && strcmp(names[j - 1], names[j]) > 0; j--) {
-            char *t = names[j];
-            names[j] = names[j - 1];
-            names[j - 1] = t;
-        }
+    StudyFile *files;
+    int n;
+    char err[ERR_LEN];
+    if (study_files_list("studies", &files, &n, err)) return cli_fail("study list: %s", err);
     for (int i = 0; i < n; i++) {
-        if (!names[i]) continue;
-        char path[1100], err[ERR_LEN];
-        snprintf(path, sizeof path, "studies/%s", names[i]);
-        Study *s = study_load(path, err);
-        if (!s) printf("%-22s %-6s %s: does not read: %s\n", names[i], "-", path, err);
-        else {
-            const Preset *p = study_preset(s);
-            const Preset *known = preset_find(p->name);
-            if (known && known->builtin && !strcmp(known->study_text, p->study_text)) {
-                study_free(s);
-                free(names[i]);
-                continue; /* the built-in one's own file */
-            }
-            printf("%-22s %-6d %s: %s%s\n", p->name, study_claim_count(s), path, p->source,
-                   known && known->builtin ? " (differs from the built-in study of that name)" : "");
-            study_free(s);
+        const char *base = strrchr(files[i].path, '/') + 1;
+        if (!files[i].study) {
+            printf("%-22s %-6s %s: does not read: %s\n", base, "-", files[i].path, files[i].error);
+            continue;
         }
-        free(names[i]);
+        const Preset *p = study_preset(files[i].study);
+        printf("%-22s %-6d %s: %s%s\n", p->name, study_claim_count(files[i].study), files[i].path, p->source,
+               files[i].differs_builtin ? " (differs from the built-in study of that name)" : "");
     }
+    study_files_free(files, n);
     return 0;
 }
 

@@ -102,7 +102,7 @@ static int read_names(Store *s, Names *nm, char *err)
         names_free(nm);
         return -1;
     }
-    qsort(nm->paths, (size_t)nm->n, sizeof *nm->paths, cmp_str);
+    if (nm->n) qsort(nm->paths, (size_t)nm->n, sizeof *nm->paths, cmp_str);   /* paths NULL when none */
     return 0;
 }
 

@@ -132,3 +132,21 @@ void sweeps_studies_free(char **texts, int n)
     for (int i = 0; i < n; i++) free(texts[i]);
     free(texts);
 }
+
+int sweeps_read_study_differs(Store *s, const char *name, const char *text, int64_t *sweep_id, char *err)
+{
+    assert(s && name && text && sweep_id && err);
+    const char *what = "read a study's sweeps";
+    *sweep_id = 0;
+    sqlite3_stmt *st;
+    if (store_prepare(s, "SELECT min(id) FROM sweeps WHERE coalesce(preset, name) IN (?1, ?1 || '@paper')"
+                         " AND study IS NOT NULL AND study <> ?2", &st, what, err))
+        return -1;
+    if (store_bind_text(st, 1, name) != SQLITE_OK || store_bind_text(st, 2, text) != SQLITE_OK)
+        return fail(s, st, what, err);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) *sweep_id = sqlite3_column_int64(st, 0);   /* NULL: 0 */
+    else if (rc != SQLITE_DONE) return fail(s, st, what, err);
+    sqlite3_finalize(st);
+    return 0;
+}

@@ -41,5 +41,9 @@ int sweeps_read_axes(Store *s, int64_t sweep_id, SweepAxes *out, char *err);
    them with sweeps_studies_free). */
 int sweeps_read_studies(Store *s, char ***texts, int *n, char *err);
 void sweeps_studies_free(char **texts, int n);
+/* The first sweep queued from study name (SweepRow.preset name or
+   name@paper, in the trash or not) whose stored study has other text than
+   text, into *sweep_id; 0 when there is none. */
+int sweeps_read_study_differs(Store *s, const char *name, const char *text, int64_t *sweep_id, char *err);
 
 #endif

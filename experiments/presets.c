@@ -198,6 +198,16 @@ int studies_from_store(Store *st, char *err)
     return 0;
 }
 
+int study_of_sweep(Store *st, const char *queued_from, const Preset **out, char *err)
+{
+    *out = NULL;
+    if (studies_from_store(st, err)) return -1;
+    char name[64];
+    snprintf(name, sizeof name, "%.*s", (int)strcspn(queued_from, "@"), queued_from);
+    *out = preset_find(name);
+    return 0;
+}
+
 int preset_from_file(char *word, size_t cap, char *err)
 {
     if (!study_is_file(word)) return 0;

@@ -97,6 +97,13 @@ const char *study_builtin_error(void);
    run with; one that no longer reads, or whose name a known study with
    other text holds, is left out. */
 int studies_from_store(Store *st, char *err);
+/* The study sweep queued_from (SweepRow.preset; NAME@paper: NAME) was
+   queued from, into *out, after studies_from_store: a sweep of a study
+   file is known by the text stored with it, even where the file was
+   edited or deleted since.  *out NULL: none (a grid, a search, a stored
+   study that no longer reads).  The Grid, the figures and the report read
+   a sweep's claims and paper figures through it. */
+int study_of_sweep(Store *st, const char *queued_from, const Preset **out, char *err);
 /* study_register on the file at path. */
 int study_register_file(const char *path, const Preset **out, char *err);
 /* Every known study's claims, built-in studies first. */

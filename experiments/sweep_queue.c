@@ -1,8 +1,8 @@
 /*
  * sweep_queue.c — sweep_enqueue of sweep_queue.h: the sweep row, its
  * preset's paper figures (with the paper's setting, data paths expanded as
- * in the spec, so a figure's coords equal its jobs' coords without seed)
- * and the jobs, in one transaction.
+ * in the spec, so a figure's coords equal its jobs' coords without seed),
+ * its study file's text and the jobs, in one transaction.
  */
 #include "experiments/sweep_queue.h"
 
@@ -11,21 +11,38 @@
 
 #include "db/jobs.h"
 #include "db/organise.h"
+#include "db/sweeps_read.h"
 #include "engine/common.h"
 #include "engine/io/json.h"
 #include "experiments/prune.h"
 #include "experiments/stats.h"
+
+/* A study file whose name a sweep of this store was queued from with
+   other text (the file edited since) is refused: the store knows a study
+   by its name, so both sweeps would be judged by one text (the older). */
+static int one_text(Store *st, const Preset *study, char *err)
+{
+    int64_t other;
+    if (study->builtin || !study->study_text) return 0;   /* a built-in study is judged by this binary's */
+    if (sweeps_read_study_differs(st, study->name, study->study_text, &other, err)) return -1;
+    if (other)
+        return err_set(err, "%s: sweep %lld of this store was queued from a study called '%s' with other text: "
+                            "give the edited study another name (its name is how its sweeps find their claims)",
+                       study->file, (long long)other, study->name);
+    return 0;
+}
 
 /* One transaction: a sweep is queued whole or not at all. */
 int sweep_enqueue(Store *st, const Sweep *sw, int priority, int64_t *sweep_id, char *err)
 {
     assert(st && sw && err);
     if (store_begin(st, "queue sweep", err)) return -1;
-    int rc = store_sweep_create(st, sw->name, sw->spec, sw->axes, sweep_id, err);
+    const Preset *preset = preset_find(sw->name);
+    int rc = preset ? one_text(st, preset, err) : 0;
+    if (!rc) rc = store_sweep_create(st, sw->name, sw->spec, sw->axes, sweep_id, err);
     if (!rc && sw->label[0]) rc = store_sweep_rename(st, *sweep_id, sw->label, err);
     /* the paper's figures at the preset's points, with the paper's setting
        (an @paper sweep has other coordinates: its name finds no preset) */
-    const Preset *preset = preset_find(sw->name);
     for (int i = 0; !rc && preset && i < preset->n_paper; i++) {
         const PaperFigure *f = &preset->paper[i];
         char *coords = sweep_expand_data_var(f->coords);

@@ -15,7 +15,10 @@
    A sweep with a plan (lr=tune, --until-conclusive) records it; with
    lr=tune no job is queued here: adaptive_advance (experiments/adaptive.h)
    queues each point's search, then its seeds; with --prune asha each job
-   is queued at its first rung's budget (experiments/prune.h). */
+   is queued at its first rung's budget (experiments/prune.h).  A study
+   file's sweep stores the file's text; one whose name an earlier sweep of
+   the store was queued from with other text is refused (its name is how
+   its sweeps find their claims: docs/studies.md). */
 int sweep_enqueue(Store *st, const Sweep *sw, int priority, int64_t *sweep_id, char *err);
 
 /* The demo a first launch offers: a few architectures on builtin:stories,

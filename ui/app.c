@@ -21,6 +21,7 @@
 #include "db/jobs.h"
 #include "engine/common.h"
 #include "experiments/format.h"
+#include "experiments/study.h"
 #include "engine/text.h"
 #include "ui/cmdline.h"
 #include "ui/pager.h"
@@ -480,6 +481,11 @@ int ui_main(const UiOptions *o)
         snprintf(ctx.message, sizeof ctx.message,
                  "%s is read-only: shown as it is, nothing can be queued or run", db_path);
     }
+    /* the studies stored with the store's sweeps first, so that a sweep of
+       a study file edited or deleted since keeps the claims it was queued
+       with, whatever file the New sweep form reads later (study.h) */
+    if (studies_from_store(ctx.store, err))
+        snprintf(ctx.message, sizeof ctx.message, "the studies stored with the sweeps: %.180s", err);
     SchedulerOptions so = {db_path, jobs, cores, 0, 1, NULL};   /* nothing printed: the screen is ours */
     if (jobs > 0 && scheduler_start(&ctx.scheduler, &so, err)) {   /* 0: watch only */
         store_close(ctx.store);

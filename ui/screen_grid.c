@@ -14,7 +14,10 @@
  *
  * Not for: curves (Compare, AE/Bidir) or queueing (New sweep).  A refresh
  * reads the sweep list and the jobs of the sweep shown (db/sweeps_read.h);
- * its axes and paper figures (db/results.h) are read once per sweep.
+ * its axes and paper figures (db/results.h) are read once per sweep, and
+ * the study it was queued from as the store holds its text
+ * (experiments/study.h study_of_sweep): a study file's claims as queued,
+ * even where the file was edited or deleted since.
  */
 #define _XOPEN_SOURCE_EXTENDED 1
 #include <ctype.h>
@@ -32,6 +35,7 @@
 #include "experiments/pivot.h"
 #include "experiments/report.h"
 #include "experiments/stats.h"
+#include "experiments/study.h"
 #include "experiments/sweep.h"
 #include "ui/claims_view.h"
 #include "ui/draw/heatmap.h"
@@ -65,6 +69,7 @@ typedef struct {
     char axis_keys[PIVOT_MAX_AXES][64];
     FigureRow *paper;            /* the preset's figures with a value */
     int n_paper;
+    const Preset *study;         /* the study it was queued from (its stored text), NULL: none */
 
     int row_axis, col_axis;      /* -1: a single row / column */
     int fixed;                   /* 0..n_combos-1: other axes fixed at a combination; n_combos: averaged */
@@ -150,10 +155,14 @@ static int load_sweep(GridState *st, UiContext *ctx, const GridSweep *s, char *e
     free(st->paper);
     st->paper = NULL;
     st->n_paper = 0;
+    st->study = NULL;
     SweepAxes axes;
     if (sweeps_read_axes(ctx->store, s->id, &axes, err)) return -1;
     for (int i = 0; i < axes.n && st->n_axes < PIVOT_MAX_AXES; i++)
         ui_copy_text(st->axis_keys[st->n_axes++], sizeof st->axis_keys[0], axes.key[i]);
+    /* the study it was queued from, as the store holds it (a study file
+       since edited or deleted: the text it was queued with) */
+    if (study_of_sweep(ctx->store, s->name, &st->study, err)) return -1;
     char preset[64];
     claims_view_preset(s->name, preset, sizeof preset);   /* NAME@paper: NAME's figures */
     FigureRow *figs;
@@ -164,7 +173,7 @@ static int load_sweep(GridState *st, UiContext *ctx, const GridSweep *s, char *e
     st->paper = figs;
     /* a store queued by an older mixbench lacks the setting: the preset's
        own figure of that metric and value names it */
-    const Preset *pr = preset_find(preset);
+    const Preset *pr = st->study;
     for (int p = 0; p < st->n_paper && pr; p++) {
         FigureRow *f = &st->paper[p];
         for (int k = 0; k < pr->n_paper && !f->setting[0]; k++)
@@ -286,7 +295,7 @@ static void grid_reload(void *state, UiContext *ctx)
     }
     int n_done = 0;
     for (int i = 0; i < st->pivot.n_runs; i++) n_done += st->pivot.runs[i].state == RUN_DONE;
-    if (preset_find(preset)) claims_view_update(&st->claims, ctx, s->name, s->id, n_done);
+    if (st->study) claims_view_update(&st->claims, ctx, s->name, s->id, n_done);
     else claims_view_free(&st->claims);
     if (st->report_on && (st->report_sweep != s->id || st->report_done != n_done || st->report_loss_best != st->loss_best))
         build_report(st, ctx, s->id, n_done);
@@ -485,7 +494,7 @@ static void draw_header(GridState *st, UiContext *ctx, int *y, int width)
         ui_text((*y)++, 0, width, dim, "%s", tuned);
     char preset[64];
     claims_view_preset(s->name, preset, sizeof preset);
-    if (!preset_find(preset)) {
+    if (!st->study) {
         ui_text((*y)++, 0, width, dim, "paper figures: none (a %s sweep is not a preset)", s->name);
     } else if (st->n_paper == 0) {
         ui_text((*y)++, 0, width, dim, "the paper figures for preset %s are not in the store", s->name);

@@ -1,17 +1,22 @@
 /*
  * screen_sweep.c — the New sweep screen: a form that queues a sweep, either
- * one of the seeds' presets (experiments/presets.c) or a grid built from
- * fields: architectures (the registered mixers), task, dataset, axes,
- * budget and extra keys; the Search field's words (trials=N search_seed=S
+ * a study (docs/studies.md: one of the built-in studies, the seeds'
+ * presets; a study file of ./studies; or a study file whose path is typed
+ * in the preset list; ui/sweep_studies.h) or a grid built from fields:
+ * architectures (the registered mixers), task, dataset, axes, budget and
+ * extra keys; the Search field's words (trials=N search_seed=S
  * prune=asha|median) make the grid a random search over the axes'
  * distributions (lr=log:1e-4..1e-2), on the row a preset's Conclusive
  * checkbox takes.  Every change re-parses the composed spec with
  * sweep_parse, so the form always shows the job count (or the parser's
  * error line) and an estimate of the training time; "Queue" hands the
- * sweep to sweep_enqueue, exactly as `mixbench sweep` does, and switches to
- * the Queue screen.  When no field is being edited, the sweep's data is
- * loaded (once per spec) to show each job's memory and to refuse data that
- * would fail every job (experiments/sweep_check.h).  On a store that
+ * sweep to sweep_enqueue, exactly as `mixbench sweep` does (a study file
+ * named by its path, as `mixbench sweep FILE.yaml key=value` names it: a
+ * file that does not read shows its one-line error, file:line:column, and
+ * is not queued), and switches to the Queue screen.  When no field is
+ * being edited, the sweep's data is loaded (once per spec) to show each
+ * job's memory and to refuse data that would fail every job
+ * (experiments/sweep_check.h).  On a store that
  * cannot be written (store_read_only) the form is not shown: the screen
  * says so, and no key edits or queues anything.
  *
@@ -20,7 +25,9 @@
  * architecture; left/right move within the architectures, cycle the task
  * and the preset.  While a text field is edited every key goes to it
  * (typing() is 1): Enter or Esc leave it, up/down leave it and move, Tab /
- * Shift-Tab go to the next / previous text field still editing.
+ * Shift-Tab go to the next / previous text field still editing.  In the
+ * preset list, Enter on '(a study file)' types a path (every key goes to
+ * it: typing() is 1) until Enter reads it or Esc.
  *
  * Here: the screen's life cycle and keys; its fields, their spec and the
  * form the store remembers are ui/sweep_form.c, the estimate
@@ -44,6 +51,7 @@
 #include "ui/sweep_draw.h"
 #include "ui/sweep_estimate.h"
 #include "ui/sweep_form.h"
+#include "ui/sweep_studies.h"
 
 /* Sweeps with more jobs than this ask before queueing. */
 #define CONFIRM_JOBS 100
@@ -61,16 +69,7 @@ static void *sweep_create(UiContext *ctx)
         s->mixers[i] = mixer_at(i)->name;
         s->arch_on[i] = !strcmp(s->mixers[i], "attention");
     }
-    s->n_presets = preset_count() < MAX_PRESETS ? preset_count() : MAX_PRESETS;
-    for (int i = 0; i < s->n_presets; i++) {
-        Config base;
-        config_defaults(&base);
-        char *argv[1] = {(char *)preset_at(i)->name};
-        Sweep sw;
-        char err[ERR_LEN];
-        s->preset_jobs[i] = sweep_parse(1, argv, &base, &sw, err) ? -1 : sw.n_jobs;
-        if (s->preset_jobs[i] >= 0) sweep_free(&sw);
-    }
+    sweep_studies_load(s);
     ui_field_set(&s->text[F_DATA], "builtin:stories");
     ui_field_set(&s->text[F_AXES], "layers=1,2");
     ui_field_set(&s->text[F_BUDGET], "steps=300");
@@ -89,6 +88,7 @@ static void sweep_destroy(void *state)
     if (s) {
         sweep_check_free(&s->check);
         speed_book_free(&s->book);
+        sweep_studies_free(s);
     }
     free(state);
 }
@@ -198,33 +198,62 @@ static void edit_key(SweepScreen *s, int ch)
     sweep_recompute(s);
 }
 
+/* The study of list entry e (LIST_*) taken, the list closed. */
+static void take_entry(SweepScreen *s, int e)
+{
+    int from = s->preset;
+    s->preset = e >= LIST_FIRST_STUDY ? e - LIST_FIRST_STUDY : -1;
+    s->list_open = 0;
+    sweep_preset_changed(s, from);
+    sweep_recompute(s);
+}
+
+/* A key while a study file's path is typed in the list: Enter reads the
+   file and takes it (a file that does not read shows its error on the
+   form and is not queued), Esc goes back to the list. */
+static void path_key(SweepScreen *s, int ch)
+{
+    if (ch == 27) {
+        s->path_editing = 0;
+    } else if (ch == '\n' || ch == '\r' || ch == KEY_ENTER) {
+        s->path_editing = 0;
+        if (!s->path.text[0]) return;
+        int i = sweep_study_at_path(s, s->path.text);
+        if (i >= 0) take_entry(s, LIST_FIRST_STUDY + i);   /* -1: the list is full */
+    } else {
+        ui_field_type(&s->path, ch);
+    }
+}
+
 static int list_key(SweepScreen *s, int ch)
 {
+    int last = LIST_FIRST_STUDY + s->n_choices - 1;
     switch (ch) {
     case KEY_UP:
     case 'k':
-        if (s->list_sel > -1) s->list_sel--;
+        if (s->list_sel > LIST_GRID) s->list_sel--;
         return 1;
     case KEY_DOWN:
     case 'j':
-        if (s->list_sel + 1 < s->n_presets) s->list_sel++;
+        if (s->list_sel < last) s->list_sel++;
         return 1;
     case KEY_HOME:
     case 'g':
-        s->list_sel = -1;
+        s->list_sel = LIST_GRID;
         return 1;
     case KEY_END:
     case 'G':
-        s->list_sel = s->n_presets - 1;
+        s->list_sel = last;
         return 1;
     case '\n':
     case '\r':
     case KEY_ENTER:
-        int from = s->preset;
-        s->preset = s->list_sel;
-        s->list_open = 0;
-        sweep_preset_changed(s, from);
-        sweep_recompute(s);
+        if (s->list_sel == LIST_PATH) {
+            s->path_editing = 1;
+            s->path.cursor = (int)strlen(s->path.text);
+        } else {
+            take_entry(s, s->list_sel);
+        }
         return 1;
     case 27:
     case KEY_LEFT:
@@ -254,6 +283,10 @@ static int form_key(void *state, UiContext *ctx, int ch)
         edit_key(s, ch);
         return 1;
     }
+    if (s->list_open && s->path_editing) {
+        path_key(s, ch);
+        return 1;
+    }
     if (s->list_open) return list_key(s, ch);
     int enter = ch == '\n' || ch == '\r' || ch == KEY_ENTER;
     int left = ch == KEY_LEFT || ch == 'h', right = ch == KEY_RIGHT || ch == 'l';
@@ -272,10 +305,11 @@ static int form_key(void *state, UiContext *ctx, int ch)
     switch (s->field) {
     case F_PRESET:
         if (enter) {
+            sweep_studies_load(s);   /* ./studies as it is now */
             s->list_open = 1;
-            s->list_sel = s->preset;
+            s->list_sel = s->preset >= 0 ? LIST_FIRST_STUDY + s->preset : LIST_GRID;
         } else if (left || right) {
-            int n = s->n_presets + 1, from = s->preset;
+            int n = s->n_choices + 1, from = s->preset;
             s->preset = (s->preset + 1 + (right ? 1 : n - 1)) % n - 1;
             sweep_preset_changed(s, from);
             sweep_recompute(s);
@@ -317,7 +351,7 @@ static int form_key(void *state, UiContext *ctx, int ch)
 static int sweep_typing(void *state)
 {
     const SweepScreen *s = state;
-    return s && s->editing;
+    return s && (s->editing || (s->list_open && s->path_editing));
 }
 
 const UiScreen ui_screen_sweep = {
@@ -327,13 +361,16 @@ const UiScreen ui_screen_sweep = {
     "Enter             edit a text field; open the preset list; toggle an\n"
     "                  architecture; next task; on [ Queue ]: queue the sweep\n"
     "Conclusive        (a preset) Enter/Space: run rounds until every claim is\n"
-    "                  decided, at most 'cap' CPU hours (--until-conclusive --max-hours)\n"
+    "                  decided, at most 'cap' CPU hours (--until-conclusive --max-hours;\n"
+    "                  an empty cap: none); ticked when the study asks for it\n"
     "Space             toggle the architecture under the cursor; next task\n"
     "left/right, h/l   architecture cursor; previous/next task or preset\n"
     "While editing:    Enter or Esc leave the field, up/down leave and move,\n"
     "                  Tab / Shift-Tab next / previous text field, left/right,\n"
     "                  Home/End, Backspace/Delete, Ctrl-U / Ctrl-K clear\n"
-    "Preset list:      up/down, Enter take, Esc back; '(none)' builds a grid\n"
+    "Preset list:      up/down, Enter take, Esc back; '(none)' builds a grid;\n"
+    "                  the built-in studies, then the files of ./studies;\n"
+    "                  '(a study file)': Enter, type its path, Enter reads it\n"
     "Axes: a grid `layers=1,2 heads=2,4` or zipped `(layers,heads)=(1,1),(2,4)`;\n"
     "Budget: steps=N, tokens=N or seconds=S; Extra keys: any key=value (with a\n"
     "preset they override its keys).  The job count and the error line follow\n"

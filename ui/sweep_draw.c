@@ -2,7 +2,8 @@
  * sweep_draw.c — drawing the New sweep form (sweep_draw.h): a row per
  * field, then the command that queues the same sweep, the job count, the
  * Time line (ui/sweep_estimate.c), the memory and what is wrong; or the
- * preset list.
+ * preset list: (none), a study file's path typed, the built-in studies and
+ * the files of ./studies (ui/sweep_studies.h).
  */
 #define _XOPEN_SOURCE_EXTENDED 1
 #include "ui/sweep_draw.h"
@@ -15,6 +16,7 @@
 #include "engine/memory.h"
 #include "ui/sweep_estimate.h"
 #include "ui/sweep_form.h"
+#include "ui/sweep_studies.h"
 
 static const char *const LABELS[N_FIELDS] = {"Preset", "Archs", "Task", "Dataset", "Axes", "Budget", "Extra keys",
                                               "Priority", "Search", "Conclusive", "Cap hours", ""};
@@ -57,38 +59,68 @@ static int draw_archs(SweepScreen *s, UiContext *ctx, int y, int x, int width, i
     return line + 1;
 }
 
+/* List entry e's row at y (LIST_*: (none), the path typed, a study). */
+static void draw_entry(SweepScreen *s, UiContext *ctx, int e, int y, int width, int attr)
+{
+    if (e == LIST_GRID) {
+        ui_text(y, 1, width - 1, attr, "%-22s %s", "(none)", "build a grid from the form's fields");
+        return;
+    }
+    if (e == LIST_PATH) {
+        ui_text(y, 1, width - 1, attr, "%-22s ", "(a study file)");
+        if (s->path_editing) ui_field_draw(&s->path, 1, y, 24, width - 25);
+        else ui_text(y, 24, width - 24, attr, "%s", "Enter: type its path (FILE.yaml)");
+        return;
+    }
+    const SweepChoice *c = &s->choices[e - LIST_FIRST_STUDY];
+    const Preset *p = c->builtin ? c->builtin : c->study ? study_preset(c->study) : NULL;
+    char jobs[24];
+    if (c->jobs >= 0) snprintf(jobs, sizeof jobs, "%d job%s", c->jobs, c->jobs == 1 ? "" : "s");
+    else snprintf(jobs, sizeof jobs, "-");
+    const char *slash = strrchr(c->path, '/');
+    if (c->builtin) ui_text(y, 1, width - 1, attr, "%-22s %9s  %s", p->name, jobs, p->source);
+    else if (p) ui_text(y, 1, width - 1, attr, "%-22s %9s  %s: %s", p->name, jobs, c->path, p->source);
+    else ui_text(y, 1, width - 1, e == s->list_sel ? attr : ui_attr(ctx, UI_PAIR_BAD), "%-22s %9s  %s: does not read",
+                 slash ? slash + 1 : c->path, jobs, c->path);
+}
+
+/* Under the list: what the entry chosen runs (a study's description), or
+   why a file does not read. */
+static void draw_entry_info(SweepScreen *s, UiContext *ctx, int y, int width, int lines)
+{
+    int dim = ui_attr(ctx, UI_PAIR_DIM);
+    if (s->list_sel == LIST_PATH) {
+        ui_wrap(y, 1, width - 2, lines, dim, s->path_editing
+                    ? "a study file's path (docs/studies.md): Enter reads it, Esc back"
+                    : "a study file anywhere: its path, as `mixbench sweep FILE.yaml` takes it");
+        return;
+    }
+    if (s->list_sel < LIST_FIRST_STUDY) return;
+    const SweepChoice *c = &s->choices[s->list_sel - LIST_FIRST_STUDY];
+    const Preset *p = c->builtin ? c->builtin : c->study ? study_preset(c->study) : NULL;
+    if (p) ui_wrap(y, 1, width - 2, lines, dim, p->what);
+    else ui_wrap(y, 1, width - 2, lines, ui_attr(ctx, UI_PAIR_BAD) | A_BOLD, c->error);
+}
+
 void sweep_draw_preset_list(SweepScreen *s, UiContext *ctx, int top, int height, int width)
 {
     int title = ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD;
-    ui_text(top, 1, width - 1, title, "Pick a preset");
-    ui_text(top, 15, width - 15, ui_attr(ctx, UI_PAIR_DIM), "up/down choose  Enter take  Esc back");
+    ui_text(top, 1, width - 1, title, "Pick a preset or a study file");
+    ui_text(top, 31, width - 31, ui_attr(ctx, UI_PAIR_DIM), "%s",
+            s->path_editing ? "Enter read it  Esc back" : "up/down choose  Enter take  Esc back");
     int info_lines = height >= 12 ? 3 : 0;
     int list_top = top + 2, rows = height - 2 - info_lines;
     if (rows < 1) return;
-    int n = s->n_presets + 1;                /* entry 0: build a grid */
-    int sel = s->list_sel + 1;
+    int n = LIST_FIRST_STUDY + s->n_choices, sel = s->list_sel;
     if (sel < s->list_scroll) s->list_scroll = sel;
     if (sel >= s->list_scroll + rows) s->list_scroll = sel - rows + 1;
     for (int e = s->list_scroll; e < n && e - s->list_scroll < rows; e++) {
         int y = list_top + e - s->list_scroll;
         int attr = e == sel ? ui_attr(ctx, UI_PAIR_SELECTED) : 0;
         if (e == sel) mvhline(y, 0, ' ' | (chtype)attr, width);
-        if (e == 0) {
-            ui_text(y, 1, width - 1, attr, "%-22s %s", "(none)", "build a grid from the form's fields");
-            continue;
-        }
-        const Preset *p = preset_at(e - 1);
-        char jobs[24];
-        if (s->preset_jobs[e - 1] >= 0) snprintf(jobs, sizeof jobs, "%d job%s", s->preset_jobs[e - 1],
-                                                 s->preset_jobs[e - 1] == 1 ? "" : "s");
-        else snprintf(jobs, sizeof jobs, "does not parse");
-        ui_text(y, 1, width - 1, attr, "%-22s %9s  %s", p->name, jobs, p->source);
+        draw_entry(s, ctx, e, y, width, attr);
     }
-    if (info_lines && s->list_sel >= 0) {
-        const Preset *p = preset_at(s->list_sel);
-        int y = top + height - info_lines;
-        ui_wrap(y, 1, width - 2, info_lines, ui_attr(ctx, UI_PAIR_DIM), p->what);
-    }
+    if (info_lines) draw_entry_info(s, ctx, top + height - info_lines, width, info_lines);
 }
 
 /* "Memory": each job's need ("3: 55 MB"), the ones that do not fit in
@@ -136,16 +168,28 @@ typedef struct {
     int dim;
 } Place;
 
-static void draw_preset_row(const SweepScreen *s, const Place *p, int y)
+/* The study chosen: its name and source (a file's path after them), its
+   description on the next row; a file that does not read, its path (the
+   error is under the form).  Returns the rows used. */
+static int draw_preset_row(const SweepScreen *s, const Place *p, int y)
 {
     if (s->preset < 0) {
         ui_text(y, p->x, p->fw, 0, "(none: a grid from the fields below)");
-        return;
+        return 1;
     }
-    const Preset *preset = preset_at(s->preset);
+    const SweepChoice *c = sweep_choice(s);
+    const Preset *preset = sweep_preset(s);
+    if (!preset) {
+        ui_text(y, p->x, p->fw, ui_attr(p->ctx, UI_PAIR_BAD) | A_BOLD, "%s: does not read", c->path);
+        return 1;
+    }
     int len = (int)strlen(preset->name);
     ui_text(y, p->x, p->fw, A_BOLD, "%s", preset->name);
-    ui_text(y, p->x + len + 2, p->fw - len - 2, p->dim, "%s", preset->source);
+    if (c->builtin) ui_text(y, p->x + len + 2, p->fw - len - 2, p->dim, "%s", preset->source);
+    else ui_text(y, p->x + len + 2, p->fw - len - 2, p->dim, "%s (%s)", preset->source, c->path);
+    if (!preset->what[0] || y + 1 >= p->bottom) return 1;
+    ui_text(y + 1, p->x, p->fw, p->dim, "%s", preset->what);
+    return 2;
 }
 
 static void draw_tasks(const SweepScreen *s, const Place *p, int y, int focused)
@@ -184,9 +228,10 @@ static void draw_data(SweepScreen *s, const Place *p, int y, int enabled)
         draw_text_field(s, p->ctx, F_DATA, y, p->x, p->fw);
         return;
     }
-    char own[UI_FIELD_CAP];
-    preset_data(preset_at(s->preset), own, sizeof own);
-    ui_text(y, p->x, p->fw, p->dim, "(the preset's corpora: %s)", own);
+    char own[UI_FIELD_CAP] = "";
+    const Preset *preset = sweep_preset(s);
+    if (preset) preset_data(preset, own, sizeof own);
+    ui_text(y, p->x, p->fw, p->dim, preset ? "(the preset's corpora: %s)" : "(from the study file)", own);
 }
 
 /* Field f's row (its label and value) at y; returns the rows used. */
@@ -200,7 +245,7 @@ static int draw_field(SweepScreen *s, const Place *p, int f, int y)
         return 1;
     }
     switch (f) {
-    case F_PRESET: draw_preset_row(s, p, y); return 1;
+    case F_PRESET: return draw_preset_row(s, p, y);
     case F_ARCH: return draw_archs(s, p->ctx, y, p->x, p->fw, p->bottom - y);
     case F_TASK: draw_tasks(s, p, y, focused); return 1;
     case F_UNTIL:   /* one row with F_HOURS, which ends it (a preset's only) */
@@ -241,10 +286,10 @@ static int draw_command(const SweepScreen *s, const Place *p, int y)
         char command[2700];
         const char *data = s->preset >= 0 ? sweep_data_override(s)
                          : s->text[F_DATA].text[0] ? s->text[F_DATA].text : NULL;
-        int until = s->until && s->preset >= 0;
-        snprintf(command, sizeof command, "mixbench sweep %s%s%.512s%s%.32s", s->spec, data ? " --data " : "",
-                 data ? data : "", until ? " --until-conclusive --max-hours " : "",
-                 until ? s->text[F_HOURS].text : "");
+        int until = s->until && s->preset >= 0, cap = until && s->text[F_HOURS].text[0];   /* "": no cap */
+        snprintf(command, sizeof command, "mixbench sweep %s%s%.512s%s%s%.32s", s->spec, data ? " --data " : "",
+                 data ? data : "", until ? " --until-conclusive" : "", cap ? " --max-hours " : "",
+                 cap ? s->text[F_HOURS].text : "");
         ui_text(y, 1, LABEL_WIDTH, A_BOLD, "Same as");
         y += ui_wrap(y, p->x, p->fw, p->bottom - y < 2 ? p->bottom - y : 2, p->dim, command);
     }

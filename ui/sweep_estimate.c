@@ -58,9 +58,11 @@ int sweep_draw_time(const SweepScreen *s, int y, int x, int width, int max_lines
     int len = snprintf(line, sizeof line, "%s%s, one job after another%s (an estimate; tokens/s: %s)",
                        s->estimate_prune[0] ? "" : "~", s->estimate_prune[0] ? s->estimate_prune : when,
                        s->estimate_tune, s->estimate_basis);
-    if (s->until && s->preset >= 0 && len < (int)sizeof line)
+    if (s->until && s->preset >= 0 && len < (int)sizeof line && s->text[F_HOURS].text[0])
         snprintf(line + len, sizeof line - (size_t)len, "; until conclusive: at most %s CPU hours in all (the cap)",
                  s->text[F_HOURS].text);
+    else if (s->until && s->preset >= 0 && len < (int)sizeof line)
+        snprintf(line + len, sizeof line - (size_t)len, "; until conclusive, with no cap (an empty cap)");
     ui_text(y, 1, LABEL_WIDTH, A_BOLD, "Time");
     /* 3 rows where the form has room (the memory below keeps 3), else 2 */
     int rows = max_lines >= 6 ? 3 : 2;

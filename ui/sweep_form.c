@@ -14,6 +14,7 @@
 #include "engine/text.h"
 #include "experiments/sweep_check.h"
 #include "ui/sweep_estimate.h"
+#include "ui/sweep_studies.h"
 
 const char *const TASKS[N_TASKS] = {"clm", "mlm", "bidir", "autoencode", "complete"};
 
@@ -28,15 +29,17 @@ int sweep_field_enabled(const SweepScreen *s, int f)
     if (f == F_HOURS) return s->preset >= 0 && s->until;
     if (s->preset < 0) return 1;
     char data[UI_FIELD_CAP];
-    if (f == F_DATA) return preset_data(preset_at(s->preset), data, sizeof data) != 0;   /* corpora as an axis */
+    const Preset *p = sweep_preset(s);   /* NULL: a file that does not read */
+    if (f == F_DATA) return p && preset_data(p, data, sizeof data) != 0;   /* corpora as an axis */
     return f != F_ARCH && f != F_TASK && f != F_AXES && f != F_SEARCH && f != F_BUDGET;
 }
 
 const char *sweep_data_override(const SweepScreen *s)
 {
-    if (s->preset < 0) return NULL;
+    const Preset *p = sweep_preset(s);
+    if (!p) return NULL;
     char own[UI_FIELD_CAP];
-    int kind = preset_data(preset_at(s->preset), own, sizeof own);
+    int kind = preset_data(p, own, sizeof own);
     const char *data = s->text[F_DATA].text;
     if (kind == 0 || !data[0] || (kind == 1 && !strcmp(own, data))) return NULL;
     return data;
@@ -47,8 +50,17 @@ void sweep_preset_changed(SweepScreen *s, int from)
     if (from == s->preset) return;
     if (from < 0) snprintf(s->grid_data, sizeof s->grid_data, "%s", s->text[F_DATA].text);
     char own[UI_FIELD_CAP];
+    const Preset *p = sweep_preset(s);
     if (s->preset < 0) ui_field_set(&s->text[F_DATA], s->grid_data[0] ? s->grid_data : "builtin:stories");
-    else if (preset_data(preset_at(s->preset), own, sizeof own) == 1) ui_field_set(&s->text[F_DATA], own);
+    else if (p && preset_data(p, own, sizeof own) == 1) ui_field_set(&s->text[F_DATA], own);
+    /* a study asks for --until-conclusive itself (docs/studies.md), as
+       `mixbench sweep` reads it: the form starts there */
+    if (s->preset >= 0) s->until = p && p->until_conclusive;
+    if (p && p->until_conclusive) {
+        char hours[32] = "";   /* "": no cap */
+        if (p->max_hours > 0) snprintf(hours, sizeof hours, "%g", p->max_hours);
+        ui_field_set(&s->text[F_HOURS], hours);
+    }
 }
 
 /* ---- composing and checking the spec --------------------------------- */
@@ -60,11 +72,12 @@ static void append_word(StrBuf *sb, const char *text)
     sb_append(sb, text);
 }
 
-/* The spec of the form: the preset and the extra keys, or the grid. */
+/* The spec of the form: the preset (a study file by its path, as
+   `mixbench sweep PATH` takes it) and the extra keys, or the grid. */
 static void compose(SweepScreen *s, StrBuf *sb)
 {
     if (s->preset >= 0) {
-        append_word(sb, preset_at(s->preset)->name);
+        append_word(sb, sweep_choice_word(sweep_choice(s)));
     } else {
         int any = 0;
         for (int i = 0; i < s->n_mixers; i++) {
@@ -116,10 +129,10 @@ int sweep_parse_form(SweepScreen *s, Sweep *sw, char *err)
     int rc = sweep_parse_data(1, argv, &base, sweep_data_override(s), sw, err);
     sb_free(&sb);
     if (rc || !s->until || s->preset < 0) return rc;
-    double hours;
-    if (text_to_double(s->text[F_HOURS].text, &hours) || !(hours > 0)) {
+    double hours = 0;   /* an empty cap: none (--until-conclusive alone) */
+    if (s->text[F_HOURS].text[0] && (text_to_double(s->text[F_HOURS].text, &hours) || !(hours > 0))) {
         sweep_free(sw);
-        return err_set(err, "cap '%s' is not a number of hours > 0", s->text[F_HOURS].text);
+        return err_set(err, "cap '%s' is not a number of hours > 0 (empty: no cap)", s->text[F_HOURS].text);
     }
     if (sweep_until_conclusive(sw, hours, err)) {
         sweep_free(sw);
@@ -188,7 +201,7 @@ static const struct {
 static void form_text(const SweepScreen *s, char *out, size_t cap)
 {
     size_t len = (size_t)snprintf(out, cap, "preset=%s\ntask=%s\nuntil=%d\narchs=",
-                                  s->preset >= 0 ? preset_at(s->preset)->name : "", TASKS[s->task], s->until);
+                                  s->preset >= 0 ? sweep_choice_word(sweep_choice(s)) : "", TASKS[s->task], s->until);
     for (int i = 0, first = 1; i < s->n_mixers && len < cap; i++)
         if (s->arch_on[i]) len += (size_t)snprintf(out + len, cap - len, "%s%s", first ? "" : ",", s->mixers[i]), first = 0;
     for (int k = 0; k < N_FORM_TEXT && len < cap; k++)
@@ -204,9 +217,11 @@ void sweep_recall_form(SweepScreen *s, UiContext *ctx)
         if (!eq) continue;
         *eq = 0;
         const char *key = line, *value = eq + 1;
-        if (!strcmp(key, "preset")) {
-            for (int i = 0; i < s->n_presets; i++)
-                if (!strcmp(preset_at(i)->name, value)) s->preset = i;
+        if (!strcmp(key, "preset") && study_is_file(value)) {
+            s->preset = sweep_study_at_path(s, value);   /* a study file: read again */
+        } else if (!strcmp(key, "preset")) {
+            for (int i = 0; i < s->n_choices; i++)
+                if (s->choices[i].builtin && !strcmp(s->choices[i].builtin->name, value)) s->preset = i;
         } else if (!strcmp(key, "task")) {
             for (int k = 0; k < N_TASKS; k++)
                 if (!strcmp(TASKS[k], value)) s->task = k;

@@ -23,14 +23,16 @@ int sweep_field_enabled(const SweepScreen *s, int f);
 const char *sweep_data_override(const SweepScreen *s);
 /* A preset was chosen (or (none)) where `from` was: the Dataset field
    shows the preset's own corpus, and the grid's dataset comes back with
-   (none). */
+   (none); Conclusive (and its cap) is what the study asks for, as
+   `mixbench sweep` reads it (docs/studies.md until_conclusive). */
 void sweep_preset_changed(SweepScreen *s, int from);
 /* Parses the form into sw (sweep_free it when 0 is returned). */
 int sweep_parse_form(SweepScreen *s, Sweep *sw, char *err);
 /* Recomputes everything derived from the fields (after every change). */
 void sweep_recompute(SweepScreen *s);
 /* The form of the last launch on this store; an unknown preset, task or
-   architecture (another version's) is left at its default. */
+   architecture (another version's) is left at its default; a study file
+   (its path) is read again. */
 void sweep_recall_form(SweepScreen *s, UiContext *ctx);
 /* The form into the store's settings when it changed. */
 void sweep_remember_form(SweepScreen *s, UiContext *ctx);

@@ -3,6 +3,7 @@
  * (F_PRESET .. F_QUEUE), the tasks it offers, and its state (SweepScreen:
  * the fields' values and what is derived from them on every change).
  *
+ *   ui/sweep_studies.c   the studies offered: built in, ./studies, typed
  *   ui/sweep_estimate.c  the estimate: the store's speeds, the Time line
  *   ui/sweep_form.c      the fields: which apply, the spec they compose and
  *                        its check, the form the store remembers
@@ -18,6 +19,7 @@
 
 #include "engine/common.h"
 #include "experiments/estimate.h"
+#include "experiments/study_files.h"
 #include "experiments/sweep_check.h"
 #include "ui/ui.h"
 
@@ -29,18 +31,35 @@ enum {
     F_PRESET, F_ARCH, F_TASK, F_DATA, F_AXES, F_BUDGET, F_EXTRA, F_PRIORITY, F_SEARCH, F_UNTIL, F_HOURS, F_QUEUE,
     N_FIELDS
 };
-enum { MAX_MIXERS = 16, MAX_PRESETS = 64, LABEL_WIDTH = 11, N_TASKS = 5 };
+enum { MAX_MIXERS = 16, MAX_CHOICES = 96, LABEL_WIDTH = 11, N_TASKS = 5 };
+
+/* The preset list's first entries: (none) builds a grid, the next takes a
+   study file's path typed there; the studies offered follow. */
+enum { LIST_GRID = 0, LIST_PATH = 1, LIST_FIRST_STUDY = 2 };
 
 /* The tasks the Task field cycles through (ui/sweep_form.c). */
 extern const char *const TASKS[N_TASKS];
 
+/* A study the form offers (ui/sweep_studies.c): a built-in one, or a
+   study file (one of ./studies, or a path typed in the list). */
+typedef struct {
+    const Preset *builtin;       /* a built-in study, else NULL: a file */
+    char path[STUDY_PATH_LEN];   /* a file's path, the word `mixbench sweep PATH` takes */
+    int typed;                   /* typed in the list, not one of ./studies */
+    Study *study;                /* the file read and checked; NULL when it does not read */
+    char error[ERR_LEN];         /* why it does not read: file:line:column: what */
+    int jobs;                    /* its job count; -1 when its grid does not parse */
+} SweepChoice;
+
 typedef struct {
     int field;                   /* the focused field */
     int editing;                 /* a text field is being edited */
-    int preset;                  /* -1: build a grid, else preset_at(preset) */
-    int list_open, list_sel, list_scroll;  /* the preset list; list_sel -1 = grid */
-    int n_presets;
-    int preset_jobs[MAX_PRESETS];          /* job count of each preset, -1: does not parse */
+    int preset;                  /* -1: build a grid, else choices[preset] */
+    SweepChoice choices[MAX_CHOICES];      /* the studies offered (ui/sweep_studies.h) */
+    int n_choices;
+    int list_open, list_sel, list_scroll;  /* the preset list; list_sel an entry (LIST_*) */
+    int path_editing;            /* the list's path entry is typed in */
+    UiTextField path;            /* what is typed there */
     int n_mixers;
     const char *mixers[MAX_MIXERS];
     int arch_on[MAX_MIXERS];

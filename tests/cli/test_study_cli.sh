@@ -6,7 +6,8 @@
 # overrides and stores the file's text with the sweep, so that `report` in
 # another process judges the file's claims; the A/A example checks; a bad
 # file is refused in one line naming file, line and column, with "did you
-# mean", and nothing is queued.
+# mean", and nothing is queued; an edited file under a queued study's name
+# is refused; `study list` lists ./studies sorted, a broken file named so.
 set -u
 . "$(dirname "$0")/../harness.sh"
 REPO=$PWD
@@ -29,6 +30,19 @@ jobs=$(q "$T/s.db" "select count(*) from runs where status = 'done' and total_st
 mkdir -p "$T/elsewhere" && (cd "$T/elsewhere" && "$MB" report myq --db "$T/s.db") >"$T/report" 2>&1
 grep -q "the mixer is the better causal model at n=32 and n=64" "$T/report" && grep -q "mixer and attention within 5%" "$T/report" &&
   pass study_report_claims || fail study_report_claims "$(cat "$T/report")"
+
+# the file edited, same name: refused (the store judges a study's sweeps by one text)
+sed 's/mixer and attention within 5%/mixer and attention within 4%/' myq.yaml >myq2.yaml
+"$MB" sweep myq2.yaml steps=3 d=16 --db "$T/s.db" >"$T/out" 2>"$T/err"; rc=$?
+[ $rc -ne 0 ] && one_line "$T/err" && grep -q "myq2.yaml: sweep 1 of this store was queued from a study called 'myq' with other text" "$T/err" &&
+  [ "$(q "$T/s.db" "select count(*) from sweeps")" = 1 ] && pass study_edited_refused || fail study_edited_refused "rc=$rc $(cat "$T/err")"
+
+# ./studies: its files sorted after the built-in ones, one that does not read named so
+mkdir -p studies && cp myq.yaml studies/ && printf 'name: broken\naxes:\n  arch: [mixer\n' >studies/broken.yaml
+"$MB" study list >"$T/list" 2>&1
+tail -2 "$T/list" | head -1 | grep -q "^broken.yaml  *-  *studies/broken.yaml: does not read: studies/broken.yaml:4:1: YAML: " &&
+  tail -1 "$T/list" | grep -q "^myq  *2  *studies/myq.yaml: my question$" && pass study_list_files ||
+  fail study_list_files "$(cat "$T/list")"
 
 "$MB" study check "$REPO/studies/examples/aa-attention.yaml" >"$T/aa" 2>&1 &&
   grep -q "^claims: 2" "$T/aa" && pass study_check_aa || fail study_check_aa "$(cat "$T/aa")"

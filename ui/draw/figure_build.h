@@ -109,9 +109,10 @@ int figure_ae(Store *s, int64_t sweep_id, int valid_curves, int flags, Figure *f
    bidirectional, completion). */
 int figure_ae_preset(const char *preset);
 
-/* The claims of the sweep's preset (experiments/claims.h) judged on it, a
+/* The claims of the sweep's study (experiments/claims.h) judged on it, a
    footer line each in the verdict's colour; none for a sweep that is not a
-   preset's. */
+   study's.  A study file's sweep is judged by the text stored with it
+   (experiments/study.h study_of_sweep). */
 int figure_add_verdicts(Figure *f, Store *s, const char *sweep_name, int64_t sweep_id, char *err);
 
 /* The preset of a sweep name ("pairconnect-grid@paper": "pairconnect-grid"). */
@@ -119,7 +120,9 @@ void figure_sweep_preset(const char *sweep_name, char *out, size_t cap);
 
 /* The sweep (an error naming it when it is not in the store) and its
    preset (figure_sweep_preset of what it was queued from: a renamed
-   preset sweep keeps its paper). */
+   preset sweep keeps its paper); the studies stored with the store's
+   sweeps are known from then on (studies_from_store), so a sweep of a
+   study file since deleted has its claims and figures. */
 int figure_load_sweep(Store *s, int64_t sweep_id, SweepRow *sw, char preset[64], char *err);
 
 /* Where a screen writes its figure: "DIR/STEM-NAME.svg" beside the store

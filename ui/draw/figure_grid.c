@@ -23,6 +23,7 @@
 #include "experiments/claims.h"
 #include "experiments/pivot.h"
 #include "experiments/points.h"
+#include "experiments/study.h"
 #include "experiments/sweep.h"
 #include "experiments/verdicts.h"
 #include "ui/draw/heatmap.h"
@@ -39,7 +40,9 @@ int figure_load_sweep(Store *s, int64_t sweep_id, SweepRow *sw, char preset[64],
     if (results_sweep(s, sweep_id, sw, &found, err)) return -1;
     if (!found) return err_set(err, "no sweep %lld in the store", (long long)sweep_id);
     figure_sweep_preset(sw->preset, preset, 64);
-    return 0;
+    /* the studies stored with the store's sweeps: a study file's claims as
+       it was queued, even where the file is gone (study_of_sweep) */
+    return studies_from_store(s, err);
 }
 
 void figure_path_beside(const char *db_path, const char *name, char *out, size_t cap)
@@ -53,8 +56,10 @@ void figure_path_beside(const char *db_path, const char *name, char *out, size_t
 int figure_add_verdicts(Figure *f, Store *s, const char *sweep_name, int64_t sweep_id, char *err)
 {
     char preset[64];
+    const Preset *study;
     figure_sweep_preset(sweep_name, preset, sizeof preset);
-    if (!preset_find(preset)) return 0;
+    if (study_of_sweep(s, sweep_name, &study, err)) return -1;
+    if (!study) return 0;
     ClaimNow *claims = NULL;
     int n = 0;
     if (verdicts_now(s, preset, sweep_id, &claims, &n, err)) return -1;

@@ -29,10 +29,10 @@ an architecture mixbench does not know yet, `SKIP crosscheck <case>: ...`
 `task-pairs` line (every arch/task pair mixbench can build is accepted or
 refused exactly as SPEC section 3 says), one `init` line (mixbench's fresh
 weights, per architecture, have section 5's init distribution: tok_emb
-N(0, emb_std), 1.0 for mixer, 2*sqrt(n_ctx) for cumsum and 0.02 otherwise,
-or the emb_std given), one `coverage` line (every architecture mixbench
-knows has a reference form and a case) and one `checkpoint-metadata` line;
-exits 0 when nothing failed.
+N(0, emb_std), 1.0 for mixer and ema, 2*sqrt(n_ctx) for cumsum and 0.02
+otherwise, or the emb_std given), one `coverage` line (every architecture
+mixbench knows has a reference form and a case) and one
+`checkpoint-metadata` line; exits 0 when nothing failed.
 
 Tolerance: 1e-4 relative on losses, lr, grad norms and evaluations (float32
 rounding gives ~1e-7 on the first step and up to a few 1e-5 after K steps).

@@ -42,8 +42,8 @@ choice and says so at the place (search for "SPEC is silent"):
 Init (section 5) is not reproduced draw for draw: weights always come from
 a checkpoint, so both sides start from the same numbers.  What the SPEC
 fixes about init is its distribution per tensor (init_std: emb_std for
-tok_emb, by default 1.0 for mixer, 2*sqrt(n_ctx) for cumsum and 0.02
-otherwise; linear weights 0.02, or 1/sqrt(fan_in) under init = fan_in),
+tok_emb, by default 1.0 for mixer and ema, 2*sqrt(n_ctx) for cumsum and
+0.02 otherwise; linear weights 0.02, or 1/sqrt(fan_in) under init = fan_in),
 which crosscheck.py's init cases compare with mixbench's fresh weights.
 
 Dropout must be 0 (the reference has no random stream to share with
@@ -109,12 +109,15 @@ def default_pos(arch, task):
 
 def default_emb_std(arch, n_ctx):
     """Section 5: PyTorch's nn.Embedding N(0, 1) for the masked mixer (its
-    own code), 2*sqrt(n_ctx) for cumsum (its prefix sums grow like
-    sqrt(t+1)), N(0, 0.02) for every other architecture."""
+    own code) and ema (docs/mixers.md), 2*sqrt(n_ctx) for cumsum (its
+    prefix sums grow like sqrt(t+1)), N(0, 0.02) for every other
+    architecture."""
     if arch == "mixer":
         return 1.0
     if arch == "cumsum":
         return 2.0 * math.sqrt(n_ctx)
+    if arch == "ema":
+        return 1.0  # as the masked mixer's (docs/mixers.md, "ema")
     return 0.02
 
 
@@ -1376,6 +1379,7 @@ def _selftest():
     check("mlm_loss=all targets", (im == ia).all() and (ta == win).all() and
           ((tm == win) | (tm == -1)).all() and (im == MASK).sum() == (tm >= 0).sum() > 0)
     check("emb_std defaults", make_config(arch="mixer")["emb_std"] == 1.0 and
+          make_config(arch="ema")["emb_std"] == 1.0 and
           make_config(arch="fft")["emb_std"] == 0.02 and
           make_config(arch="cumsum", n_ctx=64)["emb_std"] == 16.0 and
           make_config(arch="cumsum", n_ctx=64, emb_std="0.02")["emb_std"] == 0.02 and

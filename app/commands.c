@@ -25,7 +25,7 @@ static const Command COMMANDS[] = {
      "log_every steps, evaluations, checkpoints, the end (under mpirun: one run over the ranks)\n"
      "  --arch A         attention, mixer, pairconnect, dispatcher, cumsum, fft, conv, linattn\n"
      "  --arch A         attention, mixer, pairconnect, dispatcher, cumsum, fft, conv, mamba,\n"
-     "                   hyena\n"
+     "                   hyena, ema (ema_span=S, 256; docs/mixers.md)\n"
      "                   (mamba's keys: state=N, 16; expand=E, 2; docs/mixers-ssm.md)\n"
      "  --task T         clm, mlm, bidir, autoencode, complete\n"
      "  --data D         builtin:stories|markov|copy|mqar|selective, a text file, a folder of splits\n"

@@ -40,6 +40,7 @@ typedef struct Config {
                             WEIGHT_INIT_FAN_IN: N(0, 1/sqrt(fan_in)) */
     int feature_map, feature_dim;   /* linattn: FEATURE_*, Based's d' (taylor) */
     int state, expand;   /* mamba: state size N per channel, inner width expand*d */
+    int ema_span;        /* ema: the longest of its initial time scales */
     /* training (SPEC section 5) */
     double lr;
     int warmup, decay;
@@ -115,8 +116,8 @@ int config_apply_variant(Config *c, const char *name, char *err);
    and for the autoencode task per the mixer's autoencode_pos). */
 int config_pos(const Config *c);
 /* The token embedding init std actually used (SPEC section 5): emb_std, or
-   when it is 0 the architecture's default (1.0 for mixer, 2 sqrt(n_ctx) for
-   cumsum, else 0.02). */
+   when it is 0 the architecture's default (1.0 for mixer and ema, 2 sqrt(n_ctx)
+   for cumsum, else 0.02). */
 double config_emb_std(const Config *c);
 /* The steps a budget means (docs/spec-choices.md, "Budgets"): ceil(tokens / (batch *
    n_ctx)) when tokens > 0, else 0 (unknown) for a seconds budget, else

@@ -116,6 +116,11 @@ typedef struct MixerOps {
     /* Batch-1 inference with state built once per block, e.g. linear
        layers packed (engine/infer.h; NULL: forward and forward_step). */
     const struct MixerInfer *infer;
+    /* Settings besides the defaults under which tests/engine/test_mixer_contract.c
+       checks the mixer: each a space-separated list of key=value (the keys
+       that change its math, sizes that reach another code path), the list
+       NULL-terminated (NULL: the defaults only; docs/adding-a-mixer.md). */
+    const char *const *check_variants;
 } MixerOps;
 
 /* Fills *p with one declaration: name, shape [rows] (cols 0) or [rows,

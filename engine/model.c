@@ -2,7 +2,7 @@
  * model.c — builds the parameter table of a model (names and shapes exactly
  * as SPEC section 7), initialises it (SPEC section 5), counts parameters and
  * FLOPs, and runs the embedding and output head.  Token embeddings are
- * N(0, emb_std) (config_emb_std: 1.0 for mixer, 2 sqrt(n_ctx) for cumsum,
+ * N(0, emb_std) (config_emb_std: 1.0 for mixer and ema, 2 sqrt(n_ctx) for cumsum,
  * 0.02 otherwise); linear layers' weights (INIT_LINEAR) N(0, 0.02), or
  * N(0, 1/sqrt(fan_in)) under init=fan_in; every other normal init is
  * N(0, 0.02).  The blocks themselves are in engine/stack.c.

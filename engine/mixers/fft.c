@@ -167,6 +167,9 @@ static double fft_flops(const Config *c, int causal)
     return 5.0 * d * log2(fmax(n * d, 2.0));
 }
 
+/* tests/engine/test_mixer_contract.c checks this besides the defaults */
+static const char *const FFT_CHECK_VARIANTS[] = {"fft_mode=fnet", NULL};
+
 const MixerOps mixer_fft = {
     .name = "fft",
     .summary = "parameter-free Fourier mixing (Backurs et al.; fft_mode=nd|fnet)",
@@ -182,4 +185,5 @@ const MixerOps mixer_fft = {
     .forward = fft_forward,
     .backward = fft_backward,
     .extra_flops_per_token = fft_flops,
+    .check_variants = FFT_CHECK_VARIANTS,
 };

@@ -357,6 +357,12 @@ static double linattn_flops(const Config *c, int causal)
     return m.h * chunks_flops(c->n_ctx, m.F, m.E, causal);
 }
 
+/* tests/engine/test_mixer_contract.c checks these besides the defaults: the
+   other feature map, and n = 70, two chunks of LINEAR_CHUNK (the second
+   ragged), so that the carried state meets the checks */
+static const char *const LINATTN_CHECK_VARIANTS[] = {"feature_map=elu1", "feature_map=elu1 n_ctx=70",
+                                                    "feature_dim=3 n_ctx=70", NULL};
+
 const MixerOps mixer_linattn = {
     .name = "linattn",
     .summary = "linear attention: elu+1 (Katharopoulos) or Based's Taylor map, chunked",
@@ -372,4 +378,5 @@ const MixerOps mixer_linattn = {
     .cache_floats = linattn_cache,
     .forward_step = linattn_step,
     .extra_flops_per_token = linattn_flops,
+    .check_variants = LINATTN_CHECK_VARIANTS,
 };

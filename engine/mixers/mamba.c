@@ -340,6 +340,10 @@ static double mamba_flops(const Config *c, int causal)
     return 20.0 * m.E * m.N + 40.0 * m.E;
 }
 
+/* tests/engine/test_mixer_contract.c checks these besides the defaults: other
+   sizes of the state and the inner width */
+static const char *const MAMBA_CHECK_VARIANTS[] = {"state=5 expand=3", NULL};
+
 const MixerOps mixer_mamba = {
     .name = "mamba",
     .summary = "selective state-space layer S6 with short conv and gate (Mamba, Gu & Dao)",
@@ -355,4 +359,5 @@ const MixerOps mixer_mamba = {
     .cache_floats = mamba_cache_floats,
     .forward_step = mamba_forward_step,
     .extra_flops_per_token = mamba_flops,
+    .check_variants = MAMBA_CHECK_VARIANTS,
 };

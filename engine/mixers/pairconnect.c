@@ -552,6 +552,10 @@ static double pairconnect_flops(const Config *c, int causal)
     return 2.0 * c->heads * c->d * partners_per_token;
 }
 
+/* tests/engine/test_mixer_contract.c checks these besides the defaults: the
+   other reduction, and pair vectors narrower than d in a small table */
+static const char *const PAIRCONNECT_CHECK_VARIANTS[] = {"pair_reduce=sum", "d_pair=4 hash_size=50", NULL};
+
 const MixerOps mixer_pairconnect = {
     .name = "pairconnect",
     .summary = "PairConnect: hashed pairwise token embeddings + MLPs",
@@ -568,4 +572,5 @@ const MixerOps mixer_pairconnect = {
     .forward_step = pairconnect_step,
     .extra_flops_per_token = pairconnect_flops,
     .infer = &pair_infer,
+    .check_variants = PAIRCONNECT_CHECK_VARIANTS,
 };

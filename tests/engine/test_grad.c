@@ -2,8 +2,8 @@
  * test_grad.c — finite-difference checks of every op's backward pass and of
  * whole models (each mixer, each mode, every norm and act option, every
  * task, mlm with mlm_loss=all, the loss's rows alone through the last block
- * against all rows), and the causality of causal mixers (in
- * float32 and, where it can run, with precision=bf16).
+ * against all rows).  Each mixer alone, and its causality, are checked by
+ * tests/engine/test_mixer_contract.c.
  */
 #include <math.h>
 #include <stdio.h>
@@ -15,7 +15,6 @@
 #include "engine/ops.h"
 #include "engine/rng.h"
 #include "engine/sparse.h"
-#include "engine/gemm.h"
 #include "tests/check.h"
 #include "tests/test_util.h"
 
@@ -373,133 +372,6 @@ static void test_vec_exp(void)
     CHECK(worst < 3e-7, "vec_exp max relative error %g", worst);
 }
 
-/* ---- mixers alone: loss = sum(Mix(x) * r) ---- */
-
-static double mixer_loss(const MixArgs *a, const MixerOps *ops, const float *x, float *y, const float *rr, size_t N)
-{
-    ops->forward(a, x, y);
-    return dotd(y, rr, N);
-}
-
-/* A mixer's keys and weight scale for the check below (default: its own
-   keys, N(0, 0.5) weights).  The central difference of a float32 loss is
-   off by about its rounding / h, which grows with the mixer's output: at
-   N(0, 0.5) weights mamba (state 16) and hyena give outputs of 20 to 50,
-   and rounding alone moved their differences by ~5e-3, beyond the
-   tolerance.  mamba at state 4 and hyena at N(0, 0.25) run the same code
-   at a quarter of the scale (the whole-model checks keep the defaults). */
-static const struct {
-    const char *arch, *keys;
-    float scale;
-} MIXER_CHECK[] = {{"mamba", "state=4", 0.5f}, {"hyena", NULL, 0.25f}};
-
-static const char *mixer_check_keys(const char *arch)
-{
-    for (size_t i = 0; i < sizeof MIXER_CHECK / sizeof MIXER_CHECK[0]; i++)
-        if (!strcmp(MIXER_CHECK[i].arch, arch)) return MIXER_CHECK[i].keys;
-    return NULL;
-}
-
-static float mixer_check_scale(const char *arch)
-{
-    for (size_t i = 0; i < sizeof MIXER_CHECK / sizeof MIXER_CHECK[0]; i++)
-        if (!strcmp(MIXER_CHECK[i].arch, arch)) return MIXER_CHECK[i].scale;
-    return 0.5f;
-}
-
-/* extra1, extra2: more key=value (or NULL; extra1 NULL: the mixer's own
-   check keys above) */
-static void check_mixer_keys(const char *arch, int causal, const char *extra1, const char *extra2)
-{
-    Model m;
-    Config c;
-    char a_arg[64], t_arg[64];
-    snprintf(a_arg, sizeof a_arg, "arch=%s", arch);
-    snprintf(t_arg, sizeof t_arg, "task=%s", mixer_find(arch)->has_causal ? "clm" : "mlm");
-    if (tm_build(&m, &c, a_arg, t_arg, extra1 ? extra1 : mixer_check_keys(arch), extra2, NULL)) { CHECK(0, "build %s", arch); return; }
-    Work w;
-    char err[512];
-    CHECK(work_alloc(&w, &m, 3, 1, err) == 0, "%s", err);
-    const BlockParams *bp = &m.stacks[0].blocks[0];
-    const float *wp[MIX_MAX_PARAMS];
-    float *dwp[MIX_MAX_PARAMS];
-    Rng r;
-    rng_seed(&r, 7);
-    for (int k = 0; k < bp->n_mix; k++) {
-        const Param *p = &m.params[bp->mix0 + k];
-        float *v = model_param(&m, bp->mix0 + k);
-        fill(v, p->numel, &r, mixer_check_scale(arch));   /* non-trivial values, biases included */
-        wp[k] = v;
-        dwp[k] = w.grads + p->offset;
-    }
-    work_zero_grads(&w, &m);
-    int B = 3, n = c.n_ctx, d = c.d;
-    size_t N = (size_t)B * n * d;
-    float *x = malloc(sizeof(float) * N), *y = malloc(sizeof(float) * N), *rr = malloc(sizeof(float) * N),
-          *dx = malloc(sizeof(float) * N);
-    fill(x, N, &r, 1);
-    fill(rr, N, &r, 1);
-    MixArgs a = {0};
-    a.cfg = &m.cfg; a.B = B; a.n = n; a.d = d; a.heads = c.heads; a.causal = causal;
-    a.w = wp; a.dw = dwp; a.saved = w.stacks[0].blocks[0].mix_saved; a.scratch = w.mix_scratch;
-    a.state = bp->mix_state; a.tokens = w.inputs;
-    for (int k = 0; k < bp->n_mix; k++) { /* sparse-row params: a row accumulator instead of dw */
-        const Param *p = &m.params[bp->mix0 + k];
-        if (p->sparse_rows) { dwp[k] = NULL; a.row_grads[k] = &w.row_grads[p->sparse_index]; }
-    }
-    for (int i = 0; i < B * n; i++) w.inputs[i] = 2 + i % 9;
-    m.mixer->forward(&a, x, y);
-    m.mixer->backward(&a, x, rr, dx);
-    float *grads = malloc(sizeof(float) * m.n_floats);
-    work_dense_grads(&w, &m, grads);
-    float h = 1e-2f;
-    int bad = 0;
-    for (size_t i = 0; i < N; i++) {
-        float keep = x[i];
-        x[i] = keep + h; double lp = mixer_loss(&a, m.mixer, x, y, rr, N);
-        x[i] = keep - h; double lm = mixer_loss(&a, m.mixer, x, y, rr, N);
-        x[i] = keep;
-        if (!close_to((lp - lm) / (2 * h), dx[i], 1e-2, 2e-3) && bad++ < 5)
-            CHECK(0, "%s causal=%d %s %s dx[%zu] numeric %g analytic %g", arch, causal, extra1 ? extra1 : "",
-                  extra2 ? extra2 : "", i, (lp - lm) / (2 * h), dx[i]);
-    }
-    for (int k = 0; k < bp->n_mix; k++) {
-        const Param *p = &m.params[bp->mix0 + k];
-        float *v = model_param(&m, bp->mix0 + k);
-        for (size_t i = 0; i < p->numel; i++) {
-            float keep = v[i];
-            v[i] = keep + h; double lp = mixer_loss(&a, m.mixer, x, y, rr, N);
-            v[i] = keep - h; double lm = mixer_loss(&a, m.mixer, x, y, rr, N);
-            v[i] = keep;
-            double num = (lp - lm) / (2 * h), ana = grads[p->offset + i];
-            if (!close_to(num, ana, 1e-2, 2e-3) && bad++ < 5)
-                CHECK(0, "%s causal=%d %s %s %s[%zu] numeric %g analytic %g", arch, causal, extra1 ? extra1 : "",
-                      extra2 ? extra2 : "", p->name, i, num, ana);
-        }
-    }
-    free(x); free(y); free(rr); free(dx); free(grads);
-    work_free(&w);
-    model_free(&m);
-}
-
-static void check_mixer(const char *arch, int causal) { check_mixer_keys(arch, causal, NULL, NULL); }
-
-static void test_mixer_grads(void)
-{
-    for (int i = 0; i < mixer_count(); i++) {
-        const MixerOps *ops = mixer_at(i);
-        if (ops->has_causal) check_mixer(ops->name, 1);
-        if (ops->has_bidir) check_mixer(ops->name, 0);
-    }
-    /* linattn's other feature map, and causal at n = 70: two chunks of
-       LINEAR_CHUNK (64), the second ragged, so the carried states meet the
-       check (the bidirectional form has no chunks) */
-    check_mixer_keys("linattn", 1, "feature_map=elu1", NULL);
-    check_mixer_keys("linattn", 0, "feature_map=elu1", NULL);
-    check_mixer_keys("linattn", 1, "feature_map=elu1", "n_ctx=70");
-    check_mixer_keys("linattn", 1, "feature_dim=3", "n_ctx=70");
-}
-
 /* ---- whole models ---- */
 
 /* The batch of training mode (mlm: masks from a generator; mlm_loss=all:
@@ -722,53 +594,9 @@ static void test_mlm_all_grads(void)
         check_model_task("mlm", ops->name, "none", "none", "none", "false", "0", "mlm_loss=all");
         checked++;
     }
-    CHECK(checked == 5, "%d bidirectional mixers, expected 5 (attention, mixer, pairconnect, fft, linattn)", checked);
+    CHECK(checked >= 5, "%d bidirectional mixers, expected at least 5 (attention, mixer, pairconnect, fft, linattn)",
+          checked);
 }
-
-/* Changing token t leaves every logit at positions < t unchanged, in
-   float32 and (where it runs) with bf16 products. */
-static void check_causality(const char *precision)
-{
-    for (int i = 0; i < mixer_count(); i++) {
-        const MixerOps *ops = mixer_at(i);
-        if (!ops->has_causal) continue;
-        char a1[48];
-        snprintf(a1, sizeof a1, "arch=%s", ops->name);
-        Model m;
-        Config c;
-        if (tm_build(&m, &c, a1, "task=clm", "n_ctx=8", precision, NULL)) { CHECK(0, "build"); continue; }
-        Rng r;
-        rng_seed(&r, 5);
-        for (int p = 0; p < m.n_params; p++)
-            if (m.params[p].init != INIT_ONE) fill(model_param(&m, p), m.params[p].numel, &r, 0.3f);
-        Work w;
-        char err[512];
-        if (work_alloc(&w, &m, 1, 0, err)) { CHECK(0, "%s", err); model_free(&m); continue; }
-        int n = c.n_ctx, V = c.vocab;
-        float *ref = malloc(sizeof(float) * (size_t)n * V);
-        for (int t = 0; t < n; t++) {
-            for (int k = 0; k < n; k++) { w.inputs[k] = 2 + k; w.targets[k] = 3; }
-            tm_run(&m, &w, 1, 0, 0);
-            memcpy(ref, w.logits, sizeof(float) * (size_t)n * V);
-            w.inputs[t] = 2 + (t + 5) % (V - 2);
-            tm_run(&m, &w, 1, 0, 0);
-            /* xent overwrote nothing (want_grad 0); compare raw logits */
-            double before = 0, changed_after = 0;
-            for (int k = 0; k < t * V; k++) before = fmax(before, fabs(w.logits[k] - ref[k]));
-            for (int k = t * V; k < n * V; k++) changed_after = fmax(changed_after, fabs(w.logits[k] - ref[k]));
-            CHECK(before == 0.0, "%s %s: changing token %d moved logits before it by %g", ops->name, precision, t,
-                  before);
-            CHECK(changed_after > 0.0, "%s %s: changing token %d changed nothing at or after it", ops->name,
-                  precision, t);
-        }
-        free(ref);
-        work_free(&w);
-        model_free(&m);
-    }
-}
-
-static void test_causality(void) { check_causality("precision=f32"); }
-static void test_causality_bf16(void) { check_causality("precision=bf16"); }
 
 int main(int argc, char **argv)
 {
@@ -784,13 +612,9 @@ int main(int argc, char **argv)
     RUN(test_xent_head);
     RUN(test_bias_act_fused);
     RUN(test_vec_exp);
-    RUN(test_mixer_grads);
     RUN(test_model_grads);
     RUN(test_task_grads);
     RUN(test_mlm_all_grads);
     RUN(test_tail_rows);
-    RUN(test_causality);
-    char why[512] = "";
-    RUN_IF(gemm_bf16_available(why), why, test_causality_bf16);
     CHECK_EXIT();
 }

@@ -673,7 +673,7 @@ static double tok_emb_std(const Model *m)
     return sqrt(sumsq / (double)p->numel);
 }
 
-/* Token embeddings are N(0, emb_std): 1.0 for mixer, 2 sqrt(n_ctx) for
+/* Token embeddings are N(0, emb_std): 1.0 for mixer and ema, 2 sqrt(n_ctx) for
    cumsum (n_ctx 8 here), 0.02 for the others, an explicit value wins; the
    other normal inits stay at 0.02.  tok_emb is [200, 64]: 12800 draws put
    the sample std within 2% of the true one. */
@@ -690,6 +690,7 @@ static void test_emb_std_init(void)
         {"cumsum", "bidir", NULL, 2 * 2.8284271247461903}, {"cumsum", "clm", "emb_std=0.02", 0.02},
         {"conv", "bidir", NULL, 0.02},        {"mixer", "autoencode", NULL, 1.0},
         {"attention", "clm", "emb_std=0.5", 0.5}, {"mixer", "clm", "emb_std=0.02", 0.02},
+        {"ema", "clm", NULL, 1.0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         Model m;

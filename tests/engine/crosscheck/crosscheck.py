@@ -29,9 +29,10 @@ an architecture mixbench does not know yet, `SKIP crosscheck <case>: ...`
 `task-pairs` line (every arch/task pair mixbench can build is accepted or
 refused exactly as SPEC section 3 says), one `init` line (mixbench's fresh
 weights, per architecture, have section 5's init distribution: tok_emb
-N(0, emb_std), 1.0 for mixer, 2*sqrt(n_ctx) for cumsum and 0.02 otherwise,
-or the emb_std given) and
-one `checkpoint-metadata` line; exits 0 when nothing failed.
+N(0, emb_std), 1.0 for mixer and ema, 2*sqrt(n_ctx) for cumsum and 0.02
+otherwise, or the emb_std given), one `coverage` line (every architecture
+mixbench knows has a reference form and a case) and one
+`checkpoint-metadata` line; exits 0 when nothing failed.
 
 Tolerance: 1e-4 relative on losses, lr, grad norms and evaluations (float32
 rounding gives ~1e-7 on the first step and up to a few 1e-5 after K steps).
@@ -297,6 +298,17 @@ CASES = [
     ("mlm-linattn-elu1-post-gelu",
      {"task": "mlm", "arch": "linattn", "feature_map": "elu1", "norm": "post",
       "decay": "linear", "weight_decay": 0.1}),
+
+    # ---- ema (docs/mixers.md; the example of docs/adding-a-mixer.md): its
+    # default span, a short one with post-norm and learned positions, and
+    # the two causal stacks of bidir
+    ("clm-ema-pre-gelu",
+     {"arch": "ema", "decay": "cosine", "weight_decay": 0.1}),
+    ("clm-ema-span8-post-relu-learned",
+     {"arch": "ema", "ema_span": 8, "norm": "post", "act": "relu", "pos": "learned",
+      "decay": "linear"}),
+    ("bidir-ema-pre-gelu",
+     {"task": "bidir", "arch": "ema", "decay": "cosine"}),
 ]
 
 
@@ -651,10 +663,11 @@ INIT_CASES = [("attention", "clm", None, "gpt2"), ("dispatcher", "clm", None, "g
               ("cumsum", "clm", "0.02", "gpt2"), ("conv", "clm", None, "gpt2"),
               ("attention", "mlm", "0.5", "gpt2"), ("mixer", "clm", "0.02", "gpt2"),
               ("mamba", "clm", None, "gpt2"), ("hyena", "clm", None, "gpt2"),
-              ("linattn", "clm", None, "gpt2")] + \
+              ("linattn", "clm", None, "gpt2"), ("ema", "clm", None, "gpt2")] + \
              [(arch, "mlm" if arch in ("fft",) else "clm", None, "fan_in")
               for arch in ("attention", "dispatcher", "pairconnect", "mixer", "fft", "cumsum",
-                           "conv", "linattn", "mamba", "hyena")] + [("attention", "clm", "1", "fan_in")]
+                           "conv", "linattn", "mamba", "hyena", "ema")] + \
+             [("attention", "clm", "1", "fan_in")]
 INIT_REL = 0.03   # relative tolerance on a tensor's std (>= 4,096 draws)
 
 
@@ -752,6 +765,28 @@ def check_task_pairs(mb, datadir, work):
                 if runs:
                     fails.append("%s/%s refused only after a run was recorded" % (arch, task))
     return fails, skipped, checked
+
+
+def check_coverage(mb):
+    """Every architecture mixbench knows (`mixbench complete archs`) has its
+    naive form in the reference (R.MIXERS, R.MIXER_MODES, R.DEFAULT_POS) and
+    at least one case in CASES, so that a new mixer cannot pass without
+    them (docs/adding-a-mixer.md).  Returns (fails, archs checked)."""
+    p = subprocess.run([mb, "complete", "archs"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       universal_newlines=True, timeout=60)
+    archs = p.stdout.split()
+    if p.returncode != 0 or not archs:
+        return ["mixbench complete archs exited %d: %s" % (p.returncode, p.stderr.strip())], 0
+    fails = []
+    cased = {keys["arch"] for _name, keys in CASES}
+    for arch in archs:
+        missing = [what for what, table in (("MIXERS", R.MIXERS), ("MIXER_MODES", R.MIXER_MODES),
+                                            ("DEFAULT_POS", R.DEFAULT_POS)) if arch not in table]
+        if missing:
+            fails.append("%s has no entry in reference.py's %s" % (arch, ", ".join(missing)))
+        if arch not in cased:
+            fails.append("%s has no case in crosscheck.py's CASES" % arch)
+    return fails, len(archs)
 
 
 def unknown(archs):
@@ -853,6 +888,10 @@ def main():
             inf, seen, skipped = check_init(args.mixbench, datadir, work)
             nfail += report("init", inf, " (tok_emb std: %s%s)" % (
                 ", ".join("%s %.4f" % x for x in seen), unknown(skipped)) if seen else None)
+        if not sel or any(s in "coverage" for s in sel):
+            cf, narchs = check_coverage(args.mixbench)
+            nfail += report("coverage", cf, " (%d architectures, each with a reference form and cases)"
+                            % narchs)
         if meta_checked:
             nfail += report("checkpoint-metadata", meta_problems, "")
         if overall:

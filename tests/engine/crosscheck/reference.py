@@ -9,7 +9,8 @@ implementations can disagree when one of them is wrong.  What it covers:
              norm = pre | post | none, act = gelu | relu | none, tie, ffn_mult
   section 2  token mixers, one function each in MIXERS (arch -> (params, fn)):
              attention, mixer (masked mixer), dispatcher, pairconnect, fft,
-             cumsum and conv, each in the modes of MIXER_MODES
+             cumsum, conv, linattn, mamba, hyena (docs/mixers-ssm.md) and ema
+             (docs/mixers.md), each in the modes of MIXER_MODES
   section 3  tasks clm, mlm, bidir, autoencode, complete (TASKS; the model's
              stacks and their name prefixes per task_stacks, the pairs the
              SPEC refuses per task_refusal); mlm_loss = masked | all, and an
@@ -41,8 +42,8 @@ choice and says so at the place (search for "SPEC is silent"):
 Init (section 5) is not reproduced draw for draw: weights always come from
 a checkpoint, so both sides start from the same numbers.  What the SPEC
 fixes about init is its distribution per tensor (init_std: emb_std for
-tok_emb, by default 1.0 for mixer, 2*sqrt(n_ctx) for cumsum and 0.02
-otherwise; linear weights 0.02, or 1/sqrt(fan_in) under init = fan_in),
+tok_emb, by default 1.0 for mixer and ema, 2*sqrt(n_ctx) for cumsum and
+0.02 otherwise; linear weights 0.02, or 1/sqrt(fan_in) under init = fan_in),
 which crosscheck.py's init cases compare with mixbench's fresh weights.
 
 Dropout must be 0 (the reference has no random stream to share with
@@ -76,6 +77,7 @@ MODEL_DEFAULTS = {
     "emb_std": None,  # per-arch default, see default_emb_std (section 5)
     "init": "gpt2",   # gpt2 | fan_in: linear weights' init (section 5)
     "state": 16, "expand": 2,  # mamba (docs/mixers-ssm.md)
+    "ema_span": 256,  # ema (docs/mixers.md)
 }
 TRAIN_DEFAULTS = {
     "lr": 1e-3, "warmup": 0, "decay": "cosine", "cooldown": 0.2, "weight_decay": 0.01,
@@ -86,10 +88,12 @@ TASKS = ("clm", "mlm", "bidir", "autoencode", "complete")  # section 3
 DEFAULT_POS = {"attention": "learned", "dispatcher": "sinusoidal",
                "pairconnect": "learned", "mixer": "none", "fft": "none",
                "cumsum": "none", "conv": "none", "linattn": "learned", "mamba": "none",
-               "hyena": "none"}
+               "hyena": "none",
+               "ema": "none"}
 
 INT_KEYS = {"vocab", "d", "layers", "heads", "n_ctx", "ffn_mult", "hash_size", "feature_dim",
-            "hash_seed", "d_pair", "warmup", "batch", "steps", "seed", "state", "expand"}
+            "hash_seed", "d_pair", "warmup", "batch", "steps", "seed", "state", "expand",
+            "ema_span"}
 FLOAT_KEYS = {"dropout", "level_dropout", "lr", "weight_decay", "clip", "emb_std",
               "cooldown"}
 BOOL_KEYS = {"tie"}
@@ -105,12 +109,15 @@ def default_pos(arch, task):
 
 def default_emb_std(arch, n_ctx):
     """Section 5: PyTorch's nn.Embedding N(0, 1) for the masked mixer (its
-    own code), 2*sqrt(n_ctx) for cumsum (its prefix sums grow like
-    sqrt(t+1)), N(0, 0.02) for every other architecture."""
+    own code) and ema (docs/mixers.md), 2*sqrt(n_ctx) for cumsum (its
+    prefix sums grow like sqrt(t+1)), N(0, 0.02) for every other
+    architecture."""
     if arch == "mixer":
         return 1.0
     if arch == "cumsum":
         return 2.0 * math.sqrt(n_ctx)
+    if arch == "ema":
+        return 1.0  # as the masked mixer's (docs/mixers.md, "ema")
     return 0.02
 
 
@@ -165,6 +172,8 @@ def init_std(c, name, shape=None):
         return 1.0 / math.sqrt(3.0 * MAMBA_K)  # U(-1/sqrt K, 1/sqrt K)
     if c["arch"] == "hyena" and last in ("freq", "D"):
         return None  # ones (docs/mixers-ssm.md)
+    if c["arch"] == "ema" and last == "decay":
+        return None  # zeros (docs/mixers.md)
     if c["arch"] == "hyena" and (".mix.filter.w" in name or name.endswith(".mix.short.w")):
         fan = HYENA_SHORT if name.endswith("short.w") else (HYENA_Z if name.endswith("w1") else HYENA_F)
         return 1.0 / math.sqrt(3.0 * fan)  # U(-1/sqrt fan, 1/sqrt fan)
@@ -695,6 +704,27 @@ def hyena_mix(P, pre, x, ctx):
     return F.linear(q * x0, P[pre + "out_proj.w"], P[pre + "out_proj.b"])
 
 
+# ema (docs/mixers.md, "ema"): y_t = sum_{s<=t} (1 - lam) lam^(t-s) x_s per
+# channel, the whole [n, n] weighting written out (not the recurrence).
+def ema_params(c):
+    return {"decay": (c["d"],)}
+
+
+def ema_mix(P, pre, x, ctx):
+    c = ctx["cfg"]
+    assert ctx["causal"]
+    B, n, d = x.shape
+    f = torch.arange(d, dtype=torch.float64)
+    tau = 2.0 * (c["ema_span"] / 2.0) ** (f / max(d - 1, 1))
+    lam = torch.sigmoid(P[pre + "decay"] + torch.log(tau - 1.0).to(x.dtype))    # [d]
+    t = torch.arange(n).view(n, 1)
+    s = torch.arange(n).view(1, n)
+    lag = (t - s).clamp(min=0).unsqueeze(-1).to(x.dtype)                     # [n, n, 1]
+    low = (t >= s).to(x.dtype).unsqueeze(-1)
+    T = (1.0 - lam) * lam ** lag * low                                          # [t, s, d]
+    return torch.einsum("tsd,bsd->btd", T, x)
+
+
 MIXERS = {
     "attention": (attention_params, attention_mix),
     "mixer": (mixer_params, mixer_mix),
@@ -706,6 +736,7 @@ MIXERS = {
     "linattn": (linattn_params, linattn_mix),
     "mamba": (mamba_params, mamba_mix),
     "hyena": (hyena_params, hyena_mix),
+    "ema": (ema_params, ema_mix),
 }
 
 # (has a causal mode, has a bidirectional mode), section 2: dispatcher,
@@ -715,6 +746,7 @@ MIXER_MODES = {
     "dispatcher": (True, False), "cumsum": (True, False), "conv": (True, False),
     "fft": (False, True), "linattn": (True, True), "mamba": (True, False),
     "hyena": (True, False),
+    "ema": (True, False),
 }
 
 
@@ -1268,7 +1300,7 @@ def _selftest():
         y2, _ = mha(x, x, x, attn_mask=torch.triu(torch.ones(8, 8, dtype=torch.bool), 1))
     check("attention == nn.MultiheadAttention", float((y - y2).abs().max()) < 1e-6)
     # causal mixers: logits at t do not depend on tokens after t
-    for arch in ("attention", "mixer", "dispatcher", "pairconnect", "cumsum", "conv"):
+    for arch in ("attention", "mixer", "dispatcher", "pairconnect", "cumsum", "conv", "ema"):
         c = make_config(arch=arch, vocab=11, d=16, heads=2, n_ctx=8, layers=2,
                         hash_size=17)
         P = {k: torch.tensor(rng.normal(0, 0.3, s).astype(np.float32))
@@ -1286,6 +1318,14 @@ def _selftest():
     y = fft_mix({}, "", x, {"cfg": c, "causal": False})
     check("fft orthonormal", torch.allclose(y.norm(dim=(1, 2)), x.norm(dim=(1, 2)),
                                             rtol=1e-5))
+    # ema: at decay 0 channel f averages over tau_f = 2 (span/2)^(f/(d-1))
+    # positions, so a unit impulse at t = 0 decays as (1 - lam) lam^t, lam = 1 - 1/tau
+    c = make_config(arch="ema", d=5, heads=1, n_ctx=6, ema_span=16)
+    x = torch.zeros(1, 6, 5, dtype=torch.float64)
+    x[0, 0] = 1.0
+    y = ema_mix({"decay": torch.zeros(5, dtype=torch.float64)}, "", x, {"cfg": c, "causal": True})
+    lam = 1.0 - 1.0 / (2.0 * 8.0 ** (torch.arange(5, dtype=torch.float64) / 4))
+    check("ema impulse response", torch.allclose(y[0], (1 - lam) * lam ** torch.arange(6.0).view(6, 1)))
     # the run's generator: xoshiro256** reference outputs from state
     # {1, 2, 3, 4}, and splitmix64's first output from 0
     r = Rng(0)
@@ -1339,6 +1379,7 @@ def _selftest():
     check("mlm_loss=all targets", (im == ia).all() and (ta == win).all() and
           ((tm == win) | (tm == -1)).all() and (im == MASK).sum() == (tm >= 0).sum() > 0)
     check("emb_std defaults", make_config(arch="mixer")["emb_std"] == 1.0 and
+          make_config(arch="ema")["emb_std"] == 1.0 and
           make_config(arch="fft")["emb_std"] == 0.02 and
           make_config(arch="cumsum", n_ctx=64)["emb_std"] == 16.0 and
           make_config(arch="cumsum", n_ctx=64, emb_std="0.02")["emb_std"] == 0.02 and

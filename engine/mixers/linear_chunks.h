@@ -64,8 +64,8 @@ double chunks_flops(int n, int F, int E, int causal);
 /* ---- the gated form (causal only) ---- */
 
 /* Rows per sub-chunk: a chunk's rows meet the sub-chunks before theirs
-   through a product, their own sub-chunk pair by pair (fla's chunk_gla
-   uses 16 too). */
+   through a product, their own sub-chunk pair by pair (GLA's
+   secondary-level chunking). */
 #define GATED_SUB 16
 
 /* Work of one head's gated pass, carved by chunks_gated_carve. */

@@ -58,10 +58,12 @@ static const float *scaled_rows(float *dst, const float *src, int L, int W, floa
    on and below it. */
 static void mask_decay(float *A, int L, float gamma)
 {
+    float power[LINEAR_CHUNK];   /* gamma^k, k < L */
+    for (int k = 0; k < L && gamma != 1.0f; k++) power[k] = powf(gamma, (float)k);
     for (int i = 0; i < L; i++) {
         float *row = A + (size_t)i * LINEAR_CHUNK;
         if (gamma != 1.0f)
-            for (int j = 0; j <= i; j++) row[j] *= powf(gamma, (float)(i - j));
+            for (int j = 0; j <= i; j++) row[j] *= power[i - j];
         for (int j = i + 1; j < L; j++) row[j] = 0.0f;
     }
 }

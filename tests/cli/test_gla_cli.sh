@@ -14,14 +14,17 @@ help=$($MB run --help)
 echo "$help" | grep -q "mamba, hyena, gla" && echo "$help" | grep -q "gla: gate=fixed|data" &&
   echo "$help" | grep -q "gate_rank=R" && pass help_names_gla || fail help_names_gla "$help"
 
-for kv in gate=foo gate_rank=0 gate_rank=300 task=mlm; do
-  key=${kv%%=*}; want=$key
-  [ "$kv" = gate=foo ] && want="fixed|data"
-  [ "$kv" = task=mlm ] && want="mlm"
-  if ! $MB run --arch gla --data builtin:markov --db "$DB" "$kv" steps=1 2>"$T/err" >/dev/null &&
-     one_line "$T/err" && grep -qF "$want" "$T/err" && [ ! -e "$DB" ]; then pass "refuses_$kv"
-  else fail "refuses_$kv" "$(cat "$T/err")"; fi
-done
+# refused NAME WANT KEY=VALUE...: `run` exits non-zero with one line holding
+# WANT, before the store exists
+refused() {
+  local name=$1 want=$2; shift 2
+  $MB run --arch gla --data builtin:markov --db "$DB" steps=1 "$@" 2>"$T/err" >/dev/null && { fail "$name" "accepted"; return; }
+  one_line "$T/err" && grep -qF -- "$want" "$T/err" && [ ! -e "$DB" ] && pass "$name" || fail "$name" "$(cat "$T/err")"
+}
+refused refuses_bad_gate "gate=foo is not one of fixed|data" gate=foo
+refused refuses_rank_0 "gate_rank=0 is out of range [1, 256]" gate_rank=0
+refused refuses_rank_300 "gate_rank=300 is out of range [1, 256]" gate_rank=300
+refused refuses_mlm "task mlm needs a bidirectional mixer; gla is causal only" --task mlm
 
 CK="$T/gla.safetensors"
 if $MB run --arch gla --data builtin:markov --db "$DB" --save "$CK" --quiet steps=3 d=16 n_ctx=16 batch=2 \

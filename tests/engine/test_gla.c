@@ -17,8 +17,8 @@
  *   - the batch split as two threads split it gives the same outputs and
  *     input gradients bit for bit; a repeated 2-thread run is bit-identical,
  *     and 1 and 2 threads agree to float32 rounding;
- *   - init=fan_in draws its linear weights N(0, 1/fan_in), and a checkpoint
- *     keeps gate and gate_rank;
+ *   - init=fan_in draws its linear weights N(0, 1/fan_in) (checkpoints keep
+ *     gate and gate_rank: test_resume, test_gla_cli.sh);
  *   - the loss falls: one batch learned, with each gate.
  */
 #include <math.h>
@@ -28,7 +28,6 @@
 
 #include <cblas.h>
 
-#include "engine/checkpoint.h"
 #include "engine/config.h"
 #include "engine/data/data.h"
 #include "engine/mixers/linear_chunks.h"
@@ -396,47 +395,6 @@ static void test_init(void)
     }
 }
 
-/* A checkpoint keeps gate and gate_rank, every weight bit for bit, and the
-   reloaded model's loss. */
-static void test_checkpoint_round_trip(void)
-{
-    if (tmp_dir_make("gla")) { CHECK(0, "tmp dir"); return; }
-    const char *gates[] = {"gate=fixed", "gate=data"};
-    for (int g = 0; g < 2; g++) {
-        Model m, back;
-        Config c, cb;
-        char err[ERR_LEN], path[320];
-        snprintf(path, sizeof path, "%.255s/gla%d.safetensors", tmp_dir, g);
-        if (tm_build(&m, &c, "arch=gla", gates[g], "gate_rank=5", NULL)) { CHECK(0, "build"); continue; }
-        Rng rng;
-        rng_seed(&rng, 9);
-        tm_randomize(&m, &rng, 0.3f);
-        CHECK(checkpoint_save(path, &m, NULL, NULL, 0, err) == 0, "save: %s", err);
-        config_defaults(&cb);
-        if (checkpoint_load(path, &cb, &back, NULL, err)) {
-            CHECK(0, "load: %s", err);
-            model_free(&m);
-            continue;
-        }
-        CHECK(back.cfg.gate == m.cfg.gate && back.cfg.gate_rank == 5 && !strcmp(back.cfg.arch, "gla"),
-              "%s: gate %d gate_rank %d arch %s after the round trip", gates[g], back.cfg.gate, back.cfg.gate_rank,
-              back.cfg.arch);
-        CHECK(back.n_floats == m.n_floats && !memcmp(back.w, m.w, sizeof(float) * m.n_floats),
-              "%s: weights differ after the round trip", gates[g]);
-        Work w1, w2;
-        if (work_alloc(&w1, &m, 2, 0, err) || work_alloc(&w2, &back, 2, 0, err)) { CHECK(0, "%s", err); continue; }
-        tm_batch(&m, &w1, 2, 5);
-        tm_batch(&back, &w2, 2, 5);
-        double l1 = tm_run(&m, &w1, 2, 0, 0), l2 = tm_run(&back, &w2, 2, 0, 0);
-        CHECK(l1 == l2, "%s: loss %.9g before, %.9g after the round trip", gates[g], l1, l2);
-        work_free(&w1);
-        work_free(&w2);
-        model_free(&back);
-        model_free(&m);
-    }
-    tmp_dir_remove();
-}
-
 /* builtin:markov, 120 steps of a small model: the valid loss ends at least
    0.25 nats below the first step's loss (test_bf16_train's bar), with each
    gate. */
@@ -473,7 +431,6 @@ int main(int argc, char **argv)
     RUN(test_split_batch);
     RUN(test_threads);
     RUN(test_init);
-    RUN(test_checkpoint_round_trip);
     RUN(test_learns);
     CHECK_EXIT();
 }

@@ -72,6 +72,10 @@ static const Key KEYS[] = {
     {"expand", T_INT, KEY_MODEL, F(expand), "2", NULL, 1, 16, 0},
     /* ema (docs/mixers.md): its channels start averaging over 2 to ema_span positions */
     {"ema_span", T_INT, KEY_MODEL, F(ema_span), "256", NULL, 2, 1000000, 0},
+    /* gla (docs/mixers.md): RetNet's fixed decay per head or GLA's gates
+       from the data, through a bottleneck of gate_rank */
+    {"gate", T_ENUM, KEY_MODEL, F(gate), "data", "fixed|data", 0, 0, 0},
+    {"gate_rank", T_INT, KEY_MODEL, F(gate_rank), "16", NULL, 1, 256, 0},
     {"lr", T_FLOAT, KEY_TRAIN, F(lr), "0.001", NULL, 0, 10, 0},
     {"warmup", T_INT, KEY_TRAIN, F(warmup), "50", NULL, 0, 1 << 30, 0},
     {"decay", T_ENUM, KEY_TRAIN, F(decay), "cosine", "constant|linear|cosine|wsd", 0, 0, 0},
@@ -131,6 +135,8 @@ static int is_linattn(const Config *c) { return !strcmp(c->arch, "linattn"); }
 static int is_taylor(const Config *c) { return is_linattn(c) && c->feature_map == FEATURE_TAYLOR; }
 static int is_mamba(const Config *c) { return !strcmp(c->arch, "mamba"); }
 static int is_ema(const Config *c) { return !strcmp(c->arch, "ema"); }
+static int is_gla(const Config *c) { return !strcmp(c->arch, "gla"); }
+static int is_gla_data(const Config *c) { return is_gla(c) && c->gate == GATE_DATA; }
 static int is_wsd(const Config *c) { return c->decay == DECAY_WSD; }
 static int is_mlm(const Config *c) { return !strcmp(c->task, "mlm"); }
 static int steps_budget(const Config *c) { return c->tokens <= 0 && c->seconds <= 0; }
@@ -148,6 +154,7 @@ static const struct {
     {"steps", steps_budget},       {"seconds", seconds_budget},   {"tokens", tokens_budget},
     {"feature_map", is_linattn},   {"feature_dim", is_taylor},
     {"ema_span", is_ema},
+    {"gate", is_gla},              {"gate_rank", is_gla_data},
 };
 
 int config_key_applies(const Config *c, const char *key)

@@ -23,6 +23,7 @@ enum { MLM_LOSS_MASKED, MLM_LOSS_ALL };
 /* the key init (SPEC section 5): how linear layers' weights start */
 enum { WEIGHT_INIT_GPT2, WEIGHT_INIT_FAN_IN };
 enum { FEATURE_ELU1, FEATURE_TAYLOR };   /* linattn's feature_map (docs/mixers.md) */
+enum { GATE_FIXED, GATE_DATA };          /* gla's gate (docs/mixers.md) */
 
 typedef struct Config {
     /* model (SPEC section 1); these go into checkpoint metadata */
@@ -41,6 +42,7 @@ typedef struct Config {
     int feature_map, feature_dim;   /* linattn: FEATURE_*, Based's d' (taylor) */
     int state, expand;   /* mamba: state size N per channel, inner width expand*d */
     int ema_span;        /* ema: the longest of its initial time scales */
+    int gate, gate_rank; /* gla: GATE_*, the data gate's low rank */
     /* training (SPEC section 5) */
     double lr;
     int warmup, decay;

@@ -121,6 +121,11 @@ typedef struct MixerOps {
        that change its math, sizes that reach another code path), the list
        NULL-terminated (NULL: the defaults only; docs/adding-a-mixer.md). */
     const char *const *check_variants;
+    /* The largest weight std the contract's gradient check starts from (0:
+       0.5): a mixer whose math bends sharply at N(0, 0.5) weights (gla's
+       per-head GroupNorm where a head's output is near 0) gives a smaller
+       one, with its reason beside it. */
+    float check_weight_scale;
 } MixerOps;
 
 /* Fills *p with one declaration: name, shape [rows] (cols 0) or [rows,

@@ -18,6 +18,7 @@ extern const MixerOps mixer_conv;
 extern const MixerOps mixer_linattn;
 extern const MixerOps mixer_mamba;
 extern const MixerOps mixer_hyena;
+extern const MixerOps mixer_gla;
 extern const MixerOps mixer_ema;
 
 static const MixerOps *const MIXERS[] = {
@@ -31,6 +32,7 @@ static const MixerOps *const MIXERS[] = {
     &mixer_linattn,
     &mixer_mamba,
     &mixer_hyena,
+    &mixer_gla,
     &mixer_ema,
 };
 #define N_MIXERS ((int)(sizeof MIXERS / sizeof MIXERS[0]))

@@ -215,6 +215,19 @@ static void test_continuation_linattn(void)
     tm_free_dataset(&ds);
 }
 
+/* gla (docs/mixers.md): both gates, gate_rank read back from the
+   checkpoint (3 is not the default), threads 2 and 1 */
+static void test_continuation_gla(void)
+{
+    Dataset ds;
+    tm_random_dataset(&ds, 40, 3000, 16);
+    const char *data[] = {"arch=gla", SMALL, "gate_rank=3", "order=sequential", "threads=2", NULL};
+    const char *fixed[] = {"arch=gla", SMALL, "gate=fixed", "threads=1", NULL};
+    check_resume("gla data gate_rank=3 clm threads=2", data, 12, 5, &ds);
+    check_resume("gla fixed clm threads=1", fixed, 12, 7, &ds);
+    tm_free_dataset(&ds);
+}
+
 static void test_continuation_dispatcher(void)
 {
     Dataset ds;
@@ -553,6 +566,7 @@ int main(int argc, char **argv)
     RUN(test_continuation_pairconnect);
     RUN(test_continuation_dispatcher);
     RUN(test_continuation_linattn);
+    RUN(test_continuation_gla);
     RUN(test_extend_wsd);
     RUN(test_refused_files);
     RUN(test_model_readers);

@@ -153,6 +153,22 @@ CASES = [
     ("clm-conv-n256-fft-path",
      {"arch": "conv", "n_ctx": 256, "d": 8, "layers": 1, "batch": 2,
       "decay": "cosine", "weight_decay": 0.1}),
+    # gla (docs/mixers.md): both gates; n = 150 runs three chunks of 64
+    # (the last ragged) with a carried state and sub-chunks of 16; the
+    # reference is the plain recurrence
+    ("clm-gla-data-pre-gelu",
+     {"arch": "gla", "decay": "cosine", "weight_decay": 0.1}),
+    ("clm-gla-fixed-post-relu-nopos",
+     {"arch": "gla", "gate": "fixed", "norm": "post", "act": "relu", "pos": "none",
+      "decay": "linear"}),
+    ("clm-gla-data-rank3-h4-sinusoidal",
+     {"arch": "gla", "gate_rank": 3, "heads": 4, "pos": "sinusoidal", "decay": "cosine"}),
+    ("clm-gla-n150-data-chunks",
+     {"arch": "gla", "n_ctx": 150, "d": 8, "layers": 1, "batch": 2, "gate_rank": 3,
+      "decay": "cosine", "weight_decay": 0.1}),
+    ("clm-gla-n150-fixed-chunks",
+     {"arch": "gla", "gate": "fixed", "n_ctx": 150, "d": 8, "layers": 1, "batch": 2,
+      "decay": "cosine"}),
 
     # d = 10: a parameter of 10 or 100 floats is not a multiple of the 16
     # floats the model aligns tensors to, so a mixer that reads adjacent
@@ -166,6 +182,8 @@ CASES = [
     ("clm-pairconnect-d10", {"arch": "pairconnect", "d": 10, "hash_size": 50, "d_pair": 6,
                              "decay": "cosine"}),
     ("mlm-fft-d10", {"task": "mlm", "arch": "fft", "d": 10, "decay": "cosine"}),
+    ("clm-gla-d10-data", {"arch": "gla", "d": 10, "decay": "cosine"}),
+    ("clm-gla-d10-fixed", {"arch": "gla", "gate": "fixed", "d": 10, "decay": "cosine"}),
 
     # ---- mlm: bidirectional mixers; training masks from the run's generator
     ("mlm-attention-pre-gelu-learned-cosine",
@@ -241,6 +259,8 @@ CASES = [
      {"task": "bidir", "arch": "hyena", "decay": "cosine"}),
     ("bidir-mamba-pre-gelu-state8",
      {"task": "bidir", "arch": "mamba", "state": 8, "decay": "cosine"}),
+    ("bidir-gla-fixed-pre-gelu",
+     {"task": "bidir", "arch": "gla", "gate": "fixed", "decay": "cosine"}),
 
     # ---- autoencode: enc./dec. stacks, e = encoder's last final-LN state
     ("autoencode-attention-pre-gelu-learned-cosine",
@@ -663,10 +683,11 @@ INIT_CASES = [("attention", "clm", None, "gpt2"), ("dispatcher", "clm", None, "g
               ("cumsum", "clm", "0.02", "gpt2"), ("conv", "clm", None, "gpt2"),
               ("attention", "mlm", "0.5", "gpt2"), ("mixer", "clm", "0.02", "gpt2"),
               ("mamba", "clm", None, "gpt2"), ("hyena", "clm", None, "gpt2"),
-              ("linattn", "clm", None, "gpt2"), ("ema", "clm", None, "gpt2")] + \
+              ("linattn", "clm", None, "gpt2"), ("ema", "clm", None, "gpt2"),
+              ("gla", "clm", None, "gpt2")] + \
              [(arch, "mlm" if arch in ("fft",) else "clm", None, "fan_in")
               for arch in ("attention", "dispatcher", "pairconnect", "mixer", "fft", "cumsum",
-                           "conv", "linattn", "mamba", "hyena", "ema")] + \
+                           "conv", "linattn", "mamba", "hyena", "ema", "gla")] + \
              [("attention", "clm", "1", "fan_in")]
 INIT_REL = 0.03   # relative tolerance on a tensor's std (>= 4,096 draws)
 

@@ -77,7 +77,11 @@ MODEL_DEFAULTS = {
     "emb_std": None,  # per-arch default, see default_emb_std (section 5)
     "init": "gpt2",   # gpt2 | fan_in: linear weights' init (section 5)
     "state": 16, "expand": 2,  # mamba (docs/mixers-ssm.md)
+<<<<<<< HEAD
     "ema_span": 256,  # ema (docs/mixers.md)
+=======
+    "gate": "data", "gate_rank": 16,  # gla (docs/mixers.md)
+>>>>>>> gla
 }
 TRAIN_DEFAULTS = {
     "lr": 1e-3, "warmup": 0, "decay": "cosine", "cooldown": 0.2, "weight_decay": 0.01,
@@ -88,12 +92,20 @@ TASKS = ("clm", "mlm", "bidir", "autoencode", "complete")  # section 3
 DEFAULT_POS = {"attention": "learned", "dispatcher": "sinusoidal",
                "pairconnect": "learned", "mixer": "none", "fft": "none",
                "cumsum": "none", "conv": "none", "linattn": "learned", "mamba": "none",
+<<<<<<< HEAD
                "hyena": "none",
                "ema": "none"}
 
 INT_KEYS = {"vocab", "d", "layers", "heads", "n_ctx", "ffn_mult", "hash_size", "feature_dim",
             "hash_seed", "d_pair", "warmup", "batch", "steps", "seed", "state", "expand",
             "ema_span"}
+=======
+               "hyena": "none", "gla": "learned"}
+
+INT_KEYS = {"vocab", "d", "layers", "heads", "n_ctx", "ffn_mult", "hash_size", "feature_dim",
+            "hash_seed", "d_pair", "warmup", "batch", "steps", "seed", "state", "expand",
+            "gate_rank"}
+>>>>>>> gla
 FLOAT_KEYS = {"dropout", "level_dropout", "lr", "weight_decay", "clip", "emb_std",
               "cooldown"}
 BOOL_KEYS = {"tie"}
@@ -131,6 +143,7 @@ LINEAR_IN_BLOCK = {
     "linattn": ("mix.wqkv", "mix.wo"),
     "mamba": ("mix.in_proj.w", "mix.x_proj.w", "mix.dt_proj.w", "mix.out_proj.w"),
     "hyena": ("mix.in_proj.w", "mix.out_proj.w"),
+    "gla": ("mix.wqkvg", "mix.wo", "mix.gate.w1", "mix.gate.w2"),
 }
 
 
@@ -164,6 +177,8 @@ def init_std(c, name, shape=None):
         return None
     if c["arch"] == "linattn" and ".mix.conv" in name:
         return None   # docs/mixers.md: lag 0 ones, lags 1 and 2 zeros
+    if c["arch"] == "gla" and ".mix.norm." in name:
+        return None   # docs/mixers.md: GroupNorm's gain 1 and shift 0
     if c["arch"] == "mixer" and ".mix.w" in name:
         return 1.0 / math.sqrt(3.0 * c["n_ctx"])
     if c["arch"] == "mamba" and last in ("A_log", "D"):
@@ -280,6 +295,7 @@ DOMAINS = {
     "pair_reduce": {"mean", "sum"}, "fft_mode": {"nd", "fnet"},
     "init": {"gpt2", "fan_in"},
     "feature_map": {"elu1", "taylor"},
+    "gate": {"fixed", "data"},
 }
 
 
@@ -704,6 +720,7 @@ def hyena_mix(P, pre, x, ctx):
     return F.linear(q * x0, P[pre + "out_proj.w"], P[pre + "out_proj.b"])
 
 
+<<<<<<< HEAD
 # ema (docs/mixers.md, "ema"): y_t = sum_{s<=t} (1 - lam) lam^(t-s) x_s per
 # channel, the whole [n, n] weighting written out (not the recurrence).
 def ema_params(c):
@@ -723,6 +740,51 @@ def ema_mix(P, pre, x, ctx):
     low = (t >= s).to(x.dtype).unsqueeze(-1)
     T = (1.0 - lam) * lam ** lag * low                                          # [t, s, d]
     return torch.einsum("tsd,bsd->btd", T, x)
+=======
+# gla (docs/mixers.md, "gla"): gated linear attention written from that
+# page as the plain recurrence S_t = diag(alpha_t) S_{t-1} + k_t^T v_t,
+# o_t = q_t S_t per head (no chunks), then GroupNorm per head and the swish
+# output gate.
+def _gla_dims(c):
+    d, h = c["d"], c["heads"]
+    dk = (d // h + 1) // 2
+    return h, d // h, dk, h * dk
+
+
+def gla_params(c):
+    d = c["d"]
+    h, dh, dk, K = _gla_dims(c)
+    p = {"wqkvg": (2 * K + 2 * d, d), "wo": (d, d), "norm.w": (d,), "norm.b": (d,)}
+    if c["gate"] == "data":
+        r = c["gate_rank"]
+        p.update({"gate.w1": (r, d), "gate.w2": (K, r), "gate.b": (K,)})
+    return p
+
+
+def gla_mix(P, pre, x, ctx):
+    c = ctx["cfg"]
+    assert ctx["causal"]
+    B, n, d = x.shape
+    h, dh, dk, K = _gla_dims(c)
+    q, k, v, g = torch.split(F.linear(x, P[pre + "wqkvg"]), [K, K, d, d], dim=-1)
+    q = q / math.sqrt(dk)
+    q, k = q.view(B, n, h, dk), k.view(B, n, h, dk)
+    v = v.view(B, n, h, dh)
+    if c["gate"] == "data":
+        z = F.linear(F.linear(x, P[pre + "gate.w1"]), P[pre + "gate.w2"], P[pre + "gate.b"])
+        alpha = torch.exp(F.logsigmoid(z) / 16).view(B, n, h, dk)
+    else:
+        gamma = torch.tensor([1 - 2.0 ** (-5 - i) for i in range(h)], dtype=x.dtype)
+        alpha = gamma.view(1, 1, h, 1).expand(B, n, h, dk)
+    S = torch.zeros(B, h, dk, dh, dtype=x.dtype)
+    outs = []
+    for t in range(n):
+        S = alpha[:, t].unsqueeze(-1) * S + k[:, t].unsqueeze(-1) * v[:, t].unsqueeze(-2)
+        outs.append(torch.einsum("bhf,bhfe->bhe", q[:, t], S))
+    o = torch.stack(outs, dim=1)                                       # [B, n, h, dh]
+    on = F.group_norm(o.reshape(B * n, d), h, P[pre + "norm.w"], P[pre + "norm.b"], eps=1e-5)
+    return F.linear(F.silu(g) * on.view(B, n, d), P[pre + "wo"])
+>>>>>>> gla
 
 
 MIXERS = {
@@ -736,7 +798,11 @@ MIXERS = {
     "linattn": (linattn_params, linattn_mix),
     "mamba": (mamba_params, mamba_mix),
     "hyena": (hyena_params, hyena_mix),
+<<<<<<< HEAD
     "ema": (ema_params, ema_mix),
+=======
+    "gla": (gla_params, gla_mix),
+>>>>>>> gla
 }
 
 # (has a causal mode, has a bidirectional mode), section 2: dispatcher,
@@ -745,8 +811,12 @@ MIXER_MODES = {
     "attention": (True, True), "mixer": (True, True), "pairconnect": (True, True),
     "dispatcher": (True, False), "cumsum": (True, False), "conv": (True, False),
     "fft": (False, True), "linattn": (True, True), "mamba": (True, False),
+<<<<<<< HEAD
     "hyena": (True, False),
     "ema": (True, False),
+=======
+    "hyena": (True, False), "gla": (True, False),
+>>>>>>> gla
 }
 
 

@@ -70,6 +70,9 @@ static const Key KEYS[] = {
        the inner width expand * d */
     {"state", T_INT, KEY_MODEL, F(state), "16", NULL, 1, 256, 0},
     {"expand", T_INT, KEY_MODEL, F(expand), "2", NULL, 1, 16, 0},
+    /* swa (docs/mixers.md): query i sees keys i - window < j <= i; at most
+       the longest n_ctx (window >= n_ctx is attention) */
+    {"window", T_INT, KEY_MODEL, F(window), "32", NULL, 1, 65536, 0},
     {"lr", T_FLOAT, KEY_TRAIN, F(lr), "0.001", NULL, 0, 10, 0},
     {"warmup", T_INT, KEY_TRAIN, F(warmup), "50", NULL, 0, 1 << 30, 0},
     {"decay", T_ENUM, KEY_TRAIN, F(decay), "cosine", "constant|linear|cosine|wsd", 0, 0, 0},
@@ -128,6 +131,7 @@ static int is_dispatcher(const Config *c) { return !strcmp(c->arch, "dispatcher"
 static int is_linattn(const Config *c) { return !strcmp(c->arch, "linattn"); }
 static int is_taylor(const Config *c) { return is_linattn(c) && c->feature_map == FEATURE_TAYLOR; }
 static int is_mamba(const Config *c) { return !strcmp(c->arch, "mamba"); }
+static int is_swa(const Config *c) { return !strcmp(c->arch, "swa"); }
 static int is_wsd(const Config *c) { return c->decay == DECAY_WSD; }
 static int is_mlm(const Config *c) { return !strcmp(c->task, "mlm"); }
 static int steps_budget(const Config *c) { return c->tokens <= 0 && c->seconds <= 0; }
@@ -141,7 +145,7 @@ static const struct {
     {"hash_size", is_pairconnect}, {"hash_seed", is_pairconnect}, {"pair_reduce", is_pairconnect},
     {"d_pair", is_pairconnect},    {"table_optim", is_pairconnect}, {"fft_mode", is_fft},
     {"level_dropout", is_dispatcher}, {"cooldown", is_wsd},       {"mlm_loss", is_mlm},
-    {"state", is_mamba},           {"expand", is_mamba},
+    {"state", is_mamba},           {"expand", is_mamba},          {"window", is_swa},
     {"steps", steps_budget},       {"seconds", seconds_budget},   {"tokens", tokens_budget},
     {"feature_map", is_linattn},   {"feature_dim", is_taylor},
 };

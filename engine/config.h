@@ -40,6 +40,7 @@ typedef struct Config {
                             WEIGHT_INIT_FAN_IN: N(0, 1/sqrt(fan_in)) */
     int feature_map, feature_dim;   /* linattn: FEATURE_*, Based's d' (taylor) */
     int state, expand;   /* mamba: state size N per channel, inner width expand*d */
+    int window;          /* swa: the keys a query sees, itself included (docs/mixers.md) */
     /* training (SPEC section 5) */
     double lr;
     int warmup, decay;

@@ -18,6 +18,7 @@ extern const MixerOps mixer_conv;
 extern const MixerOps mixer_linattn;
 extern const MixerOps mixer_mamba;
 extern const MixerOps mixer_hyena;
+extern const MixerOps mixer_swa;
 
 static const MixerOps *const MIXERS[] = {
     &mixer_attention,
@@ -30,6 +31,7 @@ static const MixerOps *const MIXERS[] = {
     &mixer_linattn,
     &mixer_mamba,
     &mixer_hyena,
+    &mixer_swa,
 };
 #define N_MIXERS ((int)(sizeof MIXERS / sizeof MIXERS[0]))
 

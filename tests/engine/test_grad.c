@@ -498,6 +498,14 @@ static void test_mixer_grads(void)
     check_mixer_keys("linattn", 0, "feature_map=elu1", NULL);
     check_mixer_keys("linattn", 1, "feature_map=elu1", "n_ctx=70");
     check_mixer_keys("linattn", 1, "feature_dim=3", "n_ctx=70");
+    /* swa with windows narrower than n (its default 32 covers n = 6):
+       itself only, two keys, and five at n = 70 (a full query tile and a
+       ragged one), both modes */
+    check_mixer_keys("swa", 1, "window=1", NULL);
+    check_mixer_keys("swa", 1, "window=2", NULL);
+    check_mixer_keys("swa", 0, "window=2", NULL);
+    check_mixer_keys("swa", 1, "window=5", "n_ctx=70");
+    check_mixer_keys("swa", 0, "window=5", "n_ctx=70");
 }
 
 /* ---- whole models ---- */
@@ -685,6 +693,9 @@ static void test_model_grads(void)
         check_model(arch, "pre", "gelu", "learned", "false", "0.25");
         check_model(arch, "post", "relu", "learned", "false", "0.25");
     }
+    /* swa's window inside the context, through whole models */
+    check_model_task("clm", "swa", "pre", "gelu", "learned", "false", "0", "window=2");
+    check_model_task("mlm", "swa", "post", "relu", "sinusoidal", "true", "0", "window=2");
 }
 
 /* Every task's loss end to end, with every mixer the task accepts. */
@@ -722,7 +733,7 @@ static void test_mlm_all_grads(void)
         check_model_task("mlm", ops->name, "none", "none", "none", "false", "0", "mlm_loss=all");
         checked++;
     }
-    CHECK(checked == 5, "%d bidirectional mixers, expected 5 (attention, mixer, pairconnect, fft, linattn)", checked);
+    CHECK(checked == 6, "%d bidirectional mixers, expected 6 (attention, mixer, pairconnect, fft, linattn, swa)", checked);
 }
 
 /* Changing token t leaves every logit at positions < t unchanged, in

@@ -107,6 +107,16 @@ static void test_linattn_recurrent(void)
           ops->cache_floats(&c));
 }
 
+/* swa keeps a ring of min(window, n_ctx) keys and values: window 1, and 3
+   and 7 at n 20 (the ring wraps), against the full windowed pass; the
+   cache starts NaN, so a slot read before it is written shows. */
+static void test_swa_ring(void)
+{
+    check_steps("swa", 20, "window=1", 0, 0);
+    check_steps("swa", 20, "window=3", 0, 0);
+    check_steps("swa", 20, "window=7", 0, 0);
+}
+
 static void test_dispatcher_levels(void)
 {
     int ns[] = {1, 2, 5, 8, 9, 16, 17}, want[] = {1, 1, 3, 3, 4, 4, 5};
@@ -250,6 +260,7 @@ int main(int argc, char **argv)
 {
     CHECK_ARGS(argc, argv);
     RUN(test_steps_match_forward);
+    RUN(test_swa_ring);
     RUN(test_dispatcher_levels);
     RUN(test_dispatcher_level_dropout);
     RUN(test_linattn_recurrent);

@@ -21,24 +21,14 @@
    one more key=value or NULL. */
 static int rig_open(MixerRig *r, const char *arch, int n, int B, const char *extra, uint64_t seed)
 {
-    char a_arg[64], n_arg[32], err[512];
+    char a_arg[64], n_arg[32];
     snprintf(a_arg, sizeof a_arg, "arch=%s", arch);
     snprintf(n_arg, sizeof n_arg, "n_ctx=%d", n);
     memset(r, 0, sizeof *r);
-    if (tm_build(&r->m, &r->c, a_arg, n_arg, "d=12", "heads=3", extra, NULL)) return -1;
-    if (work_alloc(&r->w, &r->m, B, 1, err)) {
-        printf("  work: %s\n", err);
-        model_free(&r->m);
+    if (tm_build(&r->m, &r->c, a_arg, n_arg, "d=12", "heads=3", extra, NULL) ||
+        rig_alloc_random(r, B, n, 1, seed))
         return -1;
-    }
-    const BlockParams *bp = &r->m.stacks[0].blocks[0];
-    Rng rng;
-    rng_seed(&rng, seed);
-    for (int k = 0; k < bp->n_mix; k++)
-        fill(model_param(&r->m, bp->mix0 + k), r->m.params[bp->mix0 + k].numel, &rng, 0.5f);
-    work_zero_grads(&r->w, &r->m);
     for (int i = 0; i < B * n; i++) r->w.inputs[i] = 2 + i % 9;
-    rig_wire(r, B, n, 1);
     return 0;
 }
 

@@ -144,26 +144,14 @@ static double rel_diff(const float *got, const double *want, size_t N)
    weights N(0, 0.5) from seed; extra: one more key=value or NULL. */
 static int rig_open(MixerRig *r, const char *arch, const char *extra, int B, int n, int causal, uint64_t seed)
 {
-    char a_arg[48], n_arg[32], err[ERR_LEN];
+    char a_arg[48], n_arg[32];
     snprintf(a_arg, sizeof a_arg, "arch=%s", arch);
     snprintf(n_arg, sizeof n_arg, "n_ctx=%d", n);
     memset(r, 0, sizeof *r);
     if (tm_build(&r->m, &r->c, a_arg, n_arg, causal ? "task=clm" : "task=mlm", "d=16", "heads=2", "layers=1", extra,
                  NULL))
         return -1;
-    if (work_alloc(&r->w, &r->m, B, 1, err)) {
-        printf("  work: %s\n", err);
-        model_free(&r->m);
-        return -1;
-    }
-    const BlockParams *bp = &r->m.stacks[0].blocks[0];
-    Rng rng;
-    rng_seed(&rng, seed);
-    for (int k = 0; k < bp->n_mix; k++)
-        fill(model_param(&r->m, bp->mix0 + k), r->m.params[bp->mix0 + k].numel, &rng, 0.5f);
-    work_zero_grads(&r->w, &r->m);
-    rig_wire(r, B, n, causal);
-    return 0;
+    return rig_alloc_random(r, B, n, causal, seed);
 }
 
 /* Windows 1, 3 and n - 1 at n = 70 (a query tile of 64 and a ragged one,

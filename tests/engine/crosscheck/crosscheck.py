@@ -674,7 +674,7 @@ INIT_CASES = [("attention", "clm", None, "gpt2"), ("dispatcher", "clm", None, "g
               ("linattn", "clm", None, "gpt2"), ("swa", "clm", None, "gpt2")] + \
              [(arch, "mlm" if arch in ("fft",) else "clm", None, "fan_in")
               for arch in ("attention", "dispatcher", "pairconnect", "mixer", "fft", "cumsum",
-                            "conv", "linattn", "mamba", "hyena", "swa")] + [("attention", "clm", "1", "fan_in")]
+                           "conv", "linattn", "mamba", "hyena", "swa")] + [("attention", "clm", "1", "fan_in")]
 INIT_REL = 0.03   # relative tolerance on a tensor's std (>= 4,096 draws)
 
 

@@ -76,6 +76,9 @@ static const Key KEYS[] = {
        from the data, through a bottleneck of gate_rank */
     {"gate", T_ENUM, KEY_MODEL, F(gate), "data", "fixed|data", 0, 0, 0},
     {"gate_rank", T_INT, KEY_MODEL, F(gate_rank), "16", NULL, 1, 256, 0},
+    /* swa (docs/mixers.md): query i sees keys i - window < j <= i; at most
+       the longest n_ctx (window >= n_ctx is attention) */
+    {"window", T_INT, KEY_MODEL, F(window), "32", NULL, 1, 65536, 0},
     {"lr", T_FLOAT, KEY_TRAIN, F(lr), "0.001", NULL, 0, 10, 0},
     {"warmup", T_INT, KEY_TRAIN, F(warmup), "50", NULL, 0, 1 << 30, 0},
     {"decay", T_ENUM, KEY_TRAIN, F(decay), "cosine", "constant|linear|cosine|wsd", 0, 0, 0},
@@ -137,6 +140,7 @@ static int is_mamba(const Config *c) { return !strcmp(c->arch, "mamba"); }
 static int is_ema(const Config *c) { return !strcmp(c->arch, "ema"); }
 static int is_gla(const Config *c) { return !strcmp(c->arch, "gla"); }
 static int is_gla_data(const Config *c) { return is_gla(c) && c->gate == GATE_DATA; }
+static int is_swa(const Config *c) { return !strcmp(c->arch, "swa"); }
 static int is_wsd(const Config *c) { return c->decay == DECAY_WSD; }
 static int is_mlm(const Config *c) { return !strcmp(c->task, "mlm"); }
 static int steps_budget(const Config *c) { return c->tokens <= 0 && c->seconds <= 0; }
@@ -150,7 +154,7 @@ static const struct {
     {"hash_size", is_pairconnect}, {"hash_seed", is_pairconnect}, {"pair_reduce", is_pairconnect},
     {"d_pair", is_pairconnect},    {"table_optim", is_pairconnect}, {"fft_mode", is_fft},
     {"level_dropout", is_dispatcher}, {"cooldown", is_wsd},       {"mlm_loss", is_mlm},
-    {"state", is_mamba},           {"expand", is_mamba},
+    {"state", is_mamba},           {"expand", is_mamba},          {"window", is_swa},
     {"steps", steps_budget},       {"seconds", seconds_budget},   {"tokens", tokens_budget},
     {"feature_map", is_linattn},   {"feature_dim", is_taylor},
     {"ema_span", is_ema},

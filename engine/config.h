@@ -43,6 +43,7 @@ typedef struct Config {
     int state, expand;   /* mamba: state size N per channel, inner width expand*d */
     int ema_span;        /* ema: the longest of its initial time scales */
     int gate, gate_rank; /* gla: GATE_*, the data gate's low rank */
+    int window;          /* swa: the keys a query sees, itself included (docs/mixers.md) */
     /* training (SPEC section 5) */
     double lr;
     int warmup, decay;

@@ -283,6 +283,28 @@ static inline void rig_wire(MixerRig *r, int B, int n, int causal)
     a->tokens = r->w.inputs;
 }
 
+/* After tm_build into r->m and r->c: the work space for B windows, the
+   first block's mixer weights drawn N(0, 0.5) from seed, gradients zeroed
+   and r->a wired (rig_wire).  -1 (printed, the model freed) when the work
+   space cannot be had. */
+static inline int rig_alloc_random(MixerRig *r, int B, int n, int causal, uint64_t seed)
+{
+    char err[ERR_LEN];
+    if (work_alloc(&r->w, &r->m, B, 1, err)) {
+        printf("  work: %s\n", err);
+        model_free(&r->m);
+        return -1;
+    }
+    const BlockParams *bp = &r->m.stacks[0].blocks[0];
+    Rng rng;
+    rng_seed(&rng, seed);
+    for (int k = 0; k < bp->n_mix; k++)
+        fill(model_param(&r->m, bp->mix0 + k), r->m.params[bp->mix0 + k].numel, &rng, 0.5f);
+    work_zero_grads(&r->w, &r->m);
+    rig_wire(r, B, n, causal);
+    return 0;
+}
+
 static inline void rig_close(MixerRig *r)
 {
     work_free(&r->w);

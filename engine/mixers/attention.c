@@ -11,6 +11,8 @@
  * The softmax runs in tiles (engine/attn_tiles.h): no n x n matrix is kept
  * or made, so memory grows linearly in n.
  * Saved per sample: qkv [n, 3d], o [n, d], lse [h, n].
+ * The body takes a key window (attention.h): swa (engine/mixers/swa.c) is
+ * this mixer with one, attention passes 0.
  */
 #include <assert.h>
 #include <cblas.h>
@@ -20,11 +22,12 @@
 #include "engine/attn_tiles.h"
 #include "engine/infer.h"
 #include "engine/mixer.h"
+#include "engine/mixers/attention.h"
 #include "engine/ops.h"
 
 enum { WQ, WK, WV, WO, BQ, BK, BV, BO };
 
-static int attention_declare(const Config *c, ParamDecl *decl)
+int attention_declare(const Config *c, ParamDecl *decl)
 {
     static const char *const names[] = {"wq", "wk", "wv", "wo", "bq", "bk", "bv", "bo"};
     for (int i = 0; i < 8; i++) {
@@ -46,7 +49,7 @@ static int attention_declare(const Config *c, ParamDecl *decl)
     return 8;
 }
 
-static size_t attention_saved(const Config *c)
+size_t attention_saved(const Config *c)
 {
     size_t n = c->n_ctx, d = c->d;
     return n * 3 * d + n * d + (size_t)c->heads * n;
@@ -54,7 +57,7 @@ static size_t attention_saved(const Config *c)
 
 /* Backward's dout [B, n, d] and dqkv [B, n, 3d] and the tiles' scratch;
    forward_step's qkv [3d], o [d] and probabilities [n] fit in it too. */
-static size_t attention_scratch(const Config *c, int B)
+size_t attention_scratch(const Config *c, int B)
 {
     size_t n = c->n_ctx, d = c->d;
     size_t train = (size_t)B * n * 4 * d + attn_tiles_scratch_floats(), step = 4 * d + n;
@@ -77,12 +80,12 @@ static Saved saved_split(const MixArgs *a)
     return s;
 }
 
-static void attention_forward(const MixArgs *a, const float *x, float *y)
+void attention_forward_window(const MixArgs *a, int window, const float *x, float *y)
 {
     assert(a->heads > 0 && a->d % a->heads == 0 && a->n > 0);   /* config_validate refuses the rest */
     int n = a->n, d = a->d, h = a->heads, dh = d / h, N = a->B * n;
     float scale = 1.0f / sqrtf((float)dh);
-    AttnMask mask = {.causal = a->causal, .window = 0};
+    AttnMask mask = {.causal = a->causal, .window = window};
     Saved s = saved_split(a);
     linear_forward(a->gemm, s.qkv, x, a->w[WQ], a->w[BQ], N, d, 3 * d);
     for (int b = 0; b < a->B; b++) {
@@ -96,11 +99,11 @@ static void attention_forward(const MixArgs *a, const float *x, float *y)
     linear_forward(a->gemm, y, s.o, a->w[WO], a->w[BO], N, d, d);
 }
 
-static void attention_backward(const MixArgs *a, const float *x, const float *dy, float *dx)
+void attention_backward_window(const MixArgs *a, int window, const float *x, const float *dy, float *dx)
 {
     int n = a->n, d = a->d, h = a->heads, dh = d / h, N = a->B * n;
     float scale = 1.0f / sqrtf((float)dh);
-    AttnMask mask = {.causal = a->causal, .window = 0};
+    AttnMask mask = {.causal = a->causal, .window = window};
     Saved s = saved_split(a);
     float *d_o = a->scratch;                        /* [B, n, d] */
     float *dqkv = d_o + (size_t)N * d;              /* [B, n, 3d] */
@@ -120,45 +123,73 @@ static void attention_backward(const MixArgs *a, const float *x, const float *dy
     linear_backward(a->gemm, dx, a->dw[WQ], a->dw[BQ], dqkv, x, a->w[WQ], N, d, 3 * d, 0);
 }
 
-/* Incremental decoding cache: per head, its keys k_s [n, dh] and then (at
-   h n dh) its values v_s [n, dh], so a step reads each head's rows in order. */
-static size_t attention_cache_floats(const Config *c)
+static void attention_forward(const MixArgs *a, const float *x, float *y) { attention_forward_window(a, 0, x, y); }
+
+static void attention_backward(const MixArgs *a, const float *x, const float *dy, float *dx)
 {
-    return (size_t)c->n_ctx * 2 * c->d;
+    attention_backward_window(a, 0, x, dy, dx);
 }
 
-/* x_t [d] -> y_t [d] at position t (causal): k_t, v_t join the cache, then
-   per head o = softmax(q_t k_{0..t}^T / sqrt(dh)) v_{0..t}; O(t d) per
-   token, GEMVs only (nothing packed). */
-static void attention_forward_step(const MixArgs *a, int t, const float *x_t, float *y_t, float *cache)
+/* Incremental decoding cache: per head, its keys [slots, dh] and then (at
+   h slots dh) its values [slots, dh], position t in row t mod slots. */
+size_t attention_cache_slots_floats(const Config *c, int slots)
 {
-    int n = a->n, d = a->d, h = a->heads, dh = d / h, len = t + 1;
-    size_t head = (size_t)n * dh;
+    return (size_t)slots * 2 * c->d;
+}
+
+static size_t attention_cache_floats(const Config *c) { return attention_cache_slots_floats(c, c->n_ctx); }
+
+/* x_t [d] -> y_t [d] at position t (causal): k_t, v_t join the cache, then
+   per head o = softmax(q_t K^T / sqrt(dh)) V over the last len =
+   min(t + 1, slots) positions, read oldest first: rows s0.. of the ring,
+   then (once it has wrapped) rows 0.. (attention's ring never wraps: its
+   slots are n_ctx and t < n_ctx).  O(len d) per token, GEMVs only. */
+void attention_step_slots(const MixArgs *a, int slots, int t, const float *x_t, float *y_t, float *cache)
+{
+    assert(slots > 0 && t >= 0);
+    int d = a->d, h = a->heads, dh = d / h, len = t + 1 < slots ? t + 1 : slots;
+    int s0 = (t + 1 - len) % slots, len1 = slots - s0 < len ? slots - s0 : len, len2 = len - len1;
+    size_t head = (size_t)slots * dh;
     float scale = 1.0f / sqrtf((float)dh);
     float *qkv = a->scratch;      /* [3d] */
     float *o = qkv + 3 * d;       /* [d] */
-    float *probs = o + d;         /* [t + 1] */
+    float *probs = o + d;         /* [len] */
     linear_row(qkv, x_t, a->w[WQ], a->w[BQ], d, 3 * d);
     for (int k = 0; k < h; k++) {
         float *keys = cache + k * head, *values = cache + (h + k) * head;
-        memcpy(keys + (size_t)t * dh, qkv + d + k * dh, sizeof(float) * dh);
-        memcpy(values + (size_t)t * dh, qkv + 2 * d + k * dh, sizeof(float) * dh);
-        cblas_sgemv(CblasRowMajor, CblasNoTrans, len, dh, scale, keys, dh, qkv + k * dh, 1, 0.0f, probs, 1);
+        const float *q = qkv + k * dh;
+        memcpy(keys + (size_t)(t % slots) * dh, qkv + d + k * dh, sizeof(float) * dh);
+        memcpy(values + (size_t)(t % slots) * dh, qkv + 2 * d + k * dh, sizeof(float) * dh);
+        cblas_sgemv(CblasRowMajor, CblasNoTrans, len1, dh, scale, keys + (size_t)s0 * dh, dh, q, 1, 0.0f, probs, 1);
+        if (len2) cblas_sgemv(CblasRowMajor, CblasNoTrans, len2, dh, scale, keys, dh, q, 1, 0.0f, probs + len1, 1);
         softmax_rows(probs, 1, len, 0);
-        cblas_sgemv(CblasRowMajor, CblasTrans, len, dh, 1.0f, values, dh, probs, 1, 0.0f, o + k * dh, 1);
+        cblas_sgemv(CblasRowMajor, CblasTrans, len1, dh, 1.0f, values + (size_t)s0 * dh, dh, probs, 1, 0.0f,
+                    o + k * dh, 1);
+        if (len2) cblas_sgemv(CblasRowMajor, CblasTrans, len2, dh, 1.0f, values, dh, probs + len1, 1, 1.0f, o + k * dh, 1);
     }
     linear_row(y_t, o, a->w[WO], a->w[BO], d, d);
 }
 
-/* q k^T and P v: 2 n d multiply-adds = 4 n d FLOPs per token forward, x3
-   with backward: 12 n d.  This is the rule the project fixed for attention,
-   the full n x n scores counted in causal mode too, although the tiles
+static void attention_forward_step(const MixArgs *a, int t, const float *x_t, float *y_t, float *cache)
+{
+    attention_step_slots(a, a->n, t, x_t, y_t, cache);
+}
+
+/* q k^T and P v: 2 keys d multiply-adds = 4 keys d FLOPs per token
+   forward, x3 with backward: 12 keys d. */
+double attention_flops_keys(const Config *c, int keys)
+{
+    return 12.0 * keys * c->d;
+}
+
+/* keys = n: the rule the project fixed for attention, the full n x n
+   scores counted in causal mode too, although the tiles
    (engine/attn_tiles.c) skip the key tiles wholly above the diagonal and
    so compute a little over half of them there. */
 static double attention_flops(const Config *c, int causal)
 {
     (void)causal;
-    return 12.0 * c->n_ctx * c->d;
+    return attention_flops_keys(c, c->n_ctx);
 }
 
 const MixerOps mixer_attention = {

@@ -20,6 +20,7 @@ extern const MixerOps mixer_mamba;
 extern const MixerOps mixer_hyena;
 extern const MixerOps mixer_gla;
 extern const MixerOps mixer_ema;
+extern const MixerOps mixer_swa;
 
 static const MixerOps *const MIXERS[] = {
     &mixer_attention,
@@ -34,6 +35,7 @@ static const MixerOps *const MIXERS[] = {
     &mixer_hyena,
     &mixer_gla,
     &mixer_ema,
+    &mixer_swa,
 };
 #define N_MIXERS ((int)(sizeof MIXERS / sizeof MIXERS[0]))
 

@@ -4,11 +4,11 @@
  * softmax, its product with v, and the softmax's backward), forward and
  * backward, causal and bidirectional, with and without a window, at every
  * tile edge: one query, n below a tile, n a tile, n not a multiple of
- * either tile; strided rows as the mixer lays them out.  Then the mixer:
- * samples on 2 threads at once give the outputs and input gradients of 1
- * thread bit for bit; and its memory, from the engine's own accounting
- * (job_memory_bytes, work_alloc), grows linearly in n where the untiled
- * form kept h n^2 scores.
+ * either tile; strided rows as the mixer lays them out.  Then the mixer
+ * (attention, and swa with a window): samples on 2 threads at once give
+ * the outputs and input gradients of 1 thread bit for bit; and its
+ * memory, from the engine's own accounting (job_memory_bytes, work_alloc),
+ * grows linearly in n where the untiled form kept h n^2 scores.
  */
 #include <cblas.h>
 #include <pthread.h>
@@ -168,16 +168,17 @@ static void run_slices(Slice *s, int threaded)
    on 1 thread one after the other; and the batch of both in one call (one
    thread's batch) the same to float32 rounding (its projections are one
    sgemm of 2n rows, whose blocking may round differently). */
-static void check_threads(int causal)
+static void check_threads(const char *arch, const char *extra, int causal)
 {
     const int B = 2, n = ATTN_TILE_K + ATTN_TILE_Q + 3;
     MixerRig rig;
     memset(&rig, 0, sizeof rig);
     char err[ERR_LEN] = "";
-    char nn[32];
+    char nn[32], aa[48];
     snprintf(nn, sizeof nn, "n_ctx=%d", n);
-    if (tm_build(&rig.m, &rig.c, "arch=attention", causal ? "task=clm" : "task=mlm", "d=16", "heads=2", nn,
-                 "layers=1", NULL) ||
+    snprintf(aa, sizeof aa, "arch=%s", arch);
+    if (tm_build(&rig.m, &rig.c, aa, causal ? "task=clm" : "task=mlm", "d=16", "heads=2", nn, "layers=1", extra,
+                 NULL) ||
         work_alloc(&rig.w, &rig.m, B, 1, err)) {
         CHECK(0, "build: %s", err);
         return;
@@ -223,10 +224,10 @@ static void check_threads(int causal)
     for (int k = 0; k < 2; k++) {
         const char *what = k ? "dx" : "y";
         CHECK(memcmp(out[1][k], out[2][k], sizeof(float) * all) == 0,
-              "causal=%d: %s differs between 2 threads and 1", causal, what);
+              "%s causal=%d: %s differs between 2 threads and 1", arch, causal, what);
         double scale = max_abs(out[0][k], all), diff = max_diff(out[0][k], out[1][k], all);
-        CHECK(scale > 0 && diff <= 1e-5 * scale, "causal=%d: %s of the batch in one call off by %g (scale %g)",
-              causal, what, diff, scale);
+        CHECK(scale > 0 && diff <= 1e-5 * scale, "%s causal=%d: %s of the batch in one call off by %g (scale %g)",
+              arch, causal, what, diff, scale);
     }
     for (int t = 0; t < 2; t++)
         for (int k = 0; k < 3; k++) free(own[t][k]);
@@ -238,8 +239,11 @@ static void check_threads(int causal)
 
 static void test_threads_bit_identical(void)
 {
-    check_threads(1);
-    check_threads(0);
+    check_threads("attention", NULL, 1);
+    check_threads("attention", NULL, 0);
+    /* swa: the same tiles under a window (engine/mixers/swa.c) */
+    check_threads("swa", "window=5", 1);
+    check_threads("swa", "window=5", 0);
 }
 
 /* ---- memory ---- */

@@ -1,7 +1,8 @@
 /*
  * test_generate.c — incremental generation gives the logits of a full
  * forward pass, for every causal mixer, with every norm option, before and
- * after the window slides past n_ctx; the batch-1 inference forward
+ * after the window slides past n_ctx (and swa with its key window inside
+ * n_ctx); the batch-1 inference forward
  * (engine/infer.c: packed FFN and head) gives the training forward's
  * logits and loss for every mixer, task and norm, to float32 rounding.
  */
@@ -18,14 +19,15 @@
 
 #include <cblas.h>
 
-static void compare(const char *arch, const char *norm)
+/* extra: one more key=value, or NULL */
+static void compare(const char *arch, const char *norm, const char *extra)
 {
     char a1[40], a2[40];
     snprintf(a1, sizeof a1, "arch=%s", arch);
     snprintf(a2, sizeof a2, "norm=%s", norm);
     Model m;
     Config c;
-    if (tm_build(&m, &c, a1, a2, "n_ctx=9", "layers=2", NULL)) { CHECK(0, "build %s", arch); return; }
+    if (tm_build(&m, &c, a1, a2, "n_ctx=9", "layers=2", extra, NULL)) { CHECK(0, "build %s", arch); return; }
     Rng r;
     rng_seed(&r, 8);
     for (int p = 0; p < m.n_params; p++)
@@ -52,8 +54,8 @@ static void compare(const char *arch, const char *norm)
             scale = fmax(scale, fabs(b[v]));
         }
     }
-    CHECK(worst <= 1e-5 * fmax(scale, 1.0), "%s norm=%s: incremental logits differ by %g (scale %g)", arch, norm,
-          worst, scale);
+    CHECK(worst <= 1e-5 * fmax(scale, 1.0), "%s norm=%s %s: incremental logits differ by %g (scale %g)", arch, norm,
+          extra ? extra : "", worst, scale);
     generator_free(inc);
     generator_free(full);
     model_free(&m);
@@ -64,8 +66,10 @@ static void test_incremental_matches_full(void)
     const char *norms[] = {"pre", "post", "none"};
     for (int i = 0; i < mixer_count(); i++) {
         if (!mixer_at(i)->has_causal) continue;
-        for (int k = 0; k < 3; k++) compare(mixer_at(i)->name, norms[k]);
+        for (int k = 0; k < 3; k++) compare(mixer_at(i)->name, norms[k], NULL);
     }
+    /* swa's key/value ring of 3 slots, wrapped twice by n_ctx 9 */
+    compare("swa", "pre", "window=3");
 }
 
 /* infer_window on one window against the task's own forward (B = 1, every

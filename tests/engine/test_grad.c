@@ -559,6 +559,9 @@ static void test_model_grads(void)
         check_model(arch, "pre", "gelu", "learned", "false", "0.25");
         check_model(arch, "post", "relu", "learned", "false", "0.25");
     }
+    /* swa's window inside the context, through whole models */
+    check_model_task("clm", "swa", "pre", "gelu", "learned", "false", "0", "window=2");
+    check_model_task("mlm", "swa", "post", "relu", "sinusoidal", "true", "0", "window=2");
 }
 
 /* Every task's loss end to end, with every mixer the task accepts. */

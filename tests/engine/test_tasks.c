@@ -345,7 +345,7 @@ static void test_loss_all_by_hand(void)
         check_loss_all(ops->name, 2, 16);
         checked++;
     }
-    CHECK(checked == 5, "%d mlm mixers, expected 5 (attention, mixer, pairconnect, fft, linattn)", checked);
+    CHECK(checked == 6, "%d mlm mixers, expected 6 (attention, mixer, pairconnect, fft, linattn, swa)", checked);
     /* other tasks have no loss_all */
     Model m;
     Config c;

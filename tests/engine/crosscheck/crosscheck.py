@@ -329,6 +329,25 @@ CASES = [
       "decay": "linear"}),
     ("bidir-ema-pre-gelu",
      {"task": "bidir", "arch": "ema", "decay": "cosine"}),
+    # ---- swa (docs/mixers.md): windows inside n (1: each token alone), the
+    # symmetric window of mlm, two causal stacks, and n = 150 with a window
+    # of 20 across the tiles (a full query tile of 64, then ragged ones)
+    ("clm-swa-w3-pre-gelu",
+     {"arch": "swa", "window": 3, "decay": "cosine", "weight_decay": 0.1}),
+    ("clm-swa-w1-post-relu-sinusoidal-tie",
+     {"arch": "swa", "window": 1, "norm": "post", "act": "relu", "pos": "sinusoidal",
+      "tie": "true", "decay": "linear"}),
+    ("clm-swa-d10-w3", {"arch": "swa", "d": 10, "window": 3, "decay": "cosine"}),
+    ("clm-swa-n150-w20-tiles",
+     {"arch": "swa", "n_ctx": 150, "d": 8, "layers": 1, "batch": 2, "window": 20,
+      "decay": "cosine", "weight_decay": 0.1}),
+    ("mlm-swa-w2-pre-gelu",
+     {"task": "mlm", "arch": "swa", "window": 2, "decay": "cosine"}),
+    ("mlm-swa-all-w3-post-gelu",
+     {"task": "mlm", "arch": "swa", "window": 3, "mlm_loss": "all", "norm": "post",
+      "decay": "linear", "weight_decay": 0.1}),
+    ("bidir-swa-w2-pre-gelu",
+     {"task": "bidir", "arch": "swa", "window": 2, "decay": "cosine"}),
 ]
 
 
@@ -684,10 +703,10 @@ INIT_CASES = [("attention", "clm", None, "gpt2"), ("dispatcher", "clm", None, "g
               ("attention", "mlm", "0.5", "gpt2"), ("mixer", "clm", "0.02", "gpt2"),
               ("mamba", "clm", None, "gpt2"), ("hyena", "clm", None, "gpt2"),
               ("linattn", "clm", None, "gpt2"), ("ema", "clm", None, "gpt2"),
-              ("gla", "clm", None, "gpt2")] + \
+              ("gla", "clm", None, "gpt2"), ("swa", "clm", None, "gpt2")] + \
              [(arch, "mlm" if arch in ("fft",) else "clm", None, "fan_in")
               for arch in ("attention", "dispatcher", "pairconnect", "mixer", "fft", "cumsum",
-                           "conv", "linattn", "mamba", "hyena", "ema", "gla")] + \
+                           "conv", "linattn", "mamba", "hyena", "ema", "gla", "swa")] + \
              [("attention", "clm", "1", "fan_in")]
 INIT_REL = 0.03   # relative tolerance on a tensor's std (>= 4,096 draws)
 

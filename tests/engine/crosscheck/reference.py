@@ -9,8 +9,9 @@ implementations can disagree when one of them is wrong.  What it covers:
              norm = pre | post | none, act = gelu | relu | none, tie, ffn_mult
   section 2  token mixers, one function each in MIXERS (arch -> (params, fn)):
              attention, mixer (masked mixer), dispatcher, pairconnect, fft,
-             cumsum, conv, linattn, mamba, hyena (docs/mixers-ssm.md) and ema
-             (docs/mixers.md), each in the modes of MIXER_MODES
+             cumsum and conv, each in the modes of MIXER_MODES; and the
+             mixers of docs/mixers.md and docs/mixers-ssm.md (linattn, swa,
+             gla, ema, mamba, hyena) written from those pages
   section 3  tasks clm, mlm, bidir, autoencode, complete (TASKS; the model's
              stacks and their name prefixes per task_stacks, the pairs the
              SPEC refuses per task_refusal); mlm_loss = masked | all, and an
@@ -77,11 +78,9 @@ MODEL_DEFAULTS = {
     "emb_std": None,  # per-arch default, see default_emb_std (section 5)
     "init": "gpt2",   # gpt2 | fan_in: linear weights' init (section 5)
     "state": 16, "expand": 2,  # mamba (docs/mixers-ssm.md)
-<<<<<<< HEAD
     "ema_span": 256,  # ema (docs/mixers.md)
-=======
     "gate": "data", "gate_rank": 16,  # gla (docs/mixers.md)
->>>>>>> gla
+    "window": 32,  # swa (docs/mixers.md)
 }
 TRAIN_DEFAULTS = {
     "lr": 1e-3, "warmup": 0, "decay": "cosine", "cooldown": 0.2, "weight_decay": 0.01,
@@ -92,20 +91,13 @@ TASKS = ("clm", "mlm", "bidir", "autoencode", "complete")  # section 3
 DEFAULT_POS = {"attention": "learned", "dispatcher": "sinusoidal",
                "pairconnect": "learned", "mixer": "none", "fft": "none",
                "cumsum": "none", "conv": "none", "linattn": "learned", "mamba": "none",
-<<<<<<< HEAD
-               "hyena": "none",
+               "hyena": "none", "gla": "learned", "swa": "learned",
                "ema": "none"}
 
 INT_KEYS = {"vocab", "d", "layers", "heads", "n_ctx", "ffn_mult", "hash_size", "feature_dim",
             "hash_seed", "d_pair", "warmup", "batch", "steps", "seed", "state", "expand",
+            "gate_rank", "window",
             "ema_span"}
-=======
-               "hyena": "none", "gla": "learned"}
-
-INT_KEYS = {"vocab", "d", "layers", "heads", "n_ctx", "ffn_mult", "hash_size", "feature_dim",
-            "hash_seed", "d_pair", "warmup", "batch", "steps", "seed", "state", "expand",
-            "gate_rank"}
->>>>>>> gla
 FLOAT_KEYS = {"dropout", "level_dropout", "lr", "weight_decay", "clip", "emb_std",
               "cooldown"}
 BOOL_KEYS = {"tie"}
@@ -144,6 +136,7 @@ LINEAR_IN_BLOCK = {
     "mamba": ("mix.in_proj.w", "mix.x_proj.w", "mix.dt_proj.w", "mix.out_proj.w"),
     "hyena": ("mix.in_proj.w", "mix.out_proj.w"),
     "gla": ("mix.wqkvg", "mix.wo", "mix.gate.w1", "mix.gate.w2"),
+    "swa": ("mix.wq", "mix.wk", "mix.wv", "mix.wo"),
 }
 
 
@@ -416,6 +409,26 @@ def attention_mix(P, pre, x, ctx):
         s = s.masked_fill(m, float("-inf"))
     a = torch.softmax(s, dim=-1)
     o = _merge_heads(torch.matmul(a, v))
+    return F.linear(o, P[pre + "wo"], P[pre + "bo"])
+
+
+def swa_mix(P, pre, x, ctx):
+    """docs/mixers.md, swa: attention's parameters, projections and heads
+    (attention_params), the softmax over the keys in the window only: query
+    i sees j with i - window < j <= i (causal; itself included) or
+    |i - j| < window (bidirectional).  The naive masked [n, n] form."""
+    c = ctx["cfg"]
+    h, w = c["heads"], c["window"]
+    B, n, d = x.shape
+    dh = d // h
+    q = _split_heads(F.linear(x, P[pre + "wq"], P[pre + "bq"]), h)
+    k = _split_heads(F.linear(x, P[pre + "wk"], P[pre + "bk"]), h)
+    v = _split_heads(F.linear(x, P[pre + "wv"], P[pre + "bv"]), h)
+    i = torch.arange(n).unsqueeze(1)
+    j = torch.arange(n).unsqueeze(0)
+    seen = ((j <= i) & (j > i - w)) if ctx["causal"] else (i - j).abs() < w
+    s = (torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(dh)).masked_fill(~seen, float("-inf"))
+    o = _merge_heads(torch.matmul(torch.softmax(s, dim=-1), v))
     return F.linear(o, P[pre + "wo"], P[pre + "bo"])
 
 
@@ -720,7 +733,6 @@ def hyena_mix(P, pre, x, ctx):
     return F.linear(q * x0, P[pre + "out_proj.w"], P[pre + "out_proj.b"])
 
 
-<<<<<<< HEAD
 # ema (docs/mixers.md, "ema"): y_t = sum_{s<=t} (1 - lam) lam^(t-s) x_s per
 # channel, the whole [n, n] weighting written out (not the recurrence).
 def ema_params(c):
@@ -740,7 +752,6 @@ def ema_mix(P, pre, x, ctx):
     low = (t >= s).to(x.dtype).unsqueeze(-1)
     T = (1.0 - lam) * lam ** lag * low                                          # [t, s, d]
     return torch.einsum("tsd,bsd->btd", T, x)
-=======
 # gla (docs/mixers.md, "gla"): gated linear attention written from that
 # page as the plain recurrence S_t = diag(alpha_t) S_{t-1} + k_t^T v_t,
 # o_t = q_t S_t per head (no chunks), then GroupNorm per head and the swish
@@ -784,7 +795,6 @@ def gla_mix(P, pre, x, ctx):
     o = torch.stack(outs, dim=1)                                       # [B, n, h, dh]
     on = F.group_norm(o.reshape(B * n, d), h, P[pre + "norm.w"], P[pre + "norm.b"], eps=1e-5)
     return F.linear(F.silu(g) * on.view(B, n, d), P[pre + "wo"])
->>>>>>> gla
 
 
 MIXERS = {
@@ -798,11 +808,9 @@ MIXERS = {
     "linattn": (linattn_params, linattn_mix),
     "mamba": (mamba_params, mamba_mix),
     "hyena": (hyena_params, hyena_mix),
-<<<<<<< HEAD
     "ema": (ema_params, ema_mix),
-=======
     "gla": (gla_params, gla_mix),
->>>>>>> gla
+    "swa": (attention_params, swa_mix),
 }
 
 # (has a causal mode, has a bidirectional mode), section 2: dispatcher,
@@ -811,12 +819,7 @@ MIXER_MODES = {
     "attention": (True, True), "mixer": (True, True), "pairconnect": (True, True),
     "dispatcher": (True, False), "cumsum": (True, False), "conv": (True, False),
     "fft": (False, True), "linattn": (True, True), "mamba": (True, False),
-<<<<<<< HEAD
-    "hyena": (True, False),
-    "ema": (True, False),
-=======
-    "hyena": (True, False), "gla": (True, False),
->>>>>>> gla
+    "hyena": (True, False), "ema": (True, False), "gla": (True, False), "swa": (True, True),
 }
 
 
@@ -1382,6 +1385,27 @@ def _selftest():
             a, b = forward(P, c, t1, True), forward(P, c, t2, True)
         check("%s causal" % arch, float((a[:, :5] - b[:, :5]).abs().max()) == 0.0 and
               float((a[:, 5:] - b[:, 5:]).abs().max()) > 0)
+    # swa: window >= n is attention; window 1 sees only itself, so o = v;
+    # causal window 3: output t moves with x[t-2..t] only
+    c = make_config(arch="swa", vocab=11, d=16, heads=2, n_ctx=8, layers=1, window=8)
+    P = {k: torch.tensor(rng.normal(0, 0.3, s).astype(np.float32))
+         for k, s in param_shapes(c).items()}
+    x = torch.tensor(rng.normal(0, 1, (2, 8, 16)).astype(np.float32))
+    pre = "blocks.0.mix."
+    for causal in (True, False):
+        ctx = {"cfg": c, "causal": causal}
+        same = float((swa_mix(P, pre, x, ctx) - attention_mix(P, pre, x, ctx)).abs().max())
+        only = float((swa_mix(P, pre, x, dict(ctx, cfg=dict(c, window=1))) -
+                      F.linear(F.linear(x, P[pre + "wv"], P[pre + "bv"]), P[pre + "wo"],
+                               P[pre + "bo"])).abs().max())
+        check("swa causal=%s: window n is attention, window 1 is v" % causal,
+              same == 0.0 and only < 1e-5)
+    x2 = x.clone()
+    x2[:, 4] += 1.0
+    ctx = {"cfg": dict(c, window=3), "causal": True}
+    moved = (swa_mix(P, pre, x2, ctx) - swa_mix(P, pre, x, ctx)).abs().amax(dim=(0, 2))
+    check("swa window 3 reaches t..t+2", [bool(m > 0) for m in moved] ==
+          [False] * 4 + [True] * 3 + [False])
     # fft: orthonormal, so the norm of every sample is kept
     c = make_config(arch="fft", d=16, n_ctx=8)
     x = torch.randn(2, 8, 16)

@@ -819,7 +819,8 @@ MIXER_MODES = {
     "attention": (True, True), "mixer": (True, True), "pairconnect": (True, True),
     "dispatcher": (True, False), "cumsum": (True, False), "conv": (True, False),
     "fft": (False, True), "linattn": (True, True), "mamba": (True, False),
-    "hyena": (True, False), "ema": (True, False), "gla": (True, False), "swa": (True, True),
+    "hyena": (True, False), "gla": (True, False), "swa": (True, True),
+    "ema": (True, False),
 }
 
 

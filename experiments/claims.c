@@ -1116,7 +1116,7 @@ static Verdict judge_min_d(const ClaimRule *r, const Point *pts, int np, double 
         for (int k = 0; g->s[s].used && k < g->m; k++)
             if (g->s[s].at[k]) {
                 points++;
-                waiting |= !usable(g->s[s].at[k], r->metric) || g->s[s].at[k]->n_pending > 0;
+                waiting |= !usable(g->s[s].at[k], r->metric);
                 if (usable(g->s[s].at[k], r->metric)) note_seeds(c, g->s[s].at[k]);
             }
     /* Bonferroni over the points compared: every interval right at once */

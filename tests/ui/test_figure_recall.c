@@ -132,6 +132,9 @@ static void test_recall_figure(void)
 int main(int argc, char **argv)
 {
     CHECK_ARGS(argc, argv);
+    if (tmp_dir_make("figure-recall")) return 1;
     RUN(test_recall_figure);
+    figure_cleanup();
+    tmp_dir_remove();
     CHECK_EXIT();
 }

@@ -217,10 +217,11 @@ int cmd_sweep(int argc, char **argv)
     Sweep sw;
     if (sweep_parse_data(n_grid, (char **)grid, &base, data, &sw, err)) return cli_fail("%s", err);
     if (name) snprintf(sw.label, sizeof sw.label, "%s", name);
-    /* a study file may ask for --until-conclusive itself (docs/studies.md) */
+    /* a study file may ask for --until-conclusive itself (docs/studies.md),
+       and its cap holds unless --max-hours gives another */
     const Preset *study = preset_find(sw.name);
-    if (!until && study && study->until_conclusive) {
-        until = "study";
+    if (study && study->until_conclusive) {
+        if (!until) until = "study";
         if (!hours_s) max_hours = study->max_hours;
     }
     if (until && sweep_until_conclusive(&sw, max_hours, err)) {

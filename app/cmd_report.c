@@ -4,8 +4,9 @@
  * report: experiments/report.h report_sweep): the reproduction report of experiments/report.h, on
  * the terminal, or as Markdown into FILE with each preset's figures drawn
  * as SVG into DIR (relative to FILE's folder, default figures/) and linked
- * by that relative path: the Grid heatmap of its sweep (PRESET.svg), and
- * its curves (PRESET-curves.svg): the AE/Bidir figure for the autoencoder,
+ * by that relative path: the Grid heatmap of its sweep (PRESET.svg), a
+ * recall sweep's answer accuracy against d (PRESET-recall.svg, Zoology's
+ * Figure 2 layout), and its curves (PRESET-curves.svg): the AE/Bidir figure for the autoencoder,
  * bidirectional and completion presets, else its points' (a seed group
  * each) when it has at most 8; when the preset's claims compare points,
  * the curves figure carries each point's power-law fit past the budget
@@ -114,6 +115,11 @@ static int preset_figures(void *ctx, const char *preset, int64_t sweep_id, Repor
     GridView v = {sweep_id, -1, NULL, NULL, ""};   /* every axis not shown averaged */
     snprintf(name, sizeof name, "%s", preset);
     if (add_figure(d, &fig, figure_grid_report(d->store, &v, &fig, err), name, out, n, err)) return -1;
+    /* a recall sweep's accuracy against d (Zoology's Figure 2), when it has one */
+    if (figure_recall(d->store, sweep_id, &fig, err)) return -1;
+    snprintf(name, sizeof name, "%s-recall", preset);
+    if (fig.n_plots && add_figure(d, &fig, 0, name, out, n, err)) return -1;
+    if (!fig.n_plots) figure_free(&fig);
     snprintf(name, sizeof name, "%s-curves", preset);
     int flags;
     if (fit_flags(d->store, preset, sweep_id, &flags, err)) return -1;

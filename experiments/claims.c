@@ -50,6 +50,7 @@
 #include "engine/common.h"
 #include "engine/io/json.h"
 #include "experiments/points.h"
+#include "experiments/recall_table.h"
 #include "experiments/stats.h"
 #include "experiments/study.h"
 #include "experiments/sweep.h"
@@ -84,7 +85,9 @@ static const char *rules_before(RuleKind k)
     case R_NEAR_UNIGRAM:
         return "before, the mean gap to the unigram entropy against the bound decided; now the gap's interval must "
                "clear the bound";
-    case R_KIND_COUNT: break;
+    case R_KIND_COUNT:
+    case R_THRESHOLD:
+    case R_MIN_D: break;   /* kinds the rules before issue 39 did not have */
     case R_SAME_STANDING:
         return "before, a pair within noise read \"within noise\"; now each pair's difference must be significant "
                "at the look's level (Holm)";
@@ -216,13 +219,14 @@ static int undecided_here(const PointTest *t, double alpha)
 }
 
 /* An undecided claim's seeds by power: for each undecided test, the seeds a
-   side for STATS_POWER at the next look's level, from the statistic of the
-   decision it is nearer (its smaller p-value) at the spread measured; a
-   test with no spread yet needs a second seed a side, the presets' 3.  The
-   most over the tests goes to c->seeds_needed and the reason. */
-static void need_seeds(const PointTest *t, int n, double alpha, ClaimResult *c)
+   side for STATS_POWER at the next look's level (times share: a test taken
+   at a Bonferroni share of the level), from the statistic of the decision
+   it is nearer (its smaller p-value) at the spread measured; a test with no
+   spread yet needs a second seed a side, the presets' 3.  The most over the
+   tests goes to c->seeds_needed and the reason. */
+static void need_seeds_at(const PointTest *t, int n, double alpha, double share, ClaimResult *c)
 {
-    double next = c->looks ? alpha_at_look(c->sweep_alpha, c->look + 1, c->looks) : alpha;
+    double next = share * (c->looks ? alpha_at_look(c->sweep_alpha, c->look + 1, c->looks) : alpha / share);
     for (int i = 0; i < n; i++) {
         if (!undecided_here(&t[i], alpha)) continue;
         int need = 3;
@@ -239,6 +243,8 @@ static void need_seeds(const PointTest *t, int n, double alpha, ClaimResult *c)
     else if (c->seeds_needed)
         snprintf(c->reason + len, sizeof c->reason - len, "; about %d seeds a side at this spread", c->seeds_needed);
 }
+
+static void need_seeds(const PointTest *t, int n, double alpha, ClaimResult *c) { need_seeds_at(t, n, alpha, 1, c); }
 
 /* Directional: a below b (sign -1) or above it (sign +1).  Holds when the
    one-sided bound of a - b excludes 0 in the claimed direction; fails when
@@ -743,6 +749,427 @@ static Verdict judge_unigram(const ClaimRule *r, const Point *pts, int np, doubl
     return waiting && v != VERDICT_FAILS ? VERDICT_NOT_RUN : v;
 }
 
+/* ---- thresholds and the smallest solving d (issues 41 and 42) ------------ */
+
+/* A point's mean against a bound: the claim is that it is at least (sign
+   +1) or at most (-1) the bound; the one-sided one-sample t test on its
+   seeds (n - 1 degrees of freedom) gives the p-value of it holding and of
+   the opposite. */
+static void test_bound(const SeedStats *s, double bound, int sign, PointTest *t)
+{
+    memset(t, 0, sizeof *t);
+    Contrast m = contrast_diff(s, NULL);
+    t->untestable = !contrast_testable(&m);
+    if (t->untestable) snprintf(t->why, sizeof t->why, "one seed: no spread to test against");
+    else test_threshold(&m, bound, sign, t);
+}
+
+int claim_point_clears(const SeedStats *s, double bound, int sign, double alpha)
+{
+    if (s->n < 1) return 0;
+    PointTest t;
+    test_bound(s, bound, sign, &t);
+    return t.untestable ? 0 : t.p_hold < alpha ? +1 : t.p_fail < alpha ? -1 : 0;
+}
+
+/* The keys whose values differ among the points sel picks, space-separated
+   (a point's label in a claim over many). */
+static void varying_keys(const Point *pts, int np, const char *sel, char *out, size_t cap)
+{
+    const Point *first = NULL;
+    char keys[RESULT_MAX_COORDS][64];
+    int n = 0;
+    for (int i = 0; i < np; i++) {
+        if (!point_select(&pts[i], sel)) continue;
+        if (!first) first = &pts[i];
+        for (int k = 0; k < pts[i].n_coords; k++) {
+            const char *key = pts[i].coords[k].key, *v = coord_value(first->coords, first->n_coords, key);
+            int seen = 0;
+            for (int j = 0; j < n; j++) seen |= !strcmp(keys[j], key);
+            if (!seen && (!v || strcmp(v, pts[i].coords[k].value)) && n < RESULT_MAX_COORDS)
+                snprintf(keys[n++], sizeof keys[0], "%s", key);
+        }
+    }
+    size_t len = 0;
+    out[0] = 0;
+    for (int j = 0; j < n && len < cap; j++) len += (size_t)snprintf(out + len, cap - len, "%s%s", j ? " " : "", keys[j]);
+}
+
+/* "for some point": holds when one point's test holds at alpha / k, k the
+   points the claim speaks of (Bonferroni, which is Holm's first step: a
+   union-intersection test of "none clears it"); does not hold when every
+   point's opposite test holds at alpha (intersection-union: each at alpha). */
+static Verdict decide_some(const PointTest *t, int n, int k, double alpha, ClaimResult *c)
+{
+    if (n == 0) return VERDICT_NOT_RUN;
+    int fails = 0;
+    const char *why = NULL;
+    for (int i = 0; i < n; i++) {
+        if (!t[i].untestable && t[i].p_hold < alpha / k) return VERDICT_HOLDS;
+        if (!t[i].untestable && t[i].p_fail < alpha) fails++;
+        else if (!why) why = t[i].why;
+    }
+    if (fails == k) return VERDICT_FAILS;
+    snprintf(c->reason, sizeof c->reason, "%s", why ? why : "a point has no finished run yet");
+    return VERDICT_UNDECIDED;
+}
+
+/* R_THRESHOLD: the metric of each point of a against the bound.  "for
+   every": holds when every point's one-sided test holds at alpha
+   (intersection-union), does not hold when one fails after Holm's
+   adjustment over the points (decide_points); "for some": decide_some.  A
+   point without a finished run leaves it not run, unless the others
+   decide it. */
+static Verdict judge_threshold(const ClaimRule *r, const Point *pts, int np, double alpha, Line *l, ClaimResult *c)
+{
+    PointTest t[CLAIM_MAX_TESTS];
+    const Point *tested[CLAIM_MAX_TESTS];
+    char keys[256];
+    int n = 0, waiting = 0, some = r->quantifier == QUANT_SOME;
+    varying_keys(pts, np, r->a, keys, sizeof keys);
+    for (int i = 0; i < np; i++)
+        if (point_select(&pts[i], r->a) && !usable(&pts[i], r->metric)) waiting++;
+    int k = 0;   /* the points it speaks of, finished or not: some's Bonferroni */
+    for (int i = 0; i < np; i++) k += point_select(&pts[i], r->a);
+    double hold_level = some ? alpha / (k ? k : 1) : alpha;
+    for (int i = 0; i < np && n < CLAIM_MAX_TESTS; i++) {
+        const Point *p = &pts[i];
+        if (!point_select(p, r->a)) continue;
+        char label[512];
+        recall_point_label(p, keys, label, sizeof label);
+        line_add(l, "%s%s%s", l->len ? "; " : "", label[0] ? label : p->arch, ": ");
+        if (!usable(p, r->metric)) {
+            line_add(l, p->n_pending ? "no finished run yet (%d pending)" : "no finished run (%d stopped)",
+                     p->n_pending ? p->n_pending : p->n_runs);
+            continue;
+        }
+        const SeedStats *s = &p->stat[r->metric];
+        stat_add(l, s, r->metric);
+        PointTest *pt = &t[n];
+        test_bound(s, r->param, r->sign, pt);
+        if (!pt->untestable) {
+            Contrast m = contrast_diff(s, NULL);
+            double lo = contrast_lower(&m, hold_level), hi = contrast_upper(&m, hold_level);
+            interval_add(l, &m, hold_level, number_format(r->metric));
+            snprintf(pt->why, sizeof pt->why, "the interval [%.4g, %.4g] of %.100s holds %g", lo, hi,
+                     label[0] ? label : p->arch, r->param);
+        }
+        note_seeds(c, p);
+        tested[n++] = p;
+    }
+    if (k)
+        line_add(l, " (wanted %s %g%s)", r->sign > 0 ? ">=" : "<=", r->param,
+                 some ? ", at some point: Bonferroni over the points" : " at every point");
+    Verdict v = some ? decide_some(t, n, k, alpha, c) : decide_points(t, n, alpha, c);
+    PointTest open[CLAIM_MAX_TESTS];
+    int n_open = 0;
+    for (int i = 0; v == VERDICT_UNDECIDED && i < n; i++) {
+        int undecided = some ? (t[i].untestable || (!(t[i].p_hold < hold_level) && !(t[i].p_fail < alpha)))
+                             : undecided_here(&t[i], alpha);
+        if (!undecided) continue;
+        note_point(c, 1, tested[i]);   /* more seeds decide it */
+        open[n_open++] = t[i];
+    }
+    if (v == VERDICT_UNDECIDED) need_seeds_at(open, n_open, hold_level, hold_level / alpha, c);
+    if (waiting && v != VERDICT_FAILS && !(some && v == VERDICT_HOLDS)) return VERDICT_NOT_RUN;
+    return v;
+}
+
+/* R_MIN_D: the d values of the sweep's points, in order, are its grid (at
+   most MIN_D_MAX_D); a series is the points of one side that agree on
+   every coordinate but d.  Each point of the series the claim compares is
+   tested against the bound at alpha / N, N the points of those series
+   (Bonferroni), so that with probability 1 - alpha every such decision is
+   right at once; a series' smallest clearing d then lies in [lo, hi]: lo
+   the first grid index not decided below the bound, hi the first decided
+   to clear it (MIN_D_OPEN: it may clear none).  Index m (the grid's size)
+   is "none": the bound is cleared at no d of the grid, so the smallest
+   clearing d is somewhere past it.  A comparison holds when its relation
+   holds for every value in the intervals, does not hold when it holds for
+   none, and is undecided otherwise. */
+enum { MIN_D_MAX_D = 8, MIN_D_MAX_SERIES = 48, MIN_D_OPEN = 1 << 20 };
+
+typedef struct {
+    const Point *at[MIN_D_MAX_D];   /* the point at each grid d; NULL: none */
+    int dec[MIN_D_MAX_D];           /* +1 clears the bound, -1 decided not to, 0 undecided or unfinished */
+    PointTest t[MIN_D_MAX_D];
+    int lo, hi;
+    int used;                       /* compared by some pair */
+} DSeries;
+
+typedef struct {
+    int m;                          /* the grid's size */
+    int d[MIN_D_MAX_D];
+    int n;
+    DSeries s[MIN_D_MAX_SERIES];
+    int side[MIN_D_MAX_SERIES];     /* 0 a, 1 b, 2 to */
+} DGrid;
+
+static int point_d(const Point *p)
+{
+    const char *v = coord_value(p->coords, p->n_coords, "d");
+    return v ? atoi(v) : -1;
+}
+
+/* The same series: the same arch and task, and every coordinate but d equal. */
+static int same_series(const Point *p, const Point *q)
+{
+    if (strcmp(p->arch, q->arch) || strcmp(p->task, q->task) || p->n_coords != q->n_coords) return 0;
+    for (int k = 0; k < p->n_coords; k++) {
+        if (!strcmp(p->coords[k].key, "d")) continue;
+        const char *v = coord_value(q->coords, q->n_coords, p->coords[k].key);
+        if (!v || strcmp(v, p->coords[k].value)) return 0;
+    }
+    return 1;
+}
+
+static void grid_of(const Point *pts, int np, DGrid *g)
+{
+    memset(g, 0, sizeof *g);
+    for (int i = 0; i < np; i++) {
+        int d = point_d(&pts[i]), k = 0;
+        if (d < 0) continue;
+        while (k < g->m && g->d[k] < d) k++;
+        if ((k < g->m && g->d[k] == d) || g->m == MIN_D_MAX_D) continue;
+        memmove(&g->d[k + 1], &g->d[k], (size_t)(g->m - k) * sizeof g->d[0]);
+        g->d[k] = d;
+        g->m++;
+    }
+}
+
+static const Point *series_point(const DSeries *s, int m)
+{
+    for (int k = 0; k < m; k++)
+        if (s->at[k]) return s->at[k];
+    return NULL;
+}
+
+/* The points of side (0 a: those a picks that neither b nor to picks, so
+   that a series is never compared with itself; 1 b; 2 to) into series of
+   g. */
+static void series_of(const ClaimRule *r, const Point *pts, int np, int side, DGrid *g)
+{
+    const char *sel = side == 0 ? r->a : side == 1 ? r->b : r->to;
+    for (int i = 0; i < np; i++) {
+        const Point *p = &pts[i];
+        int d = point_d(p), k = 0;
+        if (d < 0 || !point_select(p, sel)) continue;
+        if (side == 0 && (point_select(p, r->b) || (r->to && point_select(p, r->to)))) continue;
+        while (k < g->m && g->d[k] != d) k++;
+        if (k == g->m) continue;
+        int s = 0;
+        while (s < g->n && !(g->side[s] == side && same_series(series_point(&g->s[s], g->m), p))) s++;
+        if (s == g->n) {
+            if (g->n == MIN_D_MAX_SERIES) continue;
+            g->side[g->n++] = side;
+        }
+        g->s[s].at[k] = p;
+    }
+}
+
+/* The series of side agreeing with point p on pair_on; -1 when none. */
+static int series_partner(const ClaimRule *r, const DGrid *g, int side, const Point *p)
+{
+    for (int s = 0; s < g->n; s++) {
+        const Point *q = series_point(&g->s[s], g->m);
+        if (g->side[s] == side && q != p && coords_agree(p->coords, p->n_coords, q->coords, q->n_coords, r->pair_on))
+            return s;
+    }
+    return -1;
+}
+
+/* Each point of s tested against the bound at level, and s's interval. */
+static void series_decide(const ClaimRule *r, DSeries *s, int m, double level)
+{
+    s->lo = s->hi = -1;
+    for (int k = 0; k < m; k++) {
+        const Point *p = s->at[k];
+        s->dec[k] = 0;
+        if (p && usable(p, r->metric)) {
+            test_bound(&p->stat[r->metric], r->param, r->sign, &s->t[k]);
+            if (!s->t[k].untestable) s->dec[k] = s->t[k].p_hold < level ? +1 : s->t[k].p_fail < level ? -1 : 0;
+        } else {
+            memset(&s->t[k], 0, sizeof s->t[k]);
+            s->t[k].untestable = 1;
+        }
+        if (s->lo < 0 && s->dec[k] != -1) s->lo = k;
+        if (s->hi < 0 && s->dec[k] == +1) s->hi = k;
+    }
+    if (s->lo < 0) s->lo = m;
+    if (s->hi < 0) s->hi = MIN_D_OPEN;
+}
+
+static int min_d_relation(MinDCompare c, int a, int b, int y)
+{
+    switch (c) {
+    case MIN_D_LARGER: return a > b;
+    case MIN_D_NO_SMALLER: return a >= b;
+    case MIN_D_SMALLER: return a < b;
+    case MIN_D_NO_LARGER: return a <= b;
+    case MIN_D_CLOSER: return abs(a - y) < abs(b - y);
+    case MIN_D_COMPARE_COUNT: break;
+    }
+    return 0;
+}
+
+/* +1 when the relation holds for every value of the intervals (an open
+   end, "none of the grid", stands for every index past it: enough of them
+   to take each order), -1 when for none, 0 otherwise. */
+static int relation_over(MinDCompare c, const DSeries *a, const DSeries *b, const DSeries *to, int m)
+{
+    int cap = 2 * m + 4, yes = 0, no = 0;
+    int y_lo = to ? to->lo : 0, y_hi = to ? MB_MIN(to->hi, cap) : 0;
+    for (int xa = a->lo; xa <= MB_MIN(a->hi, cap); xa++)
+        for (int xb = b->lo; xb <= MB_MIN(b->hi, cap); xb++)
+            for (int y = y_lo; y <= y_hi; y++) min_d_relation(c, xa, xb, y) ? yes++ : no++;
+    return no == 0 ? +1 : yes == 0 ? -1 : 0;
+}
+
+/* "smallest d 64", "smallest d in [32, 64]", "smallest d in [64, none]",
+   "smallest d: none of 32..128" */
+static void interval_words(const DGrid *g, const DSeries *s, char *out, size_t cap)
+{
+    if (s->lo >= g->m) snprintf(out, cap, "smallest d: none of %d..%d", g->d[0], g->d[g->m - 1]);
+    else if (s->hi == s->lo) snprintf(out, cap, "smallest d %d", g->d[s->lo]);
+    else if (s->hi >= g->m) snprintf(out, cap, "smallest d in [%d, none]", g->d[s->lo]);
+    else snprintf(out, cap, "smallest d in [%d, %d]", g->d[s->lo], g->d[s->hi]);
+}
+
+/* "hyena: d=32 0.412 +- 0.020 (3) no, 64 0.951 +- 0.010 (3) ?, 128 1.000 +- 0.000 (3) yes: smallest d 128" */
+static void series_add(Line *l, const ClaimRule *r, const DGrid *g, const DSeries *s)
+{
+    const Point *p = series_point(s, g->m);
+    line_add(l, "%s: ", p->arch);
+    for (int k = 0; k < g->m; k++) {
+        line_add(l, "%s%d ", k ? ", " : "d=", g->d[k]);
+        if (!s->at[k]) line_add(l, "-");
+        else if (!usable(s->at[k], r->metric)) line_add(l, "(no finished run)");
+        else {
+            stat_add(l, &s->at[k]->stat[r->metric], r->metric);
+            line_add(l, " %s", s->dec[k] > 0 ? "yes" : s->dec[k] < 0 ? "no" : "?");
+        }
+    }
+    char words[96];
+    interval_words(g, s, words, sizeof words);
+    line_add(l, ": %s", words);
+}
+
+/* One comparison of R_MIN_D: a's series against b's (and to's): +1 holds,
+   -1 does not hold, 0 undecided; *budget when it awaits training (the
+   reference clears the bound at no d, or unequal budgets), with why. */
+static int min_d_pair(const ClaimRule *r, const DGrid *g, const DSeries *a, const DSeries *b, const DSeries *to,
+                      int *budget, char *why, size_t cap, ClaimResult *c)
+{
+    const DSeries *ref = to ? to : b, *all[3] = {a, b, to};
+    int rel = relation_over(r->compare, a, b, to, g->m);
+    double most = 0;
+    *budget = 0;
+    for (int i = 0; i < 3 && all[i]; i++)
+        for (int k = 0; k < g->m; k++)
+            if (all[i]->at[k] && usable(all[i]->at[k], r->metric)) most = fmax(most, point_tokens(all[i]->at[k]));
+    for (int i = 0; i < 3 && all[i]; i++)
+        for (int k = 0; k < g->m; k++)
+            if (all[i]->at[k] && usable(all[i]->at[k], r->metric) && shorter(point_tokens(all[i]->at[k]), most)) {
+                if (!*budget) snprintf(why, cap, "unequal budgets");
+                *budget = 1;
+                note_point(c, 0, all[i]->at[k]);
+            }
+    if (!*budget && rel >= 0 && ref->lo >= g->m) {
+        /* the reference solves nothing: the budget is too small to tell */
+        snprintf(why, cap, "not learned: %s clears %g at no d", series_point(ref, g->m)->arch, r->param);
+        *budget = 1;
+        for (int i = 0; i < 3 && all[i]; i++)
+            for (int k = 0; k < g->m; k++)
+                if (all[i]->at[k]) note_point(c, 0, all[i]->at[k]);
+    }
+    if (rel < 0) *budget = 0;
+    if (rel || *budget) return rel;
+    for (int i = 0; i < 3 && all[i]; i++)
+        if (all[i]->lo != all[i]->hi) {
+            char words[96];
+            interval_words(g, all[i], words, sizeof words);
+            snprintf(why, cap, "%s's %s", series_point(all[i], g->m)->arch, words);
+            break;
+        }
+    return 0;
+}
+
+static Verdict judge_min_d(const ClaimRule *r, const Point *pts, int np, double alpha, Line *l, ClaimResult *c)
+{
+    DGrid *g = calloc(1, sizeof *g);
+    if (!g) return VERDICT_NOT_RUN;
+    grid_of(pts, np, g);
+    for (int side = 0; side < (r->to ? 3 : 2); side++) series_of(r, pts, np, side, g);
+    /* the comparisons: each series of a with the series of b (and to) on its pair_on */
+    int pair[MIN_D_MAX_SERIES][3], n = 0, points = 0, waiting = 0;
+    for (int s = 0; s < g->n; s++) {
+        if (g->side[s] != 0) continue;
+        const Point *p = series_point(&g->s[s], g->m);
+        int b = series_partner(r, g, 1, p), t = r->to ? series_partner(r, g, 2, p) : -1;
+        if (b < 0 || (r->to && t < 0)) continue;
+        pair[n][0] = s, pair[n][1] = b, pair[n][2] = t;
+        g->s[s].used = g->s[b].used = 1;
+        if (t >= 0) g->s[t].used = 1;
+        n++;
+    }
+    for (int s = 0; s < g->n; s++)
+        for (int k = 0; g->s[s].used && k < g->m; k++)
+            if (g->s[s].at[k]) {
+                points++;
+                waiting |= !usable(g->s[s].at[k], r->metric);
+                if (usable(g->s[s].at[k], r->metric)) note_seeds(c, g->s[s].at[k]);
+            }
+    /* Bonferroni over the points compared: every interval right at once */
+    double level = alpha / (points ? points : 1);
+    for (int s = 0; s < g->n; s++)
+        if (g->s[s].used) series_decide(r, &g->s[s], g->m, level);
+    int fails = 0, budget = 0, undecided = 0;
+    char why_budget[200] = "", why[200] = "";
+    PointTest open[CLAIM_MAX_TESTS];
+    int n_open = 0;
+    for (int i = 0; i < n; i++) {
+        const DSeries *a = &g->s[pair[i][0]], *b = &g->s[pair[i][1]], *to = pair[i][2] >= 0 ? &g->s[pair[i][2]] : NULL;
+        char label[128], here[200] = "";
+        int is_budget;
+        recall_point_label(series_point(a, g->m), r->pair_on, label, sizeof label);
+        line_add(l, "%s%s%s", l->len ? "; " : "", label, label[0] ? ": " : "");
+        series_add(l, r, g, a);
+        line_add(l, " vs ");
+        series_add(l, r, g, b);
+        if (to) {
+            line_add(l, ", to ");
+            series_add(l, r, g, to);
+        }
+        int rel = min_d_pair(r, g, a, b, to, &is_budget, here, sizeof here, c);
+        line_add(l, " [%s]", rel > 0 ? "holds" : rel < 0 ? "does not hold" : is_budget ? here : "undecided");
+        if (rel < 0) fails++;
+        else if (is_budget && !budget++) snprintf(why_budget, sizeof why_budget, "%s", here);
+        else if (!rel && !is_budget && !undecided++) snprintf(why, sizeof why, "%s at %s", here, label);
+        if (rel || is_budget) continue;
+        /* the points below the first that clears it, undecided: more seeds narrow it */
+        const DSeries *all[3] = {a, b, to};
+        for (int j = 0; j < 3 && all[j]; j++)
+            for (int k = 0; k < MB_MIN(all[j]->hi, g->m); k++)
+                if (all[j]->at[k] && !all[j]->dec[k] && usable(all[j]->at[k], r->metric)) {
+                    note_point(c, 1, all[j]->at[k]);
+                    if (n_open < CLAIM_MAX_TESTS) open[n_open++] = all[j]->t[k];
+                }
+    }
+    if (n)
+        line_add(l, " (%s %g: each point's one-sided test at alpha / %d, Bonferroni over the points compared)",
+                 r->sign > 0 ? ">=" : "<=", r->param, points);
+    free(g);
+    Verdict v = n == 0 ? VERDICT_NOT_RUN : fails ? VERDICT_FAILS : budget ? VERDICT_UNDECIDED_BUDGET
+                       : undecided ? VERDICT_UNDECIDED : VERDICT_HOLDS;
+    if (v == VERDICT_UNDECIDED_BUDGET) snprintf(c->reason, sizeof c->reason, "%s", why_budget);
+    if (v == VERDICT_UNDECIDED) {
+        snprintf(c->reason, sizeof c->reason, "%s", why);
+        need_seeds_at(open, n_open, level, level / alpha, c);
+    }
+    if (waiting && (v == VERDICT_UNDECIDED || v == VERDICT_UNDECIDED_BUDGET)) return VERDICT_NOT_RUN;
+    return v;
+}
+
 static void judge_rule(const ClaimRule *r, const Point *pts, int np, double alpha, ClaimResult *out)
 {
     Line l = {out->numbers, 0, (int)sizeof out->numbers};
@@ -752,6 +1179,8 @@ static void judge_rule(const ClaimRule *r, const Point *pts, int np, double alph
     case R_FLAT: out->verdict = judge_flat(r, pts, np, alpha, &l, out); break;
     case R_BELOW_UNIGRAM:
     case R_NEAR_UNIGRAM: out->verdict = judge_unigram(r, pts, np, alpha, &l, out); break;
+    case R_THRESHOLD: out->verdict = judge_threshold(r, pts, np, alpha, &l, out); break;
+    case R_MIN_D: out->verdict = judge_min_d(r, pts, np, alpha, &l, out); break;
     default: out->verdict = judge_pairs(r, pts, np, alpha, &l, out); break;
     }
     if (out->verdict != VERDICT_NOT_RUN) copying_add(&l, r, pts, np);
@@ -770,7 +1199,8 @@ static void judge_rule(const ClaimRule *r, const Point *pts, int np, double alph
    claim about the unigram level itself or about speed. */
 static int rule_gated(const ClaimRule *r)
 {
-    return r->kind != R_BELOW_UNIGRAM && r->kind != R_NEAR_UNIGRAM && r->metric != PM_SAMPLES_PER_S;
+    return r->kind != R_BELOW_UNIGRAM && r->kind != R_NEAR_UNIGRAM && r->kind != R_THRESHOLD && r->kind != R_MIN_D &&
+           r->metric != PM_SAMPLES_PER_S;
 }
 
 /* Sets c's look (0: one look) and returns the level it is judged at. */

@@ -3,7 +3,8 @@
  * relations and the table of claims without numbers) as rules in one table,
  * each judged from the store at its sweep's level alpha by the test that
  * fits the claim's kind (docs/statistics.md: directional, equivalence by
- * TOST, every point by intersection-union and Holm, flat, threshold):
+ * TOST, every point by intersection-union and Holm, flat, threshold, a
+ * bound at every or some point, the smallest d that clears a bound):
  * holds, does not hold, not run, undecided (the interval is too wide to
  * decide: more seeds decide it; its reason says which interval), or
  * undecided (budget) (a compared point has a run that did not learn enough
@@ -97,5 +98,12 @@ int claim_find(const char *preset, const char *fragment);
    malloc'd (free() it), *n its length. */
 int claims_judge(Store *s, const char *preset, long long sweep_id, ClaimResult **out, int *n,
                  char *err);
+
+/* How a point's seed group s stands to a bound: +1 when its mean is at
+   least (sign +1) or at most (-1) bound by the one-sided one-sample t test
+   at level alpha (n - 1 degrees of freedom), -1 when the opposite test
+   holds, 0 when neither does or s has one seed (no spread) or none: the
+   test of each point of a threshold or min_d claim (docs/statistics.md). */
+int claim_point_clears(const SeedStats *s, double bound, int sign, double alpha);
 
 #endif

@@ -21,6 +21,8 @@
 #include "experiments/importance.h"
 #include "experiments/pivot.h"
 #include "experiments/points.h"
+#include "experiments/recall_table.h"
+#include "experiments/stats.h"
 #include "experiments/study.h"
 #include "experiments/sweep.h"
 #include "experiments/verdicts.h"
@@ -171,6 +173,49 @@ static void points_table(StrBuf *out, int markdown, int loss_best, const char *p
     free(cells);
 }
 
+/* A recall sweep's table after Zoology's Figure 2 (experiments/
+   recall_table.h): per architecture and width d, the largest MQAR cell
+   (n, pairs) it solves; nothing for a sweep without MQAR points at two
+   widths or more. */
+static void solved_table(StrBuf *out, int markdown, const Point *pts, int np, double alpha)
+{
+    RecallView *v = calloc(1, sizeof *v);
+    if (!v) return;
+    recall_view(pts, np, alpha, v);
+    if (v->n_cells && v->n_d >= 2) {
+        int n_cells = 1 + v->n_d, widths[1 + RECALL_MAX_D] = {0};
+        char(*cells)[MAX_COLS][160] = calloc((size_t)v->n_series + 1, sizeof *cells);
+        if (!cells) {
+            free(v);
+            return;
+        }
+        snprintf(cells[0][0], 160, "arch");
+        for (int k = 0; k < v->n_d; k++) snprintf(cells[0][1 + k], 160, "d=%d", v->d[k]);
+        for (int s = 0; s < v->n_series; s++) {
+            snprintf(cells[s + 1][0], 160, "%s", v->series[s]);
+            for (int k = 0; k < v->n_d; k++) recall_largest(v, s, k, cells[s + 1][1 + k], 160);
+        }
+        sb_printf(out, markdown ? "\nThe largest (n, pairs) each architecture solves at each d (solved: the one-sided "
+                                  "%.3g%% lower bound of its answer accuracy over seeds at least %.2f, Zoology's bar; "
+                                  "each point tested alone at alpha %g: a table, not a claim):\n"
+                                : "\n  the largest (n, pairs) each architecture solves at each d (solved: the one-sided "
+                                  "%.3g%% lower bound of its answer accuracy over seeds at least %.2f, Zoology's bar; "
+                                  "each point tested alone at alpha %g: a table, not a claim):\n",
+                  100 * (1 - alpha), RECALL_SOLVED, alpha);
+        for (int r = 0; r <= v->n_series; r++)
+            for (int c = 0; c < n_cells; c++) widths[c] = MB_MAX(widths[c], (int)strlen(cells[r][c]));
+        sb_append(out, "\n");
+        row_out(out, markdown, cells[0], n_cells, widths);
+        if (markdown) {
+            for (int c = 0; c < n_cells; c++) sb_append(out, "|---");
+            sb_append(out, "|\n");
+        }
+        for (int r = 1; r <= v->n_series; r++) row_out(out, markdown, cells[r], n_cells, widths);
+        free(cells);
+    }
+    free(v);
+}
+
 /* The settings the preset's figures come from, each once. */
 static void settings_list(StrBuf *out, int markdown, const FigureRow *figs, int n_figs)
 {
@@ -255,15 +300,17 @@ static int knobs(Store *s, int64_t sweep_id, const char *preset, int markdown, S
 
 /* " --until-conclusive --max-hours H" when the sweep was queued so (its cap
    as it is now: `sweep --continue` raises it), else "". */
-static int until_option(Store *s, int64_t sweep_id, char *out, size_t cap, char *err)
+static int until_option(Store *s, int64_t sweep_id, char *out, size_t cap, double *alpha, char *err)
 {
     SweepPlanRow row;
     SweepPlan plan;
     int found = 0;
     out[0] = 0;
+    *alpha = STATS_ALPHA;
     if (store_sweep_plan(s, sweep_id, &row, &found, err)) return -1;
     if (!found || !row.plan_json[0]) return 0;
     if (sweep_plan_parse(row.plan_json, &plan, err)) return -1;
+    *alpha = plan.alpha;
     if (plan.until_conclusive)
         snprintf(out, cap, plan.max_hours > 0 ? " --until-conclusive --max-hours %g" : " --until-conclusive",
                  plan.max_hours);
@@ -352,7 +399,9 @@ static int sweep_section(Store *s, const Preset *pr, const SweepRow *swp, int fl
     if (pr) snprintf(name, sizeof name, "%s", pr->name);
     else snprintf(name, sizeof name, "sweep%lld", (long long)sw.id);
     char until[96], tuned[512];
-    if (until_option(s, sw.id, until, sizeof until, err) || adaptive_tuned_summary(s, sw.id, tuned, sizeof tuned, err))
+    double alpha;
+    if (until_option(s, sw.id, until, sizeof until, &alpha, err) ||
+        adaptive_tuned_summary(s, sw.id, tuned, sizeof tuned, err))
         return -1;
     ResultRun *runs = NULL;
     int n_runs = 0, n_all = 0;
@@ -400,6 +449,7 @@ static int sweep_section(Store *s, const Preset *pr, const SweepRow *swp, int fl
                   markdown ? "\n" : "\n  ", np, point_metric_info(m)->label);
     }
     if (np) points_table(out, markdown, flags & REPORT_LOSS_BEST, preset, pts, np, figs, n_figs);
+    if (np) solved_table(out, markdown, pts, np, alpha);
     if (!rc && n_runs) rc = knobs(s, sw.id, preset, markdown, out, err);
     settings_list(out, markdown, figs, n_figs);
     ClaimNow *claims = NULL;

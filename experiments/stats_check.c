@@ -110,6 +110,49 @@ static int make_threshold(Truth t, int n, SimPoint *p)
     return 1;
 }
 
+/* An MQAR data value of the recall and zoology studies. */
+#define MQAR(pairs) "builtin:mqar:pairs=" #pairs ":vocab=256:examples=100000"
+/* Far from a bound: decided at any level the claims use, 20 sigma away. */
+#define FAR (20 * SIGMA)
+
+static int make_bound_every(Truth t, int n, SimPoint *p)
+{
+    /* recall's "attention solves MQAR at every (n, pairs) for d >= 64": six
+       points against 0.99; (a) one at the bound and five far above, (b)
+       all six at it, (c) all six 2 se above */
+    static const char *const DATA[3] = {MQAR(4), MQAR(8), MQAR(16)};
+    int k = 0;
+    for (int c = 0; c < 3; c++)
+        for (int d = 64; d <= 128; d *= 2, k++) {
+            snprintf(p[k].coords, sizeof p[k].coords, "n_ctx=%d data=%s d=%d arch=attention", 64 << c, DATA[c], d);
+            p[k].mean = t == TRUTH_POWER ? 0.99 + 2 * SIGMA / sqrt((double)n) : t == TRUTH_NONE && k ? 0.99 + FAR : 0.99;
+            p[k].unigram = NAN;
+        }
+    return k;
+}
+
+static int make_min_d(Truth t, int n, SimPoint *p)
+{
+    /* zoology's "at 16 pairs hyena needs a larger d than attention" (0.99
+       at d = 32, 64, 128; the other points far from it): (a) false at its
+       boundary, hyena's d=64 at the bound (both smallest at 64); (b) true
+       at its boundary, attention's d=64 at the bound (attention 64, hyena
+       128); (c) attention's d=64 2 se above, hyena's 2 se below */
+    double se2 = 2 * SIGMA / sqrt((double)n);
+    double hyena64 = t == TRUTH_NONE ? 0.99 : t == TRUTH_MARGIN ? 0.99 - FAR : 0.99 - se2;
+    double attention64 = t == TRUTH_NONE ? 0.99 + FAR : t == TRUTH_MARGIN ? 0.99 : 0.99 + se2;
+    const double mean[2][3] = {{0.99 - FAR, hyena64, 0.99 + FAR}, {0.99 - FAR, attention64, 0.99 + FAR}};
+    int k = 0;
+    for (int a = 0; a < 2; a++)
+        for (int j = 0; j < 3; j++, k++) {
+            snprintf(p[k].coords, sizeof p[k].coords, "n_ctx=64 data=%s d=%d arch=%s", MQAR(16), 32 << j,
+                     a ? "attention" : "hyena");
+            p[k].mean = mean[a][j];
+            p[k].unigram = NAN;
+        }
+    return k;
+}
+
 static const SimKind KINDS[] = {
     {"directional", "autoencoder", "at equal d and L", PM_TEST_LOSS, make_directional,
      {VERDICT_HOLDS, VERDICT_FAILS},
@@ -126,6 +169,12 @@ static const SimKind KINDS[] = {
     {"threshold", "linear-mixer", "fully linear mixer trains", PM_TEST_LOSS, make_threshold,
      {VERDICT_HOLDS, VERDICT_NOT_RUN},
      {"(a) at the 0.1 nat threshold", NULL, "(c) 2 se beyond it"}},
+    {"bound every", "recall", "attention solves MQAR", PM_ANSWER_ACCURACY, make_bound_every,
+     {VERDICT_HOLDS, VERDICT_FAILS},
+     {"(a) 1 of 6 at 0.99, 5 above", "(b) 6 at 0.99", "(c) 6 at 0.99 + 2 se"}},
+    {"smallest d", "zoology", "hyena needs a larger d", PM_ANSWER_ACCURACY, make_min_d,
+     {VERDICT_HOLDS, VERDICT_FAILS},
+     {"(a) hyena's d=64 at 0.99", "(b) attention's d=64 at 0.99", "(c) both d=64 2 se off"}},
 };
 #define N_KINDS ((int)(sizeof KINDS / sizeof KINDS[0]))
 

@@ -34,10 +34,18 @@ struct Study {
 
 static const char *const KIND_NAMES[R_KIND_COUNT] = {
     "lower", "higher", "equivalent", "ratio_at_least", "slightly_higher",
-    "flat", "below_unigram", "near_unigram", "same_standing",
+    "flat", "below_unigram", "near_unigram", "same_standing", "threshold", "min_d",
 };
 
 const char *study_kind_name(RuleKind k) { return k >= 0 && k < R_KIND_COUNT ? KIND_NAMES[k] : NULL; }
+
+static const char *const COMPARE_NAMES[MIN_D_COMPARE_COUNT + 1] = {"larger", "no_smaller", "smaller", "no_larger",
+                                                                   "closer", NULL};
+
+const char *study_compare_name(MinDCompare c)
+{
+    return c >= 0 && c < MIN_D_COMPARE_COUNT ? COMPARE_NAMES[c] : NULL;
+}
 
 static const char *const TOP_FIELDS[] = {"name", "source", "description", "corpus", "keys", "axes", "lr",
                                          "budget", "seeds", "until_conclusive", "paper", "claims",
@@ -45,7 +53,8 @@ static const char *const TOP_FIELDS[] = {"name", "source", "description", "corpu
 static const char *const BODY_FIELDS[] = {"corpus", "keys", "axes", "lr", "budget", "seeds", NULL};
 static const char *const FIGURE_FIELDS[] = {"point", "metric", "value", "source", "setting", NULL};
 static const char *const CLAIM_FIELDS[] = {"claim", "kind", "metric", "a", "b", "pair_on", "margin",
-                                           "nats", "settings", "former", NULL};
+                                           "nats", "settings", "former", "at_least", "at_most", "for",
+                                           "compare", "to", NULL};
 
 typedef struct {
     yaml_document_t *doc;
@@ -572,13 +581,87 @@ static int kind_of(Ctx *x, yaml_node_t *n, const char *what, RuleKind *out)
     const char *near = w ? nearest(w, names) : NULL;
     if (near) return fail_at(x, n, "%s: unknown kind '%s' (did you mean '%s'?)", what, w, near);
     return fail_at(x, n, "%s: unknown kind '%s' (lower, higher, equivalent, ratio_at_least, slightly_higher, flat, "
-                         "below_unigram, near_unigram, same_standing)", what, w ? w : "");
+                         "below_unigram, near_unigram, same_standing, threshold, min_d)", what, w ? w : "");
+}
+
+/* A claim's fields, in CLAIM_FIELDS' order. */
+enum { F_CLAIM, F_KIND, F_METRIC, F_A, F_B, F_PAIR, F_MARGIN, F_NATS, F_SETTINGS, F_FORMER, F_AT_LEAST, F_AT_MOST,
+       F_FOR, F_COMPARE, F_TO, F_COUNT };
+
+/* One of names (NULL-terminated) for the scalar n: its index, or a refusal
+   naming the nearest ("did you mean") or them all. */
+static int word_of(Ctx *x, yaml_node_t *n, const char *what, const char *field, const char *const *names, int *out)
+{
+    const char *w = scalar(n);
+    for (int i = 0; w && names[i]; i++)
+        if (!strcmp(w, names[i])) return *out = i, 0;
+    const char *near = w ? nearest(w, names) : NULL;
+    if (near) return fail_at(x, n, "%s: unknown %s '%s' (did you mean '%s'?)", what, field, w, near);
+    char list[256];
+    size_t len = 0;
+    list[0] = 0;
+    for (int i = 0; names[i] && len < sizeof list; i++)
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", names[i]);
+    return fail_at(x, n, "%s: unknown %s '%s' (%s)", what, field, w ? w : "", list);
+}
+
+/* The fields of 'threshold' and 'min_d' claims: the bound a point must
+   clear (at_least or at_most: one of them, a share in (0, 1) for an
+   accuracy, else above 0); a threshold's quantifier (for: every | some);
+   a min_d's compare and, with compare: closer, to.  Refused on any other
+   kind, and where they do not belong. */
+static int parse_bound(Ctx *x, yaml_node_t *at, yaml_node_t **v, yaml_node_t **k, const char *what, ClaimRule *r)
+{
+    static const char *const QUANTIFIERS[] = {"every", "some", NULL};
+    const char *kn = KIND_NAMES[r->kind];
+    int threshold = r->kind == R_THRESHOLD, min_d = r->kind == R_MIN_D;
+    for (int f = F_AT_LEAST; f < F_COUNT; f++) {
+        int belongs = f == F_AT_LEAST || f == F_AT_MOST ? threshold || min_d : f == F_FOR ? threshold : min_d;
+        if (v[f] && !belongs) return fail_at(x, k[f], "%s: a '%s' claim takes no %s", what, kn, CLAIM_FIELDS[f]);
+    }
+    if (!threshold && !min_d) return 0;
+    if (!v[F_AT_LEAST] && !v[F_AT_MOST])
+        return fail_at(x, at, "%s: a '%s' claim needs 'at_least:' or 'at_most:' (the bound a point must clear)", what,
+                       kn);
+    if (v[F_AT_LEAST] && v[F_AT_MOST]) return fail_at(x, k[F_AT_MOST], "%s: give at_least or at_most, not both", what);
+    int f = v[F_AT_LEAST] ? F_AT_LEAST : F_AT_MOST;
+    r->sign = f == F_AT_LEAST ? +1 : -1;
+    if (number_of(x, v[f], CLAIM_FIELDS[f], &r->param)) return -1;
+    int share = r->metric == PM_ANSWER_ACCURACY || r->metric == PM_TEST_ACCURACY;
+    if (share && !(r->param > 0 && r->param < 1))
+        return fail_at(x, v[f], "%s: %s %s is outside (0, 1) (%s is a share: 0.99 is 99%%)", what, CLAIM_FIELDS[f],
+                       scalar(v[f]), point_metric_name(r->metric));
+    if (!share && !(r->param > 0)) return fail_at(x, v[f], "%s: %s %s must be above 0", what, CLAIM_FIELDS[f], scalar(v[f]));
+    if (threshold) {
+        int q;
+        if (!v[F_FOR]) return fail_at(x, at, "%s: a 'threshold' claim needs 'for: every' or 'for: some'", what);
+        if (word_of(x, v[F_FOR], what, "quantifier", QUANTIFIERS, &q)) return -1;
+        r->quantifier = (ClaimQuantifier)q;
+        if (v[F_PAIR]) return fail_at(x, k[F_PAIR], "%s: a 'threshold' claim takes no pair_on (it speaks of each point of a)",
+                                      what);
+        return 0;
+    }
+    int c;
+    if (!v[F_COMPARE])
+        return fail_at(x, at, "%s: a 'min_d' claim needs 'compare:' (larger, no_smaller, smaller, no_larger, closer)", what);
+    if (word_of(x, v[F_COMPARE], what, "compare", COMPARE_NAMES, &c)) return -1;
+    r->compare = (MinDCompare)c;
+    if (r->compare == MIN_D_CLOSER && !v[F_TO])
+        return fail_at(x, k[F_COMPARE], "%s: compare: closer needs 'to:' (the series both are measured against)", what);
+    if (r->compare != MIN_D_CLOSER && v[F_TO])
+        return fail_at(x, k[F_TO], "%s: 'to' goes with compare: closer", what);
+    if (v[F_TO] && selector_of(x, v[F_TO], "to", &r->to)) return -1;
+    if (x->check && !is_axis(x, "d")) {
+        char list[512];
+        axes_list(x, list, sizeof list);
+        return fail_at(x, v[F_KIND], "%s: a 'min_d' claim needs d as an axis (axes: %s)", what, list);
+    }
+    return 0;
 }
 
 static int parse_claim(Ctx *x, yaml_node_t *at, int i, ClaimRule *r)
 {
-    enum { F_CLAIM, F_KIND, F_METRIC, F_A, F_B, F_PAIR, F_MARGIN, F_NATS, F_SETTINGS, F_FORMER };
-    yaml_node_t *v[12], *k[12];
+    yaml_node_t *v[F_COUNT + 1], *k[F_COUNT + 1];
     char what[64];
     snprintf(what, sizeof what, "claim %d", i + 1);
     if (fields_of(x, at, what, CLAIM_FIELDS, v, k)) return -1;
@@ -589,7 +672,7 @@ static int parse_claim(Ctx *x, yaml_node_t *at, int i, ClaimRule *r)
     r->preset = x->s->p.name;
     r->claim = own(x->s, scalar(v[F_CLAIM]));
     if (kind_of(x, v[F_KIND], what, &r->kind) || metric_of(x, v[F_METRIC], what, &r->metric)) return -1;
-    int two = r->kind != R_FLAT && r->kind != R_BELOW_UNIGRAM && r->kind != R_NEAR_UNIGRAM;
+    int two = r->kind != R_FLAT && r->kind != R_BELOW_UNIGRAM && r->kind != R_NEAR_UNIGRAM && r->kind != R_THRESHOLD;
     int margin = r->kind == R_MATCH || r->kind == R_SLIGHTLY_HIGHER || r->kind == R_FLAT;
     int nats = r->kind == R_BELOW_UNIGRAM || r->kind == R_NEAR_UNIGRAM;
     const char *kn = KIND_NAMES[r->kind];
@@ -597,7 +680,8 @@ static int parse_claim(Ctx *x, yaml_node_t *at, int i, ClaimRule *r)
     if (v[F_A] && selector_of(x, v[F_A], "a", &r->a)) return -1;
     if (v[F_B] && selector_of(x, v[F_B], "b", &r->b)) return -1;
     if (two && !v[F_B]) return fail_at(x, at, "%s: a '%s' claim compares a with b: give b", what, kn);
-    if (r->kind == R_FLAT && v[F_B]) return fail_at(x, k[F_B], "%s: a 'flat' claim has no b", what);
+    if ((r->kind == R_FLAT || r->kind == R_THRESHOLD) && v[F_B])
+        return fail_at(x, k[F_B], "%s: a '%s' claim has no b", what, kn);
     StrBuf sb;
     sb_init(&sb);
     if (v[F_PAIR]) {
@@ -646,6 +730,7 @@ static int parse_claim(Ctx *x, yaml_node_t *at, int i, ClaimRule *r)
     }
     if (r->kind == R_RATIO_AT_LEAST && !v[F_SETTINGS])
         return fail_at(x, at, "%s: a 'ratio_at_least' claim compares with the paper's ratio: give settings", what);
+    if (parse_bound(x, at, v, k, what, r)) return -1;
     if (v[F_FORMER]) {
         if (!scalar(v[F_FORMER])) return fail_at(x, v[F_FORMER], "%s: former is a sentence", what);
         r->former = own(x->s, scalar(v[F_FORMER]));
@@ -878,6 +963,24 @@ void study_claim_words(const ClaimRule *r, char *out, size_t cap)
         snprintf(out, cap, "%s of [%s] minus [%s] has one sign%s (each pair's difference significant)", m, side(r->a),
                  side(r->b), per);
         break;
+    case R_THRESHOLD:
+        snprintf(out, cap, "%s of %s point of [%s] at %s %g (each point's one-sided t test; %s)", m,
+                 r->quantifier == QUANT_SOME ? "some" : "every", side(r->a), r->sign > 0 ? "least" : "most", r->param,
+                 r->quantifier == QUANT_SOME ? "some point at alpha / its points: Bonferroni"
+                                             : "every point at alpha: intersection-union");
+        break;
+    case R_MIN_D: {
+        static const char *const REL[MIN_D_COMPARE_COUNT] = {"larger than", "at least", "smaller than", "at most",
+                                                             "nearer to"};
+        char rel[600];
+        if (r->compare == MIN_D_CLOSER) snprintf(rel, sizeof rel, "nearer to [%s]'s than", side(r->to));
+        else snprintf(rel, sizeof rel, "%s", REL[r->compare < MIN_D_COMPARE_COUNT ? r->compare : 0]);
+        snprintf(out, cap, "the smallest d at which %s is at %s %g, per series of [%s] (its points apart from d; "
+                           "b's and to's left out), %s [%s]'s%s (each point's one-sided t test at alpha / the "
+                           "claim's points: Bonferroni)",
+                 m, r->sign > 0 ? "least" : "most", r->param, side(r->a), rel, side(r->b), per);
+        break;
+    }
     case R_KIND_COUNT: snprintf(out, cap, "?"); break;
     }
 }
@@ -911,7 +1014,7 @@ char *study_skeleton(const char *name)
         "claims:\n"
         "  - claim: \"the mixer is the better causal model at n=32 and n=64\"\n"
         "    kind: lower                    # lower higher equivalent ratio_at_least slightly_higher flat\n"
-        "                                   # below_unigram near_unigram same_standing\n"
+        "                                   # below_unigram near_unigram same_standing threshold min_d\n"
         "    metric: test_loss\n"
         "    a: {arch: mixer}\n"
         "    b: {arch: attention}\n"

@@ -37,8 +37,21 @@ typedef enum {
                            does not learn either is undecided (budget: the budget, not a) */
     R_NEAR_UNIGRAM,     /* every point of a less than param nats below its data's unigram entropy */
     R_SAME_STANDING,    /* a - b has the same sign in every pair */
+    R_THRESHOLD,        /* the points of a: metric at least / at most param (sign), at every
+                           point (IUT) or at some point (Bonferroni): claims.c judge_threshold */
+    R_MIN_D,            /* the smallest d at which a point of a clears param (sign), per series,
+                           against b's (compare; closer: than b's is to `to`'s): claims.c
+                           judge_min_d */
     R_KIND_COUNT
 } RuleKind;
+
+/* R_THRESHOLD's quantifier: the bound at every point of a, or at some point. */
+typedef enum { QUANT_EVERY, QUANT_SOME } ClaimQuantifier;
+
+/* R_MIN_D: how a's smallest solving d stands to b's, per pair (CLOSER: a's
+   is nearer to's than b's is, in steps of the study's d values). */
+typedef enum { MIN_D_LARGER, MIN_D_NO_SMALLER, MIN_D_SMALLER, MIN_D_NO_LARGER, MIN_D_CLOSER, MIN_D_COMPARE_COUNT }
+    MinDCompare;
 
 /* One claim of a study as a rule over its points. */
 typedef struct {
@@ -51,12 +64,21 @@ typedef struct {
     double param;            /* the margin (a share) or the nats of a threshold */
     const char *setting_a, *setting_b;  /* the paper's settings of a's and b's figures, for its ratio */
     const char *former;      /* the claim's words before issue 39, where they differ (NULL: the same) */
+    /* R_THRESHOLD and R_MIN_D: param is the bound a point's metric must
+       clear, at least (sign +1, `at_least:`) or at most (-1, `at_most:`) */
+    int sign;
+    ClaimQuantifier quantifier;  /* R_THRESHOLD (`for:`) */
+    MinDCompare compare;         /* R_MIN_D (`compare:`) */
+    const char *to;              /* R_MIN_D closer: the selector of the series both are measured
+                                    against (`to:`); NULL otherwise */
 } ClaimRule;
 
 typedef struct Study Study;
 
 /* "lower", "equivalent", ... (the file's words); NULL out of range. */
 const char *study_kind_name(RuleKind k);
+/* "larger", "no_smaller", ... (R_MIN_D's compare: words); NULL out of range. */
+const char *study_compare_name(MinDCompare c);
 
 /* Reads a study from text (len bytes) that came from `file` (for messages).
    check_jobs 1 also expands its grid with the sweep machinery and checks

@@ -1,20 +1,22 @@
 #!/usr/bin/env bash
 # tests/cli/test_study_cli.sh -- study files from the command line (issue
-# 41, experiments/study.c, app/cmd_study.c): `study list` names the twelve
-# built-in studies; `study new NAME` writes a skeleton that `study check`
+# 41, experiments/study.c, app/cmd_study.c): `study list` names the
+# thirteen built-in studies; `study new NAME` writes a skeleton that `study check`
 # reads (its jobs, estimate and claims); `sweep FILE.yaml` queues it with
 # overrides and stores the file's text with the sweep, so that `report` in
 # another process judges the file's claims; the A/A example checks; a bad
 # file is refused in one line naming file, line and column, with "did you
 # mean", and nothing is queued; an edited file under a queued study's name
-# is refused; `study list` lists ./studies sorted, a broken file named so.
+# is refused; `study list` lists ./studies sorted, a broken file named so;
+# --until-conclusive keeps a study's own cap; the zoology study's min_d
+# claims read in words.
 set -u
 . "$(dirname "$0")/../harness.sh"
 REPO=$PWD
 cd "$T" || exit 1
 
 got=$("$MB" study list 2>&1 | grep -c "(built in)")
-[ "$got" = 12 ] && pass study_list_builtins || fail study_list_builtins "$("$MB" study list 2>&1)"
+[ "$got" = 13 ] && pass study_list_builtins || fail study_list_builtins "$("$MB" study list 2>&1)"
 
 "$MB" study new myq >"$T/out" 2>&1 && [ -f myq.yaml ] && pass study_new || fail study_new "$(cat "$T/out")"
 "$MB" study check myq.yaml >"$T/check" 2>&1; rc=$?
@@ -46,6 +48,13 @@ tail -2 "$T/list" | head -1 | grep -q "^broken.yaml  *-  *studies/broken.yaml: d
 
 "$MB" study check "$REPO/studies/examples/aa-attention.yaml" >"$T/aa" 2>&1 &&
   grep -q "^claims: 2" "$T/aa" && pass study_check_aa || fail study_check_aa "$(cat "$T/aa")"
+# the study's own cap (max_hours: 1) holds when --until-conclusive comes without --max-hours
+"$MB" sweep "$REPO/studies/examples/aa-attention.yaml" --until-conclusive --dry-run --db "$T/d.db" >"$T/aa" 2>&1
+grep -q "at most 1.0 CPU hours" "$T/aa" && pass study_cap_kept || fail study_cap_kept "$(cat "$T/aa")"
+"$MB" study check zoology >"$T/zoo" 2>&1 &&
+  grep -q "^claims: 3" "$T/zoo" && grep -q "min_d: the smallest d at which answer_accuracy is at least 0.99" "$T/zoo" &&
+  grep -q "nearer to \[arch=attention\]'s than \[arch=hyena\]'s" "$T/zoo" && pass study_check_zoology ||
+  fail study_check_zoology "$(cat "$T/zoo")"
 
 # refused: one line, file:line:column, nothing queued
 printf 'name: bad\nkeys:\n  task: clm\naxes:\n  arch: [mixer]\nbudgt:\n  steps: 3\n' >bad.yaml

@@ -20,6 +20,7 @@
 #include "experiments/claims.h"
 #include "experiments/points.h"
 #include "experiments/report.h"
+#include "experiments/study.h"
 #include "experiments/verdicts.h"
 #include "tests/check.h"
 #include "tests/test_util.h"
@@ -616,14 +617,19 @@ static void test_gated(void)
     int n = 0;
     char err[ERR_LEN] = "";
     CHECK(claims_judge(s, NULL, 0, &c, &n, err) == 0 && n == claim_count(), "%s", err);
-    int gated = 0;
+    int gated = 0, bounds = 0;
     for (int i = 0; i < n; i++) {
         int about_level = strstr(c[i].claim, "unigram entropy") != NULL;
         int speed = claim_metric(i) == PM_SAMPLES_PER_S;
-        CHECK(c[i].gated == !(about_level || speed), "%s: gated %d", c[i].claim, c[i].gated);
+        /* a bound on a point's own metric, not a comparison of two */
+        int bound = study_rule_at(i)->kind == R_THRESHOLD || study_rule_at(i)->kind == R_MIN_D;
+        CHECK(c[i].gated == !(about_level || speed || bound), "%s: gated %d", c[i].claim, c[i].gated);
         gated += c[i].gated;
+        bounds += bound;
     }
-    CHECK(gated == n - 5, "%d of %d gated (want all but the 3 unigram-level and 2 speed claims)", gated, n);
+    CHECK(bounds >= 4 && gated == n - 5 - bounds,
+          "%d of %d gated (want all but the 3 unigram-level, 2 speed and %d threshold and min_d claims)", gated, n,
+          bounds);
     free(c);
     store_close(s);
 }
@@ -783,6 +789,255 @@ static void test_learned_gates(void)
     CHECK(result_learned(&r, PM_TEST_LOSS), "no entropy stored: the store's flag");
 }
 
+/* ---- threshold and min_d claims on a recall store (issues 41, 42) -------- */
+
+/* A study of MQAR at 4 and 8 pairs, d 32 64 128, three architectures: a
+   threshold claim of each quantifier and min_d claims of three compares. */
+static const char RECALL_TEST_STUDY[] =
+    "name: recall-test\n"
+    "keys: {task: clm, n_ctx: 64}\n"
+    "axes:\n"
+    "  data: [\"builtin:mqar:pairs=4:vocab=256\", \"builtin:mqar:pairs=8:vocab=256\"]\n"
+    "  d: [32, 64, 128]\n"
+    "  arch: [attention, hyena, linattn]\n"
+    "budget: {steps: 10}\n"
+    "seeds: 3\n"
+    "claims:\n"
+    "  - {claim: attention solves every cell from d=64, kind: threshold, metric: answer_accuracy,\n"
+    "     a: {arch: attention, d: [64, 128]}, at_least: 0.99, for: every}\n"
+    "  - {claim: hyena solves some cell, kind: threshold, metric: answer_accuracy, a: {arch: hyena},\n"
+    "     at_least: 0.99, for: some}\n"
+    "  - {claim: hyena needs at least attention's d, kind: min_d, metric: answer_accuracy, at_least: 0.99,\n"
+    "     a: {arch: hyena}, b: {arch: attention}, pair_on: [data], compare: no_smaller}\n"
+    "  - {claim: hyena needs a larger d at 8 pairs, kind: min_d, metric: answer_accuracy, at_least: 0.99,\n"
+    "     a: {arch: hyena, data: \"builtin:mqar:pairs=8:vocab=256\"}, b: {arch: attention}, pair_on: [data],\n"
+    "     compare: larger}\n"
+    "  - {claim: the others close the gap at 8 pairs, kind: min_d, metric: answer_accuracy, at_least: 0.99,\n"
+    "     a: {data: \"builtin:mqar:pairs=8:vocab=256\"}, b: {arch: hyena}, to: {arch: attention},\n"
+    "     pair_on: [data], compare: closer}\n";
+
+/* Three seeds of arch at (pairs, d): answer accuracies m - h, m, m + h;
+   m NAN: one seed queued, none finished. */
+static void add_recall(Store *s, int64_t sweep, const char *arch, int pairs, int d, double m, double h)
+{
+    char data[64], err[ERR_LEN];
+    snprintf(data, sizeof data, "builtin:mqar:pairs=%d:vocab=256", pairs);
+    for (int k = 0; k < (isnan(m) ? 1 : 3); k++) {
+        char coords[256];
+        snprintf(coords, sizeof coords, "{\"data\": \"%s\", \"d\": \"%d\", \"arch\": \"%s\", \"seed\": \"%d\"}", data, d,
+                 arch, k + 1);
+        RunInfo info = {0};
+        info.arch = arch;
+        info.task = "clm";
+        info.data = data;
+        info.tokenizer = "ids";
+        info.config_json = "{}";
+        info.vocab = 256;
+        info.d = d;
+        info.layers = 2;
+        info.heads = 2;
+        info.n_ctx = 64;
+        int64_t id = 0;
+        CHECK(store_job_enqueue(s, &info, sweep, coords, 0, &id, err) == 0, "%s", err);
+        if (isnan(m)) continue;
+        EvalRow e = {10, "test", 1.0, m + (k - 1) * h, NAN, 1000, NAN};
+        CHECK(store_eval_add(s, id, &e, err) == 0, "%s", err);
+        RunEnd end = {"done", NULL, 10, 640, 2.5, 2048, 10};
+        CHECK(store_run_finish(s, id, &end, err) == 0, "%s", err);
+    }
+}
+
+/* One architecture's accuracies at (pairs 4, pairs 8) x (d 32, 64, 128),
+   each point's spread h. */
+typedef struct {
+    const char *arch;
+    double acc[2][3], h[2][3];
+} RecallRow;
+
+static Store *recall_store(const RecallRow *rows, int n)
+{
+    char err[ERR_LEN];
+    CHECK(study_register(RECALL_TEST_STUDY, "recall-test.yaml", NULL, err) == 0, "%s", err);
+    Store *s = fresh_store();
+    int64_t sw = new_sweep(s, "recall-test");
+    static const int PAIRS[2] = {4, 8}, D[3] = {32, 64, 128};
+    for (int r = 0; r < n; r++)
+        for (int c = 0; c < 2; c++)
+            for (int k = 0; k < 3; k++) add_recall(s, sw, rows[r].arch, PAIRS[c], D[k], rows[r].acc[c][k], rows[r].h[c][k]);
+    return s;
+}
+
+/* The judged claim of recall-test whose text contains fragment (a copy). */
+static ClaimResult recall_claim(Store *s, const char *fragment)
+{
+    ClaimResult *res = NULL, out;
+    int n = 0;
+    char err[ERR_LEN] = "";
+    memset(&out, 0, sizeof out);
+    out.verdict = (Verdict)-1;
+    CHECK(claims_judge(s, "recall-test", 0, &res, &n, err) == 0, "%s", err);
+    for (int i = 0; i < n; i++)
+        if (strstr(res[i].claim, fragment)) out = res[i];
+    free(res);
+    CHECK((int)out.verdict != -1, "no claim says '%s'", fragment);
+    return out;
+}
+
+static const RecallRow ZOO[3] = {
+    /* attention: pairs 4 from d=32, pairs 8 from d=64 */
+    {"attention", {{1, 1, 1}, {0.5, 1, 1}}, {{0, 0, 0}, {0.01, 0, 0}}},
+    /* hyena: pairs 4 from d=64, pairs 8 at d=128 only */
+    {"hyena", {{0.3, 1, 1}, {0.2, 0.4, 0.999}}, {{0.01, 0, 0}, {0.01, 0.01, 0.0005}}},
+    /* linattn: pairs 4 from d=64, pairs 8 from d=64 */
+    {"linattn", {{0.5, 1, 1}, {0.3, 0.9995, 1}}, {{0.01, 0, 0}, {0.01, 0.0003, 0}}},
+};
+
+/* Threshold claims: every point of attention from d=64 (intersection-union)
+   holds, fails with one point far below, is undecided with one near the
+   bound, not run with one unfinished; some point of hyena holds, fails
+   when none clears it, and at two points a p-value between alpha / 2 and
+   alpha is not enough (Bonferroni). */
+static void test_threshold_claims(void)
+{
+    Store *s = recall_store(ZOO, 3);
+    ClaimResult c = recall_claim(s, "attention solves every cell");
+    CHECK(c.verdict == VERDICT_HOLDS && strstr(c.numbers, "8 pairs d=64: 1.000 +- 0.000 (3)") &&
+              strstr(c.numbers, "wanted >= 0.99 at every point"),
+          "%s: %s", verdict_name(c.verdict), c.numbers);
+    c = recall_claim(s, "hyena solves some cell");
+    CHECK(c.verdict == VERDICT_HOLDS, "%s: %s", verdict_name(c.verdict), c.numbers);
+    store_close(s);
+
+    RecallRow rows[3];
+    memcpy(rows, ZOO, sizeof rows);
+    rows[0].acc[1][1] = 0.6;   /* attention misses (64, 8) at d=64 */
+    s = recall_store(rows, 3);
+    c = recall_claim(s, "attention solves every cell");
+    CHECK(c.verdict == VERDICT_FAILS, "%s: %s", verdict_name(c.verdict), c.numbers);
+    store_close(s);
+
+    memcpy(rows, ZOO, sizeof rows);
+    rows[0].acc[1][1] = 0.985, rows[0].h[1][1] = 0.01;   /* near the bar, wide */
+    s = recall_store(rows, 3);
+    c = recall_claim(s, "attention solves every cell");
+    CHECK(c.verdict == VERDICT_UNDECIDED && strstr(c.reason, "holds 0.99") && c.n_noisy == 1 &&
+              strstr(c.noisy[0], "pairs=8") && strstr(c.noisy[0], "d=64") && c.seeds_needed > 3,
+          "%s (%s): %s; %d noisy, %d seeds", verdict_name(c.verdict), c.reason, c.numbers, c.n_noisy, c.seeds_needed);
+    store_close(s);
+
+    /* hyena clears it nowhere: some point fails */
+    memcpy(rows, ZOO, sizeof rows);
+    for (int p = 0; p < 2; p++)
+        for (int k = 0; k < 3; k++) rows[1].acc[p][k] = 0.5, rows[1].h[p][k] = 0.01;
+    s = recall_store(rows, 3);
+    c = recall_claim(s, "hyena solves some cell");
+    CHECK(c.verdict == VERDICT_FAILS, "%s: %s", verdict_name(c.verdict), c.numbers);
+    store_close(s);
+
+    /* one hyena point at t = 3.5 on 2 df: one-sided p 0.036, under alpha but
+       over alpha / 6 (six points): undecided; the others far below */
+    rows[1].acc[1][2] = 0.99 + 3.5 * 0.003 / sqrt(3.0), rows[1].h[1][2] = 0.003;
+    s = recall_store(rows, 3);
+    c = recall_claim(s, "hyena solves some cell");
+    CHECK(c.verdict == VERDICT_UNDECIDED && c.n_noisy == 1 && strstr(c.noisy[0], "d=128"),
+          "%s (%s): %s", verdict_name(c.verdict), c.reason, c.numbers);
+    CHECK(claim_point_clears(&(SeedStats){3, 0.99 + 3.5 * 0.003 / sqrt(3.0), 0.003, 0.003 / sqrt(3.0), 0, 1}, 0.99, +1,
+                             0.05) == 1,
+          "the same point alone clears 0.99 at alpha");
+    store_close(s);
+
+    /* a point of attention queued, not finished: not run */
+    memcpy(rows, ZOO, sizeof rows);
+    rows[0].acc[1][2] = NAN;
+    s = recall_store(rows, 3);
+    c = recall_claim(s, "attention solves every cell");
+    CHECK(c.verdict == VERDICT_NOT_RUN && strstr(c.numbers, "no finished run yet (1 pending)"), "%s: %s",
+          verdict_name(c.verdict), c.numbers);
+    store_close(s);
+}
+
+/* min_d claims: the smallest d that solves each cell, per architecture.
+   Zoology's picture holds (hyena at attention's d or above, larger at 8
+   pairs; linattn nearer attention's); a hyena point near the bar leaves
+   "larger" undecided with its interval [64, 128] and asks seeds of it;
+   hyena solving 8 pairs at d=32 fails both; attention solving nothing at
+   8 pairs makes the comparison there undecided (budget), its points to
+   train longer. */
+static void test_min_d_claims(void)
+{
+    Store *s = recall_store(ZOO, 3);
+    ClaimResult c = recall_claim(s, "hyena needs at least");
+    CHECK(c.verdict == VERDICT_HOLDS && strstr(c.numbers, "hyena: d=32 0.300 +- 0.006 (3) no, 64 1.000 +- 0.000 (3) yes") &&
+              strstr(c.numbers, ": smallest d 64 vs attention: ") && strstr(c.numbers, "alpha / 12, Bonferroni"),
+          "%s: %s", verdict_name(c.verdict), c.numbers);
+    c = recall_claim(s, "hyena needs a larger d");
+    CHECK(c.verdict == VERDICT_HOLDS && strstr(c.numbers, "hyena: d=32 0.200 +- 0.006 (3) no, 64 0.400 +- 0.006 (3) no, 128 0.999 +- 0.000 (3) yes: smallest d 128") &&
+              strstr(c.numbers, "alpha / 6"),
+          "%s: %s", verdict_name(c.verdict), c.numbers);
+    c = recall_claim(s, "close the gap");
+    CHECK(c.verdict == VERDICT_HOLDS && strstr(c.numbers, "linattn: ") && !strstr(c.numbers, "linattn: d=32 0.500") &&
+              strstr(c.numbers, "alpha / 9"),
+          "%s: %s", verdict_name(c.verdict), c.numbers);
+    store_close(s);
+
+    RecallRow rows[3];
+    memcpy(rows, ZOO, sizeof rows);
+    rows[1].acc[1][1] = 0.985, rows[1].h[1][1] = 0.01;   /* hyena at (8 pairs, d=64): near the bar */
+    s = recall_store(rows, 3);
+    c = recall_claim(s, "hyena needs a larger d");
+    CHECK(c.verdict == VERDICT_UNDECIDED && strstr(c.reason, "hyena's smallest d in [64, 128]") && c.n_noisy == 1 &&
+              strstr(c.noisy[0], "arch=hyena") && strstr(c.noisy[0], "d=64") && c.seeds_needed > 3,
+          "%s (%s): %s; %d noisy", verdict_name(c.verdict), c.reason, c.numbers, c.n_noisy);
+    c = recall_claim(s, "hyena needs at least");
+    CHECK(c.verdict == VERDICT_HOLDS, "at least: %s (%s)", verdict_name(c.verdict), c.numbers);
+    store_close(s);
+
+    memcpy(rows, ZOO, sizeof rows);
+    rows[1].acc[1][0] = 1, rows[1].h[1][0] = 0;   /* hyena solves 8 pairs at d=32 */
+    s = recall_store(rows, 3);
+    c = recall_claim(s, "hyena needs at least");
+    CHECK(c.verdict == VERDICT_FAILS && strstr(c.numbers, "smallest d 32 vs") && strstr(c.numbers, "[does not hold]"),
+          "%s: %s", verdict_name(c.verdict), c.numbers);
+    CHECK(recall_claim(s, "hyena needs a larger d").verdict == VERDICT_FAILS, "larger");
+    /* linattn at attention's 64 is nearer it than hyena's 32 */
+    CHECK(recall_claim(s, "close the gap").verdict == VERDICT_HOLDS, "closer");
+    store_close(s);
+
+    memcpy(rows, ZOO, sizeof rows);
+    rows[2].acc[1][1] = 0.5, rows[2].h[1][1] = 0.01;   /* linattn solves 8 pairs at d=128, as hyena */
+    s = recall_store(rows, 3);
+    c = recall_claim(s, "close the gap");
+    CHECK(c.verdict == VERDICT_FAILS, "closer: %s (%s)", verdict_name(c.verdict), c.numbers);
+    store_close(s);
+
+    memcpy(rows, ZOO, sizeof rows);
+    for (int r = 0; r < 2; r++)
+        for (int k = 0; k < 3; k++) rows[r].acc[1][k] = 0.4, rows[r].h[1][k] = 0.01;   /* nobody solves 8 pairs */
+    s = recall_store(rows, 3);
+    c = recall_claim(s, "hyena needs at least");
+    CHECK(c.verdict == VERDICT_UNDECIDED_BUDGET && strstr(c.reason, "not learned: attention clears 0.99 at no d") &&
+              strstr(c.reason, "a budget where both learn") && c.n_extend == 6 && strstr(c.numbers, "smallest d: none of 32..128"),
+          "%s (%s): %s; %d to extend", verdict_name(c.verdict), c.reason, c.numbers, c.n_extend);
+    store_close(s);
+}
+
+/* The report of a recall sweep: the table of the largest (n, pairs) each
+   architecture solves at each d. */
+static void test_solved_table(void)
+{
+    Store *s = recall_store(ZOO, 3);
+    const char *names[] = {"recall-test"};
+    StrBuf out;
+    sb_init(&out);
+    char err[ERR_LEN] = "";
+    CHECK(report_build(s, names, 1, 0, &out, err) == 0, "%s", err);
+    CHECK(out.data && strstr(out.data, "the largest (n, pairs) each architecture solves at each d"), "%s", out.data);
+    CHECK(out.data && strstr(out.data, "  attention  4 pairs  8 pairs  8 pairs\n  hyena      none     4 pairs  8 pairs\n"),
+          "%s", out.data);
+    sb_free(&out);
+    store_close(s);
+}
+
 int main(int argc, char **argv)
 {
     CHECK_ARGS(argc, argv);
@@ -800,6 +1055,9 @@ int main(int argc, char **argv)
     RUN(test_points_and_reads);
     RUN(test_learned_gates);
     RUN(test_unequal_budgets);
+    RUN(test_threshold_claims);
+    RUN(test_min_d_claims);
+    RUN(test_solved_table);
     tmp_dir_remove();
     CHECK_EXIT();
 }

@@ -232,7 +232,8 @@ static void test_builtin_equal_former(void)
             CHECK(b && same(a->claim, b->claim) && a->kind == b->kind && a->metric == b->metric &&
                       same(a->a && *a->a ? a->a : "", b->a) && same(a->b, b->b) && same(a->pair_on, b->pair_on) &&
                       a->param == b->param && same(a->setting_a, b->setting_a) && same(a->setting_b, b->setting_b) &&
-                      same(a->former, b->former),
+                      same(a->former, b->former) && a->sign == b->sign && a->quantifier == b->quantifier &&
+                      a->compare == b->compare && same(a->to, b->to),
                   "%s: rule %s vs %s", name, a->claim, b ? b->claim : "(none)");
             matched++;
         }
@@ -268,11 +269,113 @@ static void test_register(void)
     sweep_free(&sw);
 }
 
+/* threshold and min_d claims (issues 41, 42): their fields parsed, and
+   each bad use refused in one line at its line and column */
+static void test_bound_claims(void)
+{
+    static const char BASE[] = "name: b\ncorpus: builtin:mqar\nkeys: {task: clm}\naxes:\n  arch: [mixer, attention, conv]\n"
+                               "  d: [32, 64]\nclaims:\n";
+    static const char GOOD[] =
+        "  - {claim: t, kind: threshold, metric: answer_accuracy, a: {arch: attention}, at_least: 0.99, for: every}\n"
+        "  - {claim: u, kind: threshold, metric: test_loss, a: {d: 64}, at_most: 2.5, for: some}\n"
+        "  - {claim: v, kind: min_d, metric: answer_accuracy, a: {arch: mixer}, b: {arch: attention}, at_least: 0.9,\n"
+        "     compare: no_smaller}\n"
+        "  - {claim: w, kind: min_d, metric: answer_accuracy, b: {arch: mixer}, to: {arch: attention}, at_least: 0.9,\n"
+        "     compare: closer}\n";
+    char text[4096], err[ERR_LEN] = "";
+    snprintf(text, sizeof text, "%s%s", BASE, GOOD);
+    Study *s = parse(text, err);
+    CHECK(s != NULL, "%s", err);
+    if (s) {
+        const ClaimRule *r = study_claim(s, 0);
+        CHECK(r->kind == R_THRESHOLD && r->metric == PM_ANSWER_ACCURACY && r->param == 0.99 && r->sign == +1 &&
+                  r->quantifier == QUANT_EVERY && !r->b && !r->to,
+              "%d %g %d", r->kind, r->param, r->sign);
+        r = study_claim(s, 1);
+        CHECK(r->kind == R_THRESHOLD && r->param == 2.5 && r->sign == -1 && r->quantifier == QUANT_SOME, "%d", r->sign);
+        r = study_claim(s, 2);
+        CHECK(r->kind == R_MIN_D && r->param == 0.9 && r->sign == +1 && r->compare == MIN_D_NO_SMALLER &&
+                  !strcmp(r->a, "arch=mixer") && !strcmp(r->b, "arch=attention") && !r->to,
+              "%d %s", r->compare, r->a);
+        r = study_claim(s, 3);
+        CHECK(r->kind == R_MIN_D && r->compare == MIN_D_CLOSER && !strcmp(r->a, "") && !strcmp(r->to, "arch=attention"),
+              "%d", r->compare);
+        char words[1024];
+        study_claim_words(study_claim(s, 1), words, sizeof words);
+        CHECK(strstr(words, "test_loss of some point of [d=64] at most 2.5") && strstr(words, "Bonferroni"), "%s", words);
+        study_claim_words(study_claim(s, 3), words, sizeof words);
+        CHECK(strstr(words, "nearer to [arch=attention]'s than [arch=mixer]'s"), "%s", words);
+    }
+    study_free(s);
+    static const struct {
+        const char *claim;   /* appended to BASE: line 8 */
+        const char *where, *what;
+    } BAD[] = {
+        {"  - {claim: c, kind: threshold, metric: answer_accuracy, at_least: 0.99}\n", "t.yaml:8:5:",
+         "needs 'for: every' or 'for: some'"},
+        {"  - {claim: c, kind: threshold, metric: answer_accuracy, at_least: 0.99, for: all}\n", "t.yaml:8:79:",
+         "unknown quantifier 'all' (every, some)"},
+        {"  - {claim: c, kind: threshold, metric: answer_accuracy, at_least: 0.99, for: evry}\n", "t.yaml:8:79:",
+         "did you mean 'every'"},
+        {"  - {claim: c, kind: threshold, metric: answer_accuracy, at_least: 1.5, for: every}\n", "t.yaml:8:68:",
+         "at_least 1.5 is outside (0, 1) (answer_accuracy is a share"},
+        {"  - {claim: c, kind: threshold, metric: test_loss, at_most: -1, for: every}\n", "t.yaml:8:61:",
+         "at_most -1 must be above 0"},
+        {"  - {claim: c, kind: threshold, metric: test_loss, at_most: 2, at_least: 1, for: every}\n", "t.yaml:8:52:",
+         "give at_least or at_most, not both"},
+        {"  - {claim: c, kind: threshold, metric: test_loss, for: every}\n", "t.yaml:8:5:",
+         "needs 'at_least:' or 'at_most:'"},
+        {"  - {claim: c, kind: threshold, metric: test_loss, b: {arch: mixer}, at_most: 2, for: every}\n",
+         "t.yaml:8:52:", "a 'threshold' claim has no b"},
+        {"  - {claim: c, kind: threshold, metric: test_loss, pair_on: [d], at_most: 2, for: every}\n", "t.yaml:8:52:",
+         "takes no pair_on"},
+        {"  - {claim: c, kind: threshold, metric: test_loss, at_leats: 2, for: every}\n", "t.yaml:8:52:",
+         "did you mean 'at_least'"},
+        {"  - {claim: c, kind: lower, metric: test_loss, a: {arch: mixer}, b: {arch: conv}, at_least: 2}\n",
+         "t.yaml:8:83:", "a 'lower' claim takes no at_least"},
+        {"  - {claim: c, kind: min_d, metric: answer_accuracy, b: {arch: mixer}, at_least: 0.9}\n", "t.yaml:8:5:",
+         "needs 'compare:' (larger, no_smaller, smaller, no_larger, closer)"},
+        {"  - {claim: c, kind: min_d, metric: answer_accuracy, b: {arch: mixer}, at_least: 0.9, compare: largr}\n",
+         "t.yaml:8:96:", "unknown compare 'largr' (did you mean 'larger'?)"},
+        {"  - {claim: c, kind: min_d, metric: answer_accuracy, b: {arch: mixer}, at_least: 0.9, compare: closer}\n",
+         "t.yaml:8:87:", "compare: closer needs 'to:'"},
+        {"  - {claim: c, kind: min_d, metric: answer_accuracy, b: {arch: mixer}, at_least: 0.9, compare: larger, "
+         "to: {arch: conv}}\n",
+         "t.yaml:8:104:", "'to' goes with compare: closer"},
+        {"  - {claim: c, kind: min_d, metric: answer_accuracy, b: {arch: mixer}, at_least: 0.9, for: some, "
+         "compare: larger}\n",
+         "t.yaml:8:87:", "a 'min_d' claim takes no for"},
+        {"  - {claim: c, kind: min_d, metric: answer_accuracy, at_least: 0.9, compare: larger}\n", "t.yaml:8:5:",
+         "give b"},
+        {"  - {claim: c, kind: min_d, metric: answer_accuracy, b: {arch: mixer}, at_least: 0.9, compare: closer, "
+         "to: {arch: mamba}}\n",
+         "t.yaml:8:115:", "arch=mamba is a value the axes never produce"},
+    };
+    for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
+        snprintf(text, sizeof text, "%s%s", BASE, BAD[i].claim);
+        err[0] = 0;
+        s = parse(text, err);
+        CHECK(s == NULL, "bad claim %zu was accepted", i);
+        study_free(s);
+        CHECK(!strncmp(err, BAD[i].where, strlen(BAD[i].where)) && strstr(err, BAD[i].what) && !strchr(err, '\n'),
+              "bad claim %zu: want %s ... %s, got: %s", i, BAD[i].where, BAD[i].what, err);
+    }
+    /* min_d needs d as an axis */
+    const char *no_d = "name: b\ncorpus: builtin:mqar\nkeys: {task: clm, d: 32}\naxes:\n  arch: [mixer, attention]\n"
+                       "claims:\n  - {claim: c, kind: min_d, metric: answer_accuracy, b: {arch: mixer}, at_least: 0.9, "
+                       "compare: larger}\n";
+    s = parse(no_d, err);
+    CHECK(s == NULL && strstr(err, "t.yaml:7:22:") && strstr(err, "a 'min_d' claim needs d as an axis (axes: arch)"),
+          "%s", err);
+    study_free(s);
+}
+
 int main(int argc, char **argv)
 {
     CHECK_ARGS(argc, argv);
     RUN(test_every_field);
     RUN(test_bad_files);
+    RUN(test_bound_claims);
     RUN(test_builtin_equal_former);
     RUN(test_register);
     CHECK_EXIT();

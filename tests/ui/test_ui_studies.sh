@@ -57,6 +57,7 @@ keys A "$(tab A 'New sweep')"
 wait_for A 5 "Preset" || fail form "$(screen A)"
 keys A Enter
 check list_builtin A 5 "^ recall +[0-9]+ jobs +beyond the seeds"
+keys A End      # ./studies' files end the list (the built-ins may fill a screen)
 check list_file A 3 "^ q41 +$jobs jobs +studies/q41\.yaml: my question"
 check list_broken A 3 "^ broken\.yaml +- +studies/broken\.yaml: does not read"
 keys A End Up   # q41: the last of ./studies but one (u41)

@@ -8,7 +8,8 @@
  * metric as a heatmap over two of its axes: each cell's mean +- standard
  * error, the paper's figure under it, the claims' verdicts below) and the
  * AE/Bidir figure (a panel per architecture, a band per point; its note
- * says what the runs are: their budget and sizes from their configs).
+ * says what the runs are: their budget and sizes from their configs) and
+ * the recall figure (answer accuracy against d, a panel per MQAR cell).
  * `mixbench plot`, the screens' P key and `mixbench report --md` draw them.
  *
  * Not for: drawing (figure.h) or the terminal screens' own layouts.  Every
@@ -108,6 +109,13 @@ int figure_ae(Store *s, int64_t sweep_id, int valid_curves, int flags, Figure *f
 /* 1 for the presets the AE/Bidir screen and figure are for (autoencoder,
    bidirectional, completion). */
 int figure_ae_preset(const char *preset);
+
+/* The recall figure of a sweep (Zoology's Figure 2 layout,
+   ui/draw/figure_recall.c): answer accuracy against d, a panel per MQAR
+   cell (n, pairs), a line per architecture (mean +- se over seeds), the
+   0.99 bar dashed, the claims' verdicts under it.  A sweep without MQAR
+   points at two widths or more leaves f without plots (and returns 0). */
+int figure_recall(Store *s, int64_t sweep_id, Figure *f, char *err);
 
 /* The claims of the sweep's study (experiments/claims.h) judged on it, a
    footer line each in the verdict's colour; none for a sweep that is not a

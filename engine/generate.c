@@ -115,7 +115,9 @@ static void full_window(Generator *g)
     infer_window(g->inf, g->window, (int)ctx - 1, 1, g->logits);
 }
 
-const float *generator_push(Generator *g, int32_t token)
+/* Appends token; 1 when the logits come from the caches (one position of
+   work), 0 when they need the full window. */
+static int append(Generator *g, int32_t token)
 {
     if (g->len == g->cap) {
         /* keep only the last window: older tokens can no longer matter */
@@ -124,7 +126,18 @@ const float *generator_push(Generator *g, int32_t token)
         g->len = n;
     }
     g->seq[g->len++] = token;
-    if (g->incremental && g->len <= (size_t)g->m->cfg.n_ctx) step_row(g, (int)g->len - 1);
+    return g->incremental && g->len <= (size_t)g->m->cfg.n_ctx;
+}
+
+const float *generator_push(Generator *g, int32_t token)
+{
+    if (append(g, token)) step_row(g, (int)g->len - 1);
     else full_window(g);
     return g->logits;
+}
+
+void generator_feed(Generator *g, int32_t token)
+{
+    /* the caches must see every token; the full window is read at the next push */
+    if (append(g, token)) step_row(g, (int)g->len - 1);
 }

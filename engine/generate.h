@@ -26,6 +26,11 @@ void generator_reset(Generator *g);
 /* Appends a token; returns the logits [V] predicting the next one (valid
    until the next call). */
 const float *generator_push(Generator *g, int32_t token);
+/* Appends a token whose logits are not wanted (a prompt's, before its last):
+   the caches take it as generator_push does, while a mixer without them
+   recomputes nothing until the next push, so a prompt of P tokens costs one
+   full window rather than P. */
+void generator_feed(Generator *g, int32_t token);
 /* 1 when tokens are being added incrementally (not recomputed). */
 int generator_is_incremental(const Generator *g);
 

@@ -32,8 +32,8 @@ int sample_text(const Model *m, const Tokenizer *tok, const SampleRequest *r, Sa
     if (!stop && tokenizer_kind(tok) == TOKENIZER_WORD && plen && r->prompt[plen - 1] != ' ' &&
         r->prompt[plen - 1] != '\n')
         stop = emit(ctx, " ", 0);
-    const float *logits = generator_push(g, n_prompt ? ids[0] : sample_start_token(V));
-    for (size_t i = 1; i < n_prompt && !stop; i++) logits = generator_push(g, ids[i]);
+    for (size_t i = 0; i + 1 < n_prompt && !stop; i++) generator_feed(g, ids[i]);
+    const float *logits = generator_push(g, n_prompt ? ids[n_prompt - 1] : sample_start_token(V));
     Rng rng;
     rng_seed(&rng, r->seed);
     char piece[1024];

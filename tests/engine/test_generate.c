@@ -4,7 +4,9 @@
  * after the window slides past n_ctx (and swa with its key window inside
  * n_ctx); the batch-1 inference forward
  * (engine/infer.c: packed FFN and head) gives the training forward's
- * logits and loss for every mixer, task and norm, to float32 rounding.
+ * logits and loss for every mixer, task and norm, to float32 rounding;
+ * a prompt fed (generator_feed) gives the logits of the prompt pushed token
+ * by token, bit for bit, both ways and past n_ctx.
  */
 #include <math.h>
 #include <stdio.h>
@@ -70,6 +72,52 @@ static void test_incremental_matches_full(void)
     }
     /* swa's key/value ring of 3 slots, wrapped twice by n_ctx 9 */
     compare("swa", "pre", "window=3");
+}
+
+/* A prompt of len tokens fed, its last one pushed, against every token
+   pushed: the same logits, bit for bit (the same work on the same tokens). */
+static void compare_feed(const char *arch, int incremental, int len)
+{
+    char a1[40];
+    snprintf(a1, sizeof a1, "arch=%s", arch);
+    Model m;
+    Config c;
+    if (tm_build(&m, &c, a1, "n_ctx=9", "layers=2", NULL)) { CHECK(0, "build %s", arch); return; }
+    Generator *fed = NULL, *pushed = NULL;
+    char err[512];
+    if (generator_create(&fed, &m, incremental, err) || generator_create(&pushed, &m, incremental, err)) {
+        CHECK(0, "%s", err);
+        model_free(&m);
+        return;
+    }
+    const float *a = NULL, *b = NULL;
+    for (int t = 0; t < len; t++) {
+        int32_t tok = 2 + (int32_t)((t * 7) % (c.vocab - 2));
+        if (t + 1 < len) generator_feed(fed, tok);
+        else a = generator_push(fed, tok);
+        b = generator_push(pushed, tok);
+    }
+    CHECK(memcmp(a, b, sizeof(float) * (size_t)c.vocab) == 0, "%s incremental=%d, %d tokens: fed logits differ",
+          arch, incremental, len);
+    /* and on from there, one more token each */
+    a = generator_push(fed, 5);
+    b = generator_push(pushed, 5);
+    CHECK(memcmp(a, b, sizeof(float) * (size_t)c.vocab) == 0, "%s incremental=%d: the token after the prompt", arch,
+          incremental);
+    generator_free(fed);
+    generator_free(pushed);
+    model_free(&m);
+}
+
+static void test_feed_matches_push(void)
+{
+    for (int i = 0; i < mixer_count(); i++) {
+        if (!mixer_at(i)->has_causal) continue;
+        for (int inc = 0; inc < 2; inc++) {
+            compare_feed(mixer_at(i)->name, inc, 5);
+            compare_feed(mixer_at(i)->name, inc, 15); /* past n_ctx 9 */
+        }
+    }
 }
 
 /* infer_window on one window against the task's own forward (B = 1, every
@@ -176,5 +224,6 @@ int main(int argc, char **argv)
     RUN(test_incremental_matches_full);
     RUN(test_infer_window_matches_training_forward);
     RUN(test_packed_rows_agree);
+    RUN(test_feed_matches_push);
     CHECK_EXIT();
 }

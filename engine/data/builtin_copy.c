@@ -56,9 +56,10 @@ typedef struct {
 } CopyParams;
 
 /* ids [n] (all PAD), scored [n] (all 0) -> x1..xL SEP x1..xL */
-static void write_copy(void *state, DataRng *r, int32_t *ids, uint8_t *scored)
+static void write_copy(void *state, int split, DataRng *r, int32_t *ids, uint8_t *scored)
 {
     const CopyParams *c = state;
+    (void)split; /* every split alike */
     int L = c->length;
     for (int i = 0; i < L; i++) ids[i] = c->first + (int32_t)data_rng_below(r, c->n_content);
     ids[L] = COPY_SEP;
@@ -70,9 +71,10 @@ static void write_copy(void *state, DataRng *r, int32_t *ids, uint8_t *scored)
 
 /* ids [n] (all PAD), scored [n] (all 0) -> region with scattered content,
    SEP, the content in order */
-static void write_selective(void *state, DataRng *r, int32_t *ids, uint8_t *scored)
+static void write_selective(void *state, int split, DataRng *r, int32_t *ids, uint8_t *scored)
 {
     const CopyParams *c = state;
+    (void)split;
     int L = c->length, R = c->region;
     int32_t *output = ids + R + 1;
     /* Selection sampling (Knuth's algorithm S): each position is taken with

@@ -6,6 +6,9 @@
  * Spec: builtin:mqar[:key=value,...]
  *   pairs=P          key-value pairs per example, default 8
  *   queries=Q        queries per example, default min(P, (n - 2P) / 2)
+ *   train_pairs=L    the training examples' pair count is uniform in L..P
+ *                    (a mixture, as Zoology trains one model on several pair
+ *                    counts); valid and test keep P; default P
  *   vocab=V          total vocabulary incl. PAD 0 and MASK 1, default 128
  *   examples=N       train examples, default 20000
  *   eval_examples=M  valid and test examples each, default 1000
@@ -35,6 +38,11 @@
  * them with power-law gaps among random filler tokens) and the value is in
  * the stream after its query key, as next-token prediction needs.
  *
+ * With train_pairs=L < P a training example first draws its pair count p
+ * uniformly in L..P, then its queries: Q when queries= is given, else
+ * min(p, (n - 2p) / 2).  Without it no such draw is made, so the corpus is
+ * what it was before the key existed.
+ *
  * Every scored token is determined by what precedes it, so the loss floor
  * is 0 and a perfect model has accuracy 1.
  *
@@ -56,6 +64,9 @@ enum { MQAR_DEFAULT_N_CTX = 64, MQAR_MAX_VOCAB = 1 << 20 };
 
 typedef struct {
     int pairs, queries;
+    int train_min;      /* train_pairs: the smallest training pair count */
+    int queries_given;  /* queries= fixed, else it follows each example's pairs */
+    int n;              /* example length */
     int32_t *keys;      /* [n_keys] a permutation of the key ids */
     int32_t *values;    /* [n_values] a permutation of the value ids */
     int n_keys, n_values;
@@ -73,10 +84,14 @@ static void sample_front(DataRng *r, int32_t *items, int n, int k)
 }
 
 /* ids [n] (all PAD), scored [n] (all 0) -> one example */
-static void write_mqar(void *state, DataRng *r, int32_t *ids, uint8_t *scored)
+static void write_mqar(void *state, int split, DataRng *r, int32_t *ids, uint8_t *scored)
 {
     MqarState *m = state;
-    int P = m->pairs;
+    int P = m->pairs, Q = m->queries;
+    if (split == SPLIT_TRAIN && m->train_min < m->pairs) {
+        P = m->train_min + (int)data_rng_below(r, (uint32_t)(m->pairs - m->train_min + 1));
+        if (!m->queries_given) Q = MB_MIN(P, (m->n - 2 * P) / 2);
+    }
     sample_front(r, m->keys, m->n_keys, P);
     sample_front(r, m->values, m->n_values, P);
     for (int p = 0; p < P; p++) {
@@ -85,7 +100,7 @@ static void write_mqar(void *state, DataRng *r, int32_t *ids, uint8_t *scored)
     }
     int32_t *query = ids + 2 * P;
     uint8_t *query_scored = scored + 2 * P;
-    for (int q = 0; q < m->queries; q++) {
+    for (int q = 0; q < Q; q++) {
         int p = (int)data_rng_below(r, (uint32_t)P);
         query[2 * q] = m->keys[p];
         query[2 * q + 1] = m->values[p];
@@ -95,7 +110,7 @@ static void write_mqar(void *state, DataRng *r, int32_t *ids, uint8_t *scored)
 
 int builtin_mqar(const char *opts, uint64_t seed, int n_ctx, BuiltinCorpus *out, char *err)
 {
-    enum { O_PAIRS, O_QUERIES, O_VOCAB, O_EXAMPLES, O_EVAL, O_SEED, O_COUNT };
+    enum { O_PAIRS, O_QUERIES, O_VOCAB, O_EXAMPLES, O_EVAL, O_SEED, O_TRAIN_PAIRS, O_COUNT };
     BuiltinOption o[O_COUNT] = {
         [O_PAIRS] = {"pairs", 1, 1 << 20, 1, 8, 0},
         [O_QUERIES] = {"queries", 1, 1 << 20, 1, 0, 0},
@@ -103,6 +118,7 @@ int builtin_mqar(const char *opts, uint64_t seed, int n_ctx, BuiltinCorpus *out,
         [O_EXAMPLES] = {"examples", 1, 1e8, 1, 20000, 0},
         [O_EVAL] = {"eval_examples", 1, 1e8, 1, 1000, 0},
         [O_SEED] = {"seed", 0, 9007199254740991.0, 1, 1, 0},
+        [O_TRAIN_PAIRS] = {"train_pairs", 1, 1 << 20, 1, 0, 0},
     };
     memset(out, 0, sizeof *out);
     if (builtin_parse_options("mqar", opts, o, O_COUNT, err) != 0) return -1;
@@ -127,9 +143,14 @@ int builtin_mqar(const char *opts, uint64_t seed, int n_ctx, BuiltinCorpus *out,
                                 "(2*pairs + 2*queries <= n_ctx, so pairs <= %d)",
                            P, n, (n - 2) / 2);
     }
+    int L = o[O_TRAIN_PAIRS].given ? (int)o[O_TRAIN_PAIRS].value : P;
+    if (L > P)
+        return err_set(err, "builtin:mqar: train_pairs=%d is more than pairs=%d (training draws its pair count "
+                            "from train_pairs..pairs)",
+                       L, P);
     uint64_t s = o[O_SEED].given ? (uint64_t)o[O_SEED].value : (seed ? seed : 1);
 
-    MqarState m = {P, Q, NULL, NULL, n_keys, n_values};
+    MqarState m = {P, Q, L, o[O_QUERIES].given, n, NULL, NULL, n_keys, n_values};
     m.keys = malloc(sizeof *m.keys * (size_t)n_keys);
     m.values = malloc(sizeof *m.values * (size_t)n_values);
     int rc = -1;
@@ -144,9 +165,11 @@ int builtin_mqar(const char *opts, uint64_t seed, int n_ctx, BuiltinCorpus *out,
         if (rc == 0) {
             out->vocab = V;
             out->loss_floor = 0;   /* every scored value is determined by its key */
+            char mix[40] = "";
+            if (L < P) snprintf(mix, sizeof mix, ",train_pairs=%d", L);
             snprintf(out->canonical, sizeof out->canonical,
-                     "builtin:mqar:pairs=%d,queries=%d,vocab=%d,examples=%zu,eval_examples=%zu,seed=%llu,n_ctx=%d",
-                     P, Q, V, examples[0], examples[1], (unsigned long long)s, n);
+                     "builtin:mqar:pairs=%d%s,queries=%d,vocab=%d,examples=%zu,eval_examples=%zu,seed=%llu,n_ctx=%d",
+                     P, mix, Q, V, examples[0], examples[1], (unsigned long long)s, n);
         }
     }
     free(m.keys);

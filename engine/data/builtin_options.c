@@ -89,7 +89,7 @@ int builtin_examples(const char *corpus, const size_t examples[SPLIT_COUNT], int
         DataRng rng;
         data_rng_seed(&rng, seed, (uint64_t)split + 1);
         for (size_t e = 0; e < examples[split]; e++)
-            write(state, &rng, out->ids[split] + e * n, out->scored[split] + e * n);
+            write(state, split, &rng, out->ids[split] + e * n, out->scored[split] + e * n);
     }
     out->example_len = example_len;
     return 0;

@@ -216,10 +216,10 @@ void builtin_free(BuiltinCorpus *c);
 /* The streams of a diagnostic corpus (builtin_options.c): split s holds
    examples[s] examples of example_len tokens back to back plus one trailing
    PAD (so a next-token window of example_len + 1 fits at every example
-   start), drawn from stream s + 1 of seed.  write fills one example: ids
-   arrive all PAD and scored all 0.  Sets ids, ids_len, scored and
+   start), drawn from stream s + 1 of seed.  write fills one example of
+   split (SPLIT_TRAIN, ...): ids arrive all PAD and scored all 0.  Sets ids, ids_len, scored and
    example_len of out. */
-typedef void (*BuiltinExampleFn)(void *state, DataRng *rng, int32_t *ids, uint8_t *scored);
+typedef void (*BuiltinExampleFn)(void *state, int split, DataRng *rng, int32_t *ids, uint8_t *scored);
 int builtin_examples(const char *corpus, const size_t examples[SPLIT_COUNT], int example_len,
                      uint64_t seed, BuiltinExampleFn write, void *state, BuiltinCorpus *out,
                      char *err);

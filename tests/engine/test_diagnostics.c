@@ -250,6 +250,45 @@ static void expect_error(const char *spec, int n_ctx, const DataOptions *base, c
     if (rc == 0) dataset_free(&ds);
 }
 
+/* train_pairs=L: each training example has p in L..P pairs (every p
+   seen), with min(p, (n - 2p) / 2) queries; valid and test keep P; the
+   spec train_pairs=P is the corpus without the key, bit for bit. */
+static void test_mqar_train_pairs(void)
+{
+    const char *spec = "builtin:mqar:pairs=6,train_pairs=2,examples=400,eval_examples=40";
+    int n = 24, P = 6, L = 2, V = 128;
+    Dataset ds;
+    if (load(spec, n, &ds)) { CHECK(0, "load"); return; }
+    int seen[8] = {0}, bad = 0;
+    const TokenStream *t = &ds.split[SPLIT_TRAIN];
+    for (size_t e = 0; e < 400; e++) {
+        const uint8_t *sc = t->scored + e * n;
+        int first = 0;
+        while (first < n && !sc[first]) first++;
+        int p = (first - 1) / 2; /* the first answer follows the p pairs and one query key */
+        if (p < L || p > P) { bad++; continue; }
+        seen[p]++;
+        bad += check_mqar_example(t->ids + e * n, sc, n, p, MB_MIN(p, (n - 2 * p) / 2), V) != 0;
+    }
+    CHECK(bad == 0, "%s: %d malformed training examples", spec, bad);
+    for (int p = L; p <= P; p++) CHECK(seen[p] > 40, "%s: %d training examples of %d pairs", spec, seen[p], p);
+    for (int s = SPLIT_VALID; s < SPLIT_COUNT; s++) {
+        int bad_eval = 0;
+        for (size_t e = 0; e < 40; e++)
+            bad_eval += check_mqar_example(ds.split[s].ids + e * n, ds.split[s].scored + e * n, n, P,
+                                           MB_MIN(P, (n - 2 * P) / 2), V) != 0;
+        CHECK(bad_eval == 0, "%s %s: %d examples not of %d pairs", spec, SPLITS[s], bad_eval, P);
+    }
+    dataset_free(&ds);
+    Dataset a, b;
+    if (load("builtin:mqar:pairs=6,train_pairs=6,examples=100", n, &a)) { CHECK(0, "load"); return; }
+    if (load("builtin:mqar:pairs=6,examples=100", n, &b)) { CHECK(0, "load"); dataset_free(&a); return; }
+    for (int s = 0; s < SPLIT_COUNT; s++)
+        CHECK(same_stream(&a.split[s], &b.split[s]), "train_pairs=pairs changed %s", SPLITS[s]);
+    dataset_free(&a);
+    dataset_free(&b);
+}
+
 /* ':' separates options as ',' does (a sweep's values split at commas) */
 static void test_colon_options(void)
 {
@@ -278,6 +317,7 @@ static void test_errors(void)
                  "pairs=8 and queries=20 need 2*pairs + 2*queries = 56 tokens, more than n_ctx=32");
     expect_error("builtin:mqar:pairs=8,vocab=12", 64, NULL, "pairs=8 needs 8 distinct keys but vocab=12 has 5");
     expect_error("builtin:mqar:keys=3", 64, NULL, "unknown option 'keys' (known: pairs, queries, vocab,");
+    expect_error("builtin:mqar:pairs=4,train_pairs=5", 64, NULL, "train_pairs=5 is more than pairs=4");
     expect_error("builtin:mqar:pairs=0", 64, NULL, "bad value '0' for pairs");
     expect_error("builtin:mqar:pairs=2.5", 64, NULL, "bad value '2.5' for pairs");
     expect_error("builtin:mqar:vocab", 64, NULL, "needs a value");
@@ -431,6 +471,7 @@ int main(int argc, char **argv)
     CHECK_ARGS(argc, argv);
     openblas_set_num_threads(1);
     RUN(test_mqar_structure);
+    RUN(test_mqar_train_pairs);
     RUN(test_copy_structure);
     RUN(test_selective_copy_structure);
     RUN(test_determinism_and_splits);

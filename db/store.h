@@ -87,7 +87,8 @@ typedef struct {
     int64_t tokens_seen;
     double wall_seconds;
     double tokens_per_s;
-    double peak_mem_mb;
+    double peak_mem_mb;     /* the process's ru_maxrss at the end (a worker's earlier jobs too) */
+    double peak_run_mb;     /* the run's own peak (experiments/job_memory.h), NAN: none */
 } RunEnd;
 
 int store_run_finish(Store *s, int64_t run_id, const RunEnd *end, char *err);

@@ -45,6 +45,7 @@
 #include "engine/trainer.h"
 #include "experiments/estimate.h"
 #include "experiments/format.h"
+#include "experiments/job_memory.h"
 
 #define METRIC_BUFFER 4096
 #define FLUSH_SECONDS 1.0     /* metrics reach the store at least this often */
@@ -158,6 +159,8 @@ typedef struct {
     int loss_n;
     TrainProgress last_p;
     MemoryNeed need;           /* what job_memory_bytes said it needs */
+    JobMemory mem;             /* its own peak memory (runs.peak_run_mb) */
+    int mem_ended;             /* job_memory_end called */
     /* the loop's state: how it ends (status, why), its last step */
     RunStatus status;
     char msg[ERR_LEN];
@@ -166,6 +169,14 @@ typedef struct {
     double best_valid;
     int evals_without_gain;
 } Job;
+
+/* The job's own peak in MB, or NAN (job_memory.h); ends the watch once. */
+static double own_peak_mb(Job *j)
+{
+    if (j->mem_ended) return NAN;
+    j->mem_ended = 1;
+    return job_memory_end(&j->mem);
+}
 
 /* The metrics row of the steps since the previous one (a row is made
    every metrics_every steps, at the last step, at each checkpoint and where
@@ -539,7 +550,7 @@ static int job_refused(Job *j, const char *why, RunStatus *status_out)
         return j->stopped_waiting ? 0 : -1;
     }
     if (stored) {
-        RunEnd end = {run_status_name(RUN_FAILED), why, 0, 0, 0, 0, peak_mem_mb()};
+        RunEnd end = {run_status_name(RUN_FAILED), why, 0, 0, 0, 0, peak_mem_mb(), own_peak_mb(j)};
         j->sink.ops->finish(j->sink.ctx, js->run_id, &end, e);
         return 0;
     }
@@ -732,7 +743,7 @@ static int job_finish(Job *j, RunStatus *status_out, char *err)
     finish_checkpoint(j, err);
     const TrainProgress *p = &j->p;
     RunEnd end = {run_status_name(j->status), j->msg[0] ? j->msg : NULL, p->step, p->tokens, p->train_seconds,
-                  p->train_seconds > 0 ? p->tokens / p->train_seconds : 0, peak_mem_mb()};
+                  p->train_seconds > 0 ? p->tokens / p->train_seconds : 0, peak_mem_mb(), own_peak_mb(j)};
     /* a paused run has not ended: it only changes state */
     int rc = j->status == RUN_PAUSED ? j->sink.ops->set_status(j->sink.ctx, j->prog.run_id, j->status, err)
                                      : j->sink.ops->finish(j->sink.ctx, j->prog.run_id, &end, err);
@@ -757,6 +768,7 @@ int job_run(JobSpec *js, RunStatus *status_out, char *err)
     if (js->sink) j.sink = *js->sink;
     else if (js->store) j.sink = job_sink_store(js->store);
     char setup_err[ERR_LEN] = "";
+    job_memory_begin(&j.mem);
     if (job_start(&j, &own_store, setup_err)) {
         snprintf(err, ERR_LEN, "%s", setup_err);
         rc = job_refused(&j, setup_err, status_out);
@@ -776,6 +788,7 @@ int job_run(JobSpec *js, RunStatus *status_out, char *err)
         js->run_id = j.prog.run_id;
     }
     publish(js, &j.prog, 0);
+    own_peak_mb(&j);   /* a job that did not reach its end still leaves the count */
     job_free(&j);
     if (own_store) {
         store_close(js->store);

@@ -21,6 +21,7 @@
 #include "experiments/importance.h"
 #include "experiments/pivot.h"
 #include "experiments/points.h"
+#include "experiments/report_lengths.h"
 #include "experiments/study.h"
 #include "experiments/sweep.h"
 #include "experiments/verdicts.h"
@@ -358,12 +359,15 @@ static int sweep_section(Store *s, const Preset *pr, const SweepRow *swp, int fl
     int n_runs = 0, n_all = 0;
     ResultRun *all = NULL;
     if (results_sweep_runs(s, sw.id, 0, &all, &n_all, err)) return -1;
-    free(all);
-    if (results_sweep_runs(s, sw.id, 1, &runs, &n_runs, err)) return -1;
+    if (results_sweep_runs(s, sw.id, 1, &runs, &n_runs, err)) {
+        free(all);
+        return -1;
+    }
     FigureRow *figs = NULL;
     int n_figs = 0;
     if (pr && results_paper_figures(s, pr->name, &figs, &n_figs, err)) {
         free(runs);
+        free(all);
         return -1;
     }
     Point *pts = NULL;
@@ -371,6 +375,7 @@ static int sweep_section(Store *s, const Preset *pr, const SweepRow *swp, int fl
     if (points_group(runs, n_runs, &pts, &np, NULL)) {
         free(runs);
         free(figs);
+        free(all);
         return err_set(err, "report: out of memory");
     }
     if (n_all) sb_printf(out, "%ssweep %lld (%s): %d of %d jobs finished; made by\n", markdown ? "\n" : "  ",
@@ -400,6 +405,8 @@ static int sweep_section(Store *s, const Preset *pr, const SweepRow *swp, int fl
                   markdown ? "\n" : "\n  ", np, point_metric_info(m)->label);
     }
     if (np) points_table(out, markdown, flags & REPORT_LOSS_BEST, preset, pts, np, figs, n_figs);
+    /* a long-context study: throughput and memory against n, what was not run and why */
+    if (!rc && pr && lengths_sweep(preset, pts, np)) rc = lengths_section(s, all, n_all, pts, np, markdown, out, err);
     if (!rc && n_runs) rc = knobs(s, sw.id, preset, markdown, out, err);
     settings_list(out, markdown, figs, n_figs);
     ClaimNow *claims = NULL;
@@ -451,6 +458,7 @@ static int sweep_section(Store *s, const Preset *pr, const SweepRow *swp, int fl
     free(pts);
     free(figs);
     free(runs);
+    free(all);
     return rc;
 }
 

@@ -37,6 +37,8 @@ typedef enum {
                            does not learn either is undecided (budget: the budget, not a) */
     R_NEAR_UNIGRAM,     /* every point of a less than param nats below its data's unigram entropy */
     R_SAME_STANDING,    /* a - b has the same sign in every pair */
+    R_OVERTAKES,        /* a above b from some value of the one pair_on key on (the smallest
+                           such value measured: "overtakes by n = N") */
     R_KIND_COUNT
 } RuleKind;
 
@@ -48,7 +50,8 @@ typedef struct {
     PointMetric metric;
     const char *a, *b;       /* selectors "arch=mixer n_ctx=32|128" (b NULL for single-point rules) */
     const char *pair_on;     /* keys a pair agrees on, space-separated ("" : none) */
-    double param;            /* the margin (a share) or the nats of a threshold */
+    double param;            /* the margin (a share), the nats of a threshold, or the ratio
+                                a ratio_at_least claim states itself (0: the paper's) */
     const char *setting_a, *setting_b;  /* the paper's settings of a's and b's figures, for its ratio */
     const char *former;      /* the claim's words before issue 39, where they differ (NULL: the same) */
 } ClaimRule;

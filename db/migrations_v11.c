@@ -8,9 +8,12 @@
  *                     (experiments/job_memory.h), NULL where another job ran
  *                     in the same process meanwhile (a worker's jobs are
  *                     threads of one process) or the run ended before
- *                     version 11.  runs.peak_mem_mb keeps its meaning: the
- *                     process's ru_maxrss when the run ended, which for a
- *                     worker includes every job it ran before.
+ *                     version 11.  runs.peak_mem_mb stays the process's
+ *                     ru_maxrss when the run ended; Linux reads it from the
+ *                     same high-water mark, so since version 11 it counts
+ *                     from the last reset (the start of the last job that
+ *                     began alone in the process), not from the process's
+ *                     start.
  *
  * The views that list a run's numbers (results_all, results,
  * sweep_results) are made again with the column beside peak_mem_mb; their

@@ -87,7 +87,8 @@ typedef struct {
     int64_t tokens_seen;
     double wall_seconds;
     double tokens_per_s;
-    double peak_mem_mb;     /* the process's ru_maxrss at the end (a worker's earlier jobs too) */
+    double peak_mem_mb;     /* the process's ru_maxrss at the end (since the last job that began
+                               alone reset it: experiments/job_memory.h) */
     double peak_run_mb;     /* the run's own peak (experiments/job_memory.h), NAN: none */
 } RunEnd;
 

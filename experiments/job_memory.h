@@ -10,8 +10,10 @@
  * figure (NAN), nor does one that another job started beside while it
  * ran.  Which jobs run in this process is counted here, process-wide, as
  * the high-water mark itself is (two C11 atomics; the only state).
- * runs.peak_mem_mb stays what it always was: the process's ru_maxrss when
- * the run ended, a worker's earlier jobs included.
+ * runs.peak_mem_mb stays the process's ru_maxrss when the run ended, which
+ * Linux reads from the same high-water mark: since the reset of a job that
+ * began alone (this job's, or the last such before it), the process's own
+ * resident set included.
  *
  * Not for: the memory a job will need (engine/memory.h job_memory_bytes)
  * or admission (experiments/scheduler.c).

@@ -171,9 +171,11 @@ int figure_bench_sweep(Store *s, int64_t sweep_id, Figure *f, char *err)
     }
     if (!rc && count == 0) rc = err_set(err, "sweep %lld has no finished run with tokens/s over n_ctx", (long long)sweep_id);
     if (!rc) {
-        char note[200];
+        char note[400];
         snprintf(note, sizeof note, "sweep %lld: training tokens/s and each run's own peak memory, mean over its "
-                 "seeds; both axes logarithmic", (long long)sweep_id);
+                 "seeds; both axes logarithmic.  A gray marker: where an architecture's mean crosses attention's "
+                 "(interpolated); the report's crossover claims say from which n it is above beyond seed noise",
+                 (long long)sweep_id);
         rc = figure_of(bp, count, note, f, err);
     }
     free(bp);

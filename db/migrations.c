@@ -13,7 +13,8 @@
  * store's identity and whose each checkpoint is, version 7 tags, notes,
  * stars, sweep names, the trash and the workbench's settings, version 8
  * the status 'pruned': db/migrations_v8.c, a file of its own for size;
- * version 11 a run's own peak memory: db/migrations_v11.c).
+ * version 11 a run's own peak memory and training CPU seconds:
+ * db/migrations_v11.c).
  */
 #include "db/migrations.h"
 

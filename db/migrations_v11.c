@@ -1,7 +1,8 @@
 /*
- * migrations_v11.c — schema version 11 (issue 43): a run's own peak
- * memory.  Kept apart from db/migrations.c only for size; db/migrations.h
- * lists it with the others and db/store.c runs it like any other.
+ * migrations_v11.c — schema version 11 (issue 43): what a run used of
+ * its own, its peak memory and its training CPU seconds.  Kept apart from
+ * db/migrations.c only for size; db/migrations.h lists it with the others
+ * and db/store.c runs it like any other.
  *
  *   runs.peak_run_mb  the resident high-water mark of the run's process from
  *                     the run's start less the resident set just before it
@@ -14,10 +15,15 @@
  *                     from the last reset (the start of the last job that
  *                     began alone in the process), not from the process's
  *                     start.
+ *   runs.train_cpu_seconds  the process's CPU seconds over the run's training
+ *                     steps, with the same condition (and NULL for a run
+ *                     resumed from a checkpoint): tokens per CPU-second is
+ *                     what a core of its own would train per second, on a
+ *                     machine others share.
  *
  * The views that list a run's numbers (results_all, results,
- * sweep_results) are made again with the column beside peak_mem_mb; their
- * text is version 7's otherwise.
+ * sweep_results) are made again with the two columns beside peak_mem_mb;
+ * their text is version 7's otherwise.
  */
 #include "db/migrations.h"
 
@@ -27,13 +33,20 @@ const char STORE_MIGRATION_11[] =
     "    reset when the run began) less its resident set then; NULL where another job shared the\n"
     "    process while it ran (`mixbench worker --jobs 1` gives every run its own figure)\n"
     "*/;\n"
+    "ALTER TABLE runs ADD COLUMN train_cpu_seconds REAL  /*\n"
+    "    the process's CPU seconds (every thread) over the run's training steps, evaluations aside;\n"
+    "    NULL where another job shared the process or the run resumed from a checkpoint.\n"
+    "    tokens_seen / train_cpu_seconds is what a core of its own trains per second, whatever\n"
+    "    else the machine runs (tokens_per_s: per second of the wall clock)\n"
+    "*/;\n"
     "\n"
     "DROP VIEW sweep_results;\n"
     "DROP VIEW results;\n"
     "DROP VIEW results_all;\n"
     "\n"
     "-- Every run with its final numbers, the trash included (deleted_at set):\n"
-    "-- the columns of results (version 6), peak_run_mb (version 11) and tags, note, starred,\n"
+    "-- the columns of results (version 6), peak_run_mb and train_cpu_seconds (version 11) and\n"
+    "-- tags, note, starred,\n"
     "-- deleted_at.  Query results instead unless the trash matters.\n"
     "CREATE VIEW results_all AS\n"
     "SELECT r.id, r.name, r.arch, r.task, r.data, r.tokenizer, r.status,\n"
@@ -57,6 +70,7 @@ const char STORE_MIGRATION_11[] =
     "       coalesce(r.wall_seconds, m.wall) AS wall_seconds,\n"
     "       r.peak_mem_mb,\n"
     "       r.peak_run_mb,                   -- the run's own peak (version 11), NULL: not measured\n"
+    "       r.train_cpu_seconds,             -- its training CPU seconds (version 11), NULL: not measured\n"
     "       u.unigram_nats,\n"
     "       u.unigram_nats - coalesce((SELECT min(e.loss) FROM evals e\n"
     "         WHERE e.run_id = r.id AND e.split = 'valid'), m.train_loss_smooth) AS unigram_gap,\n"
@@ -103,6 +117,7 @@ const char STORE_MIGRATION_11[] =
     "       x.train_loss, x.best_valid_loss, x.valid_loss, x.valid_loss_all, x.valid_accuracy,\n"
     "       x.test_loss, x.test_loss_all, x.test_perplexity, x.test_accuracy, x.test_bits_per_byte,\n"
     "       x.tokens_per_s, x.infer_samples_per_s, x.wall_seconds, x.peak_mem_mb, x.peak_run_mb,\n"
+    "       x.train_cpu_seconds,\n"
     "       x.unigram_nats, x.unigram_gap, x.not_learning,\n"
     "       x.started_at, x.finished_at, x.error,\n"
     "       x.tags, x.note, x.starred,\n"

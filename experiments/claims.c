@@ -85,7 +85,9 @@ static const char *rules_before(RuleKind k)
         return "before, the mean gap to the unigram entropy against the bound decided; now the gap's interval must "
                "clear the bound";
     case R_KIND_COUNT: break;
-    case R_OVERTAKES: return "";   /* a kind since issue 43: no verdict of it was given before */
+    case R_OVERTAKES:
+        return "before, no claim of this kind was judged (it came with issue 43): its verdicts are today's tests' "
+               "alone";
     case R_SAME_STANDING:
         return "before, a pair within noise read \"within noise\"; now each pair's difference must be significant "
                "at the look's level (Holm)";
@@ -138,7 +140,8 @@ static void line_add(Line *l, const char *fmt, ...)
 
 static const char *number_format(PointMetric m)
 {
-    return m == PM_SAMPLES_PER_S || m == PM_TOKENS_PER_S || m == PM_TEST_PERPLEXITY ? "%.1f" : "%.3f";
+    return m == PM_SAMPLES_PER_S || m == PM_TOKENS_PER_S || m == PM_TOKENS_PER_CPU_S || m == PM_TEST_PERPLEXITY ? "%.1f"
+                                                                                                                 : "%.3f";
 }
 
 /* "4.912 +- 0.020 (3)"; one seed, which has no spread: "4.912 (1)" */

@@ -28,6 +28,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "engine/data/data.h"
@@ -161,6 +162,8 @@ typedef struct {
     MemoryNeed need;           /* what job_memory_bytes said it needs */
     JobMemory mem;             /* its own peak memory (runs.peak_run_mb) */
     int mem_ended;             /* job_memory_end called */
+    double train_cpu;          /* the process's CPU seconds over the steps this process trained */
+    int64_t start_step;        /* the step it started at (> 0: resumed) */
     /* the loop's state: how it ends (status, why), its last step */
     RunStatus status;
     char msg[ERR_LEN];
@@ -169,6 +172,22 @@ typedef struct {
     double best_valid;
     int evals_without_gain;
 } Job;
+
+/* The process's CPU time so far, every thread, seconds. */
+static double process_cpu_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The training CPU seconds of a run that trained every step here with the
+   process to itself (job_memory.h), else NAN (a resumed run's earlier
+   steps ran in another process; another job's threads would count). */
+static double own_train_cpu(const Job *j)
+{
+    return !j->mem_ended && job_memory_alone(&j->mem) && j->start_step == 0 && j->train_cpu > 0 ? j->train_cpu : NAN;
+}
 
 /* The job's own peak in MB, or NAN (job_memory.h); ends the watch once. */
 static double own_peak_mb(Job *j)
@@ -550,7 +569,7 @@ static int job_refused(Job *j, const char *why, RunStatus *status_out)
         return j->stopped_waiting ? 0 : -1;
     }
     if (stored) {
-        RunEnd end = {run_status_name(RUN_FAILED), why, 0, 0, 0, 0, peak_mem_mb(), own_peak_mb(j)};
+        RunEnd end = {run_status_name(RUN_FAILED), why, 0, 0, 0, 0, peak_mem_mb(), own_peak_mb(j), NAN};
         j->sink.ops->finish(j->sink.ctx, js->run_id, &end, e);
         return 0;
     }
@@ -590,7 +609,9 @@ static void end_with(Job *j, RunStatus status, const char *why)
    periodic flush.  0 to go on; -1 when the step failed (status set). */
 static int step_train(Job *j, char *err)
 {
+    double cpu0 = process_cpu_seconds();
     int rc = trainer_step(j->tr, &j->p, err);
+    j->train_cpu += process_cpu_seconds() - cpu0;
     if (rc) {
         /* classed by the trainer's code, never by the message's words; over
            ranks every rank sees the same loss and so the same end */
@@ -742,8 +763,9 @@ static int job_finish(Job *j, RunStatus *status_out, char *err)
     }
     finish_checkpoint(j, err);
     const TrainProgress *p = &j->p;
+    double cpu = own_train_cpu(j);   /* before own_peak_mb ends the watch */
     RunEnd end = {run_status_name(j->status), j->msg[0] ? j->msg : NULL, p->step, p->tokens, p->train_seconds,
-                  p->train_seconds > 0 ? p->tokens / p->train_seconds : 0, peak_mem_mb(), own_peak_mb(j)};
+                  p->train_seconds > 0 ? p->tokens / p->train_seconds : 0, peak_mem_mb(), own_peak_mb(j), cpu};
     /* a paused run has not ended: it only changes state */
     int rc = j->status == RUN_PAUSED ? j->sink.ops->set_status(j->sink.ctx, j->prog.run_id, j->status, err)
                                      : j->sink.ops->finish(j->sink.ctx, j->prog.run_id, &end, err);
@@ -775,7 +797,7 @@ int job_run(JobSpec *js, RunStatus *status_out, char *err)
     } else {
         j.prog.threads = trainer_threads(j.tr);
         j.prog.total_steps = trainer_total_steps(j.tr);
-        j.prog.step = j.p.step = trainer_step_count(j.tr);
+        j.prog.step = j.p.step = j.start_step = trainer_step_count(j.tr);
         j.prog.valid_loss = NAN;
         j.prog.status = RUN_RUNNING;
         j.status = RUN_DONE;

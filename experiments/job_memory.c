@@ -1,5 +1,6 @@
 /*
- * job_memory.c — a run's own peak memory (job_memory.h).
+ * job_memory.c — what a run used of its own: its peak memory, and whether
+ * it ran alone (job_memory.h).
  */
 #include "experiments/job_memory.h"
 
@@ -19,10 +20,15 @@ void job_memory_begin(JobMemory *w)
     w->base = w->alone ? memory_peak_reset() : -1;
 }
 
+int job_memory_alone(const JobMemory *w)
+{
+    /* alone at its start, and no job begun since */
+    return w->alone && atomic_load(&begun) == w->begun;
+}
+
 double job_memory_end(JobMemory *w)
 {
-    /* alone throughout: alone at its start, and no job begun since */
-    int alone = w->alone && atomic_load(&begun) == w->begun;
+    int alone = job_memory_alone(w);
     double peak = alone ? memory_peak_bytes() : -1;
     atomic_fetch_sub(&running, 1);
     return alone && peak > 0 && w->base > 0 ? fmax(0, peak - w->base) / 1e6 : NAN;

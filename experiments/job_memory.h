@@ -1,8 +1,10 @@
 /*
- * job_memory.h — a run's own peak memory (runs.peak_run_mb, schema 11):
- * the process's resident high-water mark from the job's start (VmHWM
- * reset, engine/memory.h memory_peak_reset) less the resident set just
- * before it, measured only where the job had its process to itself.
+ * job_memory.h — what a run used of its own (schema 11): its peak memory
+ * (runs.peak_run_mb), the process's resident high-water mark from the
+ * job's start (VmHWM reset, engine/memory.h memory_peak_reset) less the
+ * resident set just before it, and, in experiments/job.c, its training CPU
+ * seconds (runs.train_cpu_seconds: the process's CPU time over its training
+ * steps), both measured only where the job had its process to itself.
  *
  * The kernel keeps one high-water mark per process, and a worker runs its
  * jobs as threads of one process (experiments/scheduler.c), so the peak of
@@ -30,6 +32,8 @@ typedef struct {
 /* The job begins (before it allocates anything): counted, and alone in
    its process the peak is reset. */
 void job_memory_begin(JobMemory *w);
+/* 1 while no other job has run in the process since job_memory_begin. */
+int job_memory_alone(const JobMemory *w);
 /* The job ends: its peak in MB (decimal, as runs.peak_mem_mb), NAN when
    another job shared the process at any time since job_memory_begin or
    /proc could not tell; uncounted. */

@@ -85,8 +85,10 @@ static void fmt_stat(char *out, size_t cap, const SeedStats *st, PointMetric m)
         return;
     }
     int places = m == PM_BEST_VALID_STEP ? 0
-                 : m == PM_SAMPLES_PER_S || m == PM_TOKENS_PER_S || m == PM_PEAK_MB || m == PM_TEST_PERPLEXITY ? 1
-                                                                                                               : 3;
+                 : m == PM_SAMPLES_PER_S || m == PM_TOKENS_PER_S || m == PM_TOKENS_PER_CPU_S || m == PM_PEAK_MB ||
+                           m == PM_TEST_PERPLEXITY
+                       ? 1
+                       : 3;
     /* one seed has no spread to show: its value alone, not "+- 0.000" */
     if (st->n == 1) snprintf(out, cap, "%.*f", places, st->mean);
     else snprintf(out, cap, "%.*f +- %.*f", places, st->mean, places, st->se);

@@ -57,7 +57,8 @@ int lengths_sweep(const char *preset, const Point *pts, int np)
 {
     int claim = 0;
     for (int i = 0; preset && i < claim_count(); i++)
-        claim |= !strcmp(claim_preset(i), preset) && claim_metric(i) == PM_TOKENS_PER_S;
+        claim |= !strcmp(claim_preset(i), preset) &&
+                 (claim_metric(i) == PM_TOKENS_PER_S || claim_metric(i) == PM_TOKENS_PER_CPU_S);
     if (!claim || np == 0 || !coord_value(pts[0].coords, pts[0].n_coords, "arch")) return 0;
     Grid g = {.n_arch = 0};
     for (int i = 0; i < np; i++) grid_add(&g, pts[i].arch, point_n(&pts[i]));
@@ -155,21 +156,26 @@ int lengths_section(Store *s, const ResultRun *runs, int n_runs, const Point *pt
     for (int i = 0; i < np; i++) grid_add(&g, pts[i].arch, point_n(&pts[i]));
     for (int i = 0; i < n_runs; i++) grid_add(&g, runs[i].arch, run_n(&runs[i]));
     int unmeasured = 0;
-    for (int i = 0; i < np; i++) unmeasured += pts[i].stat[PM_TOKENS_PER_S].n > pts[i].stat[PM_PEAK_MB].n;
+    for (int i = 0; i < np; i++)
+        unmeasured += pts[i].stat[PM_TOKENS_PER_S].n > pts[i].stat[PM_PEAK_MB].n ||
+                      pts[i].stat[PM_TOKENS_PER_S].n > pts[i].stat[PM_TOKENS_PER_CPU_S].n;
     if (markdown) {
-        sb_append(out, "\nThroughput and memory against n: training tokens/s (mean +- standard error over seeds, "
-                       "their count) and each run's own peak memory (MB, mean over seeds; runs.peak_run_mb).\n\n| arch |");
-        for (int k = 0; k < g.n_len; k++) sb_printf(out, " tokens/s n=%d | MB |", g.n[k]);
+        sb_append(out, "\nThroughput and memory against n: training tokens per second of the wall clock and per "
+                       "CPU-second of the run's own (what a core of its own trains; runs.train_cpu_seconds), each mean "
+                       "+- standard error over seeds (their count), and each run's own peak memory (MB, mean over "
+                       "seeds; runs.peak_run_mb).\n\n| arch |");
+        for (int k = 0; k < g.n_len; k++) sb_printf(out, " tokens/s n=%d | per CPU-s | MB |", g.n[k]);
         sb_append(out, "\n|---|");
-        for (int k = 0; k < g.n_len; k++) sb_append(out, "---|---|");
+        for (int k = 0; k < g.n_len; k++) sb_append(out, "---|---|---|");
         sb_append(out, "\n");
     } else {
-        sb_append(out, "\n  Throughput and memory against n (training tokens/s mean +- se (seeds); own peak MB):\n");
+        sb_append(out, "\n  Throughput and memory against n (training tokens/s, tokens per CPU-second, mean +- se "
+                       "(seeds); own peak MB):\n");
         sb_printf(out, "    %-12s", "arch");
         for (int k = 0; k < g.n_len; k++) {
             char head[32];
             snprintf(head, sizeof head, "tokens/s n=%d", g.n[k]);
-            sb_printf(out, " %20s %8s", head, "MB");
+            sb_printf(out, " %20s %20s %8s", head, "per CPU-s", "MB");
         }
         sb_append(out, "\n");
     }
@@ -178,18 +184,19 @@ int lengths_section(Store *s, const ResultRun *runs, int n_runs, const Point *pt
         else sb_printf(out, "    %-12s", g.arch[a]);
         for (int k = 0; k < g.n_len; k++) {
             const Point *p = point_at(pts, np, g.arch[a], g.n[k]);
-            char rate[64] = "-", mb[32] = "-";
+            char rate[64] = "-", cpu[64] = "-", mb[32] = "-";
             if (p) fmt_rate(rate, sizeof rate, &p->stat[PM_TOKENS_PER_S]);
+            if (p) fmt_rate(cpu, sizeof cpu, &p->stat[PM_TOKENS_PER_CPU_S]);
             if (p && p->stat[PM_PEAK_MB].n) snprintf(mb, sizeof mb, "%.0f", p->stat[PM_PEAK_MB].mean);
-            if (markdown) sb_printf(out, " %s | %s |", rate, mb);
-            else sb_printf(out, " %20s %8s", rate, mb);
+            if (markdown) sb_printf(out, " %s | %s | %s |", rate, cpu, mb);
+            else sb_printf(out, " %20s %20s %8s", rate, cpu, mb);
         }
         sb_append(out, "\n");
     }
     if (unmeasured)
-        sb_printf(out, "%s%d point%s with runs that have no peak of their own: they shared their process with "
-                       "another job (`mixbench worker --jobs 1` runs each alone); MB is over the runs that have one, "
-                       "- where none has.\n",
+        sb_printf(out, "%s%d point%s with runs that have no figures of their own (CPU seconds, peak): they shared "
+                       "their process with another job (`mixbench worker --jobs 1` runs each alone) or resumed from a "
+                       "checkpoint; per CPU-s and MB are over the runs that have them, - where none has.\n",
                   markdown ? "\n" : "    ", unmeasured, unmeasured == 1 ? "" : "s");
     int said = 0;
     for (int a = 0; a < g.n_arch; a++)

@@ -28,8 +28,9 @@
 static const char CONFIG[] = "{\"arch\": \"%s\", \"task\": \"clm\", \"d\": \"128\", \"layers\": \"2\", \"heads\": \"4\","
                              " \"n_ctx\": \"%d\", \"vocab\": \"100\", \"batch\": \"1\", \"threads\": \"1\"}";
 
-/* A job of arch at length n (seed k) ending with status at tokens/s rate
-   and own peak mb (NAN: none); "queued" stays queued. */
+/* A job of arch at length n (seed k) ending with status at rate tokens
+   per CPU-second (and twice that of the wall clock: a machine shared) and
+   own peak mb (NAN: none, and no CPU seconds); "queued" stays queued. */
 static void add_job(Store *s, int64_t sweep, const char *arch, int n, int k, const char *status, double rate,
                     double mb, const char *why)
 {
@@ -42,11 +43,11 @@ static void add_job(Store *s, int64_t sweep, const char *arch, int n, int k, con
     int64_t id = 0;
     CHECK(store_job_enqueue(s, &info, sweep, coords, 0, &id, err) == 0, "%s", err);
     if (!strcmp(status, "queued")) return;
-    RunEnd end = {status, why, 2, 65536, 65536 / rate, rate, 100, mb};
+    RunEnd end = {status, why, 2, 65536, 2 * 65536 / rate, rate / 2, 100, mb, isnan(mb) ? NAN : 65536 / rate};
     CHECK(store_run_finish(s, id, &end, err) == 0, "%s", err);
 }
 
-/* Three seeds at m - 30, m, m + 30 tokens/s (se 17.3), each peak mb. */
+/* Three seeds at m - 30, m, m + 30 tokens per CPU-second (se 17.3), each peak mb. */
 static void add_point(Store *s, int64_t sweep, const char *arch, int n, double m, double mb)
 {
     for (int k = 1; k <= 3; k++) add_job(s, sweep, arch, n, k, "done", m + (k - 2) * 30, mb, NULL);
@@ -73,12 +74,15 @@ static void test_section(void)
     CHECK(report_build(s, presets, 1, REPORT_MARKDOWN, &md, err) == 0, "%s", err);
     const char *t = md.data ? md.data : "";
     if (getenv("SHOW")) printf("%s\n", t);
-    CHECK(strstr(t, "| arch | tokens/s n=512 | MB | tokens/s n=2048 | MB | tokens/s n=32768 | MB |"), "header: %s", t);
-    CHECK(strstr(t, "| attention | 3000 +- 17 (3) | 29 | 1500 +- 17 (3) | 81 | 150 +- 17 (3) | 1120 |"),
+    CHECK(strstr(t, "| arch | tokens/s n=512 | per CPU-s | MB | tokens/s n=2048 | per CPU-s | MB | tokens/s n=32768 "
+                    "| per CPU-s | MB |"),
+          "header: %s", t);
+    CHECK(strstr(t, "| attention | 1500 +- 9 (3) | 3000 +- 17 (3) | 29 | 750 +- 9 (3) | 1500 +- 17 (3) | 81 | "
+                    "75 +- 9 (3) | 150 +- 17 (3) | 1120 |"),
           "attention's row: %s", t);
-    CHECK(strstr(t, "| cumsum | 9050 +- 50 (2) | 22 | - | - | - | - |"), "cumsum's row: %s", t);
-    CHECK(strstr(t, "| mixer | 4000 +- 17 (3) | 56 | - | - | - | - |"), "mixer's row: %s", t);
-    CHECK(strstr(t, "1 point with runs that have no peak of their own"), "the unmeasured note: %s", t);
+    CHECK(strstr(t, "| cumsum | 4525 +- 25 (2) | 9000 (1) | 22 | - | - | - | - | - | - |"), "cumsum's row: %s", t);
+    CHECK(strstr(t, "| mixer | 2000 +- 9 (3) | 4000 +- 17 (3) | 56 | - | - | - | - | - | - |"), "mixer's row: %s", t);
+    CHECK(strstr(t, "1 point with runs that have no figures of their own"), "the unmeasured note: %s", t);
     CHECK(strstr(t, "- cumsum at n = 2048: 1 run ended without finishing (run ") &&
               strstr(t, ": failed, out of memory (test))"),
           "failed: %s", t);
@@ -96,7 +100,7 @@ static void test_section(void)
     sb_init(&text);
     CHECK(report_build(s, presets, 1, 0, &text, err) == 0, "%s", err);
     CHECK(text.data && strstr(text.data, "Throughput and memory against n") &&
-              strstr(text.data, "tokens/s n=32768") && strstr(text.data, "cumsum at n = 32768: 1 run still to finish"),
+              strstr(text.data, "tokens/s n=32768            per CPU-s") && strstr(text.data, "cumsum at n = 32768: 1 run still to finish"),
           "text: %s", text.data ? text.data : "");
     sb_free(&text);
     store_close(s);

@@ -101,8 +101,9 @@ static int panel(Figure *f, const BenchPoint *pts, int count, char (*archs)[32],
     return rc;
 }
 
-/* The figure of pts under the note (what was measured, and how). */
-static int figure_of(const BenchPoint *pts, int count, const char *note, Figure *f, char *err)
+/* The figure of pts under the note (what was measured, and how), its
+   training panel's y axis called rate. */
+static int figure_of(const BenchPoint *pts, int count, const char *note, const char *rate, Figure *f, char *err)
 {
     if (count < 1) return err_set(err, "no bench lines to draw");
     char (*archs)[32] = malloc(sizeof *archs * count);
@@ -117,7 +118,7 @@ static int figure_of(const BenchPoint *pts, int count, const char *note, Figure 
     for (int i = 0; i < count; i++) generated |= isfinite(pts[i].generate_ms);
     snprintf(f->title, sizeof f->title, "Throughput and memory against the sequence length");
     if (figure_note(f, FIG_TONE_DIM, "%s", note)) rc = err_set(err, "out of memory for the figure");
-    if (!rc) rc = panel(f, pts, count, archs, n_archs, "training", "tokens/s", 0, err);
+    if (!rc) rc = panel(f, pts, count, archs, n_archs, "training", rate, 0, err);
     if (!rc) rc = panel(f, pts, count, archs, n_archs, "peak memory", "MB", 1, err);
     if (!rc && generated) rc = panel(f, pts, count, archs, n_archs, "generation", "ms per token", 2, err);
     for (int a = 0; a < n_archs && !rc; a++) {
@@ -143,7 +144,7 @@ int figure_bench(const BenchPoint *pts, int count, Figure *f, char *err)
     return figure_of(pts, count,
                      "mixbench bench --n: training on random tokens; generation batch 1, the last tokens of a "
                      "sequence grown to n; both axes logarithmic",
-                     f, err);
+                     "tokens/s", f, err);
 }
 
 int figure_bench_sweep(Store *s, int64_t sweep_id, Figure *f, char *err)
@@ -158,25 +159,28 @@ int figure_bench_sweep(Store *s, int64_t sweep_id, Figure *f, char *err)
         return err_set(err, "out of memory for the figure");
     }
     BenchPoint *bp = calloc((size_t)np + 1, sizeof *bp);
-    int count = 0, rc = bp ? 0 : err_set(err, "out of memory for the figure");
+    int count = 0, rc = bp ? 0 : err_set(err, "out of memory for the figure"), per_cpu = 1;
+    for (int i = 0; i < np; i++)
+        if (pts[i].stat[PM_TOKENS_PER_S].n) per_cpu &= pts[i].stat[PM_TOKENS_PER_CPU_S].n > 0;
+    PointMetric m = per_cpu ? PM_TOKENS_PER_CPU_S : PM_TOKENS_PER_S;
     for (int i = 0; i < np && !rc; i++) {
         const char *n = coord_value(pts[i].coords, pts[i].n_coords, "n_ctx");
-        if (!n || pts[i].stat[PM_TOKENS_PER_S].n == 0) continue;
+        if (!n || pts[i].stat[m].n == 0) continue;
         BenchPoint *b = &bp[count++];
         snprintf(b->arch, sizeof b->arch, "%s", pts[i].arch);
         b->n = atoi(n);
-        b->tokens_per_s = pts[i].stat[PM_TOKENS_PER_S].mean;
+        b->tokens_per_s = pts[i].stat[m].mean;
         b->peak_bytes = pts[i].stat[PM_PEAK_MB].n ? 1e6 * pts[i].stat[PM_PEAK_MB].mean : NAN;
         b->generate_ms = NAN;
     }
     if (!rc && count == 0) rc = err_set(err, "sweep %lld has no finished run with tokens/s over n_ctx", (long long)sweep_id);
     if (!rc) {
         char note[400];
-        snprintf(note, sizeof note, "sweep %lld: training tokens/s and each run's own peak memory, mean over its "
-                 "seeds; both axes logarithmic.  A gray marker: where an architecture's mean crosses attention's "
+        snprintf(note, sizeof note, "sweep %lld: training tokens per %s and each run's own peak memory, mean over "
+                 "its seeds; both axes logarithmic.  A gray marker: where an architecture's mean crosses attention's "
                  "(interpolated); the report's crossover claims say from which n it is above beyond seed noise",
-                 (long long)sweep_id);
-        rc = figure_of(bp, count, note, f, err);
+                 (long long)sweep_id, per_cpu ? "CPU-second of the run's own" : "second");
+        rc = figure_of(bp, count, note, per_cpu ? "tokens per CPU-second" : "tokens/s", f, err);
     }
     free(bp);
     free(pts);

@@ -31,8 +31,9 @@ typedef struct {
 int figure_bench(const BenchPoint *pts, int count, Figure *f, char *err);
 
 /* The same figure of a long-context sweep (experiments/report_lengths.h)
-   from the store: per point (arch, n_ctx) its mean training tokens/s and
-   own peak memory (runs.peak_run_mb) over its finished seeds; no
+   from the store: per point (arch, n_ctx) its mean training tokens per
+   CPU-second (tokens/s of the wall clock where a point lacks it) and own
+   peak memory (runs.peak_run_mb) over its finished seeds; no
    generation panel (a run does not measure it).  f is initialised here.
    -1 with err when the sweep has no finished run with tokens/s. */
 int figure_bench_sweep(Store *s, int64_t sweep_id, Figure *f, char *err);

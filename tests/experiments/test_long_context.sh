@@ -39,9 +39,9 @@ grep -q "^the grid: mixbench sweep data=builtin:stories task=clm d=128 layers=2 
   grep -q "tokens=32768$" "$T/check" &&
   [ $rc -eq 0 ] && pass check_keys || fail check_keys "rc=$rc $(grep 'the grid' "$T/check")"
 if grep -q "^claims: 13$" "$T/check" &&
-   [ "$(grep -c 'ratio_at_least: tokens_per_s of .*, at least 0.75 in every pair (one-sided test on the ratio)' "$T/check")" = 4 ] &&
-   grep -q 'ratio_at_least: tokens_per_s of \[arch=attention n_ctx=2048\] over \[arch=attention n_ctx=32768\], pairs agreeing on arch, at least 4 in every pair' "$T/check" &&
-   [ "$(grep -c 'overtakes: tokens_per_s of \[arch=[a-z]*\] above \[arch=attention\] from some n_ctx on' "$T/check")" = 8 ]
+   [ "$(grep -c 'ratio_at_least: tokens_per_cpu_s of .*, at least 0.75 in every pair (one-sided test on the ratio)' "$T/check")" = 4 ] &&
+   grep -q 'ratio_at_least: tokens_per_cpu_s of \[arch=attention n_ctx=2048\] over \[arch=attention n_ctx=32768\], pairs agreeing on arch, at least 4 in every pair' "$T/check" &&
+   [ "$(grep -c 'overtakes: tokens_per_cpu_s of \[arch=[a-z]*\] above \[arch=attention\] from some n_ctx on' "$T/check")" = 8 ]
 then pass check_claims
 else fail check_claims "$(sed -n '/^claims/,$p' "$T/check")"; fi
 

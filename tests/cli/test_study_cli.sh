@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/cli/test_study_cli.sh -- study files from the command line (issue
 # 41, experiments/study.c, app/cmd_study.c): `study list` names the
-# thirteen built-in studies; `study new NAME` writes a skeleton that `study check`
+# fourteen built-in studies (the twelve seed presets, zoology and long-context); `study new NAME` writes a skeleton that `study check`
 # reads (its jobs, estimate and claims); `sweep FILE.yaml` queues it with
 # overrides and stores the file's text with the sweep, so that `report` in
 # another process judges the file's claims; the A/A example checks; a bad

@@ -145,8 +145,8 @@ static void line_add(Line *l, const char *fmt, ...)
 
 static const char *number_format(PointMetric m)
 {
-    return m == PM_SAMPLES_PER_S || m == PM_TOKENS_PER_S || m == PM_TOKENS_PER_CPU_S || m == PM_TEST_PERPLEXITY ? "%.1f"
-                                                                                                                 : "%.3f";
+    int rate = m == PM_SAMPLES_PER_S || m == PM_TOKENS_PER_S || m == PM_TOKENS_PER_CPU_S;
+    return rate || m == PM_TEST_PERPLEXITY ? "%.1f" : "%.3f";
 }
 
 /* "4.912 +- 0.020 (3)"; one seed, which has no spread: "4.912 (1)" */

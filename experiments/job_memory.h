@@ -12,6 +12,11 @@
  * figure (NAN), nor does one that another job started beside while it
  * ran.  Which jobs run in this process is counted here, process-wide, as
  * the high-water mark itself is (two C11 atomics; the only state).
+ * What the process keeps from job to job counts for the job that first
+ * made it resident: OpenBLAS's work buffers above all, so a small job
+ * after others reads low by up to a few tens of MB (attention at n = 512:
+ * 58, 23 and 6 MB over the long-context study's three seeds, docs/speed.md)
+ * while figures in the hundreds of MB and more are not moved.
  * runs.peak_mem_mb stays the process's ru_maxrss when the run ended, which
  * Linux reads from the same high-water mark: since the reset of a job that
  * began alone (this job's, or the last such before it), the process's own

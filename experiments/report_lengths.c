@@ -125,9 +125,9 @@ static int missing_why(Store *s, const ResultRun *runs, int n_runs, const char *
             free(sum);
             return -1;
         }
+        const char *status = found ? run_status_name(sum->status) : "gone";
         snprintf(why, cap, "%d run%s ended without finishing (run %lld: %s%s%s)", failed, failed == 1 ? "" : "s",
-                 (long long)failed_id, found ? run_status_name(sum->status) : "gone", found && sum->error[0] ? ", " : "",
-                 found ? sum->error : "");
+                 (long long)failed_id, status, found && sum->error[0] ? ", " : "", found ? sum->error : "");
         free(sum);
         return 0;
     }

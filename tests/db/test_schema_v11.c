@@ -11,7 +11,6 @@
  * Not for: measuring the peak (experiments/job_memory.h: a run's own
  * memory is tested by tests/experiments/test_memory.sh's worker runs).
  */
-#include "db/migrations.h"
 #include "db/results.h"
 #include "db/store.h"
 #include "engine/common.h"
@@ -20,31 +19,17 @@
 #include "tests/test_util.h"
 
 #include <math.h>
-#include <sqlite3.h>
 #include <string.h>
 
 static void test_upgrade_v10(void)
 {
     char path[600];
     snprintf(path, sizeof path, "%s", db_path("v10.db"));
-    sqlite3 *db = NULL;
-    CHECK(sqlite3_open(path, &db) == SQLITE_OK, "open");
-    char *msg = NULL;
-    for (int v = 0; v < 10; v++) {
-        CHECK(sqlite3_exec(db, STORE_MIGRATIONS[v], NULL, NULL, &msg) == SQLITE_OK, "v%d: %s", v + 1, msg);
-        sqlite3_free(msg);
-        msg = NULL;
-    }
-    CHECK(sqlite3_exec(db,
-                       "INSERT INTO sweeps (name, spec, preset) VALUES ('long-context', 'n_ctx=512', 'long-context');"
-                       "INSERT INTO runs (status, arch, task, sweep_id, coords_json, tokens_per_s, peak_mem_mb)"
-                       " VALUES ('done', 'cumsum', 'clm', 1, '{\"n_ctx\":\"512\"}', 9000.5, 321.0);"
-                       "INSERT INTO evals (run_id, step, split, loss) VALUES (1, 2, 'test', 6.5);"
-                       "PRAGMA user_version = 10;",
-                       NULL, NULL, &msg) == SQLITE_OK,
-          "fill: %s", msg);
-    sqlite3_free(msg);
-    CHECK(sqlite3_close(db) == SQLITE_OK, "close");
+    store_file_at_version(path, 10,
+                          "INSERT INTO sweeps (name, spec, preset) VALUES ('long-context', 'n_ctx=512', 'long-context');"
+                          "INSERT INTO runs (status, arch, task, sweep_id, coords_json, tokens_per_s, peak_mem_mb)"
+                          " VALUES ('done', 'cumsum', 'clm', 1, '{\"n_ctx\":\"512\"}', 9000.5, 321.0);"
+                          "INSERT INTO evals (run_id, step, split, loss) VALUES (1, 2, 'test', 6.5);");
     char err[ERR_LEN] = "";
     Store *s = NULL;
     CHECK(store_open(path, &s, err) == 0, "%s", err);

@@ -50,7 +50,7 @@
 #include "engine/common.h"
 #include "engine/io/json.h"
 #include "experiments/points.h"
-#include "experiments/recall_table.h"
+#include "experiments/recall_label.h"
 #include "experiments/stats.h"
 #include "experiments/study.h"
 #include "experiments/sweep.h"

@@ -9,56 +9,7 @@
 
 #include "db/results.h"
 #include "experiments/claims.h"
-
-int recall_mqar_pairs(const char *data, int *pairs)
-{
-    static const char PREFIX[] = "builtin:mqar";
-    size_t len = sizeof PREFIX - 1;
-    if (!data || strncmp(data, PREFIX, len) || (data[len] && data[len] != ':')) return 0;
-    *pairs = 8;   /* builtin_mqar's default */
-    for (const char *p = data + len; *p; p++)
-        if ((*p == ':' || *p == ',') && !strncmp(p + 1, "pairs=", 6)) *pairs = atoi(p + 7);
-    return 1;
-}
-
-/* "(256, 16)": the cell of an MQAR point (its n_ctx coordinate, when an
-   axis); 0 when p is not on MQAR data. */
-static int cell_of(const Point *p, char *out, size_t cap, int *n, int *pairs)
-{
-    const char *data = coord_value(p->coords, p->n_coords, "data");
-    const char *n_ctx = coord_value(p->coords, p->n_coords, "n_ctx");
-    if (!recall_mqar_pairs(data, pairs)) return 0;
-    *n = n_ctx ? atoi(n_ctx) : 0;
-    if (n_ctx) snprintf(out, cap, "(%d, %d)", *n, *pairs);
-    else snprintf(out, cap, "%d pairs", *pairs);
-    return 1;
-}
-
-/* 1 when word is one of the space-separated words of list. */
-static int word_in(const char *list, const char *word)
-{
-    size_t n = strlen(word);
-    for (const char *p = strstr(list, word); p; p = strstr(p + 1, word))
-        if ((p == list || p[-1] == ' ') && (p[n] == ' ' || !p[n])) return 1;
-    return 0;
-}
-
-void recall_point_label(const Point *p, const char *keys, char *out, size_t cap)
-{
-    char cell[32];
-    int n, pairs, mqar = cell_of(p, cell, sizeof cell, &n, &pairs);
-    size_t len = 0;
-    out[0] = 0;
-    if (mqar && (word_in(keys, "data") || word_in(keys, "n_ctx")))
-        len += (size_t)snprintf(out, cap, "%s", cell);
-    for (int k = 0; k < p->n_coords && len < cap; k++) {
-        const char *key = p->coords[k].key;
-        if (!word_in(keys, key) || (mqar && (!strcmp(key, "data") || !strcmp(key, "n_ctx")))) continue;
-        char word[300];   /* "d=64"; a corpus by its base name */
-        coords_label(p->coords, p->n_coords, key, word, sizeof word);
-        len += (size_t)snprintf(out + len, cap - len, "%s%s", len ? " " : "", word);
-    }
-}
+#include "experiments/recall_label.h"
 
 /* "attention", "linattn feature_map=taylor": p's arch and its coordinates
    other than arch, task, d, n_ctx and data. */
@@ -67,7 +18,7 @@ static void series_label(const Point *p, char *out, size_t cap)
     size_t len = (size_t)snprintf(out, cap, "%s", p->arch);
     for (int k = 0; k < p->n_coords && len < cap; k++) {
         const char *key = p->coords[k].key;
-        if (word_in("arch task d n_ctx data", key)) continue;
+        if (recall_word_in("arch task d n_ctx data", key)) continue;
         len += (size_t)snprintf(out + len, cap - len, " %s=%s", key, p->coords[k].value);
     }
 }
@@ -90,7 +41,7 @@ void recall_view(const Point *pts, int np, double alpha, RecallView *v)
         char cell[32];
         int n, pairs, k = 0;
         const char *d = coord_value(pts[i].coords, pts[i].n_coords, "d");
-        if (!d || !cell_of(&pts[i], cell, sizeof cell, &n, &pairs)) continue;
+        if (!d || !recall_cell_of(&pts[i], cell, sizeof cell, &n, &pairs)) continue;
         while (k < v->n_cells && (v->cell_n[k] < n || (v->cell_n[k] == n && v->cell_pairs[k] < pairs))) k++;
         if (!(k < v->n_cells && v->cell_n[k] == n && v->cell_pairs[k] == pairs) && v->n_cells < RECALL_MAX_CELLS) {
             memmove(&v->cell[k + 1], &v->cell[k], (size_t)(v->n_cells - k) * sizeof v->cell[0]);
@@ -113,7 +64,7 @@ void recall_view(const Point *pts, int np, double alpha, RecallView *v)
         char cell[32], label[RECALL_LABEL];
         int n, pairs, c = 0, k = 0;
         const char *d = coord_value(pts[i].coords, pts[i].n_coords, "d");
-        if (!d || !cell_of(&pts[i], cell, sizeof cell, &n, &pairs)) continue;
+        if (!d || !recall_cell_of(&pts[i], cell, sizeof cell, &n, &pairs)) continue;
         while (c < v->n_cells && (v->cell_n[c] != n || v->cell_pairs[c] != pairs)) c++;
         while (k < v->n_d && v->d[k] != atoi(d)) k++;
         series_label(&pts[i], label, sizeof label);

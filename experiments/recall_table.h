@@ -18,6 +18,7 @@
 #include <stddef.h>
 
 #include "experiments/points.h"
+#include "experiments/recall_label.h"
 
 /* Zoology's bar: a model solves an MQAR cell at answer accuracy 0.99. */
 #define RECALL_SOLVED 0.99
@@ -44,14 +45,5 @@ void recall_view(const Point *pts, int np, double alpha, RecallView *v);
    (no finished point), followed by " ((256, 16) undecided)" when a larger
    cell is neither solved nor decided unsolved. */
 void recall_largest(const RecallView *v, int s, int k, char *out, size_t cap);
-
-/* 1 when data is an MQAR spec (builtin:mqar...), with *pairs its pairs
-   option (8, builtin:mqar's default, when it names none). */
-int recall_mqar_pairs(const char *data, int *pairs);
-
-/* p's coordinates named in keys (space-separated) as "key=value" words,
-   where n_ctx and data of an MQAR point read "(n, pairs)" (data alone:
-   "16 pairs"): "(256, 16) d=64"; "" for no keys. */
-void recall_point_label(const Point *p, const char *keys, char *out, size_t cap);
 
 #endif

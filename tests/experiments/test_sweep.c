@@ -316,7 +316,7 @@ static void test_presets(void)
     } WANT[] = {
         {"dispatcher-vs-msa", 6}, {"pairconnect-grid", 72}, {"pairconnect-hash", 30}, {"pairconnect-speed", 18},
         {"mixer-vs-transformer", 18}, {"autoencoder", 9}, {"bidirectional", 12}, {"completion", 6},
-        {"linear-mixer", 9}, {"fft-mlm", 6}, {"prefix-models", 9}, {"zoology", 108}, {"recall", 270},
+        {"linear-mixer", 9}, {"fft-mlm", 6}, {"prefix-models", 9}, {"zoology", 135}, {"recall", 270},
         {"long-context", 102},
     };
     int n_want = (int)(sizeof WANT / sizeof WANT[0]);

@@ -16,7 +16,7 @@ REPO=$PWD
 cd "$T" || exit 1
 
 got=$("$MB" study list 2>&1 | grep -c "(built in)")
-[ "$got" = 13 ] && pass study_list_builtins || fail study_list_builtins "$("$MB" study list 2>&1)"
+[ "$got" = 14 ] && pass study_list_builtins || fail study_list_builtins "$("$MB" study list 2>&1)"
 
 "$MB" study new myq >"$T/out" 2>&1 && [ -f myq.yaml ] && pass study_new || fail study_new "$(cat "$T/out")"
 "$MB" study check myq.yaml >"$T/check" 2>&1; rc=$?

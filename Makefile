@@ -41,7 +41,8 @@ LIB_SRC  = $(sort $(wildcard engine/*.c engine/*/*.c db/*.c ui/*.c ui/*/*.c expe
 BUILTIN_STUDIES = studies/dispatcher-vs-msa.yaml studies/pairconnect-grid.yaml studies/pairconnect-hash.yaml \
                   studies/pairconnect-speed.yaml studies/mixer-vs-transformer.yaml studies/autoencoder.yaml \
                   studies/bidirectional.yaml studies/completion.yaml studies/linear-mixer.yaml \
-                  studies/fft-mlm.yaml studies/prefix-models.yaml studies/zoology.yaml studies/recall.yaml
+                  studies/fft-mlm.yaml studies/prefix-models.yaml studies/zoology.yaml studies/recall.yaml \
+                  studies/long-context.yaml
 GEN_SRC  = build/gen/studies_builtin.c
 LIB_SRC += $(GEN_SRC)
 APP_SRC  = $(sort $(wildcard app/*.c))

@@ -29,11 +29,6 @@ typedef struct {
 /* The timed window of every model, seconds (--seconds; default 4). */
 extern double bench_window;
 
-/* Starts a peak measurement: freed heap back to the system, VmHWM reset to
-   the resident set (clear_refs 5: unwritable leaves the process's peak so
-   far, which the table then shows).  Returns the resident bytes now. */
-double peak_reset(void);
-
 /* Trains the validated config c on random tokens on `threads` threads
    (dist: data-parallel over its ranks, or NULL) for at least 3 steps and
    bench_window seconds after 2 warm-up steps; the figures into out. */

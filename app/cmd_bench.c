@@ -66,7 +66,6 @@
  * scaling efficiency: tokens/s over N ranks / (N x tokens/s on one).  The
  * sgemm rate is then every rank's at once, summed.
  */
-#include <malloc.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -146,17 +145,6 @@ static double cpu_seconds(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-double peak_reset(void)
-{
-    malloc_trim(0);
-    FILE *f = fopen("/proc/self/clear_refs", "w");
-    if (f) {
-        fputs("5", f);
-        fclose(f);
-    }
-    return memory_proc_bytes("/proc/self/status", "VmRSS");
-}
-
 double bench_window = 4.0;
 
 /* The bench's model of arch at size S, P or M on task into c. */
@@ -193,7 +181,7 @@ int bench_train_config(const Config *cfg, int threads, Dist *dist, BenchResult *
     /* random tokens (at least 4 windows): throughput does not depend on the text */
     size_t len = 200000 > 4 * ((size_t)c.n_ctx + 1) ? 200000 : 4 * ((size_t)c.n_ctx + 1);
     if (job_memory_bytes(&c, threads, 4.0 * (double)len, 0, &out->need, err)) return -1;
-    out->base_bytes = peak_reset();
+    out->base_bytes = memory_peak_reset();
     Model m;
     if (model_build(&m, &c, err)) return -1;
     Dataset ds;
@@ -239,7 +227,7 @@ int bench_train_config(const Config *cfg, int threads, Dist *dist, BenchResult *
     out->params = model_count_params(&m, NULL);
     rc = 0;
 done:
-    out->peak_bytes = memory_proc_bytes("/proc/self/status", "VmHWM");
+    out->peak_bytes = memory_peak_bytes();
     trainer_free(tr);
     free(ds.split[SPLIT_TRAIN].ids);
     model_free(&m);

@@ -10,7 +10,9 @@
  * bidirectional and completion presets, else its points' (a seed group
  * each) when it has at most 8; when the preset's claims compare points,
  * the curves figure carries each point's power-law fit past the budget
- * (FIGURE_FITS, on a log training-tokens axis).  Only
+ * (FIGURE_FITS, on a log training-tokens axis); a long-context study
+ * (experiments/report_lengths.h) has its tokens/s and memory against n
+ * (PRESET-lengths.svg, ui/draw/figure_bench.h) in place of the curves.  Only
  * argument parsing, the figures' files and printing live here.
  */
 #include <errno.h>
@@ -29,7 +31,9 @@
 #include "experiments/points.h"
 #include "experiments/sweep.h"
 #include "experiments/report.h"
+#include "experiments/report_lengths.h"
 #include "experiments/study.h"
+#include "ui/draw/figure_bench.h"
 #include "ui/draw/figure_build.h"
 
 enum { MAX_PRESETS = 64, MAX_NAMED_SWEEPS = 100000 };
@@ -106,6 +110,21 @@ static int fit_flags(Store *s, const char *preset, int64_t sweep_id, int *flags,
     return 0;
 }
 
+/* *lengths 1 when the sweep gets the long-context table (experiments/report_lengths.h). */
+static int lengths_of(Store *s, const char *preset, int64_t sweep_id, int *lengths, char *err)
+{
+    ResultRun *runs = NULL;
+    Point *pts = NULL;
+    int n = 0, np = 0;
+    *lengths = 0;
+    if (results_sweep_runs(s, sweep_id, 1, &runs, &n, err)) return -1;
+    int rc = points_group(runs, n, &pts, &np, NULL) ? err_set(err, "report: out of memory") : 0;
+    if (!rc) *lengths = lengths_sweep(preset, pts, np);
+    free(pts);
+    free(runs);
+    return rc;
+}
+
 static int preset_figures(void *ctx, const char *preset, int64_t sweep_id, ReportFigure *out, int *n, char *err)
 {
     FigureDir *d = ctx;
@@ -125,6 +144,12 @@ static int preset_figures(void *ctx, const char *preset, int64_t sweep_id, Repor
     if (fit_flags(d->store, preset, sweep_id, &flags, err)) return -1;
     if (figure_ae_preset(preset))
         return add_figure(d, &fig, figure_ae(d->store, sweep_id, 0, flags, &fig, err), name, out, n, err);
+    int lengths;
+    if (lengths_of(d->store, preset, sweep_id, &lengths, err)) return -1;
+    if (lengths) {   /* a long-context study: tokens/s and memory against n in place of the curves */
+        snprintf(name, sizeof name, "%s-lengths", preset);
+        return add_figure(d, &fig, figure_bench_sweep(d->store, sweep_id, &fig, err), name, out, n, err);
+    }
     int64_t ids[FIGURE_MAX_CURVES];
     int n_ids;
     if (point_runs(d->store, sweep_id, ids, &n_ids, err)) return -1;

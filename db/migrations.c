@@ -12,7 +12,9 @@
  * lease of a running job, version 5 an index for big stores, version 6 the
  * store's identity and whose each checkpoint is, version 7 tags, notes,
  * stars, sweep names, the trash and the workbench's settings, version 8
- * the status 'pruned': db/migrations_v8.c, a file of its own for size).
+ * the status 'pruned': db/migrations_v8.c, a file of its own for size;
+ * version 11 a run's own peak memory and training CPU seconds:
+ * db/migrations_v11.c).
  */
 #include "db/migrations.h"
 
@@ -802,6 +804,7 @@ const char *const STORE_MIGRATIONS[] = {
     STORE_MIGRATION_8,
     MIGRATION_9,
     MIGRATION_10,
+    STORE_MIGRATION_11,
 };
 
 const int STORE_MIGRATION_COUNT = (int)(sizeof STORE_MIGRATIONS / sizeof STORE_MIGRATIONS[0]);

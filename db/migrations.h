@@ -14,6 +14,8 @@
 extern const char *const STORE_MIGRATIONS[];
 /* Version 8 (db/migrations_v8.c), listed in STORE_MIGRATIONS with the others. */
 extern const char STORE_MIGRATION_8[];
+/* Version 11 (db/migrations_v11.c): runs.peak_run_mb and train_cpu_seconds. */
+extern const char STORE_MIGRATION_11[];
 extern const int STORE_MIGRATION_COUNT;
 
 #endif

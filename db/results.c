@@ -90,7 +90,8 @@ int results_sweep_runs(Store *s, int64_t sweep_id, int finished_only, ResultRun 
                       "       x.valid_loss, x.tokens_per_s, coalesce(r.d, 0), coalesce(r.layers, 0),"
                       "       coalesce(r.n_ctx, 0),"
                       "       (SELECT e.step FROM evals e WHERE e.run_id = x.run_id AND e.split = 'valid'"
-                      "         ORDER BY e.loss, e.step LIMIT 1)"
+                      "         ORDER BY e.loss, e.step LIMIT 1),"
+                      "       r.peak_run_mb, r.train_cpu_seconds"
                       "  FROM sweep_results x JOIN runs r ON r.id = x.run_id"
                       "  LEFT JOIN json_each(x.coords) j ON j.type IN ('text', 'integer', 'real')"
                       " WHERE x.sweep_id = ?1 AND (?2 = 0 OR x.status = 'done')"
@@ -141,6 +142,8 @@ int results_sweep_runs(Store *s, int64_t sweep_id, int finished_only, ResultRun 
             r->layers = sqlite3_column_int64(st, 26);
             r->n_ctx = sqlite3_column_int64(st, 27);
             r->best_valid_step = store_column_real(st, 28);
+            r->peak_run_mb = store_column_real(st, 29);
+            r->train_cpu_seconds = store_column_real(st, 30);
         }
         add_coord(runs[count - 1].coords, &runs[count - 1].n_coords, st, 16);
     }

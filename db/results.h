@@ -71,6 +71,8 @@ typedef struct {
     double valid_loss;      /* the last valid evaluation */
     double tokens_per_s;    /* training */
     int64_t d, layers, n_ctx;   /* 0 when the run does not say */
+    double peak_run_mb;     /* its own peak memory (runs.peak_run_mb); NAN: not measured */
+    double train_cpu_seconds;   /* runs.train_cpu_seconds; NAN: not measured */
 } ResultRun;
 
 /* The jobs of a sweep in run id order; finished_only keeps status 'done'

@@ -87,7 +87,11 @@ typedef struct {
     int64_t tokens_seen;
     double wall_seconds;
     double tokens_per_s;
-    double peak_mem_mb;
+    double peak_mem_mb;     /* the process's ru_maxrss at the end (since the last job that began
+                               alone reset it: experiments/job_memory.h) */
+    double peak_run_mb;     /* the run's own peak (experiments/job_memory.h), NAN: none */
+    double train_cpu_seconds;   /* the process's CPU seconds over its training steps, the job alone
+                                   in it (experiments/job_memory.h), NAN: none */
 } RunEnd;
 
 int store_run_finish(Store *s, int64_t run_id, const RunEnd *end, char *err);

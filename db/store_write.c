@@ -273,6 +273,8 @@ int store_run_finish(Store *s, int64_t run_id, const RunEnd *end, char *err)
                       " wall_seconds = coalesce(?6, wall_seconds),"
                       " tokens_per_s = coalesce(?7, tokens_per_s),"
                       " peak_mem_mb = coalesce(?8, peak_mem_mb),"
+                      " peak_run_mb = coalesce(?9, peak_run_mb),"
+                      " train_cpu_seconds = coalesce(?10, train_cpu_seconds),"
                       " control = NULL, owner_pid = NULL,"  /* no worker, nothing to obey */
                       " finished_at = " STORE_NOW_SQL " WHERE id = ?1",
                       &st, what, err))
@@ -284,7 +286,9 @@ int store_run_finish(Store *s, int64_t run_id, const RunEnd *end, char *err)
         sqlite3_bind_int64(st, 5, end->tokens_seen) != SQLITE_OK ||
         store_bind_real(st, 6, end->wall_seconds) != SQLITE_OK ||
         store_bind_real(st, 7, end->tokens_per_s) != SQLITE_OK ||
-        store_bind_real(st, 8, end->peak_mem_mb) != SQLITE_OK) {
+        store_bind_real(st, 8, end->peak_mem_mb) != SQLITE_OK ||
+        store_bind_real(st, 9, end->peak_run_mb) != SQLITE_OK ||
+        store_bind_real(st, 10, end->train_cpu_seconds) != SQLITE_OK) {
         store_fail(s, err, what);
         (void)sqlite3_finalize(st);
         return -1;

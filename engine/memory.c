@@ -7,6 +7,7 @@
  */
 #include "engine/memory.h"
 
+#include <malloc.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -156,6 +157,19 @@ double memory_proc_bytes(const char *path, const char *field)
     fclose(f);
     return v;
 }
+
+double memory_peak_reset(void)
+{
+    malloc_trim(0);
+    FILE *f = fopen("/proc/self/clear_refs", "w");
+    if (f) {
+        fputs("5", f);
+        fclose(f);
+    }
+    return memory_proc_bytes("/proc/self/status", "VmRSS");
+}
+
+double memory_peak_bytes(void) { return memory_proc_bytes("/proc/self/status", "VmHWM"); }
 
 /* A field of root/proc/meminfo in bytes, or -1. */
 static double meminfo(const char *root, const char *field)

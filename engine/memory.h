@@ -75,6 +75,17 @@ double memory_cgroup_room(const char *root);
    in bytes, or -1. */
 double memory_proc_bytes(const char *path, const char *field);
 
+/* The process's peak resident set from now on: glibc's free lists given
+   back to the system (malloc_trim), then VmHWM reset to the resident set
+   (`5` written to /proc/self/clear_refs).  Returns the resident bytes now
+   (VmRSS; -1 when /proc cannot tell).  Process-wide: what other threads
+   allocate meanwhile counts too (experiments/job_memory.h says when a
+   job's peak is its own). */
+double memory_peak_reset(void);
+/* The process's peak resident bytes since the last memory_peak_reset
+   (VmHWM; -1 when /proc cannot tell). */
+double memory_peak_bytes(void);
+
 /* "9.8 GB", "310 MB", "12 kB" (decimal units). */
 void memory_fmt(double bytes, char *buf, size_t cap);
 /* "9.8 GB (parameters 3.1 GB, optimizer 6.2 GB, ...)": the total and the

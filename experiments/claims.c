@@ -90,6 +90,9 @@ static const char *rules_before(RuleKind k)
     case R_MIN_D:
         return "before, no claim of this kind was judged (it came with issues 41 and 42): its verdicts are today's "
                "tests' alone";
+    case R_OVERTAKES:
+        return "before, no claim of this kind was judged (it came with issue 43): its verdicts are today's tests' "
+               "alone";
     case R_SAME_STANDING:
         return "before, a pair within noise read \"within noise\"; now each pair's difference must be significant "
                "at the look's level (Holm)";
@@ -142,7 +145,8 @@ static void line_add(Line *l, const char *fmt, ...)
 
 static const char *number_format(PointMetric m)
 {
-    return m == PM_SAMPLES_PER_S || m == PM_TEST_PERPLEXITY ? "%.1f" : "%.3f";
+    int rate = m == PM_SAMPLES_PER_S || m == PM_TOKENS_PER_S || m == PM_TOKENS_PER_CPU_S;
+    return rate || m == PM_TEST_PERPLEXITY ? "%.1f" : "%.3f";
 }
 
 /* "4.912 +- 0.020 (3)"; one seed, which has no spread: "4.912 (1)" */
@@ -168,6 +172,7 @@ typedef struct {
     int untestable;         /* one seed a side: no spread to test against */
     int budget;             /* not learned, or unequal budgets: training decides, not seeds */
     double df;              /* the degrees of freedom of its p-values (0: unknown) */
+    int settled;            /* R_OVERTAKES: undecided, and more seeds would not change it */
     char why[200];          /* an undecided point's reason */
 } PointTest;
 
@@ -507,8 +512,10 @@ static Verdict judge_pairs(const ClaimRule *r, const Point *pts, int np, double 
         case R_MATCH: test_match(sa, sb, r->param, alpha, pt, l); break;
         case R_SLIGHTLY_HIGHER: test_slightly_higher(sa, sb, r->param, alpha, pt, l); break;
         case R_RATIO_AT_LEAST: {
-            double want = paper_value(r->preset, r->a, r->metric, r->setting_a) /
-                          paper_value(r->preset, r->b, r->metric, r->setting_b);
+            /* the ratio the claim states, else the paper's of the same points */
+            double want = r->param > 0 ? r->param
+                                       : paper_value(r->preset, r->a, r->metric, r->setting_a) /
+                                             paper_value(r->preset, r->b, r->metric, r->setting_b);
             Contrast rc = contrast_ratio(sa, sb);
             line_add(l, ", ratio %.3f", ratio);
             if (!isfinite(want)) {
@@ -536,7 +543,7 @@ static Verdict judge_pairs(const ClaimRule *r, const Point *pts, int np, double 
         }
         note_seeds(c, a);
         note_seeds(c, b);
-        int trained = r->metric != PM_SAMPLES_PER_S;   /* samples/s does not depend on training */
+        int trained = point_metric_info(r->metric)->learned;   /* speed does not depend on training */
         int ua = trained && unlearned(a, r->metric);
         int ub = trained && unlearned(b, r->metric);
         double ta = point_tokens(a), tb = point_tokens(b);
@@ -1172,6 +1179,159 @@ static Verdict judge_min_d(const ClaimRule *r, const Point *pts, int np, double 
     return v;
 }
 
+/* ---- R_OVERTAKES: where a overtakes b along one key ---------------------- */
+
+/* 1 when q is on p's line along key: the same architecture and task, and
+   every coordinate but key the same. */
+static int same_line(const Point *p, const Point *q, const char *key)
+{
+    if (strcmp(p->arch, q->arch) || strcmp(p->task, q->task) || p->n_coords != q->n_coords) return 0;
+    for (int k = 0; k < p->n_coords; k++) {
+        if (!strcmp(p->coords[k].key, key)) continue;
+        const char *v = coord_value(q->coords, q->n_coords, p->coords[k].key);
+        if (!v || strcmp(v, p->coords[k].value)) return 0;
+    }
+    return 1;
+}
+
+/* The value of key at p as a number (NAN when it is not one). */
+static double key_number(const Point *p, const char *key)
+{
+    const char *v = coord_value(p->coords, p->n_coords, key);
+    char *end;
+    double x = v ? strtod(v, &end) : NAN;
+    return v && end != v && !*end ? x : NAN;
+}
+
+/* One line of a (its points along the key, shortest first): a over its
+   partner of b at each value, tested from the longest down in a fixed
+   sequence (each at alpha: the family-wise error stays alpha), the first
+   value not above ending it.  The smallest value reached is where a has
+   overtaken b: above there and at every longer value.  Into t the line's
+   test: held, or why not (below b at the longest: it does not overtake
+   within these values, which more seeds do not change; else the longest
+   pair's interval holds 1, which more seeds narrow). */
+static void overtakes_line(const ClaimRule *r, const Point *const *line, int k, const Point *const *other,
+                           double alpha, PointTest *t, Line *l, ClaimResult *c)
+{
+    const char *key = r->pair_on;
+    double p_above[CLAIM_MAX_POINTS], p_below[CLAIM_MAX_POINTS], df = 0;
+    int testable[CLAIM_MAX_POINTS], not_learned = 0;
+    char text[2048];
+    Line body = {text, 0, (int)sizeof text};
+    text[0] = 0;
+    for (int i = 0; i < k; i++) {
+        const SeedStats *sa = &line[i]->stat[r->metric], *sb = &other[i]->stat[r->metric];
+        Contrast rc = contrast_ratio(sa, sb);
+        testable[i] = contrast_testable(&rc);
+        p_above[i] = testable[i] ? contrast_p_above(&rc, 1) : 1;
+        p_below[i] = testable[i] ? contrast_p_below(&rc, 1) : 1;
+        df = rc.df;
+        line_add(&body, "%s%s=%s ", i ? ", " : "", key, coord_value(line[i]->coords, line[i]->n_coords, key));
+        stat_add(&body, sa, r->metric);
+        line_add(&body, " vs ");
+        stat_add(&body, sb, r->metric);
+        line_add(&body, ", ratio %.3f", sa->mean / sb->mean);
+        if (testable[i]) interval_add(&body, &rc, alpha, "%.3f");
+        note_seeds(c, line[i]);
+        note_seeds(c, other[i]);
+        if (point_metric_info(r->metric)->learned)
+            not_learned += unlearned(line[i], r->metric) > 0 || unlearned(other[i], r->metric) > 0;
+        if (c->n_pairs < CLAIM_MAX_POINTS) {
+            point_selector(line[i], c->pair[c->n_pairs][0], CLAIM_SELECTOR_LEN);
+            point_selector(other[i], c->pair[c->n_pairs][1], CLAIM_SELECTOR_LEN);
+            c->n_pairs++;
+        }
+    }
+    int from = k;   /* the first value of the run of values above it, to the longest */
+    while (from > 0 && p_above[from - 1] < alpha) from--;
+    const char *longest = coord_value(line[k - 1]->coords, line[k - 1]->n_coords, key);
+    memset(t, 0, sizeof *t);
+    t->p_hold = t->p_fail = 1;   /* not overtaking within the values measured refutes nothing */
+    t->df = df;
+    line_add(l, "%s%s: ", l->len ? "; " : "", line[0]->arch);
+    if (from < k) {
+        line_add(l, "overtakes by %s = %s", key, coord_value(line[from]->coords, line[from]->n_coords, key));
+        t->p_hold = p_above[from];
+    } else if (not_learned) {
+        line_add(l, "not learned");
+        t->budget = 1;
+        snprintf(t->why, sizeof t->why, "not learned: %s or the points it is compared with", line[0]->arch);
+        for (int i = 0; i < k; i++) note_point(c, 0, line[i]), note_point(c, 0, other[i]);
+    } else if (!testable[k - 1]) {
+        line_add(l, "one seed a side at %s = %s", key, longest);
+        t->untestable = 1;
+        snprintf(t->why, sizeof t->why, "one seed a side at %s = %s: no spread to test against", key, longest);
+        note_point(c, 1, line[k - 1]), note_point(c, 1, other[k - 1]);
+    } else if (p_below[k - 1] < alpha) {
+        line_add(l, "below up to %s = %s", key, longest);
+        t->settled = 1;
+        snprintf(t->why, sizeof t->why, "%s stays below up to %s = %s, the longest measured: more seeds do not "
+                 "change that", line[0]->arch, key, longest);
+    } else {
+        line_add(l, "within noise at %s = %s", key, longest);
+        t->p_hold = p_above[k - 1];
+        t->p_fail = p_below[k - 1];   /* both above alpha: what the seeds by power start from */
+        snprintf(t->why, sizeof t->why, "%s: the ratio's interval at %s = %s holds 1", line[0]->arch, key, longest);
+        note_point(c, 1, line[k - 1]), note_point(c, 1, other[k - 1]);
+    }
+    line_add(l, " (%s)", text);
+}
+
+/* R_OVERTAKES: a's points (those b does not select) fall into lines, one
+   per architecture and value of the other coordinates, each ordered by
+   the number its pair_on key holds; each line is judged by overtakes_line
+   against the partners b has at the same values (a value without one is
+   left out).  Holds when every line overtakes (intersection-union); never
+   fails (a crossing past the longest value measured is not excluded):
+   undecided otherwise, for budget where a line's points did not learn. */
+static Verdict judge_overtakes(const ClaimRule *r, const Point *pts, int np, double alpha, Line *l, ClaimResult *c)
+{
+    PointTest t[CLAIM_MAX_TESTS];
+    int n = 0;
+    char *done = calloc((size_t)np + 1, 1);
+    if (!done) return VERDICT_NOT_RUN;
+    for (int i = 0; i < np && n < CLAIM_MAX_TESTS; i++) {
+        if (done[i] || !usable(&pts[i], r->metric) || !point_select(&pts[i], r->a) || point_select(&pts[i], r->b))
+            continue;
+        const Point *line[CLAIM_MAX_POINTS], *other[CLAIM_MAX_POINTS];
+        double at[CLAIM_MAX_POINTS];
+        int k = 0;
+        for (int j = i; j < np; j++) {
+            const Point *q = &pts[j];
+            if (done[j] || !usable(q, r->metric) || !point_select(q, r->a) || point_select(q, r->b) ||
+                !same_line(&pts[i], q, r->pair_on))
+                continue;
+            done[j] = 1;
+            const Point *b = partner(r, pts, np, q);
+            double x = key_number(q, r->pair_on);
+            if (!b || !isfinite(x) || k == CLAIM_MAX_POINTS) continue;
+            int m = k++;   /* insertion by the key's value */
+            while (m > 0 && at[m - 1] > x) line[m] = line[m - 1], other[m] = other[m - 1], at[m] = at[m - 1], m--;
+            line[m] = q, other[m] = b, at[m] = x;
+        }
+        if (k) overtakes_line(r, line, k, other, alpha, &t[n++], l, c);
+    }
+    free(done);
+    if (n == 0) return VERDICT_NOT_RUN;
+    int held = 0, budget = -1, open = -1;
+    for (int i = 0; i < n; i++) {
+        if (t[i].budget && budget < 0) budget = i;
+        else if (!t[i].budget && !(t[i].p_hold < alpha) && open < 0) open = i;
+        held += !t[i].budget && t[i].p_hold < alpha;
+    }
+    if (held == n) return VERDICT_HOLDS;
+    snprintf(c->reason, sizeof c->reason, "%s", t[budget >= 0 ? budget : open].why);
+    if (budget >= 0) return VERDICT_UNDECIDED_BUDGET;
+    /* seeds by power for the lines more seeds may decide, not for one settled below */
+    PointTest noisy[CLAIM_MAX_TESTS];
+    int n_noisy = 0;
+    for (int i = 0; i < n; i++)
+        if (!t[i].settled && !(t[i].p_hold < alpha)) noisy[n_noisy++] = t[i];
+    if (n_noisy) need_seeds(noisy, n_noisy, alpha, c);
+    return VERDICT_UNDECIDED;
+}
+
 static void judge_rule(const ClaimRule *r, const Point *pts, int np, double alpha, ClaimResult *out)
 {
     Line l = {out->numbers, 0, (int)sizeof out->numbers};
@@ -1179,6 +1339,7 @@ static void judge_rule(const ClaimRule *r, const Point *pts, int np, double alph
     out->alpha = alpha;
     switch (r->kind) {
     case R_FLAT: out->verdict = judge_flat(r, pts, np, alpha, &l, out); break;
+    case R_OVERTAKES: out->verdict = judge_overtakes(r, pts, np, alpha, &l, out); break;
     case R_BELOW_UNIGRAM:
     case R_NEAR_UNIGRAM: out->verdict = judge_unigram(r, pts, np, alpha, &l, out); break;
     case R_THRESHOLD: out->verdict = judge_threshold(r, pts, np, alpha, &l, out); break;
@@ -1202,7 +1363,7 @@ static void judge_rule(const ClaimRule *r, const Point *pts, int np, double alph
 static int rule_gated(const ClaimRule *r)
 {
     return r->kind != R_BELOW_UNIGRAM && r->kind != R_NEAR_UNIGRAM && r->kind != R_THRESHOLD && r->kind != R_MIN_D &&
-           r->metric != PM_SAMPLES_PER_S;
+           point_metric_info(r->metric)->learned;
 }
 
 /* Sets c's look (0: one look) and returns the level it is judged at. */

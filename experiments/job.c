@@ -28,6 +28,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "engine/data/data.h"
@@ -45,6 +46,7 @@
 #include "engine/trainer.h"
 #include "experiments/estimate.h"
 #include "experiments/format.h"
+#include "experiments/job_memory.h"
 
 #define METRIC_BUFFER 4096
 #define FLUSH_SECONDS 1.0     /* metrics reach the store at least this often */
@@ -158,6 +160,10 @@ typedef struct {
     int loss_n;
     TrainProgress last_p;
     MemoryNeed need;           /* what job_memory_bytes said it needs */
+    JobMemory mem;             /* its own peak memory (runs.peak_run_mb) */
+    int mem_ended;             /* job_memory_end called */
+    double train_cpu;          /* the process's CPU seconds over the steps this process trained */
+    int64_t start_step;        /* the step it started at (> 0: resumed) */
     /* the loop's state: how it ends (status, why), its last step */
     RunStatus status;
     char msg[ERR_LEN];
@@ -166,6 +172,30 @@ typedef struct {
     double best_valid;
     int evals_without_gain;
 } Job;
+
+/* The process's CPU time so far, every thread, seconds. */
+static double process_cpu_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The training CPU seconds of a run that trained every step here with the
+   process to itself (job_memory.h), else NAN (a resumed run's earlier
+   steps ran in another process; another job's threads would count). */
+static double own_train_cpu(const Job *j)
+{
+    return !j->mem_ended && job_memory_alone(&j->mem) && j->start_step == 0 && j->train_cpu > 0 ? j->train_cpu : NAN;
+}
+
+/* The job's own peak in MB, or NAN (job_memory.h); ends the watch once. */
+static double own_peak_mb(Job *j)
+{
+    if (j->mem_ended) return NAN;
+    j->mem_ended = 1;
+    return job_memory_end(&j->mem);
+}
 
 /* The metrics row of the steps since the previous one (a row is made
    every metrics_every steps, at the last step, at each checkpoint and where
@@ -539,7 +569,7 @@ static int job_refused(Job *j, const char *why, RunStatus *status_out)
         return j->stopped_waiting ? 0 : -1;
     }
     if (stored) {
-        RunEnd end = {run_status_name(RUN_FAILED), why, 0, 0, 0, 0, peak_mem_mb()};
+        RunEnd end = {run_status_name(RUN_FAILED), why, 0, 0, 0, 0, peak_mem_mb(), own_peak_mb(j), NAN};
         j->sink.ops->finish(j->sink.ctx, js->run_id, &end, e);
         return 0;
     }
@@ -579,7 +609,9 @@ static void end_with(Job *j, RunStatus status, const char *why)
    periodic flush.  0 to go on; -1 when the step failed (status set). */
 static int step_train(Job *j, char *err)
 {
+    double cpu0 = process_cpu_seconds();
     int rc = trainer_step(j->tr, &j->p, err);
+    j->train_cpu += process_cpu_seconds() - cpu0;
     if (rc) {
         /* classed by the trainer's code, never by the message's words; over
            ranks every rank sees the same loss and so the same end */
@@ -731,8 +763,9 @@ static int job_finish(Job *j, RunStatus *status_out, char *err)
     }
     finish_checkpoint(j, err);
     const TrainProgress *p = &j->p;
+    double cpu = own_train_cpu(j);   /* before own_peak_mb ends the watch */
     RunEnd end = {run_status_name(j->status), j->msg[0] ? j->msg : NULL, p->step, p->tokens, p->train_seconds,
-                  p->train_seconds > 0 ? p->tokens / p->train_seconds : 0, peak_mem_mb()};
+                  p->train_seconds > 0 ? p->tokens / p->train_seconds : 0, peak_mem_mb(), own_peak_mb(j), cpu};
     /* a paused run has not ended: it only changes state */
     int rc = j->status == RUN_PAUSED ? j->sink.ops->set_status(j->sink.ctx, j->prog.run_id, j->status, err)
                                      : j->sink.ops->finish(j->sink.ctx, j->prog.run_id, &end, err);
@@ -757,13 +790,14 @@ int job_run(JobSpec *js, RunStatus *status_out, char *err)
     if (js->sink) j.sink = *js->sink;
     else if (js->store) j.sink = job_sink_store(js->store);
     char setup_err[ERR_LEN] = "";
+    job_memory_begin(&j.mem);
     if (job_start(&j, &own_store, setup_err)) {
         snprintf(err, ERR_LEN, "%s", setup_err);
         rc = job_refused(&j, setup_err, status_out);
     } else {
         j.prog.threads = trainer_threads(j.tr);
         j.prog.total_steps = trainer_total_steps(j.tr);
-        j.prog.step = j.p.step = trainer_step_count(j.tr);
+        j.prog.step = j.p.step = j.start_step = trainer_step_count(j.tr);
         j.prog.valid_loss = NAN;
         j.prog.status = RUN_RUNNING;
         j.status = RUN_DONE;
@@ -776,6 +810,7 @@ int job_run(JobSpec *js, RunStatus *status_out, char *err)
         js->run_id = j.prog.run_id;
     }
     publish(js, &j.prog, 0);
+    own_peak_mb(&j);   /* a job that did not reach its end still leaves the count */
     job_free(&j);
     if (own_store) {
         store_close(js->store);

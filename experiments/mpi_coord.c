@@ -230,7 +230,7 @@ static int serve_op(Coordinator *c, const Message *m, char *err)
 /* A job that cannot be handed out ends here, failed. */
 static void fail_job(Coordinator *c, int64_t run_id, int rank, const char *why)
 {
-    RunEnd end = {run_status_name(RUN_FAILED), why, 0, 0, 0, 0, 0};
+    RunEnd end = {run_status_name(RUN_FAILED), why, 0, 0, 0, 0, 0, NAN, NAN};
     char err[ERR_LEN];
     if (c->sink.ops->finish(c->sink.ctx, run_id, &end, err)) note(c, err);
     c->ended++;
@@ -388,7 +388,7 @@ static void job_end(Coordinator *c, const Message *m)
     char err[ERR_LEN];
     if (e.rc) {
         /* the rank could not record the end itself */
-        RunEnd end = {run_status_name(RUN_FAILED), why, 0, 0, 0, 0, 0};
+        RunEnd end = {run_status_name(RUN_FAILED), why, 0, 0, 0, 0, 0, NAN, NAN};
         if (c->sink.ops->finish(c->sink.ctx, run_id, &end, err)) note(c, err);
         status = RUN_FAILED;
     } else if (status == RUN_INTERRUPTED && store_job_resume(c->st, run_id, err)) {

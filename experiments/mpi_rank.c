@@ -260,7 +260,7 @@ static int run_job(TrainingRank *t, const Message *m, int64_t *run_id, RunStatus
         json_free(cfg);
     }
     if (bad) {
-        RunEnd end = {run_status_name(RUN_FAILED), err, 0, 0, 0, 0, 0};
+        RunEnd end = {run_status_name(RUN_FAILED), err, 0, 0, 0, 0, 0, NAN, NAN};
         char why[ERR_LEN];
         return t->sink.ops->finish(t->sink.ctx, *run_id, &end, why) ? err_set(err, "%s", why) : 0;
     }

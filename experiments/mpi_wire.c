@@ -113,6 +113,7 @@ static const Field EVAL_FIELDS[] = {
 static const Field RUN_END_FIELDS[] = {
     F(STR, RunEnd, status), F(STR, RunEnd, error), F(I64, RunEnd, steps_done), F(I64, RunEnd, tokens_seen),
     F(F64, RunEnd, wall_seconds), F(F64, RunEnd, tokens_per_s), F(F64, RunEnd, peak_mem_mb),
+    F(F64, RunEnd, peak_run_mb), F(F64, RunEnd, train_cpu_seconds),
 };
 static const Field NEED_FIELDS[] = {
     F(F64, MemoryNeed, params), F(F64, MemoryNeed, optimizer), F(F64, MemoryNeed, gradients),

@@ -27,6 +27,8 @@ static const PointMetricInfo METRICS[PM_COUNT] = {
     [PM_WALL] = {"wall", "training seconds", NULL, 0, 0},
     [PM_UNIGRAM] = {"unigram_nats", "unigram entropy", NULL, 0, 0},
     [PM_BEST_VALID_STEP] = {"best_valid_step", "step of the best valid loss", NULL, 0, 0},
+    [PM_PEAK_MB] = {"peak_mb", "peak memory (MB)", NULL, 0, 0},
+    [PM_TOKENS_PER_CPU_S] = {"tokens_per_cpu_s", "tokens/CPU-s", NULL, 1, 0},
 };
 
 const PointMetricInfo *point_metric_info(PointMetric m)
@@ -64,6 +66,8 @@ double result_metric(const ResultRun *r, PointMetric m)
     case PM_WALL: return r->wall;
     case PM_UNIGRAM: return r->unigram_nats;
     case PM_BEST_VALID_STEP: return r->best_valid_step;
+    case PM_PEAK_MB: return r->peak_run_mb;
+    case PM_TOKENS_PER_CPU_S: return r->train_cpu_seconds > 0 ? r->tokens / r->train_cpu_seconds : NAN;
     case PM_COUNT: break;
     }
     return NAN;
@@ -76,6 +80,7 @@ static const struct {
     {"pairconnect-grid", PM_TEST_LOSS_ALL},
     {"pairconnect-hash", PM_TEST_LOSS_ALL},
     {"pairconnect-speed", PM_SAMPLES_PER_S},
+    {"long-context", PM_TOKENS_PER_CPU_S},
     {"prefix-models", PM_TEST_PERPLEXITY},
 };
 

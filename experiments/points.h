@@ -35,6 +35,9 @@ typedef enum {
     PM_WALL,
     PM_UNIGRAM,             /* the dataset's unigram entropy (nats) */
     PM_BEST_VALID_STEP,     /* the step of the lowest valid evaluation */
+    PM_PEAK_MB,             /* the run's own peak memory, MB (runs.peak_run_mb) */
+    PM_TOKENS_PER_CPU_S,    /* training tokens per CPU-second (tokens / runs.train_cpu_seconds):
+                               what a core of its own trains per second */
     PM_COUNT
 } PointMetric;
 
@@ -61,7 +64,8 @@ double result_metric(const ResultRun *r, PointMetric m);
 /* The metric preset's paper reports its figures in, which the screens open
    on: test loss_all for the PairConnect loss presets (their paper's losses
    are over every position, shared/papers S1), samples/s for
-   pairconnect-speed, test perplexity for prefix-models, else test loss. */
+   pairconnect-speed, training tokens per CPU-second for long-context,
+   test perplexity for prefix-models, else test loss. */
 PointMetric preset_paper_metric(const char *preset);
 /* The metric a sweep's tables and figures open on: the preset's paper
    metric (preset_paper_metric) for a preset that names one, else answer

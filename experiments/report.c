@@ -23,6 +23,7 @@
 #include "experiments/points.h"
 #include "experiments/recall_table.h"
 #include "experiments/stats.h"
+#include "experiments/report_lengths.h"
 #include "experiments/study.h"
 #include "experiments/sweep.h"
 #include "experiments/verdicts.h"
@@ -85,7 +86,11 @@ static void fmt_stat(char *out, size_t cap, const SeedStats *st, PointMetric m)
         snprintf(out, cap, "-");
         return;
     }
-    int places = m == PM_BEST_VALID_STEP ? 0 : m == PM_SAMPLES_PER_S || m == PM_TEST_PERPLEXITY ? 1 : 3;
+    int places = m == PM_BEST_VALID_STEP ? 0
+                 : m == PM_SAMPLES_PER_S || m == PM_TOKENS_PER_S || m == PM_TOKENS_PER_CPU_S || m == PM_PEAK_MB ||
+                           m == PM_TEST_PERPLEXITY
+                       ? 1
+                       : 3;
     /* one seed has no spread to show: its value alone, not "+- 0.000" */
     if (st->n == 1) snprintf(out, cap, "%.*f", places, st->mean);
     else snprintf(out, cap, "%.*f +- %.*f", places, st->mean, places, st->se);
@@ -407,12 +412,15 @@ static int sweep_section(Store *s, const Preset *pr, const SweepRow *swp, int fl
     int n_runs = 0, n_all = 0;
     ResultRun *all = NULL;
     if (results_sweep_runs(s, sw.id, 0, &all, &n_all, err)) return -1;
-    free(all);
-    if (results_sweep_runs(s, sw.id, 1, &runs, &n_runs, err)) return -1;
+    if (results_sweep_runs(s, sw.id, 1, &runs, &n_runs, err)) {
+        free(all);
+        return -1;
+    }
     FigureRow *figs = NULL;
     int n_figs = 0;
     if (pr && results_paper_figures(s, pr->name, &figs, &n_figs, err)) {
         free(runs);
+        free(all);
         return -1;
     }
     Point *pts = NULL;
@@ -420,6 +428,7 @@ static int sweep_section(Store *s, const Preset *pr, const SweepRow *swp, int fl
     if (points_group(runs, n_runs, &pts, &np, NULL)) {
         free(runs);
         free(figs);
+        free(all);
         return err_set(err, "report: out of memory");
     }
     if (n_all) sb_printf(out, "%ssweep %lld (%s): %d of %d jobs finished; made by\n", markdown ? "\n" : "  ",
@@ -450,6 +459,8 @@ static int sweep_section(Store *s, const Preset *pr, const SweepRow *swp, int fl
     }
     if (np) points_table(out, markdown, flags & REPORT_LOSS_BEST, preset, pts, np, figs, n_figs);
     if (np) solved_table(out, markdown, pts, np, alpha);
+    /* a long-context study: throughput and memory against n, what was not run and why */
+    if (!rc && pr && lengths_sweep(preset, pts, np)) rc = lengths_section(s, all, n_all, pts, np, markdown, out, err);
     if (!rc && n_runs) rc = knobs(s, sw.id, preset, markdown, out, err);
     settings_list(out, markdown, figs, n_figs);
     ClaimNow *claims = NULL;
@@ -501,6 +512,7 @@ static int sweep_section(Store *s, const Preset *pr, const SweepRow *swp, int fl
     free(pts);
     free(figs);
     free(runs);
+    free(all);
     return rc;
 }
 

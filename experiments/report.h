@@ -4,7 +4,9 @@
  * +- se over seeds, seeds, tokens trained, training time) beside the
  * paper's figures and their settings, each claim's verdict with the
  * numbers behind it (our ratio between the compared architectures beside
- * the paper's), and the command that produced the runs.  Plain text, or
+ * the paper's), and the command that produced the runs; a long-context
+ * study's section adds its throughput and memory table and what was not
+ * measured (experiments/report_lengths.h).  Plain text, or
  * Markdown tables with the preset's figures linked (drawn by the caller:
  * the figures live above this layer).
  *

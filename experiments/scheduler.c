@@ -8,6 +8,7 @@
 #include "experiments/scheduler.h"
 
 #include <assert.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -189,7 +190,7 @@ static void *worker_main(void *p)
         json_free(cfg);
         RunStatus status = RUN_FAILED;
         if (bad) {
-            RunEnd end = {run_status_name(RUN_FAILED), err, 0, 0, 0, 0, 0};
+            RunEnd end = {run_status_name(RUN_FAILED), err, 0, 0, 0, 0, 0, NAN, NAN};
             store_run_finish(st, job->run_id, &end, err);
         } else {
             if (js.config.threads <= 0) js.config.threads = fair_share(s, st);

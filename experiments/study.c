@@ -34,7 +34,7 @@ struct Study {
 
 static const char *const KIND_NAMES[R_KIND_COUNT] = {
     "lower", "higher", "equivalent", "ratio_at_least", "slightly_higher",
-    "flat", "below_unigram", "near_unigram", "same_standing", "threshold", "min_d",
+    "flat", "below_unigram", "near_unigram", "same_standing", "threshold", "min_d", "overtakes",
 };
 
 const char *study_kind_name(RuleKind k) { return k >= 0 && k < R_KIND_COUNT ? KIND_NAMES[k] : NULL; }
@@ -54,7 +54,7 @@ static const char *const BODY_FIELDS[] = {"corpus", "keys", "axes", "lr", "budge
 static const char *const FIGURE_FIELDS[] = {"point", "metric", "value", "source", "setting", NULL};
 static const char *const CLAIM_FIELDS[] = {"claim", "kind", "metric", "a", "b", "pair_on", "margin",
                                            "nats", "settings", "former", "at_least", "at_most", "for",
-                                           "compare", "to", NULL};
+                                           "compare", "to", "ratio", NULL};
 
 typedef struct {
     yaml_document_t *doc;
@@ -581,12 +581,12 @@ static int kind_of(Ctx *x, yaml_node_t *n, const char *what, RuleKind *out)
     const char *near = w ? nearest(w, names) : NULL;
     if (near) return fail_at(x, n, "%s: unknown kind '%s' (did you mean '%s'?)", what, w, near);
     return fail_at(x, n, "%s: unknown kind '%s' (lower, higher, equivalent, ratio_at_least, slightly_higher, flat, "
-                         "below_unigram, near_unigram, same_standing, threshold, min_d)", what, w ? w : "");
+                         "below_unigram, near_unigram, same_standing, threshold, min_d, overtakes)", what, w ? w : "");
 }
 
 /* A claim's fields, in CLAIM_FIELDS' order. */
 enum { F_CLAIM, F_KIND, F_METRIC, F_A, F_B, F_PAIR, F_MARGIN, F_NATS, F_SETTINGS, F_FORMER, F_AT_LEAST, F_AT_MOST,
-       F_FOR, F_COMPARE, F_TO, F_COUNT };
+       F_FOR, F_COMPARE, F_TO, F_RATIO, F_COUNT };
 
 /* One of names (NULL-terminated) for the scalar n: its index, or a refusal
    naming the nearest ("did you mean") or them all. */
@@ -615,7 +615,7 @@ static int parse_bound(Ctx *x, yaml_node_t *at, yaml_node_t **v, yaml_node_t **k
     static const char *const QUANTIFIERS[] = {"every", "some", NULL};
     const char *kn = KIND_NAMES[r->kind];
     int threshold = r->kind == R_THRESHOLD, min_d = r->kind == R_MIN_D;
-    for (int f = F_AT_LEAST; f < F_COUNT; f++) {
+    for (int f = F_AT_LEAST; f <= F_TO; f++) {
         int belongs = f == F_AT_LEAST || f == F_AT_MOST ? threshold || min_d : f == F_FOR ? threshold : min_d;
         if (v[f] && !belongs) return fail_at(x, k[f], "%s: a '%s' claim takes no %s", what, kn, CLAIM_FIELDS[f]);
     }
@@ -656,6 +656,34 @@ static int parse_bound(Ctx *x, yaml_node_t *at, yaml_node_t **v, yaml_node_t **k
         axes_list(x, list, sizeof list);
         return fail_at(x, v[F_KIND], "%s: a 'min_d' claim needs d as an axis (axes: %s)", what, list);
     }
+    return 0;
+}
+
+/* ratio_at_least's wanted ratio: the claim's own (`ratio: 0.75`, into
+   r->param) or the paper's of the same points (`settings`), one of the two. */
+static int ratio_of(Ctx *x, yaml_node_t *at, yaml_node_t *v, yaml_node_t *key, yaml_node_t *settings, const char *what,
+                    ClaimRule *r)
+{
+    if (r->kind != R_RATIO_AT_LEAST)
+        return v ? fail_at(x, key, "%s: only a 'ratio_at_least' claim takes a ratio", what) : 0;
+    if (!v && !settings)
+        return fail_at(x, at, "%s: a 'ratio_at_least' claim needs 'ratio:' (the ratio it states) or settings (the "
+                              "paper's ratio)", what);
+    if (v && settings)
+        return fail_at(x, key, "%s: give 'ratio:' or settings, not both (one wanted ratio)", what);
+    if (!v) return 0;
+    if (number_of(x, v, "ratio", &r->param)) return -1;
+    if (!(r->param > 0 && r->param < 1e6)) return fail_at(x, v, "%s: ratio %s must be above 0", what, scalar(v));
+    return 0;
+}
+
+/* An 'overtakes' claim orders its pairs by the one key of pair_on (n_ctx). */
+static int overtakes_keys(Ctx *x, yaml_node_t *at, yaml_node_t *pair, const char *what, const ClaimRule *r)
+{
+    if (r->kind != R_OVERTAKES) return 0;
+    if (!pair || !*r->pair_on || strchr(r->pair_on, ' '))
+        return fail_at(x, pair ? pair : at, "%s: an 'overtakes' claim needs pair_on: one key whose values order its "
+                                            "pairs (e.g. [n_ctx])", what);
     return 0;
 }
 
@@ -728,8 +756,8 @@ static int parse_claim(Ctx *x, yaml_node_t *at, int i, ClaimRule *r)
             setting_of(x, node(x, sn->data.sequence.items.start[1]), what, &r->setting_b))
             return -1;
     }
-    if (r->kind == R_RATIO_AT_LEAST && !v[F_SETTINGS])
-        return fail_at(x, at, "%s: a 'ratio_at_least' claim compares with the paper's ratio: give settings", what);
+    if (ratio_of(x, at, v[F_RATIO], k[F_RATIO], v[F_SETTINGS], what, r) || overtakes_keys(x, at, v[F_PAIR], what, r))
+        return -1;
     if (parse_bound(x, at, v, k, what, r)) return -1;
     if (v[F_FORMER]) {
         if (!scalar(v[F_FORMER])) return fail_at(x, v[F_FORMER], "%s: former is a sentence", what);
@@ -942,8 +970,12 @@ void study_claim_words(const ClaimRule *r, char *out, size_t cap)
                            "two one-sided tests)", m, side(r->a), 100 * r->param, side(r->b), per, r->param);
         break;
     case R_RATIO_AT_LEAST:
-        snprintf(out, cap, "%s of [%s] over [%s]%s at least the paper's ratio of the same points (%s, %s)", m,
-                 side(r->a), side(r->b), per, r->setting_a ? r->setting_a : "-", r->setting_b ? r->setting_b : "-");
+        if (r->param > 0)
+            snprintf(out, cap, "%s of [%s] over [%s]%s, at least %g in every pair (one-sided test on the ratio)", m,
+                     side(r->a), side(r->b), per, r->param);
+        else
+            snprintf(out, cap, "%s of [%s] over [%s]%s at least the paper's ratio of the same points (%s, %s)", m,
+                     side(r->a), side(r->b), per, r->setting_a ? r->setting_a : "-", r->setting_b ? r->setting_b : "-");
         break;
     case R_SLIGHTLY_HIGHER:
         snprintf(out, cap, "%s of [%s] above [%s] by at most %g%%%s, in every pair", m, side(r->a), side(r->b),
@@ -981,6 +1013,11 @@ void study_claim_words(const ClaimRule *r, char *out, size_t cap)
                  m, r->sign > 0 ? "least" : "most", r->param, side(r->a), rel, side(r->b), per);
         break;
     }
+    case R_OVERTAKES:
+        snprintf(out, cap, "%s of [%s] above [%s] from some %s on: the smallest %s measured from which it is above "
+                           "at every longer one (one-sided tests from the longest down, each at alpha)", m, side(r->a),
+                 side(r->b), r->pair_on, r->pair_on);
+        break;
     case R_KIND_COUNT: snprintf(out, cap, "?"); break;
     }
 }

@@ -42,6 +42,8 @@ typedef enum {
     R_MIN_D,            /* the smallest d at which a point of a clears param (sign), per series,
                            against b's (compare; closer: than b's is to `to`'s): claims.c
                            judge_min_d */
+    R_OVERTAKES,        /* a above b from some value of the one pair_on key on (the smallest
+                           such value measured: "overtakes by n = N") */
     R_KIND_COUNT
 } RuleKind;
 
@@ -61,7 +63,8 @@ typedef struct {
     PointMetric metric;
     const char *a, *b;       /* selectors "arch=mixer n_ctx=32|128" (b NULL for single-point rules) */
     const char *pair_on;     /* keys a pair agrees on, space-separated ("" : none) */
-    double param;            /* the margin (a share) or the nats of a threshold */
+    double param;            /* the margin (a share), the nats of a threshold, or the ratio
+                                a ratio_at_least claim states itself (0: the paper's) */
     const char *setting_a, *setting_b;  /* the paper's settings of a's and b's figures, for its ratio */
     const char *former;      /* the claim's words before issue 39, where they differ (NULL: the same) */
     /* R_THRESHOLD and R_MIN_D: param is the bound a point's metric must

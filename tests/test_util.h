@@ -7,7 +7,8 @@
  *             mixer alone
  *   files     a whole file read into memory
  *   stores    the test binary's temp folder and file names in it, stores
- *             opened there, one-value queries and statements, queued jobs,
+ *             opened there, an old store at a schema version (upgrade
+ *             tests), one-value queries and statements, queued jobs,
  *             a pid that is surely dead, stand-in checkpoints
  *
  * Not for: a helper only one test file uses (it stays in that file).
@@ -25,8 +26,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
 #include "db/ckpt_owner.h"
 #include "db/jobs.h"
+#include "db/migrations.h"
 #include "db/store.h"
 #include "engine/checkpoint.h"
 #include "engine/common.h"
@@ -372,6 +376,30 @@ static inline Store *open_store(const char *name)
     Store *s = NULL;
     CHECK(store_open(db_path(name), &s, err) == 0, "%s", err);
     return s;
+}
+
+/* An old store at path for an upgrade test: the first `version`
+   migrations applied by hand (as a binary of that version left it), then
+   fill (SQL run in the same connection; NULL: none) and user_version set;
+   failed CHECKs say which step went wrong. */
+static inline void store_file_at_version(const char *path, int version, const char *fill)
+{
+    sqlite3 *db = NULL;
+    char *msg = NULL;
+    CHECK(sqlite3_open(path, &db) == SQLITE_OK, "open %s", path);
+    for (int v = 0; v < version; v++) {
+        CHECK(sqlite3_exec(db, STORE_MIGRATIONS[v], NULL, NULL, &msg) == SQLITE_OK, "v%d: %s", v + 1, msg);
+        sqlite3_free(msg);
+        msg = NULL;
+    }
+    char pragma[64];
+    snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d;", version);
+    CHECK(!fill || sqlite3_exec(db, fill, NULL, NULL, &msg) == SQLITE_OK, "fill: %s", msg);
+    sqlite3_free(msg);
+    msg = NULL;
+    CHECK(sqlite3_exec(db, pragma, NULL, NULL, &msg) == SQLITE_OK, "%s", msg);
+    sqlite3_free(msg);
+    CHECK(sqlite3_close(db) == SQLITE_OK, "close");
 }
 
 /* store_query callback: the first column of the first row. */

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/cli/test_study_cli.sh -- study files from the command line (issue
 # 41, experiments/study.c, app/cmd_study.c): `study list` names the
-# thirteen built-in studies; `study new NAME` writes a skeleton that `study check`
+# fourteen built-in studies (the twelve seed presets, zoology and long-context); `study new NAME` writes a skeleton that `study check`
 # reads (its jobs, estimate and claims); `sweep FILE.yaml` queues it with
 # overrides and stores the file's text with the sweep, so that `report` in
 # another process judges the file's claims; the A/A example checks; a bad
@@ -16,7 +16,7 @@ REPO=$PWD
 cd "$T" || exit 1
 
 got=$("$MB" study list 2>&1 | grep -c "(built in)")
-[ "$got" = 13 ] && pass study_list_builtins || fail study_list_builtins "$("$MB" study list 2>&1)"
+[ "$got" = 14 ] && pass study_list_builtins || fail study_list_builtins "$("$MB" study list 2>&1)"
 
 "$MB" study new myq >"$T/out" 2>&1 && [ -f myq.yaml ] && pass study_new || fail study_new "$(cat "$T/out")"
 "$MB" study check myq.yaml >"$T/check" 2>&1; rc=$?

@@ -213,7 +213,7 @@ static void test_gc(void)
         EvalRow e = {steps[i], "valid", i == 1 ? 2.0 : 3.0, 0.5, NAN, 100, NAN};
         CHECK(store_eval_add(s, done, &e, err) == 0, "%s", err);
     }
-    RunEnd end = {"done", NULL, 30, 300, 1, 1, NAN};
+    RunEnd end = {"done", NULL, 30, 300, 1, 1, NAN, NAN, NAN};
     CHECK(store_run_finish(s, done, &end, err) == 0, "%s", err);
     fake_checkpoint(s, 0, 0, p[3]);
     fake_checkpoint(other, 1, 5, p[4]);

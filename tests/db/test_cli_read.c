@@ -39,14 +39,14 @@ static void fill_store(void)
     EvalRow test = {20, "test", 2.75, 0.5, NAN, 4096, NAN};
     EvalRow valid = {20, "valid", 2.7, 0.52, NAN, 4096, NAN};
     EvalRow train = {20, "train", 2.6, 0.55, NAN, 4096, NAN};
-    RunEnd end = {"done", NULL, 20, 5120, 2.0, 2560.0, 12.5};
+    RunEnd end = {"done", NULL, 20, 5120, 2.0, 2560.0, 12.5, NAN, NAN};
     if (store_metrics_append(store, run_a, m, 2, err) || store_eval_add(store, run_a, &test, err) ||
         store_eval_add(store, run_a, &valid, err) || store_eval_add(store, run_a, &train, err) ||
         store_checkpoint_add(store, run_a, 20, "runs/a.safetensors", err) ||
         store_run_finish(store, run_a, &end, err))
         printf("  fill a: %s\n", err);
     run_b = make_run("base", "mixer");
-    RunEnd div = {"diverged", "loss became NaN", 1, 256, 0.1, 2560.0, 10.0};
+    RunEnd div = {"diverged", "loss became NaN", 1, 256, 0.1, 2560.0, 10.0, NAN, NAN};
     if (store_metrics_append(store, run_b, m, 1, err) || store_run_finish(store, run_b, &div, err))
         printf("  fill b: %s\n", err);
     run_c = make_run(NULL, "attention");

@@ -323,7 +323,7 @@ static void test_requests(void)
           "a pause replaced a cancel: '%s'", job_control_name(control));
 
     /* The worker obeys: finishing clears the request and the owner. */
-    RunEnd end = {"cancelled", "cancelled by request", 3, 300, 1.0, 300.0, NAN};
+    RunEnd end = {"cancelled", "cancelled by request", 3, 300, 1.0, 300.0, NAN, NAN, NAN};
     CHECK(store_run_finish(s, running, &end, err) == 0, "%s", err);
     CHECK(strcmp(value_of(s, "SELECT status || '|' || (control IS NULL) || (owner_pid IS NULL)"
                              " FROM runs WHERE id = %lld", running).text, "cancelled|11") == 0,
@@ -348,7 +348,7 @@ static void test_requests(void)
     RunInfo info = job_info("mixer", "clm");
     int64_t done = 0;
     CHECK(store_run_create(s, &info, &done, err) == 0, "%s", err);
-    RunEnd ok = {"done", NULL, 100, 100, 1.0, 100.0, NAN};
+    RunEnd ok = {"done", NULL, 100, 100, 1.0, 100.0, NAN, NAN, NAN};
     CHECK(store_run_finish(s, done, &ok, err) == 0, "%s", err);
     snprintf(want, sizeof want, "run %lld is done; nothing to cancel", (long long)done);
     CHECK(store_job_request(s, done, "cancel", err) == -1 && strcmp(err, want) == 0, "%s", err);
@@ -409,13 +409,13 @@ static void test_resume(void)
           "pause not withdrawn");
 
     /* Interrupted (Ctrl-C of the worker) resumes; failed does not. */
-    RunEnd stop = {"interrupted", "stopped by SIGINT", 90, 900, 9.0, 100.0, NAN};
+    RunEnd stop = {"interrupted", "stopped by SIGINT", 90, 900, 9.0, 100.0, NAN, NAN, NAN};
     CHECK(store_run_finish(s, job, &stop, err) == 0, "%s", err);
     CHECK(store_job_resume(s, job, err) == 0, "%s", err);
     CHECK(strcmp(value_of(s, "SELECT status || '|' || (finished_at IS NULL) FROM runs"
                              " WHERE id = %lld", job).text, "queued|1") == 0, "interrupted");
     CHECK(claim(s, me) == job, "claim again");
-    RunEnd failed = {"failed", "out of memory", 95, 950, 9.5, 100.0, NAN};
+    RunEnd failed = {"failed", "out of memory", 95, 950, 9.5, 100.0, NAN, NAN, NAN};
     CHECK(store_run_finish(s, job, &failed, err) == 0, "%s", err);
     snprintf(want, sizeof want, "run %lld is failed; only a paused or interrupted job can be"
              " resumed", (long long)job);
@@ -763,7 +763,7 @@ static void test_sweep_results(void)
         CHECK(store_metrics_append(s, jobs[i], &row, 1, err) == 0, "%s", err);
         EvalRow test = {10, "test", 2.5 - i, 0.5, NAN, 100, NAN};
         CHECK(store_eval_add(s, jobs[i], &test, err) == 0, "%s", err);
-        RunEnd end = {"done", NULL, 10, 1000, 1.0, 1000.0, NAN};
+        RunEnd end = {"done", NULL, 10, 1000, 1.0, 1000.0, NAN, NAN, NAN};
         CHECK(store_run_finish(s, jobs[i], &end, err) == 0, "%s", err);
     }
 
@@ -880,7 +880,7 @@ static void test_unknown_runs(void)
        usable (no transaction left open). */
     int64_t job = enqueue(s, 0, NULL, 0);
     CHECK(claim(s, (int)getpid()) == job, "claim");
-    RunEnd end = {"done", NULL, 1, 1, 0.1, 10.0, NAN};
+    RunEnd end = {"done", NULL, 1, 1, 0.1, 10.0, NAN, NAN, NAN};
     CHECK(store_run_finish(s, job, &end, err) == 0, "%s", err);
     char expect[96];
     snprintf(expect, sizeof expect, "run %lld is done; its priority no longer matters",

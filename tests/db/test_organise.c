@@ -70,23 +70,10 @@ static void test_upgrade_v6(void)
 {
     char path[600];
     snprintf(path, sizeof path, "%s", db_path("v6.db"));
-    sqlite3 *db = NULL;
-    CHECK(sqlite3_open(path, &db) == SQLITE_OK, "open");
-    char *msg = NULL;
-    for (int v = 0; v < 6; v++) {
-        CHECK(sqlite3_exec(db, STORE_MIGRATIONS[v], NULL, NULL, &msg) == SQLITE_OK, "v%d: %s", v + 1, msg);
-        sqlite3_free(msg);
-        msg = NULL;
-    }
-    CHECK(sqlite3_exec(db,
-                       "INSERT INTO sweeps (name, spec) VALUES ('completion', 'completion'), ('grid', 'layers=1,2');"
-                       "INSERT INTO runs (status, arch, task, sweep_id, name)"
-                       " VALUES ('done', 'attention', 'clm', 1, 'a'), ('done', 'mixer', 'clm', 2, NULL);"
-                       "PRAGMA user_version = 6;",
-                       NULL, NULL, &msg) == SQLITE_OK,
-          "fill: %s", msg);
-    sqlite3_free(msg);
-    CHECK(sqlite3_close(db) == SQLITE_OK, "close");
+    store_file_at_version(path, 6,
+                          "INSERT INTO sweeps (name, spec) VALUES ('completion', 'completion'), ('grid', 'layers=1,2');"
+                          "INSERT INTO runs (status, arch, task, sweep_id, name)"
+                          " VALUES ('done', 'attention', 'clm', 1, 'a'), ('done', 'mixer', 'clm', 2, NULL);");
     char err[ERR_LEN] = "";
     Store *s = NULL;
     CHECK(store_open(path, &s, err) == 0, "%s", err);

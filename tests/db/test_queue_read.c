@@ -27,7 +27,7 @@ static int64_t finished_run(Store *s, const char *arch, const char *task, const 
     RunInfo info = job_info(arch, task);
     int64_t id = 0;
     CHECK(store_run_create(s, &info, &id, err) == 0, "%s", err);
-    RunEnd end = {status, NULL, 10, 1000, 1.0, tps, NAN};
+    RunEnd end = {status, NULL, 10, 1000, 1.0, tps, NAN, NAN, NAN};
     CHECK(store_run_finish(s, id, &end, err) == 0, "%s", err);
     return id;
 }

@@ -40,7 +40,7 @@ static int64_t add_run(Store *s, const char *config, int64_t seed, int steps, in
                   store_eval_add(s, run, &t10, err) == 0, "%s", err);
         CHECK(store_checkpoint_add(s, run, 5, "runs/x/step5.safetensors", err) == 0 &&
                   store_checkpoint_add(s, run, 10, "runs/x/last.safetensors", err) == 0, "%s", err);
-        RunEnd end = {"done", NULL, steps, 32 * steps, 5.0, 64.0, 1.0};
+        RunEnd end = {"done", NULL, steps, 32 * steps, 5.0, 64.0, 1.0, NAN, NAN};
         CHECK(store_run_finish(s, run, &end, err) == 0, "%s", err);
     }
     return run;

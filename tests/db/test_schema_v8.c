@@ -24,32 +24,21 @@ static void test_upgrade_v7(void)
 {
     char path[600];
     snprintf(path, sizeof path, "%s", db_path("v7.db"));
-    sqlite3 *db = NULL;
-    CHECK(sqlite3_open(path, &db) == SQLITE_OK, "open");
-    char *msg = NULL;
-    for (int v = 0; v < 7; v++) {
-        CHECK(sqlite3_exec(db, STORE_MIGRATIONS[v], NULL, NULL, &msg) == SQLITE_OK, "v%d: %s", v + 1, msg);
-        sqlite3_free(msg);
-        msg = NULL;
-    }
-    CHECK(sqlite3_exec(db,
-                       "PRAGMA foreign_keys = ON;"
-                       "INSERT INTO sweeps (name, spec) VALUES ('grid', 'layers=1,2');"
-                       "INSERT INTO runs (status, arch, task, sweep_id, name, coords_json, note, starred)"
-                       " VALUES ('done', 'attention', 'clm', 1, 'a', '{\"layers\":\"1\"}', 'kept', 1),"
-                       "        ('queued', 'mixer', 'clm', 1, NULL, '{\"layers\":\"2\"}', NULL, 0),"
-                       "        ('done', 'cumsum', 'clm', NULL, 'gone', '{}', NULL, 0);"
-                       "DELETE FROM runs WHERE id = 3;"   /* purged: its id is not given again */
-                       "INSERT INTO metrics (run_id, step, tokens, train_loss) VALUES (1, 1, 32, 5.0), (1, 2, 64, 4.0);"
-                       "INSERT INTO evals (run_id, step, split, loss) VALUES (1, 2, 'valid', 4.5), (1, 2, 'test', 4.6);"
-                       "INSERT INTO run_tags (run_id, tag) VALUES (1, 'baseline');"
-                       "PRAGMA foreign_keys = OFF;"   /* as the sqlite3 shell leaves a deleted run's rows */
-                       "INSERT INTO metrics (run_id, step, tokens, train_loss) VALUES (99, 1, 32, 5.0);"
-                       "PRAGMA user_version = 7;",
-                       NULL, NULL, &msg) == SQLITE_OK,
-          "fill: %s", msg);
-    sqlite3_free(msg);
-    CHECK(sqlite3_close(db) == SQLITE_OK, "close");
+    store_file_at_version(path, 7,
+                          "PRAGMA foreign_keys = ON;"
+                          "INSERT INTO sweeps (name, spec) VALUES ('grid', 'layers=1,2');"
+                          "INSERT INTO runs (status, arch, task, sweep_id, name, coords_json, note, starred)"
+                          " VALUES ('done', 'attention', 'clm', 1, 'a', '{\"layers\":\"1\"}', 'kept', 1),"
+                          "        ('queued', 'mixer', 'clm', 1, NULL, '{\"layers\":\"2\"}', NULL, 0),"
+                          "        ('done', 'cumsum', 'clm', NULL, 'gone', '{}', NULL, 0);"
+                          "DELETE FROM runs WHERE id = 3;"   /* purged: its id is not given again */
+                          "INSERT INTO metrics (run_id, step, tokens, train_loss)"
+                          " VALUES (1, 1, 32, 5.0), (1, 2, 64, 4.0);"
+                          "INSERT INTO evals (run_id, step, split, loss)"
+                          " VALUES (1, 2, 'valid', 4.5), (1, 2, 'test', 4.6);"
+                          "INSERT INTO run_tags (run_id, tag) VALUES (1, 'baseline');"
+                          "PRAGMA foreign_keys = OFF;"   /* as the sqlite3 shell leaves a deleted run's rows */
+                          "INSERT INTO metrics (run_id, step, tokens, train_loss) VALUES (99, 1, 32, 5.0);");
     char err[ERR_LEN] = "";
     Store *s = NULL;
     CHECK(store_open(path, &s, err) == 0, "%s", err);

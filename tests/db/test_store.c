@@ -57,7 +57,7 @@ static int64_t fill_run(Store *s)
     CHECK(store_checkpoint_add(s, run, 50, "runs/1/last.safetensors", err) == 0, "%s", err);
     CHECK(store_checkpoint_add(s, run, 100, "runs/1/last.safetensors", err) == 0, "%s", err);
     CHECK(store_checkpoint_add(s, run, 50, "runs/1/best.safetensors", err) == 0, "%s", err);
-    RunEnd end = {"done", NULL, 100, 25600, 10.0, 2560.0, 42.5};
+    RunEnd end = {"done", NULL, 100, 25600, 10.0, 2560.0, 42.5, NAN, NAN};
     CHECK(store_run_finish(s, run, &end, err) == 0, "%s", err);
     return run;
 }
@@ -147,7 +147,7 @@ static void test_run_round_trip(void)
     CHECK(store_run_exists(s, a, &exists, err) == 0 && exists == 1, "exists %d", exists);
     CHECK(store_run_exists(s, 999, &exists, err) == 0 && exists == 0, "exists %d", exists);
 
-    RunEnd end = {"diverged", "loss is NaN at step 17", 17, 4352, 1.5, 2901.0, NAN};
+    RunEnd end = {"diverged", "loss is NaN at step 17", 17, 4352, 1.5, 2901.0, NAN, NAN, NAN};
     CHECK(store_run_finish(s, b, &end, err) == 0, "%s", err);
     snprintf(sql, sizeof sql, "SELECT status || '|' || error || '|' || steps_done || '|' ||"
              " tokens_seen || '|' || tokens_per_s || '|' || (peak_mem_mb IS NULL) || '|' ||"
@@ -155,9 +155,9 @@ static void test_run_round_trip(void)
     CHECK(strcmp(query1(s, sql).text, "diverged|loss is NaN at step 17|17|4352|2901.0|1|1") == 0,
           "got %s", query1(s, sql).text);
 
-    RunEnd bad = {"running", NULL, 0, 0, 0, 0, 0};
+    RunEnd bad = {"running", NULL, 0, 0, 0, 0, 0, NAN, NAN};
     CHECK(store_run_finish(s, a, &bad, err) == -1 && strstr(err, "not running"), "%s", err);
-    RunEnd ok = {"done", NULL, 0, 0, 0, 0, 0};
+    RunEnd ok = {"done", NULL, 0, 0, 0, 0, 0, NAN, NAN};
     CHECK(store_run_finish(s, 999, &ok, err) == -1 && strstr(err, "no such run"), "%s", err);
     CHECK(store_run_set_status(s, a, "paused", err) == 0, "%s", err);
     snprintf(sql, sizeof sql, "SELECT status FROM runs WHERE id = %lld", (long long)a);

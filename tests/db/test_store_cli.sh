@@ -69,7 +69,7 @@ int main(int argc, char **argv)
         return 1;
     }
     RunEnd end = {argv[3], argv[3][0] == 'd' && argv[3][1] == 'i' ? "loss became NaN" : NULL,
-                  step, step * 256, now_seconds() - start, 5000.0, 12.5};
+                  step, step * 256, now_seconds() - start, 5000.0, 12.5, NAN, NAN};
     if (store_run_finish(s, run, &end, err)) { fprintf(stderr, "%s\n", err); return 1; }
     store_close(s);
     printf("%lld\n", (long long)step);

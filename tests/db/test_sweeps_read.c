@@ -97,7 +97,7 @@ static void test_jobs(void)
     EvalRow valid = {40, "valid", 3.75, 0.25, NAN, 1000, NAN}, test = {40, "test", 3.625, 0.375, NAN, 1000, NAN};
     CHECK(store_eval_add(s, done, &valid, err) == 0 && store_eval_add(s, done, &test, err) == 0, "%s", err);
     CHECK(store_run_set_infer(s, done, 812.5, err) == 0, "%s", err);
-    RunEnd end = {"done", NULL, 40, 2560, 1.5, 1706.5, 10};
+    RunEnd end = {"done", NULL, 40, 2560, 1.5, 1706.5, 10, NAN, NAN};
     CHECK(store_run_finish(s, done, &end, err) == 0, "%s", err);
 
     ResultRun *jobs = NULL;

@@ -97,7 +97,7 @@ static void finish_runs(Store *s, const char *sel, double loss, double spread)
         CHECK(store_metrics_append(s, id, &m, 1, err) == 0, "%s", err);
         EvalRow valid = {steps, "valid", v, 0.3, NAN, 1000, NAN}, test = {steps, "test", v, 0.3, NAN, 1000, NAN};
         CHECK(store_eval_add(s, id, &valid, err) == 0 && store_eval_add(s, id, &test, err) == 0, "%s", err);
-        RunEnd end = {"done", NULL, steps, steps * 512, 100.0, 5000, NAN};
+        RunEnd end = {"done", NULL, steps, steps * 512, 100.0, 5000, NAN, NAN, NAN};
         CHECK(store_run_finish(s, id, &end, err) == 0, "%s", err);
     }
 }
@@ -127,7 +127,7 @@ static void finish_curves(Store *s, const char *sel, double E, double B, double 
         }
         EvalRow test = {steps, "test", v, 0.3, NAN, 1000, NAN};
         CHECK(store_eval_add(s, id, &test, err) == 0, "%s", err);
-        RunEnd end = {"done", NULL, steps, steps * 512, 100.0, 5000, NAN};
+        RunEnd end = {"done", NULL, steps, steps * 512, 100.0, 5000, NAN, NAN, NAN};
         CHECK(store_run_finish(s, id, &end, err) == 0, "%s", err);
     }
 }
@@ -725,7 +725,7 @@ static void test_tune_ranks_loss_all(void)
         CHECK(store_run_set_status(s, run, "running", err) == 0, "%s", err);
         EvalRow valid = {50, "valid", masked, 0.1, NAN, 1000, all};
         CHECK(store_eval_add(s, run, &valid, err) == 0, "%s", err);
-        RunEnd end = {"done", NULL, 50, 50 * 512, 10.0, 5000, NAN};
+        RunEnd end = {"done", NULL, 50, 50 * 512, 10.0, 5000, NAN, NAN, NAN};
         CHECK(store_run_finish(s, run, &end, err) == 0, "%s", err);
     }
     advance(s, id);
@@ -765,7 +765,7 @@ static void finish_trials(Store *s, const double *loss)
         CHECK(store_run_set_status(s, id, "running", err) == 0, "%s", err);
         EvalRow valid = {steps, "valid", loss[i], 0.1, NAN, 1000, NAN};
         CHECK(store_eval_add(s, id, &valid, err) == 0, "%s", err);
-        RunEnd end = {"done", NULL, steps, steps * 512, 10.0, 5000, NAN};
+        RunEnd end = {"done", NULL, steps, steps * 512, 10.0, 5000, NAN, NAN, NAN};
         CHECK(store_run_finish(s, id, &end, err) == 0, "%s", err);
     }
 }

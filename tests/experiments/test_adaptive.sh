@@ -144,8 +144,8 @@ else
 fi
 
 # the New sweep form's Time line counts lr=tune's searches (typed as an extra key):
-# the preset list's last preset (recall), then Extra
-form=$(after tuneform.db 7 "Enter End Enter" "Down Enter lr=tune Enter")
+# the preset list's last but one (recall; long-context, a study since, is last), then Extra
+form=$(after tuneform.db 7 "Enter End Up Enter" "Down Enter lr=tune Enter")
 if echo "$form" | grep -q "lr=tune's search ~[0-9].* more, up to ~[0-9]"; then
   pass tune_form_estimate
 else
@@ -158,7 +158,7 @@ tmux -L "$SOCK" new-session -d -x 110 -y 40 "cd $T && $MB --db form.db --jobs 0"
 sleep 1
 tmux -L "$SOCK" send-keys 7
 sleep 0.3
-tmux -L "$SOCK" send-keys Enter End Enter      # the preset list: the last one
+tmux -L "$SOCK" send-keys Enter End Up Enter   # the preset list: recall, the last but one
 sleep 0.3
 for k in Down Down Down; do tmux -L "$SOCK" send-keys $k; sleep 0.05; done   # Extra, Priority, Conclusive (recall's corpora are an axis: no Dataset)
 tmux -L "$SOCK" send-keys Enter                # [x] until conclusive

@@ -6,7 +6,11 @@
 # the estimate is close to the process's real peak (ru_maxrss, stored as
 # runs.peak_mem_mb); the local worker does not start a job beside another
 # when both would not fit (MIXBENCH_MEMORY_LIMIT), and fails one that could
-# not fit even alone.
+# not fit even alone; a run's own peak (runs.peak_run_mb,
+# experiments/job_memory.h): measured for each job a worker runs alone, a
+# small job after a big one its own small figure (and the process's
+# peak_mem_mb, reset with it, at least that), none for jobs that ran side by
+# side.
 set -u
 . "$(dirname "$0")/../harness.sh"
 
@@ -68,3 +72,26 @@ MIXBENCH_MEMORY_LIMIT=100000000 "$MB" worker --db "$T/w3.db" --jobs 2 >"$T/w.out
 errs=$(q "$T/w3.db" "select count(*) from runs where status = 'failed' and error like 'needs % MB (%) but % MB is available (MIXBENCH_MEMORY_LIMIT)'")
 [ "$errs" = 2 ] && pass worker_fails_what_never_fits ||
   fail worker_fails_what_never_fits "$(q "$T/w3.db" "select id, status, error from runs")"
+
+# --- e. a run's own peak: with --jobs 1 a big job, then a small one, each
+# measured alone (the small one's figure its own, not the big one's; the
+# process's ru_maxrss, reset with VmHWM, its own plus the process's base),
+# each with its training CPU seconds; the jobs seen side by side in w2 have
+# neither
+$MB sweep --db "$T/w4.db" "(n_ctx,batch)=(256,64),(16,1)" arch=mixer data=builtin:stories d=64 layers=1 heads=2 \
+   threads=1 steps=5 eval_every=0 eval_tokens=4096 log_every=1000 >/dev/null 2>&1
+"$MB" worker --db "$T/w4.db" --jobs 1 >"$T/w.out" 2>&1
+big=$(q "$T/w4.db" "select coalesce(peak_run_mb, -1) from runs where n_ctx = 256")
+small=$(q "$T/w4.db" "select coalesce(peak_run_mb, -1) || ' ' || (peak_mem_mb * 1.048576) from runs where n_ctx = 16")
+echo "   own peaks: big job $big MB; small job (own, process) $small MB"
+read -r own proc <<<"$small"
+cpu=$(q "$T/w4.db" "select count(*) from runs where train_cpu_seconds > 0 and train_cpu_seconds < 600")
+if awk -v b="$big" -v o="$own" -v p="$proc" 'BEGIN { exit !(b > 50 && o > 0 && o < b / 4 && p >= o && p < b) }' &&
+   [ "$cpu" = 2 ]
+then pass own_peak_alone
+else fail own_peak_alone "big $big, small $small: $(cat "$T/w.out")"; fi
+if [ "$most" = 2 ]; then
+  shared=$(q "$T/w2.db" "select count(*) from runs where peak_run_mb is null and train_cpu_seconds is null")
+  [ "$shared" = 2 ] && pass own_peak_none_side_by_side ||
+    fail own_peak_none_side_by_side "$(q "$T/w2.db" "select id, peak_run_mb, train_cpu_seconds from runs")"
+fi

@@ -109,7 +109,7 @@ static void finish(Store *s, const Flight *f, const char *status)
         EvalRow test = {f->step, "test", v, 0.3, NAN, 1000, NAN};
         CHECK(store_eval_add(s, f->run, &test, err) == 0, "%s", err);
     }
-    RunEnd end = {status, NULL, f->step, f->step * STEP_TOKENS, 10.0, 5000, NAN};
+    RunEnd end = {status, NULL, f->step, f->step * STEP_TOKENS, 10.0, 5000, NAN, NAN, NAN};
     CHECK(store_run_finish(s, f->run, &end, err) == 0, "%s", err);
     int acted = 0;
     CHECK(adaptive_advance_all(s, &acted, err) == 0, "%s", err);

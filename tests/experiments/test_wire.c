@@ -46,11 +46,12 @@ static void test_records(void)
           "RunInfo fields");
     free(p.bytes);
 
-    RunEnd end = {"failed", NULL, 9, 288, 1.25, 230.5, 17.0};
+    RunEnd end = {"failed", NULL, 9, 288, 1.25, 230.5, 17.0, 3.5, 0.75};
     a = (OpArgs){.i = {5}, .end = end};
     CHECK(round_trip(OP_FINISH, &a, &b, &p) == 0, "finish round trip");
     CHECK(same_str(b.end.status, "failed") && b.end.error == NULL && b.end.tokens_seen == 288 &&
-              b.end.wall_seconds == 1.25 && b.end.peak_mem_mb == 17.0,
+              b.end.wall_seconds == 1.25 && b.end.peak_mem_mb == 17.0 && b.end.peak_run_mb == 3.5 &&
+              b.end.train_cpu_seconds == 0.75,
           "RunEnd fields, NULL error kept");
     free(p.bytes);
 

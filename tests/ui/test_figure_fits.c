@@ -64,7 +64,7 @@ static int64_t add_run(Store *s, const char *arch, int seed, double (*law)(doubl
     }
     EvalRow test = {STEPS, "test", v, 0.3, NAN, 1000, NAN};
     CHECK(store_eval_add(s, id, &test, err) == 0, "%s", err);
-    RunEnd end = {"done", NULL, STEPS, STEPS * TOKENS_PER_STEP, 10.0, 5000, NAN};
+    RunEnd end = {"done", NULL, STEPS, STEPS * TOKENS_PER_STEP, 10.0, 5000, NAN, NAN, NAN};
     CHECK(store_run_finish(s, id, &end, err) == 0, "%s", err);
     return id;
 }

@@ -87,7 +87,7 @@ keys "$SWEEP"
 wait_screen "Preset" 5 || { fail sweep_form "no form"; shown; }
 keys Enter
 if wait_screen "recall +$expected jobs" 5; then pass preset_list_counts; else fail preset_list_counts "no 'recall $expected jobs'"; shown; fi
-keys End; keys Enter
+keys End; keys Up; keys Enter    # recall, the built-in before the last (long-context)
 if wait_screen "Queue $expected jobs" 5 && grep -Eq "Jobs +$expected" "$T/screen"; then pass preset_job_count
 else fail preset_job_count "expected $expected jobs"; shown; fi
 runs_before=$(q "$DB" "select count(*) from runs")

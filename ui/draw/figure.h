@@ -42,8 +42,8 @@ typedef enum {
     FIG_CROSS      /* an x at each point (where two fits cross), drawn over everything */
 } FigMark;
 
-/* The palette: series colour k is FIG_PALETTE[k % 8]; FIG_GRAY for levels. */
-enum { FIG_GRAY = -1, FIG_COLORS = 8 };
+/* The palette: series colour k is FIG_PALETTE[k % 12]; FIG_GRAY for levels. */
+enum { FIG_GRAY = -1, FIG_COLORS = 12 };
 
 typedef enum { FIG_TONE_PLAIN, FIG_TONE_DIM, FIG_TONE_GOOD, FIG_TONE_BAD, FIG_TONE_WARN } FigTone;
 

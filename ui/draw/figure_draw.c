@@ -32,10 +32,13 @@ typedef struct {
     double r, g, b;
 } Rgb;
 
-/* Tableau's ten colours less gray and olive, which read poorly on white. */
+/* Tableau's ten colours less gray and olive, which read poorly on white;
+   then four darker ones for a figure of more series (every architecture
+   with a causal mode: docs/speed.md "Long context"). */
 static const Rgb PALETTE[FIG_COLORS] = {
     {0.122, 0.467, 0.706}, {1.000, 0.498, 0.055}, {0.173, 0.627, 0.173}, {0.839, 0.153, 0.157},
     {0.580, 0.404, 0.741}, {0.549, 0.337, 0.294}, {0.890, 0.467, 0.761}, {0.090, 0.745, 0.812},
+    {0.125, 0.125, 0.125}, {0.550, 0.550, 0.000}, {0.100, 0.180, 0.470}, {0.000, 0.450, 0.400},
 };
 static const Rgb INK = {0.13, 0.13, 0.13}, DIM = {0.40, 0.40, 0.40}, GRAY = {0.50, 0.50, 0.50},
                  RULE = {0.88, 0.88, 0.88};
@@ -52,6 +55,7 @@ static const struct {
 } DASHES[FIG_COLORS] = {
     {{0}, 0},          {{7, 3}, 2},          {{2, 2.5}, 2},    {{9, 3, 2, 3}, 4},
     {{4, 4}, 2},       {{12, 3, 2, 3, 2, 3}, 6}, {{1.5, 4}, 2}, {{14, 4}, 2},
+    {{3, 2, 3, 6}, 4}, {{10, 2}, 2},         {{6, 2, 1.5, 2, 1.5, 2}, 6}, {{1, 2}, 2},
 };
 
 /* A fit (FIG_FIT): thinner than any data line, and a dash-dot no colour's
@@ -66,7 +70,8 @@ static void set_series_dash(cairo_t *cr, int color)
 }
 
 /* A marker's shape by its colour: circle, square, triangle, diamond, the
-   next four the same shapes hollow. */
+   next four the same shapes hollow, the four after filled again (their
+   colours and dashes tell them from the first four). */
 static void draw_marker(cairo_t *cr, int color, double x, double y)
 {
     int k = color < 0 ? 0 : color % FIG_COLORS, shape = k % 4;
@@ -86,7 +91,7 @@ static void draw_marker(cairo_t *cr, int color, double x, double y)
         cairo_line_to(cr, x - r * 1.0, y);
         cairo_close_path(cr);
     }
-    if (k < 4) {
+    if (k < 4 || k >= 8) {
         cairo_fill(cr);
     } else {
         cairo_set_line_width(cr, 1.2);

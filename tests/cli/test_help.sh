@@ -33,7 +33,7 @@ $MB help frob >"$T/out" 2>"$T/err"; rc=$?
 # sweep alone: every preset, its jobs and a time
 out=$(cd "$T" && $MB sweep 2>&1); rc=$?
 n=$(echo "$out" | grep -cE "^[a-z-]+ +[0-9]+ +[0-9dhms]+  ")
-[ $rc = 0 ] && [ "$n" = 14 ] && echo "$out" | grep -qE "^recall +270 " && echo "$out" | grep -qE "^long-context +102 " && pass sweep_lists_presets ||
+[ $rc = 0 ] && [ "$n" = 14 ] && echo "$out" | grep -qE "^recall +495 " && echo "$out" | grep -qE "^long-context +102 " && pass sweep_lists_presets ||
   fail sweep_lists_presets "rc $rc, $n presets: $out"
 
 # queue: a table, and --tsv

@@ -168,8 +168,8 @@ sleep 0.3
 form=$(tmux -L "$SOCK" capture-pane -p)
 tmux -L "$SOCK" send-keys Down Enter
 sleep 0.3
-tmux -L "$SOCK" send-keys y                    # "Queue 270 jobs? [y/N]": recall is a large sweep
-# recall's 270 jobs and their lr=tune searches take a while to queue
+tmux -L "$SOCK" send-keys y                    # "Queue 495 jobs? [y/N]": recall is a large sweep
+# recall's 495 jobs take a while to queue
 for i in $(seq 1 100); do
   [ "$(q form.db "select count(*) from sweeps" 2>/dev/null)" = 1 ] && [ -n "$(q form.db "select 1 from runs limit 1")" ] && break
   sleep 0.2

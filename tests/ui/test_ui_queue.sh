@@ -80,7 +80,7 @@ else fail resume_paused "status=$(q "$DB" "select status from runs where id=5")"
 
 # ---- New sweep: a preset from the list, its job count, queued
 expected=$($MB sweep recall --dry-run | head -1 | grep -oE "[0-9]+ jobs" | cut -d' ' -f1)
-# what queueing it makes: recall tunes lr, so its lr=tune trials come first
+# what queueing it makes (the runs a sweep queues at once)
 $MB sweep recall --db "$T/count.db" >/dev/null 2>&1
 queued=$(q "$T/count.db" "select count(*) from runs")
 keys "$SWEEP"

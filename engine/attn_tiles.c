@@ -141,10 +141,16 @@ void attn_tiles_backward(struct Gemm *g, const AttnMask *mask, int n, int dh, fl
             }
             matmul(g, 1, 0, C, dh, R, 1.0f, P, TK, dout + (size_t)i0 * ldo, ldo, 1.0f, dv + (size_t)j0 * ldd, ldd);
             matmul(g, 0, 1, R, C, dh, 1.0f, dout + (size_t)i0 * ldo, ldo, v + (size_t)j0 * ld, ld, 0.0f, dS, TK);
+            /* A weight of exactly 1 is a query whose other keys weigh under
+               float32's rounding of 1 (a lone key: swa's window=1, position
+               0): its dS is 0 to that rounding, and 0 it is made, since
+               dP - delta there is only the difference of two summation
+               orders (sgemm's and the dot above), which AdamW would
+               otherwise take for a gradient and step by lr. */
             for (int r = 0; r < R; r++) {
                 const float *p = P + (size_t)r * TK;
                 float *ds = dS + (size_t)r * TK;
-                for (int c = 0; c < C; c++) ds[c] = p[c] * (ds[c] - delta[r]);
+                for (int c = 0; c < C; c++) ds[c] = p[c] == 1.0f ? 0.0f : p[c] * (ds[c] - delta[r]);
             }
             matmul(g, 0, 0, R, dh, C, scale, dS, TK, k + (size_t)j0 * ld, ld, 1.0f, dq + (size_t)i0 * ldd, ldd);
             matmul(g, 1, 0, C, dh, R, scale, dS, TK, q + (size_t)i0 * ld, ld, 1.0f, dk + (size_t)j0 * ldd, ldd);

@@ -436,6 +436,11 @@ void vec_exp(float *y, const float *x, size_t n)
     for (size_t i = 0; i < n; i++) y[i] = exp_approx(x[i]);
 }
 
+void vec_sigmoid(float *y, const float *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++) y[i] = 1.0f / (1.0f + exp_approx(-x[i]));
+}
+
 /* Sum over v of exp(x[v] - mx), in sum_lanes' order; store: x[v] becomes
    exp(x[v] - mx), in the same pass. */
 static float sum_exp_lanes(float *x, int n, float mx, int store)

@@ -104,6 +104,8 @@ double sumsq_finish(const double lane[8], const float *tail, size_t n);
 
 /* Fast elementwise exp on an array, accurate to about 1 ulp (vectorisable). */
 void vec_exp(float *y, const float *x, size_t n);
+/* y[i] = 1 / (1 + exp(-x[i])) with vec_exp's exp; y may be x. */
+void vec_sigmoid(float *y, const float *x, size_t n);
 /* In place x[i] = exp(x[i] - mx), i < n, with vec_exp's exp; returns their
    sum (16 interleaved partial sums: the cross-entropy's own loop). */
 float exp_shift_sum(float *x, int n, float mx);

@@ -16,6 +16,7 @@
 
 #include "db/queue_read.h"
 #include "engine/common.h"
+#include "engine/data/data.h"
 #include "engine/io/json.h"
 #include "engine/mixer.h"
 #include "engine/task.h"
@@ -27,7 +28,10 @@ double estimate_train_flops_per_token(const Config *c)
     const MixerOps *mixer = mixer_find(c->arch);
     const TaskOps *task = task_find(c->task);
     if (!mixer || !task) return NAN;
-    double d = c->d, V = c->vocab > 0 ? c->vocab : 10000;
+    /* the vocabulary: the config's, a diagnostic corpus's vocab= (read
+       from its spec), else 10000 (a word-level corpus's order) */
+    int data_vocab = c->vocab > 0 ? 0 : data_builtin_vocab(c->data);
+    double d = c->d, V = c->vocab > 0 ? c->vocab : data_vocab > 0 ? data_vocab : 10000;
     Config resolved = *c;
     if (resolved.d_pair == 0) resolved.d_pair = c->d;
     StackSpec specs[MODEL_MAX_STACKS];

@@ -95,21 +95,47 @@ static void write_selective(void *state, int split, DataRng *r, int32_t *ids, ui
     ids[R] = COPY_SEP;
 }
 
-/* The shared body: options, checks, generation. */
-static int copy_corpus(const char *name, int selective, const char *opts, uint64_t seed, int n_ctx,
-                       BuiltinCorpus *out, char *err)
+enum { O_LENGTH, O_VOCAB, O_EXAMPLES, O_EVAL, O_SEED, O_COUNT };
+
+/* The options with their defaults, parsed from opts. */
+static int copy_options(const char *name, int selective, const char *opts, BuiltinOption o[O_COUNT], char *err)
 {
-    enum { O_LENGTH, O_VOCAB, O_EXAMPLES, O_EVAL, O_SEED, O_COUNT };
     int reserved = selective ? COPY_BLANK + 1 : COPY_SEP + 1;
-    BuiltinOption o[O_COUNT] = {
+    const BuiltinOption table[O_COUNT] = {
         [O_LENGTH] = {"length", 1, 1 << 20, 1, 8, 0},
         [O_VOCAB] = {"vocab", reserved + 1, COPY_MAX_VOCAB, 1, selective ? 20 : 32, 0},
         [O_EXAMPLES] = {"examples", 1, 1e8, 1, 20000, 0},
         [O_EVAL] = {"eval_examples", 1, 1e8, 1, 1000, 0},
         [O_SEED] = {"seed", 0, 9007199254740991.0, 1, 1, 0},
     };
+    memcpy(o, table, sizeof table);
+    return builtin_parse_options(name, opts, o, O_COUNT, err);
+}
+
+int builtin_copy_vocab(const char *opts, int *vocab, char *err)
+{
+    BuiltinOption o[O_COUNT];
+    if (copy_options("copy", 0, opts, o, err) != 0) return -1;
+    *vocab = (int)o[O_VOCAB].value;
+    return 0;
+}
+
+int builtin_selective_copy_vocab(const char *opts, int *vocab, char *err)
+{
+    BuiltinOption o[O_COUNT];
+    if (copy_options("selective-copy", 1, opts, o, err) != 0) return -1;
+    *vocab = (int)o[O_VOCAB].value;
+    return 0;
+}
+
+/* The shared body: options, checks, generation. */
+static int copy_corpus(const char *name, int selective, const char *opts, uint64_t seed, int n_ctx,
+                       BuiltinCorpus *out, char *err)
+{
+    int reserved = selective ? COPY_BLANK + 1 : COPY_SEP + 1;
+    BuiltinOption o[O_COUNT];
     memset(out, 0, sizeof *out);
-    if (builtin_parse_options(name, opts, o, O_COUNT, err) != 0) return -1;
+    if (copy_options(name, selective, opts, o, err) != 0) return -1;
     int n = n_ctx > 0 ? n_ctx : COPY_DEFAULT_N_CTX;
     if (n < 3)
         return err_set(err, "builtin:%s: n_ctx=%d is too short (an example needs at least 3 tokens)", name, n);

@@ -108,10 +108,12 @@ static void write_mqar(void *state, int split, DataRng *r, int32_t *ids, uint8_t
     }
 }
 
-int builtin_mqar(const char *opts, uint64_t seed, int n_ctx, BuiltinCorpus *out, char *err)
+enum { O_PAIRS, O_QUERIES, O_VOCAB, O_EXAMPLES, O_EVAL, O_SEED, O_TRAIN_PAIRS, O_COUNT };
+
+/* The options with their defaults, parsed from opts. */
+static int mqar_options(const char *opts, BuiltinOption o[O_COUNT], char *err)
 {
-    enum { O_PAIRS, O_QUERIES, O_VOCAB, O_EXAMPLES, O_EVAL, O_SEED, O_TRAIN_PAIRS, O_COUNT };
-    BuiltinOption o[O_COUNT] = {
+    const BuiltinOption table[O_COUNT] = {
         [O_PAIRS] = {"pairs", 1, 1 << 20, 1, 8, 0},
         [O_QUERIES] = {"queries", 1, 1 << 20, 1, 0, 0},
         [O_VOCAB] = {"vocab", 4, MQAR_MAX_VOCAB, 1, 128, 0},
@@ -120,8 +122,23 @@ int builtin_mqar(const char *opts, uint64_t seed, int n_ctx, BuiltinCorpus *out,
         [O_SEED] = {"seed", 0, 9007199254740991.0, 1, 1, 0},
         [O_TRAIN_PAIRS] = {"train_pairs", 1, 1 << 20, 1, 0, 0},
     };
+    memcpy(o, table, sizeof table);
+    return builtin_parse_options("mqar", opts, o, O_COUNT, err);
+}
+
+int builtin_mqar_vocab(const char *opts, int *vocab, char *err)
+{
+    BuiltinOption o[O_COUNT];
+    if (mqar_options(opts, o, err) != 0) return -1;
+    *vocab = (int)o[O_VOCAB].value;
+    return 0;
+}
+
+int builtin_mqar(const char *opts, uint64_t seed, int n_ctx, BuiltinCorpus *out, char *err)
+{
+    BuiltinOption o[O_COUNT];
     memset(out, 0, sizeof *out);
-    if (builtin_parse_options("mqar", opts, o, O_COUNT, err) != 0) return -1;
+    if (mqar_options(opts, o, err) != 0) return -1;
     int n = n_ctx > 0 ? n_ctx : MQAR_DEFAULT_N_CTX;
     int P = (int)o[O_PAIRS].value, V = (int)o[O_VOCAB].value;
     int n_keys = (V - BYTE_BASE) / 2, n_values = V - BYTE_BASE - n_keys;

@@ -76,6 +76,10 @@ void dataset_free(Dataset *ds);
    (builtin:mqar, copy, selective-copy): its accuracy is the answer
    accuracy, the headline of a recall study; 0 for any other data. */
 int data_scores_answers(const char *spec);
+/* The model vocabulary a diagnostic corpus's spec sets (its vocab= or the
+   default), read from the spec alone, nothing generated; 0 for any other
+   data and for a malformed spec (dataset_load says what is wrong). */
+int data_builtin_vocab(const char *spec);
 
 /* The dataset a config names (config_data.c): c->data with c's tokenizer,
    vocab, min_count and n_ctx; sets c->vocab from it.  tok: encode with this

@@ -211,6 +211,11 @@ int builtin_mqar(const char *opts, uint64_t seed, int n_ctx, BuiltinCorpus *out,
 int builtin_copy(const char *opts, uint64_t seed, int n_ctx, BuiltinCorpus *out, char *err);
 int builtin_selective_copy(const char *opts, uint64_t seed, int n_ctx, BuiltinCorpus *out,
                            char *err);
+/* Their vocab= (the model's vocabulary) from the options alone, nothing
+   generated: 0, or -1 with err when opts is malformed. */
+int builtin_mqar_vocab(const char *opts, int *vocab, char *err);
+int builtin_copy_vocab(const char *opts, int *vocab, char *err);
+int builtin_selective_copy_vocab(const char *opts, int *vocab, char *err);
 void builtin_free(BuiltinCorpus *c);
 
 /* The streams of a diagnostic corpus (builtin_options.c): split s holds

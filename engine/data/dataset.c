@@ -286,23 +286,41 @@ static int load_file(Dataset *ds, const char *path, const struct stat *st, Token
 }
 
 typedef int (*DiagnosticFn)(const char *, uint64_t, int, BuiltinCorpus *, char *);
+typedef int (*DiagnosticVocabFn)(const char *, int *, char *);
 
 /* The diagnostics: examples of n_ctx tokens with scored targets. */
 static const struct {
     const char *name;
     DiagnosticFn make;
+    DiagnosticVocabFn vocab;
 } DIAGNOSTICS[] = {
-    {"mqar", builtin_mqar},
-    {"copy", builtin_copy},
-    {"selective-copy", builtin_selective_copy},
+    {"mqar", builtin_mqar, builtin_mqar_vocab},
+    {"copy", builtin_copy, builtin_copy_vocab},
+    {"selective-copy", builtin_selective_copy, builtin_selective_copy_vocab},
 };
 
-static DiagnosticFn find_diagnostic(const char *name, size_t name_len)
+static int diagnostic_index(const char *name, size_t name_len)
 {
     for (size_t i = 0; i < sizeof DIAGNOSTICS / sizeof DIAGNOSTICS[0]; i++)
         if (strlen(DIAGNOSTICS[i].name) == name_len && !memcmp(DIAGNOSTICS[i].name, name, name_len))
-            return DIAGNOSTICS[i].make;
-    return NULL;
+            return (int)i;
+    return -1;
+}
+
+static DiagnosticFn find_diagnostic(const char *name, size_t name_len)
+{
+    int i = diagnostic_index(name, name_len);
+    return i < 0 ? NULL : DIAGNOSTICS[i].make;
+}
+
+int data_builtin_vocab(const char *spec)
+{
+    if (!spec || strncmp(spec, "builtin:", 8)) return 0;
+    const char *name = spec + 8, *colon = strchr(name, ':');
+    int i = diagnostic_index(name, colon ? (size_t)(colon - name) : strlen(name)), vocab = 0;
+    char err[ERR_LEN];
+    if (i < 0 || DIAGNOSTICS[i].vocab(colon ? colon + 1 : "", &vocab, err) != 0) return 0;
+    return vocab;
 }
 
 int data_scores_answers(const char *spec)

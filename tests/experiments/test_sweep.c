@@ -673,6 +673,29 @@ static void test_paper_variants(void)
     snprintf(c.task, sizeof c.task, "clm");
     double want = 6.0 * (2 * (4.0 * 256 * 256 + 2.0 * 256 * 1024) + 256.0 * 10002) + 2 * 12.0 * 64 * 256;
     CHECK(fabs(estimate_train_flops_per_token(&c) - want) < 1, "%g vs %g", estimate_train_flops_per_token(&c), want);
+    /* without a vocab key, a diagnostic corpus's vocab= (or its default) is
+       the head's width, read from the spec; other data count 10000 */
+    static const struct {
+        const char *data;
+        int vocab;
+    } heads[] = {{"builtin:mqar:pairs=4:vocab=256:examples=100000", 256},
+                 {"builtin:mqar", 128},
+                 {"builtin:copy", 32},
+                 {"builtin:selective-copy:length=4", 20},
+                 {"builtin:copy:vocab=40", 40},
+                 {"builtin:mqar:vocab=3", 0},
+                 {"builtin:mqar:colour=red", 0},
+                 {"builtin:stories", 0},
+                 {"../shared/data/ptb", 0}};
+    c.vocab = 0;
+    for (size_t i = 0; i < sizeof heads / sizeof heads[0]; i++) {
+        snprintf(c.data, sizeof c.data, "%s", heads[i].data);
+        CHECK(data_builtin_vocab(c.data) == heads[i].vocab, "%s: %d", c.data, data_builtin_vocab(c.data));
+        double V = heads[i].vocab ? heads[i].vocab : 10000;
+        double want_v = want - 6.0 * 256 * (10002 - V);
+        CHECK(fabs(estimate_train_flops_per_token(&c) - want_v) < 1, "%s: %g vs %g", c.data,
+              estimate_train_flops_per_token(&c), want_v);
+    }
 }
 
 /* --data replaces a preset's own dataset; a preset whose data is an axis

@@ -9,6 +9,9 @@
  *   train_pairs=L    the training examples' pair count is uniform in L..P
  *                    (a mixture, as Zoology trains one model on several pair
  *                    counts); valid and test keep P; default P
+ *   scatter=0|1      1: queries at random places of the rest of the window
+ *                    among random filler tokens, as Zoology's (below);
+ *                    default 0, queries right after the pairs
  *   vocab=V          total vocabulary incl. PAD 0 and MASK 1, default 128
  *   examples=N       train examples, default 20000
  *   eval_examples=M  valid and test examples each, default 1000
@@ -34,9 +37,21 @@
  * (a 2-layer attention model sits at that shortcut's accuracy, about 0.52
  * for 4 pairs, for thousands of steps).
  *
- * Unlike Zoology, queries follow the pairs contiguously (Zoology scatters
- * them with power-law gaps among random filler tokens) and the value is in
- * the stream after its query key, as next-token prediction needs.
+ * Unlike Zoology, by default queries follow the pairs contiguously, so
+ * that the rest of the window after the last answer is padding a causal
+ * model never reads before answering: n does not change the task.  The
+ * value is in the stream after its query key, as next-token prediction
+ * needs (Zoology's input has a random token there; its label is the value).
+ *
+ * scatter=1 places them as Zoology's generator does (zoology/data/
+ * associative_recall.py, multiquery_ar, power_a = 0.01): the S = (n - 2P)/2
+ * two-token slots after the pairs, slot s (0-based) drawn with probability
+ * proportional to (s + 1)^(a - 1), a = 0.01, Q of them without replacement
+ * (one weighted draw after another, each from the slots left), the query
+ * and its value in each drawn slot in slot order, and every other position
+ * of the window after the pairs a filler token uniform over the key and
+ * value ids.  A query is then up to n - 2P tokens from its pair, among
+ * distractors: n is part of the task, as in Zoology's Figure 2.
  *
  * With train_pairs=L < P a training example first draws its pair count p
  * uniformly in L..P, then its queries: Q when queries= is given, else
@@ -56,17 +71,20 @@
 #include "engine/common.h"
 #include "engine/data/data_internal.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 enum { MQAR_DEFAULT_N_CTX = 64, MQAR_MAX_VOCAB = 1 << 20 };
+#define MQAR_POWER_A 0.01   /* Zoology's power_a: how strongly short gaps are favoured */
 
 typedef struct {
     int pairs, queries;
     int train_min;      /* train_pairs: the smallest training pair count */
     int queries_given;  /* queries= fixed, else it follows each example's pairs */
     int n;              /* example length */
+    double *slot_weight; /* scatter=1: [n / 2] the slots' power-law weights; NULL: contiguous */
     int32_t *keys;      /* [n_keys] a permutation of the key ids */
     int32_t *values;    /* [n_values] a permutation of the value ids */
     int n_keys, n_values;
@@ -81,6 +99,37 @@ static void sample_front(DataRng *r, int32_t *items, int n, int k)
         items[i] = items[j];
         items[j] = swap;
     }
+}
+
+/* scatter=1: the window after P pairs (query [n - 2P], query_scored) gets
+   filler tokens, then Q queries in slots drawn by their power-law weights
+   without replacement, in slot order. */
+static void scatter_queries(MqarState *m, DataRng *r, int P, int Q, int32_t *query, uint8_t *query_scored)
+{
+    int rest = m->n - 2 * P, S = rest / 2;
+    uint32_t content = (uint32_t)(m->n_keys + m->n_values);
+    for (int i = 0; i < rest; i++) query[i] = BYTE_BASE + (int32_t)data_rng_below(r, content);
+    /* mark the drawn slots in query_scored's slot positions, then fill them */
+    double left = 0;
+    for (int s = 0; s < S; s++) left += m->slot_weight[s];
+    for (int q = 0; q < Q; q++) {
+        double u = data_rng_double(r) * left, run = 0;
+        int pick = -1;
+        for (int s = 0; s < S; s++) {
+            if (query_scored[2 * s + 1]) continue;
+            pick = s;   /* the last free slot, should rounding leave u past the sum */
+            run += m->slot_weight[s];
+            if (u < run) break;
+        }
+        query_scored[2 * pick + 1] = 1;
+        left -= m->slot_weight[pick];
+    }
+    for (int s = 0; s < S; s++)
+        if (query_scored[2 * s + 1]) {
+            int p = (int)data_rng_below(r, (uint32_t)P);
+            query[2 * s] = m->keys[p];
+            query[2 * s + 1] = m->values[p];
+        }
 }
 
 /* ids [n] (all PAD), scored [n] (all 0) -> one example */
@@ -100,6 +149,10 @@ static void write_mqar(void *state, int split, DataRng *r, int32_t *ids, uint8_t
     }
     int32_t *query = ids + 2 * P;
     uint8_t *query_scored = scored + 2 * P;
+    if (m->slot_weight) {
+        scatter_queries(m, r, P, Q, query, query_scored);
+        return;
+    }
     for (int q = 0; q < Q; q++) {
         int p = (int)data_rng_below(r, (uint32_t)P);
         query[2 * q] = m->keys[p];
@@ -108,7 +161,7 @@ static void write_mqar(void *state, int split, DataRng *r, int32_t *ids, uint8_t
     }
 }
 
-enum { O_PAIRS, O_QUERIES, O_VOCAB, O_EXAMPLES, O_EVAL, O_SEED, O_TRAIN_PAIRS, O_COUNT };
+enum { O_PAIRS, O_QUERIES, O_VOCAB, O_EXAMPLES, O_EVAL, O_SEED, O_TRAIN_PAIRS, O_SCATTER, O_COUNT };
 
 /* The options with their defaults, parsed from opts. */
 static int mqar_options(const char *opts, BuiltinOption o[O_COUNT], char *err)
@@ -121,6 +174,7 @@ static int mqar_options(const char *opts, BuiltinOption o[O_COUNT], char *err)
         [O_EVAL] = {"eval_examples", 1, 1e8, 1, 1000, 0},
         [O_SEED] = {"seed", 0, 9007199254740991.0, 1, 1, 0},
         [O_TRAIN_PAIRS] = {"train_pairs", 1, 1 << 20, 1, 0, 0},
+        [O_SCATTER] = {"scatter", 0, 1, 1, 0, 0},
     };
     memcpy(o, table, sizeof table);
     return builtin_parse_options("mqar", opts, o, O_COUNT, err);
@@ -167,13 +221,17 @@ int builtin_mqar(const char *opts, uint64_t seed, int n_ctx, BuiltinCorpus *out,
                        L, P);
     uint64_t s = o[O_SEED].given ? (uint64_t)o[O_SEED].value : (seed ? seed : 1);
 
-    MqarState m = {P, Q, L, o[O_QUERIES].given, n, NULL, NULL, n_keys, n_values};
+    int scatter = (int)o[O_SCATTER].value;
+    MqarState m = {P, Q, L, o[O_QUERIES].given, n, NULL, NULL, NULL, n_keys, n_values};
     m.keys = malloc(sizeof *m.keys * (size_t)n_keys);
     m.values = malloc(sizeof *m.values * (size_t)n_values);
+    if (scatter) m.slot_weight = malloc(sizeof *m.slot_weight * (size_t)(n / 2 + 1));
     int rc = -1;
-    if (!m.keys || !m.values) {
+    if (!m.keys || !m.values || (scatter && !m.slot_weight)) {
         err_set(err, "builtin:mqar: out of memory");
     } else {
+        /* Zoology's power law, power_a = 0.01: slot s weighs (s + 1)^(a - 1) */
+        for (int k = 0; scatter && k <= n / 2; k++) m.slot_weight[k] = pow(k + 1.0, MQAR_POWER_A - 1.0);
         for (int k = 0; k < n_keys; k++) m.keys[k] = BYTE_BASE + k;
         for (int v = 0; v < n_values; v++) m.values[v] = BYTE_BASE + n_keys + v;
         size_t examples[SPLIT_COUNT] = {(size_t)o[O_EXAMPLES].value, (size_t)o[O_EVAL].value,
@@ -185,11 +243,12 @@ int builtin_mqar(const char *opts, uint64_t seed, int n_ctx, BuiltinCorpus *out,
             char mix[40] = "";
             if (L < P) snprintf(mix, sizeof mix, ",train_pairs=%d", L);
             snprintf(out->canonical, sizeof out->canonical,
-                     "builtin:mqar:pairs=%d%s,queries=%d,vocab=%d,examples=%zu,eval_examples=%zu,seed=%llu,n_ctx=%d",
-                     P, mix, Q, V, examples[0], examples[1], (unsigned long long)s, n);
+                     "builtin:mqar:pairs=%d%s,queries=%d%s,vocab=%d,examples=%zu,eval_examples=%zu,seed=%llu,n_ctx=%d",
+                     P, mix, Q, scatter ? ",scatter=1" : "", V, examples[0], examples[1], (unsigned long long)s, n);
         }
     }
     free(m.keys);
     free(m.values);
+    free(m.slot_weight);
     return rc;
 }

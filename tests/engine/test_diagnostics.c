@@ -289,6 +289,63 @@ static void test_mqar_train_pairs(void)
     dataset_free(&b);
 }
 
+/* scatter=1: the pairs first, then Q query slots among filler tokens, in
+   Zoology's power-law placement (slot 0 the likeliest, far slots drawn too),
+   every query answered by its pair's value; valid and test alike. */
+static void test_mqar_scatter(void)
+{
+    const char *spec = "builtin:mqar:pairs=4,scatter=1,vocab=64,examples=2000,eval_examples=200";
+    int n = 64, P = 4, Q = 4, V = 64, S = (n - 2 * P) / 2;
+    Dataset ds;
+    if (load(spec, n, &ds)) { CHECK(0, "load"); return; }
+    check_layout(&ds, spec, n, (size_t[]){2000, 200, 200});
+    int bad = 0, slot_hits[32] = {0}, far = 0;
+    for (int sp = 0; sp < SPLIT_COUNT; sp++) {
+        const TokenStream *t = &ds.split[sp];
+        size_t count = sp == SPLIT_TRAIN ? 2000 : 200;
+        for (size_t e = 0; e < count; e++) {
+            const int32_t *ids = t->ids + e * n;
+            const uint8_t *sc = t->scored + e * n;
+            int answers = 0;
+            /* the pairs as in the contiguous layout (Q = 0: no query check) */
+            bad += check_mqar_example(ids, sc, 2 * P, P, 0, V) != 0;
+            for (int i = 2 * P; i < n; i++) {
+                bad += ids[i] < 2 || ids[i] >= V;                  /* filler: no PAD */
+                if (!sc[i]) continue;
+                answers++;
+                int slot = (i - 2 * P - 1) / 2;
+                bad += (i - 2 * P) % 2 != 1;                       /* a slot's second token */
+                int found = -1;
+                for (int p = 0; p < P; p++)
+                    if (ids[2 * p] == ids[i - 1]) found = p;
+                bad += found < 0 || ids[i] != ids[2 * found + 1];  /* its key's value */
+                if (sp == SPLIT_TRAIN) {
+                    slot_hits[slot]++;
+                    far += slot >= Q;
+                }
+            }
+            bad += answers != Q;
+        }
+    }
+    CHECK(bad == 0, "%s: %d faults", spec, bad);
+    /* weights (s+1)^-0.99 over 28 slots, 4 drawn: slot 0 is in most
+       examples, the last slot in some, and most examples reach past the
+       contiguous layout's last query slot */
+    CHECK(slot_hits[0] > 1000 && slot_hits[0] < 2000, "slot 0 drawn in %d of 2000", slot_hits[0]);
+    CHECK(slot_hits[S - 1] > 20 && slot_hits[S - 1] < slot_hits[1], "last slot %d, slot 1 %d", slot_hits[S - 1],
+          slot_hits[1]);
+    CHECK(far > 2000, "%d queries beyond slot %d", far, Q - 1);
+    dataset_free(&ds);
+    /* scatter=0 is the contiguous corpus, bit for bit */
+    Dataset a, b;
+    if (load("builtin:mqar:pairs=4,scatter=0,examples=100", n, &a)) { CHECK(0, "load"); return; }
+    if (load("builtin:mqar:pairs=4,examples=100", n, &b)) { CHECK(0, "load"); dataset_free(&a); return; }
+    for (int sp = 0; sp < SPLIT_COUNT; sp++)
+        CHECK(same_stream(&a.split[sp], &b.split[sp]), "scatter=0 changed %s", SPLITS[sp]);
+    dataset_free(&a);
+    dataset_free(&b);
+}
+
 /* ':' separates options as ',' does (a sweep's values split at commas) */
 static void test_colon_options(void)
 {
@@ -318,6 +375,7 @@ static void test_errors(void)
     expect_error("builtin:mqar:pairs=8,vocab=12", 64, NULL, "pairs=8 needs 8 distinct keys but vocab=12 has 5");
     expect_error("builtin:mqar:keys=3", 64, NULL, "unknown option 'keys' (known: pairs, queries, vocab,");
     expect_error("builtin:mqar:pairs=4,train_pairs=5", 64, NULL, "train_pairs=5 is more than pairs=4");
+    expect_error("builtin:mqar:scatter=2", 64, NULL, "bad value '2' for scatter");
     expect_error("builtin:mqar:pairs=0", 64, NULL, "bad value '0' for pairs");
     expect_error("builtin:mqar:pairs=2.5", 64, NULL, "bad value '2.5' for pairs");
     expect_error("builtin:mqar:vocab", 64, NULL, "needs a value");
@@ -472,6 +530,7 @@ int main(int argc, char **argv)
     openblas_set_num_threads(1);
     RUN(test_mqar_structure);
     RUN(test_mqar_train_pairs);
+    RUN(test_mqar_scatter);
     RUN(test_copy_structure);
     RUN(test_selective_copy_structure);
     RUN(test_determinism_and_splits);

@@ -425,9 +425,9 @@ static void test_recall_preset(void)
     static const struct {
         int n_ctx;
         const char *data;
-    } POINTS[] = {{64, "builtin:mqar:pairs=4:vocab=256:examples=100000"},
-                  {128, "builtin:mqar:pairs=8:train_pairs=4:vocab=256:examples=100000"},
-                  {256, "builtin:mqar:pairs=16:train_pairs=4:vocab=256:examples=100000"},
+    } POINTS[] = {{64, "builtin:mqar:pairs=4:scatter=1:vocab=256:examples=100000"},
+                  {128, "builtin:mqar:pairs=8:train_pairs=4:scatter=1:vocab=256:examples=100000"},
+                  {256, "builtin:mqar:pairs=16:train_pairs=4:scatter=1:vocab=256:examples=100000"},
                   {64, "builtin:copy:examples=100000"},
                   {64, "builtin:selective-copy:examples=100000"}};
     int seen[5][3] = {{0}}, archs = 0;

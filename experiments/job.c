@@ -763,7 +763,11 @@ static int job_finish(Job *j, RunStatus *status_out, char *err)
     }
     finish_checkpoint(j, err);
     const TrainProgress *p = &j->p;
-    double cpu = own_train_cpu(j);   /* before own_peak_mb ends the watch */
+    /* an interrupted run goes on from its checkpoint later: the CPU seconds
+       of its first part are not the run's, and a stored value would outlive
+       the resume (the store keeps one where the end brings none); its own
+       peak is the run's, the same model at every step */
+    double cpu = j->status == RUN_INTERRUPTED ? NAN : own_train_cpu(j);   /* before own_peak_mb ends the watch */
     RunEnd end = {run_status_name(j->status), j->msg[0] ? j->msg : NULL, p->step, p->tokens, p->train_seconds,
                   p->train_seconds > 0 ? p->tokens / p->train_seconds : 0, peak_mem_mb(), own_peak_mb(j), cpu};
     /* a paused run has not ended: it only changes state */

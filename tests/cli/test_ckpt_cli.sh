@@ -149,6 +149,25 @@ else
   fail ckpt_minutes_resume "checkpoint at step '$at', got '$got' want '$want'"
 fi
 
+# --- an interrupted run keeps no CPU seconds of its first part: they are
+#     not the run's, and none may outlive the resume
+$MB run --db shared/a.db --arch attention $SMALL --steps 20000 ckpt_every=200 >/dev/null 2>&1 &
+p=$!
+for i in $(seq 200); do
+  [ -n "$(q shared/a.db "select resume_step from runs where status='running' and resume_step is not null")" ] && break
+  sleep 0.05
+done
+kill -INT $p; wait $p 2>/dev/null
+id=$(q shared/a.db "select max(id) from runs")
+first=$(q shared/a.db "select status || ' ' || coalesce(train_cpu_seconds, 'null') from runs where id = $id")
+(cd shared && $MB run --resume "$id" --db a.db --quiet) >/dev/null 2>&1
+end=$(q shared/a.db "select status || ' ' || coalesce(train_cpu_seconds, 'null') from runs where id = $id")
+if [ "$first" = "interrupted null" ] && [ "$end" = "done null" ]; then
+  pass interrupted_own_numbers_not_kept
+else
+  fail interrupted_own_numbers_not_kept "after the interrupt '$first', after the resume '$end'"
+fi
+
 # --- the Run screen of a resumed run says from where it replays
 mkdir screen
 (cd screen && kill_after_ckpt r.db attention 200000 ckpt_every=2000)

@@ -16,8 +16,11 @@ DISCUSSION=docs/reproduction-discussion.md
 export MIXBENCH_DATA=${MIXBENCH_DATA:-$(cd .. && pwd)/shared/data}
 MB=${MIXBENCH:-./mixbench}
 . "$(dirname "$0")/report_md.sh"
+# recall (57 CPU-hours since it became Zoology's Figure 2), zoology (10.5) and long-context are
+# studies of their own, run by `mixbench sweep NAME` (docs/experiments.md); recall's section in
+# docs/reproduction-quick.md is the 24-job form this script ran before.
 PRESETS="dispatcher-vs-msa pairconnect-grid pairconnect-hash pairconnect-speed mixer-vs-transformer autoencoder
-         bidirectional completion linear-mixer fft-mlm prefix-models recall"
+         bidirectional completion linear-mixer fft-mlm prefix-models"
 TIMEFILE=$DB.minutes
 [ -n "${REPORT_ONLY:-}" ] && [ ! -f "$DB" ] && { echo "reproduce.sh: no store at $DB to report from" >&2; exit 1; }
 trap 'rm -f "$MD.tmp"' EXIT

@@ -253,6 +253,19 @@ static void expect_error(const char *spec, int n_ctx, const DataOptions *base, c
 /* train_pairs=L: each training example has p in L..P pairs (every p
    seen), with min(p, (n - 2p) / 2) queries; valid and test keep P; the
    spec train_pairs=P is the corpus without the key, bit for bit. */
+/* Two specs that must give the same corpus, bit for bit, at n_ctx n (an
+   option at its default changes nothing). */
+static void expect_same_corpus(const char *spec_a, const char *spec_b, int n)
+{
+    Dataset a, b;
+    if (load(spec_a, n, &a)) { CHECK(0, "load %s", spec_a); return; }
+    if (load(spec_b, n, &b)) { CHECK(0, "load %s", spec_b); dataset_free(&a); return; }
+    for (int s = 0; s < SPLIT_COUNT; s++)
+        CHECK(same_stream(&a.split[s], &b.split[s]), "%s and %s differ in %s", spec_a, spec_b, SPLITS[s]);
+    dataset_free(&a);
+    dataset_free(&b);
+}
+
 static void test_mqar_train_pairs(void)
 {
     const char *spec = "builtin:mqar:pairs=6,train_pairs=2,examples=400,eval_examples=40";
@@ -280,13 +293,7 @@ static void test_mqar_train_pairs(void)
         CHECK(bad_eval == 0, "%s %s: %d examples not of %d pairs", spec, SPLITS[s], bad_eval, P);
     }
     dataset_free(&ds);
-    Dataset a, b;
-    if (load("builtin:mqar:pairs=6,train_pairs=6,examples=100", n, &a)) { CHECK(0, "load"); return; }
-    if (load("builtin:mqar:pairs=6,examples=100", n, &b)) { CHECK(0, "load"); dataset_free(&a); return; }
-    for (int s = 0; s < SPLIT_COUNT; s++)
-        CHECK(same_stream(&a.split[s], &b.split[s]), "train_pairs=pairs changed %s", SPLITS[s]);
-    dataset_free(&a);
-    dataset_free(&b);
+    expect_same_corpus("builtin:mqar:pairs=6,train_pairs=6,examples=100", "builtin:mqar:pairs=6,examples=100", n);
 }
 
 /* scatter=1: the pairs first, then Q query slots among filler tokens, in
@@ -337,13 +344,7 @@ static void test_mqar_scatter(void)
     CHECK(far > 2000, "%d queries beyond slot %d", far, Q - 1);
     dataset_free(&ds);
     /* scatter=0 is the contiguous corpus, bit for bit */
-    Dataset a, b;
-    if (load("builtin:mqar:pairs=4,scatter=0,examples=100", n, &a)) { CHECK(0, "load"); return; }
-    if (load("builtin:mqar:pairs=4,examples=100", n, &b)) { CHECK(0, "load"); dataset_free(&a); return; }
-    for (int sp = 0; sp < SPLIT_COUNT; sp++)
-        CHECK(same_stream(&a.split[sp], &b.split[sp]), "scatter=0 changed %s", SPLITS[sp]);
-    dataset_free(&a);
-    dataset_free(&b);
+    expect_same_corpus("builtin:mqar:pairs=4,scatter=0,examples=100", "builtin:mqar:pairs=4,examples=100", n);
 }
 
 /* ':' separates options as ',' does (a sweep's values split at commas) */

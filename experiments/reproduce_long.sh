@@ -57,6 +57,11 @@ and searched past its grid's edge (sweep 16's n=512 verdict had rested on both),
 was queued again with a cap of 1.2 (sweep 19).  A report section is its preset's newest sweep."
 # a metrics row every 25 steps keeps the store small enough to commit
 KEYS="metrics_every=25"
+# the presets that run as studies in stores of their own (experiments/study.sh): once a
+# study's snapshot experiments/NAME/NAME.db.xz is committed, its section comes from there
+# and replaces this store's sweep of the preset (recall: sweep 12, of its earlier form)
+OWN_STORES=${OWN_STORES:-recall}
+OWN_DIR=${OWN_STORES_DIR:-experiments}
 
 snapshot() {
   mkdir -p "$(dirname "$SNAP")"
@@ -106,6 +111,18 @@ hours=$(sqlite3 "$DB" "select printf('%.1f', sum(coalesce(wall_seconds, 0) * max
 going=$(sqlite3 "$DB" "select group_concat(id || ' ' || name || ' (round ' || round || ')', ', ') from
                        (select * from sweeps where concluded is null and deleted_at is null and plan_json is not null
                         order by id)")
+# the studies of their own stores: each restored to a temporary store, left out of this one's report
+presets=$(echo "$CAPS" | cut -d' ' -f1)
+own=()
+tmpdir=$(mktemp -d)
+trap 'rm -rf "$tmpdir"' EXIT
+for study in $OWN_STORES; do
+  snap=$OWN_DIR/$study/$study.db.xz
+  [ -f "$snap" ] || continue
+  xz -dc "$snap" >"$tmpdir/$study.db"
+  own+=("$study")
+  presets=$(echo "$presets" | grep -vx "$study")
+done
 {
   echo "# The reproduction: the seed papers' claims, decided on models that learned"
   echo
@@ -127,9 +144,24 @@ going=$(sqlite3 "$DB" "select group_concat(id || ' ' || name || ' (round ' || ro
   echo "$(echo "$CAPS" | tr '\n' ',' | sed 's/,$//; s/,/, /g')."
   echo "Each section's \"made by\" line gives its sweep's cap as it ended; $ADJUSTED"
   echo "Machine: $cpu, $(nproc) cores; $hours CPU hours of training in all."
+  for study in "${own[@]}"; do
+    sdb=$tmpdir/$study.db
+    echo "The $study section is its study's own store instead (\`experiments/study.sh $study\`, committed as"
+    echo "\`experiments/$study/$study.db.xz\`; its preset as it is today, fixed lr, no --until-conclusive):"
+    sqlite3 "$sdb" "select printf('%d of %d jobs finished, %.1f CPU hours of training%s.', sum(status = 'done'), count(*),
+                     coalesce(sum(case when status = 'done' then wall_seconds * max(coalesce(threads, 1), 1) end), 0) / 3600,
+                     case when sum(status in ('queued', 'running', 'paused')) > 0
+                          then '; not finished: its section shows the runs finished so far' else '' end)
+                    from runs where deleted_at is null"
+  done
   [ -z "$going" ] && echo "How it ended, and why the undecided claims stay so: \"Where it ended\", the discussion's first paragraph (after the sections)."
   echo
-  report_sections "$DB" "$DISCUSSION" "$MD"
+  # shellcheck disable=SC2086
+  report_sections "$DB" "" "$MD" $presets
+  for study in "${own[@]}"; do
+    study_section "$tmpdir/$study.db" "$study" "$MD" | sed 's/^# /## /'
+  done
+  [ -f "$DISCUSSION" ] && cat "$DISCUSSION"
 } >"$MD.tmp"
 mv "$MD.tmp" "$MD"
 echo "wrote $MD"

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# experiments/study.sh — one study run in a store of its own, a few hours at
+# a time, across sessions and machines (the zoology and recall studies: tens
+# of CPU-hours of one-thread jobs that outlive any one sitting).
+#
+#   experiments/study.sh STUDY [key=value ...]  queue it (once), then run
+#       its queue: $WORKERS workers (default 1), each one job and one thread
+#       at nice 19, until the queue is empty; a snapshot every
+#       $SNAPSHOT_MINUTES (default 30) and one at the end
+#   experiments/study.sh STUDY --save           snapshot the store now
+#   experiments/study.sh STUDY --status         its jobs by status, the ones
+#       running, the CPU-hours so far
+#   experiments/study.sh STUDY --report FILE    its report (`mixbench report
+#       --md`) into FILE, its figures in figures/NAME/ beside FILE
+#
+# STUDY is a built-in study's name (zoology, recall: `mixbench sweep` lists
+# them) or a study file (FILE.yaml); NAME is that name, or the file's name
+# without .yaml, and names its sweep in the store.  The store is $STUDY_DB
+# (default NAME.db here), its snapshot $STUDY_SNAP (default
+# experiments/NAME/NAME.db.xz): a `.backup` of the store with the metrics
+# thinned to every 25th step, compressed (xz -9), small enough to commit.
+# When the store is missing and the snapshot is there, the store comes back
+# from it, so the study goes on on a fresh machine.  Checkpoints are not in
+# the snapshot: a job that was running when it was taken belongs to a
+# process that is gone, and the first worker queues it again from step 0
+# (db/owners.c); so does a job whose worker a session's end killed.
+# Run from the repository root.
+set -eu
+usage() { echo "usage: experiments/study.sh STUDY [key=value ...] | STUDY --save | STUDY --status | STUDY --report FILE" >&2; exit 2; }
+[ $# -ge 1 ] || usage
+STUDY=$1
+shift
+NAME=$(basename "$STUDY" .yaml)
+case "$NAME" in *[!A-Za-z0-9_.-]* | "") echo "study.sh: '$STUDY' is not a study's name" >&2; exit 2 ;; esac
+DB=${STUDY_DB:-$NAME.db}
+SNAP=${STUDY_SNAP:-experiments/$NAME/$NAME.db.xz}
+MB=${MIXBENCH:-./mixbench}
+export MIXBENCH_DATA=${MIXBENCH_DATA:-$(cd .. && pwd)/shared/data}
+q() { sqlite3 -cmd ".timeout 10000" "$DB" "$@"; }
+
+snapshot() {
+  mkdir -p "$(dirname "$SNAP")"
+  local tmp="$SNAP.db.tmp"
+  rm -f "$tmp"
+  q ".backup '$tmp'"
+  sqlite3 "$tmp" "delete from metrics where step % 25 != 0; vacuum;"
+  xz -9 -T1 -c "$tmp" >"$SNAP.tmp" && mv "$SNAP.tmp" "$SNAP"
+  rm -f "$tmp"
+  echo "study.sh: snapshot $SNAP ($(du -h "$SNAP" | cut -f1); $(q "select count(*) from runs where status = 'done'") jobs done) at $(date -u +%H:%M)"
+}
+
+if [ ! -f "$DB" ] && [ -f "$SNAP" ]; then
+  xz -dc "$SNAP" >"$DB"
+  echo "study.sh: the store $DB came back from $SNAP"
+fi
+
+case "${1:-}" in
+  --save)
+    [ $# -eq 1 ] || usage
+    [ -f "$DB" ] || { echo "study.sh: no store $DB and no snapshot $SNAP" >&2; exit 1; }
+    snapshot
+    exit 0 ;;
+  --status)
+    [ $# -eq 1 ] || usage
+    [ -f "$DB" ] || { echo "study.sh: no store $DB and no snapshot $SNAP" >&2; exit 1; }
+    q "select 'jobs: ' || group_concat(status || ' ' || n, ', ') || printf(' (of %d)', sum(n)) from
+         (select status, count(*) n from runs where deleted_at is null group by status order by status)"
+    q "select printf('running: job %d, %s d=%s, step %d of %d', id, arch, d, steps_done, total_steps)
+         from runs where status = 'running' order by id"
+    q "select printf('%.1f CPU-hours of training in the finished jobs', coalesce(sum(wall_seconds * max(coalesce(threads, 1), 1)), 0) / 3600)
+         from runs where status = 'done'"
+    exit 0 ;;
+  --report)
+    [ $# -eq 2 ] || usage
+    [ -f "$DB" ] || { echo "study.sh: no store $DB and no snapshot $SNAP" >&2; exit 1; }
+    dir=$(dirname "$2")
+    mkdir -p "$dir"
+    rm -rf "${dir:?}/figures/$NAME"
+    "$MB" report "$NAME" --db "$DB" --md "$2" --figures "figures/$NAME" >/dev/null
+    echo "study.sh: wrote $2"
+    exit 0 ;;
+  --*) usage ;;
+esac
+
+if [ "$(q "select count(*) from sweeps where name = '$NAME' and deleted_at is null" 2>/dev/null || echo 0)" = 0 ]; then
+  # mixbench says in one line why it refuses a study
+  queued=$("$MB" sweep "$STUDY" "$@" --db "$DB") || exit 1
+  echo "$queued" | grep -E '^(sweep|estimated|queued)' || true
+elif [ $# -gt 0 ]; then
+  echo "study.sh: $NAME is queued in $DB already; its keys are the ones it was queued with" >&2
+  exit 2
+fi
+( while sleep $(( ${SNAPSHOT_MINUTES:-30} * 60 )); do snapshot; done ) &
+saver=$!
+pids=()
+trap 'kill "${pids[@]}" 2>/dev/null; wait "${pids[@]}" 2>/dev/null; kill $saver 2>/dev/null' INT TERM
+for i in $(seq "${WORKERS:-1}"); do
+  nice -n 19 "$MB" worker --db "$DB" --jobs 1 --threads 1 >>"$DB.worker$i.log" 2>&1 &
+  pids+=($!)
+done
+status=0
+for p in "${pids[@]}"; do wait "$p" || status=1; done
+kill $saver 2>/dev/null || true
+snapshot
+exit $status

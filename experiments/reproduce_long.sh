@@ -99,8 +99,10 @@ if [ -z "${REPORT_ONLY:-}" ]; then
   fi
   ( while sleep $(( ${SNAPSHOT_MINUTES:-30} * 60 )); do snapshot; done ) &
   saver=$!
-  trap 'kill $saver 2>/dev/null' EXIT
+  trap 'pkill -P $saver 2>/dev/null; kill $saver 2>/dev/null' EXIT
   nice -n 19 "$MB" worker --db "$DB" --jobs 1 --threads 1
+  pkill -P $saver 2>/dev/null; kill $saver 2>/dev/null
+  trap - EXIT
   snapshot
 fi
 

@@ -92,14 +92,16 @@ elif [ $# -gt 0 ]; then
 fi
 ( while sleep $(( ${SNAPSHOT_MINUTES:-30} * 60 )); do snapshot; done ) &
 saver=$!
+# the saver and the sleep it waits in
+stop_saver() { pkill -P "$saver" 2>/dev/null; kill "$saver" 2>/dev/null; }
 pids=()
-trap 'kill "${pids[@]}" 2>/dev/null; wait "${pids[@]}" 2>/dev/null; kill $saver 2>/dev/null' INT TERM
+trap 'kill "${pids[@]}" 2>/dev/null; wait "${pids[@]}" 2>/dev/null; stop_saver' INT TERM
 for i in $(seq "${WORKERS:-1}"); do
   nice -n 19 "$MB" worker --db "$DB" --jobs 1 --threads 1 >>"$DB.worker$i.log" 2>&1 &
   pids+=($!)
 done
 status=0
 for p in "${pids[@]}"; do wait "$p" || status=1; done
-kill $saver 2>/dev/null || true
+stop_saver || true
 snapshot
 exit $status

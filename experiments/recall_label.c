@@ -9,16 +9,12 @@
 #include <string.h>
 
 #include "db/results.h"
+#include "engine/data/data.h"
 
 int recall_mqar_pairs(const char *data, int *pairs)
 {
-    static const char PREFIX[] = "builtin:mqar";
-    size_t len = sizeof PREFIX - 1;
-    if (!data || strncmp(data, PREFIX, len) || (data[len] && data[len] != ':')) return 0;
-    *pairs = 8;   /* builtin_mqar's default */
-    for (const char *p = data + len; *p; p++)
-        if ((*p == ':' || *p == ',') && !strncmp(p + 1, "pairs=", 6)) *pairs = atoi(p + 7);
-    return 1;
+    *pairs = data_mqar_pairs(data);
+    return *pairs > 0;
 }
 
 /* "(256, 16)": the cell of an MQAR point (its n_ctx coordinate, when an

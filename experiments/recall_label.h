@@ -11,8 +11,9 @@
 
 #include "experiments/points.h"
 
-/* 1 when data is an MQAR spec (builtin:mqar...), with *pairs its pairs
-   option (8, builtin:mqar's default, when it names none). */
+/* 1 when data is a well-formed MQAR spec (builtin:mqar...), with *pairs
+   its pairs option (builtin:mqar's default when it names none: the engine's
+   data_mqar_pairs, one reading of the spec). */
 int recall_mqar_pairs(const char *data, int *pairs);
 
 /* p's coordinates named in keys (space-separated) as "key=value" words,

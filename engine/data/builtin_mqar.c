@@ -188,6 +188,14 @@ int builtin_mqar_vocab(const char *opts, int *vocab, char *err)
     return 0;
 }
 
+int builtin_mqar_pairs(const char *opts, int *pairs, char *err)
+{
+    BuiltinOption o[O_COUNT];
+    if (mqar_options(opts, o, err) != 0) return -1;
+    *pairs = (int)o[O_PAIRS].value;
+    return 0;
+}
+
 int builtin_mqar(const char *opts, uint64_t seed, int n_ctx, BuiltinCorpus *out, char *err)
 {
     BuiltinOption o[O_COUNT];

@@ -80,6 +80,10 @@ int data_scores_answers(const char *spec);
    default), read from the spec alone, nothing generated; 0 for any other
    data and for a malformed spec (dataset_load says what is wrong). */
 int data_builtin_vocab(const char *spec);
+/* The key-value pairs of a builtin:mqar spec's test examples (its pairs= or
+   the default), read from the spec alone; 0 for any other data and for a
+   malformed spec. */
+int data_mqar_pairs(const char *spec);
 
 /* The dataset a config names (config_data.c): c->data with c's tokenizer,
    vocab, min_count and n_ctx; sets c->vocab from it.  tok: encode with this

@@ -216,6 +216,9 @@ int builtin_selective_copy(const char *opts, uint64_t seed, int n_ctx, BuiltinCo
 int builtin_mqar_vocab(const char *opts, int *vocab, char *err);
 int builtin_copy_vocab(const char *opts, int *vocab, char *err);
 int builtin_selective_copy_vocab(const char *opts, int *vocab, char *err);
+/* builtin:mqar's pairs= (the pairs a test example holds) from the options
+   alone: 0, or -1 with err when opts is malformed. */
+int builtin_mqar_pairs(const char *opts, int *pairs, char *err);
 void builtin_free(BuiltinCorpus *c);
 
 /* The streams of a diagnostic corpus (builtin_options.c): split s holds

@@ -323,6 +323,16 @@ int data_builtin_vocab(const char *spec)
     return vocab;
 }
 
+int data_mqar_pairs(const char *spec)
+{
+    static const char PREFIX[] = "builtin:mqar";
+    size_t len = sizeof PREFIX - 1;
+    if (!spec || strncmp(spec, PREFIX, len) || (spec[len] && spec[len] != ':')) return 0;
+    int pairs = 0;
+    char err[ERR_LEN];
+    return builtin_mqar_pairs(spec[len] ? spec + len + 1 : "", &pairs, err) ? 0 : pairs;
+}
+
 int data_scores_answers(const char *spec)
 {
     if (!spec || strncmp(spec, "builtin:", 8)) return 0;

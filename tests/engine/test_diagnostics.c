@@ -368,6 +368,21 @@ static void test_colon_options(void)
     dataset_free(&c);
 }
 
+/* data_mqar_pairs reads pairs= from the spec alone, the generator's own
+   default when it names none: the number of pairs each test example holds */
+static void test_mqar_pairs_from_spec(void)
+{
+    /* test_mqar_structure's first case checks that "builtin:mqar" generates
+       examples of 8 pairs */
+    CHECK(data_mqar_pairs("builtin:mqar") == 8, "default %d", data_mqar_pairs("builtin:mqar"));
+    CHECK(data_mqar_pairs("builtin:mqar:pairs=16:train_pairs=4:scatter=1") == 16, "pairs=16");
+    CHECK(data_mqar_pairs("builtin:mqar:vocab=128,pairs=3") == 3, "pairs after ','");
+    CHECK(data_mqar_pairs("builtin:copy:examples=10") == 0, "copy is not mqar");
+    CHECK(data_mqar_pairs("builtin:mqarx:pairs=4") == 0, "mqarx is not mqar");
+    CHECK(data_mqar_pairs("builtin:mqar:pairs=4:bogus=1") == 0, "a malformed spec");
+    CHECK(data_mqar_pairs(NULL) == 0 && data_mqar_pairs("ptb") == 0, "not built-in");
+}
+
 static void test_errors(void)
 {
     expect_error("builtin:mqar:pairs=40", 64, NULL, "pairs=40 leaves no room for a query in n_ctx=64");
@@ -536,6 +551,7 @@ int main(int argc, char **argv)
     RUN(test_selective_copy_structure);
     RUN(test_determinism_and_splits);
     RUN(test_colon_options);
+    RUN(test_mqar_pairs_from_spec);
     RUN(test_errors);
     RUN(test_larger_model_vocab);
     RUN(test_attention_learns_mqar);

@@ -299,7 +299,7 @@ static void check_loss_all(const char *arch, int threads, int batch)
             any |= chosen[p] = murmur3_u32_pair((uint32_t)win, (uint32_t)p, 0x6d6c6d) % 10000 < 1500;
         if (masked && !any) chosen[murmur3_u32((uint32_t)win, 0x6d6c6e) % (uint32_t)n] = 1;
         for (int p = 0; p < n; p++) w.inputs[p] = chosen[p] ? TOKEN_MASK : orig[p];
-        StackCall sc = {&m, &w, 1, 0, 0, 0, -1, 0, 0};
+        StackCall sc = {&m, &w, 1, 0, 0, 0, -1, 0, 0, NULL, 0};
         embed_forward(&m, 0, w.stacks[0].blocks[0].x, w.inputs, 1);
         stack_forward(&sc, 0, w.inputs);
         for (int p = 0; p < n; p++) {

@@ -843,7 +843,7 @@ static void add_recall(Store *s, int64_t sweep, const char *arch, int pairs, int
         if (isnan(m)) continue;
         EvalRow e = {10, "test", 1.0, m + (k - 1) * h, NAN, 1000, NAN};
         CHECK(store_eval_add(s, id, &e, err) == 0, "%s", err);
-        RunEnd end = {"done", NULL, 10, 640, 2.5, 2048, 10};
+        RunEnd end = {"done", NULL, 10, 640, 2.5, 2048, 10, NAN, NAN};
         CHECK(store_run_finish(s, id, &end, err) == 0, "%s", err);
     }
 }

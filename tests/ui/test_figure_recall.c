@@ -41,7 +41,7 @@ static void add_run(Store *s, int64_t sweep, const char *arch, const char *data,
     int64_t id = 0;
     CHECK(store_job_enqueue(s, &info, sweep, coords, 0, &id, err) == 0, "%s", err);
     EvalRow test = {100, "test", 1.0, acc, NAN, 1000, NAN};
-    RunEnd end = {"done", NULL, 100, 6400, 1.0, 1000, NAN};
+    RunEnd end = {"done", NULL, 100, 6400, 1.0, 1000, NAN, NAN, NAN};
     CHECK(store_eval_add(s, id, &test, err) == 0 && store_run_finish(s, id, &end, err) == 0, "%s", err);
 }
 

@@ -25,8 +25,8 @@ enum { MAX_RUNS = 64 };
 
 
 /* The sweep a SWEEP argument names (an id, or a preset's newest sweep); the
-   latest of `names` (n_names 0: of every sweep) without one. */
-static int find_sweep(Store *st, const char *arg, const char *const *names, int n_names, int64_t *id, char *err)
+   latest without one: of the AE/Bidir sweeps (ae), else of every sweep. */
+static int find_sweep(Store *st, const char *arg, int ae, int64_t *id, char *err)
 {
     SweepRow row;
     int found = 0;
@@ -42,10 +42,14 @@ static int find_sweep(Store *st, const char *arg, const char *const *names, int 
     }
     SweepRow *rows = NULL;
     int n = 0;
-    if (sweeps_read_latest(st, names, n_names, 1, &rows, &n, err)) return -1;
+    if ((ae ? sweeps_read_latest_ae(st, 1, &rows, &n, err) : sweeps_read_latest(st, NULL, 0, 1, &rows, &n, err)))
+        return -1;
     *id = n ? rows[0].id : 0;
     free(rows);
-    return n ? 0 : err_set(err, "no %ssweep in the store", n_names ? "autoencoder, bidirectional or completion " : "");
+    if (n) return 0;
+    return ae ? err_set(err, "no AE/Bidir sweep in the store (an autoencoder, bidirectional or completion sweep, "
+                             "or one with task autoencode, bidir or complete)")
+              : err_set(err, "no sweep in the store");
 }
 
 static int parse_axis(const char *text, CurveAxis *x)
@@ -74,7 +78,6 @@ static int build(Store *st, const PlotArgs *a, Figure *fig, char *name, size_t c
         return cli_fail("plot %s: --fits is for plot compare and plot ae", a->kind);
     if (a->fits && a->x && x != CURVE_X_TOKENS)
         return cli_fail("plot %s: --fits draws against training tokens, not --x %s", a->kind, a->x);
-    static const char *const AE[] = {"autoencoder", "bidirectional", "completion"};
     if (!strcmp(a->kind, "run") || !strcmp(a->kind, "compare")) {
         int64_t ids[MAX_RUNS];
         if (a->n_args == 0) return cli_fail("plot %s: name a run (mixbench ls lists them)", a->kind);
@@ -97,7 +100,7 @@ static int build(Store *st, const PlotArgs *a, Figure *fig, char *name, size_t c
     if (a->seeds && !strcmp(a->kind, "parallel") && strcmp(a->seeds, "groups") && strcmp(a->seeds, "runs"))
         return cli_fail("plot parallel: --seeds %s: one of groups (a line per seed group), runs", a->seeds);
     int64_t sweep = 0;
-    if (find_sweep(st, a->n_args ? a->args[0] : NULL, is_ae ? AE : NULL, is_ae ? 3 : 0, &sweep, err)) return -1;
+    if (find_sweep(st, a->n_args ? a->args[0] : NULL, is_ae, &sweep, err)) return -1;
     snprintf(name, cap, "%s-sweep%lld.svg", a->kind, (long long)sweep);
     if (is_ae) return figure_ae(st, sweep, a->valid != NULL, flags, fig, err);
     if (!strcmp(a->kind, "parallel")) {

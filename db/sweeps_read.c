@@ -21,23 +21,49 @@ static int fail(Store *s, sqlite3_stmt *st, const char *what, char *err)
     return -1;
 }
 
+/* " IN (?k, ?k+1, ...)": a parameter for each of n values, from ?first;
+   the text after where[len] */
+static size_t in_list(char *where, size_t cap, size_t len, int first, int n)
+{
+    for (int i = 0; i < n; i++)
+        len += (size_t)snprintf(where + len, cap - len, "%s?%d", i ? ", " : " IN (", first + i);
+    return len + (size_t)snprintf(where + len, cap - len, ")");
+}
+
 int sweeps_read_latest(Store *s, const char *const *names, int n_names, int limit, SweepRow **out, int *n,
                        char *err)
+{
+    return sweeps_read_latest_tasks(s, names, n_names, NULL, 0, limit, out, n, err);
+}
+
+int sweeps_read_latest_tasks(Store *s, const char *const *names, int n_names, const char *const *tasks,
+                             int n_tasks, int limit, SweepRow **out, int *n, char *err)
 {
     assert(s && err);
     const char *what = "read sweeps";
     *out = NULL;
     *n = 0;
-    if (n_names < 0 || n_names > SWEEP_MAX_NAMES)
-        return err_set(err, "store: read sweeps: %d names (at most %d)", n_names, SWEEP_MAX_NAMES);
-    /* WHERE name IN (?2, ?3, ...) with a parameter a name */
-    char where[48 + 5 * SWEEP_MAX_NAMES] = "";
+    if (n_names < 0 || n_names > SWEEP_MAX_NAMES || n_tasks < 0 || n_tasks > SWEEP_MAX_NAMES)
+        return err_set(err, "store: read sweeps: %d names, %d tasks (at most %d)", n_names, n_tasks,
+                       SWEEP_MAX_NAMES);
+    /* WHERE (coalesce(preset, name) IN (?2, ...) OR EXISTS (a job of one of
+       the tasks)), a parameter a name, then a task */
+    char where[160 + 10 * SWEEP_MAX_NAMES] = "";
     size_t len = 0;
-    for (int i = 0; i < n_names; i++)
-        len += (size_t)snprintf(where + len, sizeof where - len, "%s?%d", i ? ", " : " AND coalesce(preset, name) IN (",
-                                i + 2);
-    if (n_names) snprintf(where + len, sizeof where - len, ")");
-    char sql[512];
+    if (n_names || n_tasks) len += (size_t)snprintf(where, sizeof where, " AND (");
+    if (n_names) {
+        len += (size_t)snprintf(where + len, sizeof where - len, "coalesce(preset, name)");
+        len = in_list(where, sizeof where, len, 2, n_names);
+    }
+    if (n_tasks) {
+        len += (size_t)snprintf(where + len, sizeof where - len,
+                                "%sEXISTS (SELECT 1 FROM runs r WHERE r.sweep_id = sweeps.id AND r.deleted_at IS NULL AND r.task",
+                                n_names ? " OR " : "");
+        len = in_list(where, sizeof where, len, 2 + n_names, n_tasks);
+        len += (size_t)snprintf(where + len, sizeof where - len, ")");
+    }
+    if (n_names || n_tasks) snprintf(where + len, sizeof where - len, ")");
+    char sql[768];
     snprintf(sql, sizeof sql,
              "SELECT id, name, spec, axes_json, created_at, coalesce(preset, name), note FROM"
              " (SELECT * FROM sweeps WHERE deleted_at IS NULL%s ORDER BY id DESC LIMIT ?1) ORDER BY id",
@@ -46,6 +72,7 @@ int sweeps_read_latest(Store *s, const char *const *names, int n_names, int limi
     if (store_prepare(s, sql, &st, what, err)) return -1;
     int bound = sqlite3_bind_int(st, 1, limit) == SQLITE_OK;
     for (int i = 0; i < n_names && bound; i++) bound = store_bind_text(st, i + 2, names[i]) == SQLITE_OK;
+    for (int i = 0; i < n_tasks && bound; i++) bound = store_bind_text(st, i + 2 + n_names, tasks[i]) == SQLITE_OK;
     if (!bound) return fail(s, st, what, err);
     SweepRow *rows = NULL;
     int count = 0, cap = 0, rc;
@@ -72,6 +99,13 @@ int sweeps_read_latest(Store *s, const char *const *names, int n_names, int limi
     *out = rows;
     *n = count;
     return 0;
+}
+
+int sweeps_read_latest_ae(Store *s, int limit, SweepRow **out, int *n, char *err)
+{
+    static const char *const PRESETS[] = {"autoencoder", "bidirectional", "completion"};
+    static const char *const TASKS[] = {"autoencode", "bidir", "complete"};
+    return sweeps_read_latest_tasks(s, PRESETS, 3, TASKS, 3, limit, out, n, err);
 }
 
 int sweeps_read_axes(Store *s, int64_t sweep_id, SweepAxes *out, char *err)

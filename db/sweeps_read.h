@@ -25,6 +25,15 @@ enum { SWEEP_MAX_AXES = 16, SWEEP_MAX_NAMES = 16 };
    *out is malloc'd (free() it; NULL when *n is 0). */
 int sweeps_read_latest(Store *s, const char *const *names, int n_names, int limit, SweepRow **out, int *n,
                        char *err);
+/* As sweeps_read_latest, keeping also the sweeps with a job of one of
+   tasks[n_tasks] (at most SWEEP_MAX_NAMES): a study of one's own that
+   trains those tasks.  n_names and n_tasks both 0: every sweep. */
+int sweeps_read_latest_tasks(Store *s, const char *const *names, int n_names, const char *const *tasks,
+                             int n_tasks, int limit, SweepRow **out, int *n, char *err);
+/* The AE/Bidir sweeps (the screen, `mixbench plot ae`): the Masked Mixers
+   II presets' (autoencoder, bidirectional, completion) and any other with
+   a job of their tasks (autoencode, bidir, complete). */
+int sweeps_read_latest_ae(Store *s, int limit, SweepRow **out, int *n, char *err);
 
 /* A sweep's axis keys in order (the strings of sweeps.axes_json); an
    unknown sweep has none. */

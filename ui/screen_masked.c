@@ -1,8 +1,10 @@
 /*
  * screen_masked.c — the AE/Bidir screen: the Masked Mixers II comparisons
  * of the autoencoder, bidirectional and completion presets, the masked
- * mixer beside attention as in the paper's figures.  For the sweep shown
- * ([ / ] between the sweeps of those presets) the runs are grouped by their
+ * mixer beside attention as in the paper's figures, and any other sweep
+ * (a study of one's own) with a job of their tasks (autoencode, bidir,
+ * complete).  For the sweep shown ([ / ] between those sweeps) the runs
+ * are grouped by their
  * point (arch, task and the preset's other axes; repeats over seeds pooled)
  * and drawn one panel per architecture, a colour per group: the smoothed
  * train loss (or, with v, the valid loss) against steps.  Below, a table of
@@ -26,6 +28,7 @@
 #include "db/sweeps_read.h"
 #include "engine/common.h"
 #include "experiments/points.h"
+#include "experiments/study.h"
 #include "experiments/sweep.h"
 #include "ui/claims_view.h"
 #include "ui/draw/heatmap.h"
@@ -38,7 +41,8 @@
 #define MAX_GROUPS 8             /* a colour each */
 #define MIN_PANEL_WIDTH 30
 
-/* The presets this screen is for. */
+/* The presets this screen is for (its sweeps: sweeps_read_latest_ae, also
+   any other with a job of their tasks). */
 static const char *const PRESETS[] = {"autoencoder", "bidirectional", "completion"};
 #define N_PRESETS ((int)(sizeof PRESETS / sizeof PRESETS[0]))
 
@@ -80,6 +84,7 @@ typedef struct {
     int valid_curves;            /* plot the valid loss instead of the train loss */
     int log_y;
     ClaimsView claims;           /* the verdicts of the sweep's preset */
+    const Preset *study;         /* the study it was queued from (its stored text), NULL: none */
     char error[ERR_LEN];
 } MaskedState;
 
@@ -248,10 +253,10 @@ static void masked_reload(void *state, UiContext *ctx)
     char err[ERR_LEN];
     st->error[0] = 0;
     st->n_sweeps = 0;
-    /* the latest MAX_MASKED_SWEEPS of those presets, oldest first */
+    /* the latest MAX_MASKED_SWEEPS of those presets and tasks, oldest first */
     SweepRow *sweeps;
     int n_sweeps;
-    if (sweeps_read_latest(ctx->store, PRESETS, N_PRESETS, MAX_MASKED_SWEEPS, &sweeps, &n_sweeps, err)) {
+    if (sweeps_read_latest_ae(ctx->store, MAX_MASKED_SWEEPS, &sweeps, &n_sweeps, err)) {
         snprintf(st->error, sizeof st->error, "%s", err);
         return;
     }
@@ -267,7 +272,8 @@ static void masked_reload(void *state, UiContext *ctx)
         if (st->sweeps[i].id == st->sweep_id) st->current = i;
     if (st->current < 0) return;
     const MaskedSweep *s = &st->sweeps[st->current];
-    if (load_runs(st, ctx, s->id, err)) {
+    /* a study file's sweep is known by the text stored with it */
+    if (study_of_sweep(ctx->store, s->name, &st->study, err) || load_runs(st, ctx, s->id, err)) {
         snprintf(st->error, sizeof st->error, "%s", err);
         return;
     }
@@ -440,7 +446,8 @@ static void draw_empty(UiContext *ctx, int top, int height, int width)
 {
     int y = top, bottom = top + height;
     y += ui_wrap(y, 0, width, bottom - y, ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD,
-                 "AE/Bidir: no autoencoder, bidirectional or completion sweep in this store");
+                 "AE/Bidir: no autoencoder, bidirectional or completion sweep in this store, and no other sweep "
+                 "that trains autoencode, bidir or complete");
     y++;
     y += ui_wrap(y, 2, width - 2, bottom - y, 0,
                  "These are the Masked Mixers II comparisons of the masked mixer and attention:");
@@ -454,7 +461,8 @@ static void draw_empty(UiContext *ctx, int top, int height, int width)
         ui_wrap(y, 2, width - 2, bottom - y, 0,
                 "Queue one with `mixbench sweep autoencoder` (or bidirectional, completion), or from the New sweep "
                 "screen; the workbench's workers run it and this screen draws the mixer beside attention as the "
-                "runs train.");
+                "runs train.  A sweep or study of your own with task=autoencode, bidir or complete shows here "
+                "too.");
 }
 
 static void masked_draw(void *state, UiContext *ctx, int top, int height, int width)
@@ -468,7 +476,7 @@ static void masked_draw(void *state, UiContext *ctx, int top, int height, int wi
         return;
     }
     const MaskedSweep *s = &st->sweeps[st->current];
-    const Preset *preset = preset_find(s->name);
+    const Preset *preset = st->study;
     char name[96];
     snprintf(name, sizeof name, "AE/Bidir: sweep %lld %s", (long long)s->id, s->label);
     ui_text(y, 0, width, ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD, "%s", name);
@@ -560,7 +568,8 @@ const UiScreen ui_screen_masked = {
     "AE/Bidir",
     "[ ] sweep  v train/valid  l log",
     "[ / ]           previous / next autoencoder, bidirectional or\n"
-    "                completion sweep\n"
+    "                completion sweep, or other sweep with a job of\n"
+    "                task autoencode, bidir or complete\n"
     "v               curves: smoothed train loss / valid loss\n"
     "l               y axis: log / linear\n"
     "P               write this figure as SVG beside the store (mixbench plot)\n"
@@ -569,8 +578,9 @@ const UiScreen ui_screen_masked = {
     "                axes; seeds pooled); the table: each group's final\n"
     "                losses, means over seeds, the best highlighted;\n"
     "                below it, which is lower; then each claim of the\n"
-    "                preset's paper judged on this sweep (holds, does not\n"
-    "                hold, undecided, not run) and its numbers",
+    "                preset's paper (or the study's own) judged on this\n"
+    "                sweep (holds, does not hold, undecided, not run) and\n"
+    "                its numbers",
     masked_create,
     masked_destroy,
     masked_reload,

@@ -13,6 +13,7 @@
 
 #include "db/jobs.h"
 #include "db/results.h"
+#include "db/store_internal.h"
 #include "db/sweeps_read.h"
 #include "engine/common.h"
 #include "tests/check.h"
@@ -26,11 +27,11 @@ static int64_t new_sweep(Store *s, const char *name, const char *axes_json)
     return id;
 }
 
-static int64_t enqueue_arch(Store *s, int64_t sweep, const char *arch, const char *coords)
+static int64_t enqueue_task(Store *s, int64_t sweep, const char *arch, const char *task, const char *coords)
 {
     RunInfo info = {0};
     info.arch = arch;
-    info.task = "clm";
+    info.task = task;
     info.data = "builtin:stories";
     info.tokenizer = "word";
     info.config_json = "{}";
@@ -44,6 +45,11 @@ static int64_t enqueue_arch(Store *s, int64_t sweep, const char *arch, const cha
     char err[ERR_LEN];
     if (store_job_enqueue(s, &info, sweep, coords, 0, &id, err)) printf("  enqueue: %s\n", err);
     return id;
+}
+
+static int64_t enqueue_arch(Store *s, int64_t sweep, const char *arch, const char *coords)
+{
+    return enqueue_task(s, sweep, arch, "clm", coords);
 }
 
 static void test_latest(void)
@@ -65,6 +71,37 @@ static void test_latest(void)
     CHECK(n == 2 && rows[0].id == b && rows[1].id == c && !strcmp(rows[1].name, "bidirectional"), "named: %d", n);
     free(rows);
     CHECK(sweeps_read_latest(s, names + 2, 1, 64, &rows, &n, err) == 0 && n == 0 && rows == NULL, "none: %d", n);
+    store_close(s);
+}
+
+/* the AE/Bidir screen's sweeps: its presets', and any other with a job of
+   its tasks (a study of one's own); a deleted job does not count */
+static void test_latest_tasks(void)
+{
+    Store *s = open_store("tasks.db");
+    int64_t ae = new_sweep(s, "autoencoder", NULL), mine = new_sweep(s, "my-ae", NULL);
+    int64_t plain = new_sweep(s, "grid", NULL), gone = new_sweep(s, "my-bidir", NULL);
+    enqueue_task(s, mine, "mixer", "clm", "{}");
+    enqueue_task(s, mine, "mixer", "autoencode", "{}");
+    enqueue_task(s, plain, "mixer", "clm", "{}");
+    int64_t deleted = enqueue_task(s, gone, "mixer", "bidir", "{}");
+    char err[ERR_LEN] = "";
+    char sql[128];   /* the trash refuses a queued job: put it there by hand */
+    snprintf(sql, sizeof sql, "UPDATE runs SET deleted_at = '2026-11-29T00:00:00Z' WHERE id = %lld", (long long)deleted);
+    CHECK(store_exec(s, sql, "trash", err) == 0, "%s", err);
+    const char *names[] = {"autoencoder", "bidirectional", "completion"};
+    const char *tasks[] = {"autoencode", "bidir", "complete"};
+    SweepRow *rows = NULL;
+    int n = -1;
+    CHECK(sweeps_read_latest_tasks(s, names, 3, tasks, 3, 64, &rows, &n, err) == 0, "%s", err);
+    CHECK(n == 2 && rows[0].id == ae && rows[1].id == mine && !strcmp(rows[1].preset, "my-ae"), "%d", n);
+    free(rows);
+    CHECK(sweeps_read_latest_tasks(s, NULL, 0, tasks, 3, 64, &rows, &n, err) == 0 && n == 1 && rows[0].id == mine,
+          "tasks alone: %d", n);
+    free(rows);
+    CHECK(sweeps_read_latest_tasks(s, NULL, 0, NULL, 0, 64, &rows, &n, err) == 0 && n == 4, "every one: %d", n);
+    free(rows);
+    (void)plain;
     store_close(s);
 }
 
@@ -147,6 +184,7 @@ int main(int argc, char **argv)
     CHECK_ARGS(argc, argv);
     if (tmp_dir_make("sweeps-read")) return 1;
     RUN(test_latest);
+    RUN(test_latest_tasks);
     RUN(test_axes);
     RUN(test_jobs);
     tmp_dir_remove();

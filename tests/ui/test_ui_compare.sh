@@ -183,6 +183,26 @@ TM send-keys -t E "$(tab E AE/Bidir)"
 check empty_masked E 5 "mixbench sweep autoencoder"
 TM kill-session -t E
 
+# --- a sweep of one's own that trains autoencode: on AE/Bidir too, and
+# the sweep `mixbench plot ae` draws without naming one
+U=$T/u.db
+$MB sweep --db "$U" arch=mixer "task=autoencode,clm" steps=20 layers=1 --name my-ae $tiny >/dev/null 2>&1 &&
+  $MB sweep --db "$U" arch=mixer steps=20 layers=1 --name plain $tiny >/dev/null 2>&1 &&
+  timeout 60 $MB worker --db "$U" --jobs 2 >/dev/null 2>&1 || fail own_store "mixbench sweep or worker failed"
+launch U "$U" C.UTF-8 xterm-256color
+wait_for U 10 "Compare" || fail launch_own "$(screen U)"
+TM send-keys -t U "$(tab U AE/Bidir)"
+check own_masked_title U 5 "AE/Bidir: sweep 1 my-ae +\(1 of 1"
+check own_masked_table U 3 "^━━ mixer/autoencode +[0-9]\.[0-9]{3}"
+TM kill-session -t U
+mkdir -p "$T/own"
+if (cd "$T/own" && $MB plot ae --db "$U" > "$T/plot.out" 2>&1) && grep -q "written to ae-sweep1.svg" "$T/plot.out" &&
+   grep -q "my-ae" "$T/own/ae-sweep1.svg"; then
+  pass own_plot_ae
+else
+  fail own_plot_ae "$(cat "$T/plot.out")"
+fi
+
 # --- no UTF-8 and no colours: ASCII curves and markers, shading glyphs
 launch M "$S" C xterm-mono
 wait_for M 10 "Compare" || fail launch_ascii "$(screen M)"

@@ -9,7 +9,8 @@
 #       $SNAPSHOT_MINUTES (default 30) and one at the end
 #   experiments/study.sh STUDY --save           snapshot the store now
 #   experiments/study.sh STUDY --status         its jobs by status, the ones
-#       running, the CPU-hours so far
+#       running, the CPU-hours so far and those left (priced by the CPU
+#       seconds of finished jobs)
 #   experiments/study.sh STUDY --report FILE    its report (`mixbench report
 #       --md`) into FILE, its figures in figures/NAME/ beside FILE
 #
@@ -67,8 +68,21 @@ case "${1:-}" in
          (select status, count(*) n from runs where deleted_at is null group by status order by status)"
     q "select printf('running: job %d, %s d=%s, step %d of %d', id, arch, d, steps_done, total_steps)
          from runs where status = 'running' order by id"
-    q "select printf('%.1f CPU-hours of training in the finished jobs', coalesce(sum(wall_seconds * max(coalesce(threads, 1), 1)), 0) / 3600)
-         from runs where status = 'done'"
+    q "select printf('%.1f CPU-hours of training in the finished jobs', coalesce(sum(coalesce(train_cpu_seconds,
+                     wall_seconds * max(coalesce(threads, 1), 1))), 0) / 3600)
+         from runs where status = 'done' and deleted_at is null"
+    # what is left, in CPU-hours: each job not finished at the mean CPU seconds of the finished
+    # jobs of its arch, d and n_ctx (else of all of them), times the share of its steps still to go
+    q "with fin as (select arch, d, n_ctx, avg(train_cpu_seconds) c from runs
+                     where status = 'done' and train_cpu_seconds > 0 and deleted_at is null group by 1, 2, 3),
+            todo as (select arch, d, n_ctx, max(n - steps_done, 0) * 1.0 / n part from
+                      (select *, max(coalesce(nullif(total_steps, 0), json_extract(config_json, '\$.steps'), 1), 1) n from runs
+                        where status in ('queued', 'running', 'paused') and deleted_at is null))
+       select printf('left: ~%.1f CPU-hours on one thread (%d of %d jobs priced by finished jobs of their arch, d and n_ctx; the rest at the mean of all)',
+                     sum(coalesce(f.c, (select avg(train_cpu_seconds) from runs where status = 'done' and train_cpu_seconds > 0)) * part) / 3600,
+                     count(f.c), count(*))
+         from todo t left join fin f using (arch, d, n_ctx)
+       having count(*) > 0 and (select count(*) from runs where status = 'done' and train_cpu_seconds > 0) > 0"
     exit 0 ;;
   --report)
     [ $# -eq 2 ] || usage

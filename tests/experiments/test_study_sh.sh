@@ -70,6 +70,19 @@ else
   fail study_sh_restores "$(cat "$T/status")"
 fi
 
+# what is left, priced by the finished jobs' CPU seconds: run 2 back in the
+# queue with half its steps done, run 1 (another arch) at 2 CPU-hours
+cp "$STUDY_DB" "$T/left.db"
+q "$T/left.db" "update runs set train_cpu_seconds = 7200 where id = 1;
+                update runs set status = 'queued', steps_done = 30 where id = 2"
+if STUDY_DB=$T/left.db $ST --status > "$T/left" 2>&1 &&
+   grep -q '^jobs: done 1, queued 1 (of 2)$' "$T/left" && grep -q '^2.0 CPU-hours of training in the finished jobs$' "$T/left" &&
+   grep -q '^left: ~1.0 CPU-hours on one thread (0 of 1 jobs priced by finished jobs of their arch' "$T/left"; then
+  pass study_sh_status_left
+else
+  fail study_sh_status_left "$(cat "$T/left")"
+fi
+
 if $ST --report "$T/doc/tiny.md" > "$T/rep" 2>&1 && grep -q '^## tiny (study.sh test)' "$T/doc/tiny.md" &&
    grep -q '^| arch=cumsum | 1 ' "$T/doc/tiny.md" && [ -f "$T/doc/figures/tiny/tiny.svg" ] &&
    grep -q '](figures/tiny/tiny.svg)' "$T/doc/tiny.md"; then

@@ -89,7 +89,8 @@ int pivot_build(Pivot *p, const char *const *axes, int n_axes, ResultRun *runs, 
     p->runs = runs;
     p->n_runs = n_runs;
     p->coord = calloc((size_t)(n_runs ? n_runs : 1), sizeof *p->coord);
-    if (!p->coord) return err_set(err, "pivot: out of memory for %d runs", n_runs);
+    p->values = calloc(PIVOT_MAX_AXES, sizeof *p->values);
+    if (!p->coord || !p->values) return err_set(err, "pivot: out of memory for %d runs", n_runs);
     for (int a = 0; a < n_axes && p->n_axes < PIVOT_MAX_AXES; a++) {
         snprintf(p->axis[p->n_axes], sizeof p->axis[0], "%s", axes[a]);
         int k = keep ? pivot_axis(keep, axes[a]) : -1;
@@ -132,6 +133,7 @@ void pivot_free(Pivot *p)
     assert(p);
     free(p->runs);
     free(p->coord);
+    free(p->values);
     memset(p, 0, sizeof *p);
 }
 

@@ -157,6 +157,34 @@ static void test_sort_points(void)
           pts[0].n_runs, pts[1].n_runs, pts[2].n_runs, pts[3].n_runs);
 }
 
+/* Values are kept whole: the zoology study's data specs, which differ only
+   past their 48th character, are three values, not a new one a run (which
+   had filled the axis to its 64 and made "which knob matters" count 960
+   cells for 45). */
+static void test_long_values(void)
+{
+    static const char *const data[3] = {"builtin:mqar:pairs=4:vocab=256:examples=100000",
+                                        "builtin:mqar:pairs=8:train_pairs=4:vocab=256:examples=100000",
+                                        "builtin:mqar:pairs=16:train_pairs=4:vocab=256:examples=100000"};
+    ResultRun *runs = malloc(12 * sizeof *runs);
+    int n = 0;
+    for (int i = 0; i < 3; i++)
+        for (int d = 32; d <= 64; d *= 2)
+            for (int s = 1; s <= 2; s++) {
+                char words[200];
+                snprintf(words, sizeof words, "data=%s d=%d seed=%d", data[i], d, s);
+                runs[n++] = run_at(words, i + d / 100.0);
+            }
+    const char *axes[3] = {"data", "d", "seed"};
+    Pivot p;
+    char err[ERR_LEN];
+    CHECK(pivot_build(&p, axes, 3, runs, n, NULL, err) == 0, "%s", err);
+    CHECK(p.n_values[0] == 3 && p.n_values[1] == 2, "data %d values, d %d", p.n_values[0], p.n_values[1]);
+    for (int i = 0; i < 3 && i < p.n_values[0]; i++) CHECK(!strcmp(p.values[0][i], data[i]), "%s", p.values[0][i]);
+    for (int r = 0; r < n; r++) CHECK(p.coord[r][0] == r / 4, "run %d at data %d", r, p.coord[r][0]);
+    pivot_free(&p);
+}
+
 int main(int argc, char **argv)
 {
     CHECK_ARGS(argc, argv);
@@ -164,5 +192,6 @@ int main(int argc, char **argv)
     RUN(test_zipped_follows);
     RUN(test_search_bins);
     RUN(test_sort_points);
+    RUN(test_long_values);
     CHECK_EXIT();
 }

@@ -75,21 +75,37 @@ void recall_view(const Point *pts, int np, double alpha, RecallView *v)
     }
 }
 
+/* The cells past `after` whose point at (s, k) is undecided (finished:
+   1) or has no finished run (finished: 0), ", "-separated into out. */
+static size_t open_cells(const RecallView *v, int s, int k, int after, int finished, char *out, size_t cap)
+{
+    size_t len = 0;
+    out[0] = 0;
+    for (int c = after + 1; c < v->n_cells && len < cap; c++) {
+        const Point *p = v->at[s][c][k];
+        if (!p || (p->stat[PM_ANSWER_ACCURACY].n > 0) != finished || (finished && v->solved[s][c][k] != 0)) continue;
+        len += (size_t)snprintf(out + len, cap - len, "%s%s", len ? ", " : "", v->cell[c]);
+    }
+    return len;
+}
+
 void recall_largest(const RecallView *v, int s, int k, char *out, size_t cap)
 {
     int largest = -1, finished = 0;
-    char open[160] = "";
-    size_t len = 0;
     for (int c = 0; c < v->n_cells; c++) {
         const Point *p = v->at[s][c][k];
         if (!p || p->stat[PM_ANSWER_ACCURACY].n == 0) continue;
         finished = 1;
         if (v->solved[s][c][k] > 0) largest = c;
     }
-    for (int c = largest + 1; c < v->n_cells; c++)
-        if (v->at[s][c][k] && v->at[s][c][k]->stat[PM_ANSWER_ACCURACY].n && v->solved[s][c][k] == 0 && len < sizeof open)
-            len += (size_t)snprintf(open + len, sizeof open - len, "%s%s", len ? ", " : "", v->cell[c]);
-    if (!finished) snprintf(out, cap, "-");
-    else snprintf(out, cap, "%s%s%s%s", largest >= 0 ? v->cell[largest] : "none", len ? " (" : "", open,
-                  len ? " undecided)" : "");
+    if (!finished) {
+        snprintf(out, cap, "-");
+        return;
+    }
+    /* the larger cells that could still change it: undecided, or not trained yet */
+    char undecided[160], unfinished[160];
+    size_t nu = open_cells(v, s, k, largest, 1, undecided, sizeof undecided);
+    size_t nf = open_cells(v, s, k, largest, 0, unfinished, sizeof unfinished);
+    snprintf(out, cap, "%s%s%s%s%s%s%s", largest >= 0 ? v->cell[largest] : "none", nu || nf ? " (" : "", undecided,
+             nu ? " undecided" : "", nu && nf ? "; " : "", unfinished, nf ? " no finished run)" : nu ? ")" : "");
 }

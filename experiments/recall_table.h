@@ -43,7 +43,9 @@ void recall_view(const Point *pts, int np, double alpha, RecallView *v);
 
 /* The largest cell series s solves at d index k: "(128, 8)", "none", "-"
    (no finished point), followed by " ((256, 16) undecided)" when a larger
-   cell is neither solved nor decided unsolved. */
+   cell is neither solved nor decided unsolved, and by the larger cells
+   with no finished run yet: " ((128, 8) undecided; (256, 16) no finished
+   run)", "(64, 4) ((64, 8) no finished run)". */
 void recall_largest(const RecallView *v, int s, int k, char *out, size_t cap);
 
 #endif

@@ -181,17 +181,24 @@ static void points_table(StrBuf *out, int markdown, int loss_best, const char *p
 /* A recall sweep's table after Zoology's Figure 2 (experiments/
    recall_table.h): per architecture and width d, the largest MQAR cell
    (n, pairs) it solves; nothing for a sweep without MQAR points at two
-   widths or more. */
-static void solved_table(StrBuf *out, int markdown, const Point *pts, int np, double alpha)
+   widths or more.  all[n_all]: every job of the sweep, so that a larger
+   cell not trained yet is said to be so. */
+static void solved_table(StrBuf *out, int markdown, const ResultRun *all, int n_all, double alpha)
 {
     RecallView *v = calloc(1, sizeof *v);
-    if (!v) return;
+    Point *pts = NULL;
+    int np = 0;
+    if (!v || points_group(all, n_all, &pts, &np, NULL)) {
+        free(v);
+        return;
+    }
     recall_view(pts, np, alpha, v);
     if (v->n_cells && v->n_d >= 2) {
         int n_cells = 1 + v->n_d, widths[1 + RECALL_MAX_D] = {0};
         char(*cells)[MAX_COLS][160] = calloc((size_t)v->n_series + 1, sizeof *cells);
         if (!cells) {
             free(v);
+            free(pts);
             return;
         }
         snprintf(cells[0][0], 160, "arch");
@@ -219,6 +226,7 @@ static void solved_table(StrBuf *out, int markdown, const Point *pts, int np, do
         free(cells);
     }
     free(v);
+    free(pts);   /* v->at pointed into it */
 }
 
 /* The settings the preset's figures come from, each once. */
@@ -458,7 +466,7 @@ static int sweep_section(Store *s, const Preset *pr, const SweepRow *swp, int fl
                   markdown ? "\n" : "\n  ", np, point_metric_info(m)->label);
     }
     if (np) points_table(out, markdown, flags & REPORT_LOSS_BEST, preset, pts, np, figs, n_figs);
-    if (np) solved_table(out, markdown, pts, np, alpha);
+    if (np) solved_table(out, markdown, all, n_all, alpha);
     /* a long-context study: throughput and memory against n, what was not run and why */
     if (!rc && pr && lengths_sweep(preset, pts, np)) rc = lengths_section(s, all, n_all, pts, np, markdown, out, err);
     if (!rc && n_runs) rc = knobs(s, sw.id, preset, markdown, out, err);

@@ -1036,6 +1036,14 @@ static void test_solved_table(void)
     CHECK(out.data && strstr(out.data, "  attention  4 pairs  8 pairs  8 pairs\n  hyena      none     4 pairs  8 pairs\n"),
           "%s", out.data);
     sb_free(&out);
+    /* a larger cell queued, not trained yet, at d=64: said beside the cell
+       solved, which it may still replace */
+    add_recall(s, 1, "attention", 16, 64, NAN, 0);
+    sb_init(&out);
+    CHECK(report_build(s, names, 1, 0, &out, err) == 0, "%s", err);
+    CHECK(out.data && strstr(out.data, "  attention  4 pairs  8 pairs (16 pairs no finished run)  8 pairs\n"), "%s",
+          out.data);
+    sb_free(&out);
     store_close(s);
 }
 

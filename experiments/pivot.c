@@ -64,6 +64,34 @@ static void sort_numeric_axes(Pivot *p)
     }
 }
 
+/* 1 when part (len bytes) is one of the ':'/','-separated parts of spec. */
+static int has_part(const char *spec, const char *part, size_t len)
+{
+    for (const char *s = spec; *s;) {
+        size_t n = strcspn(s, ":,");
+        if (n == len && !memcmp(s, part, len)) return 1;
+        s += n + (s[n] != 0);
+    }
+    return 0;
+}
+
+void pivot_value_label(const Pivot *p, int a, int i, char *out, size_t cap)
+{
+    assert(p && a >= 0 && a < p->n_axes && i >= 0 && i < p->n_values[a] && cap > 0);
+    const char *v = p->values[a][i];
+    snprintf(out, cap, "%s", v);
+    if (strcmp(p->axis[a], "data") || p->n_values[a] < 2) return;
+    size_t len = 0;
+    for (const char *s = v; *s && len + 1 < cap;) {
+        size_t n = strcspn(s, ":,");
+        int shared = 1;
+        for (int j = 0; j < p->n_values[a] && shared; j++) shared = j == i || has_part(p->values[a][j], s, n);
+        if (!shared) len += (size_t)snprintf(out + len, cap - len, "%s%.*s", len ? ":" : "", (int)n, s);
+        s += n + (s[n] != 0);
+    }
+    if (len == 0) snprintf(out, cap, "%s", v);
+}
+
 int pivot_axis(const Pivot *p, const char *key)
 {
     assert(p);

@@ -58,6 +58,14 @@ void pivot_free(Pivot *p);
    -1 with err when the sweep has no jobs. */
 int pivot_load(Store *s, int64_t sweep_id, Pivot *p, char *err);
 
+/* Value i of axis a as the Grid and its figure show it: on a data axis,
+   the spec without the parts (split at ':' and ',') that every value of
+   the axis shares, so that the zoology study's
+   builtin:mqar:pairs=8:train_pairs=4:vocab=256:examples=100000 reads
+   "pairs=8:train_pairs=4" beside "pairs=4"; any other value (and a data
+   value left empty by that) as it is. */
+void pivot_value_label(const Pivot *p, int a, int i, char *out, size_t cap);
+
 /* The index of axis key, -1 when the sweep has no such axis. */
 int pivot_axis(const Pivot *p, const char *key);
 

@@ -596,8 +596,12 @@ static int table_layout(GridState *st, UiContext *ctx, int width, GridTable *tab
              corner_col);
     int label_w = text_columns(tab->corner);
     if (st->row_axis < 0) label_w = MB_MAX(label_w, text_columns(point_metric_info(st->metric)->label));
+    char label[PIVOT_VALUE_LEN];
     for (int r = 0; r < rows; r++)
-        if (st->row_axis >= 0) label_w = MB_MAX(label_w, text_columns(st->pivot.values[st->row_axis][r]));
+        if (st->row_axis >= 0) {
+            pivot_value_label(&st->pivot, st->row_axis, r, label, sizeof label);
+            label_w = MB_MAX(label_w, text_columns(label));
+        }
     tab->label_w = label_w + 2;
     /* n per cell only where the counts differ; the paper's figures inline
        while the table fits, else on a row of their own under each row */
@@ -614,7 +618,8 @@ static int table_layout(GridState *st, UiContext *ctx, int width, GridTable *tab
     for (int pass = 0; pass < 2; pass++) {
         int total = tab->label_w;
         for (int c = 0; c < cols; c++) {
-            tab->col_w[c] = st->col_axis >= 0 ? text_columns(st->pivot.values[st->col_axis][c]) : 0;
+            if (st->col_axis >= 0) pivot_value_label(&st->pivot, st->col_axis, c, label, sizeof label);
+            tab->col_w[c] = st->col_axis >= 0 ? text_columns(label) : 0;
             for (int r = 0; r < rows; r++) {
                 cell_text(&cells[r * cols + c], ctx, tab->paper_inline, tab->show_n, tab->flag, cell_step(tab, r * cols + c),
                           cell_loss(tab, r * cols + c),
@@ -658,9 +663,9 @@ static int cell_attr(const GridState *st, UiContext *ctx, const GridTable *tab, 
 static int draw_table_row(GridState *st, UiContext *ctx, const GridTable *tab, int r, int y, int bottom, int width)
 {
     int head = ui_attr(ctx, UI_PAIR_TITLE) | A_BOLD, cols = tab->cols;
-    char text[128];
-    ui_text(y, 0, tab->label_w, head, "%s",
-            st->row_axis >= 0 ? st->pivot.values[st->row_axis][r] : point_metric_info(st->metric)->label);
+    char text[128], label[PIVOT_VALUE_LEN];
+    if (st->row_axis >= 0) pivot_value_label(&st->pivot, st->row_axis, r, label, sizeof label);
+    ui_text(y, 0, tab->label_w, head, "%s", st->row_axis >= 0 ? label : point_metric_info(st->metric)->label);
     int x = tab->label_w;
     for (int c = 0; c < cols && x < width; c++) {
         const PivotCell *cell = &tab->cells[r * cols + c];
@@ -869,7 +874,9 @@ static void grid_draw(void *state, UiContext *ctx, int top, int height, int widt
     ui_text(y, 0, tab.label_w, head, "%s", tab.corner);
     int x = tab.label_w;
     for (int c = 0; c < cols && x < width; c++) {
-        draw_cell(y, x, MB_MIN(tab.col_w[c], width - x), head, st->col_axis >= 0 ? st->pivot.values[st->col_axis][c] : "");
+        char label[PIVOT_VALUE_LEN] = "";
+        if (st->col_axis >= 0) pivot_value_label(&st->pivot, st->col_axis, c, label, sizeof label);
+        draw_cell(y, x, MB_MIN(tab.col_w[c], width - x), head, label);
         x += tab.col_w[c];
     }
     y++;

@@ -182,6 +182,50 @@ static void test_long_values(void)
     CHECK(p.n_values[0] == 3 && p.n_values[1] == 2, "data %d values, d %d", p.n_values[0], p.n_values[1]);
     for (int i = 0; i < 3 && i < p.n_values[0]; i++) CHECK(!strcmp(p.values[0][i], data[i]), "%s", p.values[0][i]);
     for (int r = 0; r < n; r++) CHECK(p.coord[r][0] == r / 4, "run %d at data %d", r, p.coord[r][0]);
+    /* shown without the parts all three share; d as it is */
+    static const char *const shown[3] = {"pairs=4", "pairs=8:train_pairs=4", "pairs=16:train_pairs=4"};
+    char label[PIVOT_VALUE_LEN];
+    for (int i = 0; i < 3 && i < p.n_values[0]; i++) {
+        pivot_value_label(&p, 0, i, label, sizeof label);
+        CHECK(!strcmp(label, shown[i]), "%s: %s", p.values[0][i], label);
+    }
+    pivot_value_label(&p, 1, 1, label, sizeof label);
+    CHECK(!strcmp(label, "64"), "d: %s", label);
+    pivot_free(&p);
+}
+
+/* The recall study's data axis: MQAR beside copying, options split at ','
+   too; a value whose every part every other value has is shown whole. */
+static void test_data_labels(void)
+{
+    static const char *const data[4] = {"builtin:mqar:pairs=4:scatter=1:examples=100000", "builtin:copy:examples=100000",
+                                        "builtin:selective-copy,examples=100000", "builtin:copy"};
+    static const char *const shown[4] = {"mqar:pairs=4:scatter=1:examples=100000", "copy:examples=100000",
+                                         "selective-copy:examples=100000", "copy"};
+    ResultRun *runs = malloc(4 * sizeof *runs);
+    for (int i = 0; i < 4; i++) {
+        char words[200];
+        snprintf(words, sizeof words, "data=%s", data[i]);
+        runs[i] = run_at(words, i);
+    }
+    const char *axes[1] = {"data"};
+    Pivot p;
+    char err[ERR_LEN], label[PIVOT_VALUE_LEN];
+    CHECK(pivot_build(&p, axes, 1, runs, 4, NULL, err) == 0 && p.n_values[0] == 4, "%s", err);
+    for (int i = 0; i < 4 && i < p.n_values[0]; i++) {
+        pivot_value_label(&p, 0, i, label, sizeof label);
+        CHECK(!strcmp(label, shown[i]), "%s: %s", p.values[0][i], label);
+    }
+    pivot_free(&p);
+    /* every part of builtin:copy is in builtin:copy:examples=10 too */
+    runs = malloc(2 * sizeof *runs);
+    runs[0] = run_at("data=builtin:copy", 1);
+    runs[1] = run_at("data=builtin:copy:examples=10", 2);
+    CHECK(pivot_build(&p, axes, 1, runs, 2, NULL, err) == 0 && p.n_values[0] == 2, "%s", err);
+    pivot_value_label(&p, 0, 0, label, sizeof label);
+    CHECK(!strcmp(label, "builtin:copy"), "whole: %s", label);
+    pivot_value_label(&p, 0, 1, label, sizeof label);
+    CHECK(!strcmp(label, "examples=10"), "%s", label);
     pivot_free(&p);
 }
 
@@ -193,5 +237,6 @@ int main(int argc, char **argv)
     RUN(test_search_bins);
     RUN(test_sort_points);
     RUN(test_long_values);
+    RUN(test_data_labels);
     CHECK_EXIT();
 }

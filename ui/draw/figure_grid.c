@@ -202,8 +202,14 @@ static int fill_heatmap(Figure *f, const Pivot *p, int row, int col, PointMetric
     snprintf(h->scale_label, sizeof h->scale_label, "%s (%s; %s is better)", info->label, figure_metric_unit(m),
              info->higher_better ? "higher" : "lower");
     h->higher_better = info->higher_better;
-    for (int r = 0; r < rows; r++) snprintf(h->row_labels[r], FIG_LABEL_LEN, "%s", row >= 0 ? p->values[row][r] : info->label);
-    for (int c = 0; c < cols; c++) snprintf(h->col_labels[c], FIG_LABEL_LEN, "%s", col >= 0 ? p->values[col][c] : "");
+    for (int r = 0; r < rows; r++) {
+        if (row >= 0) pivot_value_label(p, row, r, h->row_labels[r], FIG_LABEL_LEN);
+        else snprintf(h->row_labels[r], FIG_LABEL_LEN, "%s", info->label);
+    }
+    for (int c = 0; c < cols; c++) {
+        if (col >= 0) pivot_value_label(p, col, c, h->col_labels[c], FIG_LABEL_LEN);
+        else h->col_labels[c][0] = 0;
+    }
     int common = -1, show_n = 0, flagged = 0;
     for (int i = 0; i < rows * cols; i++) {
         if (!cells[i].n_value) continue;

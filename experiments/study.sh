@@ -90,7 +90,26 @@ case "${1:-}" in
     dir=$(dirname "$2")
     mkdir -p "$dir"
     rm -rf "${dir:?}/figures/$NAME"
-    "$MB" report "$NAME" --db "$DB" --md "$2" --figures "figures/$NAME" >/dev/null
+    tmp=$(mktemp "$dir/.report.XXXXXX")
+    "$MB" report "$NAME" --db "$DB" --md "$tmp" --figures "figures/$NAME" >/dev/null || { rm -f "$tmp"; exit 1; }
+    {
+      echo "# The $NAME study"
+      echo
+      echo "Written by \`experiments/study.sh $STUDY --report $2\` on $(date -u +%Y-%m-%d\ %H:%M) UTC from its"
+      echo "store (committed as \`$SNAP\`; the section below is \`mixbench report --md\`'s):"
+      q "select printf('%d of %d jobs finished, %.1f CPU-hours of training.', sum(status = 'done'), count(*),
+                coalesce(sum(case when status = 'done' then coalesce(train_cpu_seconds,
+                  wall_seconds * max(coalesce(threads, 1), 1)) end), 0) / 3600) from runs where deleted_at is null"
+      if [ "$(q "select count(*) from runs where status in ('queued', 'running', 'paused') and deleted_at is null")" != 0 ]; then
+        echo
+        echo "**Not finished**: the points, tables and verdicts below are of the runs finished so far (a point"
+        echo "or claim without them says so); this file is written again when the study ends."
+      fi
+      echo
+      sed '1{/^# /{N;/\n$/d}}' "$tmp"   # the report's own title and the blank line after it
+    } >"$2.tmp"
+    rm -f "$tmp"
+    mv "$2.tmp" "$2"
     echo "study.sh: wrote $2"
     exit 0 ;;
   --*) usage ;;

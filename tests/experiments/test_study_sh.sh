@@ -84,6 +84,8 @@ else
 fi
 
 if $ST --report "$T/doc/tiny.md" > "$T/rep" 2>&1 && grep -q '^## tiny (study.sh test)' "$T/doc/tiny.md" &&
+   [ "$(head -1 "$T/doc/tiny.md")" = "# The tiny study" ] && [ "$(grep -c '^# ' "$T/doc/tiny.md")" = 1 ] &&
+   grep -q '^2 of 2 jobs finished, ' "$T/doc/tiny.md" && ! grep -q 'Not finished' "$T/doc/tiny.md" &&
    grep -q '^| arch=cumsum | 1 ' "$T/doc/tiny.md" && [ -f "$T/doc/figures/tiny/tiny.svg" ] &&
    grep -q '](figures/tiny/tiny.svg)' "$T/doc/tiny.md"; then
   pass study_sh_report

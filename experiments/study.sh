@@ -41,8 +41,8 @@ q() { sqlite3 -cmd ".timeout 10000" "$DB" "$@"; }
 
 snapshot() {
   mkdir -p "$(dirname "$SNAP")"
-  local tmp="$SNAP.db.tmp"
-  rm -f "$tmp"
+  local tmp
+  tmp=$(mktemp "${TMPDIR:-/tmp}/study-snapshot.XXXXXX")
   q ".backup '$tmp'"
   sqlite3 "$tmp" "delete from metrics where step % 25 != 0; vacuum;"
   xz -9 -T1 -c "$tmp" >"$SNAP.tmp" && mv "$SNAP.tmp" "$SNAP"

@@ -151,7 +151,8 @@ done
     echo "The $study section is its study's own store instead (\`experiments/study.sh $study\`, committed as"
     echo "\`experiments/$study/$study.db.xz\`; its preset as it is today, fixed lr, no --until-conclusive):"
     sqlite3 "$sdb" "select printf('%d of %d jobs finished, %.1f CPU hours of training%s.', sum(status = 'done'), count(*),
-                     coalesce(sum(case when status = 'done' then wall_seconds * max(coalesce(threads, 1), 1) end), 0) / 3600,
+                     coalesce(sum(case when status = 'done' then coalesce(train_cpu_seconds,
+                       wall_seconds * max(coalesce(threads, 1), 1)) end), 0) / 3600,
                      case when sum(status in ('queued', 'running', 'paused')) > 0
                           then '; not finished: its section shows the runs finished so far' else '' end)
                     from runs where deleted_at is null"
@@ -161,7 +162,7 @@ done
   # shellcheck disable=SC2086
   report_sections "$DB" "" "$MD" $presets
   for study in "${own[@]}"; do
-    study_section "$tmpdir/$study.db" "$study" "$MD" | sed 's/^# /## /'
+    study_section "$tmpdir/$study.db" "$study" "$MD"
   done
   [ -f "$DISCUSSION" ] && cat "$DISCUSSION"
 } >"$MD.tmp"

@@ -23,8 +23,9 @@
 # When the store is missing and the snapshot is there, the store comes back
 # from it, so the study goes on on a fresh machine.  Checkpoints are not in
 # the snapshot: a job that was running when it was taken belongs to a
-# process that is gone, and the first worker queues it again from step 0
-# (db/owners.c); so does a job whose worker a session's end killed.
+# process that is gone, and the first worker queues it again (db/owners.c)
+# to train from its last checkpoint when that is on this machine, else from
+# step 0; so does a job whose worker a session's end killed.
 # Run from the repository root.
 set -eu
 usage() { echo "usage: experiments/study.sh STUDY [key=value ...] | STUDY --save | STUDY --status | STUDY --report FILE" >&2; exit 2; }

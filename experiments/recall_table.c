@@ -11,14 +11,47 @@
 #include "experiments/claims.h"
 #include "experiments/recall_label.h"
 
+/* 1 when every MQAR point of pts with the same cell (its n_ctx and data)
+   has the same value of key: a coordinate of the cell, as a budget zipped
+   with it ("(n_ctx, data, steps)"), not of a series. */
+static int of_the_cell(const Point *pts, int np, const char *key)
+{
+    for (int i = 0; i < np; i++)
+        for (int j = 0; j < i; j++) {
+            const CoordPair *a = pts[i].coords, *b = pts[j].coords;
+            int na = pts[i].n_coords, nb = pts[j].n_coords;
+            const char *da = coord_value(a, na, "data"), *db = coord_value(b, nb, "data");
+            const char *ca = coord_value(a, na, "n_ctx"), *cb = coord_value(b, nb, "n_ctx");
+            const char *va = coord_value(a, na, key), *vb = coord_value(b, nb, key);
+            int same_cell = da && db && !strcmp(da, db) && (!ca || !cb ? ca == cb : !strcmp(ca, cb));
+            if (same_cell && (!va || !vb ? va != vb : strcmp(va, vb) != 0)) return 0;
+        }
+    return 1;
+}
+
+/* "arch task d n_ctx data" and the other keys of pts that are of the cell
+   (space-separated, into out): what a series label leaves out. */
+static void not_series_keys(const Point *pts, int np, char *out, size_t cap)
+{
+    size_t len = (size_t)snprintf(out, cap, "arch task d n_ctx data"), seen_len = 0;
+    char seen[512] = "";   /* the keys asked about: each once */
+    for (int i = 0; i < np; i++)
+        for (int k = 0; k < pts[i].n_coords && len < cap; k++) {
+            const char *key = pts[i].coords[k].key;
+            if (recall_word_in(out, key) || recall_word_in(seen, key) || seen_len >= sizeof seen) continue;
+            seen_len += (size_t)snprintf(seen + seen_len, sizeof seen - seen_len, " %s", key);
+            if (of_the_cell(pts, np, key)) len += (size_t)snprintf(out + len, cap - len, " %s", key);
+        }
+}
+
 /* "attention", "linattn feature_map=taylor": p's arch and its coordinates
-   other than arch, task, d, n_ctx and data. */
-static void series_label(const Point *p, char *out, size_t cap)
+   other than those in skip. */
+static void series_label(const Point *p, const char *skip, char *out, size_t cap)
 {
     size_t len = (size_t)snprintf(out, cap, "%s", p->arch);
     for (int k = 0; k < p->n_coords && len < cap; k++) {
         const char *key = p->coords[k].key;
-        if (recall_word_in("arch task d n_ctx data", key)) continue;
+        if (recall_word_in(skip, key)) continue;
         len += (size_t)snprintf(out + len, cap - len, " %s=%s", key, p->coords[k].value);
     }
 }
@@ -60,6 +93,8 @@ void recall_view(const Point *pts, int np, double alpha, RecallView *v)
             v->n_d++;
         }
     }
+    char skip[512];
+    not_series_keys(pts, np, skip, sizeof skip);
     for (int i = 0; i < np; i++) {
         char cell[32], label[RECALL_LABEL];
         int n, pairs, c = 0, k = 0;
@@ -67,7 +102,7 @@ void recall_view(const Point *pts, int np, double alpha, RecallView *v)
         if (!d || !recall_cell_of(&pts[i], cell, sizeof cell, &n, &pairs)) continue;
         while (c < v->n_cells && (v->cell_n[c] != n || v->cell_pairs[c] != pairs)) c++;
         while (k < v->n_d && v->d[k] != atoi(d)) k++;
-        series_label(&pts[i], label, sizeof label);
+        series_label(&pts[i], skip, label, sizeof label);
         int s = index_of(v->series, &v->n_series, RECALL_MAX_SERIES, label);
         if (s < 0 || c == v->n_cells || k == v->n_d) continue;
         v->at[s][c][k] = &pts[i];

@@ -16,7 +16,7 @@ DISCUSSION=docs/reproduction-discussion.md
 export MIXBENCH_DATA=${MIXBENCH_DATA:-$(cd .. && pwd)/shared/data}
 MB=${MIXBENCH:-./mixbench}
 . "$(dirname "$0")/report_md.sh"
-# recall (57 CPU-hours since it became Zoology's Figure 2), zoology (10.5) and long-context are
+# recall (72 CPU-hours since it became Zoology's Figure 2), zoology (10.5) and long-context are
 # studies of their own, run by `mixbench sweep NAME` (docs/experiments.md); recall's section in
 # docs/reproduction-quick.md is the 24-job form this script ran before.
 PRESETS="dispatcher-vs-msa pairconnect-grid pairconnect-hash pairconnect-speed mixer-vs-transformer autoencoder

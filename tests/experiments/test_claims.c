@@ -19,6 +19,7 @@
 #include "engine/common.h"
 #include "experiments/claims.h"
 #include "experiments/points.h"
+#include "experiments/recall_table.h"
 #include "experiments/report.h"
 #include "experiments/study.h"
 #include "experiments/verdicts.h"
@@ -1047,6 +1048,60 @@ static void test_solved_table(void)
     store_close(s);
 }
 
+/* A point of the recall table: arch at data and d, its steps, accuracy acc
+   over three seeds. */
+static Point recall_point(const char *arch, const char *data, int d, int steps, double acc)
+{
+    Point p;
+    memset(&p, 0, sizeof p);
+    snprintf(p.arch, sizeof p.arch, "%s", arch);
+    snprintf(p.task, sizeof p.task, "clm");
+    const char *keys[4] = {"data", "steps", "d", "arch"};
+    char values[4][64];
+    snprintf(values[0], 64, "%s", data);
+    snprintf(values[1], 64, "%d", steps);
+    snprintf(values[2], 64, "%d", d);
+    snprintf(values[3], 64, "%s", arch);
+    for (int k = 0; k < 4; k++) {
+        snprintf(p.coords[k].key, sizeof p.coords[k].key, "%s", keys[k]);
+        snprintf(p.coords[k].value, sizeof p.coords[k].value, "%s", values[k]);
+    }
+    p.n_coords = 4;
+    double x[3] = {acc - 0.0001, acc, acc + 0.0001};
+    p.stat[PM_ANSWER_ACCURACY] = seed_stats(x, 3);
+    p.n_done = p.n_runs = 3;
+    return p;
+}
+
+/* A budget zipped with the cell (the recall study's "(n_ctx, data,
+   steps)") is the cell's, not a series': one line per architecture, and a
+   key that differs within a cell still names its series. */
+static void test_recall_cell_budget(void)
+{
+    static const char *const DATA[2] = {"builtin:mqar:pairs=4", "builtin:mqar:pairs=16"};
+    Point pts[8];
+    int np = 0;
+    for (int a = 0; a < 2; a++)
+        for (int c = 0; c < 2; c++)
+            for (int d = 32; d <= 64; d *= 2)
+                pts[np++] = recall_point(a ? "hyena" : "attention", DATA[c], d, c ? 12000 : 8000, a ? 0.5 : 0.9995);
+    RecallView *v = calloc(1, sizeof *v);
+    recall_view(pts, np, 0.05, v);
+    CHECK(v->n_series == 2 && !strcmp(v->series[0], "attention") && !strcmp(v->series[1], "hyena") && v->n_cells == 2 &&
+              v->n_d == 2,
+          "%d series (%s, %s), %d cells, %d widths", v->n_series, v->series[0], v->series[1], v->n_cells, v->n_d);
+    char out[160];
+    recall_largest(v, 0, 1, out, sizeof out);
+    CHECK(!strcmp(out, "16 pairs"), "attention at d=64: %s", out);
+    /* steps differing within a cell: a key of the series (attention and
+       hyena at 8000 and 12000, attention at 4000) */
+    snprintf(pts[0].coords[1].value, sizeof pts[0].coords[1].value, "4000");
+    recall_view(pts, np, 0.05, v);
+    CHECK(v->n_series == 5 && !strcmp(v->series[0], "attention steps=4000"), "%d series, %s", v->n_series,
+          v->series[0]);
+    free(v);
+}
+
 /* ---- the long-context study's kinds: a stated ratio, overtakes ---------- */
 
 /* Three seeds of arch at length n of a long-context sweep, training at
@@ -1175,6 +1230,7 @@ int main(int argc, char **argv)
     RUN(test_threshold_claims);
     RUN(test_min_d_claims);
     RUN(test_solved_table);
+    RUN(test_recall_cell_budget);
     RUN(test_stated_ratio);
     RUN(test_overtakes);
     tmp_dir_remove();

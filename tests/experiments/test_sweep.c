@@ -381,12 +381,14 @@ static void test_presets(void)
     free(readme);
     CHECK(preset_find("no-such-preset") == NULL && preset_at(-1) == NULL && preset_at(n_want) == NULL, "lookups");
 
-    /* a preset's keys can be overridden after its name; its axes cannot */
+    /* a preset's keys can be overridden after its name; its axes cannot
+       (recall's steps are one: each cell's budget) */
     char err[ERR_LEN] = "";
     Sweep s;
-    int rc = parse1("recall steps=100", &s, err);
-    CHECK(rc == 0 && s.n_jobs == 495 && s.jobs[0].config.steps == 100, "%s", err);
+    int rc = parse1("zoology steps=100", &s, err);
+    CHECK(rc == 0 && s.n_jobs == 135 && s.jobs[0].config.steps == 100, "%s", err);
     if (rc == 0) sweep_free(&s);
+    CHECK(parse1("recall steps=100", &s, err) != 0 && strstr(err, "duplicate axis key 'steps'"), "%s", err);
     const char *words[] = {"completion", "layers=2", NULL};
     rc = parse_words(words, &s, err);
     CHECK(rc == 0 && s.n_jobs == 6 && s.jobs[5].config.layers == 2, "%s", err);
@@ -420,8 +422,8 @@ static void test_recall_preset(void)
         CHECK(0, "%s", err);
         return;
     }
-    CHECK(s.n_jobs == 495 && !strcmp(s.axes, "[\"n_ctx\", \"data\", \"d\", \"arch\", \"seed\"]"), "%d jobs, axes %s",
-          s.n_jobs, s.axes);
+    CHECK(s.n_jobs == 495 && !strcmp(s.axes, "[\"n_ctx\", \"data\", \"steps\", \"d\", \"arch\", \"seed\"]"),
+          "%d jobs, axes %s", s.n_jobs, s.axes);
     static const struct {
         int n_ctx;
         const char *data;
@@ -443,7 +445,9 @@ static void test_recall_preset(void)
         static const char *const CAUSAL[] = {"attention", "dispatcher", "pairconnect", "mixer", "cumsum", "conv",
                                              "linattn",   "gla",        "mamba",       "hyena", "swa"};
         if (j < 33 && j % 3 == 0) archs += !strcmp(c->arch, CAUSAL[j / 3]);
-        CHECK(fabs(c->lr - 1e-3) < 1e-12 && c->steps == 8000, "job %d: lr %g, %ld steps", j, c->lr, (long)c->steps);
+        /* the budget of its cell: 12000 steps at (256, 16), 8000 elsewhere */
+        CHECK(fabs(c->lr - 1e-3) < 1e-12 && c->steps == (p == 2 ? 12000 : 8000), "job %d: lr %g, %ld steps", j, c->lr,
+              (long)c->steps);
     }
     for (int p = 0; p < 5; p++)
         for (int w = 0; w < 3; w++)

@@ -460,7 +460,10 @@ static int parse_items(Parsed *p, const char *spec, char *err)
                 for (int kb = 0; kb < p->items[b].n_keys; kb++) {
                     if (strcmp(p->items[a].keys[ka], p->items[b].keys[kb])) continue;
                     if (varies(&p->items[a]) || varies(&p->items[b]))
-                        return err_set(err, "sweep: duplicate axis key '%s'", p->items[a].keys[ka]);
+                        return err_set(err,
+                                       "sweep: duplicate axis key '%s' (an axis is given once, and a key after "
+                                       "a preset's name cannot replace one of its axes)",
+                                       p->items[a].keys[ka]);
                 }
     if (p->repeats > 1)
         for (int a = 0; a < p->n_items; a++)

@@ -116,7 +116,8 @@ case "${1:-}" in
   --*) usage ;;
 esac
 
-if [ "$(q "select count(*) from sweeps where name = '$NAME' and deleted_at is null" 2>/dev/null || echo 0)" = 0 ]; then
+# (sqlite3 on a missing file would create it: a refused queue would leave an empty store behind)
+if [ ! -s "$DB" ] || [ "$(q "select count(*) from sweeps where name = '$NAME' and deleted_at is null" 2>/dev/null || echo 0)" = 0 ]; then
   # mixbench says in one line why it refuses a study
   queued=$("$MB" sweep "$STUDY" "$@" --db "$DB") || exit 1
   echo "$queued" | grep -E '^(sweep|estimated|queued)' || true

@@ -131,4 +131,5 @@ refused report_no_file "usage" "$T/tiny.yaml" --report
 refused unknown_option "usage" "$T/tiny.yaml" --bogus
 sed 's/^name: tiny/name: recall/' "$T/tiny.yaml" > "$T/recall.yaml"
 STUDY_DB=$T/r.db STUDY_SNAP=$T/r.db.xz refused sweep_refuses "a built-in study's name" "$T/recall.yaml"
+[ ! -e "$T/r.db" ] && pass study_sh_refused_leaves_no_store || fail study_sh_refused_leaves_no_store "$(ls -la "$T/r.db")"
 exit "$failures"

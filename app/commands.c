@@ -35,6 +35,8 @@ static const Command COMMANDS[] = {
      "                   linattn: feature_map=elu1|taylor, feature_dim=D' (taylor; docs/mixers.md)\n"
      "                   gla: gate=fixed|data (data), gate_rank=R (data's, 16; docs/mixers.md)\n"
      "                   swa: window=W, keys i-W < j <= i (default 32; docs/mixers.md)\n"
+     "  stop_accuracy=A  stop, done, once an evaluation's valid accuracy reaches A; patience=P:\n"
+     "                   after P evaluations without a better valid loss (both need eval_every)\n"
      "  --init CKPT      start from a checkpoint's weights\n"
      "  --save PATH      also write the final checkpoint there\n"
      "  --name NAME      a label for the run\n"

@@ -11,7 +11,7 @@ typedef enum {
     RUN_RUNNING,      /* a worker trains it now */
     RUN_PAUSED,       /* stopped by the user after a checkpoint; resumable */
     RUN_INTERRUPTED,  /* stopped by a quit or a dead worker; back in the queue on recovery */
-    RUN_DONE,         /* finished its budget (or stopped early on patience) */
+    RUN_DONE,         /* finished its budget (or stopped early: stop_accuracy, patience) */
     RUN_FAILED,       /* an error ended it (runs.error says which) */
     RUN_DIVERGED,     /* the loss or a gradient became NaN / infinite */
     RUN_CANCELLED,    /* ended by the user */

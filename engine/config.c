@@ -112,6 +112,8 @@ static const Key KEYS[] = {
     {"ckpt_minutes", T_FLOAT, KEY_TRAIN, F(ckpt_minutes), "10", NULL, 0, 1e9, 1},
     {"metrics_every", T_INT, KEY_TRAIN, F(metrics_every), "1", NULL, 1, 1 << 30, 1},
     {"patience", T_INT, KEY_TRAIN, F(patience), "0", NULL, 0, 1 << 30, 0},
+    /* stop solved runs: experiments/job.c step_evaluate */
+    {"stop_accuracy", T_FLOAT, KEY_TRAIN, F(stop_accuracy), "0", NULL, 0, 1, 0},
     {"data", T_STRING, KEY_DATA, F(data), "builtin:stories", NULL, 0, 0, 0},
     {"tokenizer", T_STRING, KEY_DATA, F(tokenizer), "", NULL, 0, 0, 0},
     {"min_count", T_INT, KEY_DATA, F(min_count), "1", NULL, 1, 1 << 30, 0},
@@ -442,6 +444,10 @@ int config_validate(const Config *c, char *err)
     if (c->steps == 0 && c->tokens == 0 && c->seconds == 0)
         return err_set(err, "config: no budget: set steps, tokens or seconds");
     if (check_schedule(c, err)) return -1;
+    if ((c->patience > 0 || c->stop_accuracy > 0) && c->eval_every == 0)
+        return err_set(err, "config: %s stops a run on its evaluations during training, and eval_every=0 makes none "
+                            "(set eval_every=N or auto)",
+                       c->patience > 0 ? "patience" : "stop_accuracy");
     if (c->mlm_loss == MLM_LOSS_ALL && !t->has_loss_all)
         return err_set(err, "config: mlm_loss=all is a loss of task mlm, not of task %s", c->task);
     if (t->check_arch(m, c, err)) return -1;

@@ -67,6 +67,10 @@ typedef struct Config {
                             train loss since the previous row (experiments/job.c) */
     int patience;        /* early stop after N evaluations without a better
                             valid loss (0: never) */
+    double stop_accuracy; /* stop once an evaluation's valid accuracy (top-1
+                            over the scored tokens: answer accuracy on
+                            builtin:mqar, copy, selective-copy) reaches it
+                            (0: never) */
     /* data */
     char data[1024];
     char tokenizer[16];

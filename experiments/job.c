@@ -660,7 +660,7 @@ static void step_control(Job *j, int last, char *err)
 
 /* The valid evaluation every eval_every steps (collective: over ranks it
    runs on every rank even when rank 0 alone already knows the job ends),
-   and patience's early stop. */
+   and the early stops: stop_accuracy's (solved) and patience's. */
 static void step_evaluate(Job *j, int last, char *err)
 {
     const Config *c = &j->c;
@@ -684,6 +684,14 @@ static void step_evaluate(Job *j, int last, char *err)
         j->js->evaluated(j->js->evaluated_ctx, j->prog.run_id, why);
     }
     if (j->js->check_control && obey_control(j, err)) return;
+    if (c->stop_accuracy > 0 && r.accuracy >= c->stop_accuracy) {
+        char why[ERR_LEN];
+        snprintf(why, sizeof why, "solved at step %lld: valid accuracy %.4f reached stop_accuracy=%g",
+                 (long long)j->p.step, r.accuracy, c->stop_accuracy);
+        note(j, why);
+        end_with(j, RUN_DONE, why);
+        return;
+    }
     if (r.loss < j->best_valid) {
         j->best_valid = r.loss;
         j->evals_without_gain = 0;

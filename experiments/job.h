@@ -3,7 +3,7 @@
  * `mixbench run` (in the foreground) and the scheduler's workers: load the
  * data, build the model, resume from a checkpoint if there is one, train
  * with metrics batched into the store, evaluate, checkpoint resumably every
- * ckpt_every steps and at the end, stop early on patience, and obey pause /
+ * ckpt_every steps and at the end, stop early (stop_accuracy, patience), and obey pause /
  * cancel requests and the stop flag.
  *
  * Progress is published in a JobMonitor that any thread can read at any

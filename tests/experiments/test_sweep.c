@@ -412,8 +412,8 @@ static void test_presets(void)
    11 causal architectures, 3 seeds; every job two layers, init=fan_in
    emb_std=1, on data that scores only answers (its headline is the answer
    accuracy), Zoology's 100k training examples; lr fixed at 1e-3 (no
-   lr=tune); the estimate more than a day and less than a month at the
-   default rate. */
+   lr=tune), a job stopped once solved (stop_accuracy); the estimate more
+   than a day and less than a month at the default rate. */
 static void test_recall_preset(void)
 {
     char err[ERR_LEN] = "";
@@ -448,6 +448,9 @@ static void test_recall_preset(void)
         /* the budget of its cell: 12000 steps at (256, 16), 8000 elsewhere */
         CHECK(fabs(c->lr - 1e-3) < 1e-12 && c->steps == (p == 2 ? 12000 : 8000), "job %d: lr %g, %ld steps", j, c->lr,
               (long)c->steps);
+        /* and stops once solved, well above the claim's bar of 0.99 */
+        CHECK(c->stop_accuracy == 0.999 && c->eval_every == -1, "job %d: stop_accuracy %g eval_every %d", j,
+              c->stop_accuracy, c->eval_every);
     }
     for (int p = 0; p < 5; p++)
         for (int w = 0; w < 3; w++)

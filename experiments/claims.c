@@ -367,14 +367,15 @@ static void note_point(ClaimResult *c, int noisy, const Point *p)
 static void note_seeds(ClaimResult *c, const Point *p)
 {
     if (c->min_seeds == 0 || p->n_done < c->min_seeds) c->min_seeds = p->n_done;
-    double tokens = p->stat[PM_TOKENS].max;
+    double tokens = p->budget_max;
     if (isfinite(tokens) && tokens > c->max_tokens) c->max_tokens = tokens;
 }
 
-/* Training tokens per run of p: its shortest finished run. */
+/* Training tokens per run of p: the smallest budget of its finished runs
+   (a run stopped once solved counts its planned one: result_budget_tokens). */
 static double point_tokens(const Point *p)
 {
-    return p->stat[PM_TOKENS].min;
+    return p->budget_min;
 }
 
 /* A budget of t tokens per run is smaller than one of `than`: by more than

@@ -73,6 +73,13 @@ double result_metric(const ResultRun *r, PointMetric m)
     return NAN;
 }
 
+double result_budget_tokens(const ResultRun *r)
+{
+    if (r->state == RUN_DONE && r->total_steps > 0 && r->steps_done > 0 && r->steps_done < r->total_steps)
+        return r->tokens * (double)r->total_steps / (double)r->steps_done;
+    return r->tokens;
+}
+
 static const struct {
     const char *preset;
     PointMetric metric;
@@ -217,13 +224,20 @@ int points_group(const ResultRun *runs, int n, Point **out, int *n_points, int *
             pt->running_total += r->total_steps;
         }
     }
-    for (int p = 0; p < np; p++)
+    for (int p = 0; p < np; p++) {
         for (int m = 0; m < PM_COUNT; m++) {
             int k = 0;
             for (int i = 0; i < n; i++)
                 if (owner[i] == p && runs[i].state == RUN_DONE) values[k++] = result_metric(&runs[i], (PointMetric)m);
             pts[p].stat[m] = seed_stats(values, k);
         }
+        int k = 0;
+        for (int i = 0; i < n; i++)
+            if (owner[i] == p && runs[i].state == RUN_DONE) values[k++] = result_budget_tokens(&runs[i]);
+        SeedStats b = seed_stats(values, k);
+        pts[p].budget_min = b.min;
+        pts[p].budget_max = b.max;
+    }
     if (owner_out) memcpy(owner_out, owner, (size_t)n * sizeof *owner);
     free(owner);
     free(values);

@@ -111,7 +111,16 @@ typedef struct {
                                valid loss_all not below LEARNED_ALL_FACTOR x the
                                masked share x the unigram entropy */
     SeedStats stat[PM_COUNT];
+    double budget_min, budget_max;  /* the training tokens its finished runs were
+                                       given (result_budget_tokens); NAN: none */
 } Point;
+
+/* The training tokens run r was given: those it saw, or, when it stopped
+   early by its own rule (stop_accuracy once solved, patience: done before
+   its planned steps, experiments/job.c), those its planned steps hold; so
+   a solved run is not a shorter budget beside one that trained to the end
+   (claims compare budgets, not tokens seen). */
+double result_budget_tokens(const ResultRun *r);
 
 /* Groups runs into points (every coordinate but seed, arch and task), in
    the order their first run appears; each metric's statistics are over

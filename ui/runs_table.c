@@ -187,15 +187,17 @@ static int not_learning_text(const RunSummary *r, char *out, size_t cap)
 }
 
 /* The line under the table for a run: its flag or error (a pruned run's
-   why), data, sweep, coordinates, name, tags and note. */
+   why, an early stop's reason), data, sweep, coordinates, name, tags and
+   note. */
 static int run_line(const RunSummary *r, char *line, size_t cap)
 {
     int failed = r->error[0] && run_status_error(r->status);
     int len = snprintf(line, cap, "run %lld", (long long)r->id);
     if (failed) len += snprintf(line + len, cap - len, " %s: %s", run_status_name(r->status), r->error);
-    /* a pruned run's why says how it compared; it stands for the unigram flag */
+    /* a pruned run's why says how it compared, and stands for the unigram
+       flag; a done run's why it stopped early ("solved at step ...") */
     int why = r->status == RUN_PRUNED && r->error[0];
-    if (why) len += snprintf(line + len, cap - len, " %s", r->error);
+    if (why || (r->status == RUN_DONE && r->error[0])) len += snprintf(line + len, cap - len, " %s", r->error);
     if (r->not_learning && !why) {
         len += snprintf(line + len, cap - len, "  ");
         len += not_learning_text(r, line + len, cap - len);

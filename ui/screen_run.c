@@ -433,9 +433,10 @@ static int draw_header(RunState *st, UiContext *ctx, int y, int width, int max_e
     if (r->coords[0] && (int)(len + 2 + strlen(r->coords)) < width - 1)
         len += (size_t)snprintf(line + len, sizeof line - len, "  %s", r->coords);
     if (r->note[0] && (int)(len + 8) < width - 1) snprintf(line + len, sizeof line - len, "  note: %s", r->note);
+    /* an error in red; a done run's early stop ("solved at step ...") plain */
     if (r->error[0] && r->status != RUN_QUEUED && r->status != RUN_RUNNING)
-        return 1 + ui_wrap(y + 1, 1, width - 2, max_error_rows < 1 ? 1 : max_error_rows, ui_attr(ctx, UI_PAIR_BAD),
-                           r->error);
+        return 1 + ui_wrap(y + 1, 1, width - 2, max_error_rows < 1 ? 1 : max_error_rows,
+                           run_status_error(r->status) ? ui_attr(ctx, UI_PAIR_BAD) : 0, r->error);
     ui_text(y + 1, 1, width - 1, 0, "%s", line);
     return 2;
 }

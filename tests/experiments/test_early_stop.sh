@@ -6,7 +6,8 @@
 # is finished as one that used its budget: final valid and test evaluations
 # at the step it stopped, a model checkpoint, the reason in runs.error.  A
 # value out of range, or either key without evaluations (eval_every=0), is
-# refused in one line and stores nothing.
+# refused in one line and stores nothing.  The workbench (tmux): the Runs
+# screen's line for the stopped run and its Run screen say why.
 set -u
 . "$(dirname "$0")/../harness.sh"
 TINY="--arch attention --data builtin:stories d=16 layers=1 heads=2 n_ctx=16 batch=4 eval_tokens=256 --threads 1"
@@ -67,3 +68,15 @@ for bad in "stop_accuracy=1.5:out of range" "stop_accuracy=-0.1:out of range" \
   fi
 done
 [ "$(dump "$DB")" = "$before" ] && pass refusals_store_nothing || fail refusals_store_nothing "the store changed"
+
+# --- e. the workbench: the Runs screen's line for the stopped run and its
+# Run screen say why it stopped (as a done run's reason, not an error)
+if [ -n "${step:-}" ]; then
+  ui_setup mbstop
+  launch A "$DB" C.UTF-8
+  wait_for A 10 "Runs" || fail ui_launch "$(screen A)"
+  TM send-keys -t A Down
+  check ui_runs_line_says_solved A 5 "^ run 2 solved at step $step: valid accuracy"
+  TM send-keys -t A Enter
+  check ui_run_screen_says_solved A 5 "^ solved at step $step: valid accuracy .* reached stop_accuracy="
+fi

@@ -470,8 +470,9 @@ static int show_header(Store *s, int64_t id)
         printf("  inference %.1f samples/s (batch 1, 1 thread)\n", r.infer_samples_per_s);
     printf("  params %s (non-embedding %s)\n", format_count(r.n_params, params_total, sizeof params_total),
            format_count(r.n_params_nonembedding, params_ne, sizeof params_ne));
+    /* a failure's error; a done or pruned run's why it stopped early */
     if (r.error[0])
-        printf("  error: %s\n", text_shown(r.error, error, sizeof error));
+        printf("  %s: %s\n", run_status_error(r.status) ? "error" : "stopped", text_shown(r.error, error, sizeof error));
     return show_organised(s, id);
 }
 

@@ -33,6 +33,8 @@ else
   q "$DB" "select error from runs where id = 2" | grep -q "^solved at step $step: valid accuracy .* reached stop_accuracy=" &&
     pass stop_accuracy_reason || fail stop_accuracy_reason "$(q "$DB" "select error from runs where id = 2")"
   grep -q "solved at step $step" "$T/b.out" && pass stop_accuracy_printed || fail stop_accuracy_printed "$(cat "$T/b.out")"
+  $MB show 2 --db "$DB" 2>&1 | grep -q "^  stopped: solved at step $step: " && pass stop_accuracy_show ||
+    fail stop_accuracy_show "$($MB show 2 --db "$DB" 2>&1 | head -8)"
   # finished as a run that used its budget: test evaluated at that step, a model checkpoint
   n=$(q "$DB" "select (select count(*) from evals where run_id = 2 and split = 'test' and step = $step) ||
     (select count(*) from checkpoints where run_id = 2)")

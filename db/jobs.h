@@ -125,9 +125,12 @@ int store_job_started(Store *s, int64_t run_id, const RunInfo *info, char *err);
    newer one); the caller deletes the file after. */
 int store_checkpoint_forget(Store *s, int64_t run_id, const char *path, char *err);
 /* What a stopped or finished run needs to continue to a larger budget
-   (`mixbench extend`, experiments/extend.h): its status and stored config. */
+   (`mixbench extend`, experiments/extend.h): its status, steps done and
+   planned, why it ended (runs.error, "" when none) and stored config. */
 typedef struct {
     RunStatus status;
+    int64_t steps_done, total_steps;
+    char error[512];
     char config_json[16384];
 } RunForExtend;
 int store_run_for_extend(Store *s, int64_t run_id, RunForExtend *out, char *err);

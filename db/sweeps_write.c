@@ -174,12 +174,18 @@ int store_run_for_extend(Store *s, int64_t run_id, RunForExtend *out, char *err)
     assert(s && run_id > 0 && err);
     const char *what = "read a run to extend";
     sqlite3_stmt *st;
-    if (store_prepare_ints(s, "SELECT status, config_json FROM runs WHERE id = ?1", &run_id, 1, &st, what, err))
+    if (store_prepare_ints(s,
+                           "SELECT status, config_json, steps_done, total_steps, coalesce(error, '') FROM runs "
+                           "WHERE id = ?1",
+                           &run_id, 1, &st, what, err))
         return -1;
     int rc = sqlite3_step(st);
     int found = rc == SQLITE_ROW;
     if (found) {
         out->status = store_column_status(st, 0);
+        out->steps_done = sqlite3_column_int64(st, 2);
+        out->total_steps = sqlite3_column_int64(st, 3);
+        store_column_copy(out->error, sizeof out->error, st, 4);
         int n = sqlite3_column_bytes(st, 1);
         const unsigned char *json = sqlite3_column_text(st, 1);
         if (job_copy_column(out->config_json, sizeof out->config_json, json, n, run_id, "config_json", err)) {

@@ -110,6 +110,14 @@ int run_extend(Store *s, int64_t run_id, const char *budget, Extension *out, cha
         rc = err_set(err, "run %lld is %s; only a run that is done, paused, interrupted, cancelled or pruned can be "
                           "extended", (long long)run_id, run_status_name(r->status));
     if (rc == 0) rc = stored_config(r, run_id, &c, err);
+    /* a run its own rule stopped early (stop_accuracy, patience) before its
+       cool-down: a larger budget keeps its steps up to there as they were,
+       so the same rule would end it at the same step again */
+    if (rc == 0 && c.decay == DECAY_WSD && r->status == RUN_DONE && r->total_steps > 0 &&
+        r->steps_done < r->total_steps && r->steps_done < wsd_cooldown_start(&c, r->total_steps))
+        rc = err_set(err, "run %lld stopped early at step %lld of %lld, before its cool-down (%s): with a larger "
+                          "budget the same steps would stop it there again",
+                     (long long)run_id, (long long)r->steps_done, (long long)r->total_steps, r->error);
     free(r);
     if (rc) return -1;
     if (c.decay != DECAY_WSD) {

@@ -6,7 +6,8 @@
 # is finished as one that used its budget: final valid and test evaluations
 # at the step it stopped, a model checkpoint, the reason in runs.error.  A
 # value out of range, or either key without evaluations (eval_every=0), is
-# refused in one line and stores nothing.  The workbench (tmux): the Runs
+# refused in one line and stores nothing.  `extend` refuses a decay=wsd run
+# stopped early before its cool-down.  The workbench (tmux): the Runs
 # screen's line for the stopped run and its Run screen say why.
 set -u
 . "$(dirname "$0")/../harness.sh"
@@ -71,7 +72,25 @@ for bad in "stop_accuracy=1.5:out of range" "stop_accuracy=-0.1:out of range" \
 done
 [ "$(dump "$DB")" = "$before" ] && pass refusals_store_nothing || fail refusals_store_nothing "the store changed"
 
-# --- e. the workbench: the Runs screen's line for the stopped run and its
+# --- e. extend (decay=wsd) refuses a run stopped early before its cool-down:
+# a larger budget keeps those steps, so the same rule would stop it there
+$MB run --db "$DB" $TINY steps=60 eval_every=5 decay=wsd stop_accuracy=0.0001 >/dev/null 2>&1
+id=$(q "$DB" "select max(id) from runs")
+if [ "$(q "$DB" "select status = 'done' and steps_done < 48 from runs where id = $id")" != 1 ]; then
+  fail extend_refuses_stopped "run $id did not stop before its cool-down: $(q "$DB" "select status, steps_done from runs where id = $id")"
+else
+  before=$(dump "$DB")
+  if $MB extend "$id" steps=120 --db "$DB" >"$T/x.out" 2>"$T/x.err"; then
+    fail extend_refuses_stopped "extended: $(cat "$T/x.out")"
+  elif one_line "$T/x.err" && grep -q "stopped early at step [0-9]* of 60, before its cool-down (solved at step" "$T/x.err" &&
+    [ "$(dump "$DB")" = "$before" ]; then
+    pass extend_refuses_stopped
+  else
+    fail extend_refuses_stopped "$(cat "$T/x.err")"
+  fi
+fi
+
+# --- f. the workbench: the Runs screen's line for the stopped run and its
 # Run screen say why it stopped (as a done run's reason, not an error)
 if [ -n "${step:-}" ]; then
   ui_setup mbstop

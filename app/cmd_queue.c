@@ -47,7 +47,8 @@
 enum { MAX_GRID_WORDS = 512 };
 
 /* What an adaptive sweep adds to the estimate: lr=tune's searches, and
-   --until-conclusive's cap (its worst case). */
+   --until-conclusive's cap (its worst case); and what early stops take
+   from it. */
 static void print_plan(const Sweep *sw, const SweepEstimate *est)
 {
     if (sw->plan.lr_tune) {
@@ -94,6 +95,12 @@ static void print_plan(const Sweep *sw, const SweepEstimate *est)
             printf("until conclusive: rounds of extensions and seeds until every claim is decided, with no cap "
                    "(--max-hours H sets one)\n");
     }
+    int early = 0;
+    for (int i = 0; i < sw->n_jobs; i++) early += sw->jobs[i].config.stop_accuracy > 0 || sw->jobs[i].config.patience > 0;
+    if (early)
+        printf("early stops: %d of %d jobs end once solved or no longer improving (stop_accuracy, patience): the "
+               "estimate is of their full budgets, at most the time above\n",
+               early, sw->n_jobs);
 }
 
 /* The training speeds measured in the store at db_path, when it exists

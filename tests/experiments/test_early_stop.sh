@@ -7,7 +7,8 @@
 # at the step it stopped, a model checkpoint, the reason in runs.error.  A
 # value out of range, or either key without evaluations (eval_every=0), is
 # refused in one line and stores nothing.  `extend` refuses a decay=wsd run
-# stopped early before its cool-down.  The workbench (tmux): the Runs
+# stopped early before its cool-down; a sweep's estimate says it is of the
+# full budgets.  The workbench (tmux): the Runs
 # screen's line for the stopped run and its Run screen say why.
 set -u
 . "$(dirname "$0")/../harness.sh"
@@ -90,7 +91,13 @@ else
   fi
 fi
 
-# --- f. the workbench: the Runs screen's line for the stopped run and its
+# --- f. a sweep's estimate says it is of the full budgets when its jobs stop early
+SW="arch=attention,cumsum data=builtin:stories d=16 layers=1 heads=2 n_ctx=16 batch=4 steps=50"
+$MB sweep $SW stop_accuracy=0.9 --dry-run --db "$T/s.db" 2>&1 | grep -q "^early stops: 2 of 2 jobs end once solved" &&
+  ! $MB sweep $SW --dry-run --db "$T/s.db" 2>&1 | grep -q "^early stops" &&
+  pass sweep_estimate_names_early_stops || fail sweep_estimate_names_early_stops "$($MB sweep $SW stop_accuracy=0.9 --dry-run --db "$T/s.db" 2>&1 | tail -3)"
+
+# --- g. the workbench: the Runs screen's line for the stopped run and its
 # Run screen say why it stopped (as a done run's reason, not an error)
 if [ -n "${step:-}" ]; then
   ui_setup mbstop
